@@ -1,0 +1,187 @@
+package alerts
+
+import (
+	"fmt"
+	"time"
+)
+
+// State is where a rule's key stands.
+type State int
+
+const (
+	// StateOK: the count is below the threshold (or the alert resolved).
+	StateOK State = iota
+	// StatePending: the count reached the threshold but has not held it for
+	// the rule's For yet. Nothing was sent.
+	StatePending
+	// StateFiring: the alert fired and has not resolved.
+	StateFiring
+	// StateResolved: the alert resolved at the last evaluation. It behaves
+	// as StateOK from the next evaluation on.
+	StateResolved
+)
+
+func (s State) String() string {
+	switch s {
+	case StatePending:
+		return "pending"
+	case StateFiring:
+		return "firing"
+	case StateResolved:
+		return "resolved"
+	}
+	return "ok"
+}
+
+// Event is what a notification announces.
+type Event int
+
+const (
+	// EventFiring: the key started alerting.
+	EventFiring Event = iota + 1
+	// EventReminder: the key is still alerting, Repeat after the last notice.
+	EventReminder
+	// EventResolved: the count fell to the rule's resolve level.
+	EventResolved
+)
+
+func (e Event) String() string {
+	switch e {
+	case EventFiring:
+		return "firing"
+	case EventReminder:
+		return "reminder"
+	case EventResolved:
+		return "resolved"
+	}
+	return fmt.Sprintf("event(%d)", int(e))
+}
+
+// Notification is one transition worth telling a human about.
+type Notification struct {
+	Event Event
+	Rule  Rule
+	// Count is the failure count in the window at At.
+	Count int
+	// Peak is the highest count seen since the key started alerting.
+	Peak int
+	// Since is when the count first reached the threshold in this episode.
+	Since time.Time
+	// At is the evaluation time that produced the notification.
+	At time.Time
+}
+
+// Digest is every notification of one evaluation, sent together so that
+// several keys changing at once page a human once.
+type Digest struct {
+	At            time.Time
+	Notifications []Notification
+}
+
+// Empty reports whether there is nothing to send.
+func (d Digest) Empty() bool { return len(d.Notifications) == 0 }
+
+// KeyState is a snapshot of one rule's state, for display.
+type KeyState struct {
+	Rule  Rule
+	State State
+	Count int       // count at the last evaluation
+	Since time.Time // start of the pending/firing episode; zero when ok
+}
+
+type keyState struct {
+	state        State
+	count        int
+	peak         int
+	since        time.Time // first evaluation at or above the threshold
+	lastNotified time.Time // last firing or reminder
+}
+
+// Evaluator holds per-key alert state across evaluations. It never reads a
+// clock: each Evaluate gets now. It is not safe for concurrent use; one
+// watcher loop owns it.
+type Evaluator struct {
+	rules  []Rule
+	states []keyState // parallel to rules
+}
+
+// NewEvaluator checks the rules and starts every key in StateOK.
+func NewEvaluator(rules []Rule) (*Evaluator, error) {
+	if err := validateRules(rules); err != nil {
+		return nil, err
+	}
+	return &Evaluator{
+		rules:  append([]Rule(nil), rules...),
+		states: make([]keyState, len(rules)),
+	}, nil
+}
+
+// Rules returns the evaluator's rules in their order.
+func (e *Evaluator) Rules() []Rule { return append([]Rule(nil), e.rules...) }
+
+// Evaluate advances every rule's state to now with counts, keyed by rule
+// key (a missing key counts 0, a negative count is taken as 0), and returns
+// the transitions as one digest, in rule order. Only transitions notify:
+// firing, a reminder every Repeat while firing, resolved.
+func (e *Evaluator) Evaluate(now time.Time, counts map[string]int) Digest {
+	d := Digest{At: now}
+	for i, r := range e.rules {
+		if n, ok := e.step(i, now, max(counts[r.Key], 0)); ok {
+			d.Notifications = append(d.Notifications, n)
+		}
+	}
+	return d
+}
+
+// step advances rule i and returns its notification, if any.
+func (e *Evaluator) step(i int, now time.Time, count int) (Notification, bool) {
+	r, s := e.rules[i], &e.states[i]
+	s.count = count
+	notice := func(ev Event) (Notification, bool) {
+		return Notification{Event: ev, Rule: r, Count: count, Peak: s.peak, Since: s.since, At: now}, true
+	}
+	switch s.state {
+	case StateOK, StateResolved:
+		s.state = StateOK
+		if count < r.Threshold {
+			return Notification{}, false
+		}
+		s.since, s.peak = now, count
+		s.state = StatePending
+		fallthrough
+	case StatePending:
+		if count < r.Threshold {
+			// Pending never notified, so it falls back without hysteresis.
+			s.state, s.since, s.peak = StateOK, time.Time{}, 0
+			return Notification{}, false
+		}
+		s.peak = max(s.peak, count)
+		if now.Sub(s.since) < r.For {
+			return Notification{}, false
+		}
+		s.state, s.lastNotified = StateFiring, now
+		return notice(EventFiring)
+	case StateFiring:
+		if count <= r.resolveAt() {
+			n, ok := notice(EventResolved)
+			s.state, s.since, s.peak, s.lastNotified = StateResolved, time.Time{}, 0, time.Time{}
+			return n, ok
+		}
+		s.peak = max(s.peak, count)
+		if r.Repeat > 0 && now.Sub(s.lastNotified) >= r.Repeat {
+			s.lastNotified = now
+			return notice(EventReminder)
+		}
+	}
+	return Notification{}, false
+}
+
+// States returns a snapshot of every rule's state, in rule order.
+func (e *Evaluator) States() []KeyState {
+	out := make([]KeyState, len(e.rules))
+	for i, r := range e.rules {
+		s := e.states[i]
+		out[i] = KeyState{Rule: r, State: s.state, Count: s.count, Since: s.since}
+	}
+	return out
+}

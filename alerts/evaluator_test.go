@@ -1,0 +1,266 @@
+package alerts
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// tick is one evaluation: at second `at`, the key "k" counts `count`, and the
+// evaluation should notify `want` ("" for nothing) and leave `state`.
+type tick struct {
+	at    int
+	count int
+	want  string
+	state State
+}
+
+func runTicks(t *testing.T, r Rule, ticks []tick) {
+	t.Helper()
+	r.Key = "k"
+	e, err := NewEvaluator([]Rule{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range ticks {
+		d := e.Evaluate(at(tk.at), map[string]int{"k": tk.count})
+		var got []string
+		for _, n := range d.Notifications {
+			got = append(got, n.Event.String())
+		}
+		if strings.Join(got, ",") != tk.want {
+			t.Errorf("t=%d count=%d: notified %q, want %q", tk.at, tk.count, got, tk.want)
+		}
+		if s := e.States()[0].State; s != tk.state {
+			t.Errorf("t=%d count=%d: state %s, want %s", tk.at, tk.count, s, tk.state)
+		}
+	}
+}
+
+func TestEvaluatorTransitions(t *testing.T) {
+	w := time.Minute
+	for _, tt := range []struct {
+		name  string
+		rule  Rule
+		ticks []tick
+	}{
+		{
+			name: "seed: 30s window counts 2, 60s counts 3, threshold 3",
+			rule: Rule{Threshold: 3, Window: w},
+			ticks: []tick{
+				{165, 2, "", StateOK},
+				{166, 3, "firing", StateFiring},
+			},
+		},
+		{
+			name: "For 0 fires at once, then silence while firing without Repeat",
+			rule: Rule{Threshold: 3, Window: w},
+			ticks: []tick{
+				{0, 5, "firing", StateFiring},
+				{10, 9, "", StateFiring},
+				{3600, 4, "", StateFiring},
+			},
+		},
+		{
+			name: "hysteresis: a count wobbling at the threshold does not flap",
+			rule: Rule{Threshold: 3, Window: w}, // resolves at <= 1
+			ticks: []tick{
+				{0, 3, "firing", StateFiring},
+				{10, 2, "", StateFiring},
+				{20, 3, "", StateFiring},
+				{30, 2, "", StateFiring},
+				{40, 3, "", StateFiring},
+				{50, 1, "resolved", StateResolved},
+				{60, 2, "", StateOK},
+				{70, 3, "firing", StateFiring},
+			},
+		},
+		{
+			name: "explicit ResolveBelow",
+			rule: Rule{Threshold: 10, Window: w, ResolveBelow: 8},
+			ticks: []tick{
+				{0, 10, "firing", StateFiring},
+				{10, 9, "", StateFiring},
+				{20, 8, "resolved", StateResolved},
+			},
+		},
+		{
+			name: "negative ResolveBelow resolves only at zero",
+			rule: Rule{Threshold: 4, Window: w, ResolveBelow: -1},
+			ticks: []tick{
+				{0, 4, "firing", StateFiring},
+				{10, 1, "", StateFiring},
+				{20, 0, "resolved", StateResolved},
+			},
+		},
+		{
+			name: "For: must hold for the whole duration",
+			rule: Rule{Threshold: 3, Window: w, For: 30 * time.Second},
+			ticks: []tick{
+				{0, 3, "", StatePending},
+				{29, 4, "", StatePending},
+				{30, 3, "firing", StateFiring},
+			},
+		},
+		{
+			name: "For: dipping below restarts the clock, silently",
+			rule: Rule{Threshold: 3, Window: w, For: 30 * time.Second},
+			ticks: []tick{
+				{0, 3, "", StatePending},
+				{20, 2, "", StateOK},
+				{25, 3, "", StatePending},
+				{50, 3, "", StatePending},
+				{55, 3, "firing", StateFiring},
+			},
+		},
+		{
+			name: "reminders every Repeat since the last notice",
+			rule: Rule{Threshold: 3, Window: w, Repeat: 10 * time.Minute},
+			ticks: []tick{
+				{0, 3, "firing", StateFiring},
+				{599, 3, "", StateFiring},
+				{600, 3, "reminder", StateFiring},
+				{1100, 3, "", StateFiring},
+				{1200, 3, "reminder", StateFiring},
+				{1300, 0, "resolved", StateResolved},
+				{1400, 3, "firing", StateFiring},
+				{1999, 3, "", StateFiring}, // the repeat clock restarted at 1400
+				{2000, 3, "reminder", StateFiring},
+			},
+		},
+		{
+			name: "threshold 1 resolves at zero by default",
+			rule: Rule{Threshold: 1, Window: w},
+			ticks: []tick{
+				{0, 1, "firing", StateFiring},
+				{10, 0, "resolved", StateResolved},
+				{20, 0, "", StateOK},
+			},
+		},
+		{
+			name: "negative counts are zero, a clock stepping back does not panic",
+			rule: Rule{Threshold: 2, Window: w, For: time.Minute, Repeat: time.Minute},
+			ticks: []tick{
+				{100, -5, "", StateOK},
+				{100, 2, "", StatePending},
+				{50, 2, "", StatePending},
+				{160, 2, "firing", StateFiring},
+				{100, 2, "", StateFiring},
+			},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) { runTicks(t, tt.rule, tt.ticks) })
+	}
+}
+
+// The seed vector end to end: windows fed with the failure seconds, then
+// evaluated at 165.
+func TestSeedThroughCounterAndEvaluator(t *testing.T) {
+	rules := []Rule{
+		{Key: "window:30s", Threshold: 3, Window: 30 * time.Second},
+		{Key: "window:60s", Threshold: 3, Window: 60 * time.Second},
+	}
+	c, err := NewCounter(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEvaluator(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []int{100, 103, 105, 140, 160} {
+		c.Observe(at(s), "window:30s", "window:60s")
+	}
+	d := e.Evaluate(at(165), c.Counts(at(165)))
+	want := []Notification{{Event: EventFiring, Rule: rules[1], Count: 3, Peak: 3, Since: at(165), At: at(165)}}
+	if diff := cmp.Diff(want, d.Notifications); diff != "" {
+		t.Errorf("notifications (-want +got):\n%s", diff)
+	}
+}
+
+func TestEvaluateDigestsSimultaneousTransitions(t *testing.T) {
+	rules := []Rule{
+		{Key: "app", Threshold: 10, Window: time.Minute},
+		{Key: "queue:emails", Threshold: 3, Window: time.Minute},
+		{Key: "class:App\\Jobs\\SendInvoice", Threshold: 3, Window: time.Minute},
+		{Key: "sig:ab12cd34", Threshold: 2, Window: time.Minute, For: time.Minute},
+	}
+	e, err := NewEvaluator(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := e.Evaluate(at(0), map[string]int{"app": 4, "queue:emails": 4, "class:App\\Jobs\\SendInvoice": 3, "sig:ab12cd34": 3})
+	if got := keysOf(d); got != "queue:emails,class:App\\Jobs\\SendInvoice" {
+		t.Errorf("first digest keys = %q", got)
+	}
+	if !d.At.Equal(at(0)) {
+		t.Errorf("digest At = %s", d.At)
+	}
+	d = e.Evaluate(at(60), map[string]int{"app": 12, "sig:ab12cd34": 5})
+	if got := keysOf(d); got != "app,queue:emails,class:App\\Jobs\\SendInvoice,sig:ab12cd34" {
+		t.Errorf("second digest keys = %q", got)
+	}
+	want := []Event{EventFiring, EventResolved, EventResolved, EventFiring}
+	for i, n := range d.Notifications {
+		if n.Event != want[i] {
+			t.Errorf("notification %d (%s): event %s, want %s", i, n.Rule.Key, n.Event, want[i])
+		}
+	}
+	resolved := d.Notifications[1]
+	if resolved.Peak != 4 || !resolved.Since.Equal(at(0)) || resolved.Count != 0 {
+		t.Errorf("resolved notification = %+v, want peak 4 since t=0 count 0", resolved)
+	}
+	if sig := d.Notifications[3]; !sig.Since.Equal(at(0)) || sig.Peak != 5 {
+		t.Errorf("sig notification = %+v, want since t=0 (pending start), peak 5", sig)
+	}
+	if d := e.Evaluate(at(61), map[string]int{"app": 12, "sig:ab12cd34": 5}); !d.Empty() {
+		t.Errorf("steady state notified: %+v", d.Notifications)
+	}
+}
+
+func keysOf(d Digest) string {
+	var keys []string
+	for _, n := range d.Notifications {
+		keys = append(keys, n.Rule.Key)
+	}
+	return strings.Join(keys, ",")
+}
+
+func TestRuleValidation(t *testing.T) {
+	ok := Rule{Key: "app", Threshold: 3, Window: time.Minute}
+	for _, tt := range []struct {
+		name  string
+		edit  func(*Rule)
+		want  string
+		rules int
+	}{
+		{"empty key", func(r *Rule) { r.Key = " " }, "empty key", 1},
+		{"zero threshold", func(r *Rule) { r.Threshold = 0 }, "threshold 0 must be at least 1", 1},
+		{"no window", func(r *Rule) { r.Window = 0 }, "too short", 1},
+		{"negative for", func(r *Rule) { r.For = -time.Second }, "must not be negative", 1},
+		{"negative repeat", func(r *Rule) { r.Repeat = -time.Second }, "must not be negative", 1},
+		{"resolve at threshold", func(r *Rule) { r.ResolveBelow = 3 }, "must be less than the threshold", 1},
+		{"duplicate keys", func(*Rule) {}, "keys must be unique", 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := ok
+			tt.edit(&r)
+			rules := []Rule{r}
+			if tt.rules == 2 {
+				rules = append(rules, r)
+			}
+			_, err := NewEvaluator(rules)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v, want it to contain %q", err, tt.want)
+			}
+			if _, err := NewCounter(rules); err == nil {
+				t.Error("NewCounter accepted the rules")
+			}
+		})
+	}
+	if _, err := NewEvaluator([]Rule{ok}); err != nil {
+		t.Errorf("valid rule rejected: %v", err)
+	}
+}

@@ -1,0 +1,160 @@
+// Package alerts turns failed-job times into alerts: a sliding-window failure
+// counter, alert rules with a per-key state machine (ok → pending → firing →
+// resolved), and the notifications those transitions produce, grouped into
+// one digest per evaluation. It is pure: every "now" is passed in, nothing
+// here sleeps, reads a clock or touches SQL. Sending lives in alerts/notify.
+package alerts
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+)
+
+// MaxWindow bounds a window's width. A window holds at most one bucket per
+// second of its width, so this caps a window's memory (about 10 MB when every
+// second of a week saw a failure) whatever the database feeds it.
+const MaxWindow = 7 * 24 * time.Hour
+
+// bucket counts the failures of one whole second.
+type bucket struct {
+	sec   int64 // Unix seconds
+	count int64
+}
+
+// Window counts failures over a sliding window of whole seconds.
+//
+// Times are truncated to the second: Laravel writes failed_at with second
+// precision, so finer resolution would only be noise. A failure at t counts
+// at now when now − t ≤ width, boundaries inclusive, exactly as
+// `$now - $t <= $window` does; a failure stamped after now (clock skew
+// between the app and the watcher) also counts, so skew never hides one.
+//
+// Memory is one bucket per distinct second, at most width+1 buckets: a burst
+// of a million failures in one second costs one bucket. Count evicts buckets
+// that fell out of the window and remembers that horizon, so a later Add older
+// than it is dropped (it could never count again while now moves forward).
+// Adds may arrive out of order within the window.
+//
+// A Window is safe for concurrent use.
+type Window struct {
+	mu         sync.Mutex
+	width      int64    // seconds
+	buckets    []bucket // sorted by sec, live from start
+	start      int
+	horizon    int64 // adds before this second are dropped
+	hasHorizon bool
+}
+
+// NewWindow returns an empty window width wide. The width must be a whole
+// number of seconds between one second and MaxWindow.
+func NewWindow(width time.Duration) (*Window, error) {
+	if err := checkWidth(width); err != nil {
+		return nil, err
+	}
+	return &Window{width: int64(width / time.Second)}, nil
+}
+
+func checkWidth(width time.Duration) error {
+	switch {
+	case width < time.Second:
+		return fmt.Errorf("window %s is too short: it must be at least 1s", width)
+	case width > MaxWindow:
+		return fmt.Errorf("window %s is too long: it must be at most %s", width, MaxWindow)
+	case width%time.Second != 0:
+		return errors.New("window " + width.String() + " is not a whole number of seconds")
+	}
+	return nil
+}
+
+// Width is the window's width.
+func (w *Window) Width() time.Duration { return time.Duration(w.width) * time.Second }
+
+// Add records one failure at t.
+func (w *Window) Add(t time.Time) { w.AddN(t, 1) }
+
+// AddN records n failures at t; n ≤ 0 records nothing.
+func (w *Window) AddN(t time.Time, n int) {
+	if n <= 0 {
+		return
+	}
+	sec := t.Unix()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.hasHorizon && sec < w.horizon {
+		return
+	}
+	live := w.buckets[w.start:]
+	i := sort.Search(len(live), func(i int) bool { return live[i].sec >= sec })
+	if i < len(live) && live[i].sec == sec {
+		live[i].count = saturatingAdd(live[i].count, int64(n))
+		return
+	}
+	if int64(len(live)) > w.width {
+		// Full: width+1 distinct seconds already. Any window [now−width, now]
+		// holds at most width+1 seconds, so one of the extremes is out of
+		// it; drop the oldest one, which is the new time if that is oldest.
+		if i == 0 {
+			return
+		}
+		w.start++
+		i--
+	}
+	w.insert(w.start+i, bucket{sec: sec, count: int64(n)})
+}
+
+// insert puts b at absolute index at, compacting the dead prefix first when
+// it has grown larger than the live part so the slice stays bounded.
+func (w *Window) insert(at int, b bucket) {
+	if w.start > 0 && w.start >= len(w.buckets)-w.start {
+		n := copy(w.buckets, w.buckets[w.start:])
+		w.buckets = w.buckets[:n]
+		at -= w.start
+		w.start = 0
+	}
+	w.buckets = append(w.buckets, bucket{})
+	copy(w.buckets[at+1:], w.buckets[at:])
+	w.buckets[at] = b
+}
+
+// Count is the number of failures within the window at now (now − t ≤
+// width). It evicts what fell out of the window.
+func (w *Window) Count(now time.Time) int {
+	cutoff := now.Unix() - w.width
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.hasHorizon || cutoff > w.horizon {
+		w.horizon, w.hasHorizon = cutoff, true
+	}
+	for w.start < len(w.buckets) && w.buckets[w.start].sec < cutoff {
+		w.start++
+	}
+	if w.start == len(w.buckets) {
+		w.buckets, w.start = w.buckets[:0], 0
+	}
+	var total int64
+	for _, b := range w.buckets[w.start:] {
+		total = saturatingAdd(total, b.count)
+	}
+	if total > math.MaxInt {
+		return math.MaxInt
+	}
+	return int(total)
+}
+
+// Buckets is how many per-second buckets the window holds now: its memory.
+func (w *Window) Buckets() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.buckets) - w.start
+}
+
+func saturatingAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
