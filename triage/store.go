@@ -93,6 +93,8 @@ type ScanParams struct {
 	Filter Filter
 	// BeforeID continues a scan: only rows with id < BeforeID. 0 starts at the newest.
 	BeforeID int64
+	// AfterID continues an ascending scan: only rows with id > AfterID.
+	AfterID int64
 	// Full asks for whole payload and exception texts instead of heads.
 	Full bool
 	// BatchSize is the number of rows fetched per round trip; 0 picks a default.

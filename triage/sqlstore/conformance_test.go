@@ -1,0 +1,264 @@
+package sqlstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sqlstore"
+	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+)
+
+// TestConformance runs one behavioural spec of the store against every
+// dialect: what passes on SQLite must pass on PostgreSQL and MariaDB too.
+func TestConformance(t *testing.T) {
+	for _, driver := range sqltest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			for _, c := range conformanceCases {
+				t.Run(c.name, func(t *testing.T) { c.run(t, driver) })
+			}
+		})
+	}
+}
+
+var conformanceCases = []struct {
+	name string
+	run  func(t *testing.T, driver string)
+}{
+	{"SchemaModes", testSchemaModes},
+	{"MissingTable", testMissingTable},
+	{"ScanOrderAndBatches", testScanOrderAndBatches},
+	{"Filters", testFilters},
+	{"ListingHeads", testListingHeads},
+	{"GetFailed", testGetFailed},
+	{"WallClockTimezone", testWallClockTimezone},
+	{"HostileText", testHostileText},
+}
+
+func ptr(s string) *string { return &s }
+
+func payloadFor(class, uuid string) string {
+	c := strings.ReplaceAll(class, `\`, `\\`)
+	return `{"uuid":"` + uuid + `","displayName":"` + c + `","job":"Illuminate\\Queue\\CallQueuedHandler@call","maxTries":null,"maxExceptions":null,"failOnTimeout":false,"backoff":null,"timeout":null,"retryUntil":null,"data":{"commandName":"` + c + `","command":"O:` + fmt.Sprint(len(class)) + `:\"` + c + `\":0:{}"}}`
+}
+
+func fixture(i int, queue, class, failedAt string) sqltest.FailedFixture {
+	u := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+	return sqltest.FailedFixture{UUID: ptr(u), Connection: "database", Queue: queue,
+		Payload:   payloadFor(class, u),
+		Exception: "RuntimeException: boom " + fmt.Sprint(i) + " in /var/www/app/Jobs/X.php:12\nStack trace:\n#0 {main}",
+		FailedAt:  failedAt}
+}
+
+func collect(t *testing.T, s triage.Store, p triage.ScanParams) []*triage.FailedRow {
+	t.Helper()
+	var out []*triage.FailedRow
+	if err := s.ScanFailed(context.Background(), p, func(r *triage.FailedRow) error {
+		out = append(out, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func ids(rows []*triage.FailedRow) []int64 {
+	out := make([]int64, len(rows))
+	for i, r := range rows {
+		out[i] = r.ID
+	}
+	return out
+}
+
+func equalIDs(t *testing.T, what string, got, want []int64) {
+	t.Helper()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%s: ids %v, want %v", what, got, want)
+	}
+}
+
+func testSchemaModes(t *testing.T, driver string) {
+	for _, tc := range []struct {
+		v        sqlstore.SchemaVariant
+		mode     triage.IDMode
+		nullable bool
+	}{
+		{sqlstore.SchemaLaravel8, triage.IDModeUUID, false},
+		{sqlstore.SchemaUpgradedFrom7, triage.IDModeUUID, true},
+		{sqlstore.SchemaLegacy, triage.IDModeInteger, false},
+	} {
+		s := sqltest.OpenLaravel(t, driver, tc.v, time.UTC)
+		sc := s.Schema()
+		if sc.IDMode != tc.mode || sc.UUIDNullable != tc.nullable || !sc.HasJobs || !sc.HasBatches || sc.Dialect != driver {
+			t.Errorf("variant %d: schema %+v, want mode %v nullable %v with jobs and batches", tc.v, sc, tc.mode, tc.nullable)
+		}
+	}
+}
+
+func testMissingTable(t *testing.T, driver string) {
+	ep := sqltest.NewEndpoint(t, driver)
+	_, err := sqlstore.Open(context.Background(), sqlstore.Config{Endpoint: ep})
+	if !errors.Is(err, triage.ErrMissingTable) {
+		t.Fatalf("open on an empty database: %v, want ErrMissingTable", err)
+	}
+	for _, want := range []string{`"failed_jobs"`, "queue:failed-table"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %s", err, want)
+		}
+	}
+	if ep.Password != "" && strings.Contains(err.Error(), ep.Password) {
+		t.Errorf("error leaks the password: %q", err)
+	}
+	_, err = sqlstore.Open(context.Background(), sqlstore.Config{Endpoint: ep, FailedTable: "failed_jobs; drop"})
+	if err == nil || !strings.Contains(err.Error(), "invalid table name") {
+		t.Errorf("hostile table name: %v", err)
+	}
+}
+
+func testScanOrderAndBatches(t *testing.T, driver string) {
+	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+	var fx []sqltest.FailedFixture
+	for i := 1; i <= 7; i++ {
+		fx = append(fx, fixture(i, "default", `App\Jobs\A`, "2026-11-30 10:00:00"))
+	}
+	got := sqltest.InsertFailed(t, s, fx...)
+	want := []int64{got[6], got[5], got[4], got[3], got[2], got[1], got[0]}
+	// Batches of 2 over 7 rows cross several keyset boundaries with equal failed_at.
+	equalIDs(t, "desc", ids(collect(t, s, triage.ScanParams{BatchSize: 2})), want)
+	equalIDs(t, "limit", ids(collect(t, s, triage.ScanParams{BatchSize: 2, Limit: 3})), want[:3])
+	equalIDs(t, "before", ids(collect(t, s, triage.ScanParams{BatchSize: 2, BeforeID: want[2]})), want[3:])
+	equalIDs(t, "asc", ids(collect(t, s, triage.ScanParams{BatchSize: 3, Ascending: true, AfterID: got[1]})), got[2:])
+	stop := errors.New("stop")
+	n := 0
+	err := s.ScanFailed(context.Background(), triage.ScanParams{BatchSize: 2}, func(*triage.FailedRow) error {
+		n++
+		if n == 3 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 3 {
+		t.Errorf("callback error: got %v after %d rows", err, n)
+	}
+}
+
+func testFilters(t *testing.T, driver string) {
+	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+	a := fixture(1, "default", `App\Jobs\SendInvoice`, "2026-11-28 09:00:00")
+	b := fixture(2, "emails", `App\Jobs\SendWelcomeMail`, "2026-11-29 09:00:00")
+	b.Connection = "redis"
+	c := fixture(3, "emails", `App\Jobs\Resize_100%`, "2026-11-30 09:00:00")
+	c.Exception = "Illuminate\\Http\\Client\\ConnectionException: cURL error 28: Operation timed out in /app/X.php:3\nStack trace:\n#0 {main}"
+	got := sqltest.InsertFailed(t, s, a, b, c)
+	day := func(d int) time.Time { return time.Date(2026, 11, d, 9, 0, 0, 0, time.UTC) }
+	for _, tc := range []struct {
+		name string
+		f    triage.Filter
+		want []int64
+	}{
+		{"queue", triage.Filter{Queues: []string{"emails"}}, []int64{got[2], got[1]}},
+		{"queues", triage.Filter{Queues: []string{"emails", "default"}}, []int64{got[2], got[1], got[0]}},
+		{"connection", triage.Filter{Connections: []string{"redis"}}, []int64{got[1]}},
+		{"search exception, any case", triage.Filter{Search: "CURL ERROR 28"}, []int64{got[2]}},
+		{"search payload", triage.Filter{Search: "welcomemail"}, []int64{got[1]}},
+		{"search wildcards are literal", triage.Filter{Search: "_100%"}, []int64{got[2]}},
+		{"search underscore is no wildcard", triage.Filter{Search: "Jobs_"}, nil},
+		{"payload needle with backslashes", triage.Filter{PayloadContains: []string{`"displayName":"App\\Jobs\\SendInvoice"`}}, []int64{got[0]}},
+		{"since inclusive", triage.Filter{Since: day(29)}, []int64{got[2], got[1]}},
+		{"until inclusive", triage.Filter{Until: day(29)}, []int64{got[1], got[0]}},
+		{"window", triage.Filter{Since: day(29), Until: day(29)}, []int64{got[1]}},
+		{"id range", triage.Filter{MinID: got[1], MaxID: got[1]}, []int64{got[1]}},
+		{"combined", triage.Filter{Queues: []string{"emails"}, Connections: []string{"database"}}, []int64{got[2]}},
+	} {
+		equalIDs(t, tc.name, ids(collect(t, s, triage.ScanParams{Filter: tc.f})), tc.want)
+	}
+}
+
+func testListingHeads(t *testing.T, driver string) {
+	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+	f := fixture(1, "default", `App\Jobs\ProcessPodcast`, "2026-11-30 10:00:00")
+	f.Payload = f.Payload[:len(f.Payload)-1] + `,"padding":"` + strings.Repeat("x", 5000) + `"}`
+	f.Exception = "LogicException: inner in /app/a.php:5\nStack trace:\n#0 {main}\n\nNext RuntimeException: Podcast service unavailable in /app/b.php:9\nStack trace:\n#0 /app/c.php(3): x()\n" + strings.Repeat("#1 frame\n", 500)
+	sqltest.InsertFailed(t, s, f)
+	rows := collect(t, s, triage.ScanParams{})
+	if len(rows) != 1 {
+		t.Fatalf("got %d rows", len(rows))
+	}
+	r := rows[0]
+	if len(r.Payload) != 2048 || !strings.HasPrefix(string(r.Payload), `{"uuid":"`) {
+		t.Errorf("payload head: %d bytes", len(r.Payload))
+	}
+	if !strings.HasPrefix(r.Exception, "RuntimeException: Podcast service unavailable in /app/b.php:9") || len([]rune(r.Exception)) != 1024 {
+		t.Errorf("top exception head (%d chars): %.80q", len([]rune(r.Exception)), r.Exception)
+	}
+	full := collect(t, s, triage.ScanParams{Full: true})[0]
+	if string(full.Payload) != f.Payload || full.Exception != f.Exception {
+		t.Errorf("full scan changed the texts")
+	}
+}
+
+func testGetFailed(t *testing.T, driver string) {
+	ctx := context.Background()
+	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaUpgradedFrom7, time.UTC)
+	legacy := fixture(1, "default", `App\Jobs\Old`, "2026-01-01 00:00:00")
+	legacy.UUID = nil
+	legacy2 := legacy
+	modern := fixture(2, "default", `App\Jobs\New`, "2026-11-30 00:00:00")
+	got := sqltest.InsertFailed(t, s, legacy, legacy2, modern)
+
+	r, err := s.GetFailed(ctx, triage.Ref{UUID: *modern.UUID})
+	if err != nil || r.ID != got[2] || string(r.Payload) != modern.Payload || r.Exception != modern.Exception {
+		t.Fatalf("by uuid: %+v, %v", r, err)
+	}
+	// Legacy NULL-uuid rows are reachable one by one through their id.
+	r, err = s.GetFailed(ctx, triage.Ref{ID: got[1]})
+	if err != nil || r.ID != got[1] || r.UUID != "" {
+		t.Fatalf("legacy by id: %+v, %v", r, err)
+	}
+	if _, err := s.GetFailed(ctx, triage.Ref{UUID: "nope"}); !errors.Is(err, triage.ErrNotFound) {
+		t.Errorf("unknown uuid: %v", err)
+	}
+	if _, err := s.GetFailed(ctx, triage.Ref{ID: 999999}); !errors.Is(err, triage.ErrNotFound) {
+		t.Errorf("unknown id: %v", err)
+	}
+	legacyStore := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLegacy, time.UTC)
+	if _, err := legacyStore.GetFailed(ctx, triage.Ref{UUID: *modern.UUID}); !errors.Is(err, triage.ErrNotFound) ||
+		!strings.Contains(err.Error(), "no uuid column") {
+		t.Errorf("uuid in integer mode: %v", err)
+	}
+}
+
+func testWallClockTimezone(t *testing.T, driver string) {
+	jakarta, err := time.LoadLocation("Asia/Jakarta")
+	if err != nil {
+		t.Skip("no tzdata")
+	}
+	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, jakarta)
+	got := sqltest.InsertFailed(t, s, fixture(1, "default", `App\Jobs\A`, "2026-11-30 14:28:15"),
+		fixture(2, "default", `App\Jobs\A`, "2026-11-30 15:00:00"))
+	rows := collect(t, s, triage.ScanParams{})
+	want := time.Date(2026, 11, 30, 14, 28, 15, 0, jakarta)
+	if !rows[1].FailedAt.Equal(want) || rows[1].FailedAt.Location() != jakarta {
+		t.Errorf("failed_at %v, want %v", rows[1].FailedAt, want)
+	}
+	// A bound given in another zone is compared as Jakarta wall-clock time.
+	since := time.Date(2026, 11, 30, 7, 30, 0, 0, time.UTC) // 14:30 in Jakarta
+	equalIDs(t, "since across zones", ids(collect(t, s, triage.ScanParams{Filter: triage.Filter{Since: since}})), []int64{got[1]})
+}
+
+func testHostileText(t *testing.T, driver string) {
+	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+	f := fixture(1, "default", `App\Jobs\A`, "2026-11-30 10:00:00")
+	f.Exception = "RuntimeException: \x1b]52;c;ZXZpbA==\x07 Grüße 🚀 ' \" ; DROP TABLE jobs; -- in /a.php:1\nStack trace:\n#0 {main}"
+	f.Queue = "q'\"`;--"
+	sqltest.InsertFailed(t, s, f)
+	r := collect(t, s, triage.ScanParams{Filter: triage.Filter{Queues: []string{f.Queue}}})
+	if len(r) != 1 || r[0].Exception != f.Exception || r[0].Queue != f.Queue {
+		t.Fatalf("hostile text did not round-trip: %+v", r)
+	}
+}

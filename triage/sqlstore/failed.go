@@ -1,0 +1,275 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+const (
+	defaultBatch = 500
+	// headChars is how much of the payload a listing reads: the class
+	// (displayName, data.command's class) sits in the first few hundred
+	// characters of every payload Laravel writes.
+	headChars = 2048
+	// exceptionChars is how much of the top exception a listing reads: the
+	// class and message line, not the stack trace.
+	exceptionChars = 1024
+	// wallLayout is how Laravel writes failed_at (Y-m-d H:i:s).
+	wallLayout = "2006-01-02 15:04:05"
+)
+
+// nextSeparator joins chained exceptions in PHP's Throwable::__toString.
+const nextSeparator = "\n\nNext "
+
+// selectList returns the columns of a FailedRow and the arguments that the
+// select list itself binds.
+func (s *Store) selectList(full bool) (string, []any) {
+	uuid := "uuid"
+	if s.schema.IDMode != triage.IDModeUUID {
+		uuid = "NULL"
+	}
+	cols := "id, " + uuid + " AS uuid, connection, queue, failed_at, "
+	if full {
+		return cols + "payload, exception", nil
+	}
+	cols += s.d.head("payload", headChars) + " AS payload, "
+	if s.d.topException == nil {
+		// SQLite: no last-occurrence function; Go cuts the top block.
+		return cols + "exception", nil
+	}
+	return cols + s.d.head(s.d.topException("exception"), exceptionChars) + " AS exception", []any{nextSeparator}
+}
+
+// where renders a Filter as a WHERE clause (without the keyword).
+func (s *Store) where(f triage.Filter) (string, []any) {
+	var conds []string
+	var args []any
+	in := func(col string, vals []string) {
+		if len(vals) == 0 {
+			return
+		}
+		conds = append(conds, col+" IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(vals)), ", ")+")")
+		for _, v := range vals {
+			args = append(args, v)
+		}
+	}
+	in("queue", f.Queues)
+	in("connection", f.Connections)
+	if f.Search != "" {
+		like := s.d.likeOp
+		conds = append(conds, "(payload "+like+" ? ESCAPE '!' OR exception "+like+" ? ESCAPE '!')")
+		args = append(args, likeContains(f.Search), likeContains(f.Search))
+	}
+	for _, p := range f.PayloadContains {
+		conds = append(conds, "payload "+s.d.likeOp+" ? ESCAPE '!'")
+		args = append(args, likeContains(p))
+	}
+	if !f.Since.IsZero() {
+		conds = append(conds, "failed_at >= ?")
+		args = append(args, s.wall(f.Since))
+	}
+	if !f.Until.IsZero() {
+		conds = append(conds, "failed_at <= ?")
+		args = append(args, s.wall(f.Until))
+	}
+	if f.MinID > 0 {
+		conds = append(conds, "id >= ?")
+		args = append(args, f.MinID)
+	}
+	if f.MaxID > 0 {
+		conds = append(conds, "id <= ?")
+		args = append(args, f.MaxID)
+	}
+	if len(conds) == 0 {
+		return "1=1", nil
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// wall formats t as Laravel writes failed_at: wall-clock time in the app
+// timezone, no offset.
+func (s *Store) wall(t time.Time) string { return t.In(s.loc).Format(wallLayout) }
+
+// ScanFailed streams rows in keyset batches: each batch is one short query
+// ordered by the primary key, so neither side holds the table in memory.
+func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*triage.FailedRow) error) error {
+	batch := p.BatchSize
+	if batch <= 0 {
+		batch = defaultBatch
+	}
+	sel, selArgs := s.selectList(p.Full)
+	cond, condArgs := s.where(p.Filter)
+	order, cmp := "DESC", "<"
+	if p.Ascending {
+		order, cmp = "ASC", ">"
+	}
+	q := s.db.Rebind("SELECT " + sel + " FROM " + s.failed + " WHERE " + cond +
+		" AND id " + cmp + " ? ORDER BY id " + order + " LIMIT ?")
+	cursor := p.BeforeID
+	if p.Ascending {
+		cursor = p.AfterID
+	} else if cursor <= 0 {
+		cursor = maxID
+	}
+	seen := 0
+	for {
+		n := batch
+		if p.Limit > 0 && p.Limit-seen < n {
+			n = p.Limit - seen
+		}
+		if n <= 0 {
+			return nil
+		}
+		args := append(append(append([]any{}, selArgs...), condArgs...), cursor, n)
+		got, last, err := s.scanBatch(ctx, q, args, p.Full, fn)
+		if err != nil {
+			return err
+		}
+		seen += got
+		if got < n {
+			return nil
+		}
+		cursor = last
+	}
+}
+
+// maxID is above any id a bigint primary key holds.
+const maxID = int64(1<<63 - 1)
+
+func (s *Store) scanBatch(ctx context.Context, q string, args []any, full bool, fn func(*triage.FailedRow) error) (int, int64, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return 0, 0, s.queryError(err)
+	}
+	defer rows.Close()
+	n := 0
+	var last int64
+	for rows.Next() {
+		r, err := s.scanRow(rows, full)
+		if err != nil {
+			return n, last, err
+		}
+		n++
+		last = r.ID
+		if err := fn(r); err != nil {
+			return n, last, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return n, last, s.queryError(err)
+	}
+	return n, last, nil
+}
+
+func (s *Store) scanRow(rows *sql.Rows, full bool) (*triage.FailedRow, error) {
+	var (
+		r        triage.FailedRow
+		uuid     sql.NullString
+		failedAt wallTime
+		payload  []byte
+		exc      sql.NullString
+	)
+	failedAt.loc = s.loc
+	if err := rows.Scan(&r.ID, &uuid, &r.Connection, &r.Queue, &failedAt, &payload, &exc); err != nil {
+		return nil, fmt.Errorf("reading a failed_jobs row: %w", err)
+	}
+	r.UUID = uuid.String
+	r.FailedAt = failedAt.t
+	r.Payload = payload
+	r.Exception = exc.String
+	if !full && s.d.topException == nil {
+		r.Exception = topBlockHead(r.Exception)
+	}
+	return &r, nil
+}
+
+// topBlockHead mirrors what the SQL of the other dialects selects.
+func topBlockHead(exc string) string {
+	if i := strings.LastIndex(exc, nextSeparator); i >= 0 {
+		exc = exc[i+len(nextSeparator):]
+	}
+	if r := []rune(exc); len(r) > exceptionChars {
+		exc = string(r[:exceptionChars])
+	}
+	return exc
+}
+
+// GetFailed reads one whole row by uuid or integer id.
+func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRow, error) {
+	sel, _ := s.selectList(true)
+	var q string
+	var arg any
+	switch {
+	case ref.UUID != "":
+		if s.schema.IDMode != triage.IDModeUUID {
+			return nil, fmt.Errorf("%w: failed job %s (table %s has no uuid column; use the integer id)",
+				triage.ErrNotFound, ref.UUID, s.schema.FailedTable)
+		}
+		q, arg = "uuid = ?", ref.UUID
+	case ref.ID > 0:
+		q, arg = "id = ?", ref.ID
+	default:
+		return nil, fmt.Errorf("%w: empty failed job id", triage.ErrNotFound)
+	}
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind("SELECT "+sel+" FROM "+s.failed+" WHERE "+q+" LIMIT 1"), arg)
+	if err != nil {
+		return nil, s.queryError(err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, s.queryError(err)
+		}
+		return nil, fmt.Errorf("%w: no failed job with id %s", triage.ErrNotFound, ref)
+	}
+	return s.scanRow(rows, true)
+}
+
+// queryError keeps context cancellation recognisable and names the endpoint.
+func (s *Store) queryError(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("query on %s failed: %s", s.ep.Redacted(), scrub(err, s.ep))
+}
+
+// wallTime scans failed_at from any driver: PostgreSQL and SQLite return a
+// time.Time whose clock fields are the stored wall-clock time, MySQL returns
+// the text. Either way the value is wall-clock time in the app timezone.
+type wallTime struct {
+	t   time.Time
+	loc *time.Location
+}
+
+func (w *wallTime) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		w.t = time.Time{}
+	case time.Time:
+		w.t = time.Date(v.Year(), v.Month(), v.Day(), v.Hour(), v.Minute(), v.Second(), v.Nanosecond(), w.loc)
+	case []byte:
+		return w.parse(string(v))
+	case string:
+		return w.parse(v)
+	default:
+		return fmt.Errorf("failed_at: unexpected type %T", src)
+	}
+	return nil
+}
+
+func (w *wallTime) parse(s string) error {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{wallLayout, "2006-01-02T15:04:05", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05Z07:00", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, w.loc); err == nil {
+			w.t = t
+			return nil
+		}
+	}
+	return fmt.Errorf("failed_at: cannot read %q as a time", s)
+}

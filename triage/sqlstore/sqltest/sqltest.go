@@ -1,0 +1,264 @@
+// Package sqltest gives tests an isolated, empty database on each dialect:
+// SQLite always, PostgreSQL and MySQL/MariaDB when their DSNs are set.
+//
+// JOBTRIAGE_TEST_POSTGRES_DSN (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)
+// and JOBTRIAGE_TEST_MYSQL_DSN (e.g. mysql://root@127.0.0.1:3306/test) name a
+// server where the test may create and drop databases. Without them a test is
+// skipped — unless CI is set, where a missing server is a failure, because a
+// suite that silently skips its databases proves nothing.
+package sqltest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	_ "github.com/lib/pq" // registers "postgres"
+	_ "modernc.org/sqlite"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sqlstore"
+)
+
+// Env names of the server DSNs.
+const (
+	PostgresEnv = "JOBTRIAGE_TEST_POSTGRES_DSN"
+	MySQLEnv    = "JOBTRIAGE_TEST_MYSQL_DSN"
+)
+
+// Drivers lists the dialects every conformance test runs on.
+func Drivers() []string { return []string{"sqlite", "postgres", "mysql"} }
+
+// Required reports whether a missing server must fail the test.
+func Required() bool { return os.Getenv("CI") != "" || os.Getenv("JOBTRIAGE_TEST_REQUIRE_DB") != "" }
+
+func serverDSN(tb testing.TB, driver string) (*url.URL, bool) {
+	tb.Helper()
+	env := PostgresEnv
+	if driver == "mysql" {
+		env = MySQLEnv
+	}
+	raw := os.Getenv(env)
+	if raw == "" {
+		if Required() {
+			tb.Fatalf("%s is not set: database tests must run under CI", env)
+		}
+		tb.Skipf("set %s to run the %s tests", env, driver)
+		return nil, false
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		tb.Fatalf("%s: %v", env, err)
+	}
+	return u, true
+}
+
+func randomName(prefix string) string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// NewEndpoint creates an empty, isolated database for driver and drops it
+// when the test ends.
+func NewEndpoint(tb testing.TB, driver string) sqlstore.Endpoint {
+	tb.Helper()
+	switch driver {
+	case "sqlite":
+		path := filepath.Join(tb.TempDir(), "laravel.sqlite")
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := db.Exec("PRAGMA journal_mode=WAL"); err != nil {
+			tb.Fatal(err)
+		}
+		db.Close()
+		return sqlstore.Endpoint{Driver: "sqlite", Path: path}
+	case "postgres":
+		u, _ := serverDSN(tb, driver)
+		return newPostgres(tb, u)
+	case "mysql":
+		u, _ := serverDSN(tb, driver)
+		return newMySQL(tb, u)
+	}
+	tb.Fatalf("unknown driver %q", driver)
+	return sqlstore.Endpoint{}
+}
+
+func hostPort(u *url.URL, def int) (string, int) {
+	host := u.Hostname()
+	port := def
+	if p := u.Port(); p != "" {
+		port, _ = strconv.Atoi(p)
+	}
+	return host, port
+}
+
+func newPostgres(tb testing.TB, u *url.URL) sqlstore.Endpoint {
+	admin, err := sql.Open("postgres", u.String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer admin.Close()
+	name := randomName("jt_")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		tb.Fatalf("postgres at %s unreachable or unusable: %v", u.Redacted(), err)
+	}
+	tb.Cleanup(func() {
+		a, err := sql.Open("postgres", u.String())
+		if err != nil {
+			return
+		}
+		defer a.Close()
+		_, _ = a.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+	})
+	host, port := hostPort(u, 5432)
+	pw, _ := u.User.Password()
+	params := map[string]string{}
+	for k, v := range u.Query() {
+		params[k] = v[0]
+	}
+	return sqlstore.Endpoint{Driver: "postgres", Host: host, Port: port, Database: name,
+		User: u.User.Username(), Password: pw, Params: params}
+}
+
+func newMySQL(tb testing.TB, u *url.URL) sqlstore.Endpoint {
+	host, port := hostPort(u, 3306)
+	pw, _ := u.User.Password()
+	mc := mysql.NewConfig()
+	mc.User, mc.Passwd, mc.Net, mc.Addr = u.User.Username(), pw, "tcp", net.JoinHostPort(host, strconv.Itoa(port))
+	mc.Timeout = 5 * time.Second
+	conn, err := mysql.NewConnector(mc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	admin := sql.OpenDB(conn)
+	defer admin.Close()
+	name := randomName("jt_")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"); err != nil {
+		tb.Fatalf("mysql at %s unreachable or unusable: %v", u.Redacted(), err)
+	}
+	tb.Cleanup(func() {
+		a := sql.OpenDB(conn)
+		defer a.Close()
+		_, _ = a.Exec("DROP DATABASE IF EXISTS " + name)
+	})
+	return sqlstore.Endpoint{Driver: "mysql", Host: host, Port: port, Database: name,
+		User: u.User.Username(), Password: pw}
+}
+
+// DSN renders an endpoint in the form jobtriage's --dsn takes, for tests that
+// run the command line.
+func DSN(ep sqlstore.Endpoint) string {
+	switch ep.Driver {
+	case "sqlite":
+		return "sqlite:" + ep.Path
+	case "postgres":
+		q := url.Values{}
+		for k, v := range ep.Params {
+			q.Set(k, v)
+		}
+		u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port)), Path: "/" + ep.Database, RawQuery: q.Encode()}
+		u.User = userinfo(ep)
+		return u.String()
+	case "mysql":
+		u := url.URL{Scheme: "mysql", Host: net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port)), Path: "/" + ep.Database}
+		u.User = userinfo(ep)
+		return u.String()
+	}
+	return ""
+}
+
+func userinfo(ep sqlstore.Endpoint) *url.Userinfo {
+	if ep.Password != "" {
+		return url.UserPassword(ep.User, ep.Password)
+	}
+	return url.User(ep.User)
+}
+
+// OpenLaravel creates an isolated database with Laravel's schema and opens a
+// store on it.
+func OpenLaravel(tb testing.TB, driver string, v sqlstore.SchemaVariant, loc *time.Location) *sqlstore.Store {
+	tb.Helper()
+	ep := NewEndpoint(tb, driver)
+	ctx := context.Background()
+	raw, err := sqlstore.OpenRaw(ctx, ep)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := sqlstore.CreateLaravelSchema(ctx, raw, driver, v); err != nil {
+		raw.Close()
+		tb.Fatal(err)
+	}
+	raw.Close()
+	s, err := sqlstore.Open(ctx, sqlstore.Config{Endpoint: ep, Location: loc})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// FailedFixture is a failed_jobs row to insert; FailedAt is Laravel's
+// wall-clock text ("2026-11-30 14:28:15").
+type FailedFixture struct {
+	UUID       *string // nil inserts NULL (or nothing in legacy tables)
+	Connection string
+	Queue      string
+	Payload    string
+	Exception  string
+	FailedAt   string
+}
+
+// InsertFailed inserts rows as Laravel's failer->log does and returns their ids.
+func InsertFailed(tb testing.TB, s *sqlstore.Store, rows ...FailedFixture) []int64 {
+	tb.Helper()
+	db := s.DB()
+	withUUID := s.Schema().IDMode == triage.IDModeUUID
+	ids := make([]int64, 0, len(rows))
+	for _, r := range rows {
+		cols := "connection, queue, payload, exception, failed_at"
+		args := []any{r.Connection, r.Queue, r.Payload, r.Exception, r.FailedAt}
+		if withUUID {
+			cols = "uuid, " + cols
+			var u any
+			if r.UUID != nil {
+				u = *r.UUID
+			}
+			args = append([]any{u}, args...)
+		}
+		marks := "?, ?, ?, ?, ?"
+		if withUUID {
+			marks += ", ?"
+		}
+		q := "INSERT INTO " + s.Schema().FailedTable + " (" + cols + ") VALUES (" + marks + ")"
+		var id int64
+		if s.Schema().Dialect == "postgres" {
+			if err := db.QueryRowx(db.Rebind(q+" RETURNING id"), args...).Scan(&id); err != nil {
+				tb.Fatalf("insert failed job: %v", err)
+			}
+		} else {
+			res, err := db.Exec(db.Rebind(q), args...)
+			if err != nil {
+				tb.Fatalf("insert failed job: %v", err)
+			}
+			id, _ = res.LastInsertId()
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
