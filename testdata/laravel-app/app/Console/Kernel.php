@@ -1,0 +1,15 @@
+<?php
+
+namespace App\Console;
+
+use Illuminate\Foundation\Console\Kernel as ConsoleKernel;
+
+class Kernel extends ConsoleKernel
+{
+    protected $commands = [
+        Commands\ResetSchemaCommand::class,
+        Commands\DispatchCommand::class,
+        Commands\StatusCommand::class,
+        Commands\ExportFailedCommand::class,
+    ];
+}
