@@ -1,0 +1,313 @@
+// Package exception parses the text PHP's Throwable::__toString produces,
+// which is what Laravel stores in failed_jobs.exception.
+//
+// The text lists a chain innermost first: each exception is a header
+// ("Class: message in file:line", or "Class in file:line" when the message is
+// empty), "Stack trace:", numbered frames ending in "{main}", and the next
+// (outer) exception follows after "\n\nNext ". The last block is the one that
+// was thrown, the one operators care about.
+//
+// The parser never fails: text that does not look like PHP output still
+// yields an Exception whose Message is the text, and a head cut off by the
+// store (no "Stack trace:" yet) still yields the class and message.
+package exception
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Frame is one "#N ..." line of a stack trace.
+type Frame struct {
+	Index int
+	File  string // "" for {main}; "[internal function]" for frames without a file
+	Line  int
+	Call  string // "App\Jobs\X->handle()", "{main}", "array_map()"
+	Raw   string // the line without its "#N " prefix
+	// Vendor marks frames outside the application: files under /vendor/ or
+	// /usr/share/php/, PHP internal functions and {main}.
+	Vendor bool
+}
+
+// Exception is one block of the chain.
+type Exception struct {
+	Class   string
+	Message string // may be empty or span several lines
+	File    string
+	Line    int
+	Frames  []Frame
+}
+
+// Chain is the parsed text, in text order: the innermost (first thrown)
+// exception first, the exception that reached Laravel last.
+type Chain []Exception
+
+const (
+	nextMarker  = "\n\nNext "
+	traceMarker = "\nStack trace:"
+)
+
+// Parse reads the whole text. Empty or blank text gives an empty chain.
+func Parse(text string) Chain {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	blocks := splitBlocks(text)
+	chain := make(Chain, 0, len(blocks))
+	for _, b := range blocks {
+		chain = append(chain, parseBlock(b))
+	}
+	return chain
+}
+
+// Top is the exception that was actually thrown: the last block. The zero
+// Exception for an empty chain.
+func (c Chain) Top() Exception {
+	if len(c) == 0 {
+		return Exception{}
+	}
+	return c[len(c)-1]
+}
+
+// Root is the innermost exception, often the real cause (a PDOException
+// under a QueryException). The zero Exception for an empty chain.
+func (c Chain) Root() Exception {
+	if len(c) == 0 {
+		return Exception{}
+	}
+	return c[0]
+}
+
+// TopBlock returns the text of the last "Next " block (without the "Next "
+// prefix), or the whole text when there is only one exception. It scans the
+// text once and allocates nothing.
+func TopBlock(text string) string {
+	end := len(text)
+	for end > 0 {
+		i := strings.LastIndex(text[:end], nextMarker)
+		if i < 0 {
+			break
+		}
+		if followsFrame(text[:i]) {
+			return text[i+len(nextMarker):]
+		}
+		end = i
+	}
+	return text
+}
+
+// Head returns the class and a one-line message of the thrown exception. It
+// works on a truncated head of the text, as long as the top block's header
+// is in it. Line breaks inside the message become single spaces.
+func Head(text string) (class, message string) {
+	e := parseHeader(headerOf(TopBlock(text)))
+	return e.Class, oneLine(e.Message)
+}
+
+// Location renders "file:line", or "" when the file is unknown.
+func (e Exception) Location() string {
+	if e.File == "" {
+		return ""
+	}
+	return e.File + ":" + strconv.Itoa(e.Line)
+}
+
+// FirstAppFrame returns the first frame that is not Vendor, the usual place
+// to look for the bug; ok is false when every frame is vendor code.
+func (e Exception) FirstAppFrame() (Frame, bool) {
+	for _, f := range e.Frames {
+		if !f.Vendor {
+			return f, true
+		}
+	}
+	return Frame{}, false
+}
+
+// splitBlocks cuts the text at every "\n\nNext " that directly follows a
+// stack frame line. A message that itself contains "\n\nNext " does not
+// follow a frame, so it stays inside its block.
+func splitBlocks(text string) []string {
+	var blocks []string
+	start := 0
+	for from := 0; ; {
+		i := strings.Index(text[from:], nextMarker)
+		if i < 0 {
+			break
+		}
+		i += from
+		if followsFrame(text[start:i]) {
+			blocks = append(blocks, text[start:i])
+			start = i + len(nextMarker)
+		}
+		from = i + len(nextMarker)
+	}
+	return append(blocks, text[start:])
+}
+
+// followsFrame reports whether the last line of s is a stack frame line.
+func followsFrame(s string) bool {
+	last := s[strings.LastIndexByte(s, '\n')+1:]
+	_, ok := frameIndex(last)
+	return ok
+}
+
+func parseBlock(block string) Exception {
+	e := parseHeader(headerOf(block))
+	if i := strings.Index(block, traceMarker); i >= 0 {
+		e.Frames = parseFrames(block[i+len(traceMarker):])
+	}
+	return e
+}
+
+// headerOf is the block text before "Stack trace:", or the whole block when
+// the store cut the text before it.
+func headerOf(block string) string {
+	if i := strings.Index(block, traceMarker); i >= 0 {
+		return block[:i]
+	}
+	return block
+}
+
+// parseHeader reads "Class: message in file:line" / "Class in file:line".
+func parseHeader(h string) Exception {
+	h = strings.TrimRight(h, "\r\n")
+	var e Exception
+	rest := h
+	if n := classPrefix(h); n > 0 {
+		switch {
+		case strings.HasPrefix(h[n:], ": "):
+			e.Class, rest = h[:n], h[n+2:]
+		case strings.HasPrefix(h[n:], " in "):
+			e.Class, rest = h[:n], h[n:]
+		case n == len(h):
+			e.Class, rest = h, ""
+		}
+	}
+	if msg, file, line, ok := cutLocation(rest); ok {
+		e.Message, e.File, e.Line = msg, file, line
+	} else {
+		e.Message = rest
+	}
+	return e
+}
+
+// classPrefix returns the length of a PHP class name at the start of s, or 0.
+func classPrefix(s string) int {
+	n := 0
+	for n < len(s) {
+		c := s[n]
+		if c == '\\' || c == '_' || c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || (n > 0 && '0' <= c && c <= '9') {
+			n++
+			continue
+		}
+		break
+	}
+	if n > 0 && s[n-1] == '\\' {
+		return 0
+	}
+	return n
+}
+
+// cutLocation splits "message in file:line" at the last " in " whose tail
+// is "file:digits". The message may be empty (rest starts with " in ").
+func cutLocation(rest string) (msg, file string, line int, ok bool) {
+	colon := strings.LastIndexByte(rest, ':')
+	if colon < 0 {
+		return "", "", 0, false
+	}
+	n, err := strconv.Atoi(rest[colon+1:])
+	if err != nil || n < 0 {
+		return "", "", 0, false
+	}
+	in := strings.LastIndex(rest[:colon], " in ")
+	if in < 0 {
+		return "", "", 0, false
+	}
+	file = rest[in+len(" in ") : colon]
+	if file == "" || strings.ContainsRune(file, '\n') {
+		return "", "", 0, false
+	}
+	return rest[:in], file, n, true
+}
+
+func parseFrames(trace string) []Frame {
+	var frames []Frame
+	for _, line := range strings.Split(trace, "\n") {
+		line = strings.TrimRight(line, "\r")
+		idx, ok := frameIndex(line)
+		if !ok {
+			continue
+		}
+		frames = append(frames, parseFrame(idx, line[strings.IndexByte(line, ' ')+1:]))
+	}
+	return frames
+}
+
+// frameIndex reads the N of a "#N " line.
+func frameIndex(line string) (int, bool) {
+	if len(line) < 3 || line[0] != '#' {
+		return 0, false
+	}
+	sp := strings.IndexByte(line, ' ')
+	if sp < 2 || sp > 10 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(line[1:sp])
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+const internalFunction = "[internal function]"
+
+func parseFrame(idx int, raw string) Frame {
+	f := Frame{Index: idx, Raw: raw}
+	switch {
+	case raw == "{main}":
+		f.Call, f.Vendor = raw, true
+	case strings.HasPrefix(raw, internalFunction+": "):
+		f.File, f.Call, f.Vendor = internalFunction, raw[len(internalFunction)+2:], true
+	default:
+		if file, line, call, ok := cutFileLine(raw); ok {
+			f.File, f.Line, f.Call = file, line, call
+			f.Vendor = isVendorFile(file)
+		} else {
+			f.Call = raw
+		}
+	}
+	return f
+}
+
+// cutFileLine splits "file(line): call" at the first "(digits): ". Taking
+// the first one keeps parentheses inside the call's arguments out of it.
+func cutFileLine(raw string) (file string, line int, call string, ok bool) {
+	for from := 0; from < len(raw); {
+		i := strings.Index(raw[from:], "): ")
+		if i < 0 {
+			return "", 0, "", false
+		}
+		i += from
+		open := strings.LastIndexByte(raw[:i], '(')
+		if open > 0 {
+			if n, err := strconv.Atoi(raw[open+1 : i]); err == nil && n >= 0 {
+				return raw[:open], n, raw[i+3:], true
+			}
+		}
+		from = i + 3
+	}
+	return "", 0, "", false
+}
+
+func isVendorFile(file string) bool {
+	return strings.Contains(file, "/vendor/") || strings.HasPrefix(file, "/usr/share/php/") ||
+		strings.Contains(file, `\vendor\`)
+}
+
+// oneLine joins the lines of a message with single spaces.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return strings.TrimSpace(s)
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
