@@ -162,7 +162,7 @@ func (e *Evaluator) step(i int, now time.Time, count int) (Notification, bool) {
 		s.state, s.lastNotified = StateFiring, now
 		return notice(EventFiring)
 	case StateFiring:
-		if count <= r.resolveAt() {
+		if count <= r.ResolveLevel() {
 			n, ok := notice(EventResolved)
 			s.state, s.since, s.peak, s.lastNotified = StateResolved, time.Time{}, 0, time.Time{}
 			return n, ok

@@ -29,8 +29,9 @@ type Rule struct {
 	ResolveBelow int
 }
 
-// resolveAt is the count at or below which a firing alert resolves.
-func (r Rule) resolveAt() int {
+// ResolveLevel is the count at or below which a firing alert resolves:
+// ResolveBelow with its defaults applied.
+func (r Rule) ResolveLevel() int {
 	switch {
 	case r.ResolveBelow < 0:
 		return 0

@@ -1,0 +1,79 @@
+package notify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+)
+
+// maxAnswerBytes bounds how much of a webhook's answer is read: enough for an
+// error message, never a hostile endless body.
+const maxAnswerBytes = 64 << 10
+
+// NewHTTPClient is the client notifiers use by default. It does not follow
+// redirects: a redirected webhook would lose its POST body, and the new
+// location would show up unredacted in errors. Timeouts come from the
+// per-attempt context.
+func NewHTTPClient() *http.Client {
+	return &http.Client{
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// endpoint is one secret-bearing URL a notifier posts JSON to.
+type endpoint struct {
+	notifier string
+	url      string
+	headers  map[string]string
+	client   *http.Client
+	secrets  scrubber
+}
+
+// post sends body and turns anything but a 2xx answer into an error free of
+// secrets.
+func (e endpoint) post(ctx context.Context, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
+	if err != nil {
+		return e.secrets.wrap(e.notifier, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "jobtriage")
+	for k, v := range e.headers {
+		req.Header.Set(k, v)
+	}
+	client := e.client
+	if client == nil {
+		client = NewHTTPClient()
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return e.secrets.wrap(e.notifier, err)
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return nil
+	}
+	return &HTTPError{
+		Notifier:   e.notifier,
+		Endpoint:   RedactURL(e.url),
+		StatusCode: resp.StatusCode,
+		RetryAfter: resp.Header.Get("Retry-After"),
+		Body:       firstLine(e.secrets.scrub(string(answer)), 200),
+	}
+}
+
+// marshal encodes v as compact JSON without HTML escaping: the bodies are read
+// by chat tools and people, not pasted into HTML, and "<" reads better than
+// "\u003c".
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

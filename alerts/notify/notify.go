@@ -1,0 +1,125 @@
+// Package notify delivers alert digests to the channels on-call people read:
+// Slack, a generic JSON webhook, PagerDuty, a local command and a log line.
+// A Dispatcher sends one digest to every notifier with timeouts and retries.
+//
+// Secrets live in webhook URLs, headers and routing keys, so no error or log
+// line produced here contains them: URLs are shown as scheme://host/… only and
+// anything a server echoes back is scrubbed of the configured secrets.
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jobtriage/jobtriage/alerts"
+)
+
+// Notifier sends one digest somewhere. Notify must honour ctx's deadline.
+type Notifier interface {
+	Name() string
+	Notify(ctx context.Context, d alerts.Digest) error
+}
+
+// HTTPError is a non-2xx answer from a webhook. It never holds the URL's
+// secret parts; Body is the first line of the answer, scrubbed and cut short.
+type HTTPError struct {
+	Notifier   string
+	Endpoint   string // redacted: scheme://host/…
+	StatusCode int
+	// RetryAfter is the raw Retry-After header, parsed by the dispatcher.
+	RetryAfter string
+	Body       string
+}
+
+func (e *HTTPError) Error() string {
+	msg := fmt.Sprintf("%s: %s answered HTTP %d %s", e.Notifier, e.Endpoint, e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Body != "" {
+		msg += ": " + e.Body
+	}
+	return msg
+}
+
+// Retryable reports whether sending again may succeed: 429 and 5xx may,
+// every other status is final.
+func (e *HTTPError) Retryable() bool {
+	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
+}
+
+// CommandError is a command notifier that ran and exited non-zero. It is final:
+// running the same command on the same input is expected to fail the same way.
+type CommandError struct {
+	Notifier string
+	ExitCode int
+	Stderr   string // first line of stderr, cleaned
+}
+
+func (e *CommandError) Error() string {
+	msg := fmt.Sprintf("%s: exited with status %d", e.Notifier, e.ExitCode)
+	if e.Stderr != "" {
+		msg += ": " + e.Stderr
+	}
+	return msg
+}
+
+// Retryable reports whether err is worth another attempt: 429 and 5xx
+// answers, network errors and attempt timeouts are; other HTTP answers,
+// failed commands and configuration errors are not.
+func Retryable(err error) bool {
+	var he *HTTPError
+	if errors.As(err, &he) {
+		return he.Retryable()
+	}
+	var ce *CommandError
+	if errors.As(err, &ce) {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	var ue *url.Error
+	return errors.As(err, &ue)
+}
+
+// ParseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date
+// (RFC 9110 §10.2.3). A date in the past means no wait. ok is false when the
+// header is absent or unreadable.
+func ParseRetryAfter(v string, now time.Time) (wait time.Duration, ok bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if isDigits(v) {
+		if len(v) > 9 { // over 31 years: treat as "a very long time", the cap applies
+			return time.Duration(1<<63 - 1), true
+		}
+		var secs int64
+		for _, c := range v {
+			secs = secs*10 + int64(c-'0')
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	return max(t.Sub(now), 0), true
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -1,0 +1,167 @@
+package notify
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/jobtriage/jobtriage/alerts"
+)
+
+// PagerDutyEventsURL is the Events API v2 endpoint.
+const PagerDutyEventsURL = "https://events.pagerduty.com/v2/enqueue"
+
+// PagerDuty's documented field limits.
+const (
+	maxPagerDutySummary = 1024
+	maxPagerDutyField   = 255
+)
+
+// PagerDutyConfig configures the Events API v2.
+type PagerDutyConfig struct {
+	// RoutingKey is the integration key of the service; it is a secret.
+	RoutingKey string
+	// URL defaults to PagerDutyEventsURL; tests point it elsewhere.
+	URL string
+	// Source names the monitored system (payload.source) and namespaces
+	// dedup keys, so two apps watched by jobtriage never share an incident;
+	// default "jobtriage".
+	Source string
+	// Severity is critical, error, warning or info; default error.
+	Severity string
+	// Name labels the notifier in errors; default "pagerduty".
+	Name   string
+	Client *http.Client
+}
+
+// PagerDuty sends one Events API v2 event per notification: trigger for
+// firing and reminders (PagerDuty folds them into the open incident by
+// dedup_key), resolve for resolved.
+type PagerDuty struct {
+	name       string
+	routingKey string
+	source     string
+	severity   string
+	ep         endpoint
+}
+
+// NewPagerDuty checks the configuration (without ever echoing secrets).
+func NewPagerDuty(cfg PagerDutyConfig) (*PagerDuty, error) {
+	name := nameOr(cfg.Name, "pagerduty")
+	key := strings.TrimSpace(cfg.RoutingKey)
+	if key == "" {
+		return nil, errors.New(name + ": routing key is empty")
+	}
+	if len(key) > maxPagerDutyField || strings.ContainsAny(key, " \t\r\n\"") {
+		return nil, errors.New(name + ": routing key is malformed")
+	}
+	raw := cfg.URL
+	if raw == "" {
+		raw = PagerDutyEventsURL
+	}
+	u, err := parseEndpoint(name+": events URL", raw)
+	if err != nil {
+		return nil, err
+	}
+	severity := cfg.Severity
+	switch severity {
+	case "":
+		severity = "error"
+	case "critical", "error", "warning", "info":
+	default:
+		return nil, fmt.Errorf("%s: severity %q must be critical, error, warning or info", name, clean(severity, 32))
+	}
+	source := strings.TrimSpace(cfg.Source)
+	if source == "" {
+		source = "jobtriage"
+	}
+	return &PagerDuty{
+		name:       name,
+		routingKey: key,
+		source:     clean(source, maxPagerDutyField),
+		severity:   severity,
+		ep: endpoint{
+			notifier: name, url: raw, client: cfg.Client,
+			secrets: urlSecrets(raw, u).with(key),
+		},
+	}, nil
+}
+
+// Name labels the notifier.
+func (p *PagerDuty) Name() string { return p.name }
+
+// Notify sends the digest's events in order and stops at the first failure;
+// a retry sends them all again, which PagerDuty deduplicates by dedup_key.
+func (p *PagerDuty) Notify(ctx context.Context, d alerts.Digest) error {
+	for _, n := range d.Notifications {
+		body, err := marshal(p.Event(n))
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		if err := p.ep.post(ctx, body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PagerDutyEvent is an Events API v2 request body.
+type PagerDutyEvent struct {
+	RoutingKey  string            `json:"routing_key"`
+	EventAction string            `json:"event_action"`
+	DedupKey    string            `json:"dedup_key"`
+	Client      string            `json:"client,omitempty"`
+	Payload     *PagerDutyPayload `json:"payload,omitempty"`
+}
+
+// PagerDutyPayload is the alert description of a trigger event.
+type PagerDutyPayload struct {
+	Summary       string         `json:"summary"`
+	Source        string         `json:"source"`
+	Severity      string         `json:"severity"`
+	Timestamp     string         `json:"timestamp,omitempty"`
+	Component     string         `json:"component,omitempty"`
+	Class         string         `json:"class"`
+	CustomDetails map[string]any `json:"custom_details"`
+}
+
+// Event is the request body for one notification.
+func (p *PagerDuty) Event(n alerts.Notification) PagerDutyEvent {
+	ev := PagerDutyEvent{RoutingKey: p.routingKey, DedupKey: p.DedupKey(n.Rule.Key), Client: "jobtriage"}
+	if n.Event == alerts.EventResolved {
+		ev.EventAction = "resolve"
+		return ev
+	}
+	ev.EventAction = "trigger"
+	ev.Payload = &PagerDutyPayload{
+		Summary:   clean(Summary(n), maxPagerDutySummary-1),
+		Source:    p.source,
+		Severity:  p.severity,
+		Timestamp: timestamp(n.At),
+		Component: clean(n.Rule.Key, maxPagerDutyField-1),
+		Class:     "failed-jobs",
+		CustomDetails: map[string]any{
+			"key":            n.Rule.Key,
+			"event":          n.Event.String(),
+			"count":          n.Count,
+			"peak":           n.Peak,
+			"threshold":      n.Rule.Threshold,
+			"window":         shortDuration(n.Rule.Window),
+			"window_seconds": int64(n.Rule.Window.Seconds()),
+			"since":          timestamp(n.Since),
+		},
+	}
+	return ev
+}
+
+// DedupKey is the incident key of a rule key: stable across runs and
+// restarts, so a resolve closes the incident its trigger opened, and within
+// PagerDuty's 255 characters whatever the key holds.
+func (p *PagerDuty) DedupKey(ruleKey string) string {
+	sum := sha256.Sum256([]byte(p.source + "\x00" + ruleKey))
+	return "jobtriage-" + hex.EncodeToString(sum[:16])
+}

@@ -1,0 +1,107 @@
+package notify
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/jobtriage/jobtriage/alerts"
+)
+
+// maxSlackLines keeps a message within Slack's 50-block limit, with room for
+// the headline and the "more" line.
+const maxSlackLines = 40
+
+// SlackConfig configures a Slack incoming webhook.
+type SlackConfig struct {
+	// WebhookURL is https://hooks.slack.com/services/…; it is a secret.
+	WebhookURL string
+	// Name labels the notifier in errors; default "slack".
+	Name   string
+	Client *http.Client
+}
+
+// Slack posts a digest to a Slack incoming webhook as plain text plus simple
+// section blocks.
+type Slack struct {
+	name string
+	ep   endpoint
+}
+
+// NewSlack checks the webhook URL (without ever echoing it).
+func NewSlack(cfg SlackConfig) (*Slack, error) {
+	name := nameOr(cfg.Name, "slack")
+	u, err := parseEndpoint(name+": webhook URL", cfg.WebhookURL)
+	if err != nil {
+		return nil, err
+	}
+	return &Slack{name: name, ep: endpoint{
+		notifier: name, url: cfg.WebhookURL, client: cfg.Client, secrets: urlSecrets(cfg.WebhookURL, u),
+	}}, nil
+}
+
+// Name labels the notifier.
+func (s *Slack) Name() string { return s.name }
+
+// Notify posts the digest.
+func (s *Slack) Notify(ctx context.Context, d alerts.Digest) error {
+	body, err := SlackBody(d)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	return s.ep.post(ctx, body)
+}
+
+type slackText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type slackBlock struct {
+	Type string    `json:"type"`
+	Text slackText `json:"text"`
+}
+
+type slackMessage struct {
+	Text   string       `json:"text"`
+	Blocks []slackBlock `json:"blocks"`
+}
+
+// SlackBody is the JSON posted to Slack: "text" (the notification fallback)
+// holds the headline and one line per notification; "blocks" hold the bold
+// headline and one mrkdwn section per notification. Text from the database
+// is escaped so a class name cannot ping <!channel> or forge a link.
+func SlackBody(d alerts.Digest) ([]byte, error) {
+	head := slackEscape(Headline(d))
+	lines := []string{head}
+	blocks := []slackBlock{section("*" + head + "*")}
+	for i, n := range d.Notifications {
+		if i == maxSlackLines {
+			more := fmt.Sprintf("… and %d more", len(d.Notifications)-maxSlackLines)
+			lines = append(lines, more)
+			blocks = append(blocks, section(more))
+			break
+		}
+		line := slackEscape(Summary(n))
+		lines = append(lines, line)
+		blocks = append(blocks, section(line))
+	}
+	return marshal(slackMessage{Text: strings.Join(lines, "\n"), Blocks: blocks})
+}
+
+func section(text string) slackBlock {
+	return slackBlock{Type: "section", Text: slackText{Type: "mrkdwn", Text: text}}
+}
+
+// slackEscape applies Slack's three control-character escapes.
+func slackEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func nameOr(name, fallback string) string {
+	if name = strings.TrimSpace(name); name != "" {
+		return clean(name, 64)
+	}
+	return fallback
+}

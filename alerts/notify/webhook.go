@@ -1,0 +1,145 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/jobtriage/jobtriage/alerts"
+)
+
+// BodyVersion is the version of the JSON body the webhook and command
+// notifiers send. Fields may be added within a version, never renamed,
+// removed or changed in meaning.
+const BodyVersion = 1
+
+// Body is the documented JSON a generic webhook receives (and a command reads
+// on stdin), version 1:
+//
+//	{
+//	  "version": 1,
+//	  "source": "jobtriage",
+//	  "at": "2026-11-30T12:02:45Z",          // evaluation time, RFC 3339 UTC
+//	  "summary": "jobtriage: 1 firing",
+//	  "notifications": [{
+//	    "event": "firing",                    // firing | reminder | resolved
+//	    "key": "queue:emails",                // the rule key, verbatim
+//	    "count": 3,                           // failures in the window at "at"
+//	    "peak": 3,                            // highest count this episode
+//	    "threshold": 3,
+//	    "resolve_below": 1,                   // resolves when count <= this
+//	    "window": "1m",
+//	    "window_seconds": 60,
+//	    "for_seconds": 0,
+//	    "since": "2026-11-30T12:02:45Z",      // episode start: count first >= threshold
+//	    "at": "2026-11-30T12:02:45Z",
+//	    "summary": "FIRING queue:emails: 3 failures in the last 1m (threshold 3)"
+//	  }]
+//	}
+type Body struct {
+	Version       int                `json:"version"`
+	Source        string             `json:"source"`
+	At            string             `json:"at"`
+	Summary       string             `json:"summary"`
+	Notifications []BodyNotification `json:"notifications"`
+}
+
+// BodyNotification is one entry of Body.Notifications.
+type BodyNotification struct {
+	Event         string `json:"event"`
+	Key           string `json:"key"`
+	Count         int    `json:"count"`
+	Peak          int    `json:"peak"`
+	Threshold     int    `json:"threshold"`
+	ResolveBelow  int    `json:"resolve_below"`
+	Window        string `json:"window"`
+	WindowSeconds int64  `json:"window_seconds"`
+	ForSeconds    int64  `json:"for_seconds"`
+	Since         string `json:"since"`
+	At            string `json:"at"`
+	Summary       string `json:"summary"`
+}
+
+// NewBody builds the version-1 body of a digest.
+func NewBody(d alerts.Digest) Body {
+	b := Body{
+		Version:       BodyVersion,
+		Source:        "jobtriage",
+		At:            timestamp(d.At),
+		Summary:       Headline(d),
+		Notifications: make([]BodyNotification, 0, len(d.Notifications)),
+	}
+	for _, n := range d.Notifications {
+		b.Notifications = append(b.Notifications, BodyNotification{
+			Event:         n.Event.String(),
+			Key:           n.Rule.Key,
+			Count:         n.Count,
+			Peak:          n.Peak,
+			Threshold:     n.Rule.Threshold,
+			ResolveBelow:  n.Rule.ResolveLevel(),
+			Window:        shortDuration(n.Rule.Window),
+			WindowSeconds: int64(n.Rule.Window.Seconds()),
+			ForSeconds:    int64(n.Rule.For.Seconds()),
+			Since:         timestamp(n.Since),
+			At:            timestamp(n.At),
+			Summary:       Summary(n),
+		})
+	}
+	return b
+}
+
+// WebhookConfig configures a generic JSON webhook.
+type WebhookConfig struct {
+	// URL receives the POST; it is treated as a secret.
+	URL string
+	// Headers are added to every request (e.g. Authorization); their values
+	// are treated as secrets.
+	Headers map[string]string
+	// Name labels the notifier in errors; default "webhook".
+	Name   string
+	Client *http.Client
+}
+
+// Webhook posts the version-1 Body as JSON.
+type Webhook struct {
+	name string
+	ep   endpoint
+}
+
+// NewWebhook checks the URL and headers (without ever echoing them).
+func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
+	name := nameOr(cfg.Name, "webhook")
+	u, err := parseEndpoint(name+": URL", cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	secrets := urlSecrets(cfg.URL, u)
+	headers := make(map[string]string, len(cfg.Headers))
+	for k, v := range cfg.Headers {
+		if k == "" || strings.ContainsAny(k, " \r\n:") || strings.ContainsAny(v, "\r\n") {
+			return nil, errors.New(name + ": a header name or value is malformed")
+		}
+		headers[k] = v
+		secrets = secrets.with(v)
+		if _, token, ok := strings.Cut(v, " "); ok { // "Bearer <token>"
+			secrets = secrets.with(token)
+		}
+	}
+	return &Webhook{name: name, ep: endpoint{
+		notifier: name, url: cfg.URL, headers: headers, client: cfg.Client, secrets: secrets,
+	}}, nil
+}
+
+// Name labels the notifier.
+func (w *Webhook) Name() string { return w.name }
+
+// Notify posts the digest's Body.
+func (w *Webhook) Notify(ctx context.Context, d alerts.Digest) error {
+	body, err := marshal(NewBody(d))
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.name, err)
+	}
+	return w.ep.post(ctx, body)
+}
