@@ -1,0 +1,383 @@
+package phpser
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Laravel class names Format renders specially.
+const (
+	ModelIdentifierClass = `Illuminate\Contracts\Database\ModelIdentifier`
+)
+
+// closureClasses are the wrappers Laravel serializes closures into; their
+// content (PHP source text, scope hashes) is noise in a triage view.
+var closureClasses = map[string]bool{
+	`Laravel\SerializableClosure\SerializableClosure`:         true,
+	`Laravel\SerializableClosure\UnsignedSerializableClosure`: true,
+	`Opis\Closure\SerializableClosure`:                        true,
+	`Illuminate\Queue\SerializableClosure`:                    true,
+}
+
+// FormatOptions tune Format.
+type FormatOptions struct {
+	// HideNoise drops the properties the Queueable/InteractsWithQueue traits
+	// add to every job when they hold their defaults: job, connection,
+	// queue, chainConnection, chainQueue, chainCatchCallbacks, delay and
+	// afterCommit when null, middleware and chained when empty. A property
+	// with a real value (queue "emails", a delay) is always shown.
+	HideNoise bool
+	// MaxString cuts string values longer than this many bytes (0: 200).
+	MaxString int
+	// Indent is one level of indentation (default two spaces).
+	Indent string
+}
+
+// Format renders v readably with every property shown.
+func Format(v Value) string {
+	return FormatWith(v, FormatOptions{})
+}
+
+// FormatWith renders v as indented text. Strings are quoted with Go escapes,
+// and names and classes have control and invisible characters escaped, so
+// the output holds no terminal control sequences.
+func FormatWith(v Value, opts FormatOptions) string {
+	if opts.MaxString <= 0 {
+		opts.MaxString = 200
+	}
+	if opts.Indent == "" {
+		opts.Indent = "  "
+	}
+	f := formatter{opts: opts}
+	f.value(v, 0)
+	return f.b.String()
+}
+
+type formatter struct {
+	b    strings.Builder
+	opts FormatOptions
+}
+
+func (f *formatter) newline(depth int) {
+	f.b.WriteByte('\n')
+	for range depth {
+		f.b.WriteString(f.opts.Indent)
+	}
+}
+
+func (f *formatter) value(v Value, depth int) {
+	switch v.Kind {
+	case Null, Bool, Int, Float, String, Ref, Enum:
+		f.b.WriteString(f.scalar(v))
+	case Custom:
+		if closureClasses[v.Class] {
+			f.b.WriteString("Closure")
+			return
+		}
+		f.b.WriteString(name(v.Class))
+		f.b.WriteString(" (custom serialized, ")
+		f.b.WriteString(strconv.Itoa(len(v.Str)))
+		f.b.WriteString(" bytes)")
+	case Array:
+		f.array(v, depth)
+	case Object:
+		f.object(v, depth)
+	default:
+		f.b.WriteString("?")
+	}
+}
+
+func (f *formatter) scalar(v Value) string {
+	switch v.Kind {
+	case Null:
+		return "null"
+	case Bool:
+		return strconv.FormatBool(v.Bool)
+	case Int:
+		return strconv.FormatInt(v.Int, 10)
+	case Float:
+		return formatFloat(v.Float)
+	case String:
+		return f.quote(v.Str)
+	case Ref:
+		return "&" + strconv.FormatInt(v.Int, 10)
+	case Enum:
+		return name(v.Class) + "::" + name(v.Str)
+	}
+	return "?"
+}
+
+func formatFloat(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "INF"
+	case math.IsInf(x, -1):
+		return "-INF"
+	case math.IsNaN(x):
+		return "NAN"
+	}
+	s := strconv.FormatFloat(x, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") {
+		s += ".0" // keep 3.0 distinguishable from the int 3
+	}
+	return s
+}
+
+func (f *formatter) quote(s string) string {
+	cut := ""
+	if len(s) > f.opts.MaxString {
+		end := f.opts.MaxString
+		for end > 0 && !utf8.RuneStart(s[end]) {
+			end--
+		}
+		cut = "…(" + strconv.Itoa(len(s)) + " bytes)"
+		s = s[:end]
+	}
+	return quoteString(s) + cut
+}
+
+// quoteString double-quotes s for display. Backslashes stay as they are, so
+// class names read naturally ("App\Jobs\X" would not); quotes, control and
+// invisible characters and invalid UTF-8 are escaped.
+func quoteString(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			const hex = "0123456789abcdef"
+			b.WriteString(`\x`)
+			b.WriteByte(hex[s[i]>>4])
+			b.WriteByte(hex[s[i]&0xf])
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case !unicode.IsPrint(r):
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// isScalar reports values that fit on one line.
+func isScalar(v Value) bool {
+	switch v.Kind {
+	case Array:
+		return len(v.Items) == 0
+	case Object:
+		return isModelIdentifier(v) || closureClasses[v.Class]
+	}
+	return true
+}
+
+func (f *formatter) array(v Value, depth int) {
+	if len(v.Items) == 0 {
+		f.b.WriteString("[]")
+		return
+	}
+	if isList(v) && allScalar(v.Items) && len(v.Items) <= 16 {
+		f.b.WriteByte('[')
+		for i, it := range v.Items {
+			if i > 0 {
+				f.b.WriteString(", ")
+			}
+			f.value(it.Value, depth+1)
+		}
+		f.b.WriteByte(']')
+		return
+	}
+	f.b.WriteByte('[')
+	for _, it := range v.Items {
+		f.newline(depth + 1)
+		if it.Key.Kind == Int {
+			f.b.WriteString(strconv.FormatInt(it.Key.Int, 10))
+		} else {
+			f.b.WriteString(f.quote(it.Key.Str))
+		}
+		f.b.WriteString(" => ")
+		f.value(it.Value, depth+1)
+	}
+	f.newline(depth)
+	f.b.WriteByte(']')
+}
+
+func isList(v Value) bool {
+	for i, it := range v.Items {
+		if it.Key.Kind != Int || it.Key.Int != int64(i) {
+			return false
+		}
+	}
+	return true
+}
+
+func allScalar(items []Item) bool {
+	for _, it := range items {
+		if !isScalar(it.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *formatter) object(v Value, depth int) {
+	if closureClasses[v.Class] {
+		f.b.WriteString("Closure")
+		return
+	}
+	if isModelIdentifier(v) {
+		f.b.WriteString(modelIdentifier(v))
+		return
+	}
+	f.b.WriteString(name(v.Class))
+	props := v.Props
+	if f.opts.HideNoise {
+		props = withoutNoise(props)
+	}
+	if len(props) == 0 {
+		f.b.WriteString(" {}")
+		return
+	}
+	f.b.WriteString(" {")
+	for _, p := range props {
+		f.newline(depth + 1)
+		f.b.WriteString(name(p.Name))
+		switch p.Visibility {
+		case Protected:
+			f.b.WriteString(" (protected)")
+		case Private:
+			f.b.WriteString(" (private")
+			if p.DeclaringClass != v.Class {
+				f.b.WriteString(" " + name(p.DeclaringClass))
+			}
+			f.b.WriteString(")")
+		}
+		f.b.WriteString(": ")
+		f.value(p.Value, depth+1)
+	}
+	f.newline(depth)
+	f.b.WriteByte('}')
+}
+
+func isModelIdentifier(v Value) bool {
+	if v.Kind != Object || v.Class != ModelIdentifierClass {
+		return false
+	}
+	class, ok := prop(v, "class")
+	return ok && class.Kind == String
+}
+
+// modelIdentifier renders what SerializesModels stored in place of a model
+// or an Eloquent collection: App\Models\Order#1042, App\Models\Order#[1,2,3].
+func modelIdentifier(v Value) string {
+	class, _ := prop(v, "class")
+	var b strings.Builder
+	b.WriteString(name(class.Str))
+	b.WriteByte('#')
+	id, _ := prop(v, "id")
+	if id.Kind == Array {
+		b.WriteByte('[')
+		for i, it := range id.Items {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(idText(it.Value))
+		}
+		b.WriteByte(']')
+	} else {
+		b.WriteString(idText(id))
+	}
+	if conn, ok := prop(v, "connection"); ok && conn.Kind == String {
+		b.WriteString(" (connection " + name(conn.Str) + ")")
+	}
+	if rel, ok := prop(v, "relations"); ok && rel.Kind == Array && len(rel.Items) > 0 {
+		var names []string
+		for _, it := range rel.Items {
+			if it.Value.Kind == String {
+				names = append(names, name(it.Value.Str))
+			}
+		}
+		b.WriteString(" with " + strings.Join(names, ", "))
+	}
+	return b.String()
+}
+
+func idText(v Value) string {
+	switch v.Kind {
+	case Int:
+		return strconv.FormatInt(v.Int, 10)
+	case String:
+		return name(v.Str)
+	case Null:
+		return "null"
+	}
+	return "?"
+}
+
+func prop(v Value, n string) (Value, bool) {
+	for _, p := range v.Props {
+		if p.Name == n {
+			return p.Value, true
+		}
+	}
+	return Value{}, false
+}
+
+// noise maps each trait property to the test for its default value.
+var noise = map[string]func(Value) bool{
+	"job":                 isNull,
+	"connection":          isNull,
+	"queue":               isNull,
+	"chainConnection":     isNull,
+	"chainQueue":          isNull,
+	"chainCatchCallbacks": isNull,
+	"delay":               isNull,
+	"afterCommit":         isNull,
+	"middleware":          isEmptyArray,
+	"chained":             isEmptyArray,
+}
+
+func isNull(v Value) bool       { return v.Kind == Null }
+func isEmptyArray(v Value) bool { return v.Kind == Array && len(v.Items) == 0 }
+
+func withoutNoise(props []Prop) []Prop {
+	out := make([]Prop, 0, len(props))
+	for _, p := range props {
+		if isDefault, ok := noise[p.Name]; ok && p.Visibility == Public && isDefault(p.Value) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// name makes an identifier from the data safe to print: class and property
+// names are normally plain, but the bytes are attacker-controlled.
+func name(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	q := quoteString(s)
+	return q[1 : len(q)-1]
+}
