@@ -1,0 +1,11 @@
+// Package interop holds jobtriage's end-to-end tests against a real Laravel
+// 8.83 application (testdata/laravel-app): real workers write failed_jobs rows
+// on SQLite, PostgreSQL and MariaDB, the jobtriage binary must report exactly
+// what the app's manifest says, and jobs it re-queues must run on a real worker.
+//
+// The tests run when JOBTRIAGE_INTEROP=1 or CI is set; then a missing php or
+// an unreachable database fails them instead of skipping. PostgreSQL and
+// MariaDB are used when JOBTRIAGE_TEST_POSTGRES_DSN / JOBTRIAGE_TEST_MYSQL_DSN
+// are set. JOBTRIAGE_INTEROP_WRITE=1 also runs the retry round trip, and
+// JOBTRIAGE_INTEROP_EXPORT=1 rewrites testdata/laravel-rows/<dialect>.json.
+package interop

@@ -1,0 +1,512 @@
+package interop
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	_ "github.com/lib/pq"
+)
+
+const (
+	postgresDatabase = "jobtriage_interop_pg"
+	mysqlDatabase    = "jobtriage_interop_my"
+
+	artisanTimeout = 30 * time.Second
+	workerTimeout  = 60 * time.Second
+	// drainDeadline bounds all worker runs of one scenario: the slowest job
+	// (ImportFeed) fails about retry-until-seconds + 2 s after dispatch.
+	drainDeadline = 60 * time.Second
+)
+
+// gate decides whether the interop tests run at all. When they do, anything
+// missing is a failure: CI must not go green by skipping.
+type gate struct{ on bool }
+
+func interopGate(t *testing.T) gate {
+	t.Helper()
+	g := gate{on: os.Getenv("JOBTRIAGE_INTEROP") == "1" || os.Getenv("CI") != ""}
+	if !g.on {
+		t.Skip("interop tests are off: set JOBTRIAGE_INTEROP=1 (or CI) to run them against real Laravel workers")
+	}
+	return g
+}
+
+// unavailable fails when the gate is on (it always is past interopGate) and
+// keeps the reason readable.
+func (g gate) unavailable(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if g.on {
+		t.Fatalf("interop prerequisite missing: "+format, args...)
+	}
+	t.Skipf(format, args...)
+}
+
+// dialect is one database the Laravel app and jobtriage share.
+type dialect struct {
+	name       string   // file-name friendly: sqlite, postgres, mysql
+	laravelEnv []string // DB_* variables for the PHP side
+	dsn        string   // what jobtriage gets with --dsn
+}
+
+// dialects returns every configured database, each freshly created.
+func dialects(t *testing.T, g gate) []dialect {
+	t.Helper()
+	out := []dialect{sqliteDialect(t)}
+	if raw := os.Getenv("JOBTRIAGE_TEST_POSTGRES_DSN"); raw != "" {
+		d, err := postgresDialect(raw)
+		if err != nil {
+			g.unavailable(t, "JOBTRIAGE_TEST_POSTGRES_DSN: %v", err)
+		}
+		out = append(out, d)
+	} else {
+		t.Log("JOBTRIAGE_TEST_POSTGRES_DSN not set: PostgreSQL not covered")
+	}
+	if raw := os.Getenv("JOBTRIAGE_TEST_MYSQL_DSN"); raw != "" {
+		d, err := mysqlDialect(raw)
+		if err != nil {
+			g.unavailable(t, "JOBTRIAGE_TEST_MYSQL_DSN: %v", err)
+		}
+		out = append(out, d)
+	} else {
+		t.Log("JOBTRIAGE_TEST_MYSQL_DSN not set: MariaDB/MySQL not covered")
+	}
+	return out
+}
+
+func sqliteDialect(t *testing.T) dialect {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "interop.sqlite")
+	return dialect{
+		name:       "sqlite",
+		laravelEnv: []string{"DB_CONNECTION=sqlite", "DB_DATABASE=" + path},
+		dsn:        "sqlite:" + path,
+	}
+}
+
+// postgresDialect turns an admin DSN into a dialect on its own database,
+// leaving the admin database untouched.
+func postgresDialect(raw string) (dialect, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return dialect{}, fmt.Errorf("not a URL: %w", err)
+	}
+	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		return dialect{}, fmt.Errorf("scheme %q, want postgres://", u.Scheme)
+	}
+	env, err := laravelEnvFromURL("pgsql", "5432", u, postgresDatabase)
+	if err != nil {
+		return dialect{}, err
+	}
+	target := *u
+	target.Path = "/" + postgresDatabase
+	return dialect{name: "postgres", laravelEnv: env, dsn: target.String()}, nil
+}
+
+func mysqlDialect(raw string) (dialect, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return dialect{}, fmt.Errorf("not a URL: %w", err)
+	}
+	if u.Scheme != "mysql" && u.Scheme != "mariadb" {
+		return dialect{}, fmt.Errorf("scheme %q, want mysql://", u.Scheme)
+	}
+	env, err := laravelEnvFromURL("mysql", "3306", u, mysqlDatabase)
+	if err != nil {
+		return dialect{}, err
+	}
+	target := *u
+	target.Scheme = "mysql"
+	target.Path = "/" + mysqlDatabase
+	return dialect{name: "mysql", laravelEnv: env, dsn: target.String()}, nil
+}
+
+// laravelEnvFromURL spells a database URL as the DB_* variables the app's
+// config/database.php reads.
+func laravelEnvFromURL(connection, defaultPort string, u *url.URL, database string) ([]string, error) {
+	if u.Hostname() == "" {
+		return nil, errors.New("no host in DSN")
+	}
+	if u.User == nil || u.User.Username() == "" {
+		return nil, errors.New("no user in DSN")
+	}
+	port := u.Port()
+	if port == "" {
+		port = defaultPort
+	}
+	password, _ := u.User.Password()
+	return []string{
+		"DB_CONNECTION=" + connection,
+		"DB_HOST=" + u.Hostname(),
+		"DB_PORT=" + port,
+		"DB_DATABASE=" + database,
+		"DB_USERNAME=" + u.User.Username(),
+		"DB_PASSWORD=" + password,
+	}, nil
+}
+
+// recreateDatabase drops and creates the dialect's scratch database through
+// the admin DSN. SQLite needs only an empty file.
+func recreateDatabase(ctx context.Context, d dialect) error {
+	switch d.name {
+	case "sqlite":
+		path := strings.TrimPrefix(d.dsn, "sqlite:")
+		return os.WriteFile(path, nil, 0o644)
+	case "postgres":
+		db, err := sql.Open("postgres", os.Getenv("JOBTRIAGE_TEST_POSTGRES_DSN"))
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		// FORCE (PostgreSQL 13+) ends sessions a crashed earlier run left behind.
+		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+postgresDatabase+" WITH (FORCE)"); err != nil {
+			if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+postgresDatabase); err != nil {
+				return fmt.Errorf("drop %s: %w", postgresDatabase, err)
+			}
+		}
+		if _, err := db.ExecContext(ctx, "CREATE DATABASE "+postgresDatabase); err != nil {
+			return fmt.Errorf("create %s: %w", postgresDatabase, err)
+		}
+		return nil
+	case "mysql":
+		u, err := url.Parse(os.Getenv("JOBTRIAGE_TEST_MYSQL_DSN"))
+		if err != nil {
+			return err
+		}
+		cfg := mysql.NewConfig()
+		cfg.Net = "tcp"
+		cfg.Addr = u.Host
+		if u.Port() == "" {
+			cfg.Addr = u.Hostname() + ":3306"
+		}
+		cfg.User = u.User.Username()
+		cfg.Passwd, _ = u.User.Password()
+		db, err := sql.Open("mysql", cfg.FormatDSN())
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+mysqlDatabase); err != nil {
+			return fmt.Errorf("drop %s: %w", mysqlDatabase, err)
+		}
+		if _, err := db.ExecContext(ctx, "CREATE DATABASE "+mysqlDatabase+" CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"); err != nil {
+			return fmt.Errorf("create %s: %w", mysqlDatabase, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown dialect %q", d.name)
+}
+
+// laravelApp runs artisan in testdata/laravel-app for one dialect.
+type laravelApp struct {
+	dir     string
+	env     []string
+	flag    string // INTEROP_FLAG_FILE: jobs fail while it is missing
+	results string // INTEROP_RESULTS_FILE: one JSON line per successful job
+	scratch string
+}
+
+func newLaravelApp(t *testing.T, g gate, d dialect) *laravelApp {
+	t.Helper()
+	if _, err := exec.LookPath("php"); err != nil {
+		g.unavailable(t, "php not on PATH (testdata/laravel-app/install-deps.sh installs it): %v", err)
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "testdata", "laravel-app"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch := t.TempDir()
+	app := &laravelApp{
+		dir:     dir,
+		flag:    filepath.Join(scratch, "flag"),
+		results: filepath.Join(scratch, "results.jsonl"),
+		scratch: scratch,
+	}
+	app.env = append(withoutLaravelEnv(os.Environ()),
+		"APP_ENV=testing",
+		"INTEROP_STORAGE="+filepath.Join(scratch, "storage"),
+		"INTEROP_FLAG_FILE="+app.flag,
+		"INTEROP_RESULTS_FILE="+app.results,
+	)
+	app.env = append(app.env, d.laravelEnv...)
+	return app
+}
+
+// withoutLaravelEnv drops variables a developer's shell may export that would
+// point the app somewhere else (real env beats config defaults in Laravel).
+func withoutLaravelEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "DB_") || strings.HasPrefix(name, "APP_") || strings.HasPrefix(name, "QUEUE_") || strings.HasPrefix(name, "INTEROP_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// artisan runs one command and returns its combined output.
+func (a *laravelApp) artisan(timeout time.Duration, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "php", append([]string{"artisan"}, args...)...)
+	cmd.Dir = a.dir
+	cmd.Env = a.env
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("php artisan %s: timed out after %s", strings.Join(args, " "), timeout)
+	}
+	return out.String(), err
+}
+
+func (a *laravelApp) mustArtisan(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := a.artisan(artisanTimeout, args...)
+	if err != nil {
+		t.Fatalf("php artisan %s: %v\n%s\nlaravel.log:\n%s", strings.Join(args, " "), err, out, a.log())
+	}
+	return out
+}
+
+func (a *laravelApp) log() string {
+	b, err := os.ReadFile(filepath.Join(a.scratch, "storage", "logs", "laravel.log"))
+	if err != nil {
+		return "(none)"
+	}
+	const keep = 4000
+	if len(b) > keep {
+		b = b[len(b)-keep:]
+	}
+	return string(b)
+}
+
+type queueStatus struct {
+	Jobs            int `json:"jobs"`
+	Failed          int `json:"failed"`
+	NextAvailableIn int `json:"next_available_in"`
+}
+
+func (a *laravelApp) status(t *testing.T) queueStatus {
+	t.Helper()
+	out := a.mustArtisan(t, "interop:status")
+	var st queueStatus
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &st); err != nil {
+		t.Fatalf("interop:status printed %q: %v", out, err)
+	}
+	return st
+}
+
+// drain runs `queue:work --stop-when-empty` until the jobs table is empty. A
+// worker that a timed-out job killed (SIGKILL from Laravel's own timeout
+// handler) is expected; so is waiting for a released job to become due.
+func (a *laravelApp) drain(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(drainDeadline)
+	var transcript strings.Builder
+	for {
+		out, err := a.artisan(workerTimeout, "queue:work", "--stop-when-empty", "--tries=1", "--queue=default,emails")
+		fmt.Fprintf(&transcript, "--- worker (err=%v)\n%s", err, out)
+		st := a.status(t)
+		if st.Jobs == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d jobs still queued after %s of workers\n%s\nlaravel.log:\n%s", st.Jobs, drainDeadline, transcript.String(), a.log())
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func (a *laravelApp) setFlag(t *testing.T) {
+	t.Helper()
+	if err := os.WriteFile(a.flag, []byte("go\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// jobResult is what a successful interop job appends to the results file.
+type jobResult struct {
+	Class string         `json:"class"`
+	Args  map[string]any `json:"args"`
+}
+
+func (a *laravelApp) readResults(t *testing.T) []jobResult {
+	t.Helper()
+	b, err := os.ReadFile(a.results)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []jobResult
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if line == "" {
+			continue
+		}
+		var r jobResult
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("results line %d %q: %v", i+1, line, err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// manifest is what interop:dispatch wrote: the jobs it queued and what a
+// triage tool must report once the worker has failed them.
+type manifest struct {
+	LaravelVersion string            `json:"laravel_version"`
+	DBConnection   string            `json:"db_connection"`
+	Timezone       string            `json:"timezone"`
+	Failures       []expectedFailure `json:"failures"`
+}
+
+type expectedFailure struct {
+	Key               string    `json:"key"`
+	UUID              string    `json:"uuid"`
+	Class             string    `json:"class"`
+	Queue             string    `json:"queue"`
+	Connection        string    `json:"connection"`
+	ExceptionClass    string    `json:"exception_class"`
+	ExceptionMessage  string    `json:"exception_message"`
+	Result            jobResult `json:"result"`
+	RetryUntilExpires bool      `json:"retry_until_expires"`
+}
+
+// scenario is one dialect after the Laravel side has produced failed_jobs.
+type scenario struct {
+	dialect  dialect
+	app      *laravelApp
+	manifest manifest
+	started  time.Time // before dispatch
+	finished time.Time // after the last worker
+}
+
+// failEverything builds a fresh database, dispatches the interop jobs and
+// runs workers until every one of them sits in failed_jobs.
+func failEverything(t *testing.T, g gate, d dialect) *scenario {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), artisanTimeout)
+	defer cancel()
+	if err := recreateDatabase(ctx, d); err != nil {
+		g.unavailable(t, "%s database: %v", d.name, err)
+	}
+	app := newLaravelApp(t, g, d)
+	if out, err := app.artisan(artisanTimeout, "--version"); err != nil {
+		g.unavailable(t, "the Laravel app does not boot (install-deps.sh?): %v\n%s", err, out)
+	}
+	app.mustArtisan(t, "interop:reset")
+
+	s := &scenario{dialect: d, app: app, started: time.Now().Truncate(time.Second)}
+	manifestPath := filepath.Join(app.scratch, "manifest.json")
+	app.mustArtisan(t, "interop:dispatch", "--manifest="+manifestPath)
+	b, err := os.ReadFile(manifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &s.manifest); err != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	if len(s.manifest.Failures) == 0 {
+		t.Fatal("manifest lists no failures")
+	}
+	app.drain(t)
+	s.finished = time.Now()
+
+	if st := app.status(t); st.Failed != len(s.manifest.Failures) {
+		t.Fatalf("workers left %d failed_jobs rows, manifest expects %d\nlaravel.log:\n%s", st.Failed, len(s.manifest.Failures), app.log())
+	}
+	t.Logf("%s: Laravel %s wrote %d failed_jobs rows in %s", d.name, s.manifest.LaravelVersion, len(s.manifest.Failures), s.finished.Sub(s.started).Round(time.Millisecond))
+	return s
+}
+
+// jobtriage is the binary under test, built once per top-level test.
+type jobtriage struct{ path string }
+
+// buildJobtriage compiles the module's main package into a temp dir.
+// JOBTRIAGE_INTEROP_BIN names a prebuilt binary instead (CI may build once).
+func buildJobtriage(t *testing.T) jobtriage {
+	t.Helper()
+	if prebuilt := os.Getenv("JOBTRIAGE_INTEROP_BIN"); prebuilt != "" {
+		abs, err := filepath.Abs(prebuilt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			t.Fatalf("JOBTRIAGE_INTEROP_BIN: %v", err)
+		}
+		return jobtriage{path: abs}
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go not on PATH: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "jobtriage")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goBin, "build", "-o", bin, "github.com/jobtriage/jobtriage")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build jobtriage: %v\n%s", err, out)
+	}
+	return jobtriage{path: bin}
+}
+
+// run returns stdout and stderr separately: stdout must stay pure JSON.
+func (j jobtriage) run(args ...string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), artisanTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, j.path, args...)
+	cmd.Env = append(withoutLaravelEnv(os.Environ()), "NO_COLOR=1")
+	var out, errOut bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &errOut
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("jobtriage %s: timed out", strings.Join(args, " "))
+	}
+	return out.String(), errOut.String(), err
+}
+
+// reportedJob is one element of `jobtriage failed --json`.
+type reportedJob struct {
+	ID               string    `json:"id"`
+	UUID             string    `json:"uuid"`
+	RowID            int64     `json:"row_id"`
+	Connection       string    `json:"connection"`
+	Queue            string    `json:"queue"`
+	Class            string    `json:"class"`
+	ExceptionClass   string    `json:"exception_class"`
+	ExceptionMessage string    `json:"exception_message"`
+	FailedAt         time.Time `json:"failed_at"`
+}
+
+func (j jobtriage) failed(t *testing.T, dsn string) []reportedJob {
+	t.Helper()
+	stdout, stderr, err := j.run("failed", "--json", "--dsn", dsn)
+	if err != nil {
+		t.Fatalf("jobtriage failed --json --dsn %s: %v\nstderr: %s\nstdout: %s", dsn, err, stderr, stdout)
+	}
+	var jobs []reportedJob
+	if err := json.Unmarshal([]byte(stdout), &jobs); err != nil {
+		t.Fatalf("jobtriage failed --json: stdout is not a JSON array of jobs: %v\n%s", err, stdout)
+	}
+	return jobs
+}
