@@ -81,7 +81,9 @@ func (c *Command) Notify(ctx context.Context, d alerts.Digest) error {
 	stderr.limit = maxStderrBytes
 	cmd.Stderr = &stderr
 	cmd.Stdout = io.Discard
-	// A child that keeps stderr open must not hold Wait forever.
+	killGroupOnCancel(cmd)
+	// A child that escaped the group and keeps stderr open must not hold
+	// Wait forever.
 	cmd.WaitDelay = time.Second
 	err = cmd.Run()
 	if ctxErr := ctx.Err(); err != nil && ctxErr != nil {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"unicode/utf8"
 )
 
 // maxAnswerBytes bounds how much of a webhook's answer is read: enough for an
@@ -75,5 +77,26 @@ func marshal(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return escapeBidi(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}
+
+// escapeBidi writes bidi controls as \uXXXX escapes. The body still decodes
+// to the verbatim text, but a person reading it raw (a log, a request
+// inspector) is not shown text reordered by a hostile class name. Outside
+// strings JSON has no non-ASCII bytes, so this only ever touches strings.
+func escapeBidi(b []byte) []byte {
+	if !bytes.ContainsFunc(b, isBidiControl) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if isBidiControl(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return out
 }

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package notify
+
+import "os/exec"
+
+// killGroupOnCancel keeps exec's default: only the process itself is killed.
+func killGroupOnCancel(*exec.Cmd) {}
