@@ -191,3 +191,30 @@ func TestDatabaseURLMatchesLaravel(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseDSN(f *testing.F) {
+	for _, seed := range []string{"postgres://u:p@h:5432/d?sslmode=require", "mysql://u:a@b@[::1]:3306/d", "sqlite:///x.db", "x.sqlite", "mysql://h:0/d#f", "%", "sqlite:?"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := ParseDSN(in)
+		if err != nil {
+			return
+		}
+		switch got.Driver {
+		case "sqlite":
+			if got.Path == "" {
+				t.Fatalf("%q: sqlite target without a path", in)
+			}
+		case "postgres", "mysql":
+			if got.Database == "" || got.Port < 1 || got.Port > 65535 {
+				t.Fatalf("%q: incomplete target %#v", in, got)
+			}
+		default:
+			t.Fatalf("%q: unexpected driver %q", in, got.Driver)
+		}
+		if len(got.Password) >= 3 && strings.Contains(got.Redacted(), got.Password) {
+			t.Fatalf("%q: Redacted shows the password", in)
+		}
+	})
+}
