@@ -123,7 +123,10 @@ func (w *Window) insert(at int, b bucket) {
 // Count is the number of failures within the window at now (now − t ≤
 // width). It evicts what fell out of the window.
 func (w *Window) Count(now time.Time) int {
-	cutoff := now.Unix() - w.width
+	cutoff := now.Unix()
+	if cutoff >= math.MinInt64+w.width { // time.Time reaches past int64 seconds at its extremes
+		cutoff -= w.width
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.hasHorizon || cutoff > w.horizon {

@@ -189,3 +189,16 @@ func TestCounterFeedsPerKeyWindows(t *testing.T) {
 		t.Errorf("Counts = %v, want app 3, queue:emails 2", got)
 	}
 }
+
+func TestWindowExtremeTimesDoNotPanic(t *testing.T) {
+	w := mustWindow(t, time.Minute)
+	w.Add(time.Unix(math.MaxInt64, 0))
+	w.Add(time.Unix(math.MinInt64, 0))
+	w.Add(time.Time{})
+	if got := w.Count(time.Unix(math.MinInt64, 0)); got != 3 {
+		t.Errorf("Count at the earliest time = %d, want 3", got)
+	}
+	if got := w.Count(time.Unix(math.MaxInt64, 0)); got != 1 {
+		t.Errorf("Count at the latest time = %d, want 1", got)
+	}
+}
