@@ -115,12 +115,24 @@ func TestRetryRunsOnRealWorker(t *testing.T) {
 				t.Fatal("manifest has no job with an expiring retryUntil; the skip rule is untested")
 			}
 
+			rowIDs := map[string]int64{}
+			for _, r := range bin.failed(t, d.dsn) {
+				rowIDs[r.UUID] = r.RowID
+			}
 			retryAll(t, bin, d.dsn)
 			s.app.drain(t)
 			checkResults(t, s.app.readResults(t), renewable)
 			left := bin.failed(t, d.dsn)
 			if diff := cmp.Diff(uuidsOf(expired), reportedUUIDs(left)); diff != "" {
 				t.Errorf("after retry all without --retry-until, failed_jobs should hold exactly the expired-retryUntil jobs (-want +got):\n%s", diff)
+			}
+			// Skipped means untouched: a job re-queued with its stale
+			// retryUntil fails again at once and comes back with the same
+			// uuid but a new row id.
+			for _, r := range left {
+				if r.RowID != rowIDs[r.UUID] {
+					t.Errorf("%s was re-queued and failed again (row_id %d -> %d); an expired retryUntil must be skipped without --retry-until", r.UUID, rowIDs[r.UUID], r.RowID)
+				}
 			}
 
 			retryAll(t, bin, d.dsn, "--retry-until=30m")
