@@ -47,13 +47,21 @@ func (k Kind) String() string {
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Laravel's wrapper classes, by the kind they stand for.
-var wrapperKinds = map[string]Kind{
-	`Illuminate\Queue\CallQueuedClosure`:               Closure,
-	`Illuminate\Events\CallQueuedListener`:             Listener,
-	`Illuminate\Notifications\SendQueuedNotifications`: Notification,
-	`Illuminate\Mail\SendQueuedMailable`:               Mailable,
-	`Illuminate\Broadcasting\BroadcastEvent`:           Broadcast,
+// wrapperKind maps Laravel's wrapper classes to the kind they stand for.
+func wrapperKind(class string) (Kind, bool) {
+	switch class {
+	case `Illuminate\Queue\CallQueuedClosure`:
+		return Closure, true
+	case `Illuminate\Events\CallQueuedListener`:
+		return Listener, true
+	case `Illuminate\Notifications\SendQueuedNotifications`:
+		return Notification, true
+	case `Illuminate\Mail\SendQueuedMailable`:
+		return Mailable, true
+	case `Illuminate\Broadcasting\BroadcastEvent`:
+		return Broadcast, true
+	}
+	return Unknown, false
 }
 
 // CallQueuedHandler is the "job" of every object payload.
@@ -190,7 +198,7 @@ func (e Envelope) kind() Kind {
 	if c, ok := commandClass(e.Command); ok && name == "" {
 		name = c
 	}
-	if k, ok := wrapperKinds[name]; ok {
+	if k, ok := wrapperKind(name); ok {
 		return k
 	}
 	switch {

@@ -13,13 +13,17 @@ const (
 	ModelIdentifierClass = `Illuminate\Contracts\Database\ModelIdentifier`
 )
 
-// closureClasses are the wrappers Laravel serializes closures into; their
-// content (PHP source text, scope hashes) is noise in a triage view.
-var closureClasses = map[string]bool{
-	`Laravel\SerializableClosure\SerializableClosure`:         true,
-	`Laravel\SerializableClosure\UnsignedSerializableClosure`: true,
-	`Opis\Closure\SerializableClosure`:                        true,
-	`Illuminate\Queue\SerializableClosure`:                    true,
+// isClosureClass reports the wrappers Laravel serializes closures into;
+// their content (PHP source text, scope hashes) is noise in a triage view.
+func isClosureClass(class string) bool {
+	switch class {
+	case `Laravel\SerializableClosure\SerializableClosure`,
+		`Laravel\SerializableClosure\UnsignedSerializableClosure`,
+		`Opis\Closure\SerializableClosure`,
+		`Illuminate\Queue\SerializableClosure`:
+		return true
+	}
+	return false
 }
 
 // FormatOptions tune Format.
@@ -73,7 +77,7 @@ func (f *formatter) value(v Value, depth int) {
 	case Null, Bool, Int, Float, String, Ref, Enum:
 		f.b.WriteString(f.scalar(v))
 	case Custom:
-		if closureClasses[v.Class] {
+		if isClosureClass(v.Class) {
 			f.b.WriteString("Closure")
 			return
 		}
@@ -180,7 +184,7 @@ func isScalar(v Value) bool {
 	case Array:
 		return len(v.Items) == 0
 	case Object:
-		return isModelIdentifier(v) || closureClasses[v.Class]
+		return isModelIdentifier(v) || isClosureClass(v.Class)
 	}
 	return true
 }
@@ -235,7 +239,7 @@ func allScalar(items []Item) bool {
 }
 
 func (f *formatter) object(v Value, depth int) {
-	if closureClasses[v.Class] {
+	if isClosureClass(v.Class) {
 		f.b.WriteString("Closure")
 		return
 	}
@@ -337,27 +341,25 @@ func prop(v Value, n string) (Value, bool) {
 	return Value{}, false
 }
 
-// noise maps each trait property to the test for its default value.
-var noise = map[string]func(Value) bool{
-	"job":                 isNull,
-	"connection":          isNull,
-	"queue":               isNull,
-	"chainConnection":     isNull,
-	"chainQueue":          isNull,
-	"chainCatchCallbacks": isNull,
-	"delay":               isNull,
-	"afterCommit":         isNull,
-	"middleware":          isEmptyArray,
-	"chained":             isEmptyArray,
+// isNoise reports a Queueable/InteractsWithQueue trait property that holds
+// its default value.
+func isNoise(p Prop) bool {
+	if p.Visibility != Public {
+		return false
+	}
+	switch p.Name {
+	case "job", "connection", "queue", "chainConnection", "chainQueue", "chainCatchCallbacks", "delay", "afterCommit":
+		return p.Value.Kind == Null
+	case "middleware", "chained":
+		return p.Value.Kind == Array && len(p.Value.Items) == 0
+	}
+	return false
 }
-
-func isNull(v Value) bool       { return v.Kind == Null }
-func isEmptyArray(v Value) bool { return v.Kind == Array && len(v.Items) == 0 }
 
 func withoutNoise(props []Prop) []Prop {
 	out := make([]Prop, 0, len(props))
 	for _, p := range props {
-		if isDefault, ok := noise[p.Name]; ok && p.Visibility == Public && isDefault(p.Value) {
+		if isNoise(p) {
 			continue
 		}
 		out = append(out, p)
