@@ -392,11 +392,12 @@ type expectedFailure struct {
 
 // scenario is one dialect after the Laravel side has produced failed_jobs.
 type scenario struct {
-	dialect  dialect
-	app      *laravelApp
-	manifest manifest
-	started  time.Time // before dispatch
-	finished time.Time // after the last worker
+	dialect      dialect
+	app          *laravelApp
+	manifest     manifest
+	manifestPath string
+	started      time.Time // before dispatch
+	finished     time.Time // after the last worker
 }
 
 // failEverything builds a fresh database, dispatches the interop jobs and
@@ -414,8 +415,8 @@ func failEverything(t *testing.T, g gate, d dialect) *scenario {
 	}
 	app.mustArtisan(t, "interop:reset")
 
-	s := &scenario{dialect: d, app: app, started: time.Now().Truncate(time.Second)}
 	manifestPath := filepath.Join(app.scratch, "manifest.json")
+	s := &scenario{dialect: d, app: app, manifestPath: manifestPath, started: time.Now().Truncate(time.Second)}
 	app.mustArtisan(t, "interop:dispatch", "--manifest="+manifestPath)
 	b, err := os.ReadFile(manifestPath)
 	if err != nil {

@@ -80,7 +80,7 @@ func exportRows(t *testing.T, s *scenario) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.app.mustArtisan(t, "interop:export-failed", path)
+	s.app.mustArtisan(t, "interop:export-failed", path, "--manifest="+s.manifestPath)
 	info, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
