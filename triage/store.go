@@ -115,7 +115,63 @@ type Store interface {
 	ScanFailed(ctx context.Context, p ScanParams, fn func(*FailedRow) error) error
 	// GetFailed returns one complete row, or an error wrapping ErrNotFound.
 	GetFailed(ctx context.Context, ref Ref) (*FailedRow, error)
+	// ResolveRefs maps refs to row ids; refs that match nothing are absent.
+	ResolveRefs(ctx context.Context, refs []Ref) (map[Ref]int64, error)
+	// Count counts the rows a SQL filter matches.
+	Count(ctx context.Context, f Filter) (int64, error)
+
+	// MoveBatch locks the next batch (ascending id after p.AfterID), asks
+	// plan what to do with each row (whole payload, exception head), and in
+	// one transaction inserts the accepted ones into jobs and deletes them
+	// from failed_jobs. Rows locked by someone else are skipped.
+	MoveBatch(ctx context.Context, p BatchParams, plan func(*FailedRow) (Move, bool)) (BatchResult, error)
+	// DeleteBatch is MoveBatch's sibling for forget: it deletes what plan accepts.
+	DeleteBatch(ctx context.Context, p BatchParams, plan func(*FailedRow) bool) (BatchResult, error)
+	// DeleteBefore prunes rows that failed before a cut-off, in short batches.
+	DeleteBefore(ctx context.Context, p PruneParams) (int64, error)
+	// DeleteAll empties failed_jobs in short batches.
+	DeleteAll(ctx context.Context, batch int, progress func(int64)) (int64, error)
+
 	Close() error
+}
+
+// BatchParams selects one batch of a bulk write: by explicit row ids or by a
+// SQL filter, ascending after AfterID.
+type BatchParams struct {
+	Filter  Filter
+	IDs     []int64
+	AfterID int64
+	Limit   int
+	Now     time.Time
+	DryRun  bool
+}
+
+// Move says where a retried job goes: the queue and the payload bytes to
+// insert (the original bytes, except keys that must change).
+type Move struct {
+	Queue   string
+	Payload []byte
+}
+
+// BatchResult reports one batch: how many rows were locked, the last id
+// seen (the next batch's AfterID), and the ids acted on.
+type BatchResult struct {
+	Locked int
+	LastID int64
+	Done   []int64
+}
+
+// PruneParams deletes rows with failed_at before Before (Laravel's prune,
+// <), or at or before it with Inclusive (Laravel's flush --hours, <=).
+type PruneParams struct {
+	Before         time.Time
+	Inclusive      bool
+	BatchSize      int
+	StopAfterClean int
+	DryRun         bool
+	Progress       func(total int64)
+	// OnBatch reports each delete statement's row count and duration.
+	OnBatch func(n int64, took time.Duration)
 }
 
 // Errors the store and the service return; cmd maps them to exit codes.
@@ -124,4 +180,8 @@ var (
 	ErrMissingTable  = errors.New("missing table")
 	ErrUnreachable   = errors.New("database unreachable")
 	ErrInvalidCursor = errors.New("invalid cursor")
+	ErrInvalidInput  = errors.New("invalid input")
+	// ErrConflict: the database rolled a transaction back (deadlock victim,
+	// lock timeout); running it again is safe.
+	ErrConflict = errors.New("transaction conflict")
 )

@@ -19,17 +19,19 @@ func TestConformance(t *testing.T) {
 	for _, driver := range sqltest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
 			t.Parallel()
-			for _, c := range conformanceCases {
+			for _, c := range append(append([]conformanceCase{}, readCases...), writeCases...) {
 				t.Run(c.name, func(t *testing.T) { c.run(t, driver) })
 			}
 		})
 	}
 }
 
-var conformanceCases = []struct {
+type conformanceCase struct {
 	name string
 	run  func(t *testing.T, driver string)
-}{
+}
+
+var readCases = []conformanceCase{
 	{"SchemaModes", testSchemaModes},
 	{"MissingTable", testMissingTable},
 	{"ScanOrderAndBatches", testScanOrderAndBatches},
@@ -67,7 +69,7 @@ func collect(t *testing.T, s triage.Store, p triage.ScanParams) []*triage.Failed
 	return out
 }
 
-func ids(rows []*triage.FailedRow) []int64 {
+func idsOf(rows []*triage.FailedRow) []int64 {
 	out := make([]int64, len(rows))
 	for i, r := range rows {
 		out[i] = r.ID
@@ -129,10 +131,10 @@ func testScanOrderAndBatches(t *testing.T, driver string) {
 	got := sqltest.InsertFailed(t, s, fx...)
 	want := []int64{got[6], got[5], got[4], got[3], got[2], got[1], got[0]}
 	// Batches of 2 over 7 rows cross several keyset boundaries with equal failed_at.
-	equalIDs(t, "desc", ids(collect(t, s, triage.ScanParams{BatchSize: 2})), want)
-	equalIDs(t, "limit", ids(collect(t, s, triage.ScanParams{BatchSize: 2, Limit: 3})), want[:3])
-	equalIDs(t, "before", ids(collect(t, s, triage.ScanParams{BatchSize: 2, BeforeID: want[2]})), want[3:])
-	equalIDs(t, "asc", ids(collect(t, s, triage.ScanParams{BatchSize: 3, Ascending: true, AfterID: got[1]})), got[2:])
+	equalIDs(t, "desc", idsOf(collect(t, s, triage.ScanParams{BatchSize: 2})), want)
+	equalIDs(t, "limit", idsOf(collect(t, s, triage.ScanParams{BatchSize: 2, Limit: 3})), want[:3])
+	equalIDs(t, "before", idsOf(collect(t, s, triage.ScanParams{BatchSize: 2, BeforeID: want[2]})), want[3:])
+	equalIDs(t, "asc", idsOf(collect(t, s, triage.ScanParams{BatchSize: 3, Ascending: true, AfterID: got[1]})), got[2:])
 	stop := errors.New("stop")
 	n := 0
 	err := s.ScanFailed(context.Background(), triage.ScanParams{BatchSize: 2}, func(*triage.FailedRow) error {
@@ -175,7 +177,7 @@ func testFilters(t *testing.T, driver string) {
 		{"id range", triage.Filter{MinID: got[1], MaxID: got[1]}, []int64{got[1]}},
 		{"combined", triage.Filter{Queues: []string{"emails"}, Connections: []string{"database"}}, []int64{got[2]}},
 	} {
-		equalIDs(t, tc.name, ids(collect(t, s, triage.ScanParams{Filter: tc.f})), tc.want)
+		equalIDs(t, tc.name, idsOf(collect(t, s, triage.ScanParams{Filter: tc.f})), tc.want)
 	}
 }
 
@@ -248,7 +250,7 @@ func testWallClockTimezone(t *testing.T, driver string) {
 	}
 	// A bound given in another zone is compared as Jakarta wall-clock time.
 	since := time.Date(2026, 11, 30, 7, 30, 0, 0, time.UTC) // 14:30 in Jakarta
-	equalIDs(t, "since across zones", ids(collect(t, s, triage.ScanParams{Filter: triage.Filter{Since: since}})), []int64{got[1]})
+	equalIDs(t, "since across zones", idsOf(collect(t, s, triage.ScanParams{Filter: triage.Filter{Since: since}})), []int64{got[1]})
 }
 
 func testHostileText(t *testing.T, driver string) {

@@ -236,8 +236,22 @@ func (s *Store) queryError(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return fmt.Errorf("query on %s failed: %s", s.ep.Redacted(), scrub(err, s.ep))
+	return &dbError{msg: "query on " + s.ep.Redacted() + " failed: " + scrub(err, s.ep), cause: err}
 }
+
+// dbError keeps the driver error for errors.As (deadlock codes) while its
+// message is the scrubbed one.
+type dbError struct {
+	msg   string
+	cause error
+}
+
+func (e *dbError) Error() string { return e.msg }
+func (e *dbError) Unwrap() error { return e.cause }
+
+// Is makes deadlock victims recognisable as triage.ErrConflict: the
+// transaction was rolled back whole and may simply run again.
+func (e *dbError) Is(target error) bool { return target == triage.ErrConflict && isDeadlock(e.cause) }
 
 // wallTime scans failed_at from any driver: PostgreSQL and SQLite return a
 // time.Time whose clock fields are the stored wall-clock time, MySQL returns

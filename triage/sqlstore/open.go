@@ -86,6 +86,9 @@ type Store struct {
 	failed string // quoted table names
 	jobs   string
 	ep     Endpoint
+	// skipLocked: the server knows FOR UPDATE SKIP LOCKED (PostgreSQL,
+	// MySQL >= 8.0.1, MariaDB >= 10.6).
+	skipLocked bool
 }
 
 var _ triage.Store = (*Store)(nil)
@@ -128,6 +131,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	s := &Store{db: db, d: d, loc: cfg.Location, ep: cfg.Endpoint,
 		failed: d.quote(cfg.FailedTable), jobs: d.quote(cfg.JobsTable)}
+	if s.skipLocked, err = s.detectSkipLocked(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := s.detectSchema(ctx, cfg); err != nil {
 		db.Close()
 		return nil, err
@@ -269,8 +276,37 @@ func openMySQL(ctx context.Context, ep Endpoint, cfg Config) (*sqlx.DB, error) {
 	return sqlx.NewDb(sql.OpenDB(conn), "mysql"), nil
 }
 
+func (s *Store) detectSkipLocked(ctx context.Context) (bool, error) {
+	switch s.d.name {
+	case "postgres":
+		return true, nil
+	case "mysql":
+		var v string
+		if err := s.db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
+			return false, s.queryError(err)
+		}
+		return mysqlHasSkipLocked(v), nil
+	}
+	return false, nil
+}
+
+// mysqlHasSkipLocked applies Laravel's rule (MySqlGrammar): MariaDB >= 10.6,
+// MySQL >= 8.0.1.
+func mysqlHasSkipLocked(version string) bool {
+	v := strings.TrimPrefix(version, "5.5.5-")
+	var major, minor, patch int
+	fmt.Sscanf(v, "%d.%d.%d", &major, &minor, &patch)
+	if strings.Contains(strings.ToLower(v), "mariadb") {
+		return major > 10 || (major == 10 && minor >= 6)
+	}
+	return major > 8 || (major == 8 && (minor > 0 || patch >= 1))
+}
+
 func sqliteDSN(ep Endpoint, cfg Config) string {
 	q := url.Values{}
+	// Take the write lock at BEGIN so that two writers serialise instead of
+	// failing with SQLITE_BUSY half-way through a batch.
+	q.Add("_txlock", "immediate")
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", cfg.StatementTimeout.Milliseconds()))
 	return "file:" + ep.Path + "?" + q.Encode()
 }
@@ -293,6 +329,9 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // Schema reports what Open found.
 func (s *Store) Schema() triage.Schema { return s.schema }
+
+// Endpoint is where this store is connected.
+func (s *Store) Endpoint() Endpoint { return s.ep }
 
 // DB exposes the pool to tests and benchmarks in this module.
 func (s *Store) DB() *sqlx.DB { return s.db }

@@ -1,0 +1,107 @@
+package triage
+
+import (
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage/exception"
+	"github.com/jobtriage/jobtriage/triage/payload"
+	"github.com/jobtriage/jobtriage/triage/signature"
+)
+
+// Job is one failed job as a listing shows it.
+type Job struct {
+	RowID            int64     `json:"row_id"`
+	ID               string    `json:"id"`   // how the operator addresses it: uuid, or integer id
+	UUID             string    `json:"uuid"` // "" for legacy rows and integer-mode tables
+	Connection       string    `json:"connection"`
+	Queue            string    `json:"queue"`
+	Class            string    `json:"class"`
+	ExceptionClass   string    `json:"exception_class"`
+	ExceptionMessage string    `json:"exception_message"`
+	FailedAt         time.Time `json:"failed_at"`
+	Signature        string    `json:"signature"`
+}
+
+// JobFromRow derives what a listing shows from a row (heads are enough).
+func JobFromRow(r *FailedRow) Job {
+	j := Job{
+		RowID:      r.ID,
+		UUID:       r.UUID,
+		ID:         r.UUID,
+		Connection: r.Connection,
+		Queue:      r.Queue,
+		Class:      payload.JobClass(r.Payload),
+		FailedAt:   r.FailedAt,
+	}
+	if j.ID == "" {
+		j.ID = strconv.FormatInt(r.ID, 10)
+	}
+	j.ExceptionClass, j.ExceptionMessage = exception.Head(r.Exception)
+	j.Signature = signature.ID(j.Class, j.ExceptionClass, signature.Normalize(j.ExceptionMessage))
+	return j
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// ParseRef reads an id as the operator typed it: all digits is a row id (so
+// legacy NULL-uuid rows stay reachable); anything else is a uuid.
+func ParseRef(s string) (Ref, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Ref{}, fmt.Errorf("%w: empty id", ErrInvalidInput)
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n <= 0 {
+			return Ref{}, fmt.Errorf("%w: id %d is not a valid row id", ErrInvalidInput, n)
+		}
+		return Ref{ID: n}, nil
+	}
+	if len(s) > 255 || strings.ContainsAny(s, "\x00\n\r") {
+		return Ref{}, fmt.Errorf("%w: %q is neither a uuid nor an integer id", ErrInvalidInput, truncate(s, 40))
+	}
+	return Ref{UUID: s}, nil
+}
+
+// LooksLikeUUID reports whether s has the shape of a Laravel job uuid.
+func LooksLikeUUID(s string) bool { return uuidRE.MatchString(s) }
+
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// Cursor is the opaque continuation of a listing: the last row id it showed.
+// It is base64 so that nobody is tempted to compute with it.
+type Cursor struct{ BeforeID int64 }
+
+const cursorPrefix = "v1:"
+
+func (c Cursor) String() string {
+	if c.BeforeID <= 0 {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.FormatInt(c.BeforeID, 10)))
+}
+
+// ParseCursor reads a cursor printed by a previous listing.
+func ParseCursor(s string) (Cursor, error) {
+	if s == "" {
+		return Cursor{}, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || !strings.HasPrefix(string(raw), cursorPrefix) {
+		return Cursor{}, fmt.Errorf("%w: %q was not printed by jobtriage failed", ErrInvalidCursor, truncate(s, 40))
+	}
+	n, err := strconv.ParseInt(strings.TrimPrefix(string(raw), cursorPrefix), 10, 64)
+	if err != nil || n <= 0 {
+		return Cursor{}, fmt.Errorf("%w: %q was not printed by jobtriage failed", ErrInvalidCursor, truncate(s, 40))
+	}
+	return Cursor{BeforeID: n}, nil
+}

@@ -1,0 +1,299 @@
+package triage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// writeBatch is the number of rows one retry or forget transaction moves:
+// big enough to amortise round trips, small enough that no transaction holds
+// its locks for long.
+const writeBatch = 500
+
+// DefaultDatabaseConnection is the queue connection name taken to use
+// Laravel's database driver when the operator names none: the skeleton's.
+const DefaultDatabaseConnection = "database"
+
+func (s *Service) isDatabaseConnection(name string) bool {
+	conns := s.DatabaseConnections
+	if len(conns) == 0 {
+		conns = []string{DefaultDatabaseConnection}
+	}
+	for _, c := range conns {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}
+
+// selection turns ids or a query into the batch parameters of a bulk write,
+// and reports the ids that matched nothing.
+func (s *Service) selection(ctx context.Context, q Query, refs []Ref, all bool) ([][]int64, Filter, []string, error) {
+	if len(refs) == 0 {
+		if !all && q.empty() {
+			return nil, Filter{}, nil, fmt.Errorf("%w: name job ids, a filter, or all", ErrInvalidInput)
+		}
+		return nil, q.filter(), nil, nil
+	}
+	found, err := s.Store.ResolveRefs(ctx, refs)
+	if err != nil {
+		return nil, Filter{}, nil, err
+	}
+	var ids []int64
+	var missing []string
+	seen := map[int64]bool{}
+	for _, r := range refs {
+		id, ok := found[r]
+		if !ok {
+			missing = append(missing, r.String())
+			continue
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	var chunks [][]int64
+	for i := 0; i < len(ids); i += writeBatch {
+		chunks = append(chunks, ids[i:min(i+writeBatch, len(ids))])
+	}
+	return chunks, Filter{}, missing, nil
+}
+
+// eachBatch runs a batch operation over explicit id chunks, or over the
+// filter in ascending keyset batches, until done says stop.
+func eachBatch(ctx context.Context, chunks [][]int64, f Filter, byIDs bool, now time.Time, dry bool,
+	run func(BatchParams) (BatchResult, error), stop func() bool) error {
+	if byIDs {
+		for _, c := range chunks {
+			if stop() {
+				return nil
+			}
+			if _, err := run(BatchParams{IDs: c, Limit: len(c), Now: now, DryRun: dry}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	p := BatchParams{Filter: f, Limit: writeBatch, Now: now, DryRun: dry}
+	for !stop() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		res, err := run(p)
+		if err != nil {
+			return err
+		}
+		if res.Locked < p.Limit {
+			return nil
+		}
+		p.AfterID = res.LastID
+	}
+	return nil
+}
+
+// Retry puts failed jobs back on their queues as Laravel's DatabaseQueue
+// would push them, oldest first, batch by batch: each batch's insert into
+// jobs and delete from failed_jobs commit together. Jobs that would only
+// fail again, or that cannot go to the jobs table, are skipped with a reason
+// and stay in failed_jobs.
+func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error) {
+	res := RetryResult{DryRun: p.DryRun, ByQueue: map[string]int{}, ByClass: map[string]int{}}
+	chunks, f, missing, err := s.selection(ctx, p.Query, p.Refs, p.All)
+	if err != nil {
+		return res, err
+	}
+	res.NotFound = missing
+	now := s.Now()
+	byIDs := len(p.Refs) > 0
+	plan := func(r *FailedRow) (Move, bool) {
+		if p.Limit > 0 && res.Retried >= p.Limit {
+			return Move{}, false
+		}
+		j := JobFromRow(r)
+		if !byIDs && !p.Query.match(j) {
+			return Move{}, false
+		}
+		skip := func(reason string) (Move, bool) {
+			res.Skipped = append(res.Skipped, Skip{ID: j.ID, Class: j.Class, Connection: j.Connection, Queue: j.Queue, Reason: reason})
+			return Move{}, false
+		}
+		if !s.isDatabaseConnection(r.Connection) {
+			return skip(fmt.Sprintf("connection %q is not a database queue (jobtriage writes only to the jobs table; "+
+				"name database-driver connections with --database-connection)", r.Connection))
+		}
+		body, reason := RetryPayload(r.Payload, now, p.RetryUntil)
+		if reason != "" {
+			return skip(reason)
+		}
+		queue := r.Queue
+		if p.ToQueue != "" {
+			queue = p.ToQueue
+		}
+		res.Retried++
+		res.IDs = append(res.IDs, j.ID)
+		res.ByQueue[queue]++
+		res.ByClass[j.Class]++
+		return Move{Queue: queue, Payload: body}, true
+	}
+	run := func(bp BatchParams) (BatchResult, error) {
+		// A batch whose transaction fails is rolled back whole: undo what
+		// plan counted for it, and run it again if it was a conflict.
+		before := snapshot(res)
+		br, err := retryConflicts(ctx, func() (BatchResult, error) {
+			res = snapshot(before)
+			return s.Store.MoveBatch(ctx, bp, plan)
+		})
+		if err != nil {
+			res = before
+			return br, err
+		}
+		if p.Progress != nil {
+			p.Progress(res.Retried)
+		}
+		return br, nil
+	}
+	err = eachBatch(ctx, chunks, f, byIDs, now, p.DryRun, run, func() bool { return p.Limit > 0 && res.Retried >= p.Limit })
+	return res, err
+}
+
+func snapshot(r RetryResult) RetryResult {
+	c := r
+	c.IDs = append([]string(nil), r.IDs...)
+	c.Skipped = append([]Skip(nil), r.Skipped...)
+	c.ByQueue = map[string]int{}
+	for k, v := range r.ByQueue {
+		c.ByQueue[k] = v
+	}
+	c.ByClass = map[string]int{}
+	for k, v := range r.ByClass {
+		c.ByClass[k] = v
+	}
+	return c
+}
+
+// RetryPayload returns the payload a retried job is pushed with, or why it
+// must not be pushed. Only the keys that must change are touched — every
+// other byte, data.command above all, stays as Laravel wrote it:
+//   - "attempts" is reset to 0 only where the payload carries it (Redis
+//     payloads; for the database driver attempts live in the column);
+//   - an expired "retryUntil" would make the worker fail the job at once with
+//     MaxAttemptsExceededException, so the job is skipped unless extend gives
+//     it a new deadline of now+extend.
+func RetryPayload(raw []byte, now time.Time, extend time.Duration) ([]byte, string) {
+	if !json.Valid(raw) || !gjson.ParseBytes(raw).IsObject() {
+		return nil, "malformed payload: not a JSON object (left in failed_jobs; see show)"
+	}
+	out := raw
+	var err error
+	if a := gjson.GetBytes(raw, "attempts"); a.Exists() {
+		if out, err = sjson.SetBytes(out, "attempts", 0); err != nil {
+			return nil, "payload attempts cannot be reset: " + err.Error()
+		}
+	}
+	ru := gjson.GetBytes(raw, "retryUntil")
+	if ru.Type == gjson.Number && ru.Int() > 0 && ru.Int() <= now.Unix() {
+		if extend <= 0 {
+			return nil, fmt.Sprintf("retryUntil passed at %s: the worker would fail it at once "+
+				"(MaxAttemptsExceededException); --retry-until gives it a new deadline",
+				time.Unix(ru.Int(), 0).UTC().Format(time.RFC3339))
+		}
+		if out, err = sjson.SetBytes(out, "retryUntil", now.Add(extend).Unix()); err != nil {
+			return nil, "payload retryUntil cannot be set: " + err.Error()
+		}
+	}
+	return out, ""
+}
+
+// Forget deletes failed jobs by id or by filter, batch by batch.
+func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, error) {
+	res := ForgetResult{DryRun: p.DryRun}
+	chunks, f, missing, err := s.selection(ctx, p.Query, p.Refs, p.All)
+	if err != nil {
+		return res, err
+	}
+	res.NotFound = missing
+	byIDs := len(p.Refs) > 0
+	plan := func(r *FailedRow) bool {
+		j := JobFromRow(r)
+		if !byIDs && !p.Query.match(j) {
+			return false
+		}
+		res.Deleted++
+		res.IDs = append(res.IDs, j.ID)
+		return true
+	}
+	run := func(bp BatchParams) (BatchResult, error) {
+		before := res
+		before.IDs = append([]string(nil), res.IDs...)
+		br, err := retryConflicts(ctx, func() (BatchResult, error) {
+			res = before
+			res.IDs = append([]string(nil), before.IDs...)
+			return s.Store.DeleteBatch(ctx, bp, plan)
+		})
+		if err != nil {
+			res = before
+			return br, err
+		}
+		if p.Progress != nil {
+			p.Progress(res.Deleted)
+		}
+		return br, nil
+	}
+	err = eachBatch(ctx, chunks, f, byIDs, s.Now(), p.DryRun, run, func() bool { return false })
+	return res, err
+}
+
+// Prune deletes the failed jobs older than hours, as queue:prune-failed
+// does (failed_at < now − hours, in the app timezone), in short batches.
+func (s *Service) Prune(ctx context.Context, hours float64, dry bool, progress func(int64)) (int64, error) {
+	if hours <= 0 {
+		return 0, fmt.Errorf("%w: --hours must be greater than 0, got %v", ErrInvalidInput, hours)
+	}
+	before := s.Now().Add(-time.Duration(hours * float64(time.Hour)))
+	return s.Store.DeleteBefore(ctx, PruneParams{Before: before, DryRun: dry, Progress: progress})
+}
+
+// Flush deletes every failed job, or with hours > 0 those that failed at or
+// before now − hours (queue:flush --hours, <=), in short batches.
+func (s *Service) Flush(ctx context.Context, hours float64, progress func(int64)) (int64, error) {
+	if hours < 0 {
+		return 0, fmt.Errorf("%w: --hours must not be negative, got %v", ErrInvalidInput, hours)
+	}
+	if hours == 0 {
+		return s.Store.DeleteAll(ctx, 1000, progress)
+	}
+	before := s.Now().Add(-time.Duration(hours * float64(time.Hour)))
+	return s.Store.DeleteBefore(ctx, PruneParams{Before: before, Inclusive: true, Progress: progress})
+}
+
+// retryConflicts runs one batch transaction again when the database chose it
+// as a deadlock victim: it was rolled back whole, so running it again is
+// safe. InnoDB picks victims among concurrent writers (workers inserting into
+// jobs, another jobtriage) even when they share no row.
+func retryConflicts(ctx context.Context, run func() (BatchResult, error)) (BatchResult, error) {
+	const attempts = 8
+	var err error
+	for i := 0; i < attempts; i++ {
+		var res BatchResult
+		res, err = run()
+		if err == nil || !errors.Is(err, ErrConflict) {
+			return res, err
+		}
+		select {
+		case <-ctx.Done():
+			return BatchResult{}, ctx.Err()
+		case <-time.After(time.Duration(10*(i+1)*(i+1)) * time.Millisecond):
+		}
+	}
+	return BatchResult{}, err
+}

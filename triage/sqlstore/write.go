@@ -1,0 +1,372 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// lockClause is appended to the batch select of a write: rows a concurrent
+// jobtriage (or anything else) holds are skipped instead of waited for, so
+// two retries never move one job twice and never block each other.
+func (s *Store) lockClause() string {
+	switch {
+	case s.d.name == "sqlite":
+		// SQLite has no row locks: _txlock=immediate takes the database's
+		// write lock at BEGIN, so a second writer waits (busy_timeout) and
+		// then reads what the first one committed.
+		return ""
+	case s.skipLocked:
+		return " FOR UPDATE SKIP LOCKED"
+	default:
+		// MySQL 5.7 / MariaDB < 10.6: a locking read waits, then sees the
+		// committed state — rows already moved are gone.
+		return " FOR UPDATE"
+	}
+}
+
+// beginWrite starts a write transaction. READ COMMITTED keeps InnoDB from
+// holding locks on rows the WHERE clause rejected and from taking gap locks
+// that would collide with workers inserting into jobs.
+func (s *Store) beginWrite(ctx context.Context) (*sqlx.Tx, error) {
+	opts := &sql.TxOptions{}
+	if s.d.name == "mysql" {
+		opts.Isolation = sql.LevelReadCommitted
+	}
+	tx, err := s.db.BeginTxx(ctx, opts)
+	if err != nil {
+		return nil, s.queryError(err)
+	}
+	return tx, nil
+}
+
+// lockBatch selects and locks the next batch of a write: whole payloads (the
+// retry edits them) and exception heads (for signature filters).
+func (s *Store) lockBatch(ctx context.Context, tx *sqlx.Tx, p triage.BatchParams) ([]*triage.FailedRow, error) {
+	sel, selArgs := s.selectList(false)
+	sel = strings.Replace(sel, s.d.head("payload", headChars)+" AS payload", "payload", 1)
+	var cond string
+	var args []any
+	if len(p.IDs) > 0 {
+		cond = "id IN (" + marks(len(p.IDs)) + ")"
+		for _, id := range p.IDs {
+			args = append(args, id)
+		}
+	} else {
+		cond, args = s.where(p.Filter)
+	}
+	q := "SELECT " + sel + " FROM " + s.failed + " WHERE " + cond + " AND id > ? ORDER BY id LIMIT ?" + s.lockClause()
+	all := append(append(append([]any{}, selArgs...), args...), p.AfterID, p.Limit)
+	rows, err := tx.QueryContext(ctx, s.db.Rebind(q), all...)
+	if err != nil {
+		return nil, s.queryError(err)
+	}
+	defer rows.Close()
+	var out []*triage.FailedRow
+	for rows.Next() {
+		r, err := s.scanRow(rows, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.queryError(err)
+	}
+	return out, nil
+}
+
+func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+// MoveBatch locks the next batch of failed jobs, asks p.Plan what to do with
+// each, inserts the moved ones into jobs as Laravel's DatabaseQueue::pushRaw
+// does and deletes them from failed_jobs — all in one transaction, so a crash
+// at any moment leaves every job in exactly one of the two tables.
+func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
+	if err := s.requireJobs(); err != nil {
+		return triage.BatchResult{}, err
+	}
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return triage.BatchResult{}, err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	rows, err := s.lockBatch(ctx, tx, p)
+	if err != nil {
+		return triage.BatchResult{}, err
+	}
+	res := triage.BatchResult{Locked: len(rows)}
+	now := p.Now.Unix()
+	var moved []int64
+	var insArgs []any
+	for _, r := range rows {
+		res.LastID = r.ID
+		m, ok := plan(r)
+		if !ok {
+			continue
+		}
+		moved = append(moved, r.ID)
+		// attempts 0, reserved_at NULL, available_at = created_at = now.
+		insArgs = append(insArgs, m.Queue, now, now, m.Payload)
+	}
+	if p.DryRun || len(moved) == 0 {
+		res.Done = moved
+		return res, nil
+	}
+	const perInsert = 200 // keeps one statement's parameters and size modest
+	for i := 0; i < len(moved); i += perInsert {
+		j := min(i+perInsert, len(moved))
+		values := strings.TrimSuffix(strings.Repeat("(?, 0, NULL, ?, ?, ?), ", j-i), ", ")
+		q := "INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) VALUES " + values
+		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), insArgs[i*4:j*4]...); err != nil {
+			return triage.BatchResult{}, s.queryError(err)
+		}
+	}
+	if err := s.deleteIDs(ctx, tx, moved); err != nil {
+		return triage.BatchResult{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return triage.BatchResult{}, s.queryError(err)
+	}
+	res.Done = moved
+	return res, nil
+}
+
+// DeleteBatch locks the next batch, keeps the rows p.Plan accepts and
+// deletes them, in one transaction.
+func (s *Store) DeleteBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) bool) (triage.BatchResult, error) {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return triage.BatchResult{}, err
+	}
+	defer tx.Rollback() //nolint:errcheck
+	rows, err := s.lockBatch(ctx, tx, p)
+	if err != nil {
+		return triage.BatchResult{}, err
+	}
+	res := triage.BatchResult{Locked: len(rows)}
+	var del []int64
+	for _, r := range rows {
+		res.LastID = r.ID
+		if plan(r) {
+			del = append(del, r.ID)
+		}
+	}
+	if !p.DryRun && len(del) > 0 {
+		if err := s.deleteIDs(ctx, tx, del); err != nil {
+			return triage.BatchResult{}, err
+		}
+		if err := tx.Commit(); err != nil {
+			return triage.BatchResult{}, s.queryError(err)
+		}
+	}
+	res.Done = del
+	return res, nil
+}
+
+func (s *Store) deleteIDs(ctx context.Context, tx *sqlx.Tx, ids []int64) error {
+	const perDelete = 1000
+	for i := 0; i < len(ids); i += perDelete {
+		j := min(i+perDelete, len(ids))
+		args := make([]any, 0, j-i)
+		for _, id := range ids[i:j] {
+			args = append(args, id)
+		}
+		q := "DELETE FROM " + s.failed + " WHERE id IN (" + marks(j-i) + ")"
+		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
+			return s.queryError(err)
+		}
+	}
+	return nil
+}
+
+// ResolveRefs finds the row ids of the given refs; refs not found are absent
+// from the map.
+func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.Ref]int64, error) {
+	out := map[triage.Ref]int64{}
+	var uuids []any
+	var ids []any
+	for _, r := range refs {
+		switch {
+		case r.UUID != "" && s.schema.IDMode == triage.IDModeUUID:
+			uuids = append(uuids, r.UUID)
+		case r.ID > 0:
+			ids = append(ids, r.ID)
+		}
+	}
+	query := func(col string, vals []any) error {
+		for i := 0; i < len(vals); i += 500 {
+			chunk := vals[i:min(i+500, len(vals))]
+			q := "SELECT id, " + col + " FROM " + s.failed + " WHERE " + col + " IN (" + marks(len(chunk)) + ")"
+			if col == "id" {
+				q = "SELECT id, id FROM " + s.failed + " WHERE id IN (" + marks(len(chunk)) + ")"
+			}
+			rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), chunk...)
+			if err != nil {
+				return s.queryError(err)
+			}
+			for rows.Next() {
+				var id int64
+				var key string
+				if err := rows.Scan(&id, &key); err != nil {
+					rows.Close()
+					return err
+				}
+				if col == "uuid" {
+					out[triage.Ref{UUID: key}] = id
+				} else {
+					out[triage.Ref{ID: id}] = id
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return s.queryError(err)
+			}
+		}
+		return nil
+	}
+	if err := query("uuid", uuids); err != nil {
+		return nil, err
+	}
+	if err := query("id", ids); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteBefore deletes failed jobs older than p.Before in short batches.
+//
+// failed_jobs has no index on failed_at, so Laravel's prune scans the whole
+// table for every chunk of 1000. Ids grow with failure time, so this walks
+// the primary key upwards instead: each batch is a range delete over at most
+// p.BatchSize ids, and the walk stops after StopAfterClean consecutive
+// batches in which nothing was old enough (a row older than the cut-off
+// behind newer rows would be out of failure order — a clock step — and is
+// still caught inside those batches).
+func (s *Store) DeleteBefore(ctx context.Context, p triage.PruneParams) (int64, error) {
+	batch := p.BatchSize
+	if batch <= 0 {
+		batch = 1000
+	}
+	stopAfter := p.StopAfterClean
+	if stopAfter <= 0 {
+		stopAfter = 3
+	}
+	op := "<"
+	if p.Inclusive {
+		op = "<="
+	}
+	cut := s.wall(p.Before)
+	var total int64
+	var cursor int64
+	clean := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		// The upper id of the next batch, by the primary key alone.
+		var hi sql.NullInt64
+		q := "SELECT MAX(id) FROM (SELECT id FROM " + s.failed + " WHERE id > ? ORDER BY id LIMIT ?) b"
+		if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), cursor, batch).Scan(&hi); err != nil {
+			return total, s.queryError(err)
+		}
+		if !hi.Valid {
+			return total, nil
+		}
+		var n int64
+		if p.DryRun {
+			q = "SELECT COUNT(*) FROM " + s.failed + " WHERE id > ? AND id <= ? AND failed_at " + op + " ?"
+			if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), cursor, hi.Int64, cut).Scan(&n); err != nil {
+				return total, s.queryError(err)
+			}
+		} else {
+			q = "DELETE FROM " + s.failed + " WHERE id > ? AND id <= ? AND failed_at " + op + " ?"
+			start := time.Now()
+			res, err := s.db.ExecContext(ctx, s.db.Rebind(q), cursor, hi.Int64, cut)
+			if err != nil {
+				return total, s.queryError(err)
+			}
+			n, _ = res.RowsAffected()
+			if p.OnBatch != nil {
+				p.OnBatch(n, time.Since(start))
+			}
+		}
+		total += n
+		if p.Progress != nil {
+			p.Progress(total)
+		}
+		if n == 0 {
+			clean++
+			if clean >= stopAfter {
+				return total, nil
+			}
+		} else {
+			clean = 0
+		}
+		cursor = hi.Int64
+	}
+}
+
+// DeleteAll empties failed_jobs in primary-key batches (flush without
+// --hours), so no single statement holds the table for long.
+func (s *Store) DeleteAll(ctx context.Context, batch int, progress func(int64)) (int64, error) {
+	if batch <= 0 {
+		batch = 1000
+	}
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		var hi sql.NullInt64
+		q := "SELECT MAX(id) FROM (SELECT id FROM " + s.failed + " ORDER BY id LIMIT ?) b"
+		if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), batch).Scan(&hi); err != nil {
+			return total, s.queryError(err)
+		}
+		if !hi.Valid {
+			return total, nil
+		}
+		res, err := s.db.ExecContext(ctx, s.db.Rebind("DELETE FROM "+s.failed+" WHERE id <= ?"), hi.Int64)
+		if err != nil {
+			return total, s.queryError(err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+		if progress != nil {
+			progress(total)
+		}
+	}
+}
+
+// Count counts the rows matching a SQL filter (for confirmations).
+func (s *Store) Count(ctx context.Context, f triage.Filter) (int64, error) {
+	cond, args := s.where(f)
+	var n int64
+	if err := s.db.QueryRowContext(ctx, s.db.Rebind("SELECT COUNT(*) FROM "+s.failed+" WHERE "+cond), args...).Scan(&n); err != nil {
+		return 0, s.queryError(err)
+	}
+	return n, nil
+}
+
+// isDeadlock recognises MySQL's 1213 (deadlock) and 1205 (lock wait
+// timeout), PostgreSQL's 40P01 and 40001, and SQLite's busy database.
+func isDeadlock(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == 1213 || me.Number == 1205
+	}
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		return pe.Code == "40P01" || pe.Code == "40001"
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+}

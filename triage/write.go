@@ -1,0 +1,62 @@
+package triage
+
+import "time"
+
+// RetryParams selects failed jobs to put back on their queues.
+type RetryParams struct {
+	// Query selects by filter when Refs is empty.
+	Query
+	// Refs are explicit ids; when set, Query is ignored.
+	Refs []Ref
+	// All must be set to retry with an empty Query and no Refs, so that an
+	// empty filter never means "everything" by accident.
+	All bool
+	// Limit retries only the N oldest matches: a canary before the rest.
+	Limit int
+	// ToQueue overrides each job's recorded queue.
+	ToQueue string
+	// RetryUntil gives jobs whose retryUntil has passed a new deadline of
+	// now+RetryUntil; zero skips such jobs (they would fail at once).
+	RetryUntil time.Duration
+	// DryRun reports what would happen and changes nothing.
+	DryRun bool
+	// Progress, when set, is told how many jobs are done so far.
+	Progress func(done int)
+}
+
+// Skip is a job a bulk action left alone, and why.
+type Skip struct {
+	ID         string `json:"id"`
+	Class      string `json:"class"`
+	Connection string `json:"connection"`
+	Queue      string `json:"queue"`
+	Reason     string `json:"reason"`
+}
+
+// RetryResult says what a retry did (or, dry, would do).
+type RetryResult struct {
+	DryRun   bool           `json:"dry_run"`
+	Retried  int            `json:"retried"`
+	IDs      []string       `json:"ids"`
+	ByQueue  map[string]int `json:"by_queue"`
+	ByClass  map[string]int `json:"by_class"`
+	Skipped  []Skip         `json:"skipped"`
+	NotFound []string       `json:"not_found"`
+}
+
+// ForgetParams selects failed jobs to delete.
+type ForgetParams struct {
+	Query
+	Refs     []Ref
+	All      bool
+	DryRun   bool
+	Progress func(done int)
+}
+
+// ForgetResult says what a forget did.
+type ForgetResult struct {
+	DryRun   bool     `json:"dry_run"`
+	Deleted  int      `json:"deleted"`
+	IDs      []string `json:"ids"`
+	NotFound []string `json:"not_found"`
+}
