@@ -10,15 +10,15 @@
 package payload
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // ErrMalformed is wrapped by Parse errors: the payload is not a JSON object.
@@ -116,38 +116,39 @@ func Parse(raw []byte) (Envelope, error) {
 	}
 	var e Envelope
 	for _, f := range fields {
+		v := gjson.ParseBytes(f.Raw)
 		switch f.Key {
 		case "uuid":
-			e.UUID = str(f.Raw)
+			e.UUID = str(v)
 		case "displayName":
-			e.DisplayName = str(f.Raw)
+			e.DisplayName = str(v)
 		case "job":
-			e.Job = str(f.Raw)
+			e.Job = str(v)
 		case "maxTries":
-			e.MaxTries = intPtr(f.Raw)
+			e.MaxTries = intPtr(v)
 		case "maxExceptions":
-			e.MaxExceptions = intPtr(f.Raw)
+			e.MaxExceptions = intPtr(v)
 		case "timeout":
-			e.Timeout = intPtr(f.Raw)
+			e.Timeout = intPtr(v)
 		case "failOnTimeout":
-			e.FailOnTimeout = truthy(f.Raw)
+			e.FailOnTimeout = truthy(v)
 		case "backoff":
-			e.Backoff = backoffText(f.Raw)
+			e.Backoff = backoffText(v)
 		case "retryUntil":
-			e.RetryUntil = int64Ptr(f.Raw)
+			e.RetryUntil = int64Ptr(v)
 		case "createdAt":
-			e.CreatedAt = int64Ptr(f.Raw)
+			e.CreatedAt = int64Ptr(v)
 		case "id":
-			e.ID = scalarText(f.Raw)
+			e.ID = scalarText(v)
 		case "attempts":
-			e.Attempts = intPtr(f.Raw)
+			e.Attempts = intPtr(v)
 		case "pushedAt":
-			e.PushedAt = scalarText(f.Raw)
+			e.PushedAt = scalarText(v)
 		case "tags":
-			e.Tags = stringList(f.Raw)
+			e.Tags = stringList(v)
 		case "data":
 			e.Data = f.Raw
-			e.readData(f.Raw)
+			e.readData(v)
 		default:
 			e.Extra = append(e.Extra, f)
 		}
@@ -176,21 +177,21 @@ func (e Envelope) Class() string {
 	return e.Job
 }
 
-func (e *Envelope) readData(raw json.RawMessage) {
-	fields, err := topLevel(raw)
-	if err != nil {
+func (e *Envelope) readData(data gjson.Result) {
+	if !data.IsObject() {
 		return // string jobs may carry any data, even a list
 	}
-	for _, f := range fields {
-		switch f.Key {
+	data.ForEach(func(k, v gjson.Result) bool {
+		switch k.String() {
 		case "commandName":
-			e.CommandName = str(f.Raw)
+			e.CommandName = str(v)
 		case "command":
-			e.Command = str(f.Raw)
+			e.Command = str(v)
 		case "batchId":
-			e.BatchID = str(f.Raw)
+			e.BatchID = str(v)
 		}
-	}
+		return true
+	})
 }
 
 func (e Envelope) kind() Kind {
@@ -213,94 +214,75 @@ func (e Envelope) kind() Kind {
 // topLevel splits a JSON object into its keys and raw values, in order.
 // A key that appears twice keeps its last value, as PHP's json_decode does.
 func topLevel(raw []byte) ([]Field, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	if !gjson.ValidBytes(raw) {
+		return nil, fmt.Errorf("%w: not valid JSON", ErrMalformed)
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	obj := gjson.ParseBytes(raw)
+	if !obj.IsObject() {
 		return nil, fmt.Errorf("%w: not a JSON object", ErrMalformed)
 	}
 	var fields []Field
 	seen := map[string]int{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("%w: object key is not a string", ErrMalformed)
-		}
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			return nil, fmt.Errorf("%w: value of %q: %v", ErrMalformed, key, err)
-		}
+	obj.ForEach(func(k, v gjson.Result) bool {
+		key := k.String()
+		val := json.RawMessage(v.Raw)
 		if i, dup := seen[key]; dup {
 			fields[i].Raw = val
-			continue
+			return true
 		}
 		seen[key] = len(fields)
 		fields = append(fields, Field{Key: key, Raw: val})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: data after the object", ErrMalformed)
-	}
+		return true
+	})
 	return fields, nil
 }
 
 // str is the value of a JSON string, or "" for anything else.
-func str(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
+func str(v gjson.Result) string {
+	if v.Type != gjson.String {
 		return ""
 	}
-	return s
+	return v.Str
 }
 
 // scalarText is a string's value or a number's text; "" otherwise.
-func scalarText(raw json.RawMessage) string {
-	if s := str(raw); s != "" {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String()
+func scalarText(v gjson.Result) string {
+	switch v.Type {
+	case gjson.String:
+		return v.Str
+	case gjson.Number:
+		return v.Raw
 	}
 	return ""
 }
 
 // number reads a JSON number, or a string holding one (PHP compares "3"
 // and 3 alike), as an integer. Fractions are truncated as PHP's (int) does.
-func number(raw json.RawMessage) (int64, bool) {
-	text := scalarText(raw)
+func number(v gjson.Result) (int64, bool) {
+	text := strings.TrimSpace(scalarText(v))
 	if text == "" {
 		return 0, false
 	}
-	if n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64); err == nil {
+	if n, err := strconv.ParseInt(text, 10, 64); err == nil {
 		return n, true
 	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
-	if err != nil || math.IsNaN(f) || f > math.MaxInt64 || f < math.MinInt64 {
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsNaN(f) || f >= math.MaxInt64 || f < math.MinInt64 {
 		return 0, false
 	}
 	return int64(f), true
 }
 
-func int64Ptr(raw json.RawMessage) *int64 {
-	n, ok := number(raw)
+func int64Ptr(v gjson.Result) *int64 {
+	n, ok := number(v)
 	if !ok {
 		return nil
 	}
 	return &n
 }
 
-func intPtr(raw json.RawMessage) *int {
-	n, ok := number(raw)
+func intPtr(v gjson.Result) *int {
+	n, ok := number(v)
 	if !ok || n > math.MaxInt32 || n < math.MinInt32 {
 		return nil
 	}
@@ -309,51 +291,46 @@ func intPtr(raw json.RawMessage) *int {
 }
 
 // truthy follows PHP's truthiness for the scalars a payload may hold.
-func truthy(raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	switch x := v.(type) {
-	case bool:
-		return x
-	case float64:
-		return x != 0
-	case string:
-		return x != "" && x != "0"
+func truthy(v gjson.Result) bool {
+	switch v.Type {
+	case gjson.True:
+		return true
+	case gjson.Number:
+		return v.Float() != 0
+	case gjson.String:
+		return v.Str != "" && v.Str != "0"
 	}
 	return false
 }
 
-func backoffText(raw json.RawMessage) string {
-	var list []json.RawMessage
-	if json.Unmarshal(raw, &list) == nil {
-		parts := make([]string, 0, len(list))
-		for _, item := range list {
+func backoffText(v gjson.Result) string {
+	switch {
+	case v.IsArray():
+		var parts []string
+		v.ForEach(func(_, item gjson.Result) bool {
 			parts = append(parts, scalarText(item))
-		}
+			return true
+		})
 		return strings.Join(parts, ",")
+	case v.Type == gjson.String || v.Type == gjson.Number:
+		return scalarText(v)
+	case v.Type == gjson.Null:
+		return ""
 	}
-	if t := scalarText(raw); t != "" {
-		return t
-	}
-	if s := strings.TrimSpace(string(raw)); s != "null" && s != `""` {
-		return s
-	}
-	return ""
+	return v.Raw
 }
 
 // stringList reads a list of strings, skipping items of other types.
-func stringList(raw json.RawMessage) []string {
-	var list []json.RawMessage
-	if json.Unmarshal(raw, &list) != nil {
+func stringList(v gjson.Result) []string {
+	if !v.IsArray() {
 		return nil
 	}
-	out := make([]string, 0, len(list))
-	for _, item := range list {
+	out := []string{}
+	v.ForEach(func(_, item gjson.Result) bool {
 		if t := scalarText(item); t != "" {
 			out = append(out, t)
 		}
-	}
+		return true
+	})
 	return out
 }

@@ -16,42 +16,49 @@ import (
 // usually one line; a multi-megabyte one differs in its head anyway.
 const MaxMessageBytes = 2048
 
-// step is one rewriting pass of Normalize.
-type step func(string) string
-
-func replace(expr, repl string) step {
-	re := regexp.MustCompile(expr)
-	return func(s string) string { return re.ReplaceAllString(s, repl) }
+// step is one rewriting pass of Normalize. Most messages lack what most
+// steps look for, so a step runs only when its trigger is in the text:
+// need lists characters of which one must occur ("" always runs).
+type step struct {
+	need string
+	run  func(string) string
 }
 
-func replaceFunc(expr string, fn func(string) string) step {
+func replace(need, expr, repl string) step {
 	re := regexp.MustCompile(expr)
-	return func(s string) string { return re.ReplaceAllStringFunc(s, fn) }
+	return step{need, func(s string) string { return re.ReplaceAllString(s, repl) }}
 }
+
+func replaceFunc(need, expr string, fn func(string) string) step {
+	re := regexp.MustCompile(expr)
+	return step{need, func(s string) string { return re.ReplaceAllStringFunc(s, fn) }}
+}
+
+const digits = "0123456789"
 
 // steps run in order: wide, structured tokens first, bare numbers last, so
 // that the digits inside a uuid or a URL never become separate <n>s.
 var steps = []step{
-	replace(`(?i)\b[a-z][a-z0-9+.-]*://[^\s'"\x60<>()\[\]{}]+`, "<url>"),
-	replace(`(?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b`, "<email>"),
-	replace(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`, "<uuid>"),
-	replace(`\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?`, "<time>"),
-	replace(`\b(?:\d{1,3}\.){3}\d{1,3}\b`, "<ip>"),
+	replace(":", `(?i)\b[a-z][a-z0-9+.-]*://[^\s'"\x60<>()\[\]{}]+`, "<url>"),
+	replace("@", `(?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b`, "<email>"),
+	replace("-", `(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`, "<uuid>"),
+	replace("-", `\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?`, "<time>"),
+	replace(".", `\b(?:\d{1,3}\.){3}\d{1,3}\b`, "<ip>"),
 	// Paths: Unix with two or more segments, or Windows with a drive. The
 	// leading group keeps PHP class names (App\Models\Order) out.
-	replace(`(^|[\s'"(=:\[,])(?:/[\w.@+~-]+){2,}/?`, "${1}<path>"),
-	replace(`\b[A-Za-z]:\\(?:[\w.@+~ -]+\\)*[\w.@+~-]+`, "<path>"),
+	replace("/", `(^|[\s'"(=:\[,])(?:/[\w.@+~-]+){2,}/?`, "${1}<path>"),
+	replace("\\", `\b[A-Za-z]:\\(?:[\w.@+~ -]+\\)*[\w.@+~-]+`, "<path>"),
 	// A bracketed list of values: ["a", "b"], [1, 2], ['x'].
-	replace(`\[\s*(?:'[^']*'|"[^"]*"|-?\d[\d.]*|true|false|null)(?:\s*,\s*(?:'[^']*'|"[^"]*"|-?\d[\d.]*|true|false|null))*\s*\]`, "[<list>]"),
-	replace(`'(?:[^'\\]|\\.)*'`, "'<str>'"),
-	replaceFunc(`"(?:[^"\\]|\\.)*"`, quotedDouble),
-	replace(`\b0x[0-9a-fA-F]+\b`, "<hex>"),
-	replaceFunc(`\b[0-9a-fA-F]{8,}\b`, hexID),
-	replaceFunc(`[A-Za-z0-9+/_-]{20,}={0,2}`, randomToken),
-	replace(`\b\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b`, "<n>"),
+	replace("[", `\[\s*(?:'[^']*'|"[^"]*"|-?\d[\d.]*|true|false|null)(?:\s*,\s*(?:'[^']*'|"[^"]*"|-?\d[\d.]*|true|false|null))*\s*\]`, "[<list>]"),
+	replace("'", `'(?:[^'\\]|\\.)*'`, "'<str>'"),
+	replaceFunc(`"`, `"(?:[^"\\]|\\.)*"`, quotedDouble),
+	replace("x", `\b0x[0-9a-fA-F]+\b`, "<hex>"),
+	replaceFunc(digits, `\b[0-9a-fA-F]{8,}\b`, hexID),
+	replaceFunc(digits, `[A-Za-z0-9+/_-]{20,}={0,2}`, randomToken),
+	replace(digits, `\b\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b`, "<n>"),
 	// A list of numbers ("1, 2, 3", "1,234") is one value.
-	replace(`<n>(?:\s*,\s*<n>)+`, "<n>"),
-	replace(`\s+`, " "),
+	replace(",", `<n>(?:\s*,\s*<n>)+`, "<n>"),
+	replace("", `\s+`, " "),
 }
 
 // sqlstate codes look like numbers ("SQLSTATE[23000]") but name the error.
@@ -116,7 +123,9 @@ func Normalize(message string) string {
 		return "\x00"
 	})
 	for _, st := range steps {
-		s = st(s)
+		if st.need == "" || strings.ContainsAny(s, st.need) {
+			s = st.run(s)
+		}
 	}
 	for _, c := range codes {
 		s = strings.Replace(s, "\x00", c, 1)
