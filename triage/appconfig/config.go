@@ -113,8 +113,11 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	cfg.Warnings = append(cfg.Warnings, warnings...)
 	explicitDSN := o.DSN != "" || environ["JOBTRIAGE_DSN"] != ""
+	if envPath != "" || !explicitDSN {
+		// With an explicit DSN a missing .env is expected, not news.
+		cfg.Warnings = append(cfg.Warnings, warnings...)
+	}
 	fileVars := map[string]string{}
 	if envPath != "" {
 		fileVars, err = loadDotenvFile(envPath, environ)
