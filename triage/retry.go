@@ -123,17 +123,17 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		if !byIDs && !p.Query.match(j) {
 			return Move{}, false
 		}
-		skip := func(reason string) (Move, bool) {
-			res.Skipped = append(res.Skipped, Skip{ID: j.ID, Class: j.Class, Connection: j.Connection, Queue: j.Queue, Reason: reason})
+		skip := func(code, reason string) (Move, bool) {
+			res.Skipped = append(res.Skipped, Skip{ID: j.ID, Class: j.Class, Connection: j.Connection, Queue: j.Queue, Code: code, Reason: reason})
 			return Move{}, false
 		}
 		if !s.isDatabaseConnection(r.Connection) {
-			return skip(fmt.Sprintf("connection %q is not a database queue (jobtriage writes only to the jobs table; "+
+			return skip(SkipNotDatabase, fmt.Sprintf("connection %q is not a database queue (jobtriage writes only to the jobs table; "+
 				"name database-driver connections with --database-connection)", r.Connection))
 		}
-		body, reason := RetryPayload(r.Payload, now, p.RetryUntil)
+		body, code, reason := RetryPayload(r.Payload, now, p.RetryUntil)
 		if reason != "" {
-			return skip(reason)
+			return skip(code, reason)
 		}
 		queue := r.Queue
 		if p.ToQueue != "" {
@@ -189,29 +189,29 @@ func snapshot(r RetryResult) RetryResult {
 //   - an expired "retryUntil" would make the worker fail the job at once with
 //     MaxAttemptsExceededException, so the job is skipped unless extend gives
 //     it a new deadline of now+extend.
-func RetryPayload(raw []byte, now time.Time, extend time.Duration) ([]byte, string) {
+func RetryPayload(raw []byte, now time.Time, extend time.Duration) (payload []byte, code, reason string) {
 	if !json.Valid(raw) || !gjson.ParseBytes(raw).IsObject() {
-		return nil, "malformed payload: not a JSON object (left in failed_jobs; see show)"
+		return nil, SkipMalformed, "malformed payload: not a JSON object (left in failed_jobs; see show)"
 	}
 	out := raw
 	var err error
 	if a := gjson.GetBytes(raw, "attempts"); a.Exists() {
 		if out, err = sjson.SetBytes(out, "attempts", 0); err != nil {
-			return nil, "payload attempts cannot be reset: " + err.Error()
+			return nil, SkipMalformed, "payload attempts cannot be reset: " + err.Error()
 		}
 	}
 	ru := gjson.GetBytes(raw, "retryUntil")
 	if ru.Type == gjson.Number && ru.Int() > 0 && ru.Int() <= now.Unix() {
 		if extend <= 0 {
-			return nil, fmt.Sprintf("retryUntil passed at %s: the worker would fail it at once "+
+			return nil, SkipRetryUntil, fmt.Sprintf("retryUntil passed at %s: the worker would fail it at once "+
 				"(MaxAttemptsExceededException); --retry-until gives it a new deadline",
 				time.Unix(ru.Int(), 0).UTC().Format(time.RFC3339))
 		}
 		if out, err = sjson.SetBytes(out, "retryUntil", now.Add(extend).Unix()); err != nil {
-			return nil, "payload retryUntil cannot be set: " + err.Error()
+			return nil, SkipMalformed, "payload retryUntil cannot be set: " + err.Error()
 		}
 	}
-	return out, ""
+	return out, "", ""
 }
 
 // Forget deletes failed jobs by id or by filter, batch by batch.

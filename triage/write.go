@@ -30,8 +30,17 @@ type Skip struct {
 	Class      string `json:"class"`
 	Connection string `json:"connection"`
 	Queue      string `json:"queue"`
-	Reason     string `json:"reason"`
+	// Code names the kind of reason: SkipNotDatabase, SkipRetryUntil, SkipMalformed.
+	Code   string `json:"code"`
+	Reason string `json:"reason"`
 }
+
+// Skip codes.
+const (
+	SkipNotDatabase = "not_database_connection"
+	SkipRetryUntil  = "retry_until_expired"
+	SkipMalformed   = "malformed_payload"
+)
 
 // RetryResult says what a retry did (or, dry, would do).
 type RetryResult struct {

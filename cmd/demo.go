@@ -1,0 +1,73 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
+	"github.com/jobtriage/jobtriage/triage/demodata"
+)
+
+// DemoOptions are the inputs of `jobtriage demo`.
+type DemoOptions struct {
+	IO    *IOStreams
+	Now   func() time.Time
+	Path  string
+	Force bool
+}
+
+// NewCmdDemo builds `jobtriage demo`.
+func NewCmdDemo(f *Factory, runF func(context.Context, *DemoOptions) error) *cobra.Command {
+	opts := &DemoOptions{IO: f.IO, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Create a SQLite demo database with realistic Laravel failed jobs",
+		Long: heredoc.Doc(`
+			Create a SQLite file with Laravel's exact jobs, failed_jobs and job_batches
+			schema and realistic content: several job classes and queues, PHP exception
+			texts with stack traces and chained exceptions, plain and encrypted commands,
+			failures spread over days, and pending, delayed and reserved jobs.
+			Then point any command at it with --dsn sqlite:PATH.
+		`),
+		Example: "  $ jobtriage demo && jobtriage failed --group --dsn sqlite:jobtriage-demo.sqlite",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return demoRun(c.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Path, "path", "jobtriage-demo.sqlite", "where to create the database `file`")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace the file if it exists")
+	return cmd
+}
+
+func demoRun(ctx context.Context, opts *DemoOptions) error {
+	if _, err := os.Stat(opts.Path); err == nil {
+		if !opts.Force {
+			fmt.Fprintf(opts.IO.ErrOut, "%s exists; using it (--force recreates it)\n", opts.Path)
+			fmt.Fprintln(opts.IO.Out, "sqlite:"+opts.Path)
+			return nil
+		}
+		if err := os.Remove(opts.Path); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := demodata.CreateDemoSQLite(ctx, opts.Path, opts.Now()); err != nil {
+		return fmt.Errorf("creating the demo database: %w", err)
+	}
+	abs, _ := filepath.Abs(opts.Path)
+	fmt.Fprintf(opts.IO.ErrOut, "created %s (APP_KEY for encrypted jobs: %s)\n", abs, demodata.DemoAppKey)
+	fmt.Fprintf(opts.IO.ErrOut, "try: jobtriage failed --group --dsn sqlite:%s\n", opts.Path)
+	fmt.Fprintln(opts.IO.Out, "sqlite:"+opts.Path)
+	return nil
+}

@@ -1,0 +1,97 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// Exit codes; README's "Exit codes" table lists the same values.
+const (
+	ExitOK          ExitCode = 0   // success, including "nothing matched"
+	ExitError       ExitCode = 1   // any other error
+	ExitUsage       ExitCode = 2   // bad flag, argument or input
+	ExitCancelled   ExitCode = 3   // the operator said no, or --yes was missing without a TTY
+	ExitNotFound    ExitCode = 4   // an id that matches no failed job
+	ExitUnreachable ExitCode = 5   // bad DSN/config, or the database cannot be reached
+	ExitSchema      ExitCode = 6   // a Laravel table or column is missing
+	ExitPartial     ExitCode = 7   // a bulk action skipped some jobs (each reported with a reason)
+	ExitUnhealthy   ExitCode = 8   // monitor: a threshold was crossed
+	ExitInterrupted ExitCode = 130 // SIGINT
+)
+
+// FlagError is a usage mistake: the message is followed by a hint at --help.
+type FlagError struct{ err error }
+
+func (e *FlagError) Error() string { return e.err.Error() }
+func (e *FlagError) Unwrap() error { return e.err }
+
+// FlagErrorf builds a FlagError.
+func FlagErrorf(format string, args ...any) error {
+	return &FlagError{fmt.Errorf(format, args...)}
+}
+
+// ErrCancelled is returned when the operator declines a confirmation.
+var ErrCancelled = errors.New("cancelled")
+
+// exitError carries a specific exit code with (or without) a message.
+type exitError struct {
+	code ExitCode
+	err  error // nil: the command already said everything
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+// silentExit ends with code after the command has printed its own report.
+func silentExit(code ExitCode) error { return &exitError{code: code} }
+
+// exitCodeFor maps an error to its exit code: the one place that does.
+func exitCodeFor(err error) ExitCode {
+	var ee *exitError
+	var fe *FlagError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &fe), errors.Is(err, triage.ErrInvalidInput), errors.Is(err, triage.ErrInvalidCursor):
+		return ExitUsage
+	case errors.Is(err, ErrCancelled):
+		return ExitCancelled
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.Is(err, triage.ErrNotFound):
+		return ExitNotFound
+	case errors.Is(err, triage.ErrUnreachable), errors.Is(err, errConfig):
+		return ExitUnreachable
+	case errors.Is(err, triage.ErrMissingTable):
+		return ExitSchema
+	}
+	return ExitError
+}
+
+// errConfig marks errors resolving where the database is.
+var errConfig = errors.New("configuration")
+
+// oneLine keeps an error message to one line: drivers sometimes add detail
+// lines, and an error is read at 3 a.m. in a terminal.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	return s
+}
+
+// cobraUsageRE matches the untyped errors cobra returns for bad arguments.
+var cobraUsageRE = regexp.MustCompile(`^(unknown command|unknown flag|unknown shorthand flag|accepts |requires at least|requires at most|received |invalid argument|flag needs an argument|required flag)`)

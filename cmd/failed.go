@@ -1,0 +1,338 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// FilterFlags are the selection flags that failed, retry and forget share.
+type FilterFlags struct {
+	Queues      []string
+	Connections []string
+	Class       string
+	Search      string
+	Since       string
+	Until       string
+	Signature   string
+}
+
+func (ff *FilterFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringSliceVar(&ff.Queues, "queue", nil, "only these `queues` (repeat or comma-separate)")
+	fl.StringSliceVar(&ff.Connections, "connection", nil, "only these queue `connections` (e.g. database, redis)")
+	fl.StringVar(&ff.Class, "class", "", "only job classes containing `TEXT` (case-insensitive)")
+	fl.StringVar(&ff.Search, "search", "", "only jobs whose exception or payload contains `TEXT`")
+	fl.StringVar(&ff.Since, "since", "", "only failures at or after `WHEN`: a duration back (30m, 6h, 7d) or a time")
+	fl.StringVar(&ff.Until, "until", "", "only failures at or before `WHEN`: a duration back or a time")
+	fl.StringVar(&ff.Signature, "signature", "", "only jobs of the error signature `ID` shown by failed --group")
+}
+
+// query turns the flags into a triage.Query, validating the times.
+func (ff *FilterFlags) query(now time.Time, loc *time.Location) (triage.Query, error) {
+	q := triage.Query{
+		Filter: triage.Filter{
+			Queues:      nonEmpty(ff.Queues),
+			Connections: nonEmpty(ff.Connections),
+			Search:      ff.Search,
+		},
+		Class:     strings.TrimSpace(ff.Class),
+		Signature: strings.TrimSpace(ff.Signature),
+	}
+	var err error
+	if q.Filter.Since, err = parseTimeBound(ff.Since, now, loc); err != nil {
+		return q, FlagErrorf("--since: %v", err)
+	}
+	if q.Filter.Until, err = parseTimeBound(ff.Until, now, loc); err != nil {
+		return q, FlagErrorf("--until: %v", err)
+	}
+	if !q.Filter.Since.IsZero() && !q.Filter.Until.IsZero() && q.Filter.Until.Before(q.Filter.Since) {
+		return q, FlagErrorf("--until is before --since")
+	}
+	return q, nil
+}
+
+func (ff *FilterFlags) empty() bool {
+	return len(nonEmpty(ff.Queues)) == 0 && len(nonEmpty(ff.Connections)) == 0 && ff.Class == "" &&
+		ff.Search == "" && ff.Since == "" && ff.Until == "" && ff.Signature == ""
+}
+
+func nonEmpty(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// FailedOptions are the inputs of `jobtriage failed`.
+type FailedOptions struct {
+	IO      *IOStreams
+	Service func(context.Context) (*triage.Service, error)
+	Now     func() time.Time
+
+	Filter FilterFlags
+	Limit  int
+	After  string
+	Group  bool
+	JSON   bool
+	NDJSON bool
+	Full   bool
+}
+
+// NewCmdFailed builds `jobtriage failed`.
+func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) *cobra.Command {
+	opts := &FailedOptions{IO: f.IO, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "failed",
+		Short: "List failed jobs, newest first, or group them by error signature",
+		Long: heredoc.Doc(`
+			List the rows of failed_jobs, newest first: id, connection, queue, job class,
+			the top exception (the one that was thrown, after any "Next" chain) and when
+			it failed. Pages are keyset pages: the command prints the --after cursor of
+			the next page on stderr.
+
+			--group folds every matching failure into error signatures: job class + top
+			exception class + message with ids, numbers, uuids, emails, paths and quoted
+			values normalised away. The signature id works with --signature here and in
+			retry and forget.
+		`),
+		Example: heredoc.Doc(`
+			$ jobtriage failed
+			$ jobtriage failed --queue emails --since 2h
+			$ jobtriage failed --group
+			$ jobtriage failed --signature 3fa9c2d1e0 --json
+			$ jobtriage failed --ndjson --full > failed_jobs.ndjson
+		`),
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Service = f.Service
+			if opts.Limit < 0 {
+				return FlagErrorf("--limit must be positive")
+			}
+			if opts.JSON && opts.NDJSON {
+				return FlagErrorf("--json and --ndjson are alternatives: pick one")
+			}
+			if opts.Group && (opts.NDJSON || opts.After != "") {
+				return FlagErrorf("--group takes neither --ndjson nor --after")
+			}
+			if opts.Full && !(opts.JSON || opts.NDJSON) {
+				return FlagErrorf("--full goes with --json or --ndjson")
+			}
+			if opts.After != "" {
+				if _, err := triage.ParseCursor(opts.After); err != nil {
+					return FlagErrorf("--after: %v", err)
+				}
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return failedRun(c.Context(), opts)
+		},
+	}
+	opts.Filter.register(cmd)
+	fl := cmd.Flags()
+	fl.IntVarP(&opts.Limit, "limit", "L", 30, "jobs per page (group: signatures shown; 0 = all)")
+	fl.StringVar(&opts.After, "after", "", "continue after this `cursor` (printed by the previous page)")
+	fl.BoolVar(&opts.Group, "group", false, "one row per error signature, by count")
+	fl.BoolVar(&opts.JSON, "json", false, "print a JSON array")
+	fl.BoolVar(&opts.NDJSON, "ndjson", false, "stream every matching job as one JSON object per line (whole-table export)")
+	fl.BoolVar(&opts.Full, "full", false, "include the whole payload and exception in JSON output")
+	return cmd
+}
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return FlagErrorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+	}
+	return nil
+}
+
+func failedRun(ctx context.Context, opts *FailedOptions) error {
+	svc, err := opts.Service(ctx)
+	if err != nil {
+		return err
+	}
+	now := opts.Now()
+	q, err := opts.Filter.query(now, svc.Location)
+	if err != nil {
+		return err
+	}
+	switch {
+	case opts.Group:
+		return groupRun(ctx, opts, svc, q, now)
+	case opts.NDJSON:
+		return exportRun(ctx, opts, svc, q)
+	}
+	page, err := svc.List(ctx, triage.ListParams{Query: q, Cursor: opts.After, Limit: opts.Limit})
+	if err != nil {
+		return err
+	}
+	if opts.Limit == 0 {
+		// --limit 0 means everything: keep paging.
+		for page.Next != "" {
+			next, err := svc.List(ctx, triage.ListParams{Query: q, Cursor: page.Next, Limit: 1000})
+			if err != nil {
+				return err
+			}
+			page.Jobs = append(page.Jobs, next.Jobs...)
+			page.Next = next.Next
+		}
+	}
+	if opts.JSON {
+		if err := writeJobsJSON(ctx, opts, svc, page.Jobs); err != nil {
+			return err
+		}
+	} else if err := printJobs(opts.IO, page.Jobs, now); err != nil {
+		return err
+	}
+	if page.Next != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "next page: --after %s\n", page.Next)
+	}
+	return nil
+}
+
+func printJobs(io *IOStreams, jobs []triage.Job, now time.Time) error {
+	if len(jobs) == 0 {
+		if io.IsStdoutTTY() {
+			fmt.Fprintln(io.ErrOut, "No failed jobs match.")
+		}
+		return nil
+	}
+	t := newTable(io, 5, "ID", "CONNECTION", "QUEUE", "CLASS", "EXCEPTION", "MESSAGE", "FAILED")
+	t.style(0, "245")
+	t.style(4, "203")
+	for _, j := range jobs {
+		t.add(j.ID, j.Connection, j.Queue, j.Class, shortClass(j.ExceptionClass), j.ExceptionMessage, timeCell(io, j.FailedAt, now))
+	}
+	return t.render()
+}
+
+// shortClass drops the namespace on a TTY-width budget: the full class is in
+// show and in JSON.
+func shortClass(c string) string {
+	if i := strings.LastIndex(c, `\`); i >= 0 && len(c) > 40 {
+		return "…" + c[i:]
+	}
+	return c
+}
+
+// jobJSON is one job in --json/--ndjson output; with --full it carries the
+// whole texts too.
+type jobJSON struct {
+	triage.Job
+	Payload     json.RawMessage `json:"payload,omitempty"`
+	PayloadText string          `json:"payload_text,omitempty"` // a payload that is not valid JSON
+	Exception   string          `json:"exception,omitempty"`
+}
+
+func fullJSON(j triage.Job, r *triage.FailedRow) jobJSON {
+	out := jobJSON{Job: j, Exception: r.Exception}
+	if json.Valid(r.Payload) {
+		out.Payload = r.Payload
+	} else {
+		out.PayloadText = string(r.Payload)
+	}
+	return out
+}
+
+func writeJobsJSON(ctx context.Context, opts *FailedOptions, svc *triage.Service, jobs []triage.Job) error {
+	if !opts.Full {
+		if jobs == nil {
+			jobs = []triage.Job{}
+		}
+		return writeJSON(opts.IO.Out, jobs)
+	}
+	out := make([]jobJSON, 0, len(jobs))
+	for _, j := range jobs {
+		r, err := svc.Store.GetFailed(ctx, triage.Ref{ID: j.RowID})
+		if err != nil {
+			return err
+		}
+		out = append(out, fullJSON(j, r))
+	}
+	return writeJSON(opts.IO.Out, out)
+}
+
+func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query) error {
+	enc := json.NewEncoder(opts.IO.Out)
+	n := 0
+	err := svc.Each(ctx, q, opts.Full, func(j triage.Job, r *triage.FailedRow) error {
+		n++
+		if opts.Full {
+			return enc.Encode(fullJSON(j, r))
+		}
+		return enc.Encode(j)
+	})
+	if err != nil {
+		return err
+	}
+	if opts.IO.IsStderrTTY() {
+		fmt.Fprintf(opts.IO.ErrOut, "exported %s failed jobs\n", humanize.Comma(int64(n)))
+	}
+	return nil
+}
+
+func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query, now time.Time) error {
+	p := triage.GroupParams{Query: q}
+	if opts.IO.IsStderrTTY() && !opts.JSON {
+		p.Progress = func(g triage.GroupProgress) {
+			if !g.Done {
+				fmt.Fprintf(opts.IO.ErrOut, "\rscanned %s failed jobs (%d%%)…", humanize.Comma(int64(g.Scanned)), int(g.Fraction*100))
+			} else if g.Scanned >= 5000 {
+				fmt.Fprint(opts.IO.ErrOut, "\r\033[K")
+			}
+		}
+	}
+	sigs, err := svc.Group(ctx, p)
+	if err != nil {
+		return err
+	}
+	total := 0
+	for _, s := range sigs {
+		total += s.Count
+	}
+	if opts.Limit > 0 && len(sigs) > opts.Limit {
+		if !opts.JSON {
+			defer fmt.Fprintf(opts.IO.ErrOut, "%d more signatures not shown (--limit 0 shows all)\n", len(sigs)-opts.Limit)
+		}
+		sigs = sigs[:opts.Limit]
+	}
+	if opts.JSON {
+		if sigs == nil {
+			sigs = []triage.Signature{}
+		}
+		return writeJSON(opts.IO.Out, sigs)
+	}
+	if len(sigs) == 0 {
+		if opts.IO.IsStdoutTTY() {
+			fmt.Fprintln(opts.IO.ErrOut, "No failed jobs match.")
+		}
+		return nil
+	}
+	t := newTable(opts.IO, 5, "SIGNATURE", "COUNT", "LAST", "FIRST", "CLASS", "ERROR", "QUEUES")
+	t.style(0, "245")
+	t.style(1, "214")
+	for _, s := range sigs {
+		t.add(s.ID, strconv.Itoa(s.Count), timeCell(opts.IO, s.LastSeen, now), timeCell(opts.IO, s.FirstSeen, now),
+			s.Class, shortClass(s.ExceptionClass)+": "+s.Message, strings.Join(s.Queues, ","))
+	}
+	if err := t.render(); err != nil {
+		return err
+	}
+	if opts.IO.IsStdoutTTY() {
+		fmt.Fprintf(opts.IO.ErrOut, "%s failed jobs in %d signatures\n", humanize.Comma(int64(total)), len(sigs))
+	}
+	return nil
+}

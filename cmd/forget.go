@@ -1,0 +1,143 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// ForgetOptions are the inputs of `jobtriage forget`.
+type ForgetOptions struct {
+	IO      *IOStreams
+	Service func(context.Context) (*triage.Service, error)
+	Now     func() time.Time
+	Audit   func(auditEntry) error
+
+	IDs         []string
+	Filter      FilterFlags
+	DryRun      bool
+	Yes         bool
+	JSON        bool
+	commandLine []string
+}
+
+// NewCmdForget builds `jobtriage forget`.
+func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) *cobra.Command {
+	opts := &ForgetOptions{IO: f.IO, Now: f.Now, Audit: func(e auditEntry) error { return audit(f, e) }}
+	cmd := &cobra.Command{
+		Use:   "forget [<id>...]",
+		Short: "Delete failed jobs by id or by filter",
+		Long: heredoc.Doc(`
+			Delete failed jobs: by id (uuid, or integer id for legacy rows), or every job
+			a filter selects (--queue, --class, --signature, --since, …). Deletes run in
+			short batches. It asks first on a terminal and needs --yes otherwise.
+			To empty the table use flush; to apply a retention period use prune.
+		`),
+		Example: heredoc.Doc(`
+			$ jobtriage forget 4e44390e-5a8c-4b8f-9d3e-1f2a3b4c5d6e
+			$ jobtriage forget --signature 3fa9c2d1e0 --dry-run
+			$ jobtriage forget --queue reports --until 7d --yes
+		`),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Service = f.Service
+			opts.IDs = args
+			opts.commandLine = append([]string{"forget"}, args...)
+			if len(args) > 0 && !opts.Filter.empty() {
+				return FlagErrorf("give ids or filters, not both")
+			}
+			if len(args) == 0 && opts.Filter.empty() {
+				return FlagErrorf("name ids or a filter; to delete everything use flush")
+			}
+			for _, id := range args {
+				if _, err := triage.ParseRef(id); err != nil {
+					return err
+				}
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return forgetRun(c.Context(), opts)
+		},
+	}
+	opts.Filter.register(cmd)
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be deleted; change nothing")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func forgetRun(ctx context.Context, opts *ForgetOptions) error {
+	svc, err := opts.Service(ctx)
+	if err != nil {
+		return err
+	}
+	q, err := opts.Filter.query(opts.Now(), svc.Location)
+	if err != nil {
+		return err
+	}
+	p := triage.ForgetParams{Query: q, Refs: refsOf(opts.IDs)}
+	if opts.DryRun || !opts.Yes {
+		p.DryRun = true
+		preview, err := svc.Forget(ctx, p)
+		if err != nil {
+			return err
+		}
+		if opts.DryRun || preview.Deleted == 0 {
+			return reportForget(opts, preview)
+		}
+		if err := confirm(opts.IO, opts.Yes, fmt.Sprintf("Delete %s failed jobs for good?", humanize.Comma(int64(preview.Deleted)))); err != nil {
+			return err
+		}
+		p.DryRun = false
+	}
+	pr := newProgress(opts.IO, "deleted")
+	p.Progress = func(n int) { pr.update(int64(n)) }
+	res, err := svc.Forget(ctx, p)
+	pr.done()
+	if res.Deleted > 0 {
+		if aerr := opts.Audit(auditEntry{Command: "forget", Args: opts.commandLine, Filter: q, Count: int64(res.Deleted), IDs: res.IDs}); aerr != nil && err == nil {
+			err = aerr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return reportForget(opts, res)
+}
+
+func reportForget(opts *ForgetOptions, res triage.ForgetResult) error {
+	if opts.JSON {
+		if res.IDs == nil {
+			res.IDs = []string{}
+		}
+		if err := writeJSON(opts.IO.Out, res); err != nil {
+			return err
+		}
+	} else {
+		for _, id := range res.NotFound {
+			fmt.Fprintf(opts.IO.ErrOut, "not found: no failed job with id %s\n", id)
+		}
+		verb := "Deleted"
+		if res.DryRun {
+			verb = "Would delete"
+		}
+		line := fmt.Sprintf("%s %s failed jobs", verb, humanize.Comma(int64(res.Deleted)))
+		if n := len(res.NotFound); n > 0 {
+			line += fmt.Sprintf("; %d not found", n)
+		}
+		fmt.Fprintln(opts.IO.Out, line+".")
+	}
+	switch {
+	case len(res.NotFound) > 0 && res.Deleted == 0:
+		return silentExit(ExitNotFound)
+	case len(res.NotFound) > 0:
+		return silentExit(ExitPartial)
+	}
+	return nil
+}

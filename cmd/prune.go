@@ -1,0 +1,186 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// PruneOptions are the inputs of `jobtriage prune` and `jobtriage flush`.
+type PruneOptions struct {
+	IO      *IOStreams
+	Service func(context.Context) (*triage.Service, error)
+	Now     func() time.Time
+	Audit   func(auditEntry) error
+
+	Flush    bool
+	Hours    float64
+	HoursSet bool
+	DryRun   bool
+	Yes      bool
+	JSON     bool
+}
+
+// NewCmdPrune builds `jobtriage prune --hours N`.
+func NewCmdPrune(f *Factory, runF func(context.Context, *PruneOptions) error) *cobra.Command {
+	opts := &PruneOptions{IO: f.IO, Now: f.Now, Audit: func(e auditEntry) error { return audit(f, e) }}
+	cmd := &cobra.Command{
+		Use:   "prune",
+		Short: "Delete failed jobs older than --hours (retention, for cron)",
+		Long: heredoc.Doc(`
+			Delete the failed jobs that failed more than --hours ago (default 24, as
+			php artisan queue:prune-failed: failed_at < now − hours, in the app
+			timezone). failed_jobs has no index on failed_at, so instead of scanning
+			the table once per chunk it walks the primary key (ids grow with failure
+			time) and deletes in short batches. From cron, pass --yes.
+		`),
+		Example: "  $ jobtriage prune --hours 168 --yes\n  $ jobtriage prune --hours 48 --dry-run",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Service = f.Service
+			if opts.Hours <= 0 {
+				return FlagErrorf("--hours must be greater than 0 (got %s); to delete everything use flush", strconv.FormatFloat(opts.Hours, 'f', -1, 64))
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return pruneRun(c.Context(), opts)
+		},
+	}
+	cmd.Flags().Float64Var(&opts.Hours, "hours", 24, "keep the failures of the last `N` hours")
+	addPruneFlags(cmd, opts)
+	return cmd
+}
+
+// NewCmdFlush builds `jobtriage flush [--hours N]`.
+func NewCmdFlush(f *Factory, runF func(context.Context, *PruneOptions) error) *cobra.Command {
+	opts := &PruneOptions{IO: f.IO, Now: f.Now, Flush: true, Audit: func(e auditEntry) error { return audit(f, e) }}
+	cmd := &cobra.Command{
+		Use:   "flush",
+		Short: "Delete every failed job (or those at least --hours old)",
+		Long: heredoc.Doc(`
+			Delete all failed jobs, as php artisan queue:flush; with --hours N only those
+			that failed at or before now − N hours (queue:flush --hours, <=). Deletes run
+			in short batches. It asks first on a terminal and needs --yes otherwise.
+		`),
+		Example: "  $ jobtriage flush --yes\n  $ jobtriage flush --hours 72",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Service = f.Service
+			opts.HoursSet = c.Flags().Changed("hours")
+			if opts.HoursSet && opts.Hours <= 0 {
+				return FlagErrorf("--hours must be greater than 0 (got %s); without --hours flush deletes everything", strconv.FormatFloat(opts.Hours, 'f', -1, 64))
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return pruneRun(c.Context(), opts)
+		},
+	}
+	cmd.Flags().Float64Var(&opts.Hours, "hours", 0, "only jobs that failed at least `N` hours ago")
+	addPruneFlags(cmd, opts)
+	return cmd
+}
+
+func addPruneFlags(cmd *cobra.Command, opts *PruneOptions) {
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be deleted; change nothing")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+}
+
+type pruneJSON struct {
+	DryRun  bool      `json:"dry_run"`
+	Deleted int64     `json:"deleted"`
+	Before  time.Time `json:"before,omitempty"`
+}
+
+func pruneRun(ctx context.Context, opts *PruneOptions) error {
+	svc, err := opts.Service(ctx)
+	if err != nil {
+		return err
+	}
+	name := "prune"
+	if opts.Flush {
+		name = "flush"
+	}
+	var before time.Time
+	if opts.Hours > 0 {
+		before = opts.Now().Add(-time.Duration(opts.Hours * float64(time.Hour)))
+	}
+	what := "every failed job"
+	if !before.IsZero() {
+		what = "failed jobs from before " + before.In(locOf(svc)).Format("2006-01-02 15:04:05 MST")
+	}
+	if opts.DryRun || (!opts.Yes && opts.IO.CanPrompt()) {
+		var n int64
+		switch {
+		case !opts.Flush:
+			// The same primary-key walk the prune itself does.
+			n, err = svc.Prune(ctx, opts.Hours, true, nil)
+		case before.IsZero():
+			n, err = svc.Store.Count(ctx, triage.Filter{})
+		default:
+			n, err = svc.Store.Count(ctx, triage.Filter{Until: before}) // <=, as flush --hours
+		}
+		if err != nil {
+			return err
+		}
+		if opts.DryRun {
+			return reportPrune(opts, pruneJSON{DryRun: true, Deleted: n, Before: before}, what)
+		}
+		if n == 0 {
+			return reportPrune(opts, pruneJSON{Before: before}, what)
+		}
+		if err := confirm(opts.IO, false, fmt.Sprintf("Delete %s %s?", humanize.Comma(n), what)); err != nil {
+			return err
+		}
+	} else if err := confirm(opts.IO, opts.Yes, "Delete "+what+"?"); err != nil {
+		return err
+	}
+	pr := newProgress(opts.IO, "deleted")
+	var n int64
+	if opts.Flush {
+		n, err = svc.Flush(ctx, opts.Hours, pr.update)
+	} else {
+		n, err = svc.Prune(ctx, opts.Hours, false, pr.update)
+	}
+	pr.done()
+	if n > 0 {
+		if aerr := opts.Audit(auditEntry{Command: name, Args: []string{name, "--hours", strconv.FormatFloat(opts.Hours, 'f', -1, 64)}, Count: n}); aerr != nil && err == nil {
+			err = aerr
+		}
+	}
+	if err != nil {
+		if n > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "%s failed jobs were deleted before the error\n", humanize.Comma(n))
+		}
+		return err
+	}
+	return reportPrune(opts, pruneJSON{Deleted: n, Before: before}, what)
+}
+
+func locOf(svc *triage.Service) *time.Location {
+	if svc.Location != nil {
+		return svc.Location
+	}
+	return time.UTC
+}
+
+func reportPrune(opts *PruneOptions, r pruneJSON, what string) error {
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, r)
+	}
+	verb := "Deleted"
+	if r.DryRun {
+		verb = "Would delete"
+	}
+	_, err := fmt.Fprintf(opts.IO.Out, "%s %s %s.\n", verb, humanize.Comma(r.Deleted), what)
+	return err
+}

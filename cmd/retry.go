@@ -1,0 +1,323 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
+)
+
+// RetryOptions are the inputs of `jobtriage retry`.
+type RetryOptions struct {
+	IO      *IOStreams
+	Service func(context.Context) (*triage.Service, error)
+	Now     func() time.Time
+	Audit   func(auditEntry) error
+
+	IDs         []string
+	All         bool
+	Filter      FilterFlags
+	Ranges      []string
+	Limit       int
+	ToQueue     string
+	RetryUntil  time.Duration
+	DBConns     []string
+	DryRun      bool
+	Yes         bool
+	JSON        bool
+	commandLine []string
+}
+
+// NewCmdRetry builds `jobtriage retry`.
+func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *cobra.Command {
+	opts := &RetryOptions{IO: f.IO, Now: f.Now, Audit: func(e auditEntry) error { return audit(f, e) }}
+	cmd := &cobra.Command{
+		Use:   "retry [<id>... | all]",
+		Short: "Put failed jobs back on their queues",
+		Long: heredoc.Doc(`
+			Re-queue failed jobs the way Laravel's DatabaseQueue pushes them: into the
+			jobs table, on the job's recorded queue, with its uuid and payload bytes kept
+			(only "attempts" is reset where the payload has it), attempts 0 and available
+			now. Oldest first. Each batch's insert into jobs and delete from failed_jobs
+			commit together, and rows are locked (SKIP LOCKED), so a crash or a second
+			operator never loses or doubles a job.
+
+			Skipped, with a reason, and left in failed_jobs: jobs whose connection is not
+			a database queue (redis, sqs, …), jobs whose retryUntil has passed (they would
+			fail at once; --retry-until gives them a new deadline), malformed payloads.
+
+			Select by ids (uuid or integer id), "all", --range (integer ids), or filters.
+			Bulk retries ask first on a terminal and need --yes otherwise.
+		`),
+		Example: heredoc.Doc(`
+			$ jobtriage retry 4e44390e-5a8c-4b8f-9d3e-1f2a3b4c5d6e
+			$ jobtriage retry all --dry-run
+			$ jobtriage retry --queue emails --since 1h --yes
+			$ jobtriage retry --signature 3fa9c2d1e0 --limit 10     # a canary first
+			$ jobtriage retry --class ImportFeed --retry-until 30m
+			$ jobtriage retry --range 1-5 --range 9-9
+		`),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Service = f.Service
+			opts.commandLine = append([]string{"retry"}, args...)
+			if len(args) == 1 && args[0] == "all" {
+				opts.All = true
+			} else {
+				for _, a := range args {
+					if a == "all" {
+						return FlagErrorf(`"all" cannot be mixed with ids`)
+					}
+				}
+				opts.IDs = args
+			}
+			if len(opts.IDs) > 0 && (!opts.Filter.empty() || len(opts.Ranges) > 0) {
+				return FlagErrorf("give ids or filters, not both")
+			}
+			if opts.All && (!opts.Filter.empty() || len(opts.Ranges) > 0) {
+				return FlagErrorf(`"all" takes no filters; use the filters alone`)
+			}
+			if len(opts.IDs) == 0 && !opts.All && opts.Filter.empty() && len(opts.Ranges) == 0 {
+				return FlagErrorf(`name ids, "all", --range or a filter (see --help)`)
+			}
+			if opts.Limit < 0 {
+				return FlagErrorf("--limit must be positive")
+			}
+			if opts.RetryUntil < 0 {
+				return FlagErrorf("--retry-until must be a positive duration")
+			}
+			for _, id := range opts.IDs {
+				if _, err := triage.ParseRef(id); err != nil {
+					return err
+				}
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return retryRun(c.Context(), opts)
+		},
+	}
+	opts.Filter.register(cmd)
+	fl := cmd.Flags()
+	fl.StringArrayVar(&opts.Ranges, "range", nil, "integer id `range` like 1-5 (repeatable; integer-id tables only)")
+	fl.IntVarP(&opts.Limit, "limit", "L", 0, "retry only the `N` oldest matches (a canary before the rest)")
+	fl.StringVar(&opts.ToQueue, "to-queue", "", "push to this `queue` instead of each job's own")
+	fl.DurationVar(&opts.RetryUntil, "retry-until", 0, "give jobs whose retryUntil has passed a new deadline `D` from now (e.g. 30m)")
+	fl.StringSliceVar(&opts.DBConns, "database-connection", nil, "queue connection `names` that use the database driver (default database)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "show what would be retried and skipped; change nothing")
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+var rangeRE = regexp.MustCompile(`^([0-9]+)-([0-9]+)$`)
+
+// maxRangeIDs bounds --range expansion: a typo like 1-99999999 must not
+// build a hundred-million-element list.
+const maxRangeIDs = 100000
+
+func expandRanges(ranges []string) ([]triage.Ref, error) {
+	var refs []triage.Ref
+	for _, r := range ranges {
+		m := rangeRE.FindStringSubmatch(strings.TrimSpace(r))
+		if m == nil {
+			return nil, FlagErrorf("--range %q: want FROM-TO with integer ids, like 1-5", r)
+		}
+		from, _ := strconv.ParseInt(m[1], 10, 64)
+		to, _ := strconv.ParseInt(m[2], 10, 64)
+		if from < 1 || to < from {
+			return nil, FlagErrorf("--range %q: FROM must be at least 1 and not above TO", r)
+		}
+		if to-from+1+int64(len(refs)) > maxRangeIDs {
+			return nil, FlagErrorf("--range covers more than %d ids; use filters for large selections", maxRangeIDs)
+		}
+		for id := from; id <= to; id++ {
+			refs = append(refs, triage.Ref{ID: id})
+		}
+	}
+	return refs, nil
+}
+
+func refsOf(ids []string) []triage.Ref {
+	out := make([]triage.Ref, 0, len(ids))
+	for _, id := range ids {
+		r, _ := triage.ParseRef(id) // validated in RunE
+		out = append(out, r)
+	}
+	return out
+}
+
+func retryRun(ctx context.Context, opts *RetryOptions) error {
+	svc, err := opts.Service(ctx)
+	if err != nil {
+		return err
+	}
+	if len(opts.DBConns) > 0 {
+		svc.DatabaseConnections = nonEmpty(opts.DBConns)
+	}
+	q, err := opts.Filter.query(opts.Now(), svc.Location)
+	if err != nil {
+		return err
+	}
+	p := triage.RetryParams{Query: q, Refs: refsOf(opts.IDs), All: opts.All, Limit: opts.Limit,
+		ToQueue: opts.ToQueue, RetryUntil: opts.RetryUntil}
+	if len(opts.Ranges) > 0 {
+		if svc.Store.Schema().IDMode == triage.IDModeUUID {
+			return FlagErrorf("--range selects integer ids, but %s addresses jobs by uuid; use ids, filters or --signature",
+				svc.Store.Schema().FailedTable)
+		}
+		if p.Refs, err = expandRanges(opts.Ranges); err != nil {
+			return err
+		}
+	}
+	bulk := len(p.Refs) == 0
+	if opts.DryRun || (bulk && !opts.Yes) {
+		// A dry run first: it is what --dry-run prints, and the count the
+		// confirmation states.
+		p.DryRun = true
+		preview, err := svc.Retry(ctx, p)
+		if err != nil {
+			return err
+		}
+		if opts.DryRun {
+			return reportRetry(opts, preview)
+		}
+		if preview.Retried == 0 {
+			return reportRetry(opts, preview)
+		}
+		reportSkips(opts.IO, preview.Skipped, "would skip")
+		question := fmt.Sprintf("Retry %s failed jobs on %s?", humanize.Comma(int64(preview.Retried)), plural(len(preview.ByQueue), "queue"))
+		if err := confirm(opts.IO, opts.Yes, question); err != nil {
+			return err
+		}
+		p.DryRun = false
+	}
+	pr := newProgress(opts.IO, "retried")
+	p.Progress = func(n int) { pr.update(int64(n)) }
+	res, err := svc.Retry(ctx, p)
+	pr.done()
+	if res.Retried > 0 {
+		if aerr := opts.Audit(auditEntry{Command: "retry", Args: opts.commandLine, Filter: q, Count: int64(res.Retried),
+			IDs: res.IDs, Skipped: len(res.Skipped)}); aerr != nil && err == nil {
+			err = aerr
+		}
+	}
+	if err != nil {
+		if res.Retried > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "%s jobs were retried before the error (committed batches stay retried)\n", humanize.Comma(int64(res.Retried)))
+		}
+		return err
+	}
+	return reportRetry(opts, res)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// reportSkips prints skipped jobs grouped by reason, a few ids each: a
+// thousand identical lines would hide the one that matters. --json lists all.
+func reportSkips(io *IOStreams, skips []triage.Skip, verb string) {
+	const shown = 3
+	type group struct {
+		reason string
+		ids    []string
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, s := range skips {
+		key := s.Code + "\x00" + s.Connection
+		if s.Code == triage.SkipMalformed || s.Code == "" {
+			key = s.Reason
+		}
+		g, ok := groups[key]
+		if !ok {
+			g = &group{reason: s.Reason}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.ids = append(g.ids, s.ID)
+	}
+	for _, k := range order {
+		g := groups[k]
+		ids := strings.Join(g.ids[:min(shown, len(g.ids))], ", ")
+		if len(g.ids) > shown {
+			ids += fmt.Sprintf(" and %d more (--json lists all)", len(g.ids)-shown)
+		}
+		fmt.Fprintf(io.ErrOut, "%s %s: %s\n  %s\n", verb, plural(len(g.ids), "job"), sanitize.Line(g.reason), ids)
+	}
+}
+
+func countsLine(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+" "+humanize.Comma(int64(m[k])))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// reportRetry prints the result and picks the exit code: 4 when every id
+// was unknown, 7 when something was skipped or not found.
+func reportRetry(opts *RetryOptions, res triage.RetryResult) error {
+	io := opts.IO
+	if opts.JSON {
+		if res.IDs == nil {
+			res.IDs = []string{}
+		}
+		if err := writeJSON(io.Out, res); err != nil {
+			return err
+		}
+	} else {
+		verb, skipVerb := "Retried", "skipped"
+		if res.DryRun {
+			verb, skipVerb = "Would retry", "would skip"
+		}
+		reportSkips(io, res.Skipped, skipVerb)
+		for _, id := range res.NotFound {
+			fmt.Fprintf(io.ErrOut, "not found: no failed job with id %s\n", id)
+		}
+		if res.DryRun && len(res.ByClass) > 0 {
+			fmt.Fprintf(io.Out, "by queue: %s\nby class: %s\n", countsLine(res.ByQueue), countsLine(res.ByClass))
+		}
+		line := fmt.Sprintf("%s %s jobs", verb, humanize.Comma(int64(res.Retried)))
+		if len(res.ByQueue) > 0 {
+			line += " (" + countsLine(res.ByQueue) + ")"
+		}
+		if n := len(res.Skipped); n > 0 {
+			line += fmt.Sprintf("; %s %d", skipVerb, n)
+		}
+		if n := len(res.NotFound); n > 0 {
+			line += fmt.Sprintf("; %d not found", n)
+		}
+		fmt.Fprintln(io.Out, line+".")
+	}
+	switch {
+	case len(res.NotFound) > 0 && res.Retried == 0 && len(res.Skipped) == 0:
+		return silentExit(ExitNotFound)
+	case len(res.NotFound) > 0 || len(res.Skipped) > 0:
+		return silentExit(ExitPartial)
+	}
+	return nil
+}
