@@ -9,6 +9,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -100,9 +101,12 @@ func once(argv []string, stdoutPath string, stderr io.Writer) (time.Duration, in
 	defer f.Close()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout = f
-	cmd.Stderr = stderr
+	// The child's chatter is shown only when it fails.
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
+		stderr.Write(errOut.Bytes())
 		return 0, 0, fmt.Errorf("%s: %w", argv[0], err)
 	}
 	wall := time.Since(start)
