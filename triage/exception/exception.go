@@ -219,6 +219,14 @@ func cutLocation(rest string) (msg, file string, line int, ok bool) {
 	if err != nil || n < 0 {
 		return "", "", 0, false
 	}
+	// A queued closure's "file" is its source code behind a pseudo-scheme
+	// (laravel-serializable-closure://function () use (...) {...}): it spans
+	// lines and may itself contain " in ", so it is found by its scheme.
+	for _, scheme := range []string{" in laravel-serializable-closure://", " in closure://"} {
+		if i := strings.Index(rest[:colon], scheme); i >= 0 {
+			return rest[:i], rest[i+len(" in ") : colon], n, true
+		}
+	}
 	in := strings.LastIndex(rest[:colon], " in ")
 	if in < 0 {
 		return "", "", 0, false
