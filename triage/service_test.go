@@ -291,7 +291,6 @@ func TestRetrySemantics(t *testing.T) {
 	})
 }
 
-
 type queuedJob struct {
 	Queue    string
 	Payload  string
