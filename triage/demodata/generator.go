@@ -94,7 +94,9 @@ type Generator struct {
 	timeline  timeline
 	nextFail  int
 	nextJob   int
-	perMW     map[int]int // exception growth per middleware, by scenario
+	perMW     map[int]int    // exception growth per middleware, by scenario
+	frameCap  map[int]int    // frames kept per block to reach ExceptionSize, by scenario
+	perPad    map[string]int // payload growth per padding line, by scenario
 }
 
 // NewGenerator validates opts and prepares a generator.
@@ -126,7 +128,7 @@ func NewGenerator(opts Options) (*Generator, error) {
 		return nil, fmt.Errorf("demodata: %w", err)
 	}
 	g := &Generator{opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
-		key: key, all: scenarios(), perMW: map[int]int{}}
+		key: key, all: scenarios(), perMW: map[int]int{}, frameCap: map[int]int{}, perPad: map[string]int{}}
 	known := map[string]bool{}
 	for _, s := range g.all {
 		known[s.name] = true
@@ -278,13 +280,17 @@ func (g *Generator) buildPayload(s scenario, f *facts) (string, error) {
 	if err != nil || g.opts.PayloadSize <= len(p) {
 		return p, err
 	}
-	// Each padding line adds a predictable number of bytes; encryption adds
-	// two rounds of base64 (×16/9) around the serialized text.
-	one, err := s.payload(f, 1)
-	if err != nil {
-		return "", err
+	// Each padding line adds a predictable number of bytes per scenario
+	// (encryption: two rounds of base64 around the serialized text).
+	per, ok := g.perPad[s.name]
+	if !ok {
+		one, err := s.payload(f, 1)
+		if err != nil {
+			return "", err
+		}
+		per = len(one) - len(p)
+		g.perPad[s.name] = per
 	}
-	per := len(one) - len(p)
 	if per <= 0 {
 		return p, nil
 	}
@@ -308,8 +314,12 @@ func (g *Generator) buildException(idx int, f *facts) string {
 	}
 	if len(e) > target+target/8 {
 		// Too big: keep the top of each trace, as a shallower call stack
-		// would have it; the exception headers stay whole.
+		// would have it; the exception headers stay whole. A scenario's
+		// traces have one shape, so the frame cap found once serves all.
 		chain := s.exception(f, 0)
+		if c, ok := g.frameCap[idx]; ok {
+			return renderCapped(chain, c)
+		}
 		lo, hi := 0, 0
 		for _, t := range chain {
 			hi = max(hi, len(t.frames))
@@ -322,6 +332,7 @@ func (g *Generator) buildException(idx int, f *facts) string {
 				hi = mid - 1
 			}
 		}
+		g.frameCap[idx] = lo
 		return renderCapped(chain, lo)
 	}
 	if target <= len(e) {
