@@ -82,6 +82,9 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 		return err
 	}
 	p := triage.ForgetParams{Query: q, Refs: refsOf(opts.IDs)}
+	if !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
+		return confirm(opts.IO, false, "Delete the selected failed jobs?")
+	}
 	if opts.DryRun || !opts.Yes {
 		p.DryRun = true
 		preview, err := svc.Forget(ctx, p)
@@ -112,6 +115,9 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 }
 
 func reportForget(opts *ForgetOptions, res triage.ForgetResult) error {
+	if len(res.NotFound) > 0 && res.Deleted == 0 && !opts.JSON {
+		return notFoundError(res.NotFound)
+	}
 	if opts.JSON {
 		if res.IDs == nil {
 			res.IDs = []string{}

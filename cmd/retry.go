@@ -180,6 +180,9 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 	}
 	bulk := len(p.Refs) == 0
+	if bulk && !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
+		return confirm(opts.IO, false, "Retry the selected failed jobs?")
+	}
 	if opts.DryRun || (bulk && !opts.Yes) {
 		// A dry run first: it is what --dry-run prints, and the count the
 		// confirmation states.
@@ -282,6 +285,9 @@ func countsLine(m map[string]int) string {
 // was unknown, 7 when something was skipped or not found.
 func reportRetry(opts *RetryOptions, res triage.RetryResult) error {
 	io := opts.IO
+	if len(res.NotFound) > 0 && res.Retried == 0 && len(res.Skipped) == 0 && !opts.JSON {
+		return notFoundError(res.NotFound)
+	}
 	if opts.JSON {
 		if res.IDs == nil {
 			res.IDs = []string{}
@@ -320,4 +326,13 @@ func reportRetry(opts *RetryOptions, res triage.RetryResult) error {
 		return silentExit(ExitPartial)
 	}
 	return nil
+}
+
+// notFoundError is the one-line error for ids that match no failed job.
+func notFoundError(ids []string) error {
+	list := strings.Join(ids[:min(3, len(ids))], ", ")
+	if len(ids) > 3 {
+		list += fmt.Sprintf(" and %d more", len(ids)-3)
+	}
+	return fmt.Errorf("%w: no failed job with id %s", triage.ErrNotFound, list)
 }

@@ -1,0 +1,277 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sqlstore"
+	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+)
+
+var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+type harness struct {
+	f               *Factory
+	in, out, errOut *bytes.Buffer
+	dir             string
+}
+
+func newHarness(t *testing.T, tty bool) *harness {
+	t.Helper()
+	h := &harness{dir: t.TempDir()}
+	f := &Factory{
+		Now:     func() time.Time { return testNow },
+		Getenv:  func(string) string { return "" },
+		Environ: func() []string { return nil },
+		Getwd:   func() (string, error) { return h.dir, nil },
+	}
+	f.IO, h.in, h.out, h.errOut = Test()
+	f.IO.SetStdoutTTY(tty)
+	f.IO.SetStdinTTY(tty)
+	f.Config = f.resolveConfig
+	f.Service = f.openService
+	h.f = f
+	return h
+}
+
+func (h *harness) run(args ...string) ExitCode {
+	h.out.Reset()
+	h.errOut.Reset()
+	return Run(context.Background(), h.f, args)
+}
+
+func ptr(s string) *string { return &s }
+
+// seed makes a SQLite Laravel database with four failed jobs, one of them
+// hostile, and returns its DSN.
+func seed(t *testing.T) (string, *sqlstore.Store) {
+	t.Helper()
+	s := sqltest.OpenLaravel(t, "sqlite", sqlstore.SchemaLaravel8, time.UTC)
+	payload := func(uuid, class string) string {
+		c := strings.ReplaceAll(class, `\`, `\\`)
+		return `{"uuid":"` + uuid + `","displayName":"` + c + `","job":"Illuminate\\Queue\\CallQueuedHandler@call","maxTries":3,"maxExceptions":null,"failOnTimeout":false,"backoff":"10,60","timeout":120,"retryUntil":null,"data":{"commandName":"` + c + `","command":"O:23:\"App\\Jobs\\ProcessPodcast\":1:{s:12:\"\u0000*\u0000podcastId\";i:7;}"}}`
+	}
+	exc := func(msg string) string {
+		return "RuntimeException: " + msg + " in /var/www/app/app/Jobs/X.php:12\nStack trace:\n#0 /var/www/app/vendor/laravel/framework/src/Illuminate/Queue/CallQueuedHandler.php(120): App\\Jobs\\X->handle()\n#1 {main}"
+	}
+	sqltest.InsertFailed(t, s,
+		sqltest.FailedFixture{UUID: ptr("11111111-1111-4111-8111-111111111111"), Connection: "database", Queue: "default",
+			Payload: payload("11111111-1111-4111-8111-111111111111", `App\Jobs\ProcessPodcast`), Exception: exc("Podcast 7 not found"), FailedAt: "2026-11-30 10:00:00"},
+		sqltest.FailedFixture{UUID: ptr("22222222-2222-4222-8222-222222222222"), Connection: "database", Queue: "emails",
+			Payload: payload("22222222-2222-4222-8222-222222222222", `App\Jobs\ProcessPodcast`), Exception: exc("Podcast 8 not found"), FailedAt: "2026-11-30 11:00:00"},
+		sqltest.FailedFixture{UUID: ptr("33333333-3333-4333-8333-333333333333"), Connection: "redis", Queue: "default",
+			Payload: payload("33333333-3333-4333-8333-333333333333", `App\Jobs\SendMail`), Exception: exc("SMTP \x1b]52;c;ZXZpbA==\x07 down \x1b[2J"), FailedAt: "2026-11-30 11:30:00"},
+		sqltest.FailedFixture{UUID: ptr("44444444-4444-4444-8444-444444444444"), Connection: "database", Queue: "default",
+			Payload: `{"uuid":"44444444-4444-4444-8444-444444444444","displayName":`, Exception: exc("broken"), FailedAt: "2026-11-30 11:45:00"},
+	)
+	return "sqlite:" + s.Endpoint().Path, s
+}
+
+func TestHelpNeverDialsTheDatabase(t *testing.T) {
+	h := newHarness(t, false)
+	h.f.Service = func(context.Context) (*triage.Service, error) {
+		t.Fatal("--help opened the database")
+		return nil, nil
+	}
+	h.f.Config = nil
+	for _, args := range [][]string{{"--help"}, {"failed", "--help"}, {"retry", "--help"}, {"prune", "--help"}, {"show", "--help"}} {
+		if code := h.run(args...); code != ExitOK || !strings.Contains(h.out.String(), "Usage:") {
+			t.Errorf("%v: exit %d, out %q", args, code, h.out.String())
+		}
+	}
+}
+
+func TestFailedOutputs(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, false)
+	if code := h.run("failed", "--dsn", dsn); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(h.out.String()), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "44444444-4444-4444-8444-444444444444\t") ||
+		!strings.HasSuffix(lines[1], "\t2026-11-30T11:30:00Z") {
+		t.Errorf("piped output is not one TSV record per job, newest first:\n%s", h.out.String())
+	}
+	if strings.ContainsRune(h.out.String(), '\x1b') {
+		t.Error("an escape sequence from the database reached the output")
+	}
+
+	h = newHarness(t, true)
+	if code := h.run("failed", "--dsn", dsn, "--limit", "2"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	out := h.out.String()
+	if !strings.HasPrefix(out, "ID") || !strings.Contains(out, "15 minutes ago") || strings.ContainsRune(out, '\x1b') ||
+		!strings.Contains(out, `\x1b`) {
+		t.Errorf("TTY table:\n%s", out)
+	}
+	if !strings.Contains(h.errOut.String(), "next page: --after ") {
+		t.Errorf("no cursor for the next page: %q", h.errOut.String())
+	}
+	cursor := strings.TrimSpace(strings.TrimPrefix(h.errOut.String(), "next page: --after "))
+	h.run("failed", "--dsn", dsn, "--json", "--after", cursor)
+	var jobs []triage.Job
+	if err := json.Unmarshal(h.out.Bytes(), &jobs); err != nil || len(jobs) != 2 || jobs[0].ID != "22222222-2222-4222-8222-222222222222" {
+		t.Fatalf("second page as JSON: %v %s", err, h.out.String())
+	}
+	if jobs[0].Class != `App\Jobs\ProcessPodcast` || jobs[0].ExceptionClass != "RuntimeException" || jobs[0].ExceptionMessage != "Podcast 8 not found" {
+		t.Errorf("job JSON: %+v", jobs[0])
+	}
+
+	h.run("failed", "--dsn", dsn, "--group", "--json")
+	var sigs []triage.Signature
+	if err := json.Unmarshal(h.out.Bytes(), &sigs); err != nil || len(sigs) != 3 || sigs[0].Count != 2 {
+		t.Fatalf("group JSON: %v %s", err, h.out.String())
+	}
+	h.run("failed", "--dsn", dsn, "--signature", sigs[0].ID, "--json")
+	if err := json.Unmarshal(h.out.Bytes(), &jobs); err != nil || len(jobs) != 2 {
+		t.Errorf("--signature: %v %s", err, h.out.String())
+	}
+
+	h.run("failed", "--dsn", dsn, "--ndjson", "--full")
+	recs := strings.Split(strings.TrimSpace(h.out.String()), "\n")
+	var first map[string]any
+	if len(recs) != 4 || json.Unmarshal([]byte(recs[0]), &first) != nil || first["payload_text"] == nil || first["exception"] == nil {
+		t.Errorf("ndjson export: %d records, first %v", len(recs), first)
+	}
+}
+
+func TestShow(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, true)
+	if code := h.run("show", "--dsn", dsn, "11111111-1111-4111-8111-111111111111"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	for _, want := range []string{"App\\Jobs\\ProcessPodcast", "podcastId", "Podcast 7 not found", "backoff", "10,60", "X.php:12"} {
+		if !strings.Contains(h.out.String(), want) {
+			t.Errorf("show lacks %q:\n%s", want, h.out.String())
+		}
+	}
+	if code := h.run("show", "--dsn", dsn, "44444444-4444-4444-8444-444444444444"); code != ExitOK ||
+		!strings.Contains(h.out.String(), "malformed payload") {
+		t.Errorf("malformed payload: exit %d\n%s", code, h.out.String())
+	}
+	if code := h.run("show", "--dsn", dsn, "33333333-3333-4333-8333-333333333333"); code != ExitOK || strings.ContainsRune(h.out.String(), '\x1b') {
+		t.Errorf("hostile exception reached the terminal: exit %d %q", code, h.out.String())
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dsn, _ := seed(t)
+	empty := filepath.Join(t.TempDir(), "empty.sqlite")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		tty    bool
+		code   ExitCode
+		stderr string
+	}{
+		{"unknown flag", []string{"failed", "--nope"}, false, ExitUsage, "unknown flag"},
+		{"bad since", []string{"failed", "--dsn", dsn, "--since", "yesterdayish"}, false, ExitUsage, "--since"},
+		{"bad cursor", []string{"failed", "--dsn", dsn, "--after", "garbage"}, false, ExitUsage, "--after"},
+		{"show needs one id", []string{"show", "--dsn", dsn}, false, ExitUsage, "exactly one"},
+		{"unknown id", []string{"show", "--dsn", dsn, "99999999-9999-4999-8999-999999999999"}, false, ExitNotFound, "no failed job"},
+		{"bad dsn scheme", []string{"failed", "--dsn", "oracle://x"}, false, ExitUnreachable, ""},
+		{"missing sqlite file", []string{"failed", "--dsn", "sqlite:/nonexistent/x.sqlite"}, false, ExitUnreachable, ""},
+		{"unreachable server, no password shown", []string{"failed", "--dsn", "postgres://u:s3cr3tpw@127.0.0.1:1/db"}, false, ExitUnreachable, "127.0.0.1:1"},
+		{"missing table", []string{"failed", "--dsn", "sqlite:" + empty}, false, ExitSchema, "queue:failed-table"},
+		{"retry all needs --yes without a TTY", []string{"retry", "all", "--dsn", dsn}, false, ExitCancelled, "--yes"},
+		{"operator says no", []string{"retry", "all", "--dsn", dsn}, true, ExitCancelled, "cancelled"},
+		{"range in uuid mode", []string{"retry", "--range", "1-2", "--dsn", dsn}, false, ExitUsage, "uuid"},
+		{"prune hours 0", []string{"prune", "--hours", "0", "--dsn", dsn}, false, ExitUsage, "--hours"},
+		{"prune hours negative", []string{"prune", "--hours", "-5", "--dsn", dsn}, false, ExitUsage, "--hours"},
+		{"forget unknown id", []string{"forget", "--yes", "--dsn", dsn, "99999999-9999-4999-8999-999999999999"}, false, ExitNotFound, "not found"},
+		{"forget needs a selection", []string{"forget", "--dsn", dsn}, false, ExitUsage, "flush"},
+		{"ids and all", []string{"retry", "all", "1", "--dsn", dsn}, false, ExitUsage, "all"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.tty)
+			h.in.WriteString("n\n")
+			start := time.Now()
+			code := h.run(tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr %q", code, tc.code, h.errOut.String())
+			}
+			if !strings.Contains(h.errOut.String(), tc.stderr) {
+				t.Errorf("stderr %q lacks %q", h.errOut.String(), tc.stderr)
+			}
+			if strings.Contains(h.errOut.String()+h.out.String(), "s3cr3tpw") {
+				t.Error("the password appeared in the output")
+			}
+			if n := strings.Count(h.errOut.String(), "jobtriage: "); n != 1 {
+				t.Errorf("want exactly one error line, got %d: %q", n, h.errOut.String())
+			}
+			if time.Since(start) > 15*time.Second {
+				t.Errorf("took %s: errors must come within seconds", time.Since(start))
+			}
+		})
+	}
+}
+
+func TestRetryAndAudit(t *testing.T) {
+	dsn, store := seed(t)
+	h := newHarness(t, false)
+	logPath := filepath.Join(t.TempDir(), "audit.log")
+	code := h.run("retry", "all", "--yes", "--dsn", dsn, "--audit-log", logPath)
+	// The redis job and the malformed one are skipped: exit 7, partial.
+	if code != ExitPartial {
+		t.Fatalf("exit %d: %s %s", code, h.out.String(), h.errOut.String())
+	}
+	if !strings.Contains(h.out.String(), "Retried 2 jobs (default 1, emails 1); skipped 2.") {
+		t.Errorf("summary: %q", h.out.String())
+	}
+	if !strings.Contains(h.errOut.String(), `connection "redis" is not a database queue`) || !strings.Contains(h.errOut.String(), "malformed payload") {
+		t.Errorf("skip reasons: %q", h.errOut.String())
+	}
+	var n int
+	if err := store.DB().Get(&n, "SELECT COUNT(*) FROM jobs"); err != nil || n != 2 {
+		t.Errorf("jobs has %d rows (%v)", n, err)
+	}
+	raw, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entry auditEntry
+	if err := json.Unmarshal(bytes.TrimSpace(raw), &entry); err != nil || entry.Command != "retry" || entry.Count != 2 ||
+		len(entry.IDs) != 2 || entry.Database == "" || entry.Host == "" {
+		t.Errorf("audit line %s: %v", raw, err)
+	}
+	if code := h.run("retry", "all", "--yes", "--dsn", dsn, "--json"); code != ExitPartial {
+		t.Fatalf("second run exit %d", code)
+	}
+	var res triage.RetryResult
+	if err := json.Unmarshal(h.out.Bytes(), &res); err != nil || res.Retried != 0 || len(res.Skipped) != 2 {
+		t.Errorf("second run JSON: %v %s", err, h.out.String())
+	}
+}
+
+func TestPruneFromCron(t *testing.T) {
+	dsn, store := seed(t)
+	h := newHarness(t, false)
+	if code := h.run("prune", "--hours", "1", "--yes", "--dsn", dsn); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	// now is 12:00; failed_at < 11:00 goes: the 10:00 job only.
+	if !strings.HasPrefix(h.out.String(), "Deleted 1 failed jobs from before 2026-11-30 11:00:00 UTC") {
+		t.Errorf("summary %q", h.out.String())
+	}
+	if n, _ := store.Count(context.Background(), triage.Filter{}); n != 3 {
+		t.Errorf("%d rows left", n)
+	}
+	if code := h.run("flush", "--hours", "0.5", "--yes", "--dsn", dsn, "--json"); code != ExitOK {
+		t.Fatalf("flush exit %d: %s", code, h.errOut.String())
+	}
+	if !strings.Contains(h.out.String(), `"deleted": 2`) {
+		t.Errorf("flush --hours 0.5 (<= 11:30): %s", h.out.String())
+	}
+}
