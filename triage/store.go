@@ -185,3 +185,69 @@ var (
 	// lock timeout); running it again is safe.
 	ErrConflict = errors.New("transaction conflict")
 )
+
+// QueueStatsParams asks for the jobs table's counts per queue. Cut-offs are
+// computed from Now and bound, so the database clock never matters.
+type QueueStatsParams struct {
+	// Queues restricts the stats to these queue names; empty means every
+	// queue that has rows. Asked-for queues without rows are absent.
+	Queues []string
+	Now    time.Time
+	// RetryAfter is the queue connection's retry_after: a job reserved at
+	// or before Now − RetryAfter is stuck (Laravel pops it again).
+	RetryAfter time.Duration
+}
+
+// QueueStats are one queue's rows in the jobs table, with Laravel's
+// meanings: Size counts every row (queue:monitor's measure), Pending rows are
+// ready now, Delayed rows become available later, Reserved rows are held by
+// a worker, and Stuck is the part of Reserved whose reservation expired.
+type QueueStats struct {
+	Queue                                   string
+	Size, Pending, Delayed, Reserved, Stuck int64
+	// OldestPendingAt is the smallest available_at among pending rows (as
+	// Laravel 12.19's monitor reports it); zero when nothing is pending.
+	OldestPendingAt time.Time
+}
+
+// RecentParams asks for the failures of a time window, newest first.
+type RecentParams struct {
+	// Since is the window's start, inclusive.
+	Since time.Time
+	// MaxID, when positive, ignores rows with a higher id: a watcher that
+	// has taken a high-water mark reads the window below it.
+	MaxID int64
+	// Heads adds the payload and exception heads (job class, signature);
+	// without it only id, uuid, connection, queue and failed_at are read.
+	Heads     bool
+	BatchSize int
+}
+
+// MonitorStore is what monitor and watch need beyond Store. failed_jobs has
+// no index on failed_at, so nothing here filters on it in SQL: windows are
+// read by primary key from the newest row down.
+type MonitorStore interface {
+	// QueueStats counts the jobs table per queue, ordered by queue name.
+	QueueStats(ctx context.Context, p QueueStatsParams) ([]QueueStats, error)
+	// ScanRecentFailed streams the rows with failed_at ≥ p.Since, newest
+	// first, in descending keyset batches; it stops after the first batch
+	// in which no row is inside the window (ids grow with failure time; a
+	// whole batch of slack absorbs clock skew between workers).
+	ScanRecentFailed(ctx context.Context, p RecentParams, fn func(*FailedRow) error) error
+	// MaxFailedID is the highest failed_jobs id, 0 when the table is empty.
+	MaxFailedID(ctx context.Context) (int64, error)
+	// TryWatchLock takes the lock that lets one watcher per database
+	// notify. It returns ErrLockHeld when another process holds it.
+	TryWatchLock(ctx context.Context) (WatchLock, error)
+}
+
+// WatchLock is a held watcher lock.
+type WatchLock interface {
+	// Check reports whether the lock is still held (a lost database
+	// session loses a server-side lock).
+	Check(ctx context.Context) error
+	Release() error
+}
+
+// ErrLockHeld: another watcher holds the lock.
+var ErrLockHeld = errors.New("lock held by another watcher")

@@ -19,7 +19,7 @@ func TestConformance(t *testing.T) {
 	for _, driver := range sqltest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
 			t.Parallel()
-			for _, c := range append(append([]conformanceCase{}, readCases...), writeCases...) {
+			for _, c := range append(append(append([]conformanceCase{}, readCases...), writeCases...), monitorCases...) {
 				t.Run(c.name, func(t *testing.T) { c.run(t, driver) })
 			}
 		})
