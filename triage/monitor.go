@@ -1,0 +1,336 @@
+package triage
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// MonitorSource is the store a monitor reads: the failed-jobs store plus
+// the jobs-table counts and window reads.
+type MonitorSource interface {
+	Store
+	MonitorStore
+}
+
+// QueueRef names a monitored queue as `php artisan queue:monitor` takes it:
+// "name", or "connection:name" split on the first colon. The jobs table has
+// no connection column, so Connection narrows only the failure counts.
+type QueueRef struct {
+	Connection string
+	Queue      string
+}
+
+func (q QueueRef) String() string {
+	if q.Connection == "" {
+		return q.Queue
+	}
+	return q.Connection + ":" + q.Queue
+}
+
+// maxQueueName is Laravel's jobs.queue column width.
+const maxQueueName = 255
+
+// ParseQueueRef reads one queue argument.
+func ParseQueueRef(s string) (QueueRef, error) {
+	s = strings.TrimSpace(s)
+	var r QueueRef
+	if conn, queue, ok := strings.Cut(s, ":"); ok {
+		r = QueueRef{Connection: strings.TrimSpace(conn), Queue: strings.TrimSpace(queue)}
+		if r.Connection == "" {
+			return QueueRef{}, fmt.Errorf("%w: queue %q has an empty connection before the colon", ErrInvalidInput, s)
+		}
+	} else {
+		r.Queue = s
+	}
+	switch {
+	case r.Queue == "":
+		return QueueRef{}, fmt.Errorf("%w: empty queue name in %q", ErrInvalidInput, s)
+	case len(r.Queue) > maxQueueName || len(r.Connection) > maxQueueName:
+		return QueueRef{}, fmt.Errorf("%w: queue name longer than %d bytes", ErrInvalidInput, maxQueueName)
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		return QueueRef{}, fmt.Errorf("%w: queue name %q contains control characters", ErrInvalidInput, s)
+	}
+	return r, nil
+}
+
+// ParseQueueRefs reads queue arguments, each of which may itself be a
+// comma-separated list as artisan's is; duplicates are dropped.
+func ParseQueueRefs(args []string) ([]QueueRef, error) {
+	var out []QueueRef
+	seen := map[QueueRef]bool{}
+	for _, a := range args {
+		for _, part := range strings.Split(a, ",") {
+			r, err := ParseQueueRef(part)
+			if err != nil {
+				return nil, err
+			}
+			if !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}
+
+// matches reports whether a failed job's connection and queue are this ref's.
+func (q QueueRef) matches(connection, queue string) bool {
+	return q.Queue == queue && (q.Connection == "" || q.Connection == connection)
+}
+
+// MonitorParams drives one health check.
+type MonitorParams struct {
+	// Queues to report; empty means every queue with rows in jobs or
+	// failures in the window.
+	Queues     []QueueRef
+	Now        time.Time
+	RetryAfter time.Duration
+	// Window is how far back failures are counted.
+	Window time.Duration
+}
+
+// QueueHealth is one queue's line of a report.
+type QueueHealth struct {
+	Connection string `json:"connection,omitempty"`
+	Queue      string `json:"queue"`
+	Size       int64  `json:"size"`
+	Pending    int64  `json:"pending"`
+	Delayed    int64  `json:"delayed"`
+	Reserved   int64  `json:"reserved"`
+	Stuck      int64  `json:"stuck"`
+	// OldestPendingAt is when the longest-waiting ready job became
+	// available; zero when nothing is pending.
+	OldestPendingAt  time.Time     `json:"oldest_pending_at"`
+	OldestPendingAge time.Duration `json:"-"`
+	// Failed counts failed_jobs rows of this queue in the window.
+	Failed int64 `json:"failed"`
+}
+
+// Report is one health check.
+type Report struct {
+	At         time.Time
+	Window     time.Duration
+	RetryAfter time.Duration
+	Queues     []QueueHealth
+	// Failed counts the window's failures of the monitored queues (of the
+	// whole app when no queue was named).
+	Failed int64
+	// NoJobsTable: the app has no jobs table (a Redis queue, say), so only
+	// failures were counted.
+	NoJobsTable bool
+}
+
+// Monitor runs one health check: one grouped count over jobs (indexed on
+// queue) and one window read of failed_jobs by primary key.
+func Monitor(ctx context.Context, st MonitorSource, p MonitorParams) (Report, error) {
+	if p.Window <= 0 {
+		return Report{}, fmt.Errorf("%w: the failure window must be positive", ErrInvalidInput)
+	}
+	if p.RetryAfter < 0 {
+		return Report{}, fmt.Errorf("%w: retry_after must not be negative", ErrInvalidInput)
+	}
+	rep := Report{At: p.Now, Window: p.Window, RetryAfter: p.RetryAfter, NoJobsTable: !st.Schema().HasJobs}
+	byName := map[string]QueueStats{}
+	var names []string
+	if !rep.NoJobsTable {
+		stats, err := st.QueueStats(ctx, QueueStatsParams{Queues: queueNames(p.Queues), Now: p.Now, RetryAfter: p.RetryAfter})
+		if err != nil {
+			return Report{}, err
+		}
+		for _, s := range stats {
+			byName[s.Queue] = s
+			names = append(names, s.Queue)
+		}
+	}
+	failedBy := map[QueueRef]int64{} // connection and queue of every failure
+	err := st.ScanRecentFailed(ctx, RecentParams{Since: p.Now.Add(-p.Window)}, func(r *FailedRow) error {
+		failedBy[QueueRef{Connection: r.Connection, Queue: r.Queue}]++
+		return nil
+	})
+	if err != nil {
+		return Report{}, err
+	}
+	refs := p.Queues
+	if len(refs) == 0 {
+		refs = everyQueue(names, failedBy)
+	}
+	for _, ref := range refs {
+		s := byName[ref.Queue]
+		h := QueueHealth{Connection: ref.Connection, Queue: ref.Queue, Size: s.Size, Pending: s.Pending,
+			Delayed: s.Delayed, Reserved: s.Reserved, Stuck: s.Stuck, OldestPendingAt: s.OldestPendingAt}
+		if !s.OldestPendingAt.IsZero() {
+			h.OldestPendingAge = max(p.Now.Sub(s.OldestPendingAt), 0)
+		}
+		for f, n := range failedBy {
+			if ref.matches(f.Connection, f.Queue) {
+				h.Failed += n
+			}
+		}
+		rep.Queues = append(rep.Queues, h)
+	}
+	for f, n := range failedBy {
+		if len(p.Queues) == 0 || anyMatches(p.Queues, f) {
+			rep.Failed += n
+		}
+	}
+	return rep, nil
+}
+
+func queueNames(refs []QueueRef) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range refs {
+		if !seen[r.Queue] {
+			seen[r.Queue] = true
+			out = append(out, r.Queue)
+		}
+	}
+	return out
+}
+
+// everyQueue is every queue name seen in jobs or in the window's failures,
+// sorted; failures are counted over all their connections.
+func everyQueue(jobQueues []string, failed map[QueueRef]int64) []QueueRef {
+	set := map[string]bool{}
+	for _, q := range jobQueues {
+		set[q] = true
+	}
+	for f := range failed {
+		set[f.Queue] = true
+	}
+	out := make([]QueueRef, 0, len(set))
+	for q := range set {
+		out = append(out, QueueRef{Queue: q})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Queue < out[j].Queue })
+	return out
+}
+
+func anyMatches(refs []QueueRef, f QueueRef) bool {
+	for _, r := range refs {
+		if r.matches(f.Connection, f.Queue) {
+			return true
+		}
+	}
+	return false
+}
+
+// Thresholds are the limits of a health check; zero disables one. Every
+// comparison is inclusive, as queue:monitor's size >= max is.
+type Thresholds struct {
+	MaxSize   int64
+	MaxAge    time.Duration
+	MaxFailed int64
+}
+
+// Breach is one crossed threshold.
+type Breach struct {
+	// Queue is the queue it concerns; "" for the whole monitored set.
+	Queue   string `json:"queue,omitempty"`
+	Measure string `json:"measure"` // "size", "oldest_pending_age" or "failed"
+	Value   string `json:"value"`
+	Limit   string `json:"limit"`
+}
+
+func (b Breach) String() string {
+	where := "all monitored queues"
+	if b.Queue != "" {
+		where = "queue " + b.Queue
+	}
+	return fmt.Sprintf("%s: %s %s ≥ %s", where, b.Measure, b.Value, b.Limit)
+}
+
+// Check lists the thresholds the report crosses, in queue order.
+func (r Report) Check(t Thresholds) []Breach {
+	var out []Breach
+	for _, q := range r.Queues {
+		if t.MaxSize > 0 && q.Size >= t.MaxSize {
+			out = append(out, Breach{Queue: q.Queue, Measure: "size", Value: fmt.Sprint(q.Size), Limit: fmt.Sprint(t.MaxSize)})
+		}
+		if t.MaxAge > 0 && !q.OldestPendingAt.IsZero() && q.OldestPendingAge >= t.MaxAge {
+			out = append(out, Breach{Queue: q.Queue, Measure: "oldest_pending_age",
+				Value: q.OldestPendingAge.Truncate(time.Second).String(), Limit: t.MaxAge.String()})
+		}
+	}
+	if t.MaxFailed > 0 && r.Failed >= t.MaxFailed {
+		out = append(out, Breach{Measure: "failed", Value: fmt.Sprint(r.Failed),
+			Limit: fmt.Sprintf("%d in %s", t.MaxFailed, r.Window)})
+	}
+	return out
+}
+
+// FailureFeed hands a watcher each failure once: first the ones already in
+// the window, then on every Next only the rows above the highest id seen, by
+// primary key. Its cost per call follows the new failures, not the table.
+//
+// A row whose id was allocated before the high-water mark but committed
+// after it (two concurrent inserts on PostgreSQL) is not seen; Laravel
+// inserts failures in autocommit statements, so that gap is milliseconds wide.
+type FailureFeed struct {
+	Store MonitorSource
+	// BatchSize bounds the rows per round trip; 0 picks a default.
+	BatchSize int
+	last      int64
+	started   bool
+}
+
+// Start reads the failures of the window before now and remembers where the
+// table ends.
+func (f *FailureFeed) Start(ctx context.Context, since time.Time, fn func(Job)) error {
+	last, err := f.Store.MaxFailedID(ctx)
+	if err != nil {
+		return err
+	}
+	if last > 0 {
+		err = f.Store.ScanRecentFailed(ctx, RecentParams{Since: since, MaxID: last, Heads: true, BatchSize: f.BatchSize},
+			func(r *FailedRow) error {
+				fn(JobFromRow(r))
+				return nil
+			})
+		if err != nil {
+			return err
+		}
+	}
+	f.last, f.started = last, true
+	return nil
+}
+
+// Next hands fn every failure added since the last look, oldest first, and
+// returns how many there were.
+func (f *FailureFeed) Next(ctx context.Context, fn func(Job)) (int, error) {
+	if !f.started {
+		return 0, fmt.Errorf("failure feed: Next before Start")
+	}
+	n := 0
+	err := f.Store.ScanFailed(ctx, ScanParams{AfterID: f.last, Ascending: true, BatchSize: f.BatchSize},
+		func(r *FailedRow) error {
+			n++
+			f.last = r.ID
+			fn(JobFromRow(r))
+			return nil
+		})
+	return n, err
+}
+
+// LastID is the high-water mark: the highest id handed out or skipped.
+func (f *FailureFeed) LastID() int64 { return f.last }
+
+// AlertKeys are the alert keys a failure counts under: always "app", then
+// per the chosen dimensions "queue:<name>", "class:<Class>", "sig:<id>".
+func AlertKeys(j Job, perQueue, perClass, perSignature bool) []string {
+	keys := []string{"app"}
+	if perQueue {
+		keys = append(keys, "queue:"+j.Queue)
+	}
+	if perClass && j.Class != "" {
+		keys = append(keys, "class:"+j.Class)
+	}
+	if perSignature && j.Signature != "" {
+		keys = append(keys, "sig:"+j.Signature)
+	}
+	return keys
+}

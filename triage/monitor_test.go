@@ -1,0 +1,212 @@
+package triage_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sqlstore"
+	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+)
+
+func TestParseQueueRefs(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		want []triage.QueueRef
+		err  string
+	}{
+		{in: []string{"default"}, want: []triage.QueueRef{{Queue: "default"}}},
+		{in: []string{"redis:emails"}, want: []triage.QueueRef{{Connection: "redis", Queue: "emails"}}},
+		// Split on the first colon only, like artisan.
+		{in: []string{"database:a:b"}, want: []triage.QueueRef{{Connection: "database", Queue: "a:b"}}},
+		{in: []string{"default, emails", "default"}, want: []triage.QueueRef{{Queue: "default"}, {Queue: "emails"}}},
+		{in: []string{""}, err: "empty queue name"},
+		{in: []string{"redis:"}, err: "empty queue name"},
+		{in: []string{":emails"}, err: "empty connection"},
+		{in: []string{"a,,b"}, err: "empty queue name"},
+		{in: []string{"bad\x1b[2Jqueue"}, err: "control characters"},
+		{in: []string{strings.Repeat("q", 256)}, err: "longer than 255"},
+	} {
+		got, err := triage.ParseQueueRefs(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, triage.ErrInvalidInput) {
+				t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+var base = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func sec(s int) time.Time { return base.Add(time.Duration(s) * time.Second) }
+
+func failure(i int, conn, queue, class string, at time.Time) sqltest.FailedFixture {
+	u := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+	c := strings.ReplaceAll(class, `\`, `\\`)
+	return sqltest.FailedFixture{UUID: &u, Connection: conn, Queue: queue,
+		Payload:   `{"uuid":"` + u + `","displayName":"` + c + `","job":"Illuminate\\Queue\\CallQueuedHandler@call","data":{"commandName":"` + c + `"}}`,
+		Exception: "RuntimeException: boom in /app/X.php:1\nStack trace:\n#0 {main}",
+		FailedAt:  at.Format("2006-01-02 15:04:05")}
+}
+
+func addJob(t *testing.T, s *sqlstore.Store, queue string, reservedAt *time.Time, available time.Time) {
+	t.Helper()
+	var r any
+	if reservedAt != nil {
+		r = reservedAt.Unix()
+	}
+	if _, err := s.DB().Exec("INSERT INTO jobs (queue, payload, attempts, reserved_at, available_at, created_at) VALUES (?, '{}', 0, ?, ?, ?)",
+		queue, r, available.Unix(), available.Unix()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seeded: the seed's failures at 100, 103, 105, 140 and 160 s on
+// database:default (160 on redis:emails), and a few queued jobs.
+func seeded(t *testing.T) *sqlstore.Store {
+	s := sqltest.OpenLaravel(t, "sqlite", sqlstore.SchemaLaravel8, time.UTC)
+	var fx []sqltest.FailedFixture
+	for i, at := range []int{100, 103, 105, 140} {
+		fx = append(fx, failure(i, "database", "default", `App\Jobs\A`, sec(at)))
+	}
+	fx = append(fx, failure(9, "redis", "emails", `App\Jobs\B`, sec(160)))
+	sqltest.InsertFailed(t, s, fx...)
+	addJob(t, s, "default", nil, sec(45))  // pending for 120 s at 165
+	addJob(t, s, "default", nil, sec(200)) // delayed
+	r := sec(0)
+	addJob(t, s, "default", &r, sec(0)) // reserved 165 s ago: stuck with retry_after 90
+	addJob(t, s, "reports", nil, sec(165))
+	return s
+}
+
+func TestMonitorSeedVector(t *testing.T) {
+	s := seeded(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		window time.Duration
+		failed int64
+	}{{30 * time.Second, 2}, {60 * time.Second, 3}, {59 * time.Second, 2}, {time.Hour, 5}} {
+		rep, err := triage.Monitor(ctx, s, triage.MonitorParams{Now: sec(165), RetryAfter: 90 * time.Second, Window: tc.window})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Failed != tc.failed {
+			t.Errorf("window %s: %d failures, want %d", tc.window, rep.Failed, tc.failed)
+		}
+	}
+	rep, err := triage.Monitor(ctx, s, triage.MonitorParams{Now: sec(165), RetryAfter: 90 * time.Second, Window: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []triage.QueueHealth{
+		{Queue: "default", Size: 3, Pending: 1, Delayed: 1, Reserved: 1, Stuck: 1,
+			OldestPendingAt: time.Unix(sec(45).Unix(), 0), OldestPendingAge: 120 * time.Second, Failed: 2},
+		{Queue: "emails", Failed: 1},
+		{Queue: "reports", Size: 1, Pending: 1, OldestPendingAt: time.Unix(sec(165).Unix(), 0)},
+	}
+	if diff := cmp.Diff(want, rep.Queues); diff != "" {
+		t.Errorf("queues (-want +got):\n%s", diff)
+	}
+	breaches := rep.Check(triage.Thresholds{MaxSize: 3, MaxAge: 2 * time.Minute, MaxFailed: 3})
+	var got []string
+	for _, b := range breaches {
+		got = append(got, b.String())
+	}
+	wantB := []string{"queue default: size 3 ≥ 3", "queue default: oldest_pending_age 2m0s ≥ 2m0s", "all monitored queues: failed 3 ≥ 3 in 1m0s"}
+	if diff := cmp.Diff(wantB, got); diff != "" {
+		t.Errorf("breaches (-want +got):\n%s", diff)
+	}
+	if b := rep.Check(triage.Thresholds{MaxSize: 4, MaxAge: 121 * time.Second, MaxFailed: 4}); len(b) != 0 {
+		t.Errorf("healthy check breached: %v", b)
+	}
+}
+
+func TestMonitorNamedQueues(t *testing.T) {
+	s := seeded(t)
+	refs, _ := triage.ParseQueueRefs([]string{"database:emails,redis:emails,default,absent"})
+	rep, err := triage.Monitor(context.Background(), s, triage.MonitorParams{Queues: refs, Now: sec(165), RetryAfter: 90 * time.Second, Window: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, q := range rep.Queues {
+		got = append(got, fmt.Sprintf("%s:%s size=%d failed=%d", q.Connection, q.Queue, q.Size, q.Failed))
+	}
+	// In the order asked for.
+	want := []string{"database:emails size=0 failed=0", "redis:emails size=0 failed=1", ":default size=3 failed=4", ":absent size=0 failed=0"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if rep.Failed != 5 {
+		t.Errorf("total failed %d, want 5", rep.Failed)
+	}
+	if _, err := triage.Monitor(context.Background(), s, triage.MonitorParams{Now: sec(165)}); !errors.Is(err, triage.ErrInvalidInput) {
+		t.Errorf("zero window: %v", err)
+	}
+}
+
+func TestFailureFeedReadsOnlyNewRows(t *testing.T) {
+	s := seeded(t)
+	ctx := context.Background()
+	feed := &triage.FailureFeed{Store: s, BatchSize: 2}
+	if _, err := feed.Next(ctx, func(triage.Job) {}); err == nil {
+		t.Error("Next before Start succeeded")
+	}
+	var seen []string
+	collect := func(j triage.Job) {
+		seen = append(seen, fmt.Sprintf("%s %s %s", j.Queue, j.Class, j.FailedAt.Format("05")))
+	}
+	if err := feed.Start(ctx, sec(165).Add(-time.Minute), collect); err != nil {
+		t.Fatal(err)
+	}
+	// Newest first within the window: 160, 140, 105.
+	if diff := cmp.Diff([]string{`emails App\Jobs\B 40`, `default App\Jobs\A 20`, `default App\Jobs\A 45`}, seen); diff != "" {
+		t.Errorf("start (-want +got):\n%s", diff)
+	}
+	seen = nil
+	if n, err := feed.Next(ctx, collect); err != nil || n != 0 {
+		t.Errorf("no new rows: %d, %v", n, err)
+	}
+	ids := sqltest.InsertFailed(t, s, failure(20, "database", "default", `App\Jobs\C`, sec(170)),
+		failure(21, "database", "default", `App\Jobs\C`, sec(171)), failure(22, "database", "x", `App\Jobs\C`, sec(172)))
+	n, err := feed.Next(ctx, collect)
+	if err != nil || n != 3 || feed.LastID() != ids[2] {
+		t.Fatalf("Next: %d, %v, last %d", n, err, feed.LastID())
+	}
+	if diff := cmp.Diff([]string{`default App\Jobs\C 50`, `default App\Jobs\C 51`, `x App\Jobs\C 52`}, seen); diff != "" {
+		t.Errorf("next (-want +got):\n%s", diff)
+	}
+}
+
+func TestAlertKeys(t *testing.T) {
+	j := triage.Job{Queue: "emails", Class: `App\Jobs\A`, Signature: "ab12"}
+	for _, tc := range []struct {
+		q, c, s bool
+		want    string
+	}{
+		{want: "app"},
+		{q: true, want: "app queue:emails"},
+		{q: true, c: true, s: true, want: `app queue:emails class:App\Jobs\A sig:ab12`},
+	} {
+		if got := strings.Join(triage.AlertKeys(j, tc.q, tc.c, tc.s), " "); got != tc.want {
+			t.Errorf("keys %q, want %q", got, tc.want)
+		}
+	}
+	if got := triage.AlertKeys(triage.Job{Queue: "q"}, false, true, true); len(got) != 1 {
+		t.Errorf("a job without class or signature got keys %v", got)
+	}
+}
