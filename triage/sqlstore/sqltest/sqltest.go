@@ -1,10 +1,11 @@
 // Package sqltest gives tests an isolated, empty database on each dialect:
 // SQLite always, PostgreSQL and MySQL/MariaDB when their DSNs are set.
 //
-// JOBTRIAGE_TEST_POSTGRES_DSN (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)
-// and JOBTRIAGE_TEST_MYSQL_DSN (e.g. mysql://root@127.0.0.1:3306/test) name a
-// server where the test may create and drop databases. Without them a test is
-// skipped — unless CI is set, where a missing server is a failure, because a
+// JOBTRIAGE_TEST_POSTGRES_DSN and JOBTRIAGE_TEST_MYSQL_DSN name a server
+// where the test may create and drop databases; unset, they default to the
+// local servers of a development machine (DefaultPostgresDSN,
+// DefaultMySQLDSN). A server that cannot be reached skips the test — unless
+// CI (or JOBTRIAGE_TEST_REQUIRE_DB) is set, where it is a failure, because a
 // suite that silently skips its databases proves nothing.
 package sqltest
 
@@ -35,6 +36,13 @@ const (
 	MySQLEnv    = "JOBTRIAGE_TEST_MYSQL_DSN"
 )
 
+// Local defaults: trust auth on PostgreSQL, root without a password on
+// MariaDB, as the project's machines run them.
+const (
+	DefaultPostgresDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+	DefaultMySQLDSN    = "mysql://root@127.0.0.1:3306/test"
+)
+
 // Drivers lists the dialects every conformance test runs on.
 func Drivers() []string { return []string{"sqlite", "postgres", "mysql"} }
 
@@ -43,23 +51,31 @@ func Required() bool { return os.Getenv("CI") != "" || os.Getenv("JOBTRIAGE_TEST
 
 func serverDSN(tb testing.TB, driver string) (*url.URL, bool) {
 	tb.Helper()
-	env := PostgresEnv
+	env, raw := PostgresEnv, DefaultPostgresDSN
 	if driver == "mysql" {
-		env = MySQLEnv
+		env, raw = MySQLEnv, DefaultMySQLDSN
 	}
-	raw := os.Getenv(env)
-	if raw == "" {
-		if Required() {
-			tb.Fatalf("%s is not set: database tests must run under CI", env)
-		}
-		tb.Skipf("set %s to run the %s tests", env, driver)
-		return nil, false
+	if v := os.Getenv(env); v != "" {
+		raw = v
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		tb.Fatalf("%s: %v", env, err)
 	}
 	return u, true
+}
+
+// unreachable fails the test under CI and skips it elsewhere.
+func unreachable(tb testing.TB, driver string, u *url.URL, err error) {
+	tb.Helper()
+	env := PostgresEnv
+	if driver == "mysql" {
+		env = MySQLEnv
+	}
+	if Required() {
+		tb.Fatalf("%s at %s is unreachable or unusable (%s): %v", driver, u.Redacted(), env, err)
+	}
+	tb.Skipf("%s at %s unreachable (set %s): %v", driver, u.Redacted(), env, err)
 }
 
 func randomName(prefix string) string {
@@ -114,7 +130,7 @@ func newPostgres(tb testing.TB, u *url.URL) sqlstore.Endpoint {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		tb.Fatalf("postgres at %s unreachable or unusable: %v", u.Redacted(), err)
+		unreachable(tb, "postgres", u, err)
 	}
 	tb.Cleanup(func() {
 		a, err := sql.Open("postgres", u.String())
@@ -150,7 +166,7 @@ func newMySQL(tb testing.TB, u *url.URL) sqlstore.Endpoint {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"); err != nil {
-		tb.Fatalf("mysql at %s unreachable or unusable: %v", u.Redacted(), err)
+		unreachable(tb, "mysql", u, err)
 	}
 	tb.Cleanup(func() {
 		a := sql.OpenDB(conn)
