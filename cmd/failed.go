@@ -210,20 +210,41 @@ func printJobs(io *IOStreams, jobs []triage.Job, now time.Time) error {
 		}
 		return nil
 	}
-	t := newTable(io, 5, "ID", "CONNECTION", "QUEUE", "CLASS", "EXCEPTION", "MESSAGE", "FAILED")
+	if !io.IsStdoutTTY() {
+		t := newTable(io, -1, "ID", "CONNECTION", "QUEUE", "CLASS", "EXCEPTION", "MESSAGE", "FAILED")
+		for _, j := range jobs {
+			t.add(j.ID, j.Connection, j.Queue, j.Class, j.ExceptionClass, j.ExceptionMessage, timeCell(io, j.FailedAt, now))
+		}
+		return t.render()
+	}
+	// On a terminal: one line of where and what, then the error beneath it.
+	// A narrow terminal moves the class onto the error line.
+	wide := io.TerminalWidth() >= 120
+	header := []string{"ID", "FAILED", "QUEUE"}
+	if wide {
+		header = append(header, "CLASS")
+	}
+	t := newTable(io, len(header)-1, header...)
 	t.style(0, "245")
-	t.style(4, "203")
+	t.style(2, "110")
 	for _, j := range jobs {
-		t.add(j.ID, j.Connection, j.Queue, j.Class, shortClass(j.ExceptionClass), j.ExceptionMessage, timeCell(io, j.FailedAt, now))
+		errLine := shortClass(j.ExceptionClass) + ": " + j.ExceptionMessage
+		if wide {
+			t.add(j.ID, timeCell(io, j.FailedAt, now), j.Connection+"/"+j.Queue, j.Class)
+		} else {
+			t.add(j.ID, timeCell(io, j.FailedAt, now), j.Connection+"/"+j.Queue)
+			errLine = j.Class + " · " + errLine
+		}
+		t.sub(errLine)
 	}
 	return t.render()
 }
 
-// shortClass drops the namespace on a TTY-width budget: the full class is in
+// shortClass drops a long namespace on a terminal: the full class is in
 // show and in JSON.
 func shortClass(c string) string {
-	if i := strings.LastIndex(c, `\`); i >= 0 && len(c) > 40 {
-		return "…" + c[i:]
+	if i := strings.LastIndex(c, `\`); i >= 0 && len(c) > 30 {
+		return c[i+1:]
 	}
 	return c
 }
@@ -299,7 +320,7 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 	if err != nil {
 		return err
 	}
-	total := 0
+	total, distinct := 0, len(sigs)
 	for _, s := range sigs {
 		total += s.Count
 	}
@@ -321,18 +342,27 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 		}
 		return nil
 	}
-	t := newTable(opts.IO, 5, "SIGNATURE", "COUNT", "LAST", "FIRST", "CLASS", "ERROR", "QUEUES")
-	t.style(0, "245")
-	t.style(1, "214")
+	t := newTable(opts.IO, 5, "SIGNATURE", "COUNT", "LAST", "FIRST", "QUEUES", "CLASS", "ERROR")
+	if opts.IO.IsStdoutTTY() {
+		t = newTable(opts.IO, 5, "SIGNATURE", "COUNT", "LAST", "FIRST", "QUEUES", "CLASS")
+		t.style(0, "245")
+		t.style(1, "214")
+	}
 	for _, s := range sigs {
-		t.add(s.ID, strconv.Itoa(s.Count), timeCell(opts.IO, s.LastSeen, now), timeCell(opts.IO, s.FirstSeen, now),
-			s.Class, shortClass(s.ExceptionClass)+": "+s.Message, strings.Join(s.Queues, ","))
+		cells := []string{s.ID, strconv.Itoa(s.Count), timeCell(opts.IO, s.LastSeen, now), timeCell(opts.IO, s.FirstSeen, now),
+			strings.Join(s.Queues, ","), s.Class}
+		if !opts.IO.IsStdoutTTY() {
+			t.add(append(cells, s.ExceptionClass+": "+s.Message)...)
+			continue
+		}
+		t.add(cells...)
+		t.sub(shortClass(s.ExceptionClass) + ": " + s.Message)
 	}
 	if err := t.render(); err != nil {
 		return err
 	}
 	if opts.IO.IsStdoutTTY() {
-		fmt.Fprintf(opts.IO.ErrOut, "%s failed jobs in %d signatures\n", humanize.Comma(int64(total)), len(sigs))
+		fmt.Fprintf(opts.IO.ErrOut, "%s failed jobs in %d signatures\n", humanize.Comma(int64(total)), distinct)
 	}
 	return nil
 }

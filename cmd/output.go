@@ -21,7 +21,8 @@ type table struct {
 	io      *IOStreams
 	header  []string
 	rows    [][]string
-	flex    int // the column that shrinks to fit the width
+	subs    []string // an optional second line per row, shown on a TTY only
+	flex    int      // the column that shrinks to fit the width
 	styles  []lipgloss.Style
 	rend    *lipgloss.Renderer
 	hasRows bool
@@ -53,6 +54,14 @@ func (t *table) add(cells ...string) {
 		cells[i] = sanitize.Line(cells[i])
 	}
 	t.rows = append(t.rows, cells)
+	t.subs = append(t.subs, "")
+}
+
+// sub sets the second line of the last row: on a terminal, long text such
+// as an exception message reads better on its own line than squeezed into
+// a column.
+func (t *table) sub(text string) {
+	t.subs[len(t.subs)-1] = sanitize.Line(text)
 }
 
 func (t *table) render() error {
@@ -107,9 +116,16 @@ func (t *table) render() error {
 	if _, err := fmt.Fprintln(w, line(t.header, true)); err != nil {
 		return err
 	}
-	for _, r := range t.rows {
+	dim := t.rend.NewStyle().Foreground(lipgloss.Color("252"))
+	for i, r := range t.rows {
 		if _, err := fmt.Fprintln(w, line(r, false)); err != nil {
 			return err
+		}
+		if sub := t.subs[i]; sub != "" {
+			sub = sanitize.Truncate(sub, max(t.io.TerminalWidth()-4, 20))
+			if _, err := fmt.Fprintln(w, "    "+dim.Render(sub)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
