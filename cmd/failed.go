@@ -342,21 +342,35 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 		}
 		return nil
 	}
-	t := newTable(opts.IO, 5, "SIGNATURE", "COUNT", "LAST", "FIRST", "QUEUES", "CLASS", "ERROR")
-	if opts.IO.IsStdoutTTY() {
-		t = newTable(opts.IO, 5, "SIGNATURE", "COUNT", "LAST", "FIRST", "QUEUES", "CLASS")
-		t.style(0, "245")
-		t.style(1, "214")
+	if !opts.IO.IsStdoutTTY() {
+		t := newTable(opts.IO, -1, "SIGNATURE", "COUNT", "LAST", "FIRST", "QUEUES", "CLASS", "ERROR")
+		for _, s := range sigs {
+			t.add(s.ID, strconv.Itoa(s.Count), timeCell(opts.IO, s.LastSeen, now), timeCell(opts.IO, s.FirstSeen, now),
+				strings.Join(s.Queues, ","), s.Class, s.ExceptionClass+": "+s.Message)
+		}
+		return t.render()
 	}
+	// On a terminal the error gets its own line; a narrow one moves the
+	// class there too.
+	wide := opts.IO.TerminalWidth() >= 120
+	header := []string{"SIGNATURE", "COUNT", "LAST", "FIRST", "QUEUES"}
+	if wide {
+		header = append(header, "CLASS")
+	}
+	t := newTable(opts.IO, len(header)-1, header...)
+	t.style(0, "245")
+	t.style(1, "214")
 	for _, s := range sigs {
 		cells := []string{s.ID, strconv.Itoa(s.Count), timeCell(opts.IO, s.LastSeen, now), timeCell(opts.IO, s.FirstSeen, now),
-			strings.Join(s.Queues, ","), s.Class}
-		if !opts.IO.IsStdoutTTY() {
-			t.add(append(cells, s.ExceptionClass+": "+s.Message)...)
-			continue
+			strings.Join(s.Queues, ",")}
+		errLine := shortClass(s.ExceptionClass) + ": " + s.Message
+		if wide {
+			cells = append(cells, s.Class)
+		} else {
+			errLine = s.Class + " · " + errLine
 		}
 		t.add(cells...)
-		t.sub(shortClass(s.ExceptionClass) + ": " + s.Message)
+		t.sub(errLine)
 	}
 	if err := t.render(); err != nil {
 		return err
