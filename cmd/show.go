@@ -131,7 +131,7 @@ func printDetail(opts *ShowOptions, d triage.Detail) error {
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	field := func(k, v string) {
 		if v != "" {
-			line("  %-12s %s", k, sanitize.Line(v))
+			line("  %-14s %s", k, sanitize.Line(v))
 		}
 	}
 	now := opts.Now()
@@ -165,7 +165,7 @@ func printDetail(opts *ShowOptions, d triage.Detail) error {
 			if d.RetryUntilExpired {
 				v += " " + bad.Render("(expired: a retry would fail at once; retry --retry-until gives a new deadline)")
 			}
-			line("  %-12s %s", "retryUntil", v)
+			line("  %-14s %s", "retryUntil", v)
 		} else {
 			field("retryUntil", "–")
 		}
@@ -226,11 +226,13 @@ func printDetail(opts *ShowOptions, d triage.Detail) error {
 				line("    %s", dim.Render(fmt.Sprintf("… %d more frames (--frames 0 shows all)", len(e.Frames)-n)))
 				break
 			}
+			// Application frames are where the bug usually is: marked with
+			// an arrow (colour is not always there), vendor frames dimmed.
 			text := fmt.Sprintf("#%d %s", fr.Index, sanitize.Line(fr.Raw))
 			if fr.Vendor {
-				line("    %s", dim.Render(text))
+				line("      %s", dim.Render(text))
 			} else {
-				line("    %s", text)
+				line("    → %s", text)
 			}
 		}
 		if i > 0 {

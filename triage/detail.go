@@ -94,6 +94,8 @@ func (s *Service) detailOf(r *FailedRow) Detail {
 		}
 		return d
 	}
-	d.CommandText = phpser.Format(v)
+	// The properties every queued job carries at their defaults are noise
+	// at 3 a.m.; real values (a queue name, a delay) still show.
+	d.CommandText = phpser.FormatWith(v, phpser.FormatOptions{HideNoise: true, MaxString: 500})
 	return d
 }
