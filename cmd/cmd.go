@@ -98,6 +98,7 @@ Run it in the app's directory to use its .env, or point it anywhere with --dsn.`
 		NewCmdPrune(f, nil),
 		NewCmdFlush(f, nil),
 		NewCmdDemo(f, nil),
+		NewCmdMonitor(f, nil),
 	)
 	return root
 }

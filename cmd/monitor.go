@@ -1,0 +1,677 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
+	"github.com/jobtriage/jobtriage/alerts"
+	"github.com/jobtriage/jobtriage/alerts/notify"
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/appconfig"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
+)
+
+// Env names of the notification secrets; each is also read from the app's
+// .env file, after the real environment.
+const (
+	envSlackWebhook  = "JOBTRIAGE_SLACK_WEBHOOK"
+	envWebhookURL    = "JOBTRIAGE_WEBHOOK_URL"
+	envPagerDutyKey  = "JOBTRIAGE_PAGERDUTY_ROUTING_KEY"
+	envNotifyCommand = "JOBTRIAGE_NOTIFY_COMMAND"
+)
+
+// maxAlertKeys bounds the per-queue/class/signature keys a watcher tracks:
+// the keys come from database text, and a flood of distinct classes must not
+// grow memory without limit.
+const maxAlertKeys = 1000
+
+// MonitorOptions are the inputs of `jobtriage monitor`.
+type MonitorOptions struct {
+	IO      *IOStreams
+	Service func(context.Context) (*triage.Service, error)
+	Config  func() (appconfig.Config, error)
+	Now     func() time.Time
+	Getenv  func(string) string
+	Getwd   func() (string, error)
+	EnvFile string
+	// Sleep waits between watch ticks; tests replace it with a tick they
+	// control.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Notifiers are added to those the flags configure (tests record).
+	Notifiers []notify.Notifier
+
+	Queues       []string
+	MaxSize      int64
+	MaxAge       time.Duration
+	MaxFailed    int64
+	Window       time.Duration
+	For          time.Duration
+	Repeat       time.Duration
+	ResolveBelow int
+	RetryAfter   time.Duration
+	Watch        bool
+	Interval     time.Duration
+	JSON         bool
+	Format       string
+	AlertPer     []string
+
+	SlackWebhook  string
+	WebhookURL    string
+	PagerDutyKey  string
+	NotifyCommand string
+}
+
+// NewCmdMonitor builds `jobtriage monitor`.
+func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error) *cobra.Command {
+	opts := &MonitorOptions{IO: f.IO, Now: f.Now, Getenv: f.Getenv, Getwd: f.Getwd, Sleep: sleepCtx}
+	cmd := &cobra.Command{
+		Use:   "monitor [queue...]",
+		Short: "Check queue health once (exit 8 when a threshold is crossed), or --watch and alert",
+		Long: heredoc.Doc(`
+			Report each queue's health from the jobs and failed_jobs tables. A queue is
+			"name" or "connection:name" as in php artisan queue:monitor (comma-separated
+			lists work too); without queues every queue present is reported.
+
+			Per queue: size (every row, Laravel's measure), pending (ready now), delayed,
+			reserved, stuck (reserved at or before now − retry_after, which Laravel will
+			hand to a worker again), the age of the oldest pending job (since it became
+			available), and the failures of the last --window. A connection narrows only
+			the failure count: the jobs table has no connection column.
+
+			Thresholds (all inclusive; 0 disables one):
+			  --max N           size ≥ N on any queue (queue:monitor's rule)
+			  --max-age D       oldest pending job waiting ≥ D on any queue
+			  --max-failed N    ≥ N failures within --window over the monitored queues
+
+			Exit codes: 0 healthy, 8 a threshold was crossed (each breach is named on
+			stderr), 1 error, 2 usage, 5 database unreachable or bad config, 6 a Laravel
+			table is missing. Data goes to stdout: a table (TSV when piped), --json, or
+			--format prometheus for node_exporter's textfile collector.
+
+			--watch checks every --interval and alerts on failure rates: the rule
+			(--max-failed within --window) applies to the whole app and, with
+			--alert-per, to each queue, job class or error signature. A key fires after
+			holding the threshold for --for, reminds every --repeat, and resolves when its
+			count falls to --resolve-below (default half the threshold). Transitions are
+			printed on stdout and sent, one digest per tick, to Slack, a webhook,
+			PagerDuty and/or a command. A tick reads only the failed_jobs rows added
+			since the last one (by id). Only one watcher per database notifies: it holds
+			a lock (PostgreSQL advisory lock, MySQL GET_LOCK, a file lock beside a
+			SQLite file) and the others stand by. --max and --max-age breaches in watch
+			mode are printed when they appear and clear, not sent.
+
+			Secrets come from the flags, the environment or the app's .env file:
+			JOBTRIAGE_SLACK_WEBHOOK, JOBTRIAGE_WEBHOOK_URL,
+			JOBTRIAGE_PAGERDUTY_ROUTING_KEY, JOBTRIAGE_NOTIFY_COMMAND. They are never
+			printed. The command gets each digest as JSON on stdin.
+		`),
+		Example: heredoc.Doc(`
+			# CI or cron: fail when a queue is backed up or jobs are failing
+			$ jobtriage monitor default,emails --max 1000 --max-age 10m --max-failed 20 --window 5m
+
+			# node_exporter textfile collector (every minute from cron)
+			$ jobtriage monitor --format prometheus > /var/lib/node_exporter/jobtriage.prom.tmp; mv /var/lib/node_exporter/jobtriage.prom.tmp /var/lib/node_exporter/jobtriage.prom
+
+			# page on 100 failures a minute per queue, held for 2 minutes, reminders hourly
+			$ JOBTRIAGE_SLACK_WEBHOOK=https://hooks.slack.com/services/… \
+			    jobtriage monitor --watch --max-failed 100 --window 1m --for 2m --repeat 1h --alert-per queue
+		`),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Service = f.Service
+			opts.Config = f.Config
+			opts.EnvFile = f.Conn.EnvFile
+			opts.Queues = args
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return monitorRun(c.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.Int64Var(&opts.MaxSize, "max", 0, "unhealthy when a queue's size is ≥ `N` (0 = no limit)")
+	fl.DurationVar(&opts.MaxAge, "max-age", 0, "unhealthy when the oldest pending job has waited ≥ `DURATION`")
+	fl.Int64Var(&opts.MaxFailed, "max-failed", 0, "unhealthy (watch: alert) at ≥ `N` failures within --window")
+	fl.DurationVar(&opts.Window, "window", time.Minute, "the window failures are counted in (whole seconds, ≤ 7d)")
+	fl.DurationVar(&opts.For, "for", 0, "watch: fire only after the count held the threshold this `long`")
+	fl.DurationVar(&opts.Repeat, "repeat", 0, "watch: remind every `DURATION` while firing (0 = never)")
+	fl.IntVar(&opts.ResolveBelow, "resolve-below", 0, "watch: resolve when the count is ≤ `N` (default threshold/2; -1 = at 0)")
+	fl.DurationVar(&opts.RetryAfter, "retry-after", 0, "the queue's retry_after, for stuck jobs (default DB_QUEUE_RETRY_AFTER or 90s)")
+	fl.BoolVar(&opts.Watch, "watch", false, "keep checking every --interval and alert; one watcher per database notifies")
+	fl.DurationVar(&opts.Interval, "interval", 15*time.Second, "watch: time between checks")
+	fl.BoolVar(&opts.JSON, "json", false, "print the report as JSON (watch: one JSON object per tick)")
+	fl.StringVar(&opts.Format, "format", "", "output `format`: table (default) or prometheus")
+	fl.StringSliceVar(&opts.AlertPer, "alert-per", nil, "watch: also alert per `queue|class|signature` (repeatable)")
+	fl.StringVar(&opts.SlackWebhook, "slack-webhook", "", "watch: Slack incoming webhook `URL` (env "+envSlackWebhook+")")
+	fl.StringVar(&opts.WebhookURL, "webhook-url", "", "watch: POST each digest as JSON to `URL` (env "+envWebhookURL+")")
+	fl.StringVar(&opts.PagerDutyKey, "pagerduty-routing-key", "", "watch: PagerDuty Events v2 routing `key` (env "+envPagerDutyKey+")")
+	fl.StringVar(&opts.NotifyCommand, "notify-command", "", "watch: run `PROGRAM [ARGS]` with each digest as JSON on stdin, no shell (env "+envNotifyCommand+")")
+	return cmd
+}
+
+func (o *MonitorOptions) validate() error {
+	switch {
+	case o.MaxSize < 0 || o.MaxFailed < 0 || o.MaxAge < 0:
+		return FlagErrorf("--max, --max-age and --max-failed must not be negative")
+	case o.Window < time.Second || o.Window > alerts.MaxWindow || o.Window%time.Second != 0:
+		return FlagErrorf("--window must be a whole number of seconds between 1s and %s", alerts.MaxWindow)
+	case o.RetryAfter < 0:
+		return FlagErrorf("--retry-after must not be negative")
+	case o.For < 0 || o.Repeat < 0:
+		return FlagErrorf("--for and --repeat must not be negative")
+	case o.Format != "" && o.Format != "table" && o.Format != "prometheus":
+		return FlagErrorf("--format must be table or prometheus, got %q", o.Format)
+	case o.JSON && o.Format == "prometheus":
+		return FlagErrorf("--json and --format prometheus are alternatives: pick one")
+	}
+	for _, p := range o.AlertPer {
+		switch p {
+		case "queue", "class", "signature":
+		default:
+			return FlagErrorf("--alert-per takes queue, class or signature, got %q", p)
+		}
+	}
+	if _, err := triage.ParseQueueRefs(o.Queues); err != nil {
+		return FlagErrorf("%v", err)
+	}
+	if !o.Watch {
+		return nil
+	}
+	switch {
+	case o.Interval < time.Second:
+		return FlagErrorf("--interval must be at least 1s")
+	case o.Format == "prometheus":
+		return FlagErrorf("--format prometheus is for one check at a time (cron); drop --watch")
+	case o.MaxFailed == 0 && o.MaxSize == 0 && o.MaxAge == 0:
+		return FlagErrorf("--watch needs something to alert on: --max-failed (with --window), --max or --max-age")
+	}
+	if o.MaxFailed > 0 {
+		if _, err := o.rule("app"); err != nil {
+			return FlagErrorf("%v", err)
+		}
+	}
+	return nil
+}
+
+// rule is the failure-rate rule of one alert key.
+func (o *MonitorOptions) rule(key string) (alerts.Rule, error) {
+	r := alerts.Rule{Key: key, Threshold: int(min(o.MaxFailed, int64(1<<31-1))), Window: o.Window, For: o.For,
+		Repeat: o.Repeat, ResolveBelow: o.ResolveBelow}
+	return r, r.Validate()
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// monitorSetup opens the store and settles retry_after.
+func monitorSetup(ctx context.Context, opts *MonitorOptions) (triage.MonitorSource, triage.MonitorParams, error) {
+	refs, _ := triage.ParseQueueRefs(opts.Queues)
+	svc, err := opts.Service(ctx)
+	if err != nil {
+		return nil, triage.MonitorParams{}, err
+	}
+	src, ok := svc.Store.(triage.MonitorSource)
+	if !ok {
+		return nil, triage.MonitorParams{}, errors.New("this store cannot monitor queues")
+	}
+	p := triage.MonitorParams{Queues: refs, Window: opts.Window, RetryAfter: opts.RetryAfter}
+	if p.RetryAfter == 0 {
+		cfg, err := opts.Config()
+		if err != nil {
+			return nil, p, err
+		}
+		p.RetryAfter = cfg.RetryAfter
+	}
+	return src, p, nil
+}
+
+func (o *MonitorOptions) thresholds() triage.Thresholds {
+	return triage.Thresholds{MaxSize: o.MaxSize, MaxAge: o.MaxAge, MaxFailed: o.MaxFailed}
+}
+
+func monitorRun(ctx context.Context, opts *MonitorOptions) error {
+	src, p, err := monitorSetup(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if opts.Watch {
+		return watchRun(ctx, opts, src, p)
+	}
+	p.Now = opts.Now()
+	rep, err := triage.Monitor(ctx, src, p)
+	if err != nil {
+		return err
+	}
+	breaches := rep.Check(opts.thresholds())
+	if rep.NoJobsTable {
+		fmt.Fprintln(opts.IO.ErrOut, "warning: no jobs table: sizes are 0 and only failures were counted")
+	}
+	switch {
+	case opts.JSON:
+		err = writeJSON(opts.IO.Out, reportJSON(rep, breaches))
+	case opts.Format == "prometheus":
+		err = writePrometheus(opts.IO.Out, rep, breaches)
+	default:
+		err = printReport(opts.IO, rep)
+	}
+	if err != nil {
+		return err
+	}
+	if len(breaches) == 0 {
+		return nil
+	}
+	for _, b := range breaches {
+		fmt.Fprintln(opts.IO.ErrOut, "unhealthy: "+sanitize.Line(b.String()))
+	}
+	return silentExit(ExitUnhealthy)
+}
+
+func printReport(ios *IOStreams, rep triage.Report) error {
+	t := newTable(ios, -1, "QUEUE", "SIZE", "PENDING", "DELAYED", "RESERVED", "STUCK", "OLDEST PENDING", "FAILED/"+shortDur(rep.Window))
+	for _, q := range rep.Queues {
+		oldest := ""
+		if !q.OldestPendingAt.IsZero() {
+			oldest = shortDur(q.OldestPendingAge.Truncate(time.Second))
+		}
+		name := q.Queue
+		if q.Connection != "" {
+			name = q.Connection + ":" + q.Queue
+		}
+		t.add(name, i64(q.Size), i64(q.Pending), i64(q.Delayed), i64(q.Reserved), i64(q.Stuck), oldest, i64(q.Failed))
+	}
+	if len(rep.Queues) == 0 && ios.IsStdoutTTY() {
+		fmt.Fprintln(ios.ErrOut, "no queued jobs and no failures in the window")
+	}
+	return t.render()
+}
+
+func i64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// shortDur prints 1m rather than 1m0s.
+func shortDur(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+type queueJSON struct {
+	triage.QueueHealth
+	OldestPendingAgeSeconds *int64 `json:"oldest_pending_age_seconds"`
+}
+
+type reportJSONOut struct {
+	At                time.Time       `json:"at"`
+	Healthy           bool            `json:"healthy"`
+	WindowSeconds     int64           `json:"window_seconds"`
+	RetryAfterSeconds int64           `json:"retry_after_seconds"`
+	Failed            int64           `json:"failed"`
+	JobsTable         bool            `json:"jobs_table"`
+	Queues            []queueJSON     `json:"queues"`
+	Breaches          []triage.Breach `json:"breaches"`
+}
+
+func reportJSON(rep triage.Report, breaches []triage.Breach) reportJSONOut {
+	out := reportJSONOut{At: rep.At, Healthy: len(breaches) == 0, WindowSeconds: int64(rep.Window / time.Second),
+		RetryAfterSeconds: int64(rep.RetryAfter / time.Second), Failed: rep.Failed, JobsTable: !rep.NoJobsTable,
+		Queues: []queueJSON{}, Breaches: breaches}
+	if out.Breaches == nil {
+		out.Breaches = []triage.Breach{}
+	}
+	for _, q := range rep.Queues {
+		qj := queueJSON{QueueHealth: q}
+		if !q.OldestPendingAt.IsZero() {
+			age := int64(q.OldestPendingAge / time.Second)
+			qj.OldestPendingAgeSeconds = &age
+		}
+		out.Queues = append(out.Queues, qj)
+	}
+	return out
+}
+
+// promLabel escapes a label value per the text exposition format; database
+// text is made valid UTF-8 first.
+func promLabel(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+}
+
+func writePrometheus(w io.Writer, rep triage.Report, breaches []triage.Breach) error {
+	var b strings.Builder
+	gauge := func(name, help string, value func(triage.QueueHealth) int64) {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name)
+		for _, q := range rep.Queues {
+			labels := `queue="` + promLabel(q.Queue) + `"`
+			if q.Connection != "" {
+				labels = `connection="` + promLabel(q.Connection) + `",` + labels
+			}
+			fmt.Fprintf(&b, "%s{%s} %d\n", name, labels, value(q))
+		}
+	}
+	gauge("jobtriage_queue_size", "Rows in the jobs table for the queue (Laravel's queue size).", func(q triage.QueueHealth) int64 { return q.Size })
+	gauge("jobtriage_queue_pending", "Jobs ready to run now.", func(q triage.QueueHealth) int64 { return q.Pending })
+	gauge("jobtriage_queue_delayed", "Jobs available later.", func(q triage.QueueHealth) int64 { return q.Delayed })
+	gauge("jobtriage_queue_reserved", "Jobs reserved by a worker.", func(q triage.QueueHealth) int64 { return q.Reserved })
+	gauge("jobtriage_queue_stuck", "Reserved jobs whose retry_after expired.", func(q triage.QueueHealth) int64 { return q.Stuck })
+	gauge("jobtriage_queue_oldest_pending_age_seconds", "Seconds the oldest pending job has been available (0 when none).",
+		func(q triage.QueueHealth) int64 { return int64(q.OldestPendingAge / time.Second) })
+	gauge("jobtriage_queue_failed_window", "Failed jobs of the queue within the window.", func(q triage.QueueHealth) int64 { return q.Failed })
+	healthy := 1
+	if len(breaches) > 0 {
+		healthy = 0
+	}
+	fmt.Fprintf(&b, "# HELP jobtriage_failed_window Failed jobs of the monitored queues within the window.\n# TYPE jobtriage_failed_window gauge\njobtriage_failed_window{window_seconds=\"%d\"} %d\n",
+		int64(rep.Window/time.Second), rep.Failed)
+	fmt.Fprintf(&b, "# HELP jobtriage_healthy 1 when no threshold was crossed.\n# TYPE jobtriage_healthy gauge\njobtriage_healthy %d\n", healthy)
+	fmt.Fprintf(&b, "# HELP jobtriage_monitor_timestamp_seconds When the check ran.\n# TYPE jobtriage_monitor_timestamp_seconds gauge\njobtriage_monitor_timestamp_seconds %d\n", rep.At.Unix())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// secret reads a notification setting: the flag, else the environment, else
+// the app's .env file.
+func (o *MonitorOptions) secret(flag, env string, dotenv map[string]string) string {
+	if flag != "" {
+		return flag
+	}
+	if v := o.Getenv(env); v != "" {
+		return v
+	}
+	v, _ := appconfig.Cast(dotenv[env])
+	return v
+}
+
+// dotenv reads the app's .env for the notification settings; a missing or
+// unreadable file only means there are none there.
+func (o *MonitorOptions) dotenv() map[string]string {
+	path := o.EnvFile
+	if path == "" {
+		dir, err := o.Getwd()
+		if err != nil {
+			return nil
+		}
+		path = filepath.Join(dir, ".env")
+	}
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	vars, err := appconfig.LoadDotenv(path)
+	if err != nil {
+		return nil
+	}
+	return vars
+}
+
+// notifiers builds the channels; errors never contain the secrets (the
+// notify constructors redact them).
+func (o *MonitorOptions) notifiers() ([]notify.Notifier, error) {
+	env := o.dotenv()
+	out := []notify.Notifier{notify.NewLog(o.IO.Out)}
+	if u := o.secret(o.SlackWebhook, envSlackWebhook, env); u != "" {
+		n, err := notify.NewSlack(notify.SlackConfig{WebhookURL: u})
+		if err != nil {
+			return nil, FlagErrorf("%v", err)
+		}
+		out = append(out, n)
+	}
+	if u := o.secret(o.WebhookURL, envWebhookURL, env); u != "" {
+		n, err := notify.NewWebhook(notify.WebhookConfig{URL: u})
+		if err != nil {
+			return nil, FlagErrorf("%v", err)
+		}
+		out = append(out, n)
+	}
+	if k := o.secret(o.PagerDutyKey, envPagerDutyKey, env); k != "" {
+		n, err := notify.NewPagerDuty(notify.PagerDutyConfig{RoutingKey: k})
+		if err != nil {
+			return nil, FlagErrorf("%v", err)
+		}
+		out = append(out, n)
+	}
+	if c := o.secret(o.NotifyCommand, envNotifyCommand, env); c != "" {
+		fields := strings.Fields(c)
+		n, err := notify.NewCommand(notify.CommandConfig{Path: fields[0], Args: fields[1:]})
+		if err != nil {
+			return nil, FlagErrorf("%v", err)
+		}
+		out = append(out, n)
+	}
+	return append(out, o.Notifiers...), nil
+}
+
+// watchRun alternates between standing by and watching until ctx ends.
+func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSource, p triage.MonitorParams) error {
+	nts, err := opts.notifiers()
+	if err != nil {
+		return err
+	}
+	disp := &notify.Dispatcher{Notifiers: nts, Now: opts.Now}
+	standingBy := false
+	for ctx.Err() == nil {
+		lock, err := src.TryWatchLock(ctx)
+		switch {
+		case errors.Is(err, triage.ErrLockHeld):
+			if !standingBy {
+				fmt.Fprintln(opts.IO.ErrOut, "another watcher holds the lock for this database; standing by")
+				standingBy = true
+			}
+		case err != nil:
+			return err
+		default:
+			if standingBy {
+				fmt.Fprintln(opts.IO.ErrOut, "took over the watch lock")
+				standingBy = false
+			}
+			err = watchHolding(ctx, opts, src, p, lock, disp)
+			lock.Release()
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
+			continue
+		}
+		if opts.Sleep(ctx, opts.Interval) != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// errLockLost ends a watching period; the watcher stands by again.
+var errLockLost = errors.New("watch lock lost")
+
+// watchHolding watches while it holds the lock. It returns nil when the lock
+// was lost (the caller tries again), or ctx's error.
+func watchHolding(ctx context.Context, opts *MonitorOptions, src triage.MonitorSource, p triage.MonitorParams,
+	lock triage.WatchLock, disp *notify.Dispatcher) error {
+	ws := newWatchState(opts)
+	feed := &triage.FailureFeed{Store: src}
+	now := opts.Now()
+	if err := feed.Start(ctx, now.Add(-opts.Window), ws.observe); err != nil {
+		return err
+	}
+	var lastBreaches map[string]bool
+	for {
+		now = opts.Now()
+		if err := lock.Check(ctx); err != nil {
+			fmt.Fprintln(opts.IO.ErrOut, "warning: "+sanitize.Line(oneLine(err.Error()))+"; standing by")
+			return nil
+		}
+		if _, err := feed.Next(ctx, ws.observe); err != nil {
+			return err
+		}
+		digest := ws.evaluate(now)
+		if _, err := disp.Dispatch(ctx, digest); err != nil {
+			// One failing channel must not stop the watcher; say so and go on.
+			fmt.Fprintln(opts.IO.ErrOut, "warning: "+sanitize.Line(oneLine(err.Error())))
+		}
+		if opts.MaxSize > 0 || opts.MaxAge > 0 || opts.JSON {
+			p.Now = now
+			rep, err := triage.Monitor(ctx, src, p)
+			if err != nil {
+				return err
+			}
+			breaches := rep.Check(triage.Thresholds{MaxSize: opts.MaxSize, MaxAge: opts.MaxAge})
+			lastBreaches = printBreachChanges(opts.IO.Out, now, lastBreaches, breaches)
+			if opts.JSON {
+				if err := writeJSONLine(opts.IO.Out, reportJSON(rep, breaches)); err != nil {
+					return err
+				}
+			}
+		}
+		if dropped := ws.takeDropped(); dropped > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %d failures not tracked per key: more than %d alert keys\n", dropped, maxAlertKeys)
+		}
+		if err := opts.Sleep(ctx, opts.Interval); err != nil {
+			return err
+		}
+	}
+}
+
+// writeJSONLine prints v as one line of JSON (NDJSON), escaped as writeJSON is.
+func writeJSONLine(w io.Writer, v any) error {
+	return json.NewEncoder(w).Encode(v)
+}
+
+// printBreachChanges prints breaches that appeared and cleared since the
+// last tick, and returns the current set.
+func printBreachChanges(w io.Writer, now time.Time, last map[string]bool, breaches []triage.Breach) map[string]bool {
+	cur := map[string]bool{}
+	ts := now.UTC().Format(time.RFC3339)
+	for _, b := range breaches {
+		key := b.Queue + "\x00" + b.Measure
+		cur[key] = true
+		if !last[key] {
+			fmt.Fprintln(w, ts+" UNHEALTHY "+sanitize.Line(b.String()))
+		}
+	}
+	var cleared []string
+	for key := range last {
+		if !cur[key] {
+			cleared = append(cleared, key)
+		}
+	}
+	sort.Strings(cleared)
+	for _, key := range cleared {
+		queue, measure, _ := strings.Cut(key, "\x00")
+		fmt.Fprintln(w, ts+" HEALTHY "+sanitize.Line("queue "+queue+": "+measure+" back under its limit"))
+	}
+	return cur
+}
+
+// keyAlert is one alert key's window and state machine.
+type keyAlert struct {
+	counter *alerts.Counter
+	eval    *alerts.Evaluator
+}
+
+// watchState holds a key per dimension value, created when a failure first
+// names it and dropped once it is quiet, so the keys follow what is failing.
+type watchState struct {
+	opts               *MonitorOptions
+	perQueue, perClass bool
+	perSig, enabled    bool
+	keys               map[string]*keyAlert
+	dropped            int
+}
+
+func newWatchState(opts *MonitorOptions) *watchState {
+	ws := &watchState{opts: opts, keys: map[string]*keyAlert{}, enabled: opts.MaxFailed > 0}
+	for _, p := range opts.AlertPer {
+		switch p {
+		case "queue":
+			ws.perQueue = true
+		case "class":
+			ws.perClass = true
+		case "signature":
+			ws.perSig = true
+		}
+	}
+	return ws
+}
+
+func (ws *watchState) observe(j triage.Job) {
+	if !ws.enabled {
+		return
+	}
+	for _, k := range triage.AlertKeys(j, ws.perQueue, ws.perClass, ws.perSig) {
+		ka, ok := ws.keys[k]
+		if !ok {
+			if len(ws.keys) >= maxAlertKeys {
+				ws.dropped++
+				continue
+			}
+			rule, err := ws.opts.rule(k)
+			if err != nil {
+				continue // validated for "app"; other keys differ only by name
+			}
+			c, _ := alerts.NewCounter([]alerts.Rule{rule})
+			e, _ := alerts.NewEvaluator([]alerts.Rule{rule})
+			ka = &keyAlert{counter: c, eval: e}
+			ws.keys[k] = ka
+		}
+		ka.counter.Observe(j.FailedAt, k)
+	}
+}
+
+// evaluate advances every key and returns one digest, "app" first, then by
+// key; quiet keys are forgotten.
+func (ws *watchState) evaluate(now time.Time) alerts.Digest {
+	d := alerts.Digest{At: now}
+	if !ws.enabled {
+		return d
+	}
+	names := make([]string, 0, len(ws.keys))
+	for k := range ws.keys {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if (names[i] == "app") != (names[j] == "app") {
+			return names[i] == "app"
+		}
+		return names[i] < names[j]
+	})
+	for _, k := range names {
+		ka := ws.keys[k]
+		dk := ka.eval.Evaluate(now, ka.counter.Counts(now))
+		d.Notifications = append(d.Notifications, dk.Notifications...)
+		if st := ka.eval.States()[0]; st.State == alerts.StateOK && st.Count == 0 {
+			delete(ws.keys, k)
+		}
+	}
+	return d
+}
+
+func (ws *watchState) takeDropped() int {
+	n := ws.dropped
+	ws.dropped = 0
+	return n
+}

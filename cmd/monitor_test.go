@@ -1,0 +1,298 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jobtriage/jobtriage/alerts"
+	"github.com/jobtriage/jobtriage/alerts/notify"
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sqlstore"
+	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+)
+
+func monitorFailure(i int, queue, class string, at time.Time) sqltest.FailedFixture {
+	u := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+	c := strings.ReplaceAll(class, `\`, `\\`)
+	return sqltest.FailedFixture{UUID: &u, Connection: "database", Queue: queue,
+		Payload:   `{"uuid":"` + u + `","displayName":"` + c + `","job":"Illuminate\\Queue\\CallQueuedHandler@call","data":{"commandName":"` + c + `"}}`,
+		Exception: "RuntimeException: boom in /app/X.php:1\nStack trace:\n#0 {main}",
+		FailedAt:  at.UTC().Format("2006-01-02 15:04:05")}
+}
+
+// monitorDB: default has 3 jobs (one pending for 10 minutes, one delayed,
+// one reserved 5 minutes ago: stuck at retry_after 90 s); the hostile queue
+// has one pending job; two failures in the last minute, one an hour ago.
+func monitorDB(t *testing.T) (string, *sqlstore.Store) {
+	t.Helper()
+	s := sqltest.OpenLaravel(t, "sqlite", sqlstore.SchemaLaravel8, time.UTC)
+	now := testNow.Unix()
+	for _, j := range []struct {
+		queue     string
+		reserved  any
+		available int64
+	}{
+		{"default", nil, now - 600}, {"default", nil, now + 60}, {"default", now - 300, now - 900}, {"we\"ird\\q\nx", nil, now - 5},
+	} {
+		if _, err := s.DB().Exec("INSERT INTO jobs (queue, payload, attempts, reserved_at, available_at, created_at) VALUES (?, '{}', 0, ?, ?, ?)",
+			j.queue, j.reserved, j.available, j.available); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sqltest.InsertFailed(t, s,
+		monitorFailure(1, "default", `App\Jobs\A`, testNow.Add(-time.Hour)),
+		monitorFailure(2, "default", `App\Jobs\A`, testNow.Add(-50*time.Second)),
+		monitorFailure(3, "emails", `App\Jobs\B`, testNow.Add(-10*time.Second)))
+	return "sqlite:" + s.Endpoint().Path, s
+}
+
+func TestMonitorOneShot(t *testing.T) {
+	dsn, _ := monitorDB(t)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   ExitCode
+		stdout []string
+		stderr string
+	}{
+		{"healthy, TSV when piped", []string{"--max", "4"}, ExitOK,
+			[]string{"default\t3\t1\t1\t1\t1\t10m\t1", "emails\t0\t0\t0\t0\t0\t\t1"}, ""},
+		{"size reaches --max (inclusive)", []string{"--max", "3"}, ExitUnhealthy, nil, "unhealthy: queue default: size 3 ≥ 3"},
+		{"oldest pending too old", []string{"--max-age", "10m"}, ExitUnhealthy, nil, "oldest_pending_age 10m0s ≥ 10m0s"},
+		{"failures in the window", []string{"--max-failed", "2", "--window", "60s"}, ExitUnhealthy, nil, "failed 2 ≥ 2 in 1m0s"},
+		{"failures below the limit", []string{"--max-failed", "2", "--window", "30s"}, ExitOK, nil, ""},
+		{"named queues, artisan style", []string{"database:emails,default", "--max-failed", "3", "--window", "2h"}, ExitUnhealthy,
+			[]string{"database:emails\t0", "default\t3"}, "failed 3 ≥ 3"},
+		{"retry-after flag", []string{"default", "--retry-after", "10m"}, ExitOK, []string{"default\t3\t1\t1\t1\t0\t"}, ""},
+		{"bad window", []string{"--window", "1500ms"}, ExitUsage, nil, "--window"},
+		{"bad queue", []string{":x"}, ExitUsage, nil, "empty connection"},
+		{"bad format", []string{"--format", "xml"}, ExitUsage, nil, "--format"},
+		{"watch needs a threshold", []string{"--watch"}, ExitUsage, nil, "--watch needs"},
+		{"bad alert-per", []string{"--watch", "--max-failed", "3", "--alert-per", "host"}, ExitUsage, nil, "--alert-per"},
+		{"resolve-below at the threshold", []string{"--watch", "--max-failed", "3", "--resolve-below", "3"}, ExitUsage, nil, "resolve-below"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, false)
+			code := h.run(append([]string{"monitor", "--dsn", dsn}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tc.code, h.errOut.String())
+			}
+			for _, want := range tc.stdout {
+				if !strings.Contains(h.out.String(), want) {
+					t.Errorf("stdout lacks %q:\n%s", want, h.out.String())
+				}
+			}
+			if !strings.Contains(h.errOut.String(), tc.stderr) {
+				t.Errorf("stderr %q lacks %q", h.errOut.String(), tc.stderr)
+			}
+			if strings.Contains(h.out.String(), "\x1b") || strings.Contains(h.out.String(), "ird\\q\nx") {
+				t.Errorf("hostile queue name reached stdout raw: %q", h.out.String())
+			}
+		})
+	}
+}
+
+func TestMonitorJSONAndPrometheus(t *testing.T) {
+	dsn, _ := monitorDB(t)
+	h := newHarness(t, false)
+	if code := h.run("monitor", "--dsn", dsn, "--json", "--max", "3"); code != ExitUnhealthy {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	var rep struct {
+		Healthy  bool
+		Failed   int64
+		Queues   []map[string]any
+		Breaches []triage.Breach
+	}
+	if err := json.Unmarshal(h.out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v: %s", err, h.out.String())
+	}
+	if rep.Healthy || rep.Failed != 2 || len(rep.Queues) != 3 || len(rep.Breaches) != 1 || rep.Breaches[0].Measure != "size" {
+		t.Errorf("json report: %+v", rep)
+	}
+	if q := rep.Queues[0]; q["queue"] != "default" || q["stuck"] != 1.0 || q["oldest_pending_age_seconds"] != 600.0 {
+		t.Errorf("first queue: %v", q)
+	}
+
+	if code := h.run("monitor", "--dsn", dsn, "--format", "prometheus"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	for _, want := range []string{
+		"# TYPE jobtriage_queue_size gauge\n",
+		"jobtriage_queue_size{queue=\"default\"} 3\n",
+		"jobtriage_queue_stuck{queue=\"default\"} 1\n",
+		"jobtriage_queue_oldest_pending_age_seconds{queue=\"default\"} 600\n",
+		`jobtriage_queue_size{queue="we\"ird\\q\nx"} 1` + "\n",
+		"jobtriage_failed_window{window_seconds=\"60\"} 2\n",
+		"jobtriage_healthy 1\n",
+	} {
+		if !strings.Contains(h.out.String(), want) {
+			t.Errorf("prometheus output lacks %q:\n%s", want, h.out.String())
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(h.out.String()), "\n") {
+		if !strings.HasPrefix(line, "# ") && !strings.HasPrefix(line, "jobtriage_") {
+			t.Errorf("a raw newline split a sample: %q", line)
+		}
+	}
+}
+
+// recorder is a notifier that keeps every notification.
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recorder) Name() string { return "recorder" }
+func (r *recorder) Notify(_ context.Context, d alerts.Digest) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range d.Notifications {
+		r.events = append(r.events, n.Event.String()+" "+n.Rule.Key)
+	}
+	return nil
+}
+
+// watchHarness runs `monitor --watch` with a clock that a tick advances and
+// a script that runs at each tick; the watch ends after the last step.
+func watchHarness(t *testing.T, h *harness, args []string, rec *recorder, steps []func(now time.Time)) ExitCode {
+	t.Helper()
+	now := testNow
+	h.f.Now = func() time.Time { return now }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tick := 0
+	cmd := NewCmdMonitor(h.f, func(ctx context.Context, o *MonitorOptions) error {
+		o.Notifiers = []notify.Notifier{rec}
+		o.Sleep = func(ctx context.Context, d time.Duration) error {
+			if tick == len(steps) {
+				cancel()
+				return ctx.Err()
+			}
+			now = now.Add(d)
+			steps[tick](now)
+			tick++
+			return nil
+		}
+		return monitorRun(ctx, o)
+	})
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	err := cmd.ExecuteContext(ctx)
+	return exitCodeFor(err)
+}
+
+func TestWatchFiresOnceAndResolves(t *testing.T) {
+	dsn, s := monitorDB(t)
+	h := newHarness(t, false)
+	h.f.Conn.DSN = dsn
+	rec := &recorder{}
+	n := 100
+	insert := func(k int) func(time.Time) {
+		return func(now time.Time) {
+			var fx []sqltest.FailedFixture
+			for range k {
+				n++
+				fx = append(fx, monitorFailure(n, "emails", `App\Jobs\B`, now.Add(-time.Second)))
+			}
+			sqltest.InsertFailed(t, s, fx...)
+		}
+	}
+	quiet := func(time.Time) {}
+	// Threshold 5 in 60 s, a tick every 15 s: 2 in the window at start, 3
+	// after the first inserts (ok), 5 after the second (firing, inclusive),
+	// 8 (still firing, no repeat), then 7, 5, 3 as the window slides (above
+	// the resolve level 2), and 0 at t+105 s: resolved.
+	steps := []func(time.Time){insert(2), insert(2), insert(3), quiet, quiet, quiet, quiet, quiet}
+	code := watchHarness(t, h, []string{"--watch", "--interval", "15s", "--max-failed", "5", "--window", "60s", "--alert-per", "queue"}, rec, steps)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	want := "firing app|firing queue:emails|resolved app|resolved queue:emails"
+	if got := strings.Join(rec.events, "|"); got != want {
+		t.Errorf("notifications %q, want %q", got, want)
+	}
+	if out := h.out.String(); strings.Count(out, "FIRING app: 5 failures in the last 1m") != 1 || strings.Count(out, "RESOLVED") != 2 {
+		t.Errorf("log lines on stdout:\n%s", out)
+	}
+}
+
+func TestWatchStandsByWhileAnotherHoldsTheLock(t *testing.T) {
+	dsn, s := monitorDB(t)
+	lock, err := s.TryWatchLock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, false)
+	h.f.Conn.DSN = dsn
+	rec := &recorder{}
+	var released bool
+	steps := []func(time.Time){
+		func(now time.Time) {
+			var fx []sqltest.FailedFixture
+			for i := range 5 {
+				fx = append(fx, monitorFailure(200+i, "default", `App\Jobs\A`, now))
+			}
+			sqltest.InsertFailed(t, s, fx...)
+		},
+		func(time.Time) { lock.Release(); released = true },
+		func(time.Time) {},
+	}
+	code := watchHarness(t, h, []string{"--watch", "--max-failed", "3"}, rec, steps)
+	if code != ExitOK || !released {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	if !strings.Contains(h.errOut.String(), "standing by") || !strings.Contains(h.errOut.String(), "took over") {
+		t.Errorf("stderr: %q", h.errOut.String())
+	}
+	// The standby sent nothing; once it took over it fired for what the
+	// window held.
+	if got := strings.Join(rec.events, "|"); got != "firing app" {
+		t.Errorf("notifications %q", got)
+	}
+}
+
+func TestWatchSecretFromDotenvIsUsedNeverPrinted(t *testing.T) {
+	dsn, s := monitorDB(t)
+	var bodies []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, r.URL.Path+" "+string(b))
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	h := newHarness(t, false)
+	h.f.Conn.DSN = dsn
+	secretURL := srv.URL + "/hooks/s3cr3t-t0ken"
+	if err := os.WriteFile(filepath.Join(h.dir, ".env"), []byte("APP_NAME=x\nJOBTRIAGE_WEBHOOK_URL=\""+secretURL+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	steps := []func(time.Time){func(now time.Time) {
+		sqltest.InsertFailed(t, s, monitorFailure(300, "default", `App\Jobs\A`, now))
+	}}
+	code := watchHarness(t, h, []string{"--watch", "--max-failed", "3", "--window", "2m"}, &recorder{}, steps)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 1 || !strings.HasPrefix(bodies[0], "/hooks/s3cr3t-t0ken ") || !strings.Contains(bodies[0], `"firing"`) {
+		t.Errorf("webhook got %q", bodies)
+	}
+	if strings.Contains(h.out.String()+h.errOut.String(), "s3cr3t") {
+		t.Error("the webhook secret was printed")
+	}
+}
