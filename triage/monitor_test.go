@@ -210,3 +210,54 @@ func TestAlertKeys(t *testing.T) {
 		t.Errorf("a job without class or signature got keys %v", got)
 	}
 }
+
+// fillFailed puts n old failures (a day before base) and 50 in the last
+// minute into a SQLite failed_jobs, with one statement.
+func fillFailed(b *testing.B, s *sqlstore.Store, n int) {
+	b.Helper()
+	payload := `{"uuid":"u","displayName":"App\\Jobs\\A","job":"Illuminate\\Queue\\CallQueuedHandler@call","data":{"commandName":"App\\Jobs\\A"}}`
+	exc := "RuntimeException: boom in /app/X.php:1\nStack trace:\n#0 {main}"
+	old := base.Add(-24 * time.Hour).Format("2006-01-02 15:04:05")
+	if _, err := s.DB().Exec(`WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM seq WHERE i < ?)
+		INSERT INTO failed_jobs (uuid, connection, queue, payload, exception, failed_at)
+		SELECT 'old-' || i, 'database', 'default', ?, ?, ? FROM seq`, n, payload, exc, old); err != nil {
+		b.Fatal(err)
+	}
+	var fx []sqltest.FailedFixture
+	for i := range 50 {
+		fx = append(fx, failure(i, "database", "default", `App\Jobs\A`, base.Add(-time.Duration(i)*time.Second)))
+	}
+	sqltest.InsertFailed(b, s, fx...)
+}
+
+// BenchmarkMonitor times one check (jobs counts + the failure window) and
+// one watch tick (new rows by id) on 10,000 and 1,000,000 failed_jobs rows:
+// both must cost about the same, as neither reads outside the window.
+//
+//	go test ./triage -run '^$' -bench Monitor -benchtime 200x
+func BenchmarkMonitor(b *testing.B) {
+	for _, n := range []int{10_000, 1_000_000} {
+		s := sqltest.OpenLaravel(b, "sqlite", sqlstore.SchemaLaravel8, time.UTC)
+		fillFailed(b, s, n)
+		ctx := context.Background()
+		b.Run(fmt.Sprintf("check/rows=%d", n), func(b *testing.B) {
+			for range b.N {
+				rep, err := triage.Monitor(ctx, s, triage.MonitorParams{Now: base, RetryAfter: 90 * time.Second, Window: time.Minute})
+				if err != nil || rep.Failed != 50 {
+					b.Fatalf("failed %d, %v", rep.Failed, err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("tick/rows=%d", n), func(b *testing.B) {
+			feed := &triage.FailureFeed{Store: s}
+			if err := feed.Start(ctx, base.Add(-time.Minute), func(triage.Job) {}); err != nil {
+				b.Fatal(err)
+			}
+			for range b.N {
+				if _, err := feed.Next(ctx, func(triage.Job) {}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
