@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/gofrs/flock"
 	_ "github.com/lib/pq"
 )
 
@@ -206,6 +207,25 @@ func recreateDatabase(ctx context.Context, d dialect) error {
 		return nil
 	}
 	return fmt.Errorf("unknown dialect %q", d.name)
+}
+
+// holdDatabase serialises interop runs on one machine that share a fixed
+// database name (two `go test` processes, or a developer and an editor
+// plugin): recreating the database under a running test would kill its
+// sessions. The lock is held until the test that took it ends.
+func holdDatabase(t *testing.T, d dialect) {
+	t.Helper()
+	if d.name == "sqlite" {
+		return // a private temp file
+	}
+	lock := flock.New(filepath.Join(os.TempDir(), "jobtriage-interop-"+d.name+".lock"))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	locked, err := lock.TryLockContext(ctx, 250*time.Millisecond)
+	if err != nil || !locked {
+		t.Fatalf("another interop run holds %s for too long: %v", lock.Path(), err)
+	}
+	t.Cleanup(func() { _ = lock.Unlock() })
 }
 
 // laravelApp runs artisan in testdata/laravel-app for one dialect.
@@ -404,6 +424,7 @@ type scenario struct {
 // runs workers until every one of them sits in failed_jobs.
 func failEverything(t *testing.T, g gate, d dialect) *scenario {
 	t.Helper()
+	holdDatabase(t, d)
 	ctx, cancel := context.WithTimeout(context.Background(), artisanTimeout)
 	defer cancel()
 	if err := recreateDatabase(ctx, d); err != nil {
