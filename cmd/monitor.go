@@ -625,7 +625,7 @@ func (ws *watchState) observe(j triage.Job) {
 	for _, k := range triage.AlertKeys(j, ws.perQueue, ws.perClass, ws.perSig) {
 		ka, ok := ws.keys[k]
 		if !ok {
-			if len(ws.keys) >= maxAlertKeys {
+			if len(ws.keys) >= maxAlertKeys && k != "app" {
 				ws.dropped++
 				continue
 			}
