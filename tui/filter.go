@@ -1,0 +1,196 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
+)
+
+// filter fields, in tab order.
+const (
+	fieldText = iota
+	fieldQueue
+	fieldClass
+	fieldCount
+)
+
+var fieldLabels = [fieldCount]string{"Text", "Queue", "Class"}
+
+// filterForm edits the active filter: free text (payload or exception),
+// queues (comma separated) and job class.
+type filterForm struct {
+	inputs [fieldCount]lineInput
+	focus  int
+}
+
+var fieldPlaceholders = [fieldCount]string{"text in the payload or exception", "queue[,queue…]", "job class, or part of it"}
+
+func newFilterForm(styles) filterForm { return filterForm{} }
+
+// load fills the form from a query.
+func (f *filterForm) load(q triage.Query) {
+	f.inputs[fieldText].SetValue(q.Filter.Search)
+	f.inputs[fieldQueue].SetValue(strings.Join(q.Filter.Queues, ","))
+	f.inputs[fieldClass].SetValue(q.Class)
+	f.focusOn(fieldText)
+}
+
+func (f *filterForm) focusOn(i int) { f.focus = i }
+
+// query reads the form back; blank fields mean no restriction.
+func (f filterForm) query() triage.Query {
+	var q triage.Query
+	q.Filter.Search = strings.TrimSpace(f.inputs[fieldText].Value())
+	for _, name := range strings.Split(f.inputs[fieldQueue].Value(), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			q.Filter.Queues = append(q.Filter.Queues, name)
+		}
+	}
+	q.Class = strings.TrimSpace(f.inputs[fieldClass].Value())
+	return q
+}
+
+func isZeroQuery(q triage.Query) bool {
+	return q.Filter.Search == "" && len(q.Filter.Queues) == 0 && q.Class == "" && q.Signature == "" &&
+		len(q.Filter.Connections) == 0 && len(q.Filter.PayloadContains) == 0 &&
+		q.Filter.Since.IsZero() && q.Filter.Until.IsZero() && q.Filter.MinID == 0 && q.Filter.MaxID == 0
+}
+
+// filterSummary is the active filter in one line: text "x", queue a,b, class Y.
+func filterSummary(q triage.Query) string {
+	var parts []string
+	if q.Filter.Search != "" {
+		parts = append(parts, "text \""+sanitize.Line(q.Filter.Search)+"\"")
+	}
+	if len(q.Filter.Queues) > 0 {
+		parts = append(parts, "queue "+sanitize.Line(strings.Join(q.Filter.Queues, ",")))
+	}
+	if q.Class != "" {
+		parts = append(parts, "class "+sanitize.Line(q.Class))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (m Model) openFilter() (tea.Model, tea.Cmd) {
+	m.filter.load(m.query)
+	m.page, m.state = m.state, stateFilter
+	return m, nil
+}
+
+func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k := m.keys.Filter
+	switch {
+	case key.Matches(msg, k.Cancel):
+		m.state = m.page
+		return m, nil
+	case key.Matches(msg, k.Next):
+		m.filter.focusOn((m.filter.focus + 1) % fieldCount)
+		return m, nil
+	case key.Matches(msg, k.Prev):
+		m.filter.focusOn((m.filter.focus + fieldCount - 1) % fieldCount)
+		return m, nil
+	case key.Matches(msg, k.Clear):
+		m.filter.inputs[m.filter.focus].SetValue("")
+		return m, nil
+	case key.Matches(msg, k.Apply):
+		return m.applyFilter(m.filter.query())
+	}
+	m.filter.inputs[m.filter.focus] = m.filter.inputs[m.filter.focus].update(msg)
+	return m, nil
+}
+
+// applyFilter sets the filter and re-reads with it: the signatures stream
+// in again, and the jobs page (if that is where the filter was opened)
+// reloads its list.
+func (m Model) applyFilter(q triage.Query) (tea.Model, tea.Cmd) {
+	m.state = m.page
+	m.query = q
+	m.status = statusLine{}
+	cmds := []tea.Cmd{m.startGroup(false), m.startSpin()}
+	if m.state == stateJobs {
+		m.jobs.items, m.jobs.cursor, m.jobs.next = nil, 0, ""
+		cmds = append(cmds, m.reloadJobs())
+	}
+	return m, tea.Batch(cmds...)
+}
+
+func (m Model) filterBody(height int) []string {
+	w := m.width - 6
+	if w > 72 {
+		w = 72
+	}
+	lines := []string{m.st.Header.Render("Filter"), ""}
+	for i := range m.filter.inputs {
+		mark := "  "
+		if i == m.filter.focus {
+			mark = "› "
+		}
+		lines = append(lines, mark+cell(fieldLabels[i], 7, false)+
+			m.filter.inputs[i].view(m.st, fieldPlaceholders[i], w-10, i == m.filter.focus))
+	}
+	lines = append(lines, "", m.st.Muted.Render("Blank fields match everything; queues are comma separated."))
+	box := m.st.Box.Width(w + 2).Render(strings.Join(lines, "\n"))
+	return append([]string{""}, strings.Split(box, "\n")...)
+}
+
+// lineInput is a one-line text field: type, paste, backspace. (bubbles'
+// textinput would pull a clipboard dependency the module does not carry.)
+type lineInput struct {
+	value []rune
+}
+
+// maxInput bounds a field; filters are short.
+const maxInput = 200
+
+func (in lineInput) Value() string { return string(in.value) }
+
+func (in *lineInput) SetValue(s string) {
+	in.value = []rune(s)
+	if len(in.value) > maxInput {
+		in.value = in.value[:maxInput]
+	}
+}
+
+func (in lineInput) update(msg tea.KeyMsg) lineInput {
+	switch msg.Type {
+	case tea.KeyBackspace:
+		if n := len(in.value); n > 0 {
+			in.value = append([]rune(nil), in.value[:n-1]...)
+		}
+	case tea.KeyRunes, tea.KeySpace:
+		add := msg.Runes
+		if msg.Type == tea.KeySpace {
+			add = []rune{' '}
+		}
+		v := append(append([]rune(nil), in.value...), add...)
+		if len(v) > maxInput {
+			v = v[:maxInput]
+		}
+		in.value = v
+	}
+	return in
+}
+
+func (in lineInput) view(st styles, placeholder string, w int, focused bool) string {
+	if w < 4 {
+		w = 4
+	}
+	text := sanitize.Line(in.Value())
+	if text == "" && !focused {
+		return st.Muted.Render(sanitize.Truncate(placeholder, w))
+	}
+	if focused {
+		// Keep the end (where typing happens) in view.
+		if tw := ansi.StringWidth(text); tw > w-1 {
+			text = ansi.TruncateLeft(text, tw-w+2, "…")
+		}
+		return text + st.Selected.Render(" ")
+	}
+	return sanitize.Truncate(text, w)
+}

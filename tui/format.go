@@ -1,0 +1,55 @@
+package tui
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/dustin/go-humanize"
+)
+
+// ago is a compact relative time for narrow columns: "now", "45s ago",
+// "12m ago", "3h ago", "5d ago"; times in the future (clock skew) say "now".
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Second:
+		return "now"
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + "s ago"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h ago"
+	default:
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d ago"
+	}
+}
+
+// stamp is Laravel's failed_at layout, the way operators read it in SQL.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.Format("2006-01-02 15:04:05")
+}
+
+func count(n int) string { return humanize.Comma(int64(n)) }
+
+// plural picks "1 job" / "1,204 jobs".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return count(n) + " " + many
+}
+
+// shortID cuts a signature id for prose, as git shortens hashes.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}

@@ -1,0 +1,171 @@
+package tui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// The key maps are data: Update dispatches with key.Matches on them and the
+// footer and the ? view render them through bubbles/help, so a binding that
+// is disabled (read-only mode) neither fires nor shows.
+
+// listKeys move a cursor through a table.
+type listKeys struct {
+	Up, Down, PageUp, PageDown, Home, End key.Binding
+}
+
+func newListKeys() listKeys {
+	return listKeys{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f", " "), key.WithHelp("pgdn", "page down")),
+		Home:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "first")),
+		End:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "last")),
+	}
+}
+
+func (k listKeys) bindings() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
+}
+
+// globalKeys work on every page.
+type globalKeys struct {
+	Refresh, Help, Quit key.Binding
+}
+
+// signatureKeys drive the signatures page.
+type signatureKeys struct {
+	listKeys
+	Open, Filter, Retry, Forget key.Binding
+}
+
+// jobKeys drive the jobs of one signature.
+type jobKeys struct {
+	listKeys
+	Open, Back, Filter, Retry, RetryAll, Forget, ForgetAll key.Binding
+}
+
+// detailKeys drive the detail of one job.
+type detailKeys struct {
+	Up, Down, PageUp, PageDown, Section, Back, Retry, Forget key.Binding
+}
+
+// confirmKeys answer a confirmation.
+type confirmKeys struct {
+	Yes, No key.Binding
+}
+
+// filterKeys drive the filter form.
+type filterKeys struct {
+	Next, Prev, Apply, Cancel, Clear key.Binding
+}
+
+// keyMap is every binding of the UI, grouped by the page that uses it.
+type keyMap struct {
+	Global     globalKeys
+	Signatures signatureKeys
+	Jobs       jobKeys
+	Detail     detailKeys
+	Confirm    confirmKeys
+	Filter     filterKeys
+	HelpClose  key.Binding
+}
+
+func newKeyMap(readOnly bool) keyMap {
+	k := keyMap{
+		Global: globalKeys{
+			Refresh: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "refresh")),
+			Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+			Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		},
+		Signatures: signatureKeys{
+			listKeys: newListKeys(),
+			Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "jobs")),
+			Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+			Retry:    key.NewBinding(key.WithKeys("r", "R"), key.WithHelp("r", "retry signature")),
+			Forget:   key.NewBinding(key.WithKeys("f", "F"), key.WithHelp("f", "forget signature")),
+		},
+		Jobs: jobKeys{
+			listKeys:  newListKeys(),
+			Open:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
+			Back:      key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
+			Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+			Retry:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry job")),
+			RetryAll:  key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "retry signature")),
+			Forget:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forget job")),
+			ForgetAll: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "forget signature")),
+		},
+		Detail: detailKeys{
+			Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+			Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+			PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
+			PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f", " "), key.WithHelp("pgdn", "page down")),
+			Section:  key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "section")),
+			Back:     key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
+			Retry:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry job")),
+			Forget:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forget job")),
+		},
+		Confirm: confirmKeys{
+			Yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+			No:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n/esc", "no")),
+		},
+		Filter: filterKeys{
+			Next:   key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
+			Prev:   key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous field")),
+			Apply:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
+			Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+			Clear:  key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "clear field")),
+		},
+		HelpClose: key.NewBinding(key.WithKeys("?", "esc", "q"), key.WithHelp("?/esc", "close help")),
+	}
+	if readOnly {
+		for _, b := range []*key.Binding{&k.Signatures.Retry, &k.Signatures.Forget, &k.Jobs.Retry,
+			&k.Jobs.RetryAll, &k.Jobs.Forget, &k.Jobs.ForgetAll, &k.Detail.Retry, &k.Detail.Forget} {
+			b.SetEnabled(false)
+		}
+	}
+	return k
+}
+
+// pageHelp adapts one page's bindings to help.KeyMap: short is the footer,
+// full (short plus the rest) is the ? view.
+type pageHelp struct {
+	short []key.Binding
+	more  []key.Binding
+}
+
+func (h pageHelp) ShortHelp() []key.Binding { return h.short }
+
+func (h pageHelp) FullHelp() [][]key.Binding {
+	return [][]key.Binding{h.short, h.more}
+}
+
+// helpFor is the key map of the page in state s.
+func (k keyMap) helpFor(s state) pageHelp {
+	g := []key.Binding{k.Global.Help, k.Global.Quit}
+	switch s {
+	case stateJobs:
+		j := k.Jobs
+		return pageHelp{
+			short: append([]key.Binding{j.Open, j.Back, j.Filter, j.Retry, j.Forget}, g...),
+			more:  append(j.listKeys.bindings(), j.RetryAll, j.ForgetAll, k.Global.Refresh),
+		}
+	case stateDetail:
+		d := k.Detail
+		return pageHelp{
+			short: append([]key.Binding{d.Section, d.Back, d.Retry, d.Forget}, g...),
+			more:  []key.Binding{d.Up, d.Down, d.PageUp, d.PageDown, k.Global.Refresh},
+		}
+	case stateConfirm:
+		return pageHelp{short: []key.Binding{k.Confirm.Yes, k.Confirm.No}}
+	case stateFilter:
+		f := k.Filter
+		return pageHelp{short: []key.Binding{f.Next, f.Apply, f.Cancel, f.Clear}, more: []key.Binding{f.Prev}}
+	case stateHelp:
+		return pageHelp{short: []key.Binding{k.HelpClose, k.Global.Quit}}
+	default:
+		s := k.Signatures
+		return pageHelp{
+			short: append([]key.Binding{s.Open, s.Filter, s.Retry, s.Forget}, g...),
+			more:  append(s.listKeys.bindings(), k.Global.Refresh),
+		}
+	}
+}

@@ -1,0 +1,124 @@
+// Package tui is jobtriage's keyboard-first terminal UI: error signatures,
+// the jobs of one signature, the detail of one job, and retry/forget behind
+// confirmations. It renders the same triage use-cases as the CLI; every
+// database call runs in a tea.Cmd, off the UI loop.
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// Backend reads failed jobs; triage.Service satisfies it.
+type Backend interface {
+	// Group folds jobs into signatures; p.Progress streams snapshots.
+	Group(ctx context.Context, p triage.GroupParams) ([]triage.Signature, error)
+	// List returns one keyset page; p.Signature filters to one signature.
+	List(ctx context.Context, p triage.ListParams) (triage.Page, error)
+	Show(ctx context.Context, id string) (triage.Detail, error)
+}
+
+// Actions change failed jobs; triage.Service satisfies it. A nil Actions
+// (or Options.ReadOnly) is read-only mode.
+type Actions interface {
+	Retry(ctx context.Context, p triage.RetryParams) (triage.RetryResult, error)
+	Forget(ctx context.Context, p triage.ForgetParams) (triage.ForgetResult, error)
+}
+
+// Options configure the UI.
+type Options struct {
+	// ReadOnly hides retry and forget, and the header says so.
+	ReadOnly bool
+	// Connection names the database for the header; it must already be
+	// redacted (no password).
+	Connection string
+	// Threshold is the alert threshold the window count is shown against;
+	// 0 shows the count alone.
+	Threshold int
+	// Window is the alert window's width; 0 hides the window count.
+	Window time.Duration
+	// Refresh re-reads the database this often; 0 never refreshes by itself.
+	Refresh time.Duration
+	// NoColor renders plain text whatever the terminal supports.
+	NoColor bool
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// Run shows the UI on out, reading keys from in, until the user quits or ctx
+// ends.
+func Run(ctx context.Context, b Backend, a Actions, opts Options, in io.Reader, out io.Writer) error {
+	if b == nil {
+		return errors.New("tui: no backend")
+	}
+	m := New(ctx, b, a, opts, out)
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithAltScreen())
+	final, err := p.Run()
+	if fm, ok := final.(Model); ok && fm.cancelScan != nil {
+		fm.cancelScan()
+	}
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// FirstScreen builds the model for a width×height terminal, runs Init's
+// commands until the signatures page has something to show (the first
+// snapshot of the scan, its end, or an error) and returns that render. It
+// is the hook for measuring time to first screen on a large table:
+//
+//	for i := 0; i < b.N; i++ { tui.FirstScreen(ctx, svc, tui.Options{}, 120, 40) }
+//
+// The scan is cancelled before it returns.
+func FirstScreen(ctx context.Context, b Backend, opts Options, width, height int) (string, error) {
+	if b == nil {
+		return "", errors.New("tui: no backend")
+	}
+	m := New(ctx, b, nil, opts, io.Discard)
+	m.tick = noTick
+	mm, _ := m.Update(tea.WindowSizeMsg{Width: width, Height: height})
+	m = mm.(Model)
+	defer func() {
+		if m.cancelScan != nil {
+			m.cancelScan()
+		}
+	}()
+	queue := []tea.Cmd{m.Init()}
+	for len(queue) > 0 {
+		cmd := queue[0]
+		queue = queue[1:]
+		if cmd == nil {
+			continue
+		}
+		msg := cmd()
+		if batch, ok := msg.(tea.BatchMsg); ok {
+			queue = append(queue, batch...)
+			continue
+		}
+		if _, ok := msg.(windowMsg); ok {
+			continue // the header count is not what the first screen waits for
+		}
+		mm, next := m.Update(msg)
+		m = mm.(Model)
+		if g, ok := msg.(groupMsg); ok {
+			if g.err != nil {
+				return m.View(), g.err
+			}
+			if len(m.sigs.items) > 0 || g.progress.Done {
+				return m.View(), nil
+			}
+		}
+		queue = append(queue, next)
+	}
+	return m.View(), nil
+}
+
+// noTick schedules nothing: FirstScreen and tests drive time themselves.
+func noTick(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }

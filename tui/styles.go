@@ -1,0 +1,81 @@
+package tui
+
+import (
+	"io"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+)
+
+// styles are built from one renderer bound to the output the program draws
+// on, so colour follows that terminal (and NO_COLOR), not os.Stdout.
+type styles struct {
+	Header    lipgloss.Style
+	Crumb     lipgloss.Style
+	Muted     lipgloss.Style
+	Alert     lipgloss.Style
+	OK        lipgloss.Style
+	ReadOnly  lipgloss.Style
+	TableHead lipgloss.Style
+	Selected  lipgloss.Style
+	Section   lipgloss.Style
+	TabActive lipgloss.Style
+	Tab       lipgloss.Style
+	AppFrame  lipgloss.Style
+	Vendor    lipgloss.Style
+	ErrorText lipgloss.Style
+	StatusOK  lipgloss.Style
+	Box       lipgloss.Style
+	ErrorBox  lipgloss.Style
+	Label     lipgloss.Style
+	Help      help.Styles
+}
+
+func newStyles(r *lipgloss.Renderer) styles {
+	accent := lipgloss.AdaptiveColor{Light: "4", Dark: "12"}
+	muted := lipgloss.AdaptiveColor{Light: "8", Dark: "7"}
+	red := lipgloss.AdaptiveColor{Light: "1", Dark: "9"}
+	green := lipgloss.AdaptiveColor{Light: "2", Dark: "10"}
+	yellow := lipgloss.AdaptiveColor{Light: "3", Dark: "11"}
+	s := styles{
+		Header:    r.NewStyle().Bold(true),
+		Crumb:     r.NewStyle().Foreground(accent),
+		Muted:     r.NewStyle().Foreground(muted),
+		Alert:     r.NewStyle().Foreground(red).Bold(true),
+		OK:        r.NewStyle().Foreground(green),
+		ReadOnly:  r.NewStyle().Foreground(yellow).Bold(true),
+		TableHead: r.NewStyle().Bold(true).Underline(true),
+		Selected:  r.NewStyle().Reverse(true),
+		Section:   r.NewStyle().Bold(true).Foreground(accent),
+		TabActive: r.NewStyle().Bold(true).Reverse(true),
+		Tab:       r.NewStyle().Foreground(muted),
+		AppFrame:  r.NewStyle().Bold(true),
+		Vendor:    r.NewStyle().Foreground(muted).Faint(true),
+		ErrorText: r.NewStyle().Foreground(red),
+		StatusOK:  r.NewStyle().Foreground(green),
+		Box:       r.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 1),
+		ErrorBox:  r.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(red).Padding(0, 1),
+		Label:     r.NewStyle().Foreground(muted),
+	}
+	s.Help = help.Styles{
+		ShortKey:       r.NewStyle().Bold(true),
+		ShortDesc:      r.NewStyle().Foreground(muted),
+		ShortSeparator: r.NewStyle().Foreground(muted),
+		Ellipsis:       r.NewStyle().Foreground(muted),
+		FullKey:        r.NewStyle().Bold(true),
+		FullDesc:       r.NewStyle().Foreground(muted),
+		FullSeparator:  r.NewStyle().Foreground(muted),
+	}
+	return s
+}
+
+// newRenderer binds a renderer to out; noColor forces plain text whatever
+// the terminal claims (NO_COLOR is already honoured by termenv).
+func newRenderer(out io.Writer, noColor bool) *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(out)
+	if noColor {
+		r.SetColorProfile(termenv.Ascii)
+	}
+	return r
+}
