@@ -141,7 +141,8 @@ func wrapped(style lipgloss.Style, text string, w int) []string {
 	text = strings.ReplaceAll(sanitize.Text(text), "\t", "    ")
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
-		for _, part := range strings.Split(ansi.Hardwrap(line, w, true), "\n") {
+		// Break at words, and inside paths and class names at / and \.
+		for _, part := range strings.Split(ansi.Wrap(line, w, `/\-`), "\n") {
 			out = append(out, style.Render(part))
 		}
 	}

@@ -25,9 +25,9 @@ func fixedNow() time.Time { return clock }
 // Retry and forget remove the jobs they touch, as the real ones do.
 type fakeBackend struct {
 	mu      sync.Mutex
-	jobs    []triage.Job               // newest first
-	counts  map[string]int             // a signature's count when it should differ from len(jobs)
-	details map[string]triage.Detail   // by job id; others are built from the job
+	jobs    []triage.Job             // newest first
+	counts  map[string]int           // a signature's count when it should differ from len(jobs)
+	details map[string]triage.Detail // by job id; others are built from the job
 	sigMeta map[string]triage.Signature
 
 	groupErr, listErr, showErr, actionErr error
@@ -243,7 +243,7 @@ const (
 	sigImport  = "0011223344556677"
 )
 
-func uuidN(n int) string { return "9b2f6c1e-0000-4000-8000-" + leftPad(strconv.Itoa(n), 12) }
+func uuidN(n int) string { return leftPad(strconv.Itoa(n*7919), 8) + "-9b2f-4c1e-8000-00000000" + leftPad(strconv.Itoa(n), 4) }
 
 func leftPad(s string, n int) string { return strings.Repeat("0", n-len(s)) + s }
 

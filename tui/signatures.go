@@ -133,8 +133,8 @@ var signatureColumns = []column{
 	{Title: "COUNT", Min: 7, Right: true},
 	{Title: "LAST SEEN", Min: 9},
 	{Title: "FIRST SEEN", Min: 10},
-	{Title: "JOB", Min: 14, Max: 40, Flex: true},
-	{Title: "EXCEPTION", Min: 20, Flex: true},
+	{Title: "JOB", Min: 14, Max: 40, Flex: true, Weight: 2},
+	{Title: "EXCEPTION", Min: 20, Flex: true, Weight: 3},
 	{Title: "QUEUES", Min: 8, Max: 24, Flex: true},
 }
 

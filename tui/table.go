@@ -15,7 +15,10 @@ type column struct {
 	Min   int
 	Max   int // 0: no limit
 	Flex  bool
-	Right bool
+	// Weight is how many spare cells a flex column takes per round (0 is 1):
+	// messages deserve more room than queue names.
+	Weight int
+	Right  bool
 }
 
 // fitColumns gives each column its width for a table width cells wide, one
@@ -41,12 +44,14 @@ func fitColumns(cols []column, width int) []int {
 	for spare > 0 {
 		grew := false
 		for i := 0; i < n && spare > 0; i++ {
-			if !cols[i].Flex || (cols[i].Max > 0 && widths[i] >= cols[i].Max) {
-				continue
+			for step := max(cols[i].Weight, 1); step > 0 && spare > 0; step-- {
+				if !cols[i].Flex || (cols[i].Max > 0 && widths[i] >= cols[i].Max) {
+					break
+				}
+				widths[i]++
+				spare--
+				grew = true
 			}
-			widths[i]++
-			spare--
-			grew = true
 		}
 		if !grew {
 			break

@@ -157,7 +157,11 @@ func (m Model) errorBody(title string, err error, height int) []string {
 	}
 	text := []string{m.st.ErrorText.Render(title)}
 	text = append(text, wrapped(m.st.Muted, errText(err), w)...)
-	text = append(text, "", "Press ctrl+r to try again, esc to go back, q to quit.")
+	hint := "Press ctrl+r to try again, q to quit."
+	if m.state != stateSignatures {
+		hint = "Press ctrl+r to try again, esc to go back, q to quit."
+	}
+	text = append(text, "", hint)
 	box := m.st.ErrorBox.Width(w + 2).Render(strings.Join(text, "\n"))
 	return append([]string{""}, strings.Split(box, "\n")...)
 }
