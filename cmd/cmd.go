@@ -97,6 +97,7 @@ Run it in the app's directory to use its .env, or point it anywhere with --dsn.`
 		NewCmdForget(f, nil),
 		NewCmdPrune(f, nil),
 		NewCmdFlush(f, nil),
+		NewCmdTUI(f, nil),
 		NewCmdDemo(f, nil),
 		NewCmdMonitor(f, nil),
 	)

@@ -1,0 +1,107 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/tui"
+)
+
+// TUIOptions are the inputs of `jobtriage tui`.
+type TUIOptions struct {
+	IO      *IOStreams
+	Service func(context.Context) (*triage.Service, error)
+	Config  func() (string, error) // the redacted endpoint for the header
+	Now     func() time.Time
+
+	ReadOnly  bool
+	Threshold int
+	Window    time.Duration
+	Refresh   time.Duration
+	DBConns   []string
+}
+
+// NewCmdTUI builds `jobtriage tui`.
+func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra.Command {
+	opts := &TUIOptions{IO: f.IO, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "tui",
+		Short: "Browse failures by signature and act on them in a terminal UI",
+		Long: heredoc.Doc(`
+			A keyboard-first terminal UI. It opens on the error signatures (count, last
+			and first seen, class, top exception, queues) with the failures of the last
+			--window against --threshold in the header; Enter drills into a signature's
+			jobs and then into one job's detail; / filters; r retries and d forgets one
+			job or a whole signature after a confirmation that states the count; ? shows
+			every key. Counts stream in while a large table is scanned, and the list
+			refreshes every --refresh. --read-only hides the actions.
+
+			It needs a terminal: for scripts use failed, failed --group and show.
+		`),
+		Example: "  $ jobtriage tui\n  $ jobtriage tui --read-only --dsn postgres://readonly@db/app",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Service = f.Service
+			opts.Config = func() (string, error) {
+				cfg, err := f.Config()
+				if err != nil {
+					return "", err
+				}
+				return cfg.Target.Redacted(), nil
+			}
+			if !opts.IO.IsStdoutTTY() || !opts.IO.stdinTTY {
+				return FlagErrorf("tui needs a terminal; in scripts use `jobtriage failed --group`, `jobtriage failed --json` or `jobtriage show <id>`")
+			}
+			if opts.Threshold < 0 || opts.Window < 0 || opts.Refresh < 0 {
+				return FlagErrorf("--threshold, --window and --refresh must not be negative")
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return tuiRun(c.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.ReadOnly, "read-only", false, "browse only: no retry or forget")
+	fl.IntVar(&opts.Threshold, "threshold", 10, "alert threshold the header's window count is shown against")
+	fl.DurationVar(&opts.Window, "window", time.Minute, "the failure-count window shown in the header")
+	fl.DurationVar(&opts.Refresh, "refresh", 10*time.Second, "re-read the database this often (0: never)")
+	fl.StringSliceVar(&opts.DBConns, "database-connection", nil, "queue connection `names` that use the database driver (default database)")
+	return cmd
+}
+
+func tuiRun(ctx context.Context, opts *TUIOptions) error {
+	svc, err := opts.Service(ctx)
+	if err != nil {
+		return err
+	}
+	if len(opts.DBConns) > 0 {
+		svc.DatabaseConnections = nonEmpty(opts.DBConns)
+	}
+	conn, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	var actions tui.Actions = svc
+	if opts.ReadOnly {
+		actions = nil
+	}
+	err = tui.Run(ctx, svc, actions, tui.Options{
+		ReadOnly:   opts.ReadOnly,
+		Connection: conn,
+		Threshold:  opts.Threshold,
+		Window:     opts.Window,
+		Refresh:    opts.Refresh,
+		NoColor:    !opts.IO.ColorEnabled(),
+		Now:        opts.Now,
+	}, opts.IO.In, opts.IO.Out)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
