@@ -193,6 +193,7 @@ func TestExitCodes(t *testing.T) {
 		{"forget unknown id", []string{"forget", "--yes", "--dsn", dsn, "99999999-9999-4999-8999-999999999999"}, false, ExitNotFound, "not found"},
 		{"forget needs a selection", []string{"forget", "--dsn", dsn}, false, ExitUsage, "flush"},
 		{"ids and all", []string{"retry", "all", "1", "--dsn", dsn}, false, ExitUsage, "all"},
+		{"tui without a terminal", []string{"tui", "--dsn", dsn}, false, ExitUsage, "failed --group"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.tty)
