@@ -5,9 +5,9 @@
 package signature
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -15,93 +15,6 @@ import (
 // MaxMessageBytes bounds the part of a message Normalize reads. Messages are
 // usually one line; a multi-megabyte one differs in its head anyway.
 const MaxMessageBytes = 2048
-
-// step is one rewriting pass of Normalize. Most messages lack what most
-// steps look for, so a step runs only when its trigger is in the text:
-// need lists characters of which one must occur ("" always runs).
-type step struct {
-	need string
-	run  func(string) string
-}
-
-func replace(need, expr, repl string) step {
-	re := regexp.MustCompile(expr)
-	return step{need, func(s string) string { return re.ReplaceAllString(s, repl) }}
-}
-
-func replaceFunc(need, expr string, fn func(string) string) step {
-	re := regexp.MustCompile(expr)
-	return step{need, func(s string) string { return re.ReplaceAllStringFunc(s, fn) }}
-}
-
-const digits = "0123456789"
-
-// steps run in order: wide, structured tokens first, bare numbers last, so
-// that the digits inside a uuid or a URL never become separate <n>s.
-var steps = []step{
-	replace(":", `(?i)\b[a-z][a-z0-9+.-]*://[^\s'"\x60<>()\[\]{}]+`, "<url>"),
-	replace("@", `(?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b`, "<email>"),
-	replace("-", `(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`, "<uuid>"),
-	replace("-", `\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?`, "<time>"),
-	replace(".", `\b(?:\d{1,3}\.){3}\d{1,3}\b`, "<ip>"),
-	// Paths: Unix with two or more segments, or Windows with a drive. The
-	// leading group keeps PHP class names (App\Models\Order) out.
-	replace("/", `(^|[\s'"(=:\[,])(?:/[\w.@+~-]+){2,}/?`, "${1}<path>"),
-	replace("\\", `\b[A-Za-z]:\\(?:[\w.@+~ -]+\\)*[\w.@+~-]+`, "<path>"),
-	// A bracketed list of values: ["a", "b"], [1, 2], ['x'].
-	replace("[", `\[\s*(?:'[^']*'|"[^"]*"|-?\d[\d.]*|true|false|null)(?:\s*,\s*(?:'[^']*'|"[^"]*"|-?\d[\d.]*|true|false|null))*\s*\]`, "[<list>]"),
-	replace("'", `'(?:[^'\\]|\\.)*'`, "'<str>'"),
-	replaceFunc(`"`, `"(?:[^"\\]|\\.)*"`, quotedDouble),
-	replace("x", `\b0x[0-9a-fA-F]+\b`, "<hex>"),
-	replaceFunc(digits, `\b[0-9a-fA-F]{8,}\b`, hexID),
-	replaceFunc(digits, `[A-Za-z0-9+/_-]{20,}={0,2}`, randomToken),
-	replace(digits, `\b\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b`, "<n>"),
-	// A list of numbers ("1, 2, 3", "1,234") is one value.
-	replace(",", `<n>(?:\s*,\s*<n>)+`, "<n>"),
-	replace("", `\s+`, " "),
-}
-
-// sqlstate codes look like numbers ("SQLSTATE[23000]") but name the error.
-var sqlstateRe = regexp.MustCompile(`SQLSTATE\[[0-9A-Z]{5}\]`)
-
-var identifierRe = regexp.MustCompile(`^"(?:\\?[A-Za-z_][A-Za-z0-9_]*(?:[.\\][A-Za-z_][A-Za-z0-9_]*)*|<[a-z]+>)"$`)
-
-// quotedDouble keeps double-quoted SQL identifiers ("orders", "jobs.queue")
-// and PHP class names (Class "App\Foo" not found), and replaces any other
-// double-quoted value.
-func quotedDouble(m string) string {
-	if identifierRe.MatchString(m) {
-		return m
-	}
-	return `"<str>"`
-}
-
-// hexID replaces hex runs that mix digits and letters (hashes, object ids);
-// all-digit runs are left to the number rule, all-letter runs are words.
-func hexID(m string) string {
-	if strings.ContainsAny(m, "0123456789") && strings.ContainsAny(m, "abcdefABCDEF") {
-		return "<hex>"
-	}
-	return m
-}
-
-// randomToken replaces long runs that mix letters and digits (API keys,
-// base64, random ids) but not long words or CamelCase class names.
-func randomToken(m string) string {
-	var letters, digits int
-	for _, c := range m {
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-		case (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'):
-			letters++
-		}
-	}
-	if digits >= 2 && letters >= 2 {
-		return "<token>"
-	}
-	return m
-}
 
 // Normalize replaces the variable parts of an exception message by
 // placeholders so that messages differing only in data share a signature:
@@ -115,22 +28,104 @@ func randomToken(m string) string {
 // as [App\Models\Order] and SQLSTATE codes are kept. Whitespace runs become
 // one space. Only the first MaxMessageBytes bytes are read.
 func Normalize(message string) string {
-	// NUL marks the protected codes below, so none may come from the message.
-	s := strings.ReplaceAll(clip(message, MaxMessageBytes), "\x00", "")
-	var codes []string
-	s = sqlstateRe.ReplaceAllStringFunc(s, func(m string) string {
-		codes = append(codes, m)
-		return "\x00"
-	})
-	for _, st := range steps {
-		if st.need == "" || strings.ContainsAny(s, st.need) {
-			s = st.run(s)
+	var a, b [normalizeBuffer]byte
+	return normalize(message, a[:0], b[:0])
+}
+
+// normalizeBuffer is the stack space Normalize starts with for each of its
+// two working copies; longer messages grow them on the heap.
+const normalizeBuffer = 512
+
+// sqlstatePrefix starts an SQLSTATE code, "SQLSTATE[23000]": it looks like
+// a number but names the error, so it is kept.
+const sqlstatePrefix = "SQLSTATE["
+
+const sqlstateLen = len(sqlstatePrefix) + 6
+
+func normalize(message string, cur, spare []byte) string {
+	// Copy without NUL bytes: NUL stands in for each SQLSTATE code while the
+	// passes run, so none may come from the message.
+	s := clip(message, MaxMessageBytes)
+	for {
+		k := strings.IndexByte(s, 0)
+		if k < 0 {
+			cur = append(cur, s...)
+			break
+		}
+		cur = append(cur, s[:k]...)
+		s = s[k+1:]
+	}
+	var codeSpace [4 * sqlstateLen]byte
+	codes := codeSpace[:0]
+	cur, codes = protectSQLSTATE(cur, codes)
+
+	for _, p := range passes() {
+		if out, changed := p(spare[:0], cur); changed {
+			cur, spare = out, cur
 		}
 	}
-	for _, c := range codes {
-		s = strings.Replace(s, "\x00", c, 1)
+	if out, changed := replaceHexIDsAndTokens(spare[:0], cur); changed {
+		cur, spare = out, cur
 	}
-	return strings.TrimSpace(s)
+	cur = bytes.TrimSpace(finishNumbersAndSpace(spare[:0], cur))
+	return restoreSQLSTATE(cur, codes)
+}
+
+// protectSQLSTATE replaces each code, SQLSTATE\[[0-9A-Z]{5}\], by a NUL
+// (in place) and appends the codes to codes.
+func protectSQLSTATE(s, codes []byte) ([]byte, []byte) {
+	w, r := 0, 0
+	for {
+		k := indexFrom(s, r, sqlstatePrefix)
+		if k < 0 {
+			break
+		}
+		end := k + sqlstateLen
+		if end > len(s) || s[end-1] != ']' || !isSQLSTATECode(s[k+len(sqlstatePrefix):end-1]) {
+			w += copy(s[w:], s[r:k+1])
+			r = k + 1
+			continue
+		}
+		codes = append(codes, s[k:end]...)
+		w += copy(s[w:], s[r:k])
+		s[w] = 0
+		w++
+		r = end
+	}
+	w += copy(s[w:], s[r:])
+	return s[:w], codes
+}
+
+func isSQLSTATECode(c []byte) bool {
+	for _, b := range c {
+		if !(b >= '0' && b <= '9' || b >= 'A' && b <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// restoreSQLSTATE puts the codes back, in order, where NULs remain. A code
+// swallowed by a placeholder (a quoted value, a URL) leaves no NUL, and the
+// codes after it move up one NUL: the way Normalize always did it.
+func restoreSQLSTATE(s, codes []byte) string {
+	if len(codes) == 0 {
+		return string(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(codes))
+	for {
+		k := bytes.IndexByte(s, 0)
+		if k < 0 || len(codes) == 0 {
+			break
+		}
+		b.Write(s[:k])
+		b.Write(codes[:sqlstateLen])
+		codes = codes[sqlstateLen:]
+		s = s[k+1:]
+	}
+	b.Write(s)
+	return b.String()
 }
 
 func clip(s string, max int) string {
