@@ -31,27 +31,14 @@ const (
 	drainDeadline = 60 * time.Second
 )
 
-// gate decides whether the interop tests run at all. When they do, anything
-// missing is a failure: CI must not go green by skipping.
-type gate struct{ on bool }
-
-func interopGate(t *testing.T) gate {
+// requireInterop skips unless JOBTRIAGE_INTEROP=1 or CI is set. Past it,
+// anything missing (php, a database) is a failure: CI must not go green by
+// skipping.
+func requireInterop(t *testing.T) {
 	t.Helper()
-	g := gate{on: os.Getenv("JOBTRIAGE_INTEROP") == "1" || os.Getenv("CI") != ""}
-	if !g.on {
+	if os.Getenv("JOBTRIAGE_INTEROP") != "1" && os.Getenv("CI") == "" {
 		t.Skip("interop tests are off: set JOBTRIAGE_INTEROP=1 (or CI) to run them against real Laravel workers")
 	}
-	return g
-}
-
-// unavailable fails when the gate is on (it always is past interopGate) and
-// keeps the reason readable.
-func (g gate) unavailable(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if g.on {
-		t.Fatalf("interop prerequisite missing: "+format, args...)
-	}
-	t.Skipf(format, args...)
 }
 
 // dialect is one database the Laravel app and jobtriage share.
@@ -62,13 +49,13 @@ type dialect struct {
 }
 
 // dialects returns every configured database, each freshly created.
-func dialects(t *testing.T, g gate) []dialect {
+func dialects(t *testing.T) []dialect {
 	t.Helper()
 	out := []dialect{sqliteDialect(t)}
 	if raw := os.Getenv("JOBTRIAGE_TEST_POSTGRES_DSN"); raw != "" {
 		d, err := postgresDialect(raw)
 		if err != nil {
-			g.unavailable(t, "JOBTRIAGE_TEST_POSTGRES_DSN: %v", err)
+			t.Fatalf("interop prerequisite missing: JOBTRIAGE_TEST_POSTGRES_DSN: %v", err)
 		}
 		out = append(out, d)
 	} else {
@@ -77,7 +64,7 @@ func dialects(t *testing.T, g gate) []dialect {
 	if raw := os.Getenv("JOBTRIAGE_TEST_MYSQL_DSN"); raw != "" {
 		d, err := mysqlDialect(raw)
 		if err != nil {
-			g.unavailable(t, "JOBTRIAGE_TEST_MYSQL_DSN: %v", err)
+			t.Fatalf("interop prerequisite missing: JOBTRIAGE_TEST_MYSQL_DSN: %v", err)
 		}
 		out = append(out, d)
 	} else {
@@ -237,10 +224,10 @@ type laravelApp struct {
 	scratch string
 }
 
-func newLaravelApp(t *testing.T, g gate, d dialect) *laravelApp {
+func newLaravelApp(t *testing.T, d dialect) *laravelApp {
 	t.Helper()
 	if _, err := exec.LookPath("php"); err != nil {
-		g.unavailable(t, "php not on PATH (testdata/laravel-app/install-deps.sh installs it): %v", err)
+		t.Fatalf("interop prerequisite missing: php not on PATH (testdata/laravel-app/install-deps.sh installs it): %v", err)
 	}
 	dir, err := filepath.Abs(filepath.Join("..", "testdata", "laravel-app"))
 	if err != nil {
@@ -422,17 +409,17 @@ type scenario struct {
 
 // failEverything builds a fresh database, dispatches the interop jobs and
 // runs workers until every one of them sits in failed_jobs.
-func failEverything(t *testing.T, g gate, d dialect) *scenario {
+func failEverything(t *testing.T, d dialect) *scenario {
 	t.Helper()
 	holdDatabase(t, d)
 	ctx, cancel := context.WithTimeout(context.Background(), artisanTimeout)
 	defer cancel()
 	if err := recreateDatabase(ctx, d); err != nil {
-		g.unavailable(t, "%s database: %v", d.name, err)
+		t.Fatalf("interop prerequisite missing: %s database: %v", d.name, err)
 	}
-	app := newLaravelApp(t, g, d)
+	app := newLaravelApp(t, d)
 	if out, err := app.artisan(artisanTimeout, "--version"); err != nil {
-		g.unavailable(t, "the Laravel app does not boot (install-deps.sh?): %v\n%s", err, out)
+		t.Fatalf("interop prerequisite missing: the Laravel app does not boot (install-deps.sh?): %v\n%s", err, out)
 	}
 	app.mustArtisan(t, "interop:reset")
 

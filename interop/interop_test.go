@@ -15,12 +15,12 @@ import (
 // failed_jobs, `jobtriage failed --json` reports job by job as the manifest
 // says: class by the displayName rule, queue, connection, top exception.
 func TestFailedMatchesWorkerRows(t *testing.T) {
-	g := interopGate(t)
+	requireInterop(t)
 	bin := buildJobtriage(t)
-	for _, d := range dialects(t, g) {
+	for _, d := range dialects(t) {
 		t.Run(d.name, func(t *testing.T) {
 			t.Parallel()
-			s := failEverything(t, g, d)
+			s := failEverything(t, d)
 			if os.Getenv("JOBTRIAGE_INTEROP_EXPORT") == "1" {
 				exportRows(t, s)
 			}
@@ -92,15 +92,15 @@ func exportRows(t *testing.T, s *scenario) {
 // a real worker with their original arguments, and a job whose stored
 // retryUntil has expired is left alone unless --retry-until renews it.
 func TestRetryRunsOnRealWorker(t *testing.T) {
-	g := interopGate(t)
+	requireInterop(t)
 	if os.Getenv("JOBTRIAGE_INTEROP_WRITE") != "1" {
 		t.Skip("retry write path not wired yet: set JOBTRIAGE_INTEROP_WRITE=1 to run the retry round trip")
 	}
 	bin := buildJobtriage(t)
-	for _, d := range dialects(t, g) {
+	for _, d := range dialects(t) {
 		t.Run(d.name, func(t *testing.T) {
 			t.Parallel()
-			s := failEverything(t, g, d)
+			s := failEverything(t, d)
 			s.app.setFlag(t)
 
 			var renewable, expired []expectedFailure
