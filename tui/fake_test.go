@@ -243,7 +243,9 @@ const (
 	sigImport  = "0011223344556677"
 )
 
-func uuidN(n int) string { return leftPad(strconv.Itoa(n*7919), 8) + "-9b2f-4c1e-8000-00000000" + leftPad(strconv.Itoa(n), 4) }
+func uuidN(n int) string {
+	return leftPad(strconv.Itoa(n*7919), 8) + "-9b2f-4c1e-8000-00000000" + leftPad(strconv.Itoa(n), 4)
+}
 
 func leftPad(s string, n int) string { return strings.Repeat("0", n-len(s)) + s }
 

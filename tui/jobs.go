@@ -140,7 +140,7 @@ func (m Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 }
 
 var jobColumns = []column{
-	{Title: "ID", Min: 10, Max: 36, Flex: true, Weight: 2},
+	{Title: "ID", Min: 10, Max: 36, Flex: true, Weight: 6},
 	{Title: "QUEUE", Min: 8, Max: 16, Flex: true},
 	{Title: "FAILED AT", Min: 19},
 	{Title: "MESSAGE", Min: 20, Flex: true, Weight: 3},
