@@ -5,7 +5,8 @@
 //
 // The tests run when JOBTRIAGE_INTEROP=1 or CI is set; then a missing php or
 // an unreachable database fails them instead of skipping. PostgreSQL and
-// MariaDB are used when JOBTRIAGE_TEST_POSTGRES_DSN / JOBTRIAGE_TEST_MYSQL_DSN
-// are set. JOBTRIAGE_INTEROP_WRITE=1 also runs the retry round trip, and
-// JOBTRIAGE_INTEROP_EXPORT=1 rewrites testdata/laravel-rows/<dialect>.json.
+// MariaDB are reached through JOBTRIAGE_TEST_POSTGRES_DSN /
+// JOBTRIAGE_TEST_MYSQL_DSN, defaulting to the local servers as the storage
+// tests do. JOBTRIAGE_INTEROP_EXPORT=1 rewrites
+// testdata/laravel-rows/<dialect>.json.
 package interop

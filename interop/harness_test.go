@@ -1,6 +1,8 @@
 package interop
 
 import (
+	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+
 	"bytes"
 	"context"
 	"database/sql"
@@ -46,31 +48,32 @@ type dialect struct {
 	name       string   // file-name friendly: sqlite, postgres, mysql
 	laravelEnv []string // DB_* variables for the PHP side
 	dsn        string   // what jobtriage gets with --dsn
+	admin      string   // the server DSN the scratch database is (re)created through
 }
 
 // dialects returns every configured database, each freshly created.
 func dialects(t *testing.T) []dialect {
 	t.Helper()
 	out := []dialect{sqliteDialect(t)}
-	if raw := os.Getenv("JOBTRIAGE_TEST_POSTGRES_DSN"); raw != "" {
-		d, err := postgresDialect(raw)
-		if err != nil {
-			t.Fatalf("interop prerequisite missing: JOBTRIAGE_TEST_POSTGRES_DSN: %v", err)
-		}
-		out = append(out, d)
-	} else {
-		t.Log("JOBTRIAGE_TEST_POSTGRES_DSN not set: PostgreSQL not covered")
+	// Unset DSNs mean the local servers, as in the storage tests: the
+	// interop run always covers all three databases.
+	raw := sqltest.DefaultPostgresDSN
+	if v := os.Getenv(sqltest.PostgresEnv); v != "" {
+		raw = v
 	}
-	if raw := os.Getenv("JOBTRIAGE_TEST_MYSQL_DSN"); raw != "" {
-		d, err := mysqlDialect(raw)
-		if err != nil {
-			t.Fatalf("interop prerequisite missing: JOBTRIAGE_TEST_MYSQL_DSN: %v", err)
-		}
-		out = append(out, d)
-	} else {
-		t.Log("JOBTRIAGE_TEST_MYSQL_DSN not set: MariaDB/MySQL not covered")
+	d, err := postgresDialect(raw)
+	if err != nil {
+		t.Fatalf("interop prerequisite missing: %s: %v", sqltest.PostgresEnv, err)
 	}
-	return out
+	out = append(out, d)
+	raw = sqltest.DefaultMySQLDSN
+	if v := os.Getenv(sqltest.MySQLEnv); v != "" {
+		raw = v
+	}
+	if d, err = mysqlDialect(raw); err != nil {
+		t.Fatalf("interop prerequisite missing: %s: %v", sqltest.MySQLEnv, err)
+	}
+	return append(out, d)
 }
 
 func sqliteDialect(t *testing.T) dialect {
@@ -99,7 +102,7 @@ func postgresDialect(raw string) (dialect, error) {
 	}
 	target := *u
 	target.Path = "/" + postgresDatabase
-	return dialect{name: "postgres", laravelEnv: env, dsn: target.String()}, nil
+	return dialect{name: "postgres", laravelEnv: env, dsn: target.String(), admin: raw}, nil
 }
 
 func mysqlDialect(raw string) (dialect, error) {
@@ -117,7 +120,7 @@ func mysqlDialect(raw string) (dialect, error) {
 	target := *u
 	target.Scheme = "mysql"
 	target.Path = "/" + mysqlDatabase
-	return dialect{name: "mysql", laravelEnv: env, dsn: target.String()}, nil
+	return dialect{name: "mysql", laravelEnv: env, dsn: target.String(), admin: raw}, nil
 }
 
 // laravelEnvFromURL spells a database URL as the DB_* variables the app's
@@ -152,7 +155,7 @@ func recreateDatabase(ctx context.Context, d dialect) error {
 		path := strings.TrimPrefix(d.dsn, "sqlite:")
 		return os.WriteFile(path, nil, 0o644)
 	case "postgres":
-		db, err := sql.Open("postgres", os.Getenv("JOBTRIAGE_TEST_POSTGRES_DSN"))
+		db, err := sql.Open("postgres", d.admin)
 		if err != nil {
 			return err
 		}
@@ -168,7 +171,7 @@ func recreateDatabase(ctx context.Context, d dialect) error {
 		}
 		return nil
 	case "mysql":
-		u, err := url.Parse(os.Getenv("JOBTRIAGE_TEST_MYSQL_DSN"))
+		u, err := url.Parse(d.admin)
 		if err != nil {
 			return err
 		}

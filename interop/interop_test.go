@@ -93,9 +93,6 @@ func exportRows(t *testing.T, s *scenario) {
 // retryUntil has expired is left alone unless --retry-until renews it.
 func TestRetryRunsOnRealWorker(t *testing.T) {
 	requireInterop(t)
-	if os.Getenv("JOBTRIAGE_INTEROP_WRITE") != "1" {
-		t.Skip("retry write path not wired yet: set JOBTRIAGE_INTEROP_WRITE=1 to run the retry round trip")
-	}
 	bin := buildJobtriage(t)
 	for _, d := range dialects(t) {
 		t.Run(d.name, func(t *testing.T) {
