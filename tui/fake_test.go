@@ -238,9 +238,9 @@ func (f *fakeBackend) Forget(_ context.Context, p triage.ForgetParams) (triage.F
 
 // Signature ids of the seed data.
 const (
-	sigInvoice = "ab12cd34ef56ab78"
-	sigMailer  = "9f8e7d6c5b4a3f2e"
-	sigImport  = "0011223344556677"
+	sigInvoice = "ab12cd34ef"
+	sigMailer  = "9f8e7d6c5b"
+	sigImport  = "0011223344"
 )
 
 func uuidN(n int) string {

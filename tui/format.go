@@ -46,10 +46,7 @@ func plural(n int, one, many string) string {
 	return count(n) + " " + many
 }
 
-// shortID cuts a signature id for prose, as git shortens hashes.
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
+// shortID shows a signature id in prose. Ids are already 10 characters,
+// and the whole id is what `jobtriage failed --signature` takes, so it is
+// never cut: an operator copies it from here into a command.
+func shortID(id string) string { return id }

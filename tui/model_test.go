@@ -153,7 +153,7 @@ func TestRetrySignatureStatesTheCount(t *testing.T) {
 	f.counts[sigInvoice] = 1204
 	h := newHarness(t, f, f, Options{}, 80, 24)
 	h.keys("r")
-	if want := "Retry 1,204 failed jobs of signature ab12cd34?"; h.m.confirm.prompt != want {
+	if want := "Retry 1,204 failed jobs of signature ab12cd34ef?"; h.m.confirm.prompt != want {
 		t.Fatalf("prompt = %q, want %q", h.m.confirm.prompt, want)
 	}
 	h.keys("y")
@@ -205,7 +205,7 @@ func TestActionErrorShowsInStatus(t *testing.T) {
 	h := newHarness(t, f, f, Options{}, 80, 24)
 	h.keys("r", "y")
 	v := h.view()
-	if !strings.Contains(v, "Retry of signature ab12cd34 failed: SQLSTATE[40001]: deadlock") {
+	if !strings.Contains(v, "Retry of signature ab12cd34ef failed: SQLSTATE[40001]: deadlock") {
 		t.Fatalf("status:\n%s", v)
 	}
 	if strings.Contains(v, "\x1b") {
