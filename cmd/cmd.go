@@ -82,6 +82,7 @@ Run it in the app's directory to use its .env, or point it anywhere with --dsn.`
 	root.CompletionOptions.HiddenDefaultCmd = true
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.Conn.DSN, "dsn", "", "database `URL`: postgres://…, mysql://…, sqlite:PATH (env JOBTRIAGE_DSN)")
+	pf.StringVar(&f.Conn.JobsDSN, "jobs-dsn", "", "the jobs table's database `URL` when it is not failed_jobs' (env JOBTRIAGE_JOBS_DSN)")
 	pf.StringVar(&f.Conn.EnvFile, "env", "", "the app's .env `file` (default ./.env, or .env.$APP_ENV)")
 	pf.StringVar(&f.Conn.FailedTable, "failed-table", "", "failed jobs table (default failed_jobs)")
 	pf.StringVar(&f.Conn.JobsTable, "jobs-table", "", "queued jobs table (default DB_QUEUE_TABLE or jobs)")

@@ -14,6 +14,7 @@ import (
 // ConnFlags are the persistent flags that say where the database is.
 type ConnFlags struct {
 	DSN         string
+	JobsDSN     string // jobs in another database than failed_jobs
 	EnvFile     string
 	FailedTable string
 	JobsTable   string
@@ -98,7 +99,30 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 		return nil, err
 	}
 	f.closers = append(f.closers, store.Close)
-	return &triage.Service{Store: store, Now: f.Now, AppKey: cfg.AppKey, Location: cfg.Location}, nil
+	svc := &triage.Service{Store: store, Now: f.Now, AppKey: cfg.AppKey, Location: cfg.Location}
+	jobsDSN := f.Conn.JobsDSN
+	if jobsDSN == "" {
+		jobsDSN = f.Getenv("JOBTRIAGE_JOBS_DSN")
+	}
+	if jobsDSN != "" {
+		jt, err := appconfig.ParseDSN(jobsDSN)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --jobs-dsn: %v", errConfig, err)
+		}
+		jobs, err := sqlstore.Open(ctx, sqlstore.Config{
+			Endpoint: sqlstore.Endpoint{Driver: jt.Driver, Host: jt.Host, Port: jt.Port, Database: jt.Database,
+				User: jt.User, Password: jt.Password, Socket: jt.Socket, Path: jt.Path, Params: jt.Params},
+			JobsTable:        cfg.JobsTable,
+			StatementTimeout: f.Conn.Timeout,
+			JobsOnly:         true,
+		})
+		if err != nil {
+			return nil, err
+		}
+		f.closers = append(f.closers, jobs.Close)
+		svc.Jobs = jobs
+	}
+	return svc, nil
 }
 
 // Close releases whatever the constructors opened.

@@ -143,9 +143,21 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		res.IDs = append(res.IDs, j.ID)
 		res.ByQueue[queue]++
 		res.ByClass[j.Class]++
-		return Move{Queue: queue, Payload: body}, true
+		uuid := r.UUID
+		if uuid == "" {
+			uuid = gjson.GetBytes(r.Payload, "uuid").String()
+		}
+		return Move{UUID: uuid, Queue: queue, Payload: body}, true
+	}
+	var push func(context.Context, []Move, time.Time) error
+	if s.Jobs != nil {
+		push = func(ctx context.Context, moves []Move, now time.Time) error {
+			_, err := s.Jobs.PushJobs(ctx, moves, now)
+			return err
+		}
 	}
 	run := func(bp BatchParams) (BatchResult, error) {
+		bp.Push = push
 		// A batch whose transaction fails is rolled back whole: undo what
 		// plan counted for it, and run it again if it was a conflict.
 		before := snapshot(res)

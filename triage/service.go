@@ -23,6 +23,9 @@ type Service struct {
 	// DatabaseConnections are the queue connection names that use Laravel's
 	// database driver; retry writes only their jobs (default "database").
 	DatabaseConnections []string
+	// Jobs, when set, is the jobs table in another database than
+	// failed_jobs: retry pushes there first and deletes here second.
+	Jobs JobsPusher
 }
 
 // Query narrows a listing beyond the SQL filter: the job class and the

@@ -373,3 +373,60 @@ func TestForgetAndPrune(t *testing.T) {
 		}
 	})
 }
+
+// crashAfterPush commits the push to the other database and then fails, as a
+// process killed between the push and the delete would.
+type crashAfterPush struct {
+	triage.JobsPusher
+	crashes int
+}
+
+func (c *crashAfterPush) PushJobs(ctx context.Context, moves []triage.Move, now time.Time) (int, error) {
+	n, err := c.JobsPusher.PushJobs(ctx, moves, now)
+	if err == nil && c.crashes > 0 {
+		c.crashes--
+		return n, errors.New("killed after the push")
+	}
+	return n, err
+}
+
+// TestRetryToAnotherDatabase: jobs in one database, failed_jobs in another.
+// A crash between the push and the delete must not queue a job twice.
+func TestRetryToAnotherDatabase(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		ctx := context.Background()
+		svc, failedStore := newService(t, driver)
+		jobsStore := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+		if _, err := failedStore.DB().Exec("DROP TABLE jobs"); err != nil {
+			t.Fatal(err)
+		}
+		jobsOnly, err := sqlstore.Open(ctx, sqlstore.Config{Endpoint: jobsStore.Endpoint(), JobsOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer jobsOnly.Close()
+		rows := loadRealRows(t, driver)
+		insertReal(t, failedStore, rows)
+		crasher := &crashAfterPush{JobsPusher: jobsOnly, crashes: 1}
+		svc.Jobs = crasher
+		if _, err := svc.Retry(ctx, triage.RetryParams{All: true}); err == nil {
+			t.Fatal("the simulated crash did not surface")
+		}
+		if n, _ := failedStore.Count(ctx, triage.Filter{}); n != int64(len(rows)) {
+			t.Fatalf("after the crash failed_jobs has %d rows, want all %d", n, len(rows))
+		}
+		res, err := svc.Retry(ctx, triage.RetryParams{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		queued := jobsByUUID(t, jobsStore) // fails on any duplicate
+		if n, _ := failedStore.Count(ctx, triage.Filter{}); n != int64(len(rows)-res.Retried) || res.Retried != len(queued) {
+			t.Fatalf("retried %d, queued %d, %d left in failed_jobs", res.Retried, len(queued), n)
+		}
+		for _, r := range rows {
+			if _, ok := queued[r.UUID]; ok && queued[r.UUID].Payload != r.Payload {
+				t.Errorf("%s: payload changed on the way", r.Expect.Key)
+			}
+		}
+	})
+}

@@ -144,11 +144,25 @@ type BatchParams struct {
 	Limit   int
 	Now     time.Time
 	DryRun  bool
+	// Push, when set, pushes the batch's moves to a jobs table in another
+	// database instead of this one's; it must commit there (and be
+	// idempotent by uuid) before the rows are deleted from failed_jobs.
+	Push func(ctx context.Context, moves []Move, now time.Time) error
+}
+
+// JobsPusher is a jobs table in a database other than failed_jobs'.
+type JobsPusher interface {
+	// PushJobs inserts the moves into jobs in one transaction, skipping any
+	// whose payload uuid is already there, so that a run repeated after a
+	// crash between the push and the delete does not queue a job twice.
+	PushJobs(ctx context.Context, moves []Move, now time.Time) (inserted int, err error)
+	Close() error
 }
 
 // Move says where a retried job goes: the queue and the payload bytes to
 // insert (the original bytes, except keys that must change).
 type Move struct {
+	UUID    string // the payload uuid, for idempotent pushes to another database
 	Queue   string
 	Payload []byte
 }

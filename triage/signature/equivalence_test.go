@@ -49,7 +49,12 @@ func FuzzPasses(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for i, p := range passes() {
+		passes := []func(dst, src []byte) ([]byte, bool){
+			replaceURLs, replaceEmails, replaceUUIDs, replaceTimes, replaceIPs,
+			replaceUnixPaths, replaceWindowsPaths, replaceLists,
+			replaceSingleQuoted, replaceDoubleQuoted, replaceHexLiterals,
+		}
+		for i, p := range passes {
 			got, _ := p(nil, []byte(s))
 			if want := referenceSteps[i].run(s); string(got) != want {
 				t.Fatalf("pass %d on %q\n got %q\nwant %q", i, s, got, want)

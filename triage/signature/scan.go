@@ -120,16 +120,17 @@ type edit struct {
 	changed  bool
 }
 
-func (e *edit) replace(i, j int, with string) {
+func (e edit) replace(i, j int, with string) edit {
 	e.changed = true
 	e.dst = append(e.dst, e.src[e.last:i]...)
 	e.dst = append(e.dst, with...)
 	e.last = j
+	return e
 }
 
 // result returns the rewritten text and whether it differs from src (when
 // it does not, it is src itself and dst was left alone).
-func (e *edit) result() ([]byte, bool) {
+func (e edit) result() ([]byte, bool) {
 	if !e.changed {
 		return e.src, false
 	}
@@ -151,21 +152,6 @@ func indexFrom(s []byte, from int, sep string) int {
 		return -1
 	}
 	return from + k
-}
-
-// pass is one rewriting step: it appends its output for src to dst, or
-// returns src unchanged.
-type pass func(dst, src []byte) ([]byte, bool)
-
-// passes, in the order the placeholders must be applied: wide, structured
-// tokens first, bare numbers last, so that the digits inside a uuid or a
-// URL never become separate <n>s.
-func passes() [11]pass {
-	return [...]pass{
-		replaceURLs, replaceEmails, replaceUUIDs, replaceTimes, replaceIPs,
-		replaceUnixPaths, replaceWindowsPaths, replaceLists,
-		replaceSingleQuoted, replaceDoubleQuoted, replaceHexLiterals,
-	}
 }
 
 // replaceURLs: (?i)\b[a-z][a-z0-9+.-]*://[^\s'"\x60<>()\[\]{}]+ → <url>.
@@ -207,7 +193,7 @@ func replaceURLs(dst, s []byte) ([]byte, bool) {
 		if end == c+3 {
 			continue
 		}
-		e.replace(p, end, "<url>")
+		e = e.replace(p, end, "<url>")
 		pos, from = end, end
 	}
 	return e.result()
@@ -246,7 +232,7 @@ func replaceEmails(dst, s []byte) ([]byte, bool) {
 		if end < 0 {
 			continue
 		}
-		e.replace(p, end, "<email>")
+		e = e.replace(p, end, "<email>")
 		pos, from = end, end
 	}
 	return e.result()
@@ -348,12 +334,12 @@ func replaceUUIDs(dst, s []byte) ([]byte, bool) {
 		}
 		from = d + 1
 		p := d - 8
-		if p < pos || wordBefore(s, p) || !hexRun(s, p, 8) ||
-			!hexRun(s, p+9, 4) || !hexRun(s, p+14, 4) || !hexRun(s, p+19, 4) || !hexRun(s, p+24, 12) ||
-			s[p+13] != '-' || s[p+18] != '-' || s[p+23] != '-' || wordAt(s, p+36) {
+		if p < pos || p+36 > len(s) || s[p+13] != '-' || s[p+18] != '-' || s[p+23] != '-' ||
+			wordBefore(s, p) || wordAt(s, p+36) || !hexRun(s, p, 8) ||
+			!hexRun(s, p+9, 4) || !hexRun(s, p+14, 4) || !hexRun(s, p+19, 4) || !hexRun(s, p+24, 12) {
 			continue
 		}
-		e.replace(p, p+36, "<uuid>")
+		e = e.replace(p, p+36, "<uuid>")
 		pos, from = p+36, p+36
 	}
 	return e.result()
@@ -372,7 +358,7 @@ func replaceTimes(dst, s []byte) ([]byte, bool) {
 		}
 		from = d + 1
 		p := d - 4
-		if p < pos || wordBefore(s, p) || len(s) < p+19 ||
+		if p < pos || len(s) < p+19 || s[p+7] != '-' || s[p+13] != ':' || s[p+16] != ':' || wordBefore(s, p) ||
 			!digitRun(s, p, 4) || !digitRun(s, p+5, 2) || s[p+7] != '-' || !digitRun(s, p+8, 2) ||
 			(s[p+10] != 'T' && s[p+10] != ' ') ||
 			!digitRun(s, p+11, 2) || s[p+13] != ':' || !digitRun(s, p+14, 2) || s[p+16] != ':' || !digitRun(s, p+17, 2) {
@@ -401,7 +387,7 @@ func replaceTimes(dst, s []byte) ([]byte, bool) {
 				}
 			}
 		}
-		e.replace(p, end, "<time>")
+		e = e.replace(p, end, "<time>")
 		pos, from = end, end
 	}
 	return e.result()
@@ -442,7 +428,7 @@ func replaceIPs(dst, s []byte) ([]byte, bool) {
 		if !ok || wordAt(s, end) {
 			continue
 		}
-		e.replace(p, end, "<ip>")
+		e = e.replace(p, end, "<ip>")
 		pos, from = end, end
 	}
 	return e.result()
@@ -483,7 +469,7 @@ func replaceUnixPaths(dst, s []byte) ([]byte, bool) {
 		if end < len(s) && s[end] == '/' {
 			end++
 		}
-		e.replace(d, end, "<path>")
+		e = e.replace(d, end, "<path>")
 		pos, from = end, end
 	}
 	return e.result()
@@ -526,7 +512,7 @@ func replaceWindowsPaths(dst, s []byte) ([]byte, bool) {
 		if best < 0 {
 			continue
 		}
-		e.replace(p, best, "<path>")
+		e = e.replace(p, best, "<path>")
 		pos, from = best, best
 	}
 	return e.result()
@@ -602,7 +588,7 @@ func replaceLists(dst, s []byte) ([]byte, bool) {
 		}
 		from = d + 1
 		if end := listEnd(s, d); end > 0 {
-			e.replace(d, end, "[<list>]")
+			e = e.replace(d, end, "[<list>]")
 			from = end
 		}
 	}
@@ -645,9 +631,9 @@ func replaceQuoted(dst, s []byte, quote byte) ([]byte, bool) {
 		}
 		from = end
 		if quote == '\'' {
-			e.replace(d, end, "'<str>'")
+			e = e.replace(d, end, "'<str>'")
 		} else if !isIdentifierLike(s[d+1 : end-1]) {
-			e.replace(d, end, `"<str>"`)
+			e = e.replace(d, end, `"<str>"`)
 		}
 	}
 	return e.result()
@@ -696,13 +682,14 @@ func isIdentifierLike(t []byte) bool {
 func replaceHexLiterals(dst, s []byte) ([]byte, bool) {
 	e := edit{src: s, dst: dst}
 	pos := 0
-	for from := 0; ; {
-		p := indexFrom(s, from, "0x")
-		if p < 0 {
+	for from := 1; ; {
+		x := indexFrom(s, from, "x") // rarer than "0"
+		if x < 0 {
 			break
 		}
-		from = p + 1
-		if p < pos || wordBefore(s, p) {
+		from = x + 1
+		p := x - 1
+		if s[p] != '0' || p < pos || wordBefore(s, p) {
 			continue
 		}
 		end := p + 2
@@ -712,7 +699,7 @@ func replaceHexLiterals(dst, s []byte) ([]byte, bool) {
 		if end == p+2 || wordAt(s, end) {
 			continue
 		}
-		e.replace(p, end, "<hex>")
+		e = e.replace(p, end, "<hex>")
 		pos, from = end, end
 	}
 	return e.result()
@@ -725,7 +712,7 @@ func replaceHexLiterals(dst, s []byte) ([]byte, bool) {
 //
 // Every word character is a token character, so each hex id lies inside one
 // run of token characters, and the <hex>s cut that run into the pieces the
-// token expression sees.
+// token expression sees. Runs shorter than 8 hold neither.
 func replaceHexIDsAndTokens(dst, s []byte) ([]byte, bool) {
 	e := edit{src: s, dst: dst}
 	for i := 0; i < len(s); {
@@ -733,39 +720,48 @@ func replaceHexIDsAndTokens(dst, s []byte) ([]byte, bool) {
 			i++
 			continue
 		}
-		piece := i
-		j := i
+		j := i + 1
 		for j < len(s) && is(s[j], cToken) {
-			if !is(s[j], cWord) {
-				j++
-				continue
-			}
-			w := j
-			hex, digits, letters := true, false, false
-			for j < len(s) && is(s[j], cWord) {
-				c := s[j]
-				hex = hex && is(c, cHex)
-				digits = digits || is(c, cDigit)
-				letters = letters || is(c, cAlpha)
-				j++
-			}
-			if hex && digits && letters && j-w >= 8 {
-				replaceToken(&e, s, piece, w, false)
-				e.replace(w, j, "<hex>")
-				piece = j
-			}
+			j++
 		}
-		replaceToken(&e, s, piece, j, true)
+		if j-i >= 8 {
+			e = replaceInRun(e, s, i, j)
+		}
 		i = j
 	}
 	return e.result()
 }
 
+// replaceInRun applies both expressions to the run of token characters
+// s[i:j].
+func replaceInRun(e edit, s []byte, i, j int) edit {
+	piece := i
+	for k := i; k < j; {
+		if !is(s[k], cWord) {
+			k++
+			continue
+		}
+		w := k
+		all, any := byte(0xff), byte(0)
+		for k < j && is(s[k], cWord) {
+			all &= byteClass[s[k]]
+			any |= byteClass[s[k]]
+			k++
+		}
+		if k-w >= 8 && all&cHex != 0 && any&cDigit != 0 && any&cAlpha != 0 {
+			e = replaceToken(e, s, piece, w, false)
+			e = e.replace(w, k, "<hex>")
+			piece = k
+		}
+	}
+	return replaceToken(e, s, piece, j, true)
+}
+
 // replaceToken applies the token expression to the piece s[i:j] of a run;
 // atRunEnd says the piece ends the run, so "=" padding may follow it.
-func replaceToken(e *edit, s []byte, i, j int, atRunEnd bool) {
+func replaceToken(e edit, s []byte, i, j int, atRunEnd bool) edit {
 	if j-i < 20 {
-		return
+		return e
 	}
 	digits, letters := 0, 0
 	for _, c := range s[i:j] {
@@ -776,14 +772,14 @@ func replaceToken(e *edit, s []byte, i, j int, atRunEnd bool) {
 		}
 	}
 	if digits < 2 || letters < 2 {
-		return
+		return e
 	}
 	if atRunEnd {
 		for k := 0; k < 2 && j < len(s) && s[j] == '='; k++ {
 			j++
 		}
 	}
-	e.replace(i, j, "<token>")
+	return e.replace(i, j, "<token>")
 }
 
 // numberEnd matches \d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b at i (after a \b),
@@ -838,32 +834,42 @@ func exponentEnd(s []byte, i int) int {
 //	<n>(?:\s*,\s*<n>)+ → <n> (a list of numbers is one value),
 //	\s+ → " ".
 //
-// The list rule is applied looking back: an <n> that follows "<n>," (with
-// spaces) in the output is folded into it.
+// A number starts a word (\b, then a digit), so the scan moves a word at a
+// time. The list rule is applied looking back: an <n> that follows "<n>,"
+// (with spaces) in the output is folded into it.
 func finishNumbersAndSpace(dst, s []byte) []byte {
 	out := dst
+	lit := 0 // start of the text not yet copied to out
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
-		case is(c, cSpace):
-			out = append(out, ' ')
-			i = skipSpace(s, i)
-			continue
-		case is(c, cDigit) && !wordBefore(s, i):
-			if end := numberEnd(s, i); end > 0 {
-				out = appendNumber(out)
-				i = end
-				continue
+		case is(c, cWord):
+			if is(c, cDigit) {
+				if end := numberEnd(s, i); end > 0 {
+					out = appendNumber(append(out, s[lit:i]...))
+					i, lit = end, end
+					continue
+				}
 			}
+			i++
+			for i < len(s) && is(s[i], cWord) {
+				i++
+			}
+		case c == ' ' && (i+1 == len(s) || !is(s[i+1], cSpace)):
+			i++ // a lone space stays as it is
+		case is(c, cSpace):
+			out = append(append(out, s[lit:i]...), ' ')
+			i = skipSpace(s, i)
+			lit = i
 		case c == '<' && bytes.HasPrefix(s[i:], []byte("<n>")):
-			out = appendNumber(out)
+			out = appendNumber(append(out, s[lit:i]...))
 			i += 3
-			continue
+			lit = i
+		default:
+			i++
 		}
-		out = append(out, c)
-		i++
 	}
-	return out
+	return append(out, s[lit:]...)
 }
 
 func appendNumber(out []byte) []byte {

@@ -28,13 +28,20 @@ const MaxMessageBytes = 2048
 // as [App\Models\Order] and SQLSTATE codes are kept. Whitespace runs become
 // one space. Only the first MaxMessageBytes bytes are read.
 func Normalize(message string) string {
+	if len(message) > normalizeBuffer {
+		// Room for both working copies at once; placeholders seldom make a
+		// message longer, and append grows a copy when they do.
+		n := min(len(message), MaxMessageBytes) + 64
+		buf := make([]byte, 2*n)
+		return normalize(message, buf[:0:n], buf[n:n])
+	}
 	var a, b [normalizeBuffer]byte
 	return normalize(message, a[:0], b[:0])
 }
 
-// normalizeBuffer is the stack space Normalize starts with for each of its
-// two working copies; longer messages grow them on the heap.
-const normalizeBuffer = 512
+// normalizeBuffer is the stack space Normalize uses for each of its two
+// working copies of a short message.
+const normalizeBuffer = 320
 
 // sqlstatePrefix starts an SQLSTATE code, "SQLSTATE[23000]": it looks like
 // a number but names the error, so it is kept.
@@ -59,14 +66,27 @@ func normalize(message string, cur, spare []byte) string {
 	codes := codeSpace[:0]
 	cur, codes = protectSQLSTATE(cur, codes)
 
-	for _, p := range passes() {
-		if out, changed := p(spare[:0], cur); changed {
+	// The passes run in the order their placeholders must be applied: wide,
+	// structured tokens first, bare numbers last, so that the digits inside
+	// a uuid or a URL never become separate <n>s. (Called one by one, not
+	// from a table: through function values the buffers would escape.)
+	next := func(out []byte, changed bool) {
+		if changed {
 			cur, spare = out, cur
 		}
 	}
-	if out, changed := replaceHexIDsAndTokens(spare[:0], cur); changed {
-		cur, spare = out, cur
-	}
+	next(replaceURLs(spare[:0], cur))
+	next(replaceEmails(spare[:0], cur))
+	next(replaceUUIDs(spare[:0], cur))
+	next(replaceTimes(spare[:0], cur))
+	next(replaceIPs(spare[:0], cur))
+	next(replaceUnixPaths(spare[:0], cur))
+	next(replaceWindowsPaths(spare[:0], cur))
+	next(replaceLists(spare[:0], cur))
+	next(replaceSingleQuoted(spare[:0], cur))
+	next(replaceDoubleQuoted(spare[:0], cur))
+	next(replaceHexLiterals(spare[:0], cur))
+	next(replaceHexIDsAndTokens(spare[:0], cur))
 	cur = bytes.TrimSpace(finishNumbersAndSpace(spare[:0], cur))
 	return restoreSQLSTATE(cur, codes)
 }

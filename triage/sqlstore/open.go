@@ -70,6 +70,9 @@ type Config struct {
 	// on the server where the server supports it. Zero picks the defaults.
 	ConnectTimeout   time.Duration
 	StatementTimeout time.Duration
+	// JobsOnly opens the jobs side of a split setup: the database holds
+	// jobs but not failed_jobs.
+	JobsOnly bool
 }
 
 const (

@@ -37,6 +37,15 @@ func (s *Store) detectSchema(ctx context.Context, cfg Config) error {
 		FailedTable: cfg.FailedTable,
 		JobsTable:   cfg.JobsTable,
 	}
+	if cfg.JobsOnly {
+		jobs, err := s.columns(ctx, cfg.JobsTable)
+		if err != nil {
+			return err
+		}
+		sc.HasJobs = len(jobs) > 0
+		s.schema = sc
+		return s.requireJobs()
+	}
 	cols, err := s.columns(ctx, cfg.FailedTable)
 	if err != nil {
 		return err

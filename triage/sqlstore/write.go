@@ -91,8 +91,10 @@ func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), "
 // does and deletes them from failed_jobs — all in one transaction, so a crash
 // at any moment leaves every job in exactly one of the two tables.
 func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
-	if err := s.requireJobs(); err != nil {
-		return triage.BatchResult{}, err
+	if p.Push == nil {
+		if err := s.requireJobs(); err != nil {
+			return triage.BatchResult{}, err
+		}
 	}
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
@@ -106,7 +108,7 @@ func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*
 	res := triage.BatchResult{Locked: len(rows)}
 	now := p.Now.Unix()
 	var moved []int64
-	var insArgs []any
+	var moves []triage.Move
 	for _, r := range rows {
 		res.LastID = r.ID
 		m, ok := plan(r)
@@ -114,21 +116,21 @@ func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*
 			continue
 		}
 		moved = append(moved, r.ID)
-		// attempts 0, reserved_at NULL, available_at = created_at = now.
-		insArgs = append(insArgs, m.Queue, now, now, m.Payload)
+		moves = append(moves, m)
 	}
 	if p.DryRun || len(moved) == 0 {
 		res.Done = moved
 		return res, nil
 	}
-	const perInsert = 200 // keeps one statement's parameters and size modest
-	for i := 0; i < len(moved); i += perInsert {
-		j := min(i+perInsert, len(moved))
-		values := strings.TrimSuffix(strings.Repeat("(?, 0, NULL, ?, ?, ?), ", j-i), ", ")
-		q := "INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) VALUES " + values
-		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), insArgs[i*4:j*4]...); err != nil {
-			return triage.BatchResult{}, s.queryError(err)
+	if p.Push != nil {
+		// Another database: push (and commit there) first, delete here
+		// second. A crash in between leaves the rows in failed_jobs, and
+		// the push of a repeated run skips the uuids already queued.
+		if err := p.Push(ctx, moves, p.Now); err != nil {
+			return triage.BatchResult{}, err
 		}
+	} else if err := s.insertJobs(ctx, tx, moves, now); err != nil {
+		return triage.BatchResult{}, err
 	}
 	if err := s.deleteIDs(ctx, tx, moved); err != nil {
 		return triage.BatchResult{}, err
@@ -138,6 +140,105 @@ func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*
 	}
 	res.Done = moved
 	return res, nil
+}
+
+// insertJobs inserts as DatabaseQueue::pushRaw does: attempts 0,
+// reserved_at NULL, available_at = created_at = now.
+func (s *Store) insertJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move, now int64) error {
+	const perInsert = 200 // keeps one statement's parameters and size modest
+	for i := 0; i < len(moves); i += perInsert {
+		j := min(i+perInsert, len(moves))
+		values := strings.TrimSuffix(strings.Repeat("(?, 0, NULL, ?, ?, ?), ", j-i), ", ")
+		args := make([]any, 0, 4*(j-i))
+		for _, m := range moves[i:j] {
+			args = append(args, m.Queue, now, now, m.Payload)
+		}
+		q := "INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) VALUES " + values
+		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
+			return s.queryError(err)
+		}
+	}
+	return nil
+}
+
+// PushJobs makes this store the jobs side of a split setup (jobs and
+// failed_jobs in different databases): it inserts the moves whose payload
+// uuid is not in jobs yet, in one transaction.
+func (s *Store) PushJobs(ctx context.Context, moves []triage.Move, now time.Time) (int, error) {
+	if err := s.requireJobs(); err != nil {
+		return 0, err
+	}
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback() //nolint:errcheck
+	queued, err := s.queuedUUIDs(ctx, tx, moves)
+	if err != nil {
+		return 0, err
+	}
+	var fresh []triage.Move
+	for _, m := range moves {
+		if m.UUID == "" || !queued[m.UUID] {
+			fresh = append(fresh, m)
+		}
+	}
+	if err := s.insertJobs(ctx, tx, fresh, now.Unix()); err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, s.queryError(err)
+	}
+	return len(fresh), nil
+}
+
+// queuedUUIDs finds which of the moves' uuids are already in jobs. jobs has
+// no uuid column, but Laravel writes "uuid" as the payload's first key, so
+// the heads of the rows on the batch's queues are enough (jobs is indexed
+// on queue).
+func (s *Store) queuedUUIDs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move) (map[string]bool, error) {
+	queues := map[string]bool{}
+	var args []any
+	for _, m := range moves {
+		if !queues[m.Queue] {
+			queues[m.Queue] = true
+			args = append(args, m.Queue)
+		}
+	}
+	out := map[string]bool{}
+	if len(args) == 0 {
+		return out, nil
+	}
+	q := "SELECT " + s.d.head("payload", 120) + " FROM " + s.jobs + " WHERE queue IN (" + marks(len(args)) + ")"
+	rows, err := tx.QueryContext(ctx, s.db.Rebind(q), args...)
+	if err != nil {
+		return nil, s.queryError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var head string
+		if err := rows.Scan(&head); err != nil {
+			return nil, err
+		}
+		if u := payloadUUID(head); u != "" {
+			out[u] = true
+		}
+	}
+	return out, rows.Err()
+}
+
+// payloadUUID reads the "uuid" of a payload head.
+func payloadUUID(head string) string {
+	const key = `"uuid":"`
+	i := strings.Index(head, key)
+	if i < 0 {
+		return ""
+	}
+	rest := head[i+len(key):]
+	if j := strings.IndexByte(rest, '"'); j > 0 {
+		return rest[:j]
+	}
+	return ""
 }
 
 // DeleteBatch locks the next batch, keeps the rows p.Plan accepts and
