@@ -51,7 +51,7 @@ func (s *Service) Show(ctx context.Context, id string) (Detail, error) {
 
 func (s *Service) detailOf(r *FailedRow) Detail {
 	head := *r
-	head.Exception = topBlockHead(r.Exception)
+	head.Exception = TopExceptionHead(r.Exception)
 	d := Detail{Job: JobFromRow(&head), Payload: r.Payload, Exception: r.Exception}
 	d.Chain = exception.Parse(r.Exception)
 	env, err := payload.Parse(r.Payload)

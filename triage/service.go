@@ -127,7 +127,7 @@ func (s *Service) Each(ctx context.Context, q Query, full bool, fn func(Job, *Fa
 				// Heads are what JobFromRow expects; a whole exception's top
 				// block is cut here the way the store cuts it in SQL.
 				head := *r
-				head.Exception = topBlockHead(r.Exception)
+				head.Exception = TopExceptionHead(r.Exception)
 				j = JobFromRow(&head)
 			} else {
 				j = JobFromRow(r)
@@ -279,17 +279,4 @@ func (a *signatureAccumulator) sorted() []Signature {
 		return out[i].ID < out[j].ID
 	})
 	return out
-}
-
-// topBlockHead cuts the top exception's head from a whole exception text,
-// as the store does in SQL for listings.
-func topBlockHead(exc string) string {
-	const nextSeparator = "\n\nNext "
-	if i := strings.LastIndex(exc, nextSeparator); i >= 0 {
-		exc = exc[i+len(nextSeparator):]
-	}
-	if len(exc) > 4096 {
-		exc = exc[:4096]
-	}
-	return exc
 }

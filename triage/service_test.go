@@ -430,3 +430,42 @@ func TestRetryToAnotherDatabase(t *testing.T) {
 		}
 	})
 }
+
+// TestSignatureIsTheSameOnEveryPath: a message longer than the listing head,
+// with multi-byte characters, gets one signature id whether it was computed
+// from SQL heads (list, group), from a whole row (show, export) or in Go
+// (SQLite).
+func TestSignatureIsTheSameOnEveryPath(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		ctx := context.Background()
+		svc, store := newService(t, driver)
+		long := strings.Repeat("Платіж не пройшов для замовлення 1042; ", 80)
+		u := "00000000-0000-4000-8000-000000000001"
+		sqltest.InsertFailed(t, store, sqltest.FailedFixture{UUID: &u, Connection: "database", Queue: "default",
+			Payload:   payloadOf(u, ""),
+			Exception: "LogicException: inner in /a.php:1\nStack trace:\n#0 {main}\n\nNext RuntimeException: " + long + " in /b.php:2\nStack trace:\n#0 {main}",
+			FailedAt:  "2026-11-30 10:00:00"})
+		page, err := svc.List(ctx, triage.ListParams{Limit: 1})
+		if err != nil || len(page.Jobs) != 1 {
+			t.Fatal(err)
+		}
+		sigs, err := svc.Group(ctx, triage.GroupParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := svc.Show(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exported string
+		if err := svc.Each(ctx, triage.Query{}, true, func(j triage.Job, _ *triage.FailedRow) error {
+			exported = j.Signature
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if s := page.Jobs[0].Signature; s != sigs[0].ID || s != d.Signature || s != exported || page.Jobs[0].ExceptionClass != "RuntimeException" {
+			t.Errorf("signatures differ: list %s group %s show %s export %s", s, sigs[0].ID, d.Signature, exported)
+		}
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -70,6 +71,38 @@ type FailedRow struct {
 	FailedAt   time.Time // wall-clock time in the app timezone
 	Payload    []byte
 	Exception  string
+}
+
+// Heads: how much of the big columns a listing reads. Every path that
+// derives a job's class or signature — SQL heads on PostgreSQL and MySQL,
+// Go cuts on SQLite and for whole rows — cuts at the same place, so a
+// signature id is the same whichever command computed it.
+const (
+	// PayloadHeadChars: the class (displayName, data.command's class) sits
+	// in the first few hundred characters of every payload Laravel writes.
+	PayloadHeadChars = 1024
+	// ExceptionHeadChars: the top exception's class and message line, not
+	// its stack trace.
+	ExceptionHeadChars = 1024
+	// NextSeparator joins chained exceptions in Throwable::__toString.
+	NextSeparator = "\n\nNext "
+)
+
+// TopExceptionHead is the head of the thrown (last) exception block, cut as
+// the store's SQL cuts it: after the last NextSeparator, at most
+// ExceptionHeadChars characters.
+func TopExceptionHead(exc string) string {
+	if i := strings.LastIndex(exc, NextSeparator); i >= 0 {
+		exc = exc[i+len(NextSeparator):]
+	}
+	n := 0
+	for i := range exc {
+		if n == ExceptionHeadChars {
+			return exc[:i]
+		}
+		n++
+	}
+	return exc
 }
 
 // Filter selects failed jobs. Zero values mean "no restriction". Time bounds

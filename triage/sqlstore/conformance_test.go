@@ -192,10 +192,10 @@ func testListingHeads(t *testing.T, driver string) {
 		t.Fatalf("got %d rows", len(rows))
 	}
 	r := rows[0]
-	if len(r.Payload) != 2048 || !strings.HasPrefix(string(r.Payload), `{"uuid":"`) {
+	if len(r.Payload) != triage.PayloadHeadChars || !strings.HasPrefix(string(r.Payload), `{"uuid":"`) {
 		t.Errorf("payload head: %d bytes", len(r.Payload))
 	}
-	if !strings.HasPrefix(r.Exception, "RuntimeException: Podcast service unavailable in /app/b.php:9") || len([]rune(r.Exception)) != 1024 {
+	if !strings.HasPrefix(r.Exception, "RuntimeException: Podcast service unavailable in /app/b.php:9") || len([]rune(r.Exception)) != triage.ExceptionHeadChars {
 		t.Errorf("top exception head (%d chars): %.80q", len([]rune(r.Exception)), r.Exception)
 	}
 	full := collect(t, s, triage.ScanParams{Full: true})[0]

@@ -12,20 +12,14 @@ import (
 )
 
 const (
-	defaultBatch = 500
-	// headChars is how much of the payload a listing reads: the class
-	// (displayName, data.command's class) sits in the first few hundred
-	// characters of every payload Laravel writes.
-	headChars = 2048
-	// exceptionChars is how much of the top exception a listing reads: the
-	// class and message line, not the stack trace.
-	exceptionChars = 1024
+	defaultBatch   = 500
+	headChars      = triage.PayloadHeadChars
+	exceptionChars = triage.ExceptionHeadChars
 	// wallLayout is how Laravel writes failed_at (Y-m-d H:i:s).
 	wallLayout = "2006-01-02 15:04:05"
 )
 
-// nextSeparator joins chained exceptions in PHP's Throwable::__toString.
-const nextSeparator = "\n\nNext "
+const nextSeparator = triage.NextSeparator
 
 // selectList returns the columns of a FailedRow and the arguments that the
 // select list itself binds.
@@ -184,20 +178,9 @@ func (s *Store) scanRow(rows *sql.Rows, full bool) (*triage.FailedRow, error) {
 	r.Payload = payload
 	r.Exception = exc.String
 	if !full && s.d.topException == nil {
-		r.Exception = topBlockHead(r.Exception)
+		r.Exception = triage.TopExceptionHead(r.Exception)
 	}
 	return &r, nil
-}
-
-// topBlockHead mirrors what the SQL of the other dialects selects.
-func topBlockHead(exc string) string {
-	if i := strings.LastIndex(exc, nextSeparator); i >= 0 {
-		exc = exc[i+len(nextSeparator):]
-	}
-	if r := []rune(exc); len(r) > exceptionChars {
-		exc = string(r[:exceptionChars])
-	}
-	return exc
 }
 
 // GetFailed reads one whole row by uuid or integer id.
