@@ -289,11 +289,11 @@ func monitorRun(ctx context.Context, opts *MonitorOptions) error {
 }
 
 func printReport(ios *IOStreams, rep triage.Report) error {
-	t := newTable(ios, -1, "QUEUE", "SIZE", "PENDING", "DELAYED", "RESERVED", "STUCK", "OLDEST PENDING", "FAILED/"+shortDur(rep.Window))
+	t := newTable(ios, -1, "QUEUE", "SIZE", "PENDING", "DELAYED", "RESERVED", "STUCK", "OLDEST PENDING", "FAILED/"+alerts.FormatDuration(rep.Window))
 	for _, q := range rep.Queues {
 		oldest := ""
 		if !q.OldestPendingAt.IsZero() {
-			oldest = shortDur(q.OldestPendingAge.Truncate(time.Second))
+			oldest = alerts.FormatDuration(q.OldestPendingAge.Truncate(time.Second))
 		}
 		name := q.Queue
 		if q.Connection != "" {
@@ -308,18 +308,6 @@ func printReport(ios *IOStreams, rep triage.Report) error {
 }
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
-
-// shortDur prints 1m rather than 1m0s.
-func shortDur(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
 
 type queueJSON struct {
 	triage.QueueHealth

@@ -2,10 +2,10 @@ package tui
 
 import (
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/jobtriage/jobtriage/alerts"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -65,7 +65,7 @@ func (m Model) windowText() string {
 	if m.opts.Window <= 0 {
 		return ""
 	}
-	label := "last " + shortDuration(m.opts.Window) + ": "
+	label := "last " + alerts.FormatDuration(m.opts.Window) + ": "
 	switch {
 	case m.window.err != nil:
 		return label + m.st.ErrorText.Render("?")
@@ -84,18 +84,6 @@ func (m Model) windowText() string {
 		return m.st.Alert.Render(text + " ALERT")
 	}
 	return m.st.OK.Render(text)
-}
-
-// shortDuration prints 15m, 1h30m, 45s rather than Go's 15m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // crumbLine says which page this is, the active filter and a running scan.

@@ -150,7 +150,7 @@ func (p *PagerDuty) Event(n alerts.Notification) PagerDutyEvent {
 			"count":          n.Count,
 			"peak":           n.Peak,
 			"threshold":      n.Rule.Threshold,
-			"window":         shortDuration(n.Rule.Window),
+			"window":         alerts.FormatDuration(n.Rule.Window),
 			"window_seconds": int64(n.Rule.Window.Seconds()),
 			"since":          timestamp(n.Since),
 		},

@@ -17,7 +17,7 @@ const maxKeyRunes = 200
 //	FIRING queue:emails: 5 failures in the last 1m (threshold 3)
 func Summary(n alerts.Notification) string {
 	key := clean(n.Rule.Key, maxKeyRunes)
-	count := fmt.Sprintf("%d %s in the last %s", n.Count, plural(n.Count, "failure", "failures"), shortDuration(n.Rule.Window))
+	count := fmt.Sprintf("%d %s in the last %s", n.Count, plural(n.Count, "failure", "failures"), alerts.FormatDuration(n.Rule.Window))
 	switch n.Event {
 	case alerts.EventFiring:
 		return fmt.Sprintf("FIRING %s: %s (threshold %d)", key, count, n.Rule.Threshold)
@@ -64,18 +64,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// shortDuration prints 1m rather than 1m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // timestamp is the one time format of every channel: RFC 3339 in UTC.

@@ -79,7 +79,7 @@ func NewBody(d alerts.Digest) Body {
 			Peak:          n.Peak,
 			Threshold:     n.Rule.Threshold,
 			ResolveBelow:  n.Rule.ResolveLevel(),
-			Window:        shortDuration(n.Rule.Window),
+			Window:        alerts.FormatDuration(n.Rule.Window),
 			WindowSeconds: int64(n.Rule.Window.Seconds()),
 			ForSeconds:    int64(n.Rule.For.Seconds()),
 			Since:         timestamp(n.Since),
