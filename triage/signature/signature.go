@@ -28,20 +28,24 @@ const MaxMessageBytes = 2048
 // as [App\Models\Order] and SQLSTATE codes are kept. Whitespace runs become
 // one space. Only the first MaxMessageBytes bytes are read.
 func Normalize(message string) string {
-	if len(message) > normalizeBuffer {
-		// Room for both working copies at once; placeholders seldom make a
-		// message longer, and append grows a copy when they do.
-		n := min(len(message), MaxMessageBytes) + 64
-		buf := make([]byte, 2*n)
-		return normalize(message, buf[:0:n], buf[n:n])
+	if len(message) > shortMessage {
+		return normalizeLong(message)
 	}
-	var a, b [normalizeBuffer]byte
+	var a, b [shortMessage + 64]byte
 	return normalize(message, a[:0], b[:0])
 }
 
-// normalizeBuffer is the stack space Normalize uses for each of its two
-// working copies of a short message.
-const normalizeBuffer = 320
+// shortMessage is the length up to which Normalize works in small stack
+// buffers: clearing two buffers sized for MaxMessageBytes would cost more
+// than normalising a short message.
+const shortMessage = 256
+
+// normalizeLong works in stack buffers sized for MaxMessageBytes, enough
+// unless placeholders lengthen the text (then append moves to the heap).
+func normalizeLong(message string) string {
+	var a, b [MaxMessageBytes + 256]byte
+	return normalize(message, a[:0], b[:0])
+}
 
 // sqlstatePrefix starts an SQLSTATE code, "SQLSTATE[23000]": it looks like
 // a number but names the error, so it is kept.
