@@ -842,9 +842,15 @@ func finishNumbersAndSpace(dst, s []byte) []byte {
 	lit := 0 // start of the text not yet copied to out
 	for i := 0; i < len(s); {
 		c := s[i]
+		// Letters and most punctuation are copied as they are; only digits,
+		// white space and "<" (of a literal <n>) need a look.
+		if !is(c, cDigit|cURLStop) {
+			i++
+			continue
+		}
 		switch {
-		case is(c, cWord):
-			if is(c, cDigit) {
+		case is(c, cDigit):
+			if !wordBefore(s, i) {
 				if end := numberEnd(s, i); end > 0 {
 					out = appendNumber(append(out, s[lit:i]...))
 					i, lit = end, end
@@ -852,9 +858,6 @@ func finishNumbersAndSpace(dst, s []byte) []byte {
 				}
 			}
 			i++
-			for i < len(s) && is(s[i], cWord) {
-				i++
-			}
 		case c == ' ' && (i+1 == len(s) || !is(s[i+1], cSpace)):
 			i++ // a lone space stays as it is
 		case is(c, cSpace):
