@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -63,11 +64,18 @@ func (s *Store) lockBatch(ctx context.Context, tx *sqlx.Tx, p triage.BatchParams
 	} else {
 		cond, args = s.where(p.Filter)
 	}
-	q := "SELECT " + sel + " FROM " + s.failed + " WHERE " + cond + " AND id > ? ORDER BY id LIMIT ?" + s.lockClause()
+	// A dry run changes nothing, so it locks nothing: its locks would make a
+	// concurrent retry skip (and leave behind) the rows it only counts, and
+	// on PostgreSQL FOR UPDATE needs a privilege a read-only user lacks.
+	lock := s.lockClause()
+	if p.DryRun {
+		lock = ""
+	}
+	q := "SELECT " + sel + " FROM " + s.failed + " WHERE " + cond + " AND id > ? ORDER BY id LIMIT ?" + lock
 	all := append(append(append([]any{}, selArgs...), args...), p.AfterID, p.Limit)
 	rows, err := tx.QueryContext(ctx, s.db.Rebind(q), all...)
 	if err != nil {
-		return nil, s.queryError(err)
+		return nil, s.writeError(err, s.schema.FailedTable)
 	}
 	defer rows.Close()
 	var out []*triage.FailedRow
@@ -155,7 +163,7 @@ func (s *Store) insertJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move
 		}
 		q := "INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) VALUES " + values
 		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
-			return s.queryError(err)
+			return s.writeError(err, s.schema.JobsTable)
 		}
 	}
 	return nil
@@ -283,7 +291,7 @@ func (s *Store) deleteIDs(ctx context.Context, tx *sqlx.Tx, ids []int64) error {
 		}
 		q := "DELETE FROM " + s.failed + " WHERE id IN (" + marks(j-i) + ")"
 		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
-			return s.queryError(err)
+			return s.writeError(err, s.schema.FailedTable)
 		}
 	}
 	return nil
@@ -455,6 +463,36 @@ func (s *Store) Count(ctx context.Context, f triage.Filter) (int64, error) {
 		return 0, s.queryError(err)
 	}
 	return n, nil
+}
+
+// writeError explains a write the database refused for lack of privilege:
+// the driver's text names an error code, the operator needs to hear which
+// table and which grants. Other errors are ordinary query errors. Neither
+// shows the password.
+func (s *Store) writeError(err error, table string) error {
+	if !isPermissionDenied(err) {
+		return s.queryError(err)
+	}
+	who := "this database user"
+	if s.ep.User != "" {
+		who = fmt.Sprintf("user %q", s.ep.User)
+	}
+	return &dbError{msg: fmt.Sprintf("%s may not write to %s on %s: retry and forget need SELECT, UPDATE and DELETE on %s and INSERT on %s (%s)",
+		who, table, s.ep.Redacted(), s.schema.FailedTable, s.schema.JobsTable, scrub(err, s.ep)), cause: err}
+}
+
+// isPermissionDenied recognises PostgreSQL's 42501 (insufficient_privilege)
+// and MySQL's 1142 (table), 1143 (column) and 1044 (database) denials.
+func isPermissionDenied(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == 1142 || me.Number == 1143 || me.Number == 1044
+	}
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		return pe.Code == "42501"
+	}
+	return false
 }
 
 // isDeadlock recognises MySQL's 1213 (deadlock) and 1205 (lock wait
