@@ -65,8 +65,13 @@ func FuzzPasses(f *testing.F) {
 			t.Fatalf("hex ids and tokens on %q\n got %q\nwant %q", s, got, want)
 		}
 		want := referenceSteps[15].run(referenceSteps[14].run(referenceSteps[13].run(s)))
-		if got := finishNumbersAndSpace(nil, []byte(s)); string(got) != want {
+		if got, _ := finishNumbersAndSpace(nil, []byte(s), false); string(got) != want {
 			t.Fatalf("numbers and spaces on %q\n got %q\nwant %q", s, got, want)
+		}
+		want = referenceSteps[15].run(referenceSteps[14].run(referenceSteps[13].run(
+			referenceSteps[12].run(referenceSteps[11].run(s)))))
+		if got, ok := finishNumbersAndSpace(nil, []byte(s), true); ok && string(got) != want {
+			t.Fatalf("numbers and spaces unless hex on %q\n got %q\nwant %q", s, got, want)
 		}
 	})
 }

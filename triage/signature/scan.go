@@ -834,30 +834,72 @@ func exponentEnd(s []byte, i int) int {
 //	<n>(?:\s*,\s*<n>)+ → <n> (a list of numbers is one value),
 //	\s+ → " ".
 //
-// A number starts a word (\b, then a digit), so the scan moves a word at a
-// time. The list rule is applied looking back: an <n> that follows "<n>,"
-// (with spaces) in the output is folded into it.
-func finishNumbersAndSpace(dst, s []byte) []byte {
+// It moves a run of token characters at a time: a number starts a word (\b,
+// then a digit), and a run without digits holds none. The list rule is
+// applied looking back: an <n> that follows "<n>," (with spaces) in the
+// output is folded into it.
+//
+// With unlessHex, s has not been through replaceHexIDsAndTokens yet, and
+// the scan gives up (false) on meeting a run that pass would change. When
+// it does not give up, that pass would have left s as it is, so the result
+// is the same. Hex ids and tokens are rare, and this saves a scan.
+func finishNumbersAndSpace(dst, s []byte, unlessHex bool) ([]byte, bool) {
 	out := dst
-	lit := 0 // start of the text not yet copied to out
+	lit := 0     // start of the text not yet copied to out
+	checked := 0 // with unlessHex: every token run starting before has been checked
 	for i := 0; i < len(s); {
 		c := s[i]
-		// Letters and most punctuation are copied as they are; only digits,
-		// white space and "<" (of a literal <n>) need a look.
-		if !is(c, cDigit|cURLStop) {
-			i++
+		if is(c, cToken) {
+			j, classes := i+1, byteClass[c]
+			for j < len(s) && is(s[j], cToken) {
+				classes |= byteClass[s[j]]
+				j++
+			}
+			if classes&cDigit == 0 {
+				i = j
+				continue
+			}
+			if unlessHex && i >= checked {
+				if runChanges(s, i, j) {
+					return nil, false
+				}
+				checked = j
+			}
+			k := i
+			for k < j {
+				if !is(s[k], cDigit) || wordBefore(s, k) {
+					k++
+					continue
+				}
+				end := numberEnd(s, k)
+				if end < 0 {
+					k++
+					continue
+				}
+				out = appendNumber(append(out, s[lit:k]...))
+				lit, k = end, end
+				// A number may run on into later runs ("1.5"): check those too,
+				// as the scan will resume inside them.
+				for unlessHex && checked < end {
+					p := checked
+					if !is(s[p], cToken) {
+						checked++
+						continue
+					}
+					q := p + 1
+					for q < len(s) && is(s[q], cToken) {
+						q++
+					}
+					if runChanges(s, p, q) {
+						return nil, false
+					}
+					checked = q
+				}
+			}
+			i = k
 			continue
 		}
 		switch {
-		case is(c, cDigit):
-			if !wordBefore(s, i) {
-				if end := numberEnd(s, i); end > 0 {
-					out = appendNumber(append(out, s[lit:i]...))
-					i, lit = end, end
-					continue
-				}
-			}
-			i++
 		case c == ' ' && (i+1 == len(s) || !is(s[i+1], cSpace)):
 			i++ // a lone space stays as it is
 		case is(c, cSpace):
@@ -872,7 +914,39 @@ func finishNumbersAndSpace(dst, s []byte) []byte {
 			i++
 		}
 	}
-	return append(out, s[lit:]...)
+	return append(out, s[lit:]...), true
+}
+
+// runChanges reports whether replaceHexIDsAndTokens would change the run of
+// token characters s[i:j].
+func runChanges(s []byte, i, j int) bool {
+	if j-i < 8 {
+		return false
+	}
+	digits, letters := 0, 0
+	for k := i; k < j; {
+		if !is(s[k], cWord) {
+			k++
+			continue
+		}
+		w := k
+		all, any := byte(0xff), byte(0)
+		for k < j && is(s[k], cWord) {
+			all &= byteClass[s[k]]
+			any |= byteClass[s[k]]
+			if is(s[k], cDigit) {
+				digits++
+			} else if is(s[k], cAlpha) {
+				letters++
+			}
+			k++
+		}
+		if k-w >= 8 && all&cHex != 0 && any&cDigit != 0 && any&cAlpha != 0 {
+			return true // a hex id
+		}
+	}
+	// No hex id, so the whole run is the piece the token rule sees.
+	return j-i >= 20 && digits >= 2 && letters >= 2
 }
 
 func appendNumber(out []byte) []byte {

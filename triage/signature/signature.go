@@ -90,8 +90,12 @@ func normalize(message string, cur, spare []byte) string {
 	next(replaceSingleQuoted(spare[:0], cur))
 	next(replaceDoubleQuoted(spare[:0], cur))
 	next(replaceHexLiterals(spare[:0], cur))
-	next(replaceHexIDsAndTokens(spare[:0], cur))
-	cur = bytes.TrimSpace(finishNumbersAndSpace(spare[:0], cur))
+	out, ok := finishNumbersAndSpace(spare[:0], cur, true)
+	if !ok {
+		next(replaceHexIDsAndTokens(spare[:0], cur))
+		out, _ = finishNumbersAndSpace(spare[:0], cur, false)
+	}
+	cur = bytes.TrimSpace(out)
 	return restoreSQLSTATE(cur, codes)
 }
 
