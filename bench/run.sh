@@ -83,12 +83,16 @@ bench_export() {
 # d. retry all of 100k rows vs `php artisan queue:retry all` vs INSERT…SELECT+DELETE.
 #    Each run consumes its rows, so it needs a fresh copy per run (PostgreSQL:
 #    CREATE DATABASE … TEMPLATE jobtriage_bench_100k; MariaDB: mariadb-dump | mariadb).
+#    For artisan the rows must unserialize in testdata/laravel-app: seed with
+#    its APP_KEY and only scenarios whose classes need no missing models
+#    (model-not-found, encrypted-disk-full, string-job, timeout-max-attempts,
+#    closure) on the database connection.
 bench_retry() {
-	skip "$1" "$2" "retry all (100k)" "slot: needs a per-run copy of a 100k database; not implemented yet"
+	skip "$1" "$2" "retry all (100k)" "slot: jobtriage retry exists; per-run database copies not written yet"
 }
 # e. prune of 1M rows vs `php artisan queue:prune-failed` (also consumes rows).
 bench_prune() {
-	skip "$1" "$2" "prune (1M)" "slot: needs a per-run copy of the 1M database; not implemented yet"
+	skip "$1" "$2" "prune (1M)" "slot: jobtriage prune exists; per-run database copies not written yet"
 }
 # f. monitor check and watch tick at 1M vs 10k.
 bench_monitor() {
