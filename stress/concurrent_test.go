@@ -2,6 +2,8 @@ package stress
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -53,6 +55,43 @@ func TestRetryAllTwiceAtOnce(t *testing.T) {
 			}
 			s.allMovedIntact(t)
 			t.Logf("%s: total %s", driver, time.Since(start).Round(time.Millisecond))
+		})
+	}
+}
+
+// dryRunRounds and dryRunRows size TestRetryAllBesideDryRun: the race is
+// decided in the first batch, so many small backlogs beat one large one.
+const (
+	dryRunRounds = 8
+	dryRunRows   = 3000
+)
+
+// TestRetryAllBesideDryRun starts `retry all --dry-run` (what an operator's
+// confirmation prompt runs first) and `retry all --yes` at the same moment:
+// the dry run only counts, so the real retry must still move every job. A
+// dry run that locks its batches makes the retry skip them and leave them
+// behind in failed_jobs.
+func TestRetryAllBesideDryRun(t *testing.T) {
+	requireStress(t)
+	bin := buildJobtriage(t)
+	for _, driver := range []string{"postgres", "mysql"} {
+		t.Run(driver, func(t *testing.T) {
+			start := time.Now()
+			for round := 1; round <= dryRunRounds; round++ {
+				s := seed(t, driver, dryRunRows)
+				dry := bin.start(t, "retry", "all", "--dry-run", "--dsn", s.dsn)
+				real := bin.start(t, "retry", "all", "--yes", "--dsn", s.dsn)
+				for _, p := range []*process{dry, real} {
+					if code := p.wait(t); code != 0 {
+						t.Fatalf("round %d: %s exited %d: %s", round, strings.Join(p.cmd.Args[1:4], " "), code, p.stderr.String())
+					}
+				}
+				if moved := s.census(t, fmt.Sprintf("round %d", round)); moved != dryRunRows {
+					t.Fatalf("round %d: retry all beside a dry run moved %d of %d jobs and left the rest in failed_jobs (%s)",
+						round, moved, dryRunRows, strings.TrimSpace(real.stdout.String()))
+				}
+			}
+			t.Logf("%s: %d rounds, total %s", driver, dryRunRounds, time.Since(start).Round(time.Millisecond))
 		})
 	}
 }
