@@ -142,16 +142,22 @@ func indexFrom(s []byte, from int, sep string) int {
 	if from >= len(s) {
 		return -1
 	}
-	var k int
-	if len(sep) == 1 {
-		k = bytes.IndexByte(s[from:], sep[0])
-	} else {
-		k = bytes.Index(s[from:], []byte(sep))
-	}
+	k := bytes.Index(s[from:], []byte(sep))
 	if k < 0 {
 		return -1
 	}
 	return from + k
+}
+
+// indexByteFrom is indexFrom for one byte.
+func indexByteFrom(s []byte, from int, c byte) int {
+	if from >= len(s) {
+		return -1
+	}
+	if k := bytes.IndexByte(s[from:], c); k >= 0 {
+		return from + k
+	}
+	return -1
 }
 
 // replaceURLs: (?i)\b[a-z][a-z0-9+.-]*://[^\s'"\x60<>()\[\]{}]+ → <url>.
@@ -168,14 +174,24 @@ func replaceURLs(dst, s []byte) ([]byte, bool) {
 		// starts at its first letter that sits on a word boundary.
 		start := c
 		for start > pos {
-			n := foldClassLenBefore(s, start, isSchemeByte)
+			if b := s[start-1]; b < 0x80 {
+				if !isSchemeByte(b) {
+					break
+				}
+				start--
+				continue
+			}
+			n := foldLenBefore(s, start)
 			if n == 0 || start-n < pos {
 				break
 			}
 			start -= n
 		}
 		p := -1
-		for i := start; i < c; {
+		if start < c && is(s[start], cAlpha) && !wordBefore(s, start) {
+			p = start // the usual case: "https" after a space or quote
+		}
+		for i := start; p < 0 && i < c; {
 			n := foldClassLen(s, i, isSchemeByte)
 			if foldClassLen(s, i, isLetterByte) > 0 && boundary(s, i) {
 				p = i
@@ -205,7 +221,7 @@ func replaceEmails(dst, s []byte) ([]byte, bool) {
 	e := edit{src: s, dst: dst}
 	pos := 0
 	for from := 0; ; {
-		at := indexFrom(s, from, "@")
+		at := indexByteFrom(s, from, '@')
 		if at < 0 {
 			break
 		}
@@ -328,7 +344,7 @@ func replaceUUIDs(dst, s []byte) ([]byte, bool) {
 	e := edit{src: s, dst: dst}
 	pos := 0
 	for from := 8; ; {
-		d := indexFrom(s, from, "-")
+		d := indexByteFrom(s, from, '-')
 		if d < 0 {
 			break
 		}
@@ -352,7 +368,7 @@ func replaceTimes(dst, s []byte) ([]byte, bool) {
 	e := edit{src: s, dst: dst}
 	pos := 0
 	for from := 4; ; {
-		d := indexFrom(s, from, "-")
+		d := indexByteFrom(s, from, '-')
 		if d < 0 {
 			break
 		}
@@ -399,7 +415,7 @@ func replaceIPs(dst, s []byte) ([]byte, bool) {
 	e := edit{src: s, dst: dst}
 	pos := 0
 	for from := 1; ; {
-		d := indexFrom(s, from, ".")
+		d := indexByteFrom(s, from, '.')
 		if d < 0 {
 			break
 		}
@@ -447,7 +463,7 @@ func replaceUnixPaths(dst, s []byte) ([]byte, bool) {
 	e := edit{src: s, dst: dst}
 	pos := 0
 	for from := 0; ; {
-		d := indexFrom(s, from, "/")
+		d := indexByteFrom(s, from, '/')
 		if d < 0 {
 			break
 		}
@@ -582,7 +598,7 @@ func listEnd(s []byte, i int) int {
 func replaceLists(dst, s []byte) ([]byte, bool) {
 	e := edit{src: s, dst: dst}
 	for from := 0; ; {
-		d := indexFrom(s, from, "[")
+		d := indexByteFrom(s, from, '[')
 		if d < 0 {
 			break
 		}
@@ -620,7 +636,7 @@ func quotedEnd(s []byte, i int) (end, failedAt int) {
 func replaceQuoted(dst, s []byte, quote byte) ([]byte, bool) {
 	e := edit{src: s, dst: dst}
 	for from := 0; ; {
-		d := indexFrom(s, from, string(quote))
+		d := indexByteFrom(s, from, quote)
 		if d < 0 {
 			break
 		}
@@ -683,7 +699,7 @@ func replaceHexLiterals(dst, s []byte) ([]byte, bool) {
 	e := edit{src: s, dst: dst}
 	pos := 0
 	for from := 1; ; {
-		x := indexFrom(s, from, "x") // rarer than "0"
+		x := indexByteFrom(s, from, 'x') // rarer than "0"
 		if x < 0 {
 			break
 		}
