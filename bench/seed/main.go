@@ -16,6 +16,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -45,6 +46,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	exc := fs.Int("exception", 4096, "exception size target in bytes")
 	seed := fs.Uint64("seed", 1, "generator seed")
 	conns := fs.String("connections", "", "only scenarios on this queue connection (database or redis)")
+	scenarios := fs.String("scenarios", "", "only these comma-separated demodata scenarios (e.g. model-not-found,closure)")
 	force := fs.Bool("force", false, "drop and reseed even when the row count is right")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -89,6 +91,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Now: time.Now().UTC().Truncate(time.Hour)}
 	if *conns != "" {
 		opts.Connections = []string{*conns}
+	}
+	if *scenarios != "" {
+		opts.Scenarios = strings.Split(*scenarios, ",")
 	}
 	next := 0
 	opts.Progress = func(done, total int) {
