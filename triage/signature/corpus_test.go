@@ -95,6 +95,7 @@ func TestNormalizeMatchesReferenceOnCorpus(t *testing.T) {
 			t.Errorf("Normalize(%q)\n got %q\nwant %q", m, got, want)
 		}
 	}
+	t.Logf("%d distinct messages", len(seen))
 	if len(seen) < 1000 {
 		t.Errorf("corpus has only %d distinct messages", len(seen))
 	}
