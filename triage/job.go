@@ -28,7 +28,10 @@ type Job struct {
 }
 
 // JobFromRow derives what a listing shows from a row (heads are enough).
-func JobFromRow(r *FailedRow) Job {
+func JobFromRow(r *FailedRow) Job { return jobFromRow(r, signature.Normalize) }
+
+// jobFromRow takes the normaliser, so a whole-table pass can use a cache.
+func jobFromRow(r *FailedRow, normalize func(string) string) Job {
 	j := Job{
 		RowID:      r.ID,
 		UUID:       r.UUID,
@@ -42,7 +45,7 @@ func JobFromRow(r *FailedRow) Job {
 		j.ID = strconv.FormatInt(r.ID, 10)
 	}
 	j.ExceptionClass, j.ExceptionMessage = exception.Head(r.Exception)
-	j.Signature = signature.ID(j.Class, j.ExceptionClass, signature.Normalize(j.ExceptionMessage))
+	j.Signature = signature.ID(j.Class, j.ExceptionClass, normalize(j.ExceptionMessage))
 	return j
 }
 

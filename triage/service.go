@@ -185,16 +185,19 @@ func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error)
 	}
 	var minID, maxID int64
 	scanned := 0
+	// Failures repeat: the same message normalised once per pass, not once
+	// per row.
+	cache := signature.NewCache(50000)
 	err := s.Store.ScanFailed(ctx, ScanParams{Filter: p.filter(), BatchSize: 2000}, func(r *FailedRow) error {
 		if maxID == 0 {
 			maxID = r.ID
 		}
 		minID = r.ID
-		j := JobFromRow(r)
+		j := jobFromRow(r, cache.Normalize)
 		if !p.match(j) {
 			return nil
 		}
-		acc.add(j, r.Exception)
+		acc.add(j, cache.Normalize)
 		scanned++
 		if p.Progress != nil && scanned%every == 0 {
 			frac := 0.0
@@ -230,12 +233,12 @@ func newSignatureAccumulator() *signatureAccumulator {
 }
 
 // add takes rows newest first, so the first row of a signature is its newest.
-func (a *signatureAccumulator) add(j Job, _ string) {
+func (a *signatureAccumulator) add(j Job, normalize func(string) string) {
 	st, ok := a.byID[j.Signature]
 	if !ok {
 		st = &sigState{
 			sig: Signature{ID: j.Signature, Class: j.Class, ExceptionClass: j.ExceptionClass,
-				Message: signature.Normalize(j.ExceptionMessage), Example: j.ExceptionMessage,
+				Message: normalize(j.ExceptionMessage), Example: j.ExceptionMessage,
 				FirstSeen: j.FailedAt, LastSeen: j.FailedAt, NewestID: j.ID},
 			queues: map[string]struct{}{}, connections: map[string]struct{}{},
 		}
