@@ -304,7 +304,11 @@ func tableName(tag string) string {
 func (s *seeded) allMovedIntact(t *testing.T) {
 	t.Helper()
 	if moved := s.census(t, "after the final run"); moved != len(s.payloads) {
-		t.Fatalf("after the final run %d of %d jobs are in jobs, the rest still in failed_jobs", moved, len(s.payloads))
+		var left []int64
+		if err := s.db.Select(&left, "SELECT id FROM failed_jobs ORDER BY id LIMIT 20"); err != nil {
+			t.Fatal(err)
+		}
+		t.Fatalf("after the final run %d of %d jobs are in jobs, the rest still in failed_jobs (ids %v…)", moved, len(s.payloads), left)
 	}
 	ctx := context.Background()
 	var pending int

@@ -25,11 +25,15 @@ func (s *Store) lockClause() string {
 		// write lock at BEGIN, so a second writer waits (busy_timeout) and
 		// then reads what the first one committed.
 		return ""
-	case s.skipLocked:
+	case s.skipLocked && s.d.name != "mysql":
 		return " FOR UPDATE SKIP LOCKED"
 	default:
-		// MySQL 5.7 / MariaDB < 10.6: a locking read waits, then sees the
-		// committed state — rows already moved are gone.
+		// MySQL/MariaDB: a locking read waits, then sees the committed state
+		// — rows already moved are gone. Not SKIP LOCKED: on MariaDB 10.11
+		// two concurrent retries deadlocked in their DELETEs, and a row the
+		// victim had locked was skipped by both, left in failed_jobs while
+		// both exited 0 (stress.TestRetryAllTwiceAtOnce). Waiting locks are
+		// taken in id order: no deadlock in 5 such runs, against 3–4 a run.
 		return " FOR UPDATE"
 	}
 }
