@@ -49,8 +49,9 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 			jobs table, on the job's recorded queue, with its uuid and payload bytes kept
 			(only "attempts" is reset where the payload has it), attempts 0 and available
 			now. Oldest first. Each batch's insert into jobs and delete from failed_jobs
-			commit together, and rows are locked (SKIP LOCKED), so a crash or a second
-			operator never loses or doubles a job.
+			commit together, and rows are locked (SKIP LOCKED on PostgreSQL, a waiting
+			FOR UPDATE on MySQL/MariaDB, the write lock on SQLite), so a crash or a
+			second operator never loses or doubles a job.
 
 			Skipped, with a reason, and left in failed_jobs: jobs whose connection is not
 			a database queue (redis, sqs, …), jobs whose retryUntil has passed (they would

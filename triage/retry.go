@@ -115,6 +115,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 	res.NotFound = missing
 	now := s.Now()
 	byIDs := len(p.Refs) > 0
+	skipped := map[string]bool{}
 	plan := func(r *FailedRow) (Move, bool) {
 		if p.Limit > 0 && res.Retried >= p.Limit {
 			return Move{}, false
@@ -124,7 +125,11 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 			return Move{}, false
 		}
 		skip := func(code, reason string) (Move, bool) {
-			res.Skipped = append(res.Skipped, Skip{ID: j.ID, Class: j.Class, Connection: j.Connection, Queue: j.Queue, Code: code, Reason: reason})
+			// A sweep pass meets the skipped rows again: report each once.
+			if !skipped[j.ID] {
+				skipped[j.ID] = true
+				res.Skipped = append(res.Skipped, Skip{ID: j.ID, Class: j.Class, Connection: j.Connection, Queue: j.Queue, Code: code, Reason: reason})
+			}
 			return Move{}, false
 		}
 		if !s.isDatabaseConnection(r.Connection) {
@@ -156,17 +161,20 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 			return err
 		}
 	}
+	conflicts := 0
 	run := func(bp BatchParams) (BatchResult, error) {
 		bp.Push = push
 		// A batch whose transaction fails is rolled back whole: undo what
 		// plan counted for it, and run it again if it was a conflict.
 		before := snapshot(res)
-		br, err := retryConflicts(ctx, func() (BatchResult, error) {
+		br, err := retryConflicts(ctx, &conflicts, func() (BatchResult, error) {
 			res = snapshot(before)
+			skipped = skipSet(res.Skipped)
 			return s.Store.MoveBatch(ctx, bp, plan)
 		})
 		if err != nil {
 			res = before
+			skipped = skipSet(res.Skipped)
 			return br, err
 		}
 		if p.Progress != nil {
@@ -174,8 +182,18 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		}
 		return br, nil
 	}
-	err = eachBatch(ctx, chunks, f, byIDs, now, p.DryRun, run, func() bool { return p.Limit > 0 && res.Retried >= p.Limit })
+	err = sweep(ctx, &conflicts, func() error {
+		return eachBatch(ctx, chunks, f, byIDs, now, p.DryRun, run, func() bool { return p.Limit > 0 && res.Retried >= p.Limit })
+	})
 	return res, err
+}
+
+func skipSet(skips []Skip) map[string]bool {
+	m := make(map[string]bool, len(skips))
+	for _, s := range skips {
+		m[s.ID] = true
+	}
+	return m
 }
 
 func snapshot(r RetryResult) RetryResult {
@@ -244,10 +262,11 @@ func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, err
 		res.IDs = append(res.IDs, j.ID)
 		return true
 	}
+	conflicts := 0
 	run := func(bp BatchParams) (BatchResult, error) {
 		before := res
 		before.IDs = append([]string(nil), res.IDs...)
-		br, err := retryConflicts(ctx, func() (BatchResult, error) {
+		br, err := retryConflicts(ctx, &conflicts, func() (BatchResult, error) {
 			res = before
 			res.IDs = append([]string(nil), before.IDs...)
 			return s.Store.DeleteBatch(ctx, bp, plan)
@@ -261,7 +280,9 @@ func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, err
 		}
 		return br, nil
 	}
-	err = eachBatch(ctx, chunks, f, byIDs, s.Now(), p.DryRun, run, func() bool { return false })
+	err = sweep(ctx, &conflicts, func() error {
+		return eachBatch(ctx, chunks, f, byIDs, s.Now(), p.DryRun, run, func() bool { return false })
+	})
 	return res, err
 }
 
@@ -288,11 +309,31 @@ func (s *Service) Flush(ctx context.Context, hours float64, progress func(int64)
 	return s.Store.DeleteBefore(ctx, PruneParams{Before: before, Inclusive: true, Progress: progress})
 }
 
+// sweep runs a whole pass and, if any batch of it was rolled back and run
+// again, runs the pass once more (up to three times). With SKIP LOCKED a
+// batch passes over rows another transaction holds, trusting it to move
+// them; if that transaction is then rolled back, nobody comes back for
+// them. A second pass does, and costs little: what was moved is gone.
+func sweep(ctx context.Context, conflicts *int, pass func() error) error {
+	for round := 0; ; round++ {
+		before := *conflicts
+		if err := pass(); err != nil {
+			return err
+		}
+		if *conflicts == before || round == 2 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
 // retryConflicts runs one batch transaction again when the database chose it
 // as a deadlock victim: it was rolled back whole, so running it again is
 // safe. InnoDB picks victims among concurrent writers (workers inserting into
 // jobs, another jobtriage) even when they share no row.
-func retryConflicts(ctx context.Context, run func() (BatchResult, error)) (BatchResult, error) {
+func retryConflicts(ctx context.Context, conflicts *int, run func() (BatchResult, error)) (BatchResult, error) {
 	const attempts = 8
 	var err error
 	for i := 0; i < attempts; i++ {
@@ -301,6 +342,7 @@ func retryConflicts(ctx context.Context, run func() (BatchResult, error)) (Batch
 		if err == nil || !errors.Is(err, ErrConflict) {
 			return res, err
 		}
+		*conflicts++
 		select {
 		case <-ctx.Done():
 			return BatchResult{}, ctx.Err()

@@ -469,3 +469,41 @@ func TestSignatureIsTheSameOnEveryPath(t *testing.T) {
 		}
 	})
 }
+
+// conflictOnce makes the first batch a deadlock victim, as InnoDB or
+// PostgreSQL may: the batch runs again, a sweep pass follows, and nothing is
+// counted or reported twice.
+type conflictOnce struct {
+	*sqlstore.Store
+	done bool
+}
+
+func (c *conflictOnce) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
+	if !c.done {
+		c.done = true
+		// The plan sees the rows, then the transaction is rolled back.
+		if _, err := c.Store.MoveBatch(ctx, triage.BatchParams{Filter: p.Filter, IDs: p.IDs, AfterID: p.AfterID, Limit: p.Limit, Now: p.Now, DryRun: true}, plan); err != nil {
+			return triage.BatchResult{}, err
+		}
+		return triage.BatchResult{}, fmt.Errorf("deadlock victim: %w", triage.ErrConflict)
+	}
+	return c.Store.MoveBatch(ctx, p, plan)
+}
+
+func TestRetryAfterAConflictCountsOnce(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		ctx := context.Background()
+		svc, store := newService(t, driver)
+		rows := loadRealRows(t, driver)
+		insertReal(t, store, rows)
+		svc.Store = &conflictOnce{Store: store}
+		res, err := svc.Retry(ctx, triage.RetryParams{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		queued := jobsByUUID(t, store)
+		if res.Retried != len(rows)-1 || len(queued) != res.Retried || len(res.Skipped) != 1 || len(res.IDs) != res.Retried {
+			t.Errorf("after a conflict: retried %d (%d ids), queued %d, skipped %d", res.Retried, len(res.IDs), len(queued), len(res.Skipped))
+		}
+	})
+}
