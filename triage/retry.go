@@ -2,7 +2,7 @@ package triage
 
 import (
 	"context"
-	"encoding/json"
+
 	"errors"
 	"fmt"
 	"sort"
@@ -164,6 +164,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 	conflicts := 0
 	run := func(bp BatchParams) (BatchResult, error) {
 		bp.Push = push
+		bp.NeedException = p.Signature != ""
 		// A batch whose transaction fails is rolled back whole: undo what
 		// plan counted for it, and run it again if it was a conflict.
 		before := snapshot(res)
@@ -220,7 +221,7 @@ func snapshot(r RetryResult) RetryResult {
 //     MaxAttemptsExceededException, so the job is skipped unless extend gives
 //     it a new deadline of now+extend.
 func RetryPayload(raw []byte, now time.Time, extend time.Duration) (payload []byte, code, reason string) {
-	if !json.Valid(raw) || !gjson.ParseBytes(raw).IsObject() {
+	if !gjson.ValidBytes(raw) || !gjson.ParseBytes(raw).IsObject() {
 		return nil, SkipMalformed, "malformed payload: not a JSON object (left in failed_jobs; see show)"
 	}
 	out := raw
@@ -264,6 +265,7 @@ func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, err
 	}
 	conflicts := 0
 	run := func(bp BatchParams) (BatchResult, error) {
+		bp.NeedException = p.Signature != ""
 		before := res
 		before.IDs = append([]string(nil), res.IDs...)
 		br, err := retryConflicts(ctx, &conflicts, func() (BatchResult, error) {

@@ -177,6 +177,9 @@ type BatchParams struct {
 	Limit   int
 	Now     time.Time
 	DryRun  bool
+	// NeedException asks for the exception heads (signature filters);
+	// without it the rows carry an empty Exception.
+	NeedException bool
 	// Push, when set, pushes the batch's moves to a jobs table in another
 	// database instead of this one's; it must commit there (and be
 	// idempotent by uuid) before the rows are deleted from failed_jobs.

@@ -34,10 +34,18 @@ func (s *Store) selectList(full bool) (string, []any) {
 	}
 	cols += s.d.head("payload", headChars) + " AS payload, "
 	if s.d.topException == nil {
-		// SQLite: no last-occurrence function; Go cuts the top block.
-		return cols + "exception", nil
+		return cols + s.exceptionHead() + " AS exception", nil
 	}
-	return cols + s.d.head(s.d.topException("exception"), exceptionChars) + " AS exception", []any{nextSeparator}
+	return cols + s.exceptionHead() + " AS exception", []any{nextSeparator}
+}
+
+// exceptionHead selects the top exception block's head; on SQLite, which
+// has no last-occurrence function, the whole text, cut in Go.
+func (s *Store) exceptionHead() string {
+	if s.d.topException == nil {
+		return "exception"
+	}
+	return s.d.head(s.d.topException("exception"), exceptionChars)
 }
 
 // where renders a Filter as a WHERE clause (without the keyword).
