@@ -208,7 +208,7 @@ retry_sql_postgres="BEGIN; INSERT INTO jobs (queue, payload, attempts, available
 retry_sql_mysql="BEGIN; INSERT INTO jobs (queue, payload, attempts, available_at, created_at) SELECT queue, payload, 0, UNIX_TIMESTAMP(), UNIX_TIMESTAMP() FROM failed_jobs ORDER BY id; DELETE FROM failed_jobs; COMMIT;"
 bench_retry() {
 	local s=$1 n
-	for n in $RETRY_ARTISAN_ROWS $RETRY_ROWS; do
+	for n in $(printf '%s\n' "$RETRY_ARTISAN_ROWS" "$RETRY_ROWS" | sort -un); do
 		local z=$((n / 1000))k
 		consumed "$s" "$z" "retry all --yes" "$CONSUME_RUNS" $RETRY_SOURCE "$n" -- "$JT" retry all --yes --dsn "$(copy_dsn "$s")"
 		case $s in

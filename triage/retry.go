@@ -15,7 +15,7 @@ import (
 // writeBatch is the number of rows one retry or forget transaction moves:
 // big enough to amortise round trips, small enough that no transaction holds
 // its locks for long.
-const writeBatch = 500
+const writeBatch = 2000
 
 // DefaultDatabaseConnection is the queue connection name taken to use
 // Laravel's database driver when the operator names none: the skeleton's.
