@@ -22,6 +22,11 @@ type Rule struct {
 	// Repeat is the interval of reminders while the alert keeps firing; 0
 	// sends none.
 	Repeat time.Duration
+	// Measure names what Threshold counts when it is not failures in the
+	// window: a gauge read afresh at every evaluation, e.g. "jobs queued"
+	// (queue size) or "s waited by the oldest pending job". "" means
+	// failures, counted over Window.
+	Measure string
 	// ResolveBelow is the hysteresis: a firing alert resolves only when the
 	// count is ≤ ResolveBelow, so a count wobbling around Threshold does not
 	// flap. 0 means the default, Threshold/2 (integer division); a negative

@@ -109,8 +109,9 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 			PagerDuty and/or a command. A tick reads only the failed_jobs rows added
 			since the last one (by id). Only one watcher per database notifies: it holds
 			a lock (PostgreSQL advisory lock, MySQL GET_LOCK, a file lock beside a
-			SQLite file) and the others stand by. --max and --max-age breaches in watch
-			mode are printed when they appear and clear, not sent.
+			SQLite file) and the others stand by. --max and --max-age alert the same
+			way in watch mode, per queue ("size:<queue>", "age:<queue>"): they fire when
+			the limit is reached and resolve at half of it.
 
 			Secrets come from the flags, the environment or the app's .env file:
 			JOBTRIAGE_SLACK_WEBHOOK, JOBTRIAGE_WEBHOOK_URL,
@@ -501,6 +502,7 @@ var errLockLost = errors.New("watch lock lost")
 func watchHolding(ctx context.Context, opts *MonitorOptions, src triage.MonitorSource, p triage.MonitorParams,
 	lock triage.WatchLock, disp *notify.Dispatcher) error {
 	ws := newWatchState(opts)
+	gauges := gaugeAlerts{opts: opts, evals: map[string]*alerts.Evaluator{}}
 	feed := &triage.FailureFeed{Store: src}
 	now := opts.Now()
 	if err := feed.Start(ctx, now.Add(-opts.Window), ws.observe); err != nil {
@@ -517,10 +519,6 @@ func watchHolding(ctx context.Context, opts *MonitorOptions, src triage.MonitorS
 			return err
 		}
 		digest := ws.evaluate(now)
-		if _, err := disp.Dispatch(ctx, digest); err != nil {
-			// One failing channel must not stop the watcher; say so and go on.
-			fmt.Fprintln(opts.IO.ErrOut, "warning: "+sanitize.Line(oneLine(err.Error())))
-		}
 		if opts.MaxSize > 0 || opts.MaxAge > 0 || opts.JSON {
 			p.Now = now
 			rep, err := triage.Monitor(ctx, src, p)
@@ -529,11 +527,18 @@ func watchHolding(ctx context.Context, opts *MonitorOptions, src triage.MonitorS
 			}
 			breaches := rep.Check(triage.Thresholds{MaxSize: opts.MaxSize, MaxAge: opts.MaxAge})
 			lastBreaches = printBreachChanges(opts.IO.Out, now, lastBreaches, breaches)
+			// Queue size and oldest-pending age alert like failure rates:
+			// same state machine, same channels, one digest per tick.
+			digest.Notifications = append(digest.Notifications, gauges.evaluate(now, rep)...)
 			if opts.JSON {
 				if err := writeJSONLine(opts.IO.Out, reportJSON(rep, breaches)); err != nil {
 					return err
 				}
 			}
+		}
+		if _, err := disp.Dispatch(ctx, digest); err != nil {
+			// One failing channel must not stop the watcher; say so and go on.
+			fmt.Fprintln(opts.IO.ErrOut, "warning: "+sanitize.Line(oneLine(err.Error())))
 		}
 		if dropped := ws.takeDropped(); dropped > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: %d failures not tracked per key: more than %d alert keys\n", dropped, maxAlertKeys)
@@ -662,4 +667,67 @@ func (ws *watchState) takeDropped() int {
 	n := ws.dropped
 	ws.dropped = 0
 	return n
+}
+
+// gaugeAlerts turns --max and --max-age into alert keys per queue
+// ("size:<queue>", "age:<queue>"): a breach fires, reminds and resolves
+// through the notifiers like a failure rate, with the same --for, --repeat
+// and hysteresis (resolved once the value is at or below half the limit).
+type gaugeAlerts struct {
+	opts  *MonitorOptions
+	evals map[string]*alerts.Evaluator
+}
+
+func (g gaugeAlerts) evaluate(now time.Time, rep triage.Report) []alerts.Notification {
+	type gauge struct {
+		measure      string
+		limit, value int64
+	}
+	current := map[string]gauge{}
+	for _, q := range rep.Queues {
+		name := q.Queue
+		if q.Connection != "" {
+			name = q.Connection + ":" + q.Queue
+		}
+		if g.opts.MaxSize > 0 {
+			current["size:"+name] = gauge{"jobs queued", g.opts.MaxSize, q.Size}
+		}
+		if g.opts.MaxAge > 0 {
+			current["age:"+name] = gauge{"s waited by the oldest pending job", int64(g.opts.MaxAge / time.Second), int64(q.OldestPendingAge / time.Second)}
+		}
+	}
+	// A queue that emptied out is gone from the report: its value is 0, so
+	// an alert on it resolves.
+	for key := range g.evals {
+		if _, ok := current[key]; !ok {
+			current[key] = gauge{}
+		}
+	}
+	keys := make([]string, 0, len(current))
+	for k := range current {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []alerts.Notification
+	for _, key := range keys {
+		c := current[key]
+		ev, ok := g.evals[key]
+		if !ok {
+			if c.value < c.limit || len(g.evals) >= maxAlertKeys {
+				continue // nothing to track until it crosses
+			}
+			rule := alerts.Rule{Key: key, Threshold: int(min(c.limit, int64(1<<31-1))), Window: g.opts.Window,
+				For: g.opts.For, Repeat: g.opts.Repeat, Measure: c.measure}
+			var err error
+			if ev, err = alerts.NewEvaluator([]alerts.Rule{rule}); err != nil {
+				continue
+			}
+			g.evals[key] = ev
+		}
+		out = append(out, ev.Evaluate(now, map[string]int{key: int(min(c.value, int64(1<<31-1)))}).Notifications...)
+		if st := ev.States()[0]; st.State == alerts.StateOK {
+			delete(g.evals, key)
+		}
+	}
+	return out
 }

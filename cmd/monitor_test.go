@@ -296,3 +296,40 @@ func TestWatchSecretFromDotenvIsUsedNeverPrinted(t *testing.T) {
 		t.Error("the webhook secret was printed")
 	}
 }
+
+// TestWatchAlertsOnQueueSize: --max in watch mode fires through the
+// notifiers when a queue reaches the limit, once, and resolves when it drains.
+func TestWatchAlertsOnQueueSize(t *testing.T) {
+	dsn, s := monitorDB(t) // queue "default" starts with 3 jobs
+	h := newHarness(t, false)
+	h.f.Conn.DSN = dsn
+	rec := &recorder{}
+	push := func(n int) func(time.Time) {
+		return func(now time.Time) {
+			for range n {
+				if _, err := s.DB().Exec("INSERT INTO jobs (queue, payload, attempts, reserved_at, available_at, created_at) VALUES ('default', '{}', 0, NULL, ?, ?)",
+					now.Unix(), now.Unix()); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	drain := func(time.Time) {
+		if _, err := s.DB().Exec("DELETE FROM jobs WHERE queue = 'default'"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	quiet := func(time.Time) {}
+	// Limit 5: 3 (ok), 5 (firing), 6 (still firing, no repeat), 0 (resolved).
+	steps := []func(time.Time){push(2), push(1), drain, quiet}
+	code := watchHarness(t, h, []string{"--watch", "--interval", "15s", "--max", "5"}, rec, steps)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	if got, want := strings.Join(rec.events, "|"), "firing size:default|resolved size:default"; got != want {
+		t.Errorf("notifications %q, want %q", got, want)
+	}
+	if out := h.out.String(); !strings.Contains(out, "FIRING size:default: 5 jobs queued (threshold 5)") {
+		t.Errorf("log lines on stdout:\n%s", out)
+	}
+}

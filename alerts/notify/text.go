@@ -18,6 +18,9 @@ const maxKeyRunes = 200
 func Summary(n alerts.Notification) string {
 	key := clean(n.Rule.Key, maxKeyRunes)
 	count := fmt.Sprintf("%d %s in the last %s", n.Count, plural(n.Count, "failure", "failures"), alerts.FormatDuration(n.Rule.Window))
+	if n.Rule.Measure != "" {
+		count = fmt.Sprintf("%d %s", n.Count, clean(n.Rule.Measure, maxKeyRunes))
+	}
 	switch n.Event {
 	case alerts.EventFiring:
 		return fmt.Sprintf("FIRING %s: %s (threshold %d)", key, count, n.Rule.Threshold)

@@ -27,6 +27,7 @@ const BodyVersion = 1
 //	    "event": "firing",                    // firing | reminder | resolved
 //	    "key": "queue:emails",                // the rule key, verbatim
 //	    "count": 3,                           // failures in the window at "at"
+//	    "measure": "jobs queued",             // only for gauge rules (queue size, age)
 //	    "peak": 3,                            // highest count this episode
 //	    "threshold": 3,
 //	    "resolve_below": 1,                   // resolves when count <= this
@@ -51,6 +52,7 @@ type BodyNotification struct {
 	Event         string `json:"event"`
 	Key           string `json:"key"`
 	Count         int    `json:"count"`
+	Measure       string `json:"measure,omitempty"`
 	Peak          int    `json:"peak"`
 	Threshold     int    `json:"threshold"`
 	ResolveBelow  int    `json:"resolve_below"`
@@ -76,6 +78,7 @@ func NewBody(d alerts.Digest) Body {
 			Event:         n.Event.String(),
 			Key:           n.Rule.Key,
 			Count:         n.Count,
+			Measure:       n.Rule.Measure,
 			Peak:          n.Peak,
 			Threshold:     n.Rule.Threshold,
 			ResolveBelow:  n.Rule.ResolveLevel(),
