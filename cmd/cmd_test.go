@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -274,5 +276,40 @@ func TestPruneFromCron(t *testing.T) {
 	}
 	if !strings.Contains(h.out.String(), `"deleted": 2`) {
 		t.Errorf("flush --hours 0.5 (<= 11:30): %s", h.out.String())
+	}
+}
+
+// TestExitCodeMapping pins the one place that maps errors to exit codes,
+// including the codes no scenario above reaches cheaply (1, 130).
+func TestExitCodeMapping(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want ExitCode
+	}{
+		{nil, ExitOK},
+		{errors.New("disk on fire"), ExitError},
+		{FlagErrorf("bad flag"), ExitUsage},
+		{fmt.Errorf("wrap: %w", triage.ErrInvalidInput), ExitUsage},
+		{fmt.Errorf("wrap: %w", triage.ErrInvalidCursor), ExitUsage},
+		{ErrCancelled, ExitCancelled},
+		{fmt.Errorf("wrap: %w", triage.ErrNotFound), ExitNotFound},
+		{fmt.Errorf("wrap: %w", triage.ErrUnreachable), ExitUnreachable},
+		{fmt.Errorf("%w: bad .env", errConfig), ExitUnreachable},
+		{fmt.Errorf("wrap: %w", triage.ErrMissingTable), ExitSchema},
+		{silentExit(ExitPartial), ExitPartial},
+		{silentExit(ExitUnhealthy), ExitUnhealthy},
+		{context.Canceled, ExitInterrupted},
+	} {
+		if got := exitCodeFor(tc.err); got != tc.want {
+			t.Errorf("exitCodeFor(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+	// Ctrl-C while a command runs: exit 130 and one line.
+	dsn, _ := seed(t)
+	h := newHarness(t, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if code := Run(ctx, h.f, []string{"failed", "--group", "--dsn", dsn}); code != ExitInterrupted {
+		t.Errorf("cancelled run: exit %d, stderr %q", code, h.errOut.String())
 	}
 }

@@ -172,6 +172,9 @@ func connect(ctx context.Context, cfg Config) (*sqlx.DB, error) {
 		}
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("connecting to %s: %w", ep.Redacted(), ctx.Err())
+		}
 		return nil, fmt.Errorf("%w: %s: %v", triage.ErrUnreachable, ep.Redacted(), scrub(err, ep))
 	}
 	db.SetConnMaxIdleTime(time.Minute)
@@ -179,6 +182,10 @@ func connect(ctx context.Context, cfg Config) (*sqlx.DB, error) {
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
+		if ctx.Err() != nil {
+			// Interrupted (Ctrl-C), not unreachable.
+			return nil, fmt.Errorf("connecting to %s: %w", ep.Redacted(), ctx.Err())
+		}
 		return nil, fmt.Errorf("%w: cannot connect to %s: %v", triage.ErrUnreachable, ep.Redacted(), scrub(err, ep))
 	}
 	return db, nil
