@@ -108,13 +108,13 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 			values normalised away. The signature id works with --signature here and in
 			retry and forget.
 		`),
-		Example: heredoc.Doc(`
-			$ jobtriage failed
-			$ jobtriage failed --queue emails --since 2h
-			$ jobtriage failed --group
-			$ jobtriage failed --signature 3fa9c2d1e0 --json
-			$ jobtriage failed --ndjson --full > failed_jobs.ndjson
-		`),
+		Example: examples(heredoc.Doc(`
+			  $ jobtriage failed
+			  $ jobtriage failed --queue emails --since 2h
+			  $ jobtriage failed --group
+			  $ jobtriage failed --signature 3fa9c2d1e0 --json
+			  $ jobtriage failed --ndjson --full > failed_jobs.ndjson
+		`)),
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service

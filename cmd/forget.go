@@ -39,11 +39,11 @@ func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) 
 			short batches. It asks first on a terminal and needs --yes otherwise.
 			To empty the table use flush; to apply a retention period use prune.
 		`),
-		Example: heredoc.Doc(`
-			$ jobtriage forget 4e44390e-5a8c-4b8f-9d3e-1f2a3b4c5d6e
-			$ jobtriage forget --signature 3fa9c2d1e0 --dry-run
-			$ jobtriage forget --queue reports --until 7d --yes
-		`),
+		Example: examples(heredoc.Doc(`
+			  $ jobtriage forget 4e44390e-5a8c-4b8f-9d3e-1f2a3b4c5d6e
+			  $ jobtriage forget --signature 3fa9c2d1e0 --dry-run
+			  $ jobtriage forget --queue reports --until 7d --yes
+		`)),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service
 			opts.IDs = args

@@ -118,7 +118,7 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 			JOBTRIAGE_PAGERDUTY_ROUTING_KEY, JOBTRIAGE_NOTIFY_COMMAND. They are never
 			printed. The command gets each digest as JSON on stdin.
 		`),
-		Example: heredoc.Doc(`
+		Example: examples(heredoc.Doc(`
 			# CI or cron: fail when a queue is backed up or jobs are failing
 			$ jobtriage monitor default,emails --max 1000 --max-age 10m --max-failed 20 --window 5m
 
@@ -128,7 +128,7 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 			# page on 100 failures a minute per queue, held for 2 minutes, reminders hourly
 			$ JOBTRIAGE_SLACK_WEBHOOK=https://hooks.slack.com/services/… \
 			    jobtriage monitor --watch --max-failed 100 --window 1m --for 2m --repeat 1h --alert-per queue
-		`),
+		`)),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service
 			opts.Config = f.Config

@@ -149,3 +149,8 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// examples indents help examples as cobra's own sections are indented.
+func examples(s string) string {
+	return indent(strings.TrimRight(s, "\n"), "  ")
+}

@@ -60,14 +60,14 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 			Select by ids (uuid or integer id), "all", --range (integer ids), or filters.
 			Bulk retries ask first on a terminal and need --yes otherwise.
 		`),
-		Example: heredoc.Doc(`
-			$ jobtriage retry 4e44390e-5a8c-4b8f-9d3e-1f2a3b4c5d6e
-			$ jobtriage retry all --dry-run
-			$ jobtriage retry --queue emails --since 1h --yes
-			$ jobtriage retry --signature 3fa9c2d1e0 --limit 10     # a canary first
-			$ jobtriage retry --class ImportFeed --retry-until 30m
-			$ jobtriage retry --range 1-5 --range 9-9
-		`),
+		Example: examples(heredoc.Doc(`
+			  $ jobtriage retry 4e44390e-5a8c-4b8f-9d3e-1f2a3b4c5d6e
+			  $ jobtriage retry all --dry-run
+			  $ jobtriage retry --queue emails --since 1h --yes
+			  $ jobtriage retry --signature 3fa9c2d1e0 --limit 10     # a canary first
+			  $ jobtriage retry --class ImportFeed --retry-until 30m
+			  $ jobtriage retry --range 1-5 --range 9-9
+		`)),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service
 			opts.commandLine = append([]string{"retry"}, args...)
