@@ -313,3 +313,24 @@ func TestExitCodeMapping(t *testing.T) {
 		t.Errorf("cancelled run: exit %d, stderr %q", code, h.errOut.String())
 	}
 }
+
+// TestFailedLimitZeroStreams: --limit 0 prints every job, streamed, as a
+// valid JSON array or as TSV, the same jobs as the paged listing.
+func TestFailedLimitZeroStreams(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, false)
+	if code := h.run("failed", "--dsn", dsn, "--limit", "0", "--json"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	var jobs []triage.Job
+	if err := json.Unmarshal(h.out.Bytes(), &jobs); err != nil || len(jobs) != 4 || jobs[0].ID != "44444444-4444-4444-8444-444444444444" {
+		t.Fatalf("--limit 0 --json: %v\n%s", err, h.out.String())
+	}
+	if code := h.run("failed", "--dsn", dsn, "--limit", "0", "--queue", "nope", "--json"); code != ExitOK || strings.TrimSpace(h.out.String()) != "[\n]" {
+		t.Errorf("empty stream is not an empty array: %q", h.out.String())
+	}
+	h.run("failed", "--dsn", dsn, "--limit", "0")
+	if lines := strings.Split(strings.TrimSpace(h.out.String()), "\n"); len(lines) != 4 || strings.ContainsRune(h.out.String(), '\x1b') {
+		t.Errorf("--limit 0 TSV: %q", h.out.String())
+	}
+}

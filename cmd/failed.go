@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
 // FilterFlags are the selection flags that failed, retry and forget share.
@@ -174,6 +176,8 @@ func failedRun(ctx context.Context, opts *FailedOptions) error {
 		return groupRun(ctx, opts, svc, q, now)
 	case opts.NDJSON:
 		return exportRun(ctx, opts, svc, q)
+	case opts.Limit == 0 && opts.After == "" && (opts.JSON || !opts.IO.IsStdoutTTY()):
+		return streamAllRun(ctx, opts, svc, q, now)
 	}
 	page, err := svc.List(ctx, triage.ListParams{Query: q, Cursor: opts.After, Limit: opts.Limit})
 	if err != nil {
@@ -284,6 +288,49 @@ func writeJobsJSON(ctx context.Context, opts *FailedOptions, svc *triage.Service
 		out = append(out, fullJSON(j, r))
 	}
 	return writeJSON(opts.IO.Out, out)
+}
+
+// streamAllRun prints every matching job (--limit 0) as it is read, in
+// constant memory: a JSON array written element by element, or TSV lines.
+func streamAllRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query, now time.Time) error {
+	w := opts.IO.Out
+	first := true
+	if opts.JSON {
+		if _, err := io.WriteString(w, "["); err != nil {
+			return err
+		}
+	}
+	err := svc.Each(ctx, q, opts.Full, func(j triage.Job, r *triage.FailedRow) error {
+		if !opts.JSON {
+			cells := []string{j.ID, j.Connection, j.Queue, j.Class, j.ExceptionClass, j.ExceptionMessage, timeCell(opts.IO, j.FailedAt, now)}
+			for i := range cells {
+				cells[i] = sanitize.Line(cells[i])
+			}
+			_, err := io.WriteString(w, strings.Join(cells, "\t")+"\n")
+			return err
+		}
+		var v any = j
+		if opts.Full {
+			v = fullJSON(j, r)
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		sep := ",\n"
+		if first {
+			sep, first = "\n", false
+		}
+		_, err = io.WriteString(w, sep+string(b))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		_, err = io.WriteString(w, "\n]\n")
+	}
+	return err
 }
 
 func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query) error {
