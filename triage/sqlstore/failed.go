@@ -106,7 +106,11 @@ func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*tr
 		batch = defaultBatch
 	}
 	sel, selArgs := s.selectList(p.Full)
-	cond, condArgs := s.where(p.Filter)
+	f, err := s.withSinceBound(ctx, p.Filter)
+	if err != nil {
+		return err
+	}
+	cond, condArgs := s.where(f)
 	order, cmp := "DESC", "<"
 	if p.Ascending {
 		order, cmp = "ASC", ">"

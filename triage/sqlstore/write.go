@@ -72,7 +72,11 @@ func (s *Store) lockBatch(ctx context.Context, tx *sqlx.Tx, p triage.BatchParams
 			args = append(args, id)
 		}
 	} else {
-		cond, args = s.where(p.Filter)
+		f, err := s.withSinceBound(ctx, p.Filter)
+		if err != nil {
+			return nil, err
+		}
+		cond, args = s.where(f)
 	}
 	// A dry run changes nothing, so it locks nothing: its locks would make a
 	// concurrent retry skip (and leave behind) the rows it only counts, and

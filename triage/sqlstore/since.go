@@ -1,0 +1,59 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// SinceSlack is how far out of id order a failure may be and still be found
+// by a --since filter. failed_jobs has no index on failed_at, so a filter
+// on it alone reads the whole table (20 s for 1M rows on MariaDB). Ids grow
+// with failure time — each row is inserted when its job fails — so the scan
+// can start at the first id that failed SinceSlack before the bound; only a
+// row written by a worker whose clock was off by more than a day is missed.
+const SinceSlack = 24 * time.Hour
+
+// withSinceBound narrows a Since filter to the ids that can match, by a
+// binary search over the primary key (a few dozen index lookups).
+func (s *Store) withSinceBound(ctx context.Context, f triage.Filter) (triage.Filter, error) {
+	if f.Since.IsZero() {
+		return f, nil
+	}
+	target := s.wall(f.Since.Add(-SinceSlack))
+	var lo, hi sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, "SELECT MIN(id), MAX(id) FROM "+s.failed).Scan(&lo, &hi); err != nil {
+		return f, s.queryError(err)
+	}
+	if !lo.Valid {
+		return f, nil
+	}
+	// Find the last id whose failed_at is before target; start after it.
+	at := s.db.Rebind("SELECT id, failed_at FROM " + s.failed + " WHERE id >= ? ORDER BY id LIMIT 1")
+	bound := int64(0)
+	l, h := lo.Int64, hi.Int64
+	for l <= h {
+		mid := l + (h-l)/2
+		var id int64
+		var when wallTime
+		when.loc = s.loc
+		if err := s.db.QueryRowContext(ctx, at, mid).Scan(&id, &when); err != nil {
+			if err == sql.ErrNoRows {
+				break
+			}
+			return f, s.queryError(err)
+		}
+		if s.wall(when.t) < target {
+			bound = id
+			l = id + 1
+		} else {
+			h = mid - 1
+		}
+	}
+	if bound > 0 && bound+1 > f.MinID {
+		f.MinID = bound + 1
+	}
+	return f, nil
+}
