@@ -75,7 +75,7 @@ type MonitorOptions struct {
 
 // NewCmdMonitor builds `jobtriage monitor`.
 func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error) *cobra.Command {
-	opts := &MonitorOptions{IO: f.IO, Now: f.Now, Getenv: f.Getenv, Getwd: f.Getwd, Sleep: sleepCtx}
+	opts := &MonitorOptions{IO: f.IO, Now: f.Now, Getenv: f.Getenv, Getwd: f.Getwd, Sleep: notify.Sleep}
 	cmd := &cobra.Command{
 		Use:   "monitor [queue...]",
 		Short: "Check queue health once (exit 8 when a threshold is crossed), or --watch and alert",
@@ -213,17 +213,6 @@ func (o *MonitorOptions) rule(key string) (alerts.Rule, error) {
 	r := alerts.Rule{Key: key, Threshold: int(min(o.MaxFailed, int64(1<<31-1))), Window: o.Window, For: o.For,
 		Repeat: o.Repeat, ResolveBelow: o.ResolveBelow}
 	return r, r.Validate()
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // monitorSetup opens the store and settles retry_after.

@@ -176,6 +176,12 @@ func (d *Dispatcher) sleep(ctx context.Context, wait time.Duration) error {
 	if d.Sleep != nil {
 		return d.Sleep(ctx, wait)
 	}
+	return Sleep(ctx, wait)
+}
+
+// Sleep waits for wait or until ctx ends, whichever comes first; the
+// dispatcher's default, and the watcher's between ticks.
+func Sleep(ctx context.Context, wait time.Duration) error {
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
