@@ -92,6 +92,9 @@ type Store struct {
 	// skipLocked: the server knows FOR UPDATE SKIP LOCKED (PostgreSQL,
 	// MySQL >= 8.0.1, MariaDB >= 10.6).
 	skipLocked bool
+	// deleteReturning: the server has DELETE … RETURNING (MariaDB >= 10.0.5),
+	// which moves a retry batch in one pass (moveByDelete).
+	deleteReturning bool
 }
 
 var _ triage.Store = (*Store)(nil)
@@ -134,7 +137,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	s := &Store{db: db, d: d, loc: cfg.Location, ep: cfg.Endpoint,
 		failed: d.quote(cfg.FailedTable), jobs: d.quote(cfg.JobsTable)}
-	if s.skipLocked, err = s.detectSkipLocked(ctx); err != nil {
+	if s.skipLocked, s.deleteReturning, err = s.detectServer(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -286,18 +289,32 @@ func openMySQL(ctx context.Context, ep Endpoint, cfg Config) (*sqlx.DB, error) {
 	return sqlx.NewDb(sql.OpenDB(conn), "mysql"), nil
 }
 
-func (s *Store) detectSkipLocked(ctx context.Context) (bool, error) {
+// detectServer finds what the server can do: FOR UPDATE SKIP LOCKED, and
+// DELETE … RETURNING.
+func (s *Store) detectServer(ctx context.Context) (skipLocked, deleteReturning bool, err error) {
 	switch s.d.name {
 	case "postgres":
-		return true, nil
+		return true, false, nil
 	case "mysql":
 		var v string
 		if err := s.db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
-			return false, s.queryError(err)
+			return false, false, s.queryError(err)
 		}
-		return mysqlHasSkipLocked(v), nil
+		return mysqlHasSkipLocked(v), mariadbHasDeleteReturning(v), nil
 	}
-	return false, nil
+	return false, false, nil
+}
+
+// mariadbHasDeleteReturning: MariaDB 10.0.5 added DELETE … RETURNING; MySQL
+// has none.
+func mariadbHasDeleteReturning(version string) bool {
+	v := strings.TrimPrefix(version, "5.5.5-")
+	if !strings.Contains(strings.ToLower(v), "mariadb") {
+		return false
+	}
+	var major, minor, patch int
+	fmt.Sscanf(v, "%d.%d.%d", &major, &minor, &patch)
+	return major > 10 || (major == 10 && (minor > 0 || patch >= 5))
 }
 
 // mysqlHasSkipLocked applies Laravel's rule (MySqlGrammar): MariaDB >= 10.6,

@@ -16,6 +16,7 @@ import (
 var writeCases = []conformanceCase{
 	{"MoveBatch", testMoveBatch},
 	{"MoveBatchByIDsAndDryRun", testMoveBatchByIDs},
+	{"MoveBatchPutsBackWhatPlanRefuses", testMoveBatchRefusals},
 	{"ConcurrentMovesExactlyOnce", testConcurrentMoves},
 	{"DeleteBatch", testDeleteBatch},
 	{"DeleteBefore", testDeleteBefore},
@@ -53,9 +54,11 @@ func failedCount(t *testing.T, s *sqlstore.Store) int {
 
 func moveAll(ctx context.Context, s triage.Store, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) ([]int64, error) {
 	var done []int64
+	conflicts := 0
 	for {
 		res, err := s.MoveBatch(ctx, p, plan)
-		if errors.Is(err, triage.ErrConflict) {
+		if errors.Is(err, triage.ErrConflict) && conflicts < 50 {
+			conflicts++
 			continue // a deadlock victim was rolled back whole; run it again
 		}
 		if err != nil {
@@ -157,6 +160,66 @@ func testMoveBatchByIDs(t *testing.T, driver string) {
 	equalIDs(t, "by ids", res.Done, []int64{ids[0], ids[2]})
 	if len(jobsRows(t, s)) != 2 || failedCount(t, s) != 1 {
 		t.Fatal("move by ids moved the wrong rows")
+	}
+}
+
+// testMoveBatchRefusals: rows plan turns down stay in failed_jobs exactly as
+// they were (MariaDB deletes the batch first and puts them back), batches
+// refused whole change nothing, and plan sees the exception heads it asked for.
+func testMoveBatchRefusals(t *testing.T, driver string) {
+	ctx := context.Background()
+	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+	var fx []sqltest.FailedFixture
+	for i := 1; i <= 9; i++ {
+		fx = append(fx, fixture(i, "default", `App\Jobs\A`, fmt.Sprintf("2026-11-30 10:00:%02d", i)))
+	}
+	ids := sqltest.InsertFailed(t, s, fx...)
+	before := collect(t, s, triage.ScanParams{Full: true})
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	var seen []string
+	// Batches of 3: [1 2 3] refused whole, [4 5 6] and [7 8 9] in part.
+	done, err := moveAll(ctx, s, triage.BatchParams{Limit: 3, Now: now, NeedException: true}, func(r *triage.FailedRow) (triage.Move, bool) {
+		seen = append(seen, r.Exception)
+		if r.ID <= ids[2] || r.ID == ids[4] || r.ID == ids[8] {
+			return triage.Move{}, false
+		}
+		return triage.Move{Queue: "elsewhere", Payload: append(r.Payload[:len(r.Payload):len(r.Payload)], ' ')}, true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalIDs(t, "moved", done, []int64{ids[3], ids[5], ids[6], ids[7]})
+	if len(seen) != 9 {
+		t.Fatalf("plan saw %d rows, want 9", len(seen))
+	}
+	for i, e := range seen {
+		if want := fx[i].Exception; e != want {
+			t.Errorf("row %d: plan saw exception %q, want %q", i+1, e, want)
+		}
+	}
+	jobs := jobsRows(t, s)
+	if len(jobs) != 4 {
+		t.Fatalf("jobs has %d rows, want 4", len(jobs))
+	}
+	for i, want := range []int{3, 5, 6, 7} {
+		if jobs[i].Queue != "elsewhere" || jobs[i].Payload != fx[want].Payload+" " {
+			t.Errorf("jobs row %d = %+v, want fixture %d's edited payload", i, jobs[i], want+1)
+		}
+	}
+	after := collect(t, s, triage.ScanParams{Full: true})
+	var kept []*triage.FailedRow
+	for _, r := range before {
+		if r.ID <= ids[2] || r.ID == ids[4] || r.ID == ids[8] {
+			kept = append(kept, r)
+		}
+	}
+	if len(after) != len(kept) {
+		t.Fatalf("failed_jobs keeps %d rows, want %d", len(after), len(kept))
+	}
+	for i := range kept {
+		if fmt.Sprintf("%+v", *after[i]) != fmt.Sprintf("%+v", *kept[i]) {
+			t.Errorf("refused row changed:\n got %+v\nwant %+v", *after[i], *kept[i])
+		}
 	}
 }
 
