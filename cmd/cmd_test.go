@@ -256,6 +256,59 @@ func TestRetryAndAudit(t *testing.T) {
 	if err := json.Unmarshal(h.out.Bytes(), &res); err != nil || res.Retried != 0 || len(res.Skipped) != 2 {
 		t.Errorf("second run JSON: %v %s", err, h.out.String())
 	}
+	// The ids of --json come from the spool the batches were written to.
+	if code := h.run("forget", "--connection", "redis", "--dry-run", "--json", "--dsn", dsn); code != ExitOK {
+		t.Fatalf("forget --dry-run exit %d: %s", code, h.errOut.String())
+	}
+	var fres triage.ForgetResult
+	if err := json.Unmarshal(h.out.Bytes(), &fres); err != nil || !fres.DryRun || fres.Deleted != 1 || len(fres.IDs) != 1 {
+		t.Errorf("forget --dry-run --json: %v %s", err, h.out.String())
+	}
+	if code := h.run("forget", "--connection", "redis", "--yes", "--json", "--dsn", dsn, "--audit-log", logPath); code != ExitOK {
+		t.Fatalf("forget exit %d: %s", code, h.errOut.String())
+	}
+	var gone triage.ForgetResult
+	if err := json.Unmarshal(h.out.Bytes(), &gone); err != nil || gone.Deleted != 1 || fmt.Sprint(gone.IDs) != fmt.Sprint(fres.IDs) {
+		t.Errorf("forget --json: %v %s, want the dry run's ids %v", err, h.out.String(), fres.IDs)
+	}
+	raw, _ = os.ReadFile(logPath)
+	lines := bytes.Split(bytes.TrimSpace(raw), []byte("\n"))
+	if err := json.Unmarshal(lines[len(lines)-1], &entry); err != nil || len(lines) != 2 || entry.Command != "forget" || fmt.Sprint(entry.IDs) != fmt.Sprint(fres.IDs) {
+		t.Errorf("audit after forget (%d lines): %s: %v", len(lines), raw, err)
+	}
+}
+
+// The spool frames ids as JSON strings: text from the database (a uuid
+// column holds anything) cannot break the lines or the JSON written from it.
+func TestIDSpoolKeepsHostileIDsIntact(t *testing.T) {
+	ids, err := newIDSpool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ids.Close()
+	hostile := []string{"plain", "new\nline", `quote"and\\slash`, "\x1b[31mred", "ünï"}
+	if err := ids.Add(hostile[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if err := ids.Add(hostile[2:]); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := writeJSONWithIDs(&out, triage.ForgetResult{Deleted: 5, IDs: []string{}}, ids); err != nil {
+		t.Fatal(err)
+	}
+	var back triage.ForgetResult
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if fmt.Sprintf("%q", back.IDs) != fmt.Sprintf("%q", hostile) || back.Deleted != 5 {
+		t.Errorf("ids came back as %q from %s", back.IDs, out.String())
+	}
+	// Written twice (audit, then --json): the same both times.
+	var again bytes.Buffer
+	if err := writeJSONWithIDs(&again, triage.ForgetResult{Deleted: 5, IDs: []string{}}, ids); err != nil || again.String() != out.String() {
+		t.Errorf("second write differs (%v):\n%s", err, again.String())
+	}
 }
 
 func TestPruneFromCron(t *testing.T) {

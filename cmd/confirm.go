@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+	"github.com/gofrs/flock"
 )
 
 // confirm asks a yes/no question on the terminal. Without a terminal the
@@ -71,6 +72,9 @@ type auditEntry struct {
 	Count    int64     `json:"count"`
 	IDs      []string  `json:"ids,omitempty"`
 	Skipped  int       `json:"skipped,omitempty"`
+	// spooled are the ids of a bulk action, written as "ids" from the
+	// temporary file they were kept in.
+	spooled *idSpool
 }
 
 // audit appends one JSON line to the audit log, if one is configured. A
@@ -91,6 +95,11 @@ func audit(f *Factory, e auditEntry) error {
 	if cfg, err := f.Config(); err == nil {
 		e.Database = cfg.Target.Redacted()
 	}
+	if e.spooled.Len() > 0 && len(e.IDs) > 0 {
+		// Ids the spool could not take (it failed mid-run) join the rest.
+		_ = e.spooled.Add(e.IDs)
+		e.IDs = nil
+	}
 	line, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -100,7 +109,28 @@ func audit(f *Factory, e auditEntry) error {
 		return fmt.Errorf("audit log: %w", err)
 	}
 	defer fh.Close()
-	if _, err := fh.Write(append(line, '\n')); err != nil {
+	if e.spooled.Len() == 0 {
+		// One write of one line: O_APPEND keeps it whole beside other writers.
+		if _, err := fh.Write(append(line, '\n')); err != nil {
+			return fmt.Errorf("audit log: %w", err)
+		}
+		return nil
+	}
+	// A line too long for one write: hold the log's lock while writing it,
+	// so that another jobtriage's line cannot land inside it.
+	lock := flock.New(path)
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	defer lock.Unlock() //nolint:errcheck // closing the lock's file releases it too
+	w := bufio.NewWriterSize(fh, 1<<20)
+	w.Write(line[:len(line)-1]) //nolint:errcheck // Flush reports it
+	w.WriteString(`,"ids":[`)   //nolint:errcheck
+	if err := e.spooled.writeArray(w, ""); err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	w.WriteString("]}\n") //nolint:errcheck
+	if err := w.Flush(); err != nil {
 		return fmt.Errorf("audit log: %w", err)
 	}
 	return nil

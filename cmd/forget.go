@@ -85,14 +85,23 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	if !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
 		return confirm(opts.IO, false, "Delete the selected failed jobs?")
 	}
+	ids, err := newIDSpool()
+	if err != nil {
+		return err
+	}
+	defer ids.Close()
 	if opts.DryRun || !opts.Yes {
 		p.DryRun = true
+		p.OnBatch = ids.Add
+		if !opts.DryRun {
+			p.OnBatch = func([]string) error { return nil } // only the count is asked
+		}
 		preview, err := svc.Forget(ctx, p)
 		if err != nil {
 			return err
 		}
 		if opts.DryRun || preview.Deleted == 0 {
-			return reportForget(opts, preview)
+			return reportForget(opts, preview, ids)
 		}
 		if err := confirm(opts.IO, opts.Yes, fmt.Sprintf("Delete %s failed jobs for good?", humanize.Comma(int64(preview.Deleted)))); err != nil {
 			return err
@@ -101,20 +110,21 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	}
 	pr := newProgress(opts.IO, "deleted")
 	p.Progress = func(n int) { pr.update(int64(n)) }
+	p.OnBatch = ids.Add
 	res, err := svc.Forget(ctx, p)
 	pr.done()
 	if res.Deleted > 0 {
-		if aerr := opts.Audit(auditEntry{Command: "forget", Args: opts.commandLine, Filter: q, Count: int64(res.Deleted), IDs: res.IDs}); aerr != nil && err == nil {
+		if aerr := opts.Audit(auditEntry{Command: "forget", Args: opts.commandLine, Filter: q, Count: int64(res.Deleted), IDs: res.IDs, spooled: ids}); aerr != nil && err == nil {
 			err = aerr
 		}
 	}
 	if err != nil {
 		return err
 	}
-	return reportForget(opts, res)
+	return reportForget(opts, res, ids)
 }
 
-func reportForget(opts *ForgetOptions, res triage.ForgetResult) error {
+func reportForget(opts *ForgetOptions, res triage.ForgetResult, ids *idSpool) error {
 	if len(res.NotFound) > 0 && res.Deleted == 0 && !opts.JSON {
 		return notFoundError(res.NotFound)
 	}
@@ -122,7 +132,7 @@ func reportForget(opts *ForgetOptions, res triage.ForgetResult) error {
 		if res.IDs == nil {
 			res.IDs = []string{}
 		}
-		if err := writeJSON(opts.IO.Out, res); err != nil {
+		if err := writeJSONWithIDs(opts.IO.Out, res, ids); err != nil {
 			return err
 		}
 	} else {

@@ -184,19 +184,25 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	if bulk && !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
 		return confirm(opts.IO, false, "Retry the selected failed jobs?")
 	}
+	ids, err := newIDSpool()
+	if err != nil {
+		return err
+	}
+	defer ids.Close()
 	if opts.DryRun || (bulk && !opts.Yes) {
 		// A dry run first: it is what --dry-run prints, and the count the
 		// confirmation states.
 		p.DryRun = true
+		p.OnBatch = ids.Add
+		if !opts.DryRun {
+			p.OnBatch = func([]string) error { return nil } // only the count is asked
+		}
 		preview, err := svc.Retry(ctx, p)
 		if err != nil {
 			return err
 		}
-		if opts.DryRun {
-			return reportRetry(opts, preview)
-		}
-		if preview.Retried == 0 {
-			return reportRetry(opts, preview)
+		if opts.DryRun || preview.Retried == 0 {
+			return reportRetry(opts, preview, ids)
 		}
 		reportSkips(opts.IO, preview.Skipped, "would skip")
 		question := fmt.Sprintf("Retry %s failed jobs on %s?", humanize.Comma(int64(preview.Retried)), plural(len(preview.ByQueue), "queue"))
@@ -207,11 +213,12 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	}
 	pr := newProgress(opts.IO, "retried")
 	p.Progress = func(n int) { pr.update(int64(n)) }
+	p.OnBatch = ids.Add
 	res, err := svc.Retry(ctx, p)
 	pr.done()
 	if res.Retried > 0 {
 		if aerr := opts.Audit(auditEntry{Command: "retry", Args: opts.commandLine, Filter: q, Count: int64(res.Retried),
-			IDs: res.IDs, Skipped: len(res.Skipped)}); aerr != nil && err == nil {
+			IDs: res.IDs, spooled: ids, Skipped: len(res.Skipped)}); aerr != nil && err == nil {
 			err = aerr
 		}
 	}
@@ -221,7 +228,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 		return err
 	}
-	return reportRetry(opts, res)
+	return reportRetry(opts, res, ids)
 }
 
 func plural(n int, word string) string {
@@ -284,7 +291,7 @@ func countsLine(m map[string]int) string {
 
 // reportRetry prints the result and picks the exit code: 4 when every id
 // was unknown, 7 when something was skipped or not found.
-func reportRetry(opts *RetryOptions, res triage.RetryResult) error {
+func reportRetry(opts *RetryOptions, res triage.RetryResult, ids *idSpool) error {
 	io := opts.IO
 	if len(res.NotFound) > 0 && res.Retried == 0 && len(res.Skipped) == 0 && !opts.JSON {
 		return notFoundError(res.NotFound)
@@ -293,7 +300,7 @@ func reportRetry(opts *RetryOptions, res triage.RetryResult) error {
 		if res.IDs == nil {
 			res.IDs = []string{}
 		}
-		if err := writeJSON(io.Out, res); err != nil {
+		if err := writeJSONWithIDs(io.Out, res, ids); err != nil {
 			return err
 		}
 	} else {

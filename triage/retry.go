@@ -2,6 +2,7 @@ package triage
 
 import (
 	"context"
+	"maps"
 
 	"errors"
 	"fmt"
@@ -167,15 +168,22 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		bp.NeedException = p.Signature != ""
 		// A batch whose transaction fails is rolled back whole: undo what
 		// plan counted for it, and run it again if it was a conflict.
-		before := snapshot(res)
+		before := markOf(res)
+		again := false
 		br, err := retryConflicts(ctx, &conflicts, func() (BatchResult, error) {
-			res = snapshot(before)
-			skipped = skipSet(res.Skipped)
+			if again {
+				before.restore(&res)
+				skipped = skipSet(res.Skipped)
+			}
+			again = true
 			return s.Store.MoveBatch(ctx, bp, plan)
 		})
 		if err != nil {
-			res = before
+			before.restore(&res)
 			skipped = skipSet(res.Skipped)
+			return br, err
+		}
+		if err := handOver(&res.IDs, p.OnBatch); err != nil {
 			return br, err
 		}
 		if p.Progress != nil {
@@ -189,6 +197,19 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 	return res, err
 }
 
+// handOver gives a finished batch's ids to onBatch, when set, instead of
+// keeping them; if onBatch fails they stay.
+func handOver(ids *[]string, onBatch func([]string) error) error {
+	if onBatch == nil || len(*ids) == 0 {
+		return nil
+	}
+	if err := onBatch(*ids); err != nil {
+		return err
+	}
+	*ids = nil
+	return nil
+}
+
 func skipSet(skips []Skip) map[string]bool {
 	m := make(map[string]bool, len(skips))
 	for _, s := range skips {
@@ -197,19 +218,25 @@ func skipSet(skips []Skip) map[string]bool {
 	return m
 }
 
-func snapshot(r RetryResult) RetryResult {
-	c := r
-	c.IDs = append([]string(nil), r.IDs...)
-	c.Skipped = append([]Skip(nil), r.Skipped...)
-	c.ByQueue = map[string]int{}
-	for k, v := range r.ByQueue {
-		c.ByQueue[k] = v
-	}
-	c.ByClass = map[string]int{}
-	for k, v := range r.ByClass {
-		c.ByClass[k] = v
-	}
-	return c
+// retryMark is a RetryResult as it was before a batch. Ids and skips are
+// only appended to, so their lengths suffice: copying them before every
+// batch made a long retry quadratic in the rows it moved.
+type retryMark struct {
+	retried, ids, skipped int
+	byQueue, byClass      map[string]int
+}
+
+func markOf(r RetryResult) retryMark {
+	return retryMark{retried: r.Retried, ids: len(r.IDs), skipped: len(r.Skipped),
+		byQueue: maps.Clone(r.ByQueue), byClass: maps.Clone(r.ByClass)}
+}
+
+func (m retryMark) restore(r *RetryResult) {
+	r.Retried = m.retried
+	r.IDs = r.IDs[:m.ids]
+	r.Skipped = r.Skipped[:m.skipped]
+	r.ByQueue = maps.Clone(m.byQueue)
+	r.ByClass = maps.Clone(m.byClass)
 }
 
 // RetryPayload returns the payload a retried job is pushed with, or why it
@@ -266,15 +293,16 @@ func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, err
 	conflicts := 0
 	run := func(bp BatchParams) (BatchResult, error) {
 		bp.NeedException = p.Signature != ""
-		before := res
-		before.IDs = append([]string(nil), res.IDs...)
+		deleted, ids := res.Deleted, len(res.IDs) // ids are only appended to
 		br, err := retryConflicts(ctx, &conflicts, func() (BatchResult, error) {
-			res = before
-			res.IDs = append([]string(nil), before.IDs...)
+			res.Deleted, res.IDs = deleted, res.IDs[:ids]
 			return s.Store.DeleteBatch(ctx, bp, plan)
 		})
 		if err != nil {
-			res = before
+			res.Deleted, res.IDs = deleted, res.IDs[:ids]
+			return br, err
+		}
+		if err := handOver(&res.IDs, p.OnBatch); err != nil {
 			return br, err
 		}
 		if p.Progress != nil {

@@ -507,3 +507,58 @@ func TestRetryAfterAConflictCountsOnce(t *testing.T) {
 		}
 	})
 }
+
+// With OnBatch, ids leave the service batch by batch — each id exactly once,
+// even when a batch is a deadlock victim and runs again — and the result
+// holds none: a million-job retry keeps no million ids.
+func TestBulkActionsHandIDsOverPerBatch(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		ctx := context.Background()
+		svc, store := newService(t, driver)
+		const n = 2500 // two batches
+		var fx []sqltest.FailedFixture
+		for i := 1; i <= n; i++ {
+			u := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+			q := "default"
+			if i%2 == 0 {
+				q = "forget-me"
+			}
+			fx = append(fx, sqltest.FailedFixture{UUID: &u, Connection: "database", Queue: q, Payload: payloadOf(u, ""),
+				Exception: "RuntimeException: x in /a.php:1", FailedAt: "2026-11-30 10:00:00"})
+		}
+		sqltest.InsertFailed(t, store, fx...)
+		check := func(what string, batches [][]string, resIDs []string, want int) {
+			t.Helper()
+			seen := map[string]bool{}
+			for _, b := range batches {
+				for _, id := range b {
+					if seen[id] {
+						t.Errorf("%s: id %s handed over twice", what, id)
+					}
+					seen[id] = true
+				}
+			}
+			if len(seen) != want || len(resIDs) != 0 || len(batches) < 1 {
+				t.Errorf("%s: %d ids in %d batches (want %d), %d left in the result", what, len(seen), len(batches), want, len(resIDs))
+			}
+		}
+		var forgot [][]string
+		fres, err := svc.Forget(ctx, triage.ForgetParams{Query: triage.Query{Filter: triage.Filter{Queues: []string{"forget-me"}}},
+			OnBatch: func(ids []string) error { forgot = append(forgot, ids); return nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("forget", forgot, fres.IDs, n/2)
+		svc.Store = &conflictOnce{Store: store}
+		var retried [][]string
+		rres, err := svc.Retry(ctx, triage.RetryParams{All: true,
+			OnBatch: func(ids []string) error { retried = append(retried, ids); return nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("retry", retried, rres.IDs, n/2)
+		if len(retried) != 1 || rres.Retried != n/2 || countJobs(t, store) != n/2 {
+			t.Errorf("retry: %d batches, retried %d, %d in jobs", len(retried), rres.Retried, countJobs(t, store))
+		}
+	})
+}

@@ -22,6 +22,10 @@ type RetryParams struct {
 	DryRun bool
 	// Progress, when set, is told how many jobs are done so far.
 	Progress func(done int)
+	// OnBatch, when set, receives the ids of each batch once it has
+	// committed (dry: once it is planned) and RetryResult.IDs stays empty,
+	// so that retrying a million jobs holds no list of a million ids.
+	OnBatch func(ids []string) error
 }
 
 // Skip is a job a bulk action left alone, and why.
@@ -60,6 +64,8 @@ type ForgetParams struct {
 	All      bool
 	DryRun   bool
 	Progress func(done int)
+	// OnBatch is RetryParams.OnBatch for ForgetResult.IDs.
+	OnBatch func(ids []string) error
 }
 
 // ForgetResult says what a forget did.
