@@ -281,20 +281,20 @@ func TestRetryAndAudit(t *testing.T) {
 // The spool frames ids as JSON strings: text from the database (a uuid
 // column holds anything) cannot break the lines or the JSON written from it.
 func TestIDSpoolKeepsHostileIDsIntact(t *testing.T) {
-	ids, err := newIDSpool()
+	ids, err := newSpool()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ids.Close()
 	hostile := []string{"plain", "new\nline", `quote"and\\slash`, "\x1b[31mred", "ünï"}
-	if err := ids.Add(hostile[:2]); err != nil {
+	if err := ids.AddIDs(hostile[:2]); err != nil {
 		t.Fatal(err)
 	}
-	if err := ids.Add(hostile[2:]); err != nil {
+	if err := ids.AddIDs(hostile[2:]); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := writeJSONWithIDs(&out, triage.ForgetResult{Deleted: 5, IDs: []string{}}, ids); err != nil {
+	if err := writeJSONSpliced(&out, triage.ForgetResult{Deleted: 5, IDs: []string{}}, map[string]*spool{"ids": ids}); err != nil {
 		t.Fatal(err)
 	}
 	var back triage.ForgetResult
@@ -306,7 +306,7 @@ func TestIDSpoolKeepsHostileIDsIntact(t *testing.T) {
 	}
 	// Written twice (audit, then --json): the same both times.
 	var again bytes.Buffer
-	if err := writeJSONWithIDs(&again, triage.ForgetResult{Deleted: 5, IDs: []string{}}, ids); err != nil || again.String() != out.String() {
+	if err := writeJSONSpliced(&again, triage.ForgetResult{Deleted: 5, IDs: []string{}}, map[string]*spool{"ids": ids}); err != nil || again.String() != out.String() {
 		t.Errorf("second write differs (%v):\n%s", err, again.String())
 	}
 }

@@ -74,7 +74,7 @@ type auditEntry struct {
 	Skipped  int       `json:"skipped,omitempty"`
 	// spooled are the ids of a bulk action, written as "ids" from the
 	// temporary file they were kept in.
-	spooled *idSpool
+	spooled *spool
 }
 
 // audit appends one JSON line to the audit log, if one is configured. A
@@ -97,7 +97,7 @@ func audit(f *Factory, e auditEntry) error {
 	}
 	if e.spooled.Len() > 0 && len(e.IDs) > 0 {
 		// Ids the spool could not take (it failed mid-run) join the rest.
-		_ = e.spooled.Add(e.IDs)
+		_ = e.spooled.AddIDs(e.IDs)
 		e.IDs = nil
 	}
 	line, err := json.Marshal(e)

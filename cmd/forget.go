@@ -85,17 +85,14 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	if !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
 		return confirm(opts.IO, false, "Delete the selected failed jobs?")
 	}
-	ids, err := newIDSpool()
+	ids, err := newSpool()
 	if err != nil {
 		return err
 	}
 	defer ids.Close()
 	if opts.DryRun || !opts.Yes {
 		p.DryRun = true
-		p.OnBatch = ids.Add
-		if !opts.DryRun {
-			p.OnBatch = func([]string) error { return nil } // only the count is asked
-		}
+		p.OnBatch = ids.AddIDs
 		preview, err := svc.Forget(ctx, p)
 		if err != nil {
 			return err
@@ -107,10 +104,13 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 			return err
 		}
 		p.DryRun = false
+		if err := ids.reset(); err != nil { // the real run records its own
+			return err
+		}
 	}
 	pr := newProgress(opts.IO, "deleted")
 	p.Progress = func(n int) { pr.update(int64(n)) }
-	p.OnBatch = ids.Add
+	p.OnBatch = ids.AddIDs
 	res, err := svc.Forget(ctx, p)
 	pr.done()
 	if res.Deleted > 0 {
@@ -124,7 +124,7 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	return reportForget(opts, res, ids)
 }
 
-func reportForget(opts *ForgetOptions, res triage.ForgetResult, ids *idSpool) error {
+func reportForget(opts *ForgetOptions, res triage.ForgetResult, ids *spool) error {
 	if len(res.NotFound) > 0 && res.Deleted == 0 && !opts.JSON {
 		return notFoundError(res.NotFound)
 	}
@@ -132,7 +132,7 @@ func reportForget(opts *ForgetOptions, res triage.ForgetResult, ids *idSpool) er
 		if res.IDs == nil {
 			res.IDs = []string{}
 		}
-		if err := writeJSONWithIDs(opts.IO.Out, res, ids); err != nil {
+		if err := writeJSONSpliced(opts.IO.Out, res, map[string]*spool{"ids": ids}); err != nil {
 			return err
 		}
 	} else {

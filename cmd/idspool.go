@@ -7,84 +7,117 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/jobtriage/jobtriage/triage"
 )
 
-// idSpool keeps the ids a bulk action touched in a temporary file instead of
-// memory, for the audit line and --json: retry all of a million jobs would
-// otherwise hold a million ids (about 140 bytes each) until it ends. Each
-// line is one id as a JSON string, so ids (uuids read from the database,
-// any text) cannot break the framing and are copied to JSON output as they
-// are.
-type idSpool struct {
+// spool keeps what a bulk action touched — ids, skipped jobs — in a
+// temporary file instead of memory, for the audit line and --json: retry all
+// of a million jobs would otherwise hold a million ids (about 140 bytes each)
+// or skips (about 500) until it ends. Each line is one JSON value, so text
+// from the database (a uuid column holds anything) cannot break the framing
+// and is copied to JSON output as it is.
+type spool struct {
 	f *os.File
 	w *bufio.Writer
 	n int
 }
 
-func newIDSpool() (*idSpool, error) {
-	f, err := os.CreateTemp("", "jobtriage-ids-*")
+func newSpool() (*spool, error) {
+	f, err := os.CreateTemp("", "jobtriage-spool-*")
 	if err != nil {
-		return nil, fmt.Errorf("a temporary file for the ids touched: %w", err)
+		return nil, fmt.Errorf("a temporary file for the jobs touched: %w", err)
 	}
-	return &idSpool{f: f, w: bufio.NewWriter(f)}, nil
+	return &spool{f: f, w: bufio.NewWriter(f)}, nil
 }
 
-// Add records a batch's ids; it is a triage OnBatch callback.
-func (s *idSpool) Add(ids []string) error {
-	for _, id := range ids {
-		b, err := json.Marshal(id)
-		if err != nil {
-			return err
-		}
-		s.w.Write(b) //nolint:errcheck // bufio keeps the first error for Flush
-		s.w.WriteByte('\n')
+func (s *spool) add(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
 	}
-	s.n += len(ids)
+	s.w.Write(b) //nolint:errcheck // bufio keeps the first error for Flush
+	s.w.WriteByte('\n')
+	s.n++
+	return nil
+}
+
+func (s *spool) flush() error {
 	if err := s.w.Flush(); err != nil {
-		return fmt.Errorf("recording the ids touched: %w", err)
+		return fmt.Errorf("recording the jobs touched: %w", err)
 	}
 	return nil
 }
 
-// Len is the number of ids recorded.
-func (s *idSpool) Len() int {
+// AddIDs records a batch's ids.
+func (s *spool) AddIDs(ids []string) error {
+	for _, id := range ids {
+		if err := s.add(id); err != nil {
+			return err
+		}
+	}
+	return s.flush()
+}
+
+// Len is the number of values recorded.
+func (s *spool) Len() int {
 	if s == nil {
 		return 0
 	}
 	return s.n
 }
 
-// writeArray writes the ids as the elements of a JSON array (without the
-// brackets), each after sep.
-func (s *idSpool) writeArray(w io.Writer, sep string) error {
+// writeArray writes the values as the elements of a JSON array (without the
+// brackets), each after sep; objects are indented to sep's depth.
+func (s *spool) writeArray(w io.Writer, sep string) error {
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
 	sc := bufio.NewScanner(s.f)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	first := true
-	for sc.Scan() {
+	var ind bytes.Buffer
+	for first := true; sc.Scan(); first = false {
 		lead := sep
 		if !first {
 			lead = "," + sep
 		}
-		first = false
 		if _, err := io.WriteString(w, lead); err != nil {
 			return err
 		}
-		if _, err := w.Write(sc.Bytes()); err != nil {
+		line := sc.Bytes()
+		if sep != "" && len(line) > 0 && line[0] == '{' {
+			ind.Reset()
+			if err := json.Indent(&ind, line, strings.TrimPrefix(sep, "\n"), "  "); err == nil {
+				line = ind.Bytes()
+			}
+		}
+		if _, err := w.Write(line); err != nil {
 			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading back the ids touched: %w", err)
+		return fmt.Errorf("reading back the jobs touched: %w", err)
 	}
 	_, err := s.f.Seek(0, io.SeekEnd)
 	return err
 }
 
+// reset empties the spool.
+func (s *spool) reset() error {
+	if err := s.f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	s.w.Reset(s.f)
+	s.n = 0
+	return nil
+}
+
 // Close removes the file.
-func (s *idSpool) Close() {
+func (s *spool) Close() {
 	if s == nil {
 		return
 	}
@@ -92,26 +125,105 @@ func (s *idSpool) Close() {
 	os.Remove(s.f.Name())
 }
 
-// writeJSONWithIDs is writeJSON for a result whose "ids" member (an empty
-// array when v is encoded) is streamed from the spool.
-func writeJSONWithIDs(w io.Writer, v any, ids *idSpool) error {
+// skipReport takes a bulk action's skipped jobs batch by batch: all of them
+// to a spool (for --json), and in memory only what the terminal shows — per
+// reason a count and the first few ids.
+type skipReport struct {
+	all    *spool // nil: count and group only
+	n      int
+	groups map[string]*skipGroup
+	order  []string
+}
+
+type skipGroup struct {
+	reason string
+	ids    []string
+	n      int
+}
+
+// skipExamples is how many ids a reason lists: a thousand identical lines
+// would hide the one that matters. --json lists all.
+const skipExamples = 3
+
+func newSkipReport(all *spool) *skipReport {
+	return &skipReport{all: all, groups: map[string]*skipGroup{}}
+}
+
+// Add records a batch's skips.
+func (r *skipReport) Add(skips []triage.Skip) error {
+	for _, s := range skips {
+		key := s.Code + "\x00" + s.Connection
+		if s.Code == triage.SkipMalformed || s.Code == "" {
+			key = s.Reason
+		}
+		g, ok := r.groups[key]
+		if !ok {
+			g = &skipGroup{reason: s.Reason}
+			r.groups[key] = g
+			r.order = append(r.order, key)
+		}
+		g.n++
+		if len(g.ids) < skipExamples {
+			g.ids = append(g.ids, s.ID)
+		}
+		r.n++
+		if r.all != nil {
+			if err := r.all.add(s); err != nil {
+				return err
+			}
+		}
+	}
+	if r.all != nil {
+		return r.all.flush()
+	}
+	return nil
+}
+
+// Len is the number of jobs skipped.
+func (r *skipReport) Len() int {
+	if r == nil {
+		return 0
+	}
+	return r.n
+}
+
+// writeJSONSpliced is writeJSON for a result whose array members named in
+// spools (empty arrays when v is encoded) are streamed from those spools.
+func writeJSONSpliced(w io.Writer, v any, spools map[string]*spool) error {
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, v); err != nil {
 		return err
 	}
-	const member = "\n  \"ids\": []"
-	at := bytes.Index(buf.Bytes(), []byte(member))
-	if ids.Len() == 0 || at < 0 {
-		_, err := w.Write(buf.Bytes())
-		return err
+	out := buf.Bytes()
+	type cut struct {
+		at     int
+		member string
+		s      *spool
+	}
+	var cuts []cut
+	for name, s := range spools {
+		member := "\n  \"" + name + "\": []"
+		if at := bytes.Index(out, []byte(member)); at >= 0 && s.Len() > 0 {
+			cuts = append(cuts, cut{at, member, s})
+		}
+	}
+	// In the order the members appear.
+	for i := 1; i < len(cuts); i++ {
+		for j := i; j > 0 && cuts[j].at < cuts[j-1].at; j-- {
+			cuts[j], cuts[j-1] = cuts[j-1], cuts[j]
+		}
 	}
 	bw := bufio.NewWriter(w)
-	bw.Write(buf.Bytes()[:at])             //nolint:errcheck // Flush reports it
-	bw.WriteString(member[:len(member)-1]) //nolint:errcheck
-	if err := ids.writeArray(bw, "\n    "); err != nil {
-		return err
+	from := 0
+	for _, c := range cuts {
+		bw.Write(out[from:c.at])                   //nolint:errcheck // Flush reports it
+		bw.WriteString(c.member[:len(c.member)-1]) //nolint:errcheck
+		if err := c.s.writeArray(bw, "\n    "); err != nil {
+			return err
+		}
+		bw.WriteString("\n  ]") //nolint:errcheck
+		from = c.at + len(c.member)
 	}
-	bw.WriteString("\n  ]")                //nolint:errcheck
-	bw.Write(buf.Bytes()[at+len(member):]) //nolint:errcheck
+	bw.Write(out[from:]) //nolint:errcheck
 	return bw.Flush()
 }

@@ -184,41 +184,58 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	if bulk && !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
 		return confirm(opts.IO, false, "Retry the selected failed jobs?")
 	}
-	ids, err := newIDSpool()
+	ids, err := newSpool()
 	if err != nil {
 		return err
 	}
 	defer ids.Close()
+	skipSpool, err := newSpool()
+	if err != nil {
+		return err
+	}
+	defer skipSpool.Close()
+	skips := newSkipReport(skipSpool)
+	collect := func(id []string, sk []triage.Skip) error {
+		if err := ids.AddIDs(id); err != nil {
+			return err
+		}
+		return skips.Add(sk)
+	}
 	if opts.DryRun || (bulk && !opts.Yes) {
 		// A dry run first: it is what --dry-run prints, and the count the
 		// confirmation states.
 		p.DryRun = true
-		p.OnBatch = ids.Add
-		if !opts.DryRun {
-			p.OnBatch = func([]string) error { return nil } // only the count is asked
-		}
+		p.OnBatch = collect
 		preview, err := svc.Retry(ctx, p)
 		if err != nil {
 			return err
 		}
 		if opts.DryRun || preview.Retried == 0 {
-			return reportRetry(opts, preview, ids)
+			return reportRetry(opts, preview, ids, skips)
 		}
-		reportSkips(opts.IO, preview.Skipped, "would skip")
+		reportSkips(opts.IO, skips, "would skip")
 		question := fmt.Sprintf("Retry %s failed jobs on %s?", humanize.Comma(int64(preview.Retried)), plural(len(preview.ByQueue), "queue"))
 		if err := confirm(opts.IO, opts.Yes, question); err != nil {
 			return err
 		}
 		p.DryRun = false
+		// The real run records its own.
+		if err := ids.reset(); err != nil {
+			return err
+		}
+		if err := skipSpool.reset(); err != nil {
+			return err
+		}
+		skips = newSkipReport(skipSpool)
 	}
 	pr := newProgress(opts.IO, "retried")
 	p.Progress = func(n int) { pr.update(int64(n)) }
-	p.OnBatch = ids.Add
+	p.OnBatch = collect
 	res, err := svc.Retry(ctx, p)
 	pr.done()
 	if res.Retried > 0 {
 		if aerr := opts.Audit(auditEntry{Command: "retry", Args: opts.commandLine, Filter: q, Count: int64(res.Retried),
-			IDs: res.IDs, spooled: ids, Skipped: len(res.Skipped)}); aerr != nil && err == nil {
+			IDs: res.IDs, spooled: ids, Skipped: skips.Len() + len(res.Skipped)}); aerr != nil && err == nil {
 			err = aerr
 		}
 	}
@@ -228,7 +245,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 		return err
 	}
-	return reportRetry(opts, res, ids)
+	return reportRetry(opts, res, ids, skips)
 }
 
 func plural(n int, word string) string {
@@ -238,36 +255,15 @@ func plural(n int, word string) string {
 	return strconv.Itoa(n) + " " + word + "s"
 }
 
-// reportSkips prints skipped jobs grouped by reason, a few ids each: a
-// thousand identical lines would hide the one that matters. --json lists all.
-func reportSkips(io *IOStreams, skips []triage.Skip, verb string) {
-	const shown = 3
-	type group struct {
-		reason string
-		ids    []string
-	}
-	var order []string
-	groups := map[string]*group{}
-	for _, s := range skips {
-		key := s.Code + "\x00" + s.Connection
-		if s.Code == triage.SkipMalformed || s.Code == "" {
-			key = s.Reason
+// reportSkips prints skipped jobs grouped by reason, a few ids each.
+func reportSkips(io *IOStreams, r *skipReport, verb string) {
+	for _, k := range r.order {
+		g := r.groups[k]
+		ids := strings.Join(g.ids, ", ")
+		if g.n > len(g.ids) {
+			ids += fmt.Sprintf(" and %d more (--json lists all)", g.n-len(g.ids))
 		}
-		g, ok := groups[key]
-		if !ok {
-			g = &group{reason: s.Reason}
-			groups[key] = g
-			order = append(order, key)
-		}
-		g.ids = append(g.ids, s.ID)
-	}
-	for _, k := range order {
-		g := groups[k]
-		ids := strings.Join(g.ids[:min(shown, len(g.ids))], ", ")
-		if len(g.ids) > shown {
-			ids += fmt.Sprintf(" and %d more (--json lists all)", len(g.ids)-shown)
-		}
-		fmt.Fprintf(io.ErrOut, "%s %s: %s\n  %s\n", verb, plural(len(g.ids), "job"), sanitize.Line(g.reason), ids)
+		fmt.Fprintf(io.ErrOut, "%s %s: %s\n  %s\n", verb, plural(g.n, "job"), sanitize.Line(g.reason), ids)
 	}
 }
 
@@ -291,16 +287,21 @@ func countsLine(m map[string]int) string {
 
 // reportRetry prints the result and picks the exit code: 4 when every id
 // was unknown, 7 when something was skipped or not found.
-func reportRetry(opts *RetryOptions, res triage.RetryResult, ids *idSpool) error {
+func reportRetry(opts *RetryOptions, res triage.RetryResult, ids *spool, skips *skipReport) error {
 	io := opts.IO
-	if len(res.NotFound) > 0 && res.Retried == 0 && len(res.Skipped) == 0 && !opts.JSON {
+	if err := skips.Add(res.Skipped); err != nil { // what the service kept (OnBatch failed)
+		return err
+	}
+	res.Skipped = []triage.Skip{}
+	skipped := skips.Len()
+	if len(res.NotFound) > 0 && res.Retried == 0 && skipped == 0 && !opts.JSON {
 		return notFoundError(res.NotFound)
 	}
 	if opts.JSON {
 		if res.IDs == nil {
 			res.IDs = []string{}
 		}
-		if err := writeJSONWithIDs(io.Out, res, ids); err != nil {
+		if err := writeJSONSpliced(io.Out, res, map[string]*spool{"ids": ids, "skipped": skips.all}); err != nil {
 			return err
 		}
 	} else {
@@ -308,7 +309,7 @@ func reportRetry(opts *RetryOptions, res triage.RetryResult, ids *idSpool) error
 		if res.DryRun {
 			verb, skipVerb = "Would retry", "would skip"
 		}
-		reportSkips(io, res.Skipped, skipVerb)
+		reportSkips(io, skips, skipVerb)
 		for _, id := range res.NotFound {
 			fmt.Fprintf(io.ErrOut, "not found: no failed job with id %s\n", id)
 		}
@@ -319,8 +320,8 @@ func reportRetry(opts *RetryOptions, res triage.RetryResult, ids *idSpool) error
 		if len(res.ByQueue) > 0 {
 			line += " (" + countsLine(res.ByQueue) + ")"
 		}
-		if n := len(res.Skipped); n > 0 {
-			line += fmt.Sprintf("; %s %d", skipVerb, n)
+		if skipped > 0 {
+			line += fmt.Sprintf("; %s %d", skipVerb, skipped)
 		}
 		if n := len(res.NotFound); n > 0 {
 			line += fmt.Sprintf("; %d not found", n)
@@ -328,9 +329,9 @@ func reportRetry(opts *RetryOptions, res triage.RetryResult, ids *idSpool) error
 		fmt.Fprintln(io.Out, line+".")
 	}
 	switch {
-	case len(res.NotFound) > 0 && res.Retried == 0 && len(res.Skipped) == 0:
+	case len(res.NotFound) > 0 && res.Retried == 0 && skipped == 0:
 		return silentExit(ExitNotFound)
-	case len(res.NotFound) > 0 || len(res.Skipped) > 0:
+	case len(res.NotFound) > 0 || skipped > 0:
 		return silentExit(ExitPartial)
 	}
 	return nil

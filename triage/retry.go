@@ -116,7 +116,11 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 	res.NotFound = missing
 	now := s.Now()
 	byIDs := len(p.Refs) > 0
-	skipped := map[string]bool{}
+	// The rows reported as skipped, by primary key: a sweep pass meets them
+	// again and must not report them twice. fresh holds the ones the
+	// running batch added, to forget if it is rolled back.
+	var skipped keySet
+	var fresh []int64
 	plan := func(r *FailedRow) (Move, bool) {
 		if p.Limit > 0 && res.Retried >= p.Limit {
 			return Move{}, false
@@ -126,9 +130,9 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 			return Move{}, false
 		}
 		skip := func(code, reason string) (Move, bool) {
-			// A sweep pass meets the skipped rows again: report each once.
-			if !skipped[j.ID] {
-				skipped[j.ID] = true
+			if !skipped.has(r.ID) {
+				skipped.add(r.ID)
+				fresh = append(fresh, r.ID)
 				res.Skipped = append(res.Skipped, Skip{ID: j.ID, Class: j.Class, Connection: j.Connection, Queue: j.Queue, Code: code, Reason: reason})
 			}
 			return Move{}, false
@@ -169,22 +173,29 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		// A batch whose transaction fails is rolled back whole: undo what
 		// plan counted for it, and run it again if it was a conflict.
 		before := markOf(res)
+		undo := func() {
+			before.restore(&res)
+			skipped.undo(fresh)
+			fresh = fresh[:0]
+		}
+		fresh = fresh[:0]
 		again := false
 		br, err := retryConflicts(ctx, &conflicts, func() (BatchResult, error) {
 			if again {
-				before.restore(&res)
-				skipped = skipSet(res.Skipped)
+				undo()
 			}
 			again = true
 			return s.Store.MoveBatch(ctx, bp, plan)
 		})
 		if err != nil {
-			before.restore(&res)
-			skipped = skipSet(res.Skipped)
+			undo()
 			return br, err
 		}
-		if err := handOver(&res.IDs, p.OnBatch); err != nil {
-			return br, err
+		if p.OnBatch != nil && (len(res.IDs) > 0 || len(res.Skipped) > 0) {
+			if err := p.OnBatch(res.IDs, res.Skipped); err != nil {
+				return br, err
+			}
+			res.IDs, res.Skipped = nil, nil
 		}
 		if p.Progress != nil {
 			p.Progress(res.Retried)
@@ -208,14 +219,6 @@ func handOver(ids *[]string, onBatch func([]string) error) error {
 	}
 	*ids = nil
 	return nil
-}
-
-func skipSet(skips []Skip) map[string]bool {
-	m := make(map[string]bool, len(skips))
-	for _, s := range skips {
-		m[s.ID] = true
-	}
-	return m
 }
 
 // retryMark is a RetryResult as it was before a batch. Ids and skips are

@@ -508,9 +508,10 @@ func TestRetryAfterAConflictCountsOnce(t *testing.T) {
 	})
 }
 
-// With OnBatch, ids leave the service batch by batch — each id exactly once,
-// even when a batch is a deadlock victim and runs again — and the result
-// holds none: a million-job retry keeps no million ids.
+// With OnBatch, ids and skips leave the service batch by batch — each
+// exactly once, even when a batch is a deadlock victim and runs again and a
+// sweep pass meets the skipped rows again — and the result holds none: a
+// million-job retry keeps no million ids.
 func TestBulkActionsHandIDsOverPerBatch(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, driver string) {
 		ctx := context.Background()
@@ -519,11 +520,13 @@ func TestBulkActionsHandIDsOverPerBatch(t *testing.T) {
 		var fx []sqltest.FailedFixture
 		for i := 1; i <= n; i++ {
 			u := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
-			q := "default"
+			q, conn := "default", "database"
 			if i%2 == 0 {
 				q = "forget-me"
+			} else if i%5 == 0 {
+				conn = "redis" // skipped by retry
 			}
-			fx = append(fx, sqltest.FailedFixture{UUID: &u, Connection: "database", Queue: q, Payload: payloadOf(u, ""),
+			fx = append(fx, sqltest.FailedFixture{UUID: &u, Connection: conn, Queue: q, Payload: payloadOf(u, ""),
 				Exception: "RuntimeException: x in /a.php:1", FailedAt: "2026-11-30 10:00:00"})
 		}
 		sqltest.InsertFailed(t, store, fx...)
@@ -550,15 +553,24 @@ func TestBulkActionsHandIDsOverPerBatch(t *testing.T) {
 		}
 		check("forget", forgot, fres.IDs, n/2)
 		svc.Store = &conflictOnce{Store: store}
-		var retried [][]string
+		var retried, skippedIDs [][]string
 		rres, err := svc.Retry(ctx, triage.RetryParams{All: true,
-			OnBatch: func(ids []string) error { retried = append(retried, ids); return nil }})
+			OnBatch: func(ids []string, skips []triage.Skip) error {
+				retried = append(retried, ids)
+				var sk []string
+				for _, s := range skips {
+					sk = append(sk, s.ID)
+				}
+				skippedIDs = append(skippedIDs, sk)
+				return nil
+			}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		check("retry", retried, rres.IDs, n/2)
-		if len(retried) != 1 || rres.Retried != n/2 || countJobs(t, store) != n/2 {
-			t.Errorf("retry: %d batches, retried %d, %d in jobs", len(retried), rres.Retried, countJobs(t, store))
+		check("retry", retried, rres.IDs, n/2-n/10)
+		check("skips", skippedIDs, nil, n/10)
+		if len(rres.Skipped) != 0 || rres.Retried != n/2-n/10 || countJobs(t, store) != n/2-n/10 {
+			t.Errorf("retry: %d batches, retried %d, %d skips kept, %d in jobs", len(retried), rres.Retried, len(rres.Skipped), countJobs(t, store))
 		}
 	})
 }

@@ -22,10 +22,11 @@ type RetryParams struct {
 	DryRun bool
 	// Progress, when set, is told how many jobs are done so far.
 	Progress func(done int)
-	// OnBatch, when set, receives the ids of each batch once it has
-	// committed (dry: once it is planned) and RetryResult.IDs stays empty,
-	// so that retrying a million jobs holds no list of a million ids.
-	OnBatch func(ids []string) error
+	// OnBatch, when set, receives the ids and the skips of each batch once
+	// it has committed (dry: once it is planned), and RetryResult.IDs and
+	// Skipped stay empty: retrying, or skipping, a million jobs then holds
+	// no list of a million.
+	OnBatch func(ids []string, skips []Skip) error
 }
 
 // Skip is a job a bulk action left alone, and why.
