@@ -133,18 +133,32 @@ artisan_cmd() {
 # median and min of the runs and the peak RSS over them. After each run the
 # rows left in failed_jobs go to stderr (0 for retry, ~0 for prune).
 consumed() {
-	local s=$1 z=$2 label=$3 runs=$4 src=$5 rows=$6 i line times="" rss=0 r
+	local s=$1 z=$2 label=$3 runs=$4 src=$5 rows=$6 i line times="" rss=0 r p0 t0 purged
 	shift 7
 	for ((i = 0; i < runs; i++)); do
 		restore "$s" "$src" "$rows"
 		before_run "$s"
+		p0=""
+		if [ -n "$PURGE_WAIT" ] && [ "$s" = mysql ] && [ -n "$rows" ]; then
+			p0=$(purge_count)
+			t0=$(date +%s.%N)
+		fi
 		if ! line=$("$OUT/measure" -n 1 -warmup 0 -label "$label" -- "$@"); then
 			printf '%s\t%s\t%s\tFAILED\n' "$s" "$z" "$label" | tee -a "$RESULTS"
 			after_run "$s" "$label"
 			return 0
 		fi
+		purged=""
+		if [ -n "$p0" ]; then
+			for _ in $(seq 1500); do # at most 5 min
+				[ $(($(purge_count) - p0)) -ge "$rows" ] && break
+				sleep 0.2
+			done
+			purged=", purge of its deletes done $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s after its start"
+			printf '%s\t%s\t%s\tuntil purged s %s\n' "$s" "$z" "$label" "${purged//[^0-9.]/}" | tee -a "$RESULTS"
+		fi
 		after_run "$s" "$label"
-		echo "   $label run $((i + 1)): $(cut -f3 <<<"$line") s, failed_jobs left $(copy_count "$s" failed_jobs), jobs $(copy_count "$s" jobs)" >&2
+		echo "   $label run $((i + 1)): $(cut -f3 <<<"$line") s$purged, failed_jobs left $(copy_count "$s" failed_jobs), jobs $(copy_count "$s" jobs)" >&2
 		times+="$(cut -f3 <<<"$line")"$'\n'
 		r=$(cut -f5 <<<"$line")
 		rss=$(awk -v a="$rss" -v b="$r" 'BEGIN { print (b > a) ? b : a }')
@@ -153,6 +167,18 @@ consumed() {
 		"$(sort -g <<<"${times%$'\n'}" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')" \
 		"$(sort -g <<<"${times%$'\n'}" | head -1)" "$rss" | tee -a "$RESULTS"
 }
+# MariaDB purges deleted rows in the background once their transaction has
+# committed. A move in one transaction (the SQL baseline) leaves all of that
+# work for after it exits; jobtriage, committing per batch, does much of it
+# while it runs. With PURGE_WAIT=1 each consumed MariaDB run also reports
+# when the purge of its deletes was done (InnoDB's purge_del_mark_records
+# counter, switched on for the run), which compares the work of both fairly.
+PURGE_WAIT=${PURGE_WAIT:-}
+purge_count() { my -N -B -e "SELECT count FROM information_schema.innodb_metrics WHERE name = 'purge_del_mark_records'"; }
+if [ -n "$PURGE_WAIT" ] && [[ " $SERVERS " == *" mysql "* ]]; then
+	my -e "SET GLOBAL innodb_monitor_enable = 'purge_del_mark_records'"
+fi
+
 # Statement logging around a run, for the prune batches: PostgreSQL logs
 # every statement of the copy database with its duration (a setting of that
 # database only); MariaDB's slow log catches statements of at least
