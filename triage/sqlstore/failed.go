@@ -106,7 +106,7 @@ func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*tr
 		batch = defaultBatch
 	}
 	sel, selArgs := s.selectList(p.Full)
-	f, err := s.withSinceBound(ctx, p.Filter)
+	f, err := s.withSinceBound(ctx, s.db, p.Filter)
 	if err != nil {
 		return err
 	}

@@ -16,15 +16,22 @@ import (
 // row written by a worker whose clock was off by more than a day is missed.
 const SinceSlack = 24 * time.Hour
 
+// rowQuerier is the pool or a transaction.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // withSinceBound narrows a Since filter to the ids that can match, by a
-// binary search over the primary key (a few dozen index lookups).
-func (s *Store) withSinceBound(ctx context.Context, f triage.Filter) (triage.Filter, error) {
+// binary search over the primary key (a few dozen index lookups). A write
+// passes its transaction: SQLite's pool has one connection, which the
+// transaction holds, so a query on the pool would wait forever.
+func (s *Store) withSinceBound(ctx context.Context, q rowQuerier, f triage.Filter) (triage.Filter, error) {
 	if f.Since.IsZero() {
 		return f, nil
 	}
 	target := s.wall(f.Since.Add(-SinceSlack))
 	var lo, hi sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, "SELECT MIN(id), MAX(id) FROM "+s.failed).Scan(&lo, &hi); err != nil {
+	if err := q.QueryRowContext(ctx, "SELECT MIN(id), MAX(id) FROM "+s.failed).Scan(&lo, &hi); err != nil {
 		return f, s.queryError(err)
 	}
 	if !lo.Valid {
@@ -39,7 +46,7 @@ func (s *Store) withSinceBound(ctx context.Context, f triage.Filter) (triage.Fil
 		var id int64
 		var when wallTime
 		when.loc = s.loc
-		if err := s.db.QueryRowContext(ctx, at, mid).Scan(&id, &when); err != nil {
+		if err := q.QueryRowContext(ctx, at, mid).Scan(&id, &when); err != nil {
 			if err == sql.ErrNoRows {
 				break
 			}

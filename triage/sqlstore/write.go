@@ -69,7 +69,7 @@ func (s *Store) batchColumns(p triage.BatchParams) (string, []any) {
 
 // batchWhere is the condition of a write batch: its ids, or its filter,
 // after p.AfterID; with its arguments, AfterID last.
-func (s *Store) batchWhere(ctx context.Context, p triage.BatchParams) (string, []any, error) {
+func (s *Store) batchWhere(ctx context.Context, tx *sqlx.Tx, p triage.BatchParams) (string, []any, error) {
 	var cond string
 	var args []any
 	if len(p.IDs) > 0 {
@@ -78,9 +78,14 @@ func (s *Store) batchWhere(ctx context.Context, p triage.BatchParams) (string, [
 			args = append(args, id)
 		}
 	} else {
-		f, err := s.withSinceBound(ctx, p.Filter)
-		if err != nil {
-			return "", nil, err
+		// The --since bound is a starting id, found once: a later batch
+		// starts after the previous one's last id, which is past it.
+		f := p.Filter
+		if p.AfterID == 0 {
+			var err error
+			if f, err = s.withSinceBound(ctx, tx, p.Filter); err != nil {
+				return "", nil, err
+			}
 		}
 		cond, args = s.where(f)
 	}
@@ -90,7 +95,7 @@ func (s *Store) batchWhere(ctx context.Context, p triage.BatchParams) (string, [
 // lockBatch selects and locks the next batch of a write.
 func (s *Store) lockBatch(ctx context.Context, tx *sqlx.Tx, p triage.BatchParams) ([]*triage.FailedRow, error) {
 	sel, selArgs := s.batchColumns(p)
-	cond, args, err := s.batchWhere(ctx, p)
+	cond, args, err := s.batchWhere(ctx, tx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +223,7 @@ func (s *Store) moveByDelete(ctx context.Context, p triage.BatchParams, plan fun
 		return triage.BatchResult{}, s.queryError(err)
 	}
 	sel, selArgs := s.batchColumns(p)
-	cond, args, err := s.batchWhere(ctx, p)
+	cond, args, err := s.batchWhere(ctx, tx, p)
 	if err != nil {
 		return triage.BatchResult{}, err
 	}

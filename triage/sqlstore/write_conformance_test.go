@@ -17,6 +17,7 @@ var writeCases = []conformanceCase{
 	{"MoveBatch", testMoveBatch},
 	{"MoveBatchByIDsAndDryRun", testMoveBatchByIDs},
 	{"MoveBatchPutsBackWhatPlanRefuses", testMoveBatchRefusals},
+	{"MoveBatchSinceOverSeveralBatches", testMoveBatchSince},
 	{"ConcurrentMovesExactlyOnce", testConcurrentMoves},
 	{"DeleteBatch", testDeleteBatch},
 	{"DeleteBefore", testDeleteBefore},
@@ -220,6 +221,31 @@ func testMoveBatchRefusals(t *testing.T, driver string) {
 		if fmt.Sprintf("%+v", *after[i]) != fmt.Sprintf("%+v", *kept[i]) {
 			t.Errorf("refused row changed:\n got %+v\nwant %+v", *after[i], *kept[i])
 		}
+	}
+}
+
+// testMoveBatchSince: a --since filter moves exactly the rows at or after
+// the bound, across batches (the first batch finds the starting id, later
+// ones start after the previous batch), including a row written out of id
+// order within the slack.
+func testMoveBatchSince(t *testing.T, driver string) {
+	ctx := context.Background()
+	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+	at := []string{"2026-11-27 10:00:00", "2026-11-27 11:00:00", "2026-11-30 09:30:00", "2026-11-30 10:00:00",
+		"2026-11-30 08:00:00", "2026-11-30 10:30:00", "2026-11-30 09:00:00", "2026-11-30 11:00:00"}
+	var fx []sqltest.FailedFixture
+	for i, when := range at {
+		fx = append(fx, fixture(i+1, "default", `App\Jobs\A`, when))
+	}
+	ids := sqltest.InsertFailed(t, s, fx...)
+	since := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	done, err := moveAll(ctx, s, triage.BatchParams{Filter: triage.Filter{Since: since}, Limit: 2, Now: since}, keepQueue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalIDs(t, "moved since 09:00", done, []int64{ids[2], ids[3], ids[5], ids[6], ids[7]})
+	if n := failedCount(t, s); n != 3 {
+		t.Errorf("failed_jobs keeps %d rows, want the 3 older ones", n)
 	}
 }
 
