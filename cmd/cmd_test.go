@@ -281,11 +281,21 @@ func TestRetryAndAudit(t *testing.T) {
 // The spool frames ids as JSON strings: text from the database (a uuid
 // column holds anything) cannot break the lines or the JSON written from it.
 func TestIDSpoolKeepsHostileIDsIntact(t *testing.T) {
+	t.Run("file", func(t *testing.T) { testSpool(t, t.TempDir()) })
+	// No temporary file can be made: the spool lives in memory.
+	t.Run("memory", func(t *testing.T) { testSpool(t, filepath.Join(t.TempDir(), "missing")) })
+}
+
+func testSpool(t *testing.T, tmpdir string) {
+	t.Setenv("TMPDIR", tmpdir)
 	ids, err := newSpool()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ids.Close()
+	if _, inMemory := ids.f.(*memFile); inMemory != strings.HasSuffix(tmpdir, "missing") {
+		t.Fatalf("TMPDIR %s: spool in memory = %v", tmpdir, inMemory)
+	}
 	hostile := []string{"plain", "new\nline", `quote"and\\slash`, "\x1b[31mred", "ünï"}
 	if err := ids.AddIDs(hostile[:2]); err != nil {
 		t.Fatal(err)
@@ -308,6 +318,18 @@ func TestIDSpoolKeepsHostileIDsIntact(t *testing.T) {
 	var again bytes.Buffer
 	if err := writeJSONSpliced(&again, triage.ForgetResult{Deleted: 5, IDs: []string{}}, map[string]*spool{"ids": ids}); err != nil || again.String() != out.String() {
 		t.Errorf("second write differs (%v):\n%s", err, again.String())
+	}
+	// After a dry run's preview the real run starts from an empty spool.
+	if err := ids.reset(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ids.AddIDs([]string{"after"}); err != nil {
+		t.Fatal(err)
+	}
+	var reset bytes.Buffer
+	if err := writeJSONSpliced(&reset, triage.ForgetResult{IDs: []string{}}, map[string]*spool{"ids": ids}); err != nil ||
+		json.Unmarshal(reset.Bytes(), &back) != nil || fmt.Sprint(back.IDs) != "[after]" || ids.Len() != 1 {
+		t.Errorf("after reset (%v): %s", err, reset.String())
 	}
 }
 
@@ -385,5 +407,29 @@ func TestFailedLimitZeroStreams(t *testing.T) {
 	h.run("failed", "--dsn", dsn, "--limit", "0")
 	if lines := strings.Split(strings.TrimSpace(h.out.String()), "\n"); len(lines) != 4 || strings.ContainsRune(h.out.String(), '\x1b') {
 		t.Errorf("--limit 0 TSV: %q", h.out.String())
+	}
+}
+
+// On a terminal a bulk retry previews, asks with the count, and then runs:
+// what it reports and audits is the real run's, not the preview's as well.
+func TestRetryAsksOnATerminal(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, true)
+	logPath := filepath.Join(t.TempDir(), "audit.log")
+	h.in.WriteString("y\n")
+	if code := h.run("retry", "all", "--json", "--dsn", dsn, "--audit-log", logPath); code != ExitPartial {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	if !strings.Contains(h.errOut.String(), "Retry 2 failed jobs on 2 queues? [y/N]") || !strings.Contains(h.errOut.String(), "would skip 1 job") {
+		t.Errorf("question and preview: %q", h.errOut.String())
+	}
+	var res triage.RetryResult
+	if err := json.Unmarshal(h.out.Bytes(), &res); err != nil || res.DryRun || res.Retried != 2 || len(res.IDs) != 2 || len(res.Skipped) != 2 {
+		t.Errorf("result after yes: %v %s", err, h.out.String())
+	}
+	raw, _ := os.ReadFile(logPath)
+	var entry auditEntry
+	if err := json.Unmarshal(bytes.TrimSpace(raw), &entry); err != nil || len(entry.IDs) != 2 || entry.Skipped != 2 {
+		t.Errorf("audit line %s: %v", raw, err)
 	}
 }

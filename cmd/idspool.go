@@ -19,17 +19,68 @@ import (
 // from the database (a uuid column holds anything) cannot break the framing
 // and is copied to JSON output as it is.
 type spool struct {
-	f *os.File
+	f spoolFile
 	w *bufio.Writer
 	n int
 }
 
+// spoolFile is the temporary file, or memory.
+type spoolFile interface {
+	io.ReadWriteSeeker
+	Truncate(size int64) error
+}
+
+// newSpool makes the temporary file. Where none can be made (a read-only
+// TMPDIR in a locked-down container) the spool lives in memory instead: a
+// retry must not be refused for want of a place to list what it did.
 func newSpool() (*spool, error) {
-	f, err := os.CreateTemp("", "jobtriage-spool-*")
-	if err != nil {
-		return nil, fmt.Errorf("a temporary file for the jobs touched: %w", err)
+	var f spoolFile = &memFile{}
+	if tmp, err := os.CreateTemp("", "jobtriage-spool-*"); err == nil {
+		f = tmp
 	}
 	return &spool{f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// memFile is a spoolFile in memory. Writes go where the offset is and cut
+// what follows, which is all a spool needs: it writes only at its end.
+type memFile struct {
+	b   []byte
+	off int
+}
+
+func (m *memFile) Write(p []byte) (int, error) {
+	m.b = append(m.b[:m.off], p...)
+	m.off = len(m.b)
+	return len(p), nil
+}
+
+func (m *memFile) Read(p []byte) (int, error) {
+	if m.off >= len(m.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, m.b[m.off:])
+	m.off += n
+	return n, nil
+}
+
+func (m *memFile) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		offset += int64(m.off)
+	case io.SeekEnd:
+		offset += int64(len(m.b))
+	}
+	if offset < 0 || offset > int64(len(m.b)) {
+		return 0, fmt.Errorf("spool: seek to %d of %d", offset, len(m.b))
+	}
+	m.off = int(offset)
+	return offset, nil
+}
+
+func (m *memFile) Truncate(size int64) error {
+	m.b = m.b[:size]
+	m.off = min(m.off, int(size))
+	return nil
 }
 
 func (s *spool) add(v any) error {
@@ -121,8 +172,10 @@ func (s *spool) Close() {
 	if s == nil {
 		return
 	}
-	s.f.Close()
-	os.Remove(s.f.Name())
+	if f, ok := s.f.(*os.File); ok {
+		f.Close()
+		os.Remove(f.Name())
+	}
 }
 
 // skipReport takes a bulk action's skipped jobs batch by batch: all of them
