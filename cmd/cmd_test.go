@@ -288,10 +288,7 @@ func TestIDSpoolKeepsHostileIDsIntact(t *testing.T) {
 
 func testSpool(t *testing.T, tmpdir string) {
 	t.Setenv("TMPDIR", tmpdir)
-	ids, err := newSpool()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ids := newSpool()
 	defer ids.Close()
 	if _, inMemory := ids.f.(*memFile); inMemory != strings.HasSuffix(tmpdir, "missing") {
 		t.Fatalf("TMPDIR %s: spool in memory = %v", tmpdir, inMemory)

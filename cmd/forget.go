@@ -85,10 +85,7 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	if !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
 		return confirm(opts.IO, false, "Delete the selected failed jobs?")
 	}
-	ids, err := newSpool()
-	if err != nil {
-		return err
-	}
+	ids := newSpool()
 	defer ids.Close()
 	if opts.DryRun || !opts.Yes {
 		p.DryRun = true

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/jobtriage/jobtriage/triage"
@@ -33,12 +34,12 @@ type spoolFile interface {
 // newSpool makes the temporary file. Where none can be made (a read-only
 // TMPDIR in a locked-down container) the spool lives in memory instead: a
 // retry must not be refused for want of a place to list what it did.
-func newSpool() (*spool, error) {
+func newSpool() *spool {
 	var f spoolFile = &memFile{}
 	if tmp, err := os.CreateTemp("", "jobtriage-spool-*"); err == nil {
 		f = tmp
 	}
-	return &spool{f: f, w: bufio.NewWriter(f)}, nil
+	return &spool{f: f, w: bufio.NewWriter(f)}
 }
 
 // memFile is a spoolFile in memory. Writes go where the offset is and cut
@@ -232,6 +233,15 @@ func (r *skipReport) Add(skips []triage.Skip) error {
 	return nil
 }
 
+// reset forgets every skip: the real run after a preview reports its own.
+func (r *skipReport) reset() error {
+	*r = skipReport{all: r.all, groups: map[string]*skipGroup{}}
+	if r.all != nil {
+		return r.all.reset()
+	}
+	return nil
+}
+
 // Len is the number of jobs skipped.
 func (r *skipReport) Len() int {
 	if r == nil {
@@ -260,12 +270,7 @@ func writeJSONSpliced(w io.Writer, v any, spools map[string]*spool) error {
 			cuts = append(cuts, cut{at, member, s})
 		}
 	}
-	// In the order the members appear.
-	for i := 1; i < len(cuts); i++ {
-		for j := i; j > 0 && cuts[j].at < cuts[j-1].at; j-- {
-			cuts[j], cuts[j-1] = cuts[j-1], cuts[j]
-		}
-	}
+	slices.SortFunc(cuts, func(a, b cut) int { return a.at - b.at }) // in the order they appear
 	bw := bufio.NewWriter(w)
 	from := 0
 	for _, c := range cuts {

@@ -184,15 +184,8 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	if bulk && !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
 		return confirm(opts.IO, false, "Retry the selected failed jobs?")
 	}
-	ids, err := newSpool()
-	if err != nil {
-		return err
-	}
+	ids, skipSpool := newSpool(), newSpool()
 	defer ids.Close()
-	skipSpool, err := newSpool()
-	if err != nil {
-		return err
-	}
 	defer skipSpool.Close()
 	skips := newSkipReport(skipSpool)
 	collect := func(id []string, sk []triage.Skip) error {
@@ -223,10 +216,9 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		if err := ids.reset(); err != nil {
 			return err
 		}
-		if err := skipSpool.reset(); err != nil {
+		if err := skips.reset(); err != nil {
 			return err
 		}
-		skips = newSkipReport(skipSpool)
 	}
 	pr := newProgress(opts.IO, "retried")
 	p.Progress = func(n int) { pr.update(int64(n)) }

@@ -179,12 +179,8 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 			fresh = fresh[:0]
 		}
 		fresh = fresh[:0]
-		again := false
 		br, err := retryConflicts(ctx, &conflicts, func() (BatchResult, error) {
-			if again {
-				undo()
-			}
-			again = true
+			undo() // a no-op on the first attempt
 			return s.Store.MoveBatch(ctx, bp, plan)
 		})
 		if err != nil {
@@ -206,19 +202,6 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		return eachBatch(ctx, chunks, f, byIDs, now, p.DryRun, run, func() bool { return p.Limit > 0 && res.Retried >= p.Limit })
 	})
 	return res, err
-}
-
-// handOver gives a finished batch's ids to onBatch, when set, instead of
-// keeping them; if onBatch fails they stay.
-func handOver(ids *[]string, onBatch func([]string) error) error {
-	if onBatch == nil || len(*ids) == 0 {
-		return nil
-	}
-	if err := onBatch(*ids); err != nil {
-		return err
-	}
-	*ids = nil
-	return nil
 }
 
 // retryMark is a RetryResult as it was before a batch. Ids and skips are
@@ -305,8 +288,11 @@ func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, err
 			res.Deleted, res.IDs = deleted, res.IDs[:ids]
 			return br, err
 		}
-		if err := handOver(&res.IDs, p.OnBatch); err != nil {
-			return br, err
+		if p.OnBatch != nil && len(res.IDs) > 0 {
+			if err := p.OnBatch(res.IDs); err != nil {
+				return br, err
+			}
+			res.IDs = nil
 		}
 		if p.Progress != nil {
 			p.Progress(res.Deleted)

@@ -308,25 +308,26 @@ func (s *Store) detectServer(ctx context.Context) (skipLocked, deleteReturning b
 // mariadbHasDeleteReturning: MariaDB 10.0.5 added DELETE … RETURNING; MySQL
 // has none.
 func mariadbHasDeleteReturning(version string) bool {
-	v := strings.TrimPrefix(version, "5.5.5-")
-	if !strings.Contains(strings.ToLower(v), "mariadb") {
-		return false
-	}
-	var major, minor, patch int
-	fmt.Sscanf(v, "%d.%d.%d", &major, &minor, &patch)
-	return major > 10 || (major == 10 && (minor > 0 || patch >= 5))
+	maria, major, minor, patch := parseMySQLVersion(version)
+	return maria && (major > 10 || (major == 10 && (minor > 0 || patch >= 5)))
 }
 
 // mysqlHasSkipLocked applies Laravel's rule (MySqlGrammar): MariaDB >= 10.6,
 // MySQL >= 8.0.1.
 func mysqlHasSkipLocked(version string) bool {
-	v := strings.TrimPrefix(version, "5.5.5-")
-	var major, minor, patch int
-	fmt.Sscanf(v, "%d.%d.%d", &major, &minor, &patch)
-	if strings.Contains(strings.ToLower(v), "mariadb") {
+	maria, major, minor, patch := parseMySQLVersion(version)
+	if maria {
 		return major > 10 || (major == 10 && minor >= 6)
 	}
 	return major > 8 || (major == 8 && (minor > 0 || patch >= 1))
+}
+
+// parseMySQLVersion reads SELECT VERSION() of MySQL or MariaDB (which some
+// proxies report as "5.5.5-10.11.6-MariaDB").
+func parseMySQLVersion(version string) (mariadb bool, major, minor, patch int) {
+	v := strings.TrimPrefix(version, "5.5.5-")
+	fmt.Sscanf(v, "%d.%d.%d", &major, &minor, &patch)
+	return strings.Contains(strings.ToLower(v), "mariadb"), major, minor, patch
 }
 
 func sqliteDSN(ep Endpoint, cfg Config) string {
