@@ -201,6 +201,11 @@ type Move struct {
 	UUID    string // the payload uuid, for idempotent pushes to another database
 	Queue   string
 	Payload []byte
+	// Connection is the queue connection the job goes back to.
+	Connection string
+	// Local moves go into this database's jobs table in the batch's own
+	// transaction; the others are handed to BatchParams.Push first.
+	Local bool
 }
 
 // BatchResult reports one batch: how many rows were locked, the last id
@@ -253,6 +258,9 @@ type QueueStatsParams struct {
 // ready now, Delayed rows become available later, Reserved rows are held by
 // a worker, and Stuck is the part of Reserved whose reservation expired.
 type QueueStats struct {
+	// Connection is the queue connection the queue belongs to ("" for the
+	// jobs table of the failed_jobs database when no profile names it).
+	Connection                              string
 	Queue                                   string
 	Size, Pending, Delayed, Reserved, Stuck int64
 	// OldestPendingAt is the smallest available_at among pending rows (as

@@ -5,12 +5,12 @@
 # composer step: the app boots on the Debian autoloader.
 set -eu
 
-packages="php8.2-cli php8.2-pgsql php8.2-mysql php8.2-sqlite3 php-laravel-framework"
+packages="php8.2-cli php8.2-pgsql php8.2-mysql php8.2-sqlite3 php8.2-redis php-laravel-framework"
 
 have_everything() {
     command -v php >/dev/null 2>&1 || return 1
     php -r 'exit(stream_resolve_include_path("Illuminate/autoload.php") === false ? 1 : 0);' || return 1
-    for ext in pdo_pgsql pdo_mysql pdo_sqlite pcntl posix; do
+    for ext in pdo_pgsql pdo_mysql pdo_sqlite redis pcntl posix; do
         php -m | grep -qx "$ext" || return 1
     done
 }

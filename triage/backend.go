@@ -1,0 +1,72 @@
+package triage
+
+import (
+	"context"
+	"time"
+)
+
+// QueueBackend is where one queue connection's jobs live: the jobs table of
+// a database other than failed_jobs', Redis, and whatever comes next (SQS,
+// beanstalkd) — river's driver shape, one package per backend. The jobs
+// table in the same database as failed_jobs is not a QueueBackend: there the
+// store moves a batch in one transaction (BatchParams, Move.Local), which is
+// stronger than any two-store protocol.
+//
+// Every backend proves the same contract in triage/backendtest.
+type QueueBackend interface {
+	// Describe names the backend for confirmations and summaries, without
+	// secrets: "redis://127.0.0.1:6379/0 (prefix laravel_database_)".
+	Describe() string
+	// Push queues each move on m.Queue exactly as the connection's Laravel
+	// driver would push it, exactly once by payload uuid: a move whose uuid
+	// this backend already pushed (in an earlier run that crashed before
+	// deleting the failed_jobs row, or in this one) is not pushed again,
+	// even when a worker has meanwhile run the job. It returns only when
+	// every pushed job is durable in the backend (committed, acknowledged).
+	Push(ctx context.Context, moves []Move, now time.Time) (PushResult, error)
+	// Stats counts the backend's queues with Laravel's meanings (see
+	// QueueStats). p.Queues names the queues to report; a backend that
+	// cannot list its queues (Redis) reports exactly those, with zero
+	// counts where a queue is empty.
+	Stats(ctx context.Context, p QueueStatsParams) ([]QueueStats, error)
+	Close() error
+}
+
+// PushResult says what one Push did.
+type PushResult struct {
+	// Pushed moves were queued by this call.
+	Pushed int
+	// Already moves were found pushed before (their uuid's marker or
+	// record exists) and were not queued again.
+	Already int
+}
+
+// Queue connection drivers, as config/queue.php names them.
+const (
+	DriverDatabase   = "database"
+	DriverRedis      = "redis"
+	DriverSync       = "sync"
+	DriverSQS        = "sqs"
+	DriverBeanstalkd = "beanstalkd"
+	DriverNull       = "null"
+)
+
+// Route is where the jobs of one queue connection go back to when retried.
+type Route struct {
+	// Connection is the queue connection name (failed_jobs.connection).
+	Connection string
+	// Driver is the connection's driver ("database", "redis", …); "" when
+	// the app profile does not name the connection.
+	Driver string
+	// Local: the connection's jobs table is in the failed_jobs database,
+	// so a batch moves in one transaction.
+	Local bool
+	// Backend receives the jobs when not Local; nil with Local false means
+	// jobtriage cannot write to this connection (Reason says why).
+	Backend QueueBackend
+	// Reason explains a route jobtriage cannot write to.
+	Reason string
+}
+
+// Writable reports whether retry can put jobs on this route.
+func (r Route) Writable() bool { return r.Local || r.Backend != nil }
