@@ -1,0 +1,497 @@
+package phpconf
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// EvalContext is what a config file may read from outside itself.
+type EvalContext struct {
+	// Root is the application base path that base_path() and the other path
+	// helpers start from, and that a relative file name passed to
+	// EvalConfig is relative to (for __DIR__). Empty: those evaluate to
+	// unknowns.
+	Root string
+	// Env looks a variable up the way Laravel's env repository does: the
+	// real environment first, then .env, already merged by the caller. raw
+	// is the value before Env::get's casting. nil: every variable is unset.
+	Env func(name string) (raw string, ok bool)
+}
+
+// EvalConfig statically evaluates one config/*.php file: the array its
+// top-level "return" statement returns. Statements before the return
+// (use, declare, assignments) are skipped; expressions PHP would have to
+// run become KindUnknown values while the rest of the file is evaluated.
+// file is used for positions and, joined to ctx.Root when relative, for
+// __DIR__ and __FILE__. The error is an *EvalError when the file has no
+// "<?php" tag, no top-level "return" of an array literal, an unterminated
+// string or bracket, or nesting deeper than the parser's bound.
+func EvalConfig(file string, src []byte, ctx EvalContext) (*Value, error) {
+	toks, err := tokenize(string(src))
+	if err != nil {
+		line := 1
+		if le, ok := err.(*lexError); ok {
+			line = le.line
+			err = &EvalError{file, line, le.msg}
+		}
+		return nil, err
+	}
+	p := &exprParser{file: file, src: string(src), toks: toks}
+	if err := p.findReturn(); err != nil {
+		return nil, err
+	}
+	first := p.peek()
+	n, err := p.element()
+	if err != nil {
+		return nil, err
+	}
+	if n.kind != nArray {
+		return nil, p.errAt(first, "the top-level return value is not an array literal")
+	}
+	if end := p.peek(); !isOp(end, ";") && end.kind != tEOF && end.kind != tCloseTag {
+		return nil, p.errAt(end, "unexpected %q after the returned array", end.text)
+	}
+	ev := &evaluator{file: file, src: p.src, ctx: ctx}
+	return ev.eval(n), nil
+}
+
+type evaluator struct {
+	file string
+	src  string
+	ctx  EvalContext
+}
+
+func (e *evaluator) pos(n *node) Pos { return Pos{File: e.file, Line: n.line} }
+
+// unknown makes the unknown value of node n, keeping the env keys its
+// evaluated parts read.
+func (e *evaluator) unknown(n *node, from ...*Value) *Value {
+	return &Value{Kind: KindUnknown, Pos: e.pos(n), Expr: collapseExpr(e.src[n.start:n.end]), EnvKeys: mergeEnvKeys(nil, from...)}
+}
+
+// mergeEnvKeys appends the env keys of vs to keys, without duplicates.
+func mergeEnvKeys(keys []string, vs ...*Value) []string {
+	for _, v := range vs {
+		if v == nil {
+			continue
+		}
+		for _, k := range v.EnvKeys {
+			dup := false
+			for _, have := range keys {
+				if have == k {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
+// withKeys returns v with the env keys of from added; v must be fresh.
+func withKeys(v *Value, from ...*Value) *Value {
+	v.EnvKeys = mergeEnvKeys(v.EnvKeys, from...)
+	return v
+}
+
+func (e *evaluator) eval(n *node) *Value {
+	switch n.kind {
+	case nLit:
+		v := *n.val
+		return &v
+	case nArray:
+		return e.array(n)
+	case nConcat:
+		l, r := e.eval(n.kids[0]), e.eval(n.kids[1])
+		ls, lok := scalarString(l)
+		rs, rok := scalarString(r)
+		if !lok || !rok {
+			return e.unknown(n, l, r)
+		}
+		return withKeys(&Value{Kind: KindString, Str: ls + rs, Pos: e.pos(n)}, l, r)
+	case nTernary:
+		c := e.eval(n.kids[0])
+		t, ok := c.Truthy()
+		if !ok {
+			return e.unknown(n, c)
+		}
+		var r *Value
+		switch {
+		case t && n.kids[1] == nil:
+			r = c
+		case t:
+			r = e.eval(n.kids[1])
+		default:
+			r = e.eval(n.kids[2])
+		}
+		return e.rewrap(n, r, c)
+	case nCoalesce:
+		l := e.eval(n.kids[0])
+		switch l.Kind {
+		case KindUnknown:
+			return e.unknown(n, l)
+		case KindNull:
+			return e.rewrap(n, e.eval(n.kids[1]), l)
+		}
+		return l
+	case nCast:
+		return e.cast(n)
+	case nNot:
+		x := e.eval(n.kids[0])
+		t, ok := x.Truthy()
+		if !ok {
+			return e.unknown(n, x)
+		}
+		return withKeys(&Value{Kind: KindBool, Bool: !t, Pos: e.pos(n)}, x)
+	case nNeg, nPlus:
+		x := e.eval(n.kids[0])
+		switch {
+		case x.Kind == KindInt && n.kind == nPlus, x.Kind == KindFloat && n.kind == nPlus:
+			return withKeys(&Value{Kind: x.Kind, Int: x.Int, Float: x.Float, Pos: e.pos(n)}, x)
+		case x.Kind == KindInt && x.Int != -x.Int: // -PHP_INT_MIN is a float in PHP; leave that to unknown
+			return withKeys(&Value{Kind: KindInt, Int: -x.Int, Pos: e.pos(n)}, x)
+		case x.Kind == KindInt && x.Int == 0:
+			return withKeys(&Value{Kind: KindInt, Pos: e.pos(n)}, x)
+		case x.Kind == KindFloat:
+			return withKeys(&Value{Kind: KindFloat, Float: -x.Float, Pos: e.pos(n)}, x)
+		}
+		return e.unknown(n, x)
+	case nCall:
+		return e.call(n)
+	case nBinary:
+		var parts []*Value
+		for _, k := range n.kids {
+			parts = append(parts, e.eval(k))
+		}
+		return e.unknown(n, parts...)
+	}
+	return e.unknown(n)
+}
+
+// rewrap returns the chosen operand r of a ternary or ?? as the value of
+// the whole expression n: unknown text covers all of n, and the env keys
+// of the condition are kept.
+func (e *evaluator) rewrap(n *node, r *Value, cond *Value) *Value {
+	if r.Kind == KindUnknown {
+		return e.unknown(n, cond, r)
+	}
+	out := *r
+	out.EnvKeys = mergeEnvKeys(nil, cond, r)
+	return &out
+}
+
+// scalarString is PHP's string conversion for concatenation; arrays and
+// unknowns are not converted.
+func scalarString(v *Value) (string, bool) { return v.String() }
+
+func (e *evaluator) cast(n *node) *Value {
+	x := e.eval(n.kids[0])
+	out := &Value{Pos: e.pos(n)}
+	switch n.name {
+	case "int":
+		i, ok := x.IntValue()
+		if !ok && x.Kind == KindArray {
+			i, ok = int64(min(len(x.Entries), 1)), true
+		}
+		if !ok {
+			return e.unknown(n, x)
+		}
+		out.Kind, out.Int = KindInt, i
+	case "float":
+		f, ok := x.FloatValue()
+		if !ok && x.Kind == KindArray {
+			f, ok = float64(min(len(x.Entries), 1)), true
+		}
+		if !ok {
+			return e.unknown(n, x)
+		}
+		out.Kind, out.Float = KindFloat, f
+	case "bool":
+		b, ok := x.Truthy()
+		if !ok {
+			return e.unknown(n, x)
+		}
+		out.Kind, out.Bool = KindBool, b
+	case "string":
+		s, ok := x.String()
+		if !ok {
+			return e.unknown(n, x)
+		}
+		out.Kind, out.Str = KindString, s
+	default:
+		return e.unknown(n, x)
+	}
+	return withKeys(out, x)
+}
+
+func (e *evaluator) array(n *node) *Value {
+	v := &Value{Kind: KindArray, Pos: e.pos(n)}
+	b := newArrayBuilder(v)
+	for _, it := range n.items {
+		if it.spread {
+			b.addUnknownKey(collapseExpr("..."+e.src[it.val.start:it.val.end]), e.unknown(it.val, e.eval(it.val)))
+			continue
+		}
+		val := e.eval(it.val)
+		if it.key == nil {
+			if !b.push(val) {
+				b.addUnknownKey("[]", val)
+			}
+			continue
+		}
+		k := e.eval(it.key)
+		key, ok := arrayKey(k)
+		if !ok {
+			b.addUnknownKey(collapseExpr(e.src[it.key.start:it.key.end]), withKeys(val, k))
+			continue
+		}
+		b.set(key, withKeys(val, k))
+	}
+	return v
+}
+
+// arrayKey converts a key value the way PHP does: ints as is, strings as
+// is (an int-like string is the same key as that int), bools to 0/1, null
+// to "", floats truncated. Arrays and unknowns are not keys.
+func arrayKey(k *Value) (string, bool) {
+	switch k.Kind {
+	case KindString:
+		return k.Str, true
+	case KindInt:
+		return strconv.FormatInt(k.Int, 10), true
+	case KindBool:
+		if k.Bool {
+			return "1", true
+		}
+		return "0", true
+	case KindNull:
+		return "", true
+	case KindFloat:
+		return strconv.FormatInt(floatToInt(k.Float), 10), true
+	}
+	return "", false
+}
+
+// pathHelperDirs maps Laravel's path helpers to their directory under the
+// base path (Application::basePath, databasePath, storagePath, path,
+// configPath, resourcePath, publicPath with default paths).
+func pathHelperDir(name string) (string, bool) {
+	switch name {
+	case "base_path":
+		return "", true
+	case "database_path":
+		return "database", true
+	case "storage_path":
+		return "storage", true
+	case "app_path":
+		return "app", true
+	case "config_path":
+		return "config", true
+	case "resource_path":
+		return "resources", true
+	case "public_path":
+		return "public", true
+	}
+	return "", false
+}
+
+func (e *evaluator) call(n *node) *Value {
+	switch n.name {
+	case "env":
+		return e.env(n)
+	case "__dir__", "__file__":
+		file := e.file
+		if !filepath.IsAbs(file) {
+			if e.ctx.Root == "" {
+				return e.unknown(n)
+			}
+			file = filepath.Join(e.ctx.Root, file)
+		}
+		if n.name == "__dir__" {
+			file = filepath.Dir(file)
+		}
+		return &Value{Kind: KindString, Str: file, Pos: e.pos(n)}
+	case "dirname":
+		return e.dirname(n)
+	case "str::slug":
+		return e.slug(n)
+	}
+	sub, ok := pathHelperDir(n.name)
+	if !ok || len(n.kids) > 1 || e.ctx.Root == "" {
+		return e.unknown(n)
+	}
+	dir := e.ctx.Root
+	if sub != "" {
+		dir += "/" + sub
+	}
+	if len(n.kids) == 0 {
+		return &Value{Kind: KindString, Str: dir, Pos: e.pos(n)}
+	}
+	arg := e.eval(n.kids[0])
+	s, sok := arg.String()
+	truthy, tok := arg.Truthy()
+	if !sok || !tok {
+		return e.unknown(n, arg)
+	}
+	// Laravel appends "/".$path only when $path is truthy, and $path itself
+	// otherwise: base_path('0') is the base path followed by "0".
+	if truthy {
+		if n.name == "public_path" {
+			s = strings.TrimLeft(s, "/")
+		}
+		s = "/" + s
+	}
+	return withKeys(&Value{Kind: KindString, Str: dir + s, Pos: e.pos(n)}, arg)
+}
+
+// env is Laravel's env($key, $default): the variable cast by Env::get when
+// it is set, else the default, which is evaluated only then.
+func (e *evaluator) env(n *node) *Value {
+	if len(n.kids) == 0 || len(n.kids) > 2 {
+		return e.unknown(n)
+	}
+	k := e.eval(n.kids[0])
+	name, ok := k.String()
+	if !ok || k.Kind == KindArray {
+		return e.unknown(n, k)
+	}
+	keys := mergeEnvKeys([]string{name}, k)
+	var raw string
+	var set bool
+	if e.ctx.Env != nil {
+		raw, set = e.ctx.Env(name)
+	}
+	if set {
+		v := CastEnv(raw)
+		v.Pos, v.EnvKeys = e.pos(n), keys
+		return v
+	}
+	if len(n.kids) < 2 {
+		return &Value{Kind: KindNull, Pos: e.pos(n), EnvKeys: keys}
+	}
+	d := e.eval(n.kids[1])
+	if d.Kind == KindUnknown {
+		u := e.unknown(n, d)
+		u.EnvKeys = mergeEnvKeys(keys, d)
+		return u
+	}
+	out := *d
+	out.EnvKeys = mergeEnvKeys(keys, d)
+	return &out
+}
+
+// CastEnv applies Laravel's Env::get casting to a raw variable value:
+// "true"/"(true)" → true, "false"/"(false)" → false, "empty"/"(empty)" →
+// "", "null"/"(null)" → null (all ASCII case-insensitive), and one pair of
+// matching surrounding quotes is stripped (not across a newline, as the
+// /\A(['"])(.*)\1\z/ pattern does). The result has no Pos.
+func CastEnv(raw string) *Value {
+	switch strings.ToLower(raw) {
+	case "true", "(true)":
+		return &Value{Kind: KindBool, Bool: true}
+	case "false", "(false)":
+		return &Value{Kind: KindBool}
+	case "empty", "(empty)":
+		return &Value{Kind: KindString}
+	case "null", "(null)":
+		return &Value{Kind: KindNull}
+	}
+	if len(raw) >= 2 && (raw[0] == '\'' || raw[0] == '"') && raw[len(raw)-1] == raw[0] &&
+		!strings.Contains(raw[1:len(raw)-1], "\n") {
+		return &Value{Kind: KindString, Str: raw[1 : len(raw)-1]}
+	}
+	return &Value{Kind: KindString, Str: raw}
+}
+
+// dirname is PHP's dirname($path, $levels = 1) on a Unix host.
+func (e *evaluator) dirname(n *node) *Value {
+	if len(n.kids) == 0 || len(n.kids) > 2 {
+		return e.unknown(n)
+	}
+	arg := e.eval(n.kids[0])
+	s, ok := arg.String()
+	if !ok {
+		return e.unknown(n, arg)
+	}
+	levels := int64(1)
+	var lv *Value
+	if len(n.kids) == 2 {
+		lv = e.eval(n.kids[1])
+		if lv.Kind != KindInt || lv.Int < 1 {
+			return e.unknown(n, arg, lv)
+		}
+		levels = lv.Int
+	}
+	for i := int64(0); i < levels; i++ {
+		next := phpDirname(s)
+		if next == s {
+			break
+		}
+		s = next
+	}
+	return withKeys(&Value{Kind: KindString, Str: s, Pos: e.pos(n)}, arg, lv)
+}
+
+// phpDirname is zend_dirname for '/' separators: trailing slashes and the
+// last component are removed; "" stays "", a bare name gives ".", and the
+// root stays "/".
+func phpDirname(s string) string {
+	if s == "" {
+		return ""
+	}
+	end := len(s) - 1
+	for end >= 0 && s[end] == '/' {
+		end--
+	}
+	if end < 0 {
+		return "/"
+	}
+	for end >= 0 && s[end] != '/' {
+		end--
+	}
+	if end < 0 {
+		return "."
+	}
+	for end >= 0 && s[end] == '/' {
+		end--
+	}
+	if end < 0 {
+		return "/"
+	}
+	return s[:end+1]
+}
+
+// slug is Str::slug($title, $separator = '-', $language = 'en').
+func (e *evaluator) slug(n *node) *Value {
+	if len(n.kids) == 0 || len(n.kids) > 3 {
+		return e.unknown(n)
+	}
+	var args []*Value
+	for _, k := range n.kids {
+		args = append(args, e.eval(k))
+	}
+	title, ok := args[0].String()
+	if !ok {
+		return e.unknown(n, args...)
+	}
+	sep, lang := "-", "en"
+	if len(args) > 1 {
+		if sep, ok = args[1].String(); !ok {
+			return e.unknown(n, args...)
+		}
+	}
+	if len(args) > 2 {
+		if lang, ok = args[2].String(); !ok {
+			return e.unknown(n, args...)
+		}
+	}
+	s, ok := slugLang(title, sep, lang)
+	if !ok {
+		return e.unknown(n, args...)
+	}
+	return withKeys(&Value{Kind: KindString, Str: s, Pos: e.pos(n)}, args...)
+}

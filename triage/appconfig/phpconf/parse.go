@@ -1,0 +1,697 @@
+package phpconf
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// nodeKind classifies the expression tree EvalConfig builds before
+// evaluating it; the tree lets env() evaluate its default only when the
+// variable is absent, as PHP does.
+type nodeKind int
+
+const (
+	nLit      nodeKind = iota // val
+	nUnknown                  // an expression only PHP can evaluate
+	nArray                    // items
+	nConcat                   // kids[0] . kids[1]
+	nTernary                  // kids[0] ? kids[1] : kids[2]; kids[1] nil for ?:
+	nCoalesce                 // kids[0] ?? kids[1]
+	nCast                     // (name) kids[0]
+	nNot                      // !kids[0]
+	nNeg                      // -kids[0]
+	nPlus                     // +kids[0]
+	nCall                     // a supported function: name (lower case, e.g. "env", "str::slug"), kids = arguments
+	nBinary                   // any other operator: name; children are parsed but the result is unknown
+)
+
+type node struct {
+	kind       nodeKind
+	start, end int // byte span in the source
+	line       int
+	val        *Value
+	name       string
+	kids       []*node
+	items      []arrayItem
+}
+
+type arrayItem struct {
+	key, val *node // key nil for a key-less element
+	spread   bool  // ...expr
+}
+
+// maxExprDepth bounds the parser's recursion. Each array level costs about
+// two (the element expression and its unary operand), so maxNesting arrays
+// fit well inside it; a longer chain of unary operators or ternaries is an
+// error rather than a stack overflow.
+const maxExprDepth = 3 * maxNesting
+
+// EvalError says why a file is not "<?php ... return <array>;".
+type EvalError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *EvalError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+type exprParser struct {
+	file    string
+	src     string
+	toks    []token
+	pos     int
+	depth   int
+	ternary int // how many ternaries' middle operands we are inside: ':' ends an unknown expression there
+}
+
+func (p *exprParser) peek() token { return p.toks[p.pos] }
+
+func (p *exprParser) peekAt(n int) token {
+	if p.pos+n < len(p.toks) {
+		return p.toks[p.pos+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+func (p *exprParser) take() token {
+	t := p.toks[p.pos]
+	if t.kind != tEOF {
+		p.pos++
+	}
+	return t
+}
+
+// lastEnd is the end offset of the last token taken.
+func (p *exprParser) lastEnd() int {
+	if p.pos == 0 {
+		return 0
+	}
+	return p.toks[p.pos-1].end
+}
+
+func (p *exprParser) errAt(t token, format string, args ...any) error {
+	return &EvalError{p.file, t.line, fmt.Sprintf(format, args...)}
+}
+
+func (p *exprParser) enter(t token) error {
+	p.depth++
+	if p.depth > maxExprDepth {
+		return p.errAt(t, "expression nested deeper than %d", maxExprDepth)
+	}
+	return nil
+}
+
+func (p *exprParser) leave() { p.depth-- }
+
+// findReturn moves to the first "return" outside any bracket; statements
+// before it (use, declare, variable assignments) are skipped.
+func (p *exprParser) findReturn() error {
+	depth := 0
+	for {
+		t := p.peek()
+		switch {
+		case t.kind == tEOF || t.kind == tCloseTag:
+			return p.errAt(t, "no top-level return statement")
+		case t.kind == tOp && (t.text == "(" || t.text == "[" || t.text == "{" || t.text == "#["):
+			depth++
+		case t.kind == tOp && (t.text == ")" || t.text == "]" || t.text == "}"):
+			depth--
+		case depth == 0 && isName(t, "return"):
+			p.take()
+			return nil
+		}
+		p.take()
+	}
+}
+
+// unknownFrom makes an unknown node for the source from start up to the last token taken.
+func (p *exprParser) unknownFrom(start token) *node {
+	end := p.lastEnd()
+	if end < start.start {
+		end = start.start
+	}
+	return &node{kind: nUnknown, start: start.start, end: end, line: start.line}
+}
+
+// isTerminator reports whether t ends an element of a list or a statement.
+func isTerminator(t token) bool {
+	if t.kind == tEOF || t.kind == tCloseTag {
+		return true
+	}
+	return t.kind == tOp && (t.text == "," || t.text == ";" || t.text == ")" || t.text == "]" || t.text == "}" || t.text == "=>")
+}
+
+// skipRest consumes an expression the parser does not understand up to
+// (not including) the ',', ';', ')', ']', '}' or '=>' that ends it outside
+// brackets; inside a ternary's middle operand a ':' ends it too. Arrow
+// functions ("fn() => x") and nested ternaries inside are kept whole.
+func (p *exprParser) skipRest() {
+	depth, arrows, questions := 0, 0, 0
+	for {
+		t := p.peek()
+		if t.kind == tEOF || t.kind == tCloseTag {
+			return
+		}
+		if t.kind == tOp {
+			switch t.text {
+			case "(", "[", "{", "#[":
+				depth++
+			case ")", "]", "}":
+				if depth == 0 {
+					return
+				}
+				depth--
+			case ",", ";":
+				if depth == 0 {
+					return
+				}
+			case "=>":
+				if depth == 0 {
+					if arrows == 0 {
+						return
+					}
+					arrows--
+				}
+			case "?":
+				if depth == 0 {
+					questions++
+				}
+			case ":":
+				if depth == 0 {
+					if questions > 0 {
+						questions--
+					} else if p.ternary > 0 {
+						return
+					}
+				}
+			}
+		} else if depth == 0 && isName(t, "fn") {
+			arrows++
+		}
+		p.take()
+	}
+}
+
+// skipBalanced consumes one bracketed group starting at the current
+// opening token.
+func (p *exprParser) skipBalanced() {
+	depth := 0
+	for {
+		t := p.take()
+		if t.kind == tEOF || t.kind == tCloseTag {
+			return
+		}
+		if t.kind != tOp {
+			continue
+		}
+		switch t.text {
+		case "(", "[", "{", "#[":
+			depth++
+		case ")", "]", "}":
+			depth--
+			if depth <= 0 {
+				return
+			}
+		}
+	}
+}
+
+// element parses one expression that must end at a terminator (a list
+// element, argument, key or statement). Whatever follows that the parser
+// cannot read turns the whole element into an unknown.
+func (p *exprParser) element() (*node, error) {
+	start := p.peek()
+	n, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if next := p.peek(); !isTerminator(next) && !(p.ternary > 0 && isOp(next, ":")) {
+		p.skipRest()
+		return p.unknownFrom(start), nil
+	}
+	return n, nil
+}
+
+// expr parses a ternary-level expression.
+func (p *exprParser) expr() (*node, error) {
+	start := p.peek()
+	if err := p.enter(start); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	cond, err := p.coalesce()
+	if err != nil {
+		return nil, err
+	}
+	for isOp(p.peek(), "?") {
+		p.take()
+		var then *node
+		if !isOp(p.peek(), ":") {
+			p.ternary++
+			then, err = p.expr()
+			p.ternary--
+			if err != nil {
+				return nil, err
+			}
+		}
+		if !isOp(p.peek(), ":") {
+			p.skipRest()
+			return p.unknownFrom(start), nil
+		}
+		p.take()
+		els, err := p.coalesce()
+		if err != nil {
+			return nil, err
+		}
+		cond = &node{kind: nTernary, start: start.start, end: p.lastEnd(), line: start.line, kids: []*node{cond, then, els}}
+	}
+	return cond, nil
+}
+
+// coalesce parses "a ?? b", which is right-associative.
+func (p *exprParser) coalesce() (*node, error) {
+	start := p.peek()
+	l, err := p.binary(1)
+	if err != nil {
+		return nil, err
+	}
+	if !isOp(p.peek(), "??") {
+		return l, nil
+	}
+	p.take()
+	if err := p.enter(start); err != nil {
+		return nil, err
+	}
+	r, err := p.coalesce()
+	p.leave()
+	if err != nil {
+		return nil, err
+	}
+	return &node{kind: nCoalesce, start: start.start, end: p.lastEnd(), line: start.line, kids: []*node{l, r}}, nil
+}
+
+// binaryPrec is PHP 8's precedence of the left-associative binary
+// operators, higher binds tighter; 0 means t is not one.
+func binaryPrec(t token) int {
+	if isName(t, "instanceof") {
+		return 12
+	}
+	if t.kind != tOp {
+		return 0
+	}
+	switch t.text {
+	case "||":
+		return 1
+	case "&&":
+		return 2
+	case "|":
+		return 3
+	case "^":
+		return 4
+	case "&":
+		return 5
+	case "==", "!=", "===", "!==", "<>", "<=>":
+		return 6
+	case "<", "<=", ">", ">=":
+		return 7
+	case ".":
+		return 8
+	case "<<", ">>":
+		return 9
+	case "+", "-":
+		return 10
+	case "*", "/", "%":
+		return 11
+	}
+	return 0
+}
+
+func (p *exprParser) binary(minPrec int) (*node, error) {
+	start := p.peek()
+	l, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		op := p.peek()
+		prec := binaryPrec(op)
+		if prec == 0 || prec < minPrec {
+			return l, nil
+		}
+		p.take()
+		r, err := p.binary(prec + 1)
+		if err != nil {
+			return nil, err
+		}
+		kind := nBinary
+		if op.text == "." {
+			kind = nConcat
+		}
+		l = &node{kind: kind, name: op.text, start: start.start, end: p.lastEnd(), line: start.line, kids: []*node{l, r}}
+	}
+}
+
+// unary parses prefix operators and casts, then "**".
+func (p *exprParser) unary() (*node, error) {
+	start := p.peek()
+	if err := p.enter(start); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	var kind nodeKind
+	switch {
+	case isOp(start, "!"):
+		kind = nNot
+	case isOp(start, "-"):
+		kind = nNeg
+	case isOp(start, "+"):
+		kind = nPlus
+	case isOp(start, "~"):
+		kind = nBinary
+	case start.kind == tCast:
+		kind = nCast
+	case isOp(start, "@"): // error suppression does not change the value
+		p.take()
+		return p.unary()
+	default:
+		base, err := p.postfix()
+		if err != nil {
+			return nil, err
+		}
+		if isOp(p.peek(), "**") {
+			p.take()
+			exp, err := p.unary()
+			if err != nil {
+				return nil, err
+			}
+			return &node{kind: nBinary, name: "**", start: start.start, end: p.lastEnd(), line: start.line, kids: []*node{base, exp}}, nil
+		}
+		return base, nil
+	}
+	p.take()
+	x, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	name := start.text
+	if kind == nCast {
+		name = start.val
+	}
+	return &node{kind: kind, name: name, start: start.start, end: p.lastEnd(), line: start.line, kids: []*node{x}}, nil
+}
+
+// postfix parses a primary; any dereference, call or property access after
+// it ("x[0]", "x->y", "x::Y", "x()") makes the whole chain unknown.
+func (p *exprParser) postfix() (*node, error) {
+	start := p.peek()
+	n, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	if !isChainStart(p.peek()) {
+		return n, nil
+	}
+	p.skipChain()
+	return p.unknownFrom(start), nil
+}
+
+func isChainStart(t token) bool {
+	return t.kind == tOp && (t.text == "[" || t.text == "(" || t.text == "{" || t.text == "->" || t.text == "?->" || t.text == "::" || t.text == "++" || t.text == "--")
+}
+
+// skipChain consumes "(...)", "[...]", "{...}", "->name", "?->name",
+// "::name" and "++"/"--" for as long as they follow.
+func (p *exprParser) skipChain() {
+	for {
+		t := p.peek()
+		switch {
+		case isOp(t, "(") || isOp(t, "[") || isOp(t, "{"):
+			p.skipBalanced()
+		case isOp(t, "->") || isOp(t, "?->") || isOp(t, "::"):
+			p.take()
+			switch m := p.peek(); {
+			case m.kind == tName || m.kind == tVar:
+				p.take()
+			case isOp(m, "{"):
+				p.skipBalanced()
+			}
+		case isOp(t, "++") || isOp(t, "--"):
+			p.take()
+		default:
+			return
+		}
+	}
+}
+
+// keywordsSkipped start expressions the parser never evaluates and whose
+// end it can only find by brackets: objects, closures, arrow functions.
+func isOpaqueKeyword(t token) bool {
+	if t.kind != tName {
+		return false
+	}
+	switch strings.ToLower(t.text) {
+	case "new", "clone", "fn", "function", "static", "print", "yield", "throw",
+		"include", "include_once", "require", "require_once":
+		return true
+	}
+	return false
+}
+
+// strClasses are the spellings of Laravel's Str class that Str::slug is
+// recognised under.
+func isStrClass(name string) bool {
+	name = strings.ToLower(strings.TrimPrefix(name, "\\"))
+	return name == "str" || name == "illuminate\\support\\str"
+}
+
+// knownFunctions are the global functions EvalConfig evaluates.
+func isKnownFunction(name string) bool {
+	switch name {
+	case "env", "base_path", "database_path", "storage_path", "app_path", "config_path",
+		"resource_path", "public_path", "dirname":
+		return true
+	}
+	return false
+}
+
+func (p *exprParser) lit(t token, v *Value) *node {
+	return &node{kind: nLit, start: t.start, end: t.end, line: t.line, val: v}
+}
+
+func (p *exprParser) primary() (*node, error) {
+	t := p.peek()
+	pos := Pos{File: p.file, Line: t.line}
+	switch {
+	case t.kind == tString:
+		p.take()
+		if t.interp {
+			return p.unknownFrom(t), nil
+		}
+		return p.lit(t, &Value{Kind: KindString, Str: t.val, Pos: pos}), nil
+	case t.kind == tInt:
+		p.take()
+		return p.lit(t, &Value{Kind: KindInt, Int: t.i, Pos: pos}), nil
+	case t.kind == tFloat:
+		p.take()
+		return p.lit(t, &Value{Kind: KindFloat, Float: t.f, Pos: pos}), nil
+	case t.kind == tOpaque || t.kind == tVar:
+		p.take()
+		return p.unknownFrom(t), nil
+	case isOp(t, "["):
+		return p.array("]")
+	case isName(t, "array") && isOp(p.peekAt(1), "("):
+		p.take()
+		return p.array(")")
+	case isName(t, "list") && isOp(p.peekAt(1), "("):
+		p.take()
+		p.skipBalanced()
+		return p.unknownFrom(t), nil
+	case isOp(t, "("):
+		p.take()
+		saved := p.ternary
+		p.ternary = 0
+		inner, err := p.element()
+		p.ternary = saved
+		if err != nil {
+			return nil, err
+		}
+		if !isOp(p.peek(), ")") {
+			p.skipRest()
+			if isOp(p.peek(), ")") {
+				p.take()
+			}
+			return p.unknownFrom(t), nil
+		}
+		p.take()
+		return inner, nil
+	case t.kind == tName && !isOpaqueKeyword(t):
+		return p.name()
+	}
+	p.skipRest()
+	if p.pos < len(p.toks) && p.lastEnd() <= t.start {
+		// Nothing could be consumed (an unexpected closer): an empty unknown.
+		return &node{kind: nUnknown, start: t.start, end: t.start, line: t.line}, nil
+	}
+	return p.unknownFrom(t), nil
+}
+
+// name parses constants, X::class, Str::slug(...) and function calls.
+func (p *exprParser) name() (*node, error) {
+	t := p.take()
+	pos := Pos{File: p.file, Line: t.line}
+	bare := strings.TrimPrefix(t.text, "\\")
+	lower := strings.ToLower(bare)
+	next := p.peek()
+	switch {
+	case isOp(next, "::"):
+		member := p.peekAt(1)
+		switch {
+		case isName(member, "class") && lower != "static" && lower != "self" && lower != "parent":
+			p.take()
+			p.take()
+			return &node{kind: nLit, start: t.start, end: member.end, line: t.line, val: &Value{Kind: KindString, Str: bare, Pos: pos}}, nil
+		case isStrClass(t.text) && isName(member, "slug") && isOp(p.peekAt(2), "("):
+			p.take()
+			p.take()
+			return p.call(t, "str::slug")
+		}
+		return p.unknownFrom(t), nil // postfix() consumes the rest of the chain
+	case isOp(next, "("):
+		if isKnownFunction(lower) {
+			return p.call(t, lower)
+		}
+		return p.unknownFrom(t), nil
+	}
+	// true, false, null and the magic constants are case-insensitive; the
+	// other constants are not.
+	var v *Value
+	switch {
+	case lower == "true" || lower == "false":
+		v = &Value{Kind: KindBool, Bool: lower == "true"}
+	case lower == "null":
+		v = &Value{Kind: KindNull}
+	case lower == "__line__":
+		v = &Value{Kind: KindInt, Int: int64(t.line)}
+	case lower == "__dir__" || lower == "__file__":
+		return &node{kind: nCall, name: lower, start: t.start, end: t.end, line: t.line}, nil
+	case bare == "PHP_EOL":
+		v = &Value{Kind: KindString, Str: "\n"}
+	case bare == "DIRECTORY_SEPARATOR": // Laravel on a Unix host
+		v = &Value{Kind: KindString, Str: "/"}
+	case bare == "NAN":
+		v = &Value{Kind: KindFloat, Float: math.NaN()}
+	case bare == "INF":
+		v = &Value{Kind: KindFloat, Float: math.Inf(1)}
+	case bare == "PHP_INT_MAX":
+		v = &Value{Kind: KindInt, Int: math.MaxInt64}
+	case bare == "PHP_INT_MIN":
+		v = &Value{Kind: KindInt, Int: math.MinInt64}
+	default:
+		return p.unknownFrom(t), nil
+	}
+	v.Pos = pos
+	return p.lit(t, v), nil
+}
+
+// call parses the argument list of a supported function. Spread or named
+// arguments make the call unknown.
+func (p *exprParser) call(fn token, name string) (*node, error) {
+	openIdx := p.pos
+	p.take() // (
+	n := &node{kind: nCall, name: name, start: fn.start, line: fn.line}
+	saved := p.ternary
+	p.ternary = 0
+	defer func() { p.ternary = saved }()
+	for !isOp(p.peek(), ")") {
+		a := p.peek()
+		if isOp(a, "...") || (a.kind == tName && isOp(p.peekAt(1), ":")) || a.kind == tEOF || a.kind == tCloseTag {
+			p.pos = openIdx
+			p.skipBalanced()
+			return p.unknownFrom(fn), nil
+		}
+		arg, err := p.element()
+		if err != nil {
+			return nil, err
+		}
+		n.kids = append(n.kids, arg)
+		if isOp(p.peek(), ",") {
+			p.take()
+			continue
+		}
+		if !isOp(p.peek(), ")") {
+			p.skipBalanced()
+			return p.unknownFrom(fn), nil
+		}
+	}
+	p.take()
+	n.end = p.lastEnd()
+	return n, nil
+}
+
+// array parses the elements of "[...]" or "array(...)" up to closer.
+func (p *exprParser) array(closer string) (*node, error) {
+	open := p.take()
+	if err := p.enter(open); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	saved := p.ternary
+	p.ternary = 0
+	defer func() { p.ternary = saved }()
+	start := open.start
+	if closer == ")" {
+		start = p.toks[p.pos-2].start // the "array" keyword
+	}
+	n := &node{kind: nArray, start: start, line: open.line}
+	for {
+		t := p.peek()
+		before := p.pos
+		if isOp(t, closer) {
+			p.take()
+			n.end = p.lastEnd()
+			return n, nil
+		}
+		if t.kind == tEOF || t.kind == tCloseTag || (t.kind == tOp && (t.text == ")" || t.text == "]" || t.text == "}" || t.text == ";")) {
+			return nil, p.errAt(t, "expected %q to close the array opened on line %d, found %q", closer, open.line, t.text)
+		}
+		var item arrayItem
+		if isOp(t, "...") {
+			p.take()
+			item.spread = true
+		}
+		if isOp(p.peek(), ",") { // an empty element: PHP rejects it; keep going
+			p.take()
+			continue
+		}
+		first, err := p.element()
+		if err != nil {
+			return nil, err
+		}
+		if !item.spread && isOp(p.peek(), "=>") {
+			p.take()
+			val, err := p.element()
+			if err != nil {
+				return nil, err
+			}
+			item.key, item.val = first, val
+		} else {
+			item.val = first
+		}
+		n.items = append(n.items, item)
+		if isOp(p.peek(), ",") {
+			p.take()
+			continue
+		}
+		if !isOp(p.peek(), closer) {
+			// "=>" after a key-value pair, or a stray closer: skip to the next element.
+			p.skipRest()
+			if isOp(p.peek(), "=>") || isOp(p.peek(), ",") {
+				p.take()
+			}
+		}
+		if p.pos == before { // never loop without consuming input
+			p.take()
+		}
+	}
+}
