@@ -74,7 +74,7 @@ func exitCodeFor(err error) ExitCode {
 		return ExitNotFound
 	case errors.Is(err, triage.ErrUnreachable), errors.Is(err, errConfig):
 		return ExitUnreachable
-	case errors.Is(err, triage.ErrMissingTable):
+	case errors.Is(err, triage.ErrMissingTable), errors.Is(err, triage.ErrSchema):
 		return ExitSchema
 	}
 	return ExitError

@@ -90,17 +90,6 @@ func isSecretParam(key string) bool {
 	return strings.Contains(k, "pass") || strings.Contains(k, "secret") || strings.Contains(k, "token")
 }
 
-// scrubSecret is a last line of defence for text built from hostile input:
-// if the password turned up somewhere unexpected (a user name equal to it, a
-// mangled URL), it is masked. Very short passwords are left alone because
-// masking them would garble ordinary words.
-func scrubSecret(s, secret string) string {
-	if len(secret) < 3 {
-		return s
-	}
-	return strings.ReplaceAll(s, secret, "xxxxx")
-}
-
 // ourDriver maps a Laravel driver name (after ConfigurationUrlParser's
 // aliases) to ours; ok is false for drivers we cannot speak (sqlsrv, …).
 func ourDriver(laravelDriver string) (driver string, ok bool) {

@@ -12,7 +12,9 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -23,40 +25,94 @@ import (
 	_ "modernc.org/sqlite" // registers "sqlite" (pure Go, no cgo)
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/redact"
 )
 
 // Endpoint is where the database is. It mirrors appconfig.Target so that this
 // package stays independent of how the endpoint was found.
 type Endpoint struct {
-	Driver   string // "postgres", "mysql" or "sqlite"
+	Driver string // "postgres", "mysql" or "sqlite"
+	// Host is a name or address for TCP. On PostgreSQL a Host starting with
+	// "/" is a Unix socket directory, as in Laravel's pgsql config and libpq.
+	// On MySQL "localhost" without a Socket means PDO's default Unix socket
+	// (see defaultMySQLSockets).
 	Host     string
 	Port     int
 	Database string
 	User     string
 	Password string
-	Socket   string
-	Path     string // SQLite file
-	Params   map[string]string
+	// Socket is MySQL's Unix socket file (DB_SOCKET, unix_socket). On
+	// PostgreSQL it is a socket directory, the same as a Host starting with
+	// "/".
+	Socket string
+	Path   string // SQLite file
+	Params map[string]string
+	// Schema is PostgreSQL's search_path for the session (Laravel pgsql
+	// "search_path", or "schema" before Laravel 9), first schema first.
+	// Entries may hold several names separated by commas or spaces
+	// (ParseSearchPath). Empty keeps the server's default search_path. A
+	// table name without a schema is looked up along it.
+	Schema []string
+	// Timezone is the connection config's "timezone": when set, the session
+	// time_zone (MySQL) or TimeZone (PostgreSQL) is set to it, as Laravel
+	// does, so MySQL TIMESTAMP columns read in the zone the app writes them
+	// in. Empty leaves the server's session zone alone.
+	Timezone string
+	// SocketFallbackTCP: when the Unix socket (Socket, or a PostgreSQL
+	// socket directory in Host) does not answer, connect over TCP to
+	// 127.0.0.1:Port instead (or Host:Port when Host names a TCP host).
+	// MySQL's implicit "localhost" socket always falls back, because PDO's
+	// compiled-in default can only be guessed.
+	SocketFallbackTCP bool
 }
 
 // Redacted names the endpoint for messages; it never contains the password.
 func (e Endpoint) Redacted() string {
-	switch e.Driver {
-	case "sqlite":
+	if e.Driver == "sqlite" {
 		return "sqlite:" + e.Path
-	default:
-		u := url.URL{Scheme: e.Driver, Path: "/" + e.Database}
-		if e.User != "" {
-			u.User = url.User(e.User)
-		}
-		if e.Socket != "" {
-			u.Host = "unix(" + e.Socket + ")"
-		} else {
-			u.Host = net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
-		}
-		return u.String()
 	}
+	var b strings.Builder
+	b.WriteString(e.Driver + "://")
+	if e.User != "" {
+		b.WriteString(url.PathEscape(e.User) + "@")
+	}
+	if sock := e.socket(); sock != "" {
+		b.WriteString("unix(" + sock + ")")
+	} else {
+		b.WriteString(net.JoinHostPort(e.Host, strconv.Itoa(e.Port)))
+	}
+	b.WriteString("/" + url.PathEscape(e.Database))
+	if len(e.Schema) > 0 {
+		b.WriteString("?search_path=" + url.QueryEscape(searchPathValue(e.Schema)))
+	}
+	return redact.Text(b.String(), e.Password)
 }
+
+// socket is the Unix socket the endpoint names explicitly: MySQL's socket
+// file, or PostgreSQL's socket file inside the socket directory.
+func (e Endpoint) socket() string {
+	switch {
+	case e.Driver == "postgres" && e.Socket != "":
+		return pgSocketFile(e.Socket, e.Port)
+	case e.Driver == "postgres" && strings.HasPrefix(e.Host, "/"):
+		return pgSocketFile(e.Host, e.Port)
+	}
+	return e.Socket
+}
+
+// pgSocketFile is where a PostgreSQL server listening on port keeps its
+// socket inside dir (libpq's naming).
+func pgSocketFile(dir string, port int) string {
+	if port == 0 {
+		port = defaultPostgresPort
+	}
+	return filepath.Join(dir, ".s.PGSQL."+strconv.Itoa(port))
+}
+
+const (
+	defaultPostgresPort = 5432
+	defaultMySQLPort    = 3306
+)
 
 // Config says what to open and how patiently.
 type Config struct {
@@ -95,11 +151,12 @@ type Store struct {
 	// deleteReturning: the server has DELETE … RETURNING (MariaDB >= 10.0.5),
 	// which moves a retry batch in one pass (moveByDelete).
 	deleteReturning bool
+	// jobsProblem says why an existing jobs table cannot be used
+	// (triage.ErrSchema); requireJobs returns it.
+	jobsProblem error
 }
 
 var _ triage.Store = (*Store)(nil)
-
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]{0,63}$`)
 
 // Open connects, checks the schema and returns the store. Every error it
 // returns names the endpoint without its password.
@@ -113,9 +170,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.BatchesTable == "" {
 		cfg.BatchesTable = "job_batches"
 	}
-	for _, t := range []string{cfg.FailedTable, cfg.JobsTable, cfg.BatchesTable} {
-		if !identRE.MatchString(t) {
-			return nil, fmt.Errorf("invalid table name %q: use letters, digits and underscores", t)
+	var tables [3]tableName
+	for i, t := range []string{cfg.FailedTable, cfg.JobsTable, cfg.BatchesTable} {
+		var err error
+		if tables[i], err = parseTableName(t); err != nil {
+			return nil, err
 		}
 	}
 	if cfg.Location == nil {
@@ -131,24 +190,28 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if !ok {
 		return nil, fmt.Errorf("unsupported database driver %q (want postgres, mysql or sqlite)", cfg.Endpoint.Driver)
 	}
-	db, err := connect(ctx, cfg)
+	db, ep, err := connect(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, d: d, loc: cfg.Location, ep: cfg.Endpoint,
-		failed: d.quote(cfg.FailedTable), jobs: d.quote(cfg.JobsTable)}
+	s := &Store{db: db, d: d, loc: cfg.Location, ep: ep,
+		failed: tables[0].quoted(d), jobs: tables[1].quoted(d)}
 	if s.skipLocked, s.deleteReturning, err = s.detectServer(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := s.detectSchema(ctx, cfg); err != nil {
+	if err := s.detectSchema(ctx, cfg, tables[0], tables[1], tables[2]); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-func connect(ctx context.Context, cfg Config) (*sqlx.DB, error) {
+// connect opens and pings the pool. It returns the endpoint it really
+// reached: a MySQL "localhost" names the socket it found, and a socket that
+// fell back to TCP names the TCP address, so that messages say where the
+// store is.
+func connect(ctx context.Context, cfg Config) (*sqlx.DB, Endpoint, error) {
 	ep := cfg.Endpoint
 	var (
 		db  *sqlx.DB
@@ -156,16 +219,21 @@ func connect(ctx context.Context, cfg Config) (*sqlx.DB, error) {
 	)
 	switch ep.Driver {
 	case "postgres":
+		ep = choosePostgresNetwork(ctx, ep, cfg.ConnectTimeout)
 		db, err = sqlx.Open("postgres", postgresDSN(ep, cfg))
 	case "mysql":
+		ep = chooseMySQLNetwork(ctx, ep, cfg.ConnectTimeout)
+		if err = checkMySQLTimezone(ep.Timezone); err != nil {
+			return nil, ep, err
+		}
 		db, err = openMySQL(ctx, ep, cfg)
 	case "sqlite":
 		if ep.Path == "" {
-			return nil, errors.New("sqlite: no database file given")
+			return nil, ep, errors.New("sqlite: no database file given")
 		}
 		if _, statErr := os.Stat(ep.Path); statErr != nil {
 			// The driver would silently create an empty database here.
-			return nil, fmt.Errorf("%w: sqlite database %s does not exist", triage.ErrUnreachable, ep.Path)
+			return nil, ep, fmt.Errorf("%w: sqlite database %s does not exist", triage.ErrUnreachable, ep.Path)
 		}
 		db, err = sqlx.Open("sqlite", sqliteDSN(ep, cfg))
 		if err == nil {
@@ -176,9 +244,9 @@ func connect(ctx context.Context, cfg Config) (*sqlx.DB, error) {
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("connecting to %s: %w", ep.Redacted(), ctx.Err())
+			return nil, ep, fmt.Errorf("connecting to %s: %w", ep.Redacted(), ctx.Err())
 		}
-		return nil, fmt.Errorf("%w: %s: %v", triage.ErrUnreachable, ep.Redacted(), scrub(err, ep))
+		return nil, ep, fmt.Errorf("%w: %s: %v", triage.ErrUnreachable, ep.Redacted(), scrub(err, ep))
 	}
 	db.SetConnMaxIdleTime(time.Minute)
 	pctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout+time.Second)
@@ -187,55 +255,151 @@ func connect(ctx context.Context, cfg Config) (*sqlx.DB, error) {
 		db.Close()
 		if ctx.Err() != nil {
 			// Interrupted (Ctrl-C), not unreachable.
-			return nil, fmt.Errorf("connecting to %s: %w", ep.Redacted(), ctx.Err())
+			return nil, ep, fmt.Errorf("connecting to %s: %w", ep.Redacted(), ctx.Err())
 		}
-		return nil, fmt.Errorf("%w: cannot connect to %s: %v", triage.ErrUnreachable, ep.Redacted(), scrub(err, ep))
+		return nil, ep, fmt.Errorf("%w: cannot connect to %s: %v", triage.ErrUnreachable, ep.Redacted(), scrub(err, ep))
 	}
-	return db, nil
+	return db, ep, nil
 }
 
-// scrub removes the password from a driver error, in case a driver echoes
-// its DSN back.
+// scrub takes the password out of a driver error by structure (see
+// redact.Text), in case a driver echoes its connection string back; the
+// words of the message stay as they are.
 func scrub(err error, ep Endpoint) string {
-	msg := err.Error()
-	if ep.Password != "" {
-		msg = strings.ReplaceAll(msg, ep.Password, "****")
-		msg = strings.ReplaceAll(msg, url.QueryEscape(ep.Password), "****")
-		msg = strings.ReplaceAll(msg, url.PathEscape(ep.Password), "****")
-	}
-	return msg
+	return redact.Text(err.Error(), ep.Password)
 }
 
+// defaultMySQLSockets are the places PDO's compiled-in default socket
+// (pdo_mysql.default_socket) usually is: Debian/Ubuntu packages, older
+// layouts, and upstream builds (macOS, Homebrew), in that order.
+var defaultMySQLSockets = []string{"/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock"}
+
+// tcpFallbackHost is where a socket that does not answer falls back to.
+const tcpFallbackHost = "127.0.0.1"
+
+// socketAnswers reports whether something accepts connections on the Unix
+// socket path.
+func socketAnswers(ctx context.Context, path string, timeout time.Duration) bool {
+	d := net.Dialer{Timeout: timeout}
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// chooseMySQLNetwork applies PDO's rule: Host "localhost" without a socket
+// means the default Unix socket. The first default socket that answers is
+// used; when none does, TCP to 127.0.0.1:Port. An explicit Socket that does
+// not answer falls back to TCP only with SocketFallbackTCP.
+func chooseMySQLNetwork(ctx context.Context, ep Endpoint, timeout time.Duration) Endpoint {
+	if ep.Port == 0 {
+		ep.Port = defaultMySQLPort
+	}
+	switch {
+	case ep.Socket != "":
+		if ep.SocketFallbackTCP && !socketAnswers(ctx, ep.Socket, timeout) {
+			ep.Socket = ""
+			if ep.Host == "" || ep.Host == "localhost" {
+				ep.Host = tcpFallbackHost
+			}
+		}
+	case ep.Host == "localhost":
+		for _, path := range defaultMySQLSockets {
+			if socketAnswers(ctx, path, timeout) {
+				ep.Socket = path
+				return ep
+			}
+		}
+		ep.Host = tcpFallbackHost
+	}
+	return ep
+}
+
+// choosePostgresNetwork falls back from a socket directory that does not
+// answer to TCP when SocketFallbackTCP asks for it. libpq's "localhost" is
+// TCP already, so there is nothing to guess.
+func choosePostgresNetwork(ctx context.Context, ep Endpoint, timeout time.Duration) Endpoint {
+	if ep.Port == 0 {
+		ep.Port = defaultPostgresPort
+	}
+	if sock := ep.socket(); sock != "" && ep.SocketFallbackTCP && !socketAnswers(ctx, sock, timeout) {
+		if ep.Socket == "" || strings.HasPrefix(ep.Host, "/") || ep.Host == "" {
+			ep.Host = tcpFallbackHost
+		}
+		ep.Socket = ""
+	}
+	return ep
+}
+
+// postgresDSN builds lib/pq's key=value connection string. Unlike a URL it
+// takes any byte in a password or a socket directory: every value is quoted
+// (conninfoQuote), so nothing can make it fail to parse and echo itself.
 func postgresDSN(ep Endpoint, cfg Config) string {
-	q := url.Values{}
+	kv := map[string]string{}
 	for k, v := range ep.Params {
-		q.Set(k, v)
+		kv[k] = v
 	}
-	if q.Get("sslmode") == "" {
-		q.Set("sslmode", "prefer") // Laravel's default for pgsql
+	if kv["sslmode"] == "" {
+		kv["sslmode"] = "prefer" // Laravel's default for pgsql
 	}
-	q.Set("connect_timeout", strconv.Itoa(int(cfg.ConnectTimeout.Round(time.Second)/time.Second)))
-	if q.Get("application_name") == "" {
-		q.Set("application_name", "jobtriage")
+	kv["connect_timeout"] = strconv.Itoa(int(cfg.ConnectTimeout.Round(time.Second) / time.Second))
+	if kv["application_name"] == "" {
+		kv["application_name"] = "jobtriage"
 	}
 	// Runtime parameters bound every statement and idle transaction on the
 	// server, so a lost client never leaves a lock behind for long.
-	q.Set("statement_timeout", strconv.FormatInt(cfg.StatementTimeout.Milliseconds(), 10))
-	q.Set("idle_in_transaction_session_timeout", strconv.FormatInt((2*cfg.StatementTimeout).Milliseconds(), 10))
-	host := net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port))
+	kv["statement_timeout"] = strconv.FormatInt(cfg.StatementTimeout.Milliseconds(), 10)
+	kv["idle_in_transaction_session_timeout"] = strconv.FormatInt((2 * cfg.StatementTimeout).Milliseconds(), 10)
+	if len(ep.Schema) > 0 {
+		kv["search_path"] = searchPathValue(ep.Schema)
+	}
+	if ep.Timezone != "" {
+		kv["TimeZone"] = ep.Timezone
+	}
+	// No host leaves libpq's default (PGHOST, else localhost).
+	if ep.Host != "" {
+		kv["host"] = ep.Host
+	}
 	if ep.Socket != "" {
-		q.Set("host", ep.Socket)
-		host = ""
+		kv["host"] = ep.Socket
 	}
-	u := url.URL{Scheme: "postgres", Host: host, Path: "/" + ep.Database, RawQuery: q.Encode()}
+	kv["port"] = strconv.Itoa(ep.Port)
+	kv["dbname"] = ep.Database
 	if ep.User != "" {
-		if ep.Password != "" {
-			u.User = url.UserPassword(ep.User, ep.Password)
-		} else {
-			u.User = url.User(ep.User)
-		}
+		kv["user"] = ep.User
 	}
-	return u.String()
+	if ep.Password != "" {
+		kv["password"] = ep.Password
+	}
+	keys := make([]string, 0, len(kv))
+	for k := range kv {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		if !conninfoKeyRE.MatchString(k) {
+			continue // a key that could not be written unquoted is no libpq key
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k + "=" + conninfoQuote(kv[k]))
+	}
+	return b.String()
+}
+
+var conninfoKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// checkMySQLTimezone refuses a timezone that is not a MySQL time_zone value:
+// it is sent as SET time_zone text.
+func checkMySQLTimezone(tz string) error {
+	if tz != "" && !mysqlTimezoneRE.MatchString(tz) {
+		return fmt.Errorf("%w: timezone %q is not a MySQL time_zone value such as +00:00 or Europe/Kyiv", triage.ErrUnreachable, tz)
+	}
+	return nil
 }
 
 func mysqlConfig(ep Endpoint, cfg Config) *mysql.Config {
@@ -258,6 +422,11 @@ func mysqlConfig(ep Endpoint, cfg Config) *mysql.Config {
 		mc.Collation = c
 	}
 	mc.Params = map[string]string{}
+	if ep.Timezone != "" {
+		// The driver runs SET time_zone=<value> on every new connection,
+		// as Laravel's MySqlConnector does; checkMySQLTimezone vetted it.
+		mc.Params["time_zone"] = "'" + ep.Timezone + "'"
+	}
 	return mc
 }
 
@@ -349,7 +518,8 @@ func OpenRaw(ctx context.Context, ep Endpoint) (*sqlx.DB, error) {
 			}
 		}
 	}
-	return connect(ctx, Config{Endpoint: ep, ConnectTimeout: defaultConnectTimeout, StatementTimeout: defaultStatementTimeout})
+	db, _, err := connect(ctx, Config{Endpoint: ep, ConnectTimeout: defaultConnectTimeout, StatementTimeout: defaultStatementTimeout})
+	return db, err
 }
 
 // Close releases the connection pool.

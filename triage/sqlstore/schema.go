@@ -3,84 +3,272 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// columns returns the table's columns with their nullability; an empty map
-// means the table does not exist.
-func (s *Store) columns(ctx context.Context, table string) (map[string]bool, error) {
-	rows, err := s.db.QueryContext(ctx, s.db.Rebind(s.d.columnsQuery), table)
-	if err != nil {
-		return nil, fmt.Errorf("reading the columns of %s: %w", table, err)
-	}
-	defer rows.Close()
-	cols := map[string]bool{}
-	for rows.Next() {
-		var name string
-		var nullable bool
-		if err := rows.Scan(&name, &nullable); err != nil {
-			return nil, err
-		}
-		cols[strings.ToLower(name)] = nullable
-	}
-	return cols, rows.Err()
+// column is one column as the catalog describes it.
+type column struct {
+	nullable bool
+	// typ is the declared type in lower case: PostgreSQL's format_type
+	// ("bigint", "character varying(255)", "jsonb"), MySQL's column_type
+	// ("bigint(20) unsigned", "longtext"), SQLite's declared type.
+	typ string
 }
 
-// detectSchema checks that failed_jobs has the columns Laravel writes and
-// finds the id mode, so that every later query can rely on them.
-func (s *Store) detectSchema(ctx context.Context, cfg Config) error {
+// columns returns the table's columns by lower-case name; an empty map means
+// the table does not exist. An unqualified name is looked up where the
+// session would find it: PostgreSQL's search_path, MySQL's current
+// database, SQLite's main (or temp) database.
+func (s *Store) columns(ctx context.Context, t tableName) (map[string]column, error) {
+	var (
+		q    string
+		args []any
+	)
+	switch s.d.name {
+	case "postgres":
+		// to_regclass resolves the quoted name exactly as a query would,
+		// search_path included, and is NULL (not an error) when there is
+		// no such table or schema.
+		q = `SELECT a.attname, NOT a.attnotnull, format_type(a.atttypid, a.atttypmod)
+			FROM pg_catalog.pg_attribute a
+			WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped`
+		args = []any{t.quoted(s.d)}
+	case "mysql":
+		q = `SELECT column_name, is_nullable = 'YES', column_type FROM information_schema.columns
+			WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?`
+		var schema any
+		if t.schema != "" {
+			schema = t.schema
+		}
+		args = []any{schema, t.name}
+	case "sqlite":
+		q = `SELECT name, "notnull" = 0, type FROM pragma_table_info(?)`
+		args = []any{t.name}
+		if t.schema != "" {
+			q = `SELECT name, "notnull" = 0, type FROM pragma_table_info(?, ?)`
+			args = append(args, t.schema)
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the columns of %s on %s: %s", t, s.ep.Redacted(), scrub(err, s.ep))
+	}
+	defer rows.Close()
+	cols := map[string]column{}
+	for rows.Next() {
+		var name, typ string
+		var nullable bool
+		if err := rows.Scan(&name, &nullable, &typ); err != nil {
+			return nil, fmt.Errorf("reading the columns of %s: %s", t, scrub(err, s.ep))
+		}
+		cols[strings.ToLower(name)] = column{nullable: nullable, typ: strings.ToLower(strings.TrimSpace(typ))}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the columns of %s: %s", t, scrub(err, s.ep))
+	}
+	return cols, nil
+}
+
+// kind is what jobtriage needs a column to hold.
+type kind int
+
+const (
+	kindInteger kind = iota // compared, ordered and bound as int64
+	kindText                // read and written byte for byte, LIKE and left()
+	kindTime                // Laravel's wall-clock failed_at
+	kindUUID                // compared with a uuid string
+)
+
+// expected says what a column of kind k should be, for messages.
+func (k kind) expected() string {
+	switch k {
+	case kindInteger:
+		return "an integer column"
+	case kindText:
+		return "a text column (varchar/text/longtext)"
+	case kindTime:
+		return "a timestamp or datetime column"
+	case kindUUID:
+		return "a string or uuid column"
+	}
+	return "another type"
+}
+
+// accepts reports whether a column of declared type typ can serve as k on
+// dialect d. SQLite keeps any value in any column, so only its id is
+// checked (it must be the integer rowid alias); the others are checked by
+// type name.
+func (d dialect) accepts(k kind, typ string) bool {
+	base := typ
+	if i := strings.IndexAny(base, "( "); i >= 0 {
+		base = base[:i]
+	}
+	switch d.name {
+	case "sqlite":
+		// SQLite's first affinity rule: a declared type containing INT.
+		return k != kindInteger || strings.Contains(strings.ToUpper(typ), "INT")
+	case "postgres":
+		switch k {
+		case kindInteger:
+			return base == "smallint" || base == "integer" || base == "bigint"
+		case kindText:
+			return base == "text" || base == "character" || base == "citext"
+		case kindTime:
+			return base == "timestamp"
+		case kindUUID:
+			return base == "uuid" || base == "text" || base == "character" || base == "citext"
+		}
+	case "mysql":
+		switch k {
+		case kindInteger:
+			switch base {
+			case "tinyint", "smallint", "mediumint", "int", "integer", "bigint":
+				return true
+			}
+		case kindText, kindUUID:
+			switch base {
+			case "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
+				return true
+			}
+		case kindTime:
+			return base == "timestamp" || base == "datetime"
+		}
+	}
+	return false
+}
+
+// why explains a rejected type where the reason is not obvious.
+func why(k kind, typ string) string {
+	switch {
+	case k == kindText && (strings.HasPrefix(typ, "json")):
+		return ": JSON columns re-encode the payload, and Laravel's payloads must stay byte for byte"
+	case k == kindInteger:
+		return ": jobtriage pages and addresses rows by integer id (Laravel's id())"
+	case k == kindText && (strings.Contains(typ, "blob") || strings.Contains(typ, "binary") || typ == "bytea"):
+		return ": binary columns cannot be searched as text"
+	}
+	return ""
+}
+
+// failedShape and jobsShape are the columns jobtriage reads and writes, and
+// what each must hold (queue-spec §1.1, §1.2).
+var (
+	failedShape = []struct {
+		name string
+		kind kind
+	}{
+		{"id", kindInteger}, {"connection", kindText}, {"queue", kindText},
+		{"payload", kindText}, {"exception", kindText}, {"failed_at", kindTime},
+	}
+	jobsShape = []struct {
+		name string
+		kind kind
+	}{
+		{"queue", kindText}, {"payload", kindText}, {"attempts", kindInteger},
+		{"reserved_at", kindInteger}, {"available_at", kindInteger}, {"created_at", kindInteger},
+	}
+)
+
+// checkShape returns an ErrSchema error naming every column of t that is
+// missing or of a type jobtriage cannot use, or nil. The message is one
+// line: "table failed_jobs: column id is uuid, want an integer column: …".
+func (s *Store) checkShape(t tableName, cols map[string]column, shape []struct {
+	name string
+	kind kind
+}, laravel string) error {
+	var missing, wrong []string
+	for _, c := range shape {
+		col, ok := cols[c.name]
+		if !ok {
+			missing = append(missing, c.name)
+			continue
+		}
+		if !s.d.accepts(c.kind, col.typ) {
+			wrong = append(wrong, fmt.Sprintf("column %s is %s, want %s%s", c.name, col.typ, c.kind.expected(), why(c.kind, col.typ)))
+		}
+	}
+	if len(missing) == 0 && len(wrong) == 0 {
+		return nil
+	}
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, fmt.Sprintf("lacks the column(s) %s that Laravel's %s table has", strings.Join(missing, ", "), laravel))
+	}
+	parts = append(parts, wrong...)
+	return fmt.Errorf("%w: table %s on %s: %s", triage.ErrSchema, t, s.ep.Redacted(), strings.Join(parts, "; "))
+}
+
+// lookedIn says where an unqualified table was looked for, for messages.
+func (s *Store) lookedIn(t tableName) string {
+	if t.schema == "" && s.d.name == "postgres" && len(s.ep.Schema) > 0 {
+		return s.ep.Redacted() + " (search_path " + searchPathValue(s.ep.Schema) + ")"
+	}
+	return s.ep.Redacted()
+}
+
+// detectSchema checks that failed_jobs has the columns Laravel writes, of
+// types jobtriage can use, and finds the id mode, so that every later query
+// can rely on them. A jobs table of the wrong shape does not fail Open (an
+// app may keep an unrelated "jobs" table and queue on Redis); it counts as
+// no jobs table, and requireJobs explains why.
+func (s *Store) detectSchema(ctx context.Context, cfg Config, failed, jobs, batches tableName) error {
 	sc := triage.Schema{
 		Dialect:     s.d.name,
 		FailedTable: cfg.FailedTable,
 		JobsTable:   cfg.JobsTable,
 	}
+	s.schema = sc
+	if err := s.detectJobs(ctx, jobs); err != nil {
+		return err
+	}
+	sc.HasJobs = s.schema.HasJobs
 	if cfg.JobsOnly {
-		jobs, err := s.columns(ctx, cfg.JobsTable)
-		if err != nil {
-			return err
-		}
-		sc.HasJobs = len(jobs) > 0
 		s.schema = sc
 		return s.requireJobs()
 	}
-	cols, err := s.columns(ctx, cfg.FailedTable)
+	cols, err := s.columns(ctx, failed)
 	if err != nil {
 		return err
 	}
 	if len(cols) == 0 {
 		return fmt.Errorf("%w: table %q not found in %s; create it in the app with "+
 			"`php artisan queue:failed-table && php artisan migrate` (Laravel 11+: make:queue-failed-table), "+
-			"or name the table with --failed-table", triage.ErrMissingTable, cfg.FailedTable, s.ep.Redacted())
+			"or name the table with --failed-table", triage.ErrMissingTable, cfg.FailedTable, s.lookedIn(failed))
 	}
-	var missing []string
-	for _, c := range []string{"id", "connection", "queue", "payload", "exception", "failed_at"} {
-		if _, ok := cols[c]; !ok {
-			missing = append(missing, c)
+	if err := s.checkShape(failed, cols, failedShape, "failed_jobs"); err != nil {
+		return err
+	}
+	if uuid, ok := cols["uuid"]; ok {
+		if !s.d.accepts(kindUUID, uuid.typ) {
+			return fmt.Errorf("%w: table %s on %s: column uuid is %s, want %s",
+				triage.ErrSchema, failed, s.ep.Redacted(), uuid.typ, kindUUID.expected())
 		}
-	}
-	if len(missing) > 0 {
-		sort.Strings(missing)
-		return fmt.Errorf("%w: table %q lacks the column(s) %s that Laravel's failed_jobs has",
-			triage.ErrMissingTable, cfg.FailedTable, strings.Join(missing, ", "))
-	}
-	if nullable, ok := cols["uuid"]; ok {
 		sc.IDMode = triage.IDModeUUID
-		sc.UUIDNullable = nullable
+		sc.UUIDNullable = uuid.nullable
 	}
-	jobs, err := s.columns(ctx, cfg.JobsTable)
+	bcols, err := s.columns(ctx, batches)
 	if err != nil {
 		return err
 	}
-	sc.HasJobs = len(jobs) > 0
-	batches, err := s.columns(ctx, cfg.BatchesTable)
-	if err != nil {
-		return err
-	}
-	sc.HasBatches = len(batches) > 0
+	sc.HasBatches = len(bcols) > 0
 	s.schema = sc
+	return nil
+}
+
+// detectJobs sets schema.HasJobs, and jobsProblem when the table exists but
+// cannot serve as Laravel's jobs table.
+func (s *Store) detectJobs(ctx context.Context, jobs tableName) error {
+	cols, err := s.columns(ctx, jobs)
+	if err != nil {
+		return err
+	}
+	s.jobsProblem = nil
+	if len(cols) > 0 {
+		s.jobsProblem = s.checkShape(jobs, cols, jobsShape, "jobs")
+	}
+	s.schema.HasJobs = len(cols) > 0 && s.jobsProblem == nil
 	return nil
 }
 
@@ -88,6 +276,9 @@ func (s *Store) detectSchema(ctx context.Context, cfg Config) error {
 func (s *Store) requireJobs() error {
 	if s.schema.HasJobs {
 		return nil
+	}
+	if s.jobsProblem != nil {
+		return s.jobsProblem
 	}
 	return fmt.Errorf("%w: table %q not found in %s; create it in the app with "+
 		"`php artisan queue:table && php artisan migrate` (Laravel 11+: make:queue-table), "+
