@@ -258,3 +258,25 @@ func TestConnectErrorsKeepWords(t *testing.T) {
 		})
 	}
 }
+
+// TestPostgresSessionSettings: the search_path and the connection's
+// timezone reach the session, as Laravel's "set search_path" and "set time
+// zone" statements put them there.
+func TestPostgresSessionSettings(t *testing.T) {
+	ep := sqltest.NewEndpoint(t, "postgres")
+	openLaravel(t, ep, sqlstore.SchemaLaravel8)
+	ep.Schema = []string{"public", `"$user"`}
+	ep.Timezone = "Europe/Kyiv"
+	s, err := sqlstore.Open(context.Background(), sqlstore.Config{Endpoint: ep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var path, zone string
+	if err := s.DB().QueryRow("SELECT current_setting('search_path'), current_setting('TimeZone')").Scan(&path, &zone); err != nil {
+		t.Fatal(err)
+	}
+	if path != `"public", "$user"` || zone != "Europe/Kyiv" {
+		t.Errorf("search_path = %q, TimeZone = %q", path, zone)
+	}
+}

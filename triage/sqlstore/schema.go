@@ -131,6 +131,8 @@ func (d dialect) accepts(k kind, typ string) bool {
 			switch base {
 			case "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
 				return true
+			case "uuid": // MariaDB 10.7+'s native type compares with uuid strings
+				return k == kindUUID
 			}
 		case kindTime:
 			return base == "timestamp" || base == "datetime"

@@ -147,3 +147,42 @@ func TestSQLiteNotADatabase(t *testing.T) {
 		t.Errorf("garbage file: %v", err)
 	}
 }
+
+// TestNativeUUIDColumn: a uuid column of PostgreSQL's or MariaDB's own uuid
+// type (an app's own migration) is accepted and found by uuid.
+func TestNativeUUIDColumn(t *testing.T) {
+	for _, driver := range []string{"postgres", "mysql"} {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			ep := sqltest.NewEndpoint(t, driver)
+			ctx := context.Background()
+			raw, err := sqlstore.OpenRaw(ctx, ep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Close()
+			id := map[string]string{"postgres": "id bigserial PRIMARY KEY", "mysql": "id bigint unsigned auto_increment PRIMARY KEY"}[driver]
+			ddl := strings.Replace(failedDDL(driver, id, "text", "timestamp"), "uuid varchar(255)", "uuid uuid", 1)
+			if _, err := raw.Exec(ddl); err != nil {
+				if driver == "mysql" {
+					t.Skipf("no native uuid type on this server (MySQL, or MariaDB before 10.7): %v", err)
+				}
+				t.Fatal(err)
+			}
+			s, err := sqlstore.Open(ctx, sqlstore.Config{Endpoint: ep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.Schema().IDMode != triage.IDModeUUID {
+				t.Fatalf("schema %+v", s.Schema())
+			}
+			fx := fixture(7, "default", `App\Jobs\A`, "2026-11-30 10:00:00")
+			sqltest.InsertFailed(t, s, fx)
+			got, err := s.GetFailed(ctx, triage.Ref{UUID: *fx.UUID})
+			if err != nil || got.UUID != *fx.UUID {
+				t.Errorf("GetFailed by uuid = %+v, %v", got, err)
+			}
+		})
+	}
+}
