@@ -97,8 +97,8 @@ func (p *cacheParser) parse() (*Value, error) {
 	if v.Kind != KindArray {
 		return nil, p.fail(t, "the returned value is not an array")
 	}
-	if err := p.expectOp(";"); err != nil {
-		return nil, err
+	if end := p.take(); !isOp(end, ";") && end.kind != tCloseTag {
+		return nil, p.fail(end, "expected \";\", found %q", end.text)
 	}
 	if t := p.take(); t.kind != tEOF && t.kind != tCloseTag {
 		return nil, p.fail(t, "unexpected %q after the returned array", t.text)

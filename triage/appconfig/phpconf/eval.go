@@ -52,8 +52,44 @@ func EvalConfig(file string, src []byte, ctx EvalContext) (*Value, error) {
 	if end := p.peek(); !isOp(end, ";") && end.kind != tEOF && end.kind != tCloseTag {
 		return nil, p.errAt(end, "unexpected %q after the returned array", end.text)
 	}
+	if treeDepth(n) > maxTreeDepth {
+		return nil, p.errAt(first, "expression nested deeper than %d", maxTreeDepth)
+	}
 	ev := &evaluator{file: file, src: p.src, ctx: ctx}
 	return ev.eval(n), nil
+}
+
+// maxTreeDepth bounds the depth of the expression tree, and so the
+// evaluator's recursion: operator chains such as "a ?: b ?: c ..." are
+// parsed by loops, so the parser's own bound does not cover them.
+const maxTreeDepth = 2000
+
+// treeDepth measures the depth of the tree under n without recursion.
+func treeDepth(n *node) int {
+	type item struct {
+		n     *node
+		depth int
+	}
+	maxDepth := 0
+	stack := []item{{n, 1}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if it.n == nil {
+			continue
+		}
+		maxDepth = max(maxDepth, it.depth)
+		if maxDepth > maxTreeDepth {
+			return maxDepth
+		}
+		for _, k := range it.n.kids {
+			stack = append(stack, item{k, it.depth + 1})
+		}
+		for _, a := range it.n.items {
+			stack = append(stack, item{a.key, it.depth + 1}, item{a.val, it.depth + 1})
+		}
+	}
+	return maxDepth
 }
 
 type evaluator struct {
@@ -106,13 +142,7 @@ func (e *evaluator) eval(n *node) *Value {
 	case nArray:
 		return e.array(n)
 	case nConcat:
-		l, r := e.eval(n.kids[0]), e.eval(n.kids[1])
-		ls, lok := scalarString(l)
-		rs, rok := scalarString(r)
-		if !lok || !rok {
-			return e.unknown(n, l, r)
-		}
-		return withKeys(&Value{Kind: KindString, Str: ls + rs, Pos: e.pos(n)}, l, r)
+		return e.concat(n)
 	case nTernary:
 		c := e.eval(n.kids[0])
 		t, ok := c.Truthy()
@@ -172,6 +202,38 @@ func (e *evaluator) eval(n *node) *Value {
 	return e.unknown(n)
 }
 
+// concat evaluates a chain "a . b . c" (a left-nested tree) operand by
+// operand into one buffer, so a long chain costs linear time. A result
+// longer than maxSourceBytes is unknown: only env values repeated many
+// times can get there.
+func (e *evaluator) concat(n *node) *Value {
+	var operands []*node
+	left := n
+	for left.kind == nConcat {
+		operands = append(operands, left.kids[1])
+		left = left.kids[0]
+	}
+	operands = append(operands, left)
+	var b strings.Builder
+	var parts []*Value
+	known := true
+	for i := len(operands) - 1; i >= 0; i-- {
+		v := e.eval(operands[i])
+		parts = append(parts, v)
+		s, ok := v.String()
+		if !ok || b.Len()+len(s) > maxSourceBytes {
+			known = false
+		}
+		if known {
+			b.WriteString(s)
+		}
+	}
+	if !known {
+		return e.unknown(n, parts...)
+	}
+	return withKeys(&Value{Kind: KindString, Str: b.String(), Pos: e.pos(n)}, parts...)
+}
+
 // rewrap returns the chosen operand r of a ternary or ?? as the value of
 // the whole expression n: unknown text covers all of n, and the env keys
 // of the condition are kept.
@@ -183,10 +245,6 @@ func (e *evaluator) rewrap(n *node, r *Value, cond *Value) *Value {
 	out.EnvKeys = mergeEnvKeys(nil, cond, r)
 	return &out
 }
-
-// scalarString is PHP's string conversion for concatenation; arrays and
-// unknowns are not converted.
-func scalarString(v *Value) (string, bool) { return v.String() }
 
 func (e *evaluator) cast(n *node) *Value {
 	x := e.eval(n.kids[0])

@@ -35,10 +35,14 @@ type token struct {
 	line       int
 }
 
-// maxSourceBytes bounds the input of ParseCache and EvalConfig. A large
-// app's config cache is a few hundred kilobytes; anything far bigger is not
-// a config file, and refusing it keeps memory bounded.
-const maxSourceBytes = 16 << 20
+// maxSourceBytes and maxTokens bound the input of ParseCache and
+// EvalConfig. A large app's config cache is a few hundred kilobytes (about
+// one token per ten bytes); anything far bigger is not a config file, and
+// refusing it keeps memory bounded.
+const (
+	maxSourceBytes = 4 << 20
+	maxTokens      = 1 << 19
+)
 
 // openTag starts PHP code; everything before it is inline output.
 const openTag = "<?php"
@@ -84,6 +88,9 @@ func tokenize(src string) ([]token, error) {
 			return nil, err
 		}
 		toks = append(toks, t)
+		if len(toks) > maxTokens {
+			return nil, &lexError{t.line, fmt.Sprintf("more than %d tokens", maxTokens)}
+		}
 		if t.kind == tEOF || t.kind == tCloseTag {
 			if t.kind == tCloseTag {
 				toks = append(toks, token{kind: tEOF, start: t.end, end: t.end, line: t.line})

@@ -87,7 +87,8 @@ type Entry struct {
 
 // Get follows a dot path the way Laravel's Arr::get does, but with
 // backtracking: at each level a key equal to the whole remaining path is
-// preferred, then every split at a '.' from left to right. It returns nil
+// preferred, then every split at a '.', longest first key first, so a key
+// that itself contains dots wins over nested arrays. It returns nil
 // when the path does not exist, when it runs into a non-array, or when v is
 // nil. An empty path returns v itself.
 func (v *Value) Get(path string) *Value {
@@ -110,7 +111,7 @@ func (v *Value) get(path string, depth int) *Value {
 	if e := v.entry(path); e != nil {
 		return e
 	}
-	for i := 0; i < len(path); i++ {
+	for i := len(path) - 1; i >= 0; i-- {
 		if path[i] != '.' {
 			continue
 		}
