@@ -7,6 +7,8 @@
 // an unreachable database fails them instead of skipping. PostgreSQL and
 // MariaDB are reached through JOBTRIAGE_TEST_POSTGRES_DSN /
 // JOBTRIAGE_TEST_MYSQL_DSN, defaulting to the local servers as the storage
-// tests do. JOBTRIAGE_INTEROP_EXPORT=1 rewrites
-// testdata/laravel-rows/<dialect>.json.
+// tests do; the Redis queue tests use the Redis server at
+// JOBTRIAGE_TEST_REDIS_ADDR (default 127.0.0.1:6379) under a key prefix of
+// their own. JOBTRIAGE_INTEROP_EXPORT=1 rewrites
+// testdata/laravel-rows/<dialect>.json (and redis-<dialect>.json).
 package interop

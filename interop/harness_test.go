@@ -227,7 +227,10 @@ type laravelApp struct {
 	scratch string
 }
 
-func newLaravelApp(t *testing.T, d dialect) *laravelApp {
+// newLaravelApp prepares the app for one dialect; extraEnv (e.g.
+// QUEUE_CONNECTION=redis and the REDIS_* of redisEnv) is added last, so it
+// wins over the defaults set here.
+func newLaravelApp(t *testing.T, d dialect, extraEnv ...string) *laravelApp {
 	t.Helper()
 	if _, err := exec.LookPath("php"); err != nil {
 		t.Fatalf("interop prerequisite missing: php not on PATH (testdata/laravel-app/install-deps.sh installs it): %v", err)
@@ -249,7 +252,7 @@ func newLaravelApp(t *testing.T, d dialect) *laravelApp {
 		"INTEROP_FLAG_FILE="+app.flag,
 		"INTEROP_RESULTS_FILE="+app.results,
 	)
-	app.env = append(app.env, d.laravelEnv...)
+	app.env = append(append(app.env, d.laravelEnv...), extraEnv...)
 	return app
 }
 
@@ -259,7 +262,7 @@ func withoutLaravelEnv(env []string) []string {
 	var out []string
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "DB_") || strings.HasPrefix(name, "APP_") || strings.HasPrefix(name, "QUEUE_") || strings.HasPrefix(name, "INTEROP_") {
+		if strings.HasPrefix(name, "DB_") || strings.HasPrefix(name, "APP_") || strings.HasPrefix(name, "QUEUE_") || strings.HasPrefix(name, "INTEROP_") || strings.HasPrefix(name, "REDIS_") {
 			continue
 		}
 		out = append(out, kv)

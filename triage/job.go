@@ -27,7 +27,11 @@ type Job struct {
 	Signature        string    `json:"signature"`
 }
 
-// JobFromRow derives what a listing shows from a row (heads are enough).
+// JobFromRow derives what a listing shows from a row: a listing's (the
+// payload's class windows and the top exception's head) or a whole one with
+// its exception cut by TopExceptionHead. payload.JobClass cuts a whole
+// payload into the same windows the store's SQL selects, so both give the
+// same class and signature.
 func JobFromRow(r *FailedRow) Job { return jobFromRow(r, signature.Normalize) }
 
 // jobFromRow takes the normaliser, so a whole-table pass can use a cache.

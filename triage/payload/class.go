@@ -4,62 +4,161 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-
-	"github.com/tidwall/gjson"
 )
 
 // maxClassLen bounds the class names JobClass extracts; PHP class names in
 // real applications are far shorter.
 const maxClassLen = 512
 
-// JobClass returns the class to display for a payload, by the rule
-// displayName → the first quoted token of data.command when it starts with
-// "O:" (the serialized class) → job. It works on a truncated head of the
-// payload (the store sends only the first kilobytes when listing): keys
-// before the cut are read with gjson, and a command cut mid-way is scanned
-// by hand. It returns "" when none of the three can be read.
-func JobClass(raw []byte) string {
-	if r := gjson.GetBytes(raw, "displayName"); r.Type == gjson.String && r.Str != "" {
-		return r.Str
-	}
-	if r := gjson.GetBytes(raw, "data.command"); r.Type == gjson.String {
-		if c, ok := commandClass(r.Str); ok {
-			return c
+// The class rule reads four keys, and none of them has a fixed place: PHP
+// writes displayName second, but a Redis job that was released has been
+// re-encoded by the Lua cjson library, whose key order follows its hash
+// table, and hook keys (Horizon's tags, pushedAt, …) may sit in front. So a
+// listing does not read a head of the payload but one window per key, each
+// starting where the key's text first occurs: the class windows.
+//
+// Every path derives the class from the same windows: the store cuts them
+// in SQL (strpos/LOCATE/instr + substr, the same character counting), and
+// JobClass cuts them from a whole payload in Go the way SQLite does, so a
+// signature id is the same whichever command computed it.
+const (
+	// ClassWindowChars is the length of each window in characters, the key
+	// included. A value whose JSON text does not fit is unreadable in every
+	// path alike, and the rule falls through to the next key.
+	ClassWindowChars = 512
+	// ClassWindowSep starts the joined windows and separates them. Valid
+	// JSON never holds it raw (control characters are escaped inside
+	// strings and are not whitespace), so text starting with it is windows,
+	// not a payload.
+	ClassWindowSep = '\x1f'
+)
+
+// ClassKeys are the texts the class windows start at, in the order they are
+// joined: displayName, data.command, data.commandName, job. Each is searched
+// as literal text, case-sensitively, first occurrence; PHP's json_encode and
+// cjson both write keys without whitespace around the colon.
+var ClassKeys = [...]string{`"displayName":`, `"command":`, `"commandName":`, `"job":`}
+
+const (
+	windowDisplayName = iota
+	windowCommand
+	windowCommandName
+	windowJob
+)
+
+// ClassWindows cuts the class windows out of a whole payload exactly as the
+// store's SQL does: for each of ClassKeys, ClassWindowSep, then
+// ClassWindowChars characters from the key's first occurrence (nothing when
+// the key is absent). The keys are ASCII, so the first occurrence is the
+// same in bytes and in characters.
+func ClassWindows(raw []byte) []byte {
+	out := make([]byte, 0, len(ClassKeys)*(1+ClassWindowChars))
+	for _, key := range ClassKeys {
+		out = append(out, ClassWindowSep)
+		if i := bytes.Index(raw, []byte(key)); i >= 0 {
+			out = append(out, cutChars(raw[i:], ClassWindowChars)...)
 		}
-	} else if c, ok := scanCommandClass(raw); ok {
+	}
+	return out
+}
+
+// cutChars returns the first n characters of raw, stepping characters as
+// SQLite's substr does (SQLITE_SKIP_UTF8: a lead byte ≥ 0xC0 takes its
+// continuation bytes along). For valid UTF-8 these are runes, as on
+// PostgreSQL and MySQL; on bytes that are not UTF-8, which only SQLite
+// holds, Go still cuts where SQLite cuts.
+func cutChars(raw []byte, n int) []byte {
+	p := 0
+	for k := 0; k < n && p < len(raw); k++ {
+		c := raw[p]
+		p++
+		if c >= 0xc0 {
+			for p < len(raw) && raw[p]&0xc0 == 0x80 {
+				p++
+			}
+		}
+	}
+	return raw[:p]
+}
+
+// JobClass returns the class to display for a payload, by the rule
+// displayName → the class at the head of data.command when it is a
+// serialized object ("O:…") → data.commandName → job; "" when none can be
+// read. raw is a whole payload or the class windows a listing read
+// (ClassWindows); a whole payload is cut into windows first, so both give
+// the same answer.
+func JobClass(raw []byte) string {
+	if len(raw) == 0 || raw[0] != ClassWindowSep {
+		raw = ClassWindows(raw)
+	}
+	var w [len(ClassKeys)][]byte
+	for i, part := range bytes.SplitN(raw[1:], []byte{ClassWindowSep}, len(ClassKeys)) {
+		w[i] = part
+	}
+	if s, ok := stringAfter(w[windowDisplayName], ClassKeys[windowDisplayName]); ok && s != "" {
+		return s
+	}
+	if c, ok := commandClassAfter(w[windowCommand], ClassKeys[windowCommand]); ok {
 		return c
 	}
-	if r := gjson.GetBytes(raw, "job"); r.Type == gjson.String {
-		return r.Str
+	if s, ok := stringAfter(w[windowCommandName], ClassKeys[windowCommandName]); ok && s != "" {
+		return s
+	}
+	if s, ok := stringAfter(w[windowJob], ClassKeys[windowJob]); ok {
+		return s
 	}
 	return ""
 }
 
-// commandClass is the class of a serialized object: `O:23:"App\Jobs\X":…`.
-func commandClass(command string) (string, bool) {
-	if !strings.HasPrefix(command, "O:") {
-		return "", false
+// valueAfter is the JSON text after key at the start of a window, with
+// leading JSON whitespace skipped; false when the window does not start
+// with key.
+func valueAfter(window []byte, key string) ([]byte, bool) {
+	if !bytes.HasPrefix(window, []byte(key)) {
+		return nil, false
 	}
-	open := strings.IndexByte(command, '"')
-	if open < 0 {
-		return "", false
-	}
-	end := strings.IndexByte(command[open+1:], '"')
-	if end <= 0 || end > maxClassLen {
-		return "", false
-	}
-	return command[open+1 : open+1+end], true
+	return bytes.TrimLeft(window[len(key):], " \t\r\n"), true
 }
 
-// scanCommandClass finds the class in the raw JSON text of a payload whose
-// data.command string is cut off, where it reads `"command":"O:23:\"App\\Jobs\\X\"`.
-func scanCommandClass(raw []byte) (string, bool) {
-	key := []byte(`"command":"O:`)
-	i := bytes.Index(raw, key)
-	if i < 0 {
+// stringAfter decodes the JSON string after key; false when the value is
+// not a string or does not end inside the window.
+func stringAfter(window []byte, key string) (string, bool) {
+	v, ok := valueAfter(window, key)
+	if !ok || len(v) == 0 || v[0] != '"' {
 		return "", false
 	}
-	rest := raw[i+len(key):]
+	end := -1
+	for i := 1; i < len(v); i++ {
+		if v[i] == '\\' {
+			i++
+			continue
+		}
+		if v[i] == '"' {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(v[:end+1], &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// commandClassAfter reads the class at the head of a serialized command in
+// its JSON text: `"O:23:\"App\\Jobs\\X\":…`.
+func commandClassAfter(window []byte, key string) (string, bool) {
+	v, ok := valueAfter(window, key)
+	if !ok {
+		return "", false
+	}
+	rest, ok := bytes.CutPrefix(v, []byte(`"O:`))
+	if !ok {
+		return "", false
+	}
 	open := bytes.Index(rest, []byte(`\"`))
 	if open < 0 {
 		return "", false
@@ -74,18 +173,31 @@ func scanCommandClass(raw []byte) (string, bool) {
 		}
 	}
 	rest = rest[open+2:]
-	if len(rest) > 2*maxClassLen {
-		rest = rest[:2*maxClassLen]
-	}
 	end := bytes.Index(rest, []byte(`\"`))
-	if end <= 0 {
+	if end <= 0 || end > 2*maxClassLen {
 		return "", false
 	}
 	var class string
-	if err := json.Unmarshal(append(append([]byte{'"'}, rest[:end]...), '"'), &class); err != nil || class == "" {
+	if err := json.Unmarshal(append(append([]byte{'"'}, rest[:end]...), '"'), &class); err != nil || class == "" || len(class) > maxClassLen {
 		return "", false
 	}
 	return class, true
+}
+
+// commandClass is the class of a decoded serialized object: `O:23:"App\Jobs\X":…`.
+func commandClass(command string) (string, bool) {
+	if !strings.HasPrefix(command, "O:") {
+		return "", false
+	}
+	open := strings.IndexByte(command, '"')
+	if open < 0 {
+		return "", false
+	}
+	end := strings.IndexByte(command[open+1:], '"')
+	if end <= 0 || end > maxClassLen {
+		return "", false
+	}
+	return command[open+1 : open+1+end], true
 }
 
 // ClassNeedle returns how class appears inside a payload's JSON text, for a

@@ -197,9 +197,14 @@ func TestJobClassOnTruncatedHead(t *testing.T) {
 			t.Errorf("JobClass(first %d bytes) = %q", n, got)
 		}
 	}
-	// Cut inside the class name: the job key is what is left.
-	if got := JobClass([]byte(full[:classAt+8])); got != CallQueuedHandler {
+	// Cut inside the class name: data.commandName is what is left, and
+	// without it the job key.
+	if got := JobClass([]byte(full[:classAt+8])); got != `App\Jobs\ProcessPodcast` {
 		t.Errorf("JobClass(cut in class) = %q", got)
+	}
+	noName := strings.Replace(full, `"commandName":"App\\Jobs\\ProcessPodcast",`, "", 1)
+	if got := JobClass([]byte(noName[:strings.Index(noName, `\"App`)+8])); got != CallQueuedHandler {
+		t.Errorf("JobClass(cut in class, no commandName) = %q", got)
 	}
 
 	real := fixture(t, "object_job.json")

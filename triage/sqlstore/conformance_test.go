@@ -2,13 +2,16 @@ package sqlstore_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/payload"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
@@ -37,6 +40,8 @@ var readCases = []conformanceCase{
 	{"ScanOrderAndBatches", testScanOrderAndBatches},
 	{"Filters", testFilters},
 	{"ListingHeads", testListingHeads},
+	{"ClassWindows", testClassWindows},
+	{"RealRedisRows", testRealRedisRows},
 	{"GetFailed", testGetFailed},
 	{"WallClockTimezone", testWallClockTimezone},
 	{"HostileText", testHostileText},
@@ -193,8 +198,8 @@ func testListingHeads(t *testing.T, driver string) {
 		t.Fatalf("got %d rows", len(rows))
 	}
 	r := rows[0]
-	if len(r.Payload) != triage.PayloadHeadChars || !strings.HasPrefix(string(r.Payload), `{"uuid":"`) {
-		t.Errorf("payload head: %d bytes", len(r.Payload))
+	if want := payload.ClassWindows([]byte(f.Payload)); string(r.Payload) != string(want) {
+		t.Errorf("listing payload = %.120q, want the class windows %.120q", r.Payload, want)
 	}
 	if !strings.HasPrefix(r.Exception, "RuntimeException: Podcast service unavailable in /app/b.php:9") || len([]rune(r.Exception)) != triage.ExceptionHeadChars {
 		t.Errorf("top exception head (%d chars): %.80q", len([]rune(r.Exception)), r.Exception)
@@ -202,6 +207,114 @@ func testListingHeads(t *testing.T, driver string) {
 	full := collect(t, s, triage.ScanParams{Full: true})[0]
 	if string(full.Payload) != f.Payload || full.Exception != f.Exception {
 		t.Errorf("full scan changed the texts")
+	}
+}
+
+// testClassWindows: wherever the class rule's keys sit in a payload (a
+// Redis job re-encoded by cjson, Horizon's keys in front, displayName far
+// past any head), the listing's windows are the ones Go cuts from the whole
+// payload, so failed, --group, show, --class and --signature agree.
+func testClassWindows(t *testing.T, driver string) {
+	ctx := context.Background()
+	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+	big := `O:48:\"Illuminate\\Notifications\\SendQueuedNotifications\":1:{s:5:\"lines\";s:3000:\"` + strings.Repeat("ü", 3000) + `\";}`
+	cjson := func(uuid, front string) string {
+		return `{"type":"notification",` + front + `"tags":["App\\Models\\Customer:42","invoice:ÄÖ-9"],"id":"` + uuid + `",` +
+			`"data":{"command":"` + big + `","commandName":"Illuminate\\Notifications\\SendQueuedNotifications"},` +
+			`"pushedAt":"1700000000.1234","silenced":false,"job":"Illuminate\\Queue\\CallQueuedHandler@call","maxTries":2,` +
+			`"displayName":"App\\Notifications\\InvoicePaid","uuid":"` + uuid + `","attempts":1,"timeout":null}`
+	}
+	cases := []struct {
+		name, payload, class string
+	}{
+		{"cjson order, Horizon keys", cjson("00000000-0000-4000-8000-000000000001", ""), `App\Notifications\InvoicePaid`},
+		// MySQL's default collation would take this key for displayName.
+		{"key in another case first", cjson("00000000-0000-4000-8000-000000000002", `"DISPLAYNAME":"Wrong",`), `App\Notifications\InvoicePaid`},
+		{"no displayName, command last", `{"uuid":"00000000-0000-4000-8000-000000000003","pad":"` + strings.Repeat("é", 2000) +
+			`","job":"Illuminate\\Queue\\CallQueuedHandler@call","data":{"commandName":"X","command":"O:10:\"App\\Jobs\\Y\":0:{}"}}`, `App\Jobs\Y`},
+		{"PHP order", payloadFor(`App\Jobs\SendInvoice`, "00000000-0000-4000-8000-000000000004"), `App\Jobs\SendInvoice`},
+		{"not JSON", `{"displayName":"Half`, ""},
+		{"empty", ``, ""},
+		{"key at the very end", `{"x":1,"job":`, ""},
+	}
+	if driver == "sqlite" {
+		// Only SQLite stores bytes that are not UTF-8; Go must count its
+		// characters as SQLite does.
+		cases = append(cases, struct{ name, payload, class string }{"invalid UTF-8 before the key",
+			"{\"pad\":\"a\x80\xc3\xa9\xc3\x80\x80\xff\xfe\",\"displayName\":\"App\\\\Jobs\\\\Bytes\"}", `App\Jobs\Bytes`})
+	}
+	var fx []sqltest.FailedFixture
+	for i, c := range cases {
+		f := fixture(10+i, "default", "unused", "2026-11-30 10:00:00")
+		f.Payload = c.payload
+		fx = append(fx, f)
+	}
+	ids := sqltest.InsertFailed(t, s, fx...)
+	byID := map[int64]int{}
+	for i, id := range ids {
+		byID[id] = i
+	}
+	listed := collect(t, s, triage.ScanParams{})
+	if len(listed) != len(cases) {
+		t.Fatalf("listing: %d rows, want %d", len(listed), len(cases))
+	}
+	for _, r := range listed {
+		c := cases[byID[r.ID]]
+		whole, err := s.GetFailed(ctx, triage.Ref{ID: r.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := payload.ClassWindows(whole.Payload); string(r.Payload) != string(want) {
+			t.Errorf("%s: SQL windows differ from Go's:\n sql %q\n go  %q", c.name, r.Payload, want)
+		}
+		head := *whole
+		head.Exception = triage.TopExceptionHead(whole.Exception)
+		lj, wj := triage.JobFromRow(r), triage.JobFromRow(&head)
+		if lj.Class != c.class || wj.Class != c.class || lj.Signature != wj.Signature {
+			t.Errorf("%s: listing class %q sig %s, whole row class %q sig %s, want class %q", c.name, lj.Class, lj.Signature, wj.Class, wj.Signature, c.class)
+		}
+	}
+	// The --class pre-filter searches the whole payload, so it finds the
+	// class past any head.
+	got := collect(t, s, triage.ScanParams{Filter: triage.Filter{PayloadContains: []string{payload.ClassNeedle("InvoicePaid")}}})
+	equalIDs(t, "class needle", idsOf(got), []int64{ids[1], ids[0]})
+}
+
+// testRealRedisRows: the rows a real Laravel 8.83 worker wrote after Redis
+// re-encoded the released jobs (testdata/laravel-rows/redis-*.json) list
+// with the class the whole row shows, on the dialect that wrote them.
+func testRealRedisRows(t *testing.T, driver string) {
+	raw, err := os.ReadFile("../../testdata/laravel-rows/redis-" + driver + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		UUID, Connection, Queue, Payload, Exception string
+		FailedAt                                    string `json:"failed_at"`
+		Expect                                      struct{ Class string }
+	}
+	if err := json.Unmarshal(raw, &rows); err != nil || len(rows) == 0 {
+		t.Fatalf("redis rows: %d, %v", len(rows), err)
+	}
+	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+	want := map[string]string{}
+	for _, r := range rows {
+		u := r.UUID
+		sqltest.InsertFailed(t, s, sqltest.FailedFixture{UUID: &u, Connection: r.Connection, Queue: r.Queue,
+			Payload: r.Payload, Exception: r.Exception, FailedAt: r.FailedAt})
+		want[r.UUID] = r.Expect.Class
+	}
+	for _, r := range collect(t, s, triage.ScanParams{}) {
+		whole, err := s.GetFailed(context.Background(), triage.Ref{ID: r.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := *whole
+		head.Exception = triage.TopExceptionHead(whole.Exception)
+		lj, wj := triage.JobFromRow(r), triage.JobFromRow(&head)
+		if lj.Class != want[r.UUID] || lj != wj {
+			t.Errorf("%s: listing %+v\nwhole row %+v\nwant class %s", r.UUID, lj, wj, want[r.UUID])
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"strconv"
 	"strings"
+
+	"github.com/jobtriage/jobtriage/triage/payload"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -16,8 +18,16 @@ type dialect struct {
 	// likeOp is the case-insensitive LIKE: MySQL's default collation and
 	// SQLite's LIKE already ignore ASCII case; PostgreSQL needs ILIKE.
 	likeOp string
-	// payloadHead selects the first n characters of a text column.
+	// head selects the first n characters of a text column.
 	head func(col string, n int) string
+	// window selects n characters of a text column from the first
+	// occurrence of the literal key (NULL when it does not occur), counting
+	// characters and matching case-sensitively on every dialect.
+	window func(col, key string, n int) string
+	// concat joins texts; NULL parts must have been coalesced.
+	concat func(parts []string) string
+	// unitSep is the ClassWindowSep character as an expression.
+	unitSep string
 	// topException selects the text after the last "\n\nNext " separator
 	// (the thrown exception) so a listing never transfers whole chains.
 	// It takes the separator as a bound argument. Empty when the dialect
@@ -36,6 +46,11 @@ func dialectFor(driver string) (dialect, bool) {
 			quote:  func(s string) string { return `"` + s + `"` },
 			likeOp: "ILIKE",
 			head:   func(col string, n int) string { return "left(" + col + ", " + itoa(n) + ")" },
+			window: func(col, key string, n int) string {
+				return "substr(" + col + ", nullif(strpos(" + col + ", " + sqlString(key) + "), 0), " + itoa(n) + ")"
+			},
+			concat:  func(parts []string) string { return strings.Join(parts, " || ") },
+			unitSep: "chr(31)",
 			// split_part with a negative field counts from the end (PostgreSQL 14+).
 			topException: func(col string) string { return "split_part(" + col + ", ?, -1)" },
 			columnsQuery: `SELECT column_name, is_nullable = 'YES' FROM information_schema.columns
@@ -43,25 +58,58 @@ func dialectFor(driver string) (dialect, bool) {
 		}, true
 	case "mysql":
 		return dialect{
-			name:         "mysql",
-			quote:        func(s string) string { return "`" + s + "`" },
-			likeOp:       "LIKE",
-			head:         func(col string, n int) string { return "LEFT(" + col + ", " + itoa(n) + ")" },
+			name:   "mysql",
+			quote:  func(s string) string { return "`" + s + "`" },
+			likeOp: "LIKE",
+			head:   func(col string, n int) string { return "LEFT(" + col + ", " + itoa(n) + ")" },
+			// The column's collation (utf8mb4_unicode_ci) would find the key
+			// in any case, and match ignorable characters; _bin compares code
+			// points and still counts characters.
+			window: func(col, key string, n int) string {
+				return "SUBSTRING(" + col + ", NULLIF(LOCATE(_utf8mb4" + sqlString(key) + " COLLATE utf8mb4_bin, " + col + "), 0), " + itoa(n) + ")"
+			},
+			concat:       func(parts []string) string { return "CONCAT(" + strings.Join(parts, ", ") + ")" },
+			unitSep:      "CHAR(31 USING utf8mb4)",
 			topException: func(col string) string { return "SUBSTRING_INDEX(" + col + ", ?, -1)" },
 			columnsQuery: `SELECT column_name, is_nullable = 'YES' FROM information_schema.columns
 			WHERE table_schema = DATABASE() AND table_name = ?`,
 		}, true
 	case "sqlite":
 		return dialect{
-			name:         "sqlite",
-			quote:        func(s string) string { return `"` + s + `"` },
-			likeOp:       "LIKE",
-			head:         func(col string, n int) string { return "substr(" + col + ", 1, " + itoa(n) + ")" },
+			name:   "sqlite",
+			quote:  func(s string) string { return `"` + s + `"` },
+			likeOp: "LIKE",
+			head:   func(col string, n int) string { return "substr(" + col + ", 1, " + itoa(n) + ")" },
+			// instr and substr count the characters of text that is not
+			// UTF-8 differently, so the window starts at the key's byte
+			// offset (blob semantics) and is cut in characters from there.
+			window: func(col, key string, n int) string {
+				blob := "CAST(" + col + " AS BLOB)"
+				return "substr(CAST(substr(" + blob + ", nullif(instr(" + blob + ", CAST(" + sqlString(key) + " AS BLOB)), 0)) AS TEXT), 1, " + itoa(n) + ")"
+			},
+			concat:       func(parts []string) string { return strings.Join(parts, " || ") },
+			unitSep:      "char(31)",
 			columnsQuery: `SELECT name, "notnull" = 0 FROM pragma_table_info(?)`,
 		}, true
 	}
 	return dialect{}, false
 }
+
+// classWindows selects payload.ClassWindows of a payload column: the same
+// windows, joined the same way, so that payload.JobClass reads the class a
+// whole payload gives. Text functions, not JSON ones: a row that is not
+// JSON must not fail the listing, and PostgreSQL's jsonb rejects the
+// \u0000 every serialized protected property carries.
+func (d dialect) classWindows(col string) string {
+	parts := make([]string, 0, 2*len(payload.ClassKeys))
+	for _, key := range payload.ClassKeys {
+		parts = append(parts, d.unitSep, "coalesce("+d.window(col, key, payload.ClassWindowChars)+", '')")
+	}
+	return d.concat(parts)
+}
+
+// sqlString quotes a constant as a SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // likeEscaper escapes LIKE wildcards with '!' as the escape character, which
 // means the same thing on all three databases (a backslash does not).

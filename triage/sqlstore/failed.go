@@ -13,7 +13,6 @@ import (
 
 const (
 	defaultBatch   = 500
-	headChars      = triage.PayloadHeadChars
 	exceptionChars = triage.ExceptionHeadChars
 	// wallLayout is how Laravel writes failed_at (Y-m-d H:i:s).
 	wallLayout = "2006-01-02 15:04:05"
@@ -32,12 +31,17 @@ func (s *Store) selectList(full bool) (string, []any) {
 	if full {
 		return cols + "payload, exception", nil
 	}
-	cols += s.d.head("payload", headChars) + " AS payload, "
+	cols += s.listPayload() + " AS payload, "
 	if s.d.topException == nil {
 		return cols + s.exceptionHead() + " AS exception", nil
 	}
 	return cols + s.exceptionHead() + " AS exception", []any{nextSeparator}
 }
+
+// listPayload is what a listing reads of the payload: the class windows
+// (payload.ClassWindows), not a head, because a Redis job's keys may sit in
+// any order and displayName far behind data.command.
+func (s *Store) listPayload() string { return s.d.classWindows("payload") }
 
 // exceptionHead selects the top exception block's head; on SQLite, which
 // has no last-occurrence function, the whole text, cut in Go.

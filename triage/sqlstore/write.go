@@ -58,7 +58,7 @@ func (s *Store) beginWrite(ctx context.Context) (*sqlx.Tx, error) {
 // retry edits them) and exception heads (for signature filters).
 func (s *Store) batchColumns(p triage.BatchParams) (string, []any) {
 	sel, selArgs := s.selectList(false)
-	sel = strings.Replace(sel, s.d.head("payload", headChars)+" AS payload", "payload", 1)
+	sel = strings.Replace(sel, s.listPayload()+" AS payload", "payload", 1)
 	if !p.NeedException {
 		// Cutting the top exception out of every 4 KB trace is work only a
 		// signature filter needs.

@@ -21,6 +21,8 @@ return [
         Illuminate\Encryption\EncryptionServiceProvider::class,
         Illuminate\Filesystem\FilesystemServiceProvider::class,
         Illuminate\Queue\QueueServiceProvider::class,
+        Illuminate\Redis\RedisServiceProvider::class,
+        Illuminate\Notifications\NotificationServiceProvider::class,
         App\Providers\AppServiceProvider::class,
     ],
     'aliases' => [],

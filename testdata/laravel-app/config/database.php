@@ -1,5 +1,7 @@
 <?php
 
+use Illuminate\Support\Str;
+
 // One app serves every dialect: the test picks it with DB_CONNECTION and the
 // usual DB_* variables.
 return [
@@ -38,4 +40,20 @@ return [
         ],
     ],
     'migrations' => 'migrations',
+    // The skeleton's Redis config (8.x). Each interop test picks its own
+    // REDIS_PREFIX, so runs sharing one server never see each other's keys.
+    'redis' => [
+        'client' => env('REDIS_CLIENT', 'phpredis'),
+        'options' => [
+            'cluster' => env('REDIS_CLUSTER', 'redis'),
+            'prefix' => env('REDIS_PREFIX', Str::slug(env('APP_NAME', 'laravel'), '_').'_database_'),
+        ],
+        'default' => [
+            'url' => env('REDIS_URL'),
+            'host' => env('REDIS_HOST', '127.0.0.1'),
+            'password' => env('REDIS_PASSWORD', null),
+            'port' => env('REDIS_PORT', '6379'),
+            'database' => env('REDIS_DB', '0'),
+        ],
+    ],
 ];

@@ -1,6 +1,7 @@
 package phpconf
 
 import (
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -182,10 +183,10 @@ func (e *evaluator) eval(n *node) *Value {
 		switch {
 		case x.Kind == KindInt && n.kind == nPlus, x.Kind == KindFloat && n.kind == nPlus:
 			return withKeys(&Value{Kind: x.Kind, Int: x.Int, Float: x.Float, Pos: e.pos(n)}, x)
-		case x.Kind == KindInt && x.Int != -x.Int: // -PHP_INT_MIN is a float in PHP; leave that to unknown
+		case x.Kind == KindInt && x.Int == math.MinInt64: // PHP overflows into a float
+			return withKeys(&Value{Kind: KindFloat, Float: -float64(x.Int), Pos: e.pos(n)}, x)
+		case x.Kind == KindInt:
 			return withKeys(&Value{Kind: KindInt, Int: -x.Int, Pos: e.pos(n)}, x)
-		case x.Kind == KindInt && x.Int == 0:
-			return withKeys(&Value{Kind: KindInt, Pos: e.pos(n)}, x)
 		case x.Kind == KindFloat:
 			return withKeys(&Value{Kind: KindFloat, Float: -x.Float, Pos: e.pos(n)}, x)
 		}

@@ -74,6 +74,15 @@ func TestEvalExpressions(t *testing.T) {
 		{`9223372036854775807`, "int:9223372036854775807"},
 		{`9223372036854775808`, "float:9.2233720368548E+18"},
 		{`1.5`, "float:1.5"},
+		{`-PHP_INT_MIN`, "float:9.2233720368548E+18"},
+		{`-9223372036854775808`, "float:-9.2233720368548E+18"},
+		{`- -5`, "int:5"},
+		{`+'5'`, "unknown:+'5'"},
+		{`+1.5`, "float:1.5"},
+		{`0xFFFFFFFFFFFFFFFF`, "float:1.844674407371E+19"},
+		{`0x1FFFFFFFFFFFFFFFF`, "float:3.6893488147419E+19"},
+		{`99999999999999999999`, "float:1.0E+20"},
+		{`0777777777777777777777777`, "float:4.7223664828696E+21"},
 		{`.5`, "float:0.5"},
 		{`1e3`, "float:1000"},
 		{`1.0E+25`, "float:1.0E+25"},
@@ -390,5 +399,21 @@ func TestEvalAcceptsClosingTagAndParens(t *testing.T) {
 	v, err := EvalConfig("c.php", []byte("<?php return [''"+strings.Repeat(" ?: 0", 1000)+" ?: 'last'];"), EvalContext{})
 	if err != nil || describe(v) != "[0=string:last]" {
 		t.Errorf("elvis chain: %v %s", err, describe(v))
+	}
+}
+
+// PHP accumulates overflowing hex, octal and binary literals digit by digit
+// in a double; var_export shows the exact results (checked with PHP 8.2).
+func TestOverflowingLiterals(t *testing.T) {
+	for lit, want := range map[string]float64{
+		"0b" + strings.Repeat("1", 64): 1.844674407370955e19,
+		"0xFFFFFFFFFFFFFFFF":           1.8446744073709552e19,
+		"0x1FFFFFFFFFFFFFFFF":          3.6893488147419103e19,
+		"0777777777777777777777777":    4.722366482869645e21,
+		"99999999999999999999":         1e20,
+	} {
+		if v := evalOne(t, lit, nil); v.Kind != KindFloat || v.Float != want {
+			t.Errorf("%s = %+v, want %v", lit, v, want)
+		}
 	}
 }

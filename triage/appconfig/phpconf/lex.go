@@ -576,7 +576,10 @@ func (lx *lexer) number() (token, error) {
 }
 
 // overflowFloat converts an integer literal too big for int64 to the float
-// PHP gives it; digits are valid in base.
+// PHP gives it; digits are valid in base. Decimal literals are rounded
+// correctly (zend_strtod); the others are accumulated digit by digit like
+// zend_hex_strtod, and zend_bin_strtod and zend_oct_strtod, which compute
+// "value * base + c - '0'" and so round twice per digit.
 func overflowFloat(digits string, base int) float64 {
 	if base == 10 {
 		f, _ := strconv.ParseFloat(digits, 64)
@@ -584,8 +587,14 @@ func overflowFloat(digits string, base int) float64 {
 	}
 	f := 0.0
 	for i := 0; i < len(digits); i++ {
-		d, _ := strconv.ParseUint(digits[i:i+1], base, 8)
-		f = f*float64(base) + float64(d)
+		c := digits[i]
+		scaled := float64(f * float64(base)) // the conversion forbids fusing into an FMA
+		if base == 16 {
+			d, _ := strconv.ParseUint(digits[i:i+1], 16, 8)
+			f = scaled + float64(d)
+			continue
+		}
+		f = float64(scaled+float64(c)) - float64('0')
 	}
 	return f
 }

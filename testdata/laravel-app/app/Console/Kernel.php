@@ -11,5 +11,6 @@ class Kernel extends ConsoleKernel
         Commands\DispatchCommand::class,
         Commands\StatusCommand::class,
         Commands\ExportFailedCommand::class,
+        Commands\DispatchRedisCommand::class,
     ];
 }

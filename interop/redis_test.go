@@ -1,0 +1,328 @@
+package interop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/payload"
+)
+
+// redisAddrEnv names the Redis server the Redis interop runs use, as in the
+// redisqueue tests; unset means the local server CI starts.
+const (
+	redisAddrEnv     = "JOBTRIAGE_TEST_REDIS_ADDR"
+	defaultRedisAddr = "127.0.0.1:6379"
+)
+
+// redisQueue is one test's Redis queue: a key prefix no other run uses, so
+// runs on one server never see each other's jobs.
+type redisQueue struct {
+	addr, prefix string
+	client       *redis.Client
+}
+
+// newRedisQueue picks a fresh prefix on the interop Redis server and deletes
+// every key under it when the test ends.
+func newRedisQueue(t *testing.T, name string) *redisQueue {
+	t.Helper()
+	addr := os.Getenv(redisAddrEnv)
+	if addr == "" {
+		addr = defaultRedisAddr
+	}
+	client := redis.NewClient(&redis.Options{Addr: addr})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := client.Ping(ctx).Err(); err != nil {
+		_ = client.Close()
+		t.Fatalf("interop prerequisite missing: Redis at %s (%s): %v", addr, redisAddrEnv, err)
+	}
+	q := &redisQueue{addr: addr, client: client,
+		prefix: fmt.Sprintf("jobtriage_interop_%s_%d_%d:", name, os.Getpid(), time.Now().UnixNano())}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if n, err := q.deleteKeys(ctx); err != nil {
+			t.Errorf("cleaning up Redis prefix %s: %v", q.prefix, err)
+		} else if n > 0 {
+			t.Logf("deleted %d Redis keys under %s", n, q.prefix)
+		}
+		_ = client.Close()
+	})
+	return q
+}
+
+func (q *redisQueue) deleteKeys(ctx context.Context) (int, error) {
+	n := 0
+	iter := q.client.Scan(ctx, 0, q.prefix+"*", 100).Iterator()
+	for iter.Next(ctx) {
+		if err := q.client.Del(ctx, iter.Val()).Err(); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, iter.Err()
+}
+
+// env is what the Laravel app needs to queue on this Redis under this
+// prefix (config/queue.php `redis`, config/database.php `redis.default`).
+func (q *redisQueue) env() []string {
+	host, port, _ := strings.Cut(q.addr, ":")
+	if port == "" {
+		port = "6379"
+	}
+	return []string{"QUEUE_CONNECTION=redis", "REDIS_HOST=" + host, "REDIS_PORT=" + port, "REDIS_PREFIX=" + q.prefix}
+}
+
+// failOnRedis is failEverything on the redis queue connection, with
+// Horizon's payload keys: interop:dispatch-redis queues jobs that are
+// released once (Redis's cjson re-encodes them) and then fail, and the
+// workers write them to the dialect's failed_jobs.
+func failOnRedis(t *testing.T, d dialect) *scenario {
+	t.Helper()
+	holdDatabase(t, d)
+	ctx, cancel := context.WithTimeout(context.Background(), artisanTimeout)
+	defer cancel()
+	if err := recreateDatabase(ctx, d); err != nil {
+		t.Fatalf("interop prerequisite missing: %s database: %v", d.name, err)
+	}
+	q := newRedisQueue(t, d.name)
+	app := newLaravelApp(t, d, append(q.env(), "INTEROP_HORIZON_KEYS=1")...)
+	if out, err := app.artisan(artisanTimeout, "--version"); err != nil {
+		t.Fatalf("interop prerequisite missing: the Laravel app does not boot (install-deps.sh?): %v\n%s", err, out)
+	}
+	app.mustArtisan(t, "interop:reset")
+	manifestPath := filepath.Join(app.scratch, "manifest.json")
+	s := &scenario{dialect: d, app: app, manifestPath: manifestPath, started: time.Now().Truncate(time.Second)}
+	app.mustArtisan(t, "interop:dispatch-redis", "--manifest="+manifestPath)
+	b, err := os.ReadFile(manifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &s.manifest); err != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	app.drain(t)
+	s.finished = time.Now()
+	if st := app.status(t); st.Failed != len(s.manifest.Failures) {
+		t.Fatalf("workers left %d failed_jobs rows, manifest expects %d\nlaravel.log:\n%s", st.Failed, len(s.manifest.Failures), app.log())
+	}
+	t.Logf("%s: Laravel %s on Redis (prefix %s) wrote %d failed_jobs rows in %s", d.name, s.manifest.LaravelVersion, q.prefix,
+		len(s.manifest.Failures), s.finished.Sub(s.started).Round(time.Millisecond))
+	return s
+}
+
+// exportedRow is one element of interop:export-failed's output.
+type exportedRow struct {
+	ID      int64  `json:"id"`
+	UUID    string `json:"uuid"`
+	Payload string `json:"payload"`
+}
+
+// exportTo writes the scenario's failed_jobs rows to path and reads them back.
+func exportTo(t *testing.T, s *scenario, path string) []exportedRow {
+	t.Helper()
+	s.app.mustArtisan(t, "interop:export-failed", path, "--manifest="+s.manifestPath)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []exportedRow
+	if err := json.Unmarshal(b, &rows); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rows
+}
+
+// triagedJob is a job as failed --json and show --json print it.
+type triagedJob struct {
+	reportedJob
+	Signature string `json:"signature"`
+}
+
+// TestRedisReorderedPayloadsAgree: jobs a real Laravel 8.83 worker released
+// once on Redis reach failed_jobs as cjson re-encoded them (keys in hash
+// order, Horizon's tags in front, displayName past any fixed head).
+// failed, failed --group, show, failed --class and failed --signature must
+// agree on class and signature for every one of them, on every database.
+func TestRedisReorderedPayloadsAgree(t *testing.T) {
+	requireInterop(t)
+	bin := buildJobtriage(t)
+	for _, d := range dialects(t) {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			s := failOnRedis(t, d)
+			path := filepath.Join(s.app.scratch, "rows.json")
+			if os.Getenv("JOBTRIAGE_INTEROP_EXPORT") == "1" {
+				abs, err := filepath.Abs(filepath.Join("..", "testdata", "laravel-rows", "redis-"+d.name+".json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				path = abs
+			}
+			checkReordered(t, s, exportTo(t, s, path))
+			checkAgreement(t, bin, s)
+		})
+	}
+}
+
+// checkReordered proves the rows are the case the test is about: not in
+// PHP's key order, with Horizon's keys, and (for the notifications) with
+// displayName behind the first PayloadHeadChars characters.
+func checkReordered(t *testing.T, s *scenario, rows []exportedRow) {
+	t.Helper()
+	if len(rows) != len(s.manifest.Failures) {
+		t.Fatalf("exported %d rows, manifest lists %d", len(rows), len(s.manifest.Failures))
+	}
+	past := 0
+	for _, r := range rows {
+		var keys []string
+		dec := json.NewDecoder(strings.NewReader(r.Payload))
+		if _, err := dec.Token(); err != nil {
+			t.Fatalf("row %d: payload is not JSON: %v", r.ID, err)
+		}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				t.Fatalf("row %d: %v", r.ID, err)
+			}
+			keys = append(keys, k.(string))
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				t.Fatalf("row %d: %v", r.ID, err)
+			}
+		}
+		if len(keys) < 2 || keys[0] == "uuid" && keys[1] == "displayName" {
+			t.Errorf("row %d: keys %v are in PHP's order; the payload was not re-encoded by cjson", r.ID, keys)
+		}
+		for _, k := range []string{"type", "tags", "pushedAt", "silenced", "id", "attempts"} {
+			if !contains(keys, k) {
+				t.Errorf("row %d: no %q key in %v", r.ID, k, keys)
+			}
+		}
+		at := len([]rune(r.Payload[:strings.Index(r.Payload, payload.ClassKeys[0])]))
+		if at >= triage.PayloadHeadChars {
+			past++
+		}
+		t.Logf("row %d: displayName at character %d of %d; keys %v", r.ID, at, len([]rune(r.Payload)), keys)
+	}
+	if past == 0 {
+		t.Errorf("no row has displayName past the first %d characters; the test no longer covers the defect", triage.PayloadHeadChars)
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// checkAgreement asks every command about the rows and compares.
+func checkAgreement(t *testing.T, bin jobtriage, s *scenario) {
+	t.Helper()
+	dsn := s.dialect.dsn
+	var listed []triagedJob
+	runJSON(t, bin, &listed, "failed", "--json", "--dsn", dsn)
+	if len(listed) != len(s.manifest.Failures) {
+		t.Fatalf("failed --json lists %d jobs, the worker failed %d", len(listed), len(s.manifest.Failures))
+	}
+	byUUID := map[string]triagedJob{}
+	for _, j := range listed {
+		byUUID[j.UUID] = j
+	}
+	bySignature := map[string][]string{}
+	byClass := map[string][]string{}
+	for _, want := range s.manifest.Failures {
+		got, ok := byUUID[want.UUID]
+		if !ok {
+			t.Errorf("%s (uuid %s) missing from failed --json", want.Key, want.UUID)
+			continue
+		}
+		wantView := reportedJob{ID: want.UUID, UUID: want.UUID, Connection: "redis", Queue: want.Queue,
+			Class: want.Class, ExceptionClass: want.ExceptionClass, ExceptionMessage: want.ExceptionMessage}
+		gotView := got.reportedJob
+		gotView.RowID, gotView.FailedAt = 0, time.Time{}
+		if diff := cmp.Diff(wantView, gotView); diff != "" {
+			t.Errorf("%s: failed --json differs from what the worker wrote (-want +got):\n%s", want.Key, diff)
+		}
+		bySignature[got.Signature] = append(bySignature[got.Signature], got.UUID)
+		byClass[got.Class] = append(byClass[got.Class], got.UUID)
+
+		var shown triagedJob
+		runJSON(t, bin, &shown, "show", got.ID, "--json", "--dsn", dsn)
+		if shown.Class != got.Class || shown.Signature != got.Signature {
+			t.Errorf("%s: show says %s / %s, failed --json says %s / %s", want.Key, shown.Class, shown.Signature, got.Class, got.Signature)
+		}
+	}
+
+	var groups []triage.Signature
+	runJSON(t, bin, &groups, "failed", "--group", "--json", "--limit", "0", "--dsn", dsn)
+	if len(groups) != len(bySignature) {
+		t.Errorf("failed --group --json: %d signatures, failed --json shows %d", len(groups), len(bySignature))
+	}
+	for _, g := range groups {
+		uuids := bySignature[g.ID]
+		if g.Count != len(uuids) {
+			t.Errorf("group %s (%s): count %d, failed --json has %d jobs with that signature", g.ID, g.Class, g.Count, len(uuids))
+			continue
+		}
+		if got := byUUID[uuids[0]]; got.Class != g.Class {
+			t.Errorf("group %s: class %s, failed --json says %s", g.ID, g.Class, got.Class)
+		}
+		var matched []triagedJob
+		runJSON(t, bin, &matched, "failed", "--signature", g.ID, "--json", "--dsn", dsn)
+		if diff := cmp.Diff(sorted(uuids), uuidsOfJobs(matched)); diff != "" {
+			t.Errorf("failed --signature %s (-failed --json +--signature):\n%s", g.ID, diff)
+		}
+	}
+	for class, uuids := range byClass {
+		if class == "" {
+			continue // reported above; --class "" would match everything
+		}
+		short := class[strings.LastIndex(class, `\`)+1:]
+		var matched []triagedJob
+		runJSON(t, bin, &matched, "failed", "--class", short, "--json", "--dsn", dsn)
+		if diff := cmp.Diff(sorted(uuids), uuidsOfJobs(matched)); diff != "" {
+			t.Errorf("failed --class %s (-failed --json +--class):\n%s", short, diff)
+		}
+	}
+}
+
+// runJSON runs jobtriage and decodes its stdout into v.
+func runJSON(t *testing.T, bin jobtriage, v any, args ...string) {
+	t.Helper()
+	stdout, stderr, err := bin.run(args...)
+	if err != nil {
+		t.Fatalf("jobtriage %s: %v\nstderr: %s\nstdout: %s", strings.Join(args, " "), err, stderr, stdout)
+	}
+	if err := json.Unmarshal([]byte(stdout), v); err != nil {
+		t.Fatalf("jobtriage %s: stdout is not the JSON expected: %v\n%s", strings.Join(args, " "), err, stdout)
+	}
+}
+
+func uuidsOfJobs(js []triagedJob) []string {
+	out := make([]string, 0, len(js))
+	for _, j := range js {
+		out = append(out, j.UUID)
+	}
+	return sorted(out)
+}
+
+func sorted(ss []string) []string {
+	out := append([]string{}, ss...)
+	sort.Strings(out)
+	return out
+}
