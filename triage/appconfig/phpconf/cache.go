@@ -253,15 +253,21 @@ func (p *cacheParser) array() (*Value, error) {
 				return nil, err
 			}
 			key = s
-		case kt.kind == tInt || isOp(kt, "-"):
+		case kt.kind == tInt || kt.kind == tFloat || isOp(kt, "-"):
+			// var_export writes the key PHP_INT_MIN as -9223372036854775808,
+			// which PHP reads as a float and converts back to that int key.
 			n, err := p.number()
 			if err != nil {
 				return nil, err
 			}
-			if n.Kind != KindInt {
-				return nil, p.fail(kt, "array key is not an int")
+			switch {
+			case n.Kind == KindInt:
+				key = strconv.FormatInt(n.Int, 10)
+			case n.Kind == KindFloat && !math.IsNaN(n.Float) && !math.IsInf(n.Float, 0):
+				key = strconv.FormatInt(floatToInt(n.Float), 10)
+			default:
+				return nil, p.fail(kt, "array key is not a number")
 			}
-			key = strconv.FormatInt(n.Int, 10)
 		default:
 			return nil, p.fail(kt, "expected an array key, found %q", kt.text)
 		}

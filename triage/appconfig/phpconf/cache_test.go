@@ -90,7 +90,7 @@ func TestParseCacheRejects(t *testing.T) {
 		{"<?php return [ 'a' => 1 ];", 1},
 		{"<?php return array ( 'a' => 1 ); echo 1;", 1},
 		{"<?php return array ( 'a' => \"$x\" );", 1},
-		{"<?php return array ( 1.5 => 1 );", 1},
+		{"<?php return array ( NAN => 1 );", 1},
 		{"<?php return array ( 'a' 1 );", 1},
 		{"<?php return array ( 'a' => 1 1 );", 1},
 		{"<?php return array ( 'a' => 'unterminated );", 1},
@@ -123,6 +123,10 @@ func TestParseCacheAccepts(t *testing.T) {
 		},
 		"<?php return array ( 'k' => 1.0E-5, 'm' => -9223372036854775807 - 1 );": func(v *Value) bool {
 			return v.Get("k").Float == 1e-5 && v.Get("m").Int == math.MinInt64
+		},
+		// var_export's spelling of the key PHP_INT_MIN (checked with PHP 8.2)
+		"<?php return array ( -9223372036854775808 => false, -9223372036854775807 => true, );": func(v *Value) bool {
+			return v.Entries[0].Key == "-9223372036854775808" && v.Entries[1].Key == "-9223372036854775807"
 		},
 	} {
 		v, err := ParseCache("c", []byte(src))

@@ -156,12 +156,23 @@ func (lx *lexer) skipSpaceAndComments() error {
 	return nil
 }
 
-// operators lists PHP's multi-character operators, longest first within
-// each leading character, so the first prefix match is the longest.
-var operators = [...]string{
-	"<<=", "<=>", "**=", "...", ">>=", "===", "!==", "??=", "?->",
-	"::", "=>", "->", "??", "==", "!=", "<>", "<=", ">=", "&&", "||", "++", "--",
-	"+=", "-=", "*=", "/=", ".=", "%=", "&=", "|=", "^=", "<<", ">>", "**", "#[",
+// operatorAt returns PHP's longest operator at the start of s ("" when the
+// first character is not the start of a multi-character operator).
+func operatorAt(s string) string {
+	if len(s) >= 3 {
+		switch s[:3] {
+		case "<<=", "<=>", "**=", "...", ">>=", "===", "!==", "??=", "?->":
+			return s[:3]
+		}
+	}
+	if len(s) >= 2 {
+		switch s[:2] {
+		case "::", "=>", "->", "??", "==", "!=", "<>", "<=", ">=", "&&", "||", "++", "--",
+			"+=", "-=", "*=", "/=", ".=", "%=", "&=", "|=", "^=", "<<", ">>", "**", "#[":
+			return s[:2]
+		}
+	}
+	return ""
 }
 
 // castTypes maps the spellings PHP accepts inside a cast to the canonical type.
@@ -261,10 +272,8 @@ func (lx *lexer) next() (token, error) {
 			return t, nil
 		}
 	}
-	for _, op := range operators {
-		if strings.HasPrefix(s[lx.pos:], op) {
-			return tok(tOp, lx.pos+len(op)), nil
-		}
+	if op := operatorAt(s[lx.pos:]); op != "" {
+		return tok(tOp, lx.pos+len(op)), nil
 	}
 	_, size := utf8.DecodeRuneInString(s[lx.pos:])
 	return tok(tOp, lx.pos+size), nil
