@@ -63,7 +63,9 @@ func (g exprGen) expr(depth int) string {
 		return g.leaf()
 	}
 	d := depth - 1
-	switch g.r.Intn(14) {
+	switch g.r.Intn(16) {
+	case 14, 15:
+		return "(" + g.expr(d) + " " + g.pick("+", "-", "*", "/", "%", "**", "&&", "||", "===", "!==", "and", "or") + " " + g.expr(d) + ")"
 	case 0:
 		return g.expr(d) + " . " + g.expr(d)
 	case 1:

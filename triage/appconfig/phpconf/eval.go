@@ -194,11 +194,7 @@ func (e *evaluator) eval(n *node) *Value {
 	case nCall:
 		return e.call(n)
 	case nBinary:
-		var parts []*Value
-		for _, k := range n.kids {
-			parts = append(parts, e.eval(k))
-		}
-		return e.unknown(n, parts...)
+		return e.binary(n)
 	}
 	return e.unknown(n)
 }
@@ -233,6 +229,49 @@ func (e *evaluator) concat(n *node) *Value {
 		return e.unknown(n, parts...)
 	}
 	return withKeys(&Value{Kind: KindString, Str: b.String(), Pos: e.pos(n)}, parts...)
+}
+
+// binary evaluates the operators other than ".": arithmetic, && and ||
+// (which skip their right operand like PHP), === and !==. Anything else
+// (comparisons, bit operations, instanceof) is unknown.
+func (e *evaluator) binary(n *node) *Value {
+	if len(n.kids) != 2 {
+		return e.unknown(n, e.eval(n.kids[0]))
+	}
+	l := e.eval(n.kids[0])
+	switch n.name {
+	case "&&", "||":
+		t, ok := l.Truthy()
+		if !ok {
+			return e.unknown(n, l)
+		}
+		if t == (n.name == "||") { // decided by the left operand
+			return withKeys(&Value{Kind: KindBool, Bool: t, Pos: e.pos(n)}, l)
+		}
+		r := e.eval(n.kids[1])
+		rt, ok := r.Truthy()
+		if !ok {
+			return e.unknown(n, l, r)
+		}
+		return withKeys(&Value{Kind: KindBool, Bool: rt, Pos: e.pos(n)}, l, r)
+	}
+	r := e.eval(n.kids[1])
+	switch n.name {
+	case "===", "!==":
+		eq, ok := strictEqual(l, r)
+		if !ok {
+			return e.unknown(n, l, r)
+		}
+		return withKeys(&Value{Kind: KindBool, Bool: eq == (n.name == "==="), Pos: e.pos(n)}, l, r)
+	case "+", "-", "*", "/", "%", "**":
+		v, ok := arith(n.name, l, r)
+		if !ok {
+			return e.unknown(n, l, r)
+		}
+		v.Pos = e.pos(n)
+		return withKeys(v, l, r)
+	}
+	return e.unknown(n, l, r)
 }
 
 // rewrap returns the chosen operand r of a ternary or ?? as the value of

@@ -33,7 +33,6 @@ func staticUnknowns() map[string][]string {
 			"queue.tricky.interp",  // "hello $retry"
 			"queue.tricky.var",     // $retry
 			"queue.tricky.call",    // array_filter([1, 0, 2])
-			"queue.tricky.arith",   // 60 * 24
 			"queue.tricky.heredoc", // <<<EOT
 			"queue.tricky.nowdoc",  // <<<'EOT'
 			"queue.tricky[?]",      // PDO::ATTR_TIMEOUT => 5

@@ -72,7 +72,7 @@ return array(
         'env_cast' => [env('CAST_TRUE'), env('CAST_FALSE'), env('CAST_EMPTY'), env('CAST_NULL'), env('CAST_QUOTED'),
             env('CAST_UPPER'), env('CAST_PLAIN'), env('CAST_HALF_QUOTED'), env('CAST_SINGLE')],
         'concat' => 'a' . 1 . true . null . 1.5 . -3,
-        'arith' => 60 * 24, // unknown
+        'arith' => 60 * 24,
         'heredoc' => <<<EOT
             heredoc text
             EOT, // unknown
