@@ -463,3 +463,43 @@ func TestOverflowingLiterals(t *testing.T) {
 		}
 	}
 }
+
+// Shapes from the Laravel 11/12 skeleton that the 8.x fixtures do not have.
+func TestEvalModernSkeletonShapes(t *testing.T) {
+	src := `<?php
+
+use Illuminate\Support\Str;
+
+return [
+    'previous_keys' => [
+        ...array_filter(
+            explode(',', (string) env('APP_PREVIOUS_KEYS', ''))
+        ),
+    ],
+    'maintenance' => [
+        'driver' => env('APP_MAINTENANCE_DRIVER', 'file'),
+    ],
+    'mysql' => [
+        'url' => env('DB_URL'),
+        'options' => extension_loaded('pdo_mysql') ? array_filter([
+            (PHP_VERSION_ID >= 80500 ? \Pdo\Mysql::ATTR_SSL_CA : \PDO::MYSQL_ATTR_SSL_CA) => env('MYSQL_ATTR_SSL_CA'),
+        ]) : [],
+    ],
+    'stack' => explode(',', (string) env('LOG_STACK', 'single')),
+    'retry_after' => (int) env('DB_QUEUE_RETRY_AFTER', 90),
+    'prefix' => env('REDIS_PREFIX', Str::slug((string) env('APP_NAME', 'laravel')).'-database-'),
+    'lottery' => [2, 100],
+];
+`
+	v, err := EvalConfig("config/app.php", []byte(src), EvalContext{Root: "/app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[previous_keys=[?...array_filter( explode(',', (string) env('APP_PREVIOUS_KEYS', '')) )=unknown:array_filter( explode(',', (string) env('APP_PREVIOUS_KEYS', '')) )] " +
+		"maintenance=[driver=string:file] " +
+		"mysql=[url=null: options=unknown:extension_loaded('pdo_mysql') ? array_filter([ (PHP_VERSION_ID >= 80500 ? \\Pdo\\Mysql::ATTR_SSL_CA : \\PDO::MYSQL_ATTR_SSL…] " +
+		"stack=unknown:explode(',', (string) env('LOG_STACK', 'single')) retry_after=int:90 prefix=string:laravel-database- lottery=[0=int:2 1=int:100]]"
+	if got := describe(v); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
