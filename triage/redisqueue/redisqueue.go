@@ -1,0 +1,423 @@
+// Package redisqueue is the Redis queue backend: it pushes retried jobs onto
+// a Laravel app's Redis queues exactly as Illuminate\Queue\RedisQueue::pushRaw
+// does, and counts them as RedisQueue::size and its 12.19 siblings do. It is
+// the only package that imports go-redis.
+//
+// Laravel's clients (phpredis, Predis) prefix keys transparently; go-redis
+// prefixes nothing, so every key here is built with the app's prefix and no
+// value ever carries it.
+package redisqueue
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/tidwall/gjson"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// pushScript is RedisQueue's push script (RPUSH the payload, RPUSH a 1 to
+// :notify for block_for) behind a marker that makes it idempotent by uuid.
+// Marker, list and notify are written by one script, so Redis runs them
+// atomically: a uuid is marked if and only if its job was queued.
+//
+// KEYS: queue, queue:notify, and the uuid's marker when the move has a
+// uuid. ARGV: the payload (verbatim), the marker's lifetime in seconds.
+// Returns 1 when it queued the job, 0 when the marker already existed.
+const pushScript = `if #KEYS > 2 then
+  if not redis.call('set', KEYS[3], '1', 'NX', 'EX', ARGV[2]) then
+    return 0
+  end
+end
+redis.call('rpush', KEYS[1], ARGV[1])
+redis.call('rpush', KEYS[2], 1)
+return 1`
+
+// Key names under the prefix, as RedisQueue names them, and the marker
+// namespace that is jobtriage's own.
+const (
+	queueKeyPart    = "queues:"
+	notifySuffix    = ":notify"
+	delayedSuffix   = ":delayed"
+	reservedSuffix  = ":reserved"
+	markerNamespace = "jobtriage:pushed:"
+)
+
+// A pipeline carries at most pipelineJobs scripts and, past the first
+// script, at most pipelineBytes of payloads: one round trip for many jobs,
+// while the client's buffers stay the same size whatever the batch.
+const (
+	pipelineJobs  = 512
+	pipelineBytes = 4 << 20
+)
+
+// Backend is a triage.QueueBackend over one Redis connection.
+type Backend struct {
+	client   redis.UniversalClient
+	opts     Options
+	endpoint string
+	script   *redis.Script
+	// loaded: SCRIPT LOAD succeeded once, so EVALSHA is expected to find
+	// the script; a NOSCRIPT reply (a flushed cache) still falls back to EVAL.
+	loaded atomic.Bool
+	// Tests shrink the pipelines and watch each one finish.
+	batchJobs  int
+	batchBytes int
+	afterBatch func(pushed int)
+}
+
+var _ triage.QueueBackend = (*Backend)(nil)
+
+// Open connects and pings within the dial timeout. Its errors name the
+// endpoint without the password.
+func Open(ctx context.Context, o Options) (*Backend, error) {
+	o, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	client := newClient(o)
+	b := &Backend{client: client, opts: o, endpoint: o.endpoint(), script: redis.NewScript(pushScript),
+		batchJobs: pipelineJobs, batchBytes: pipelineBytes}
+	pctx, cancel := context.WithTimeout(ctx, o.DialTimeout+time.Second)
+	defer cancel()
+	if err := client.Ping(pctx).Err(); err != nil {
+		client.Close()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("connecting to %s: %w", b.endpoint, ctx.Err())
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			// A TLS client on a plain port (or the reverse) waits like this.
+			return nil, fmt.Errorf("%w: cannot connect to %s: no answer within %s (check the host, the port and TLS)", triage.ErrUnreachable, b.endpoint, o.DialTimeout+time.Second)
+		}
+		return nil, fmt.Errorf("%w: cannot connect to %s: %s", triage.ErrUnreachable, b.endpoint, b.scrub(err))
+	}
+	return b, nil
+}
+
+// newClient builds the client of resolved options: a cluster client
+// seeded with the one address, or a plain client on the database.
+func newClient(o Options) redis.UniversalClient {
+	var tlsConf *tls.Config
+	if o.TLS {
+		tlsConf = &tls.Config{ServerName: o.Host, MinVersion: tls.VersionTLS12}
+	}
+	if o.Cluster {
+		return redis.NewClusterClient(&redis.ClusterOptions{
+			Addrs: []string{o.addr()}, Username: o.Username, Password: o.Password,
+			TLSConfig: tlsConf, DialTimeout: o.DialTimeout, MaxRetries: -1,
+		})
+	}
+	return redis.NewClient(&redis.Options{
+		Addr: o.addr(), Username: o.Username, Password: o.Password, DB: o.DB,
+		TLSConfig: tlsConf, DialTimeout: o.DialTimeout,
+		// No silent resends: a script whose reply was lost may have run,
+		// and a move without a uuid has no marker to stop a second push.
+		// The caller's re-run is the retry.
+		MaxRetries: -1,
+	})
+}
+
+// Describe names the connection and its prefix, without credentials.
+func (b *Backend) Describe() string {
+	return b.endpoint + " (prefix " + b.opts.Prefix + ")"
+}
+
+// Close closes the connection pool.
+func (b *Backend) Close() error { return b.client.Close() }
+
+// scrub renders a client error without the password.
+func (b *Backend) scrub(err error) string { return scrubText(err.Error(), b.opts.Password) }
+
+// fail wraps an error of a Redis command: context errors stay matchable,
+// any other error text is scrubbed.
+func (b *Backend) fail(ctx context.Context, what string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s on %s: %w", what, b.endpoint, ctx.Err())
+	}
+	return fmt.Errorf("%s on %s: %s", what, b.endpoint, b.scrub(err))
+}
+
+// QueueKey is the prefixed list key of a queue.
+func (b *Backend) QueueKey(queue string) string { return b.opts.Prefix + queueKeyPart + queue }
+
+// MarkerKey is the prefixed key that records a pushed uuid. When the
+// queue's key has a hash tag, the marker carries the same tag, so the
+// script's keys share one cluster slot.
+func (b *Backend) MarkerKey(queue, uuid string) string {
+	base := b.opts.Prefix + markerNamespace
+	tag, ok := hashTag(b.QueueKey(queue))
+	if !ok {
+		return base + uuid
+	}
+	if t, ok := hashTag(base); ok && t == tag {
+		return base + uuid // the prefix carries the tag already
+	}
+	return base + "{" + tag + "}:" + uuid
+}
+
+// hashTag is Redis Cluster's rule: the text between the first "{" and the
+// first "}" after it, when that text is not empty.
+func hashTag(key string) (string, bool) {
+	i := strings.IndexByte(key, '{')
+	if i < 0 {
+		return "", false
+	}
+	j := strings.IndexByte(key[i+1:], '}')
+	if j <= 0 {
+		return "", false
+	}
+	return key[i+1 : i+1+j], true
+}
+
+// checkPayload refuses what Laravel's pop script would lose or choke on:
+// it decodes the payload with cjson and adds one to "attempts", after it
+// has already LPOPped the job, so invalid JSON or a missing or non-numeric
+// attempts makes the job vanish inside Redis. Laravel itself always writes
+// an integer attempts and an id. Duplicate keys are read as cjson reads
+// them: the last one wins.
+func checkPayload(payload []byte) error {
+	if !gjson.ValidBytes(payload) {
+		return errors.New("the payload is not valid JSON")
+	}
+	obj := gjson.ParseBytes(payload)
+	if !obj.IsObject() {
+		return errors.New("the payload is not a JSON object")
+	}
+	var attempts, id gjson.Result
+	obj.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "attempts":
+			attempts = v
+		case "id":
+			id = v
+		}
+		return true
+	})
+	if attempts.Type != gjson.Number {
+		return errors.New(`the payload has no numeric "attempts": Laravel's pop script would lose the job`)
+	}
+	if _, err := strconv.ParseInt(attempts.Raw, 10, 64); err != nil {
+		return fmt.Errorf(`the payload's "attempts" %s is not an integer`, attempts.Raw)
+	}
+	if !id.Exists() || id.Type == gjson.Null || (id.Type == gjson.String && id.Str == "") {
+		return errors.New(`the payload has no "id" (RedisQueue gives every job one)`)
+	}
+	return nil
+}
+
+// moveName names a move in errors: its uuid, or its place in the call.
+func moveName(i int, m triage.Move) string {
+	if m.UUID != "" {
+		return "job " + m.UUID
+	}
+	return fmt.Sprintf("move %d (no uuid) on queue %q", i, m.Queue)
+}
+
+// Push queues the moves in order, as RedisQueue::pushRaw would, each at most
+// once by uuid: the marker SET NX and the two RPUSHes run in one script. A
+// move without a uuid cannot be remembered and is pushed every time (see
+// PushReport). Every payload is checked before anything is pushed.
+func (b *Backend) Push(ctx context.Context, moves []triage.Move, now time.Time) (triage.PushResult, error) {
+	r, err := b.PushReport(ctx, moves, now)
+	return r.PushResult, err
+}
+
+// Report is what PushReport did: the result plus the moves it had to push
+// without a marker.
+type Report struct {
+	triage.PushResult
+	// Unmarked moves had no uuid: they were pushed, but a re-run would
+	// push them again.
+	Unmarked int
+}
+
+// PushReport is Push with the count of moves pushed without a marker.
+func (b *Backend) PushReport(ctx context.Context, moves []triage.Move, now time.Time) (Report, error) {
+	var rep Report
+	for i, m := range moves {
+		if m.Queue == "" {
+			return Report{}, fmt.Errorf("%w: %s has no queue", triage.ErrInvalidInput, moveName(i, m))
+		}
+		if err := checkPayload(m.Payload); err != nil {
+			return Report{}, fmt.Errorf("%w: refusing to push %s to Redis: %v; nothing was pushed", triage.ErrInvalidInput, moveName(i, m), err)
+		}
+		if b.opts.Cluster {
+			if _, ok := hashTag(b.QueueKey(m.Queue)); !ok {
+				return Report{}, fmt.Errorf("%w: queue %q has no hash tag such as {%s}: Redis Cluster needs one, as Laravel documents; nothing was pushed", triage.ErrInvalidInput, m.Queue, m.Queue)
+			}
+		}
+	}
+	if len(moves) == 0 {
+		return rep, nil
+	}
+	b.loadScript(ctx)
+	ttl := int64(b.opts.MarkerTTL / time.Second)
+	for start := 0; start < len(moves); {
+		end, size := start, 0
+		for end < len(moves) && end-start < b.batchJobs && (end == start || size+len(moves[end].Payload) <= b.batchBytes) {
+			size += len(moves[end].Payload)
+			end++
+		}
+		if err := ctx.Err(); err != nil {
+			return rep, fmt.Errorf("pushing to %s: %w", b.endpoint, err)
+		}
+		if err := b.pushBatch(ctx, moves[start:end], ttl, &rep); err != nil {
+			return rep, err
+		}
+		if b.afterBatch != nil {
+			b.afterBatch(end)
+		}
+		start = end
+	}
+	return rep, nil
+}
+
+// loadScript caches the script on the server once, so the pipelines can
+// send EVALSHA instead of the script text. A failure here is not an error:
+// EVALSHA then answers NOSCRIPT and the jobs go by EVAL.
+func (b *Backend) loadScript(ctx context.Context) {
+	if b.loaded.Load() {
+		return
+	}
+	if b.script.Load(ctx, b.client).Err() == nil {
+		b.loaded.Store(true)
+	}
+}
+
+// pushBatch runs one pipeline of scripts. Scripts the server did not know
+// (NOSCRIPT, which means it ran nothing) go again by EVAL, in order.
+func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64, rep *Report) error {
+	keys := func(m triage.Move) []string {
+		q := b.QueueKey(m.Queue)
+		if m.UUID == "" {
+			return []string{q, q + notifySuffix}
+		}
+		return []string{q, q + notifySuffix, b.MarkerKey(m.Queue, m.UUID)}
+	}
+	run := func(todo []int, eval bool) ([]int, error) {
+		pipe := b.client.Pipeline()
+		cmds := make([]*redis.Cmd, len(todo))
+		for i, j := range todo {
+			m := batch[j]
+			if eval {
+				cmds[i] = b.script.Eval(ctx, pipe, keys(m), m.Payload, ttl)
+			} else {
+				cmds[i] = b.script.EvalSha(ctx, pipe, keys(m), m.Payload, ttl)
+			}
+		}
+		_, _ = pipe.Exec(ctx) // each command carries its own error
+		var unknown []int
+		for i, cmd := range cmds {
+			j := todo[i]
+			n, err := cmd.Int64()
+			switch {
+			case err == nil:
+				if n == 1 {
+					rep.Pushed++
+					if batch[j].UUID == "" {
+						rep.Unmarked++
+					}
+				} else {
+					rep.Already++
+				}
+			case !eval && (errors.Is(err, redis.ErrNoScript) || redis.HasErrorPrefix(err, "NOSCRIPT")):
+				unknown = append(unknown, j)
+			default:
+				return nil, b.fail(ctx, "pushing "+moveName(j, batch[j]), err)
+			}
+		}
+		return unknown, nil
+	}
+	all := make([]int, len(batch))
+	for i := range all {
+		all[i] = i
+	}
+	unknown, err := run(all, false)
+	if err != nil {
+		return err
+	}
+	if len(unknown) > 0 {
+		b.loaded.Store(false)
+		if _, err := run(unknown, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stats counts each asked queue as RedisQueue does (size = list + delayed +
+// reserved; pendingSize, delayedSize, reservedSize), in one pipeline. Stuck
+// reservations are those whose deadline (the :reserved score, pop time plus
+// retry_after) has passed: what the next pop migrates back. A queue with no
+// keys is reported with zero counts. The result is ordered by queue name.
+func (b *Backend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]triage.QueueStats, error) {
+	queues := slices.Clone(p.Queues)
+	slices.Sort(queues)
+	queues = slices.Compact(queues)
+	if len(queues) == 0 {
+		return nil, nil
+	}
+	now := p.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	type cmds struct {
+		pending, delayed, reserved, stuck *redis.IntCmd
+		head                              *redis.StringCmd
+	}
+	all := make([]cmds, len(queues))
+	pipe := b.client.Pipeline()
+	for i, q := range queues {
+		k := b.QueueKey(q)
+		all[i] = cmds{
+			pending:  pipe.LLen(ctx, k),
+			delayed:  pipe.ZCard(ctx, k+delayedSuffix),
+			reserved: pipe.ZCard(ctx, k+reservedSuffix),
+			stuck:    pipe.ZCount(ctx, k+reservedSuffix, "-inf", strconv.FormatInt(now.Unix(), 10)),
+			head:     pipe.LIndex(ctx, k, 0),
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, b.fail(ctx, "counting queues", err)
+	}
+	out := make([]triage.QueueStats, len(queues))
+	for i, q := range queues {
+		c := all[i]
+		st := triage.QueueStats{Queue: q, Pending: c.pending.Val(), Delayed: c.delayed.Val(),
+			Reserved: c.reserved.Val(), Stuck: c.stuck.Val()}
+		st.Size = st.Pending + st.Delayed + st.Reserved
+		if head, err := c.head.Bytes(); err == nil {
+			st.OldestPendingAt = createdAt(head)
+		}
+		out[i] = st
+	}
+	return out, nil
+}
+
+// createdAt reads when a payload was created: Laravel 12.11+'s "createdAt"
+// (epoch seconds), else Horizon's "pushedAt" (seconds with a fraction, as a
+// string); zero when it has neither.
+func createdAt(payload []byte) time.Time {
+	for _, key := range []string{"createdAt", "pushedAt"} {
+		v := gjson.GetBytes(payload, key)
+		if !v.Exists() {
+			continue
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v.String()), 64)
+		if err != nil || f <= 0 {
+			continue
+		}
+		sec := int64(f)
+		return time.Unix(sec, int64((f-float64(sec))*float64(time.Second)))
+	}
+	return time.Time{}
+}

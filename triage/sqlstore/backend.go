@@ -1,0 +1,321 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// LedgerTable records the uuids a JobsBackend with Ledger pushed. It is
+// jobtriage's own table, created only when the operator opts in.
+const LedgerTable = "jobtriage_pushed"
+
+// Statement sizes of the ledger: uuids per lookup, rows per insert.
+const (
+	ledgerLookupChunk = 500
+	ledgerInsertChunk = 200
+)
+
+// JobsBackend is the jobs table of a database other than failed_jobs' as a
+// triage.QueueBackend: Store is opened with Config.JobsOnly. It pushes as
+// DatabaseQueue::pushRaw does (PushJobs' queuedUUIDs and insertJobs) and
+// counts with QueueStats.
+//
+// Without Ledger, a push skips the uuids still waiting in jobs, so a job
+// that a worker ran (and deleted) between a crashed run and its re-run is
+// queued again: the documented window of a store without a record. With
+// Ledger, every pushed uuid is also recorded in LedgerTable, in the same
+// transaction as its jobs row, and a recorded uuid is never pushed again.
+// The ledger changes the application's schema, so it is opt-in, and its
+// table is created on the first push that needs it.
+type JobsBackend struct {
+	Store  *Store
+	Ledger bool
+
+	mu          sync.Mutex
+	ledgerReady bool
+}
+
+var _ triage.QueueBackend = (*JobsBackend)(nil)
+
+// Describe names the jobs table and its database, without the password.
+func (b *JobsBackend) Describe() string {
+	d := "jobs table " + b.Store.schema.JobsTable + " on " + b.Store.ep.Redacted()
+	if b.Ledger {
+		d += " (push ledger " + b.ledgerName() + ")"
+	}
+	return d
+}
+
+// Close closes the store.
+func (b *JobsBackend) Close() error { return b.Store.Close() }
+
+// Stats is the store's QueueStats: queues without rows are absent.
+func (b *JobsBackend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]triage.QueueStats, error) {
+	return b.Store.QueueStats(ctx, p)
+}
+
+// Push inserts the moves into jobs in one transaction, as PushJobs does,
+// each uuid at most once: a uuid repeated within the call, still queued in
+// jobs, or (with Ledger) recorded as pushed before counts as Already. Moves
+// without a uuid are always inserted. A cancelled ctx makes Push roll back
+// and return an error wrapping ctx.Err().
+func (b *JobsBackend) Push(ctx context.Context, moves []triage.Move, now time.Time) (triage.PushResult, error) {
+	unique, repeated := firstOfEachUUID(moves)
+	var err error
+	if b.Ledger {
+		err = b.ensureLedger(ctx)
+	}
+	var n int
+	if err == nil {
+		n, err = b.push(ctx, unique, now)
+	}
+	if err != nil {
+		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+			// The drivers report a cancelled statement in their own words
+			// ("canceling statement due to user request", "bad
+			// connection"); the caller must still see the cancellation.
+			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+		}
+		return triage.PushResult{}, err
+	}
+	return triage.PushResult{Pushed: n, Already: len(unique) - n + repeated}, nil
+}
+
+// firstOfEachUUID drops the later moves of a uuid the call already has.
+func firstOfEachUUID(moves []triage.Move) (unique []triage.Move, repeated int) {
+	seen := make(map[string]bool, len(moves))
+	unique = make([]triage.Move, 0, len(moves))
+	for _, m := range moves {
+		if m.UUID != "" {
+			if seen[m.UUID] {
+				repeated++
+				continue
+			}
+			seen[m.UUID] = true
+		}
+		unique = append(unique, m)
+	}
+	return unique, repeated
+}
+
+// push is PushJobs (queuedUUIDs, insertJobs, one transaction), with the
+// ledger when opted in: it skips the uuids recorded or still queued,
+// records the others and inserts their jobs. Two runs recording the same
+// uuid at once collide on the ledger's primary key; the loser rolls back
+// whole and reports triage.ErrConflict.
+//
+// On PostgreSQL the transaction does not watch ctx itself: database/sql
+// rolls back a cancelled transaction from another goroutine, and lib/pq,
+// when that lands inside the COPY of insertJobs, sends the ROLLBACK and
+// waits for an answer the server (waiting for COPY data) does not give
+// until idle_in_transaction_session_timeout ends the session. Cancellation
+// is honoured between statements instead, and always before the commit.
+func (b *JobsBackend) push(ctx context.Context, moves []triage.Move, now time.Time) (int, error) {
+	s := b.Store
+	if err := s.requireJobs(); err != nil {
+		return 0, err
+	}
+	txCtx := ctx
+	if s.d.name == "postgres" {
+		txCtx = context.WithoutCancel(ctx)
+	}
+	tx, err := s.beginWrite(txCtx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	var known map[string]bool
+	if b.Ledger {
+		if known, err = b.recorded(txCtx, tx, moves); err != nil {
+			return 0, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	queued, err := s.queuedUUIDs(txCtx, tx, moves)
+	if err != nil {
+		return 0, err
+	}
+	var fresh []triage.Move
+	var record []string
+	for _, m := range moves {
+		switch {
+		case m.UUID == "":
+			fresh = append(fresh, m)
+		case !known[m.UUID] && !queued[m.UUID]:
+			fresh = append(fresh, m)
+			record = append(record, m.UUID)
+		case !known[m.UUID]:
+			// Queued by a run without the ledger: record it now, so that
+			// the record outlives the job.
+			record = append(record, m.UUID)
+		}
+	}
+	if b.Ledger {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if err := b.record(txCtx, tx, record, now.Unix()); err != nil {
+			return 0, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := s.insertJobs(txCtx, tx, fresh, now.Unix()); err != nil {
+		return 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		if b.Ledger {
+			return 0, b.ledgerError(err)
+		}
+		return 0, s.queryError(err)
+	}
+	return len(fresh), nil
+}
+
+// ledgerName is the ledger's table in the jobs table's schema.
+func (b *JobsBackend) ledgerName() string {
+	if schema, _, ok := strings.Cut(b.Store.schema.JobsTable, "."); ok {
+		return schema + "." + LedgerTable
+	}
+	return LedgerTable
+}
+
+// ledgerQuoted is the ledger's name for SQL text.
+func (b *JobsBackend) ledgerQuoted() string {
+	d := b.Store.d
+	if schema, name, ok := strings.Cut(b.ledgerName(), "."); ok {
+		return d.quote(schema) + "." + d.quote(name)
+	}
+	return d.quote(LedgerTable)
+}
+
+// LedgerDDL is the statement that creates the ledger, for an operator who
+// creates it by hand. The uuid column is as wide as failed_jobs.uuid; on
+// MySQL it compares bytes, as uuids are compared everywhere else.
+func (b *JobsBackend) LedgerDDL() string {
+	t := b.ledgerQuoted()
+	switch b.Store.d.name {
+	case "mysql":
+		return "CREATE TABLE IF NOT EXISTS " + t + " (`uuid` varchar(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, `pushed_at` bigint NOT NULL)"
+	case "postgres":
+		return "CREATE TABLE IF NOT EXISTS " + t + ` ("uuid" varchar(255) NOT NULL PRIMARY KEY, "pushed_at" bigint NOT NULL)`
+	default:
+		return "CREATE TABLE IF NOT EXISTS " + t + ` ("uuid" text NOT NULL PRIMARY KEY, "pushed_at" integer NOT NULL)`
+	}
+}
+
+// ensureLedger creates the ledger once per backend.
+func (b *JobsBackend) ensureLedger(ctx context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ledgerReady {
+		return nil
+	}
+	_, err := b.Store.db.ExecContext(ctx, b.LedgerDDL())
+	if isUniqueViolation(err) {
+		// PostgreSQL: a concurrent CREATE TABLE IF NOT EXISTS of the same
+		// table loses on the catalog's unique index; the table exists now.
+		_, err = b.Store.db.ExecContext(ctx, b.LedgerDDL())
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("creating the push ledger %s on %s (or create it yourself: %s): %w",
+			b.ledgerName(), b.Store.ep.Redacted(), b.LedgerDDL(), b.Store.queryError(err))
+	}
+	b.ledgerReady = true
+	return nil
+}
+
+// recorded returns which of the moves' uuids the ledger holds.
+func (b *JobsBackend) recorded(ctx context.Context, tx *sqlx.Tx, moves []triage.Move) (map[string]bool, error) {
+	var uuids []any
+	for _, m := range moves {
+		if m.UUID != "" {
+			uuids = append(uuids, m.UUID)
+		}
+	}
+	out := make(map[string]bool, len(uuids))
+	for i := 0; i < len(uuids); i += ledgerLookupChunk {
+		chunk := uuids[i:min(i+ledgerLookupChunk, len(uuids))]
+		q := "SELECT uuid FROM " + b.ledgerQuoted() + " WHERE uuid IN (" + marks(len(chunk)) + ")"
+		rows, err := tx.QueryContext(ctx, b.Store.db.Rebind(q), chunk...)
+		if err != nil {
+			return nil, b.Store.queryError(err)
+		}
+		for rows.Next() {
+			var u string
+			if err := rows.Scan(&u); err != nil {
+				rows.Close()
+				return nil, b.Store.queryError(err)
+			}
+			out[u] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, b.Store.queryError(err)
+		}
+	}
+	return out, nil
+}
+
+// record inserts ledger rows.
+func (b *JobsBackend) record(ctx context.Context, tx *sqlx.Tx, uuids []string, now int64) error {
+	for i := 0; i < len(uuids); i += ledgerInsertChunk {
+		chunk := uuids[i:min(i+ledgerInsertChunk, len(uuids))]
+		args := make([]any, 0, 2*len(chunk))
+		for _, u := range chunk {
+			args = append(args, u, now)
+		}
+		q := "INSERT INTO " + b.ledgerQuoted() + " (uuid, pushed_at) VALUES " +
+			strings.TrimSuffix(strings.Repeat("(?, ?), ", len(chunk)), ", ")
+		if _, err := tx.ExecContext(ctx, b.Store.db.Rebind(q), args...); err != nil {
+			return b.ledgerError(err)
+		}
+	}
+	return nil
+}
+
+// ledgerError reports a uuid another run recorded meanwhile as a conflict
+// (the transaction rolled back; running it again is safe and skips it).
+func (b *JobsBackend) ledgerError(err error) error {
+	if isUniqueViolation(err) {
+		return fmt.Errorf("%w: another run recorded one of these jobs in %s at the same time: %s",
+			triage.ErrConflict, b.ledgerName(), scrub(err, b.Store.ep))
+	}
+	return b.Store.writeError(err, b.ledgerName())
+}
+
+// isUniqueViolation recognises PostgreSQL's 23505, MySQL's 1062 and
+// SQLite's failed UNIQUE or PRIMARY KEY constraint.
+func isUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == 1062
+	}
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		return pe.Code == "23505"
+	}
+	return strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
