@@ -101,6 +101,7 @@ Run it in the app's directory to use its .env, or point it anywhere with --dsn.`
 		NewCmdTUI(f, nil),
 		NewCmdDemo(f, nil),
 		NewCmdMonitor(f, nil),
+		NewCmdDoctor(f, nil),
 	)
 	return root
 }

@@ -1,0 +1,288 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// Index is one index of a table as the catalog describes it.
+type Index struct {
+	Name string `json:"name"`
+	// Columns in index order; an expression part is "(expression)".
+	Columns []string `json:"columns"`
+	Unique  bool     `json:"unique"`
+	Primary bool     `json:"primary"`
+}
+
+// expressionColumn stands for an index part that is an expression, not a
+// column (PostgreSQL expression indexes, MySQL 8 functional key parts,
+// SQLite indexes on expressions).
+const expressionColumn = "(expression)"
+
+// Leads reports whether the index starts with column (case-insensitive):
+// only such an index serves a range scan or an equality filter on it.
+func (ix Index) Leads(column string) bool {
+	return len(ix.Columns) > 0 && strings.EqualFold(ix.Columns[0], column)
+}
+
+// Indexes lists the indexes of table (as configured: "failed_jobs" or
+// "schema.failed_jobs"), ordered by name. A table that does not exist has
+// none. On SQLite the INTEGER PRIMARY KEY (the rowid) is no index of its own
+// and is not listed.
+func (s *Store) Indexes(ctx context.Context, table string) ([]Index, error) {
+	t, err := parseTableName(table)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		q    string
+		args []any
+	)
+	switch s.d.name {
+	case "postgres":
+		// indkey is an int2vector; attnum 0 marks an expression part.
+		q = `SELECT i.relname, ix.indisunique, ix.indisprimary, a.attname
+			FROM pg_catalog.pg_index ix
+			JOIN pg_catalog.pg_class i ON i.oid = ix.indexrelid
+			CROSS JOIN LATERAL unnest(ix.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+			LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = k.attnum AND k.attnum > 0
+			WHERE ix.indrelid = to_regclass(?) AND k.ord <= ix.indnkeyatts
+			ORDER BY i.relname, k.ord`
+		args = []any{t.quoted(s.d)}
+	case "mysql":
+		q = `SELECT index_name, non_unique = 0, index_name = 'PRIMARY', column_name
+			FROM information_schema.statistics
+			WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?
+			ORDER BY index_name, seq_in_index`
+		var schema any
+		if t.schema != "" {
+			schema = t.schema
+		}
+		args = []any{schema, t.name}
+	case "sqlite":
+		// pragma_index_info names no column (NULL) for an expression part.
+		q = `SELECT il.name, il."unique", il.origin = 'pk', ii.name
+			FROM pragma_index_list(?) il JOIN pragma_index_info(il.name) ii
+			ORDER BY il.name, ii.seqno`
+		args = []any{t.name}
+		if t.schema != "" {
+			q = `SELECT il.name, il."unique", il.origin = 'pk', ii.name
+				FROM pragma_index_list(?, ?) il JOIN pragma_index_info(il.name, ?) ii
+				ORDER BY il.name, ii.seqno`
+			args = []any{t.name, t.schema, t.schema}
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the indexes of %s on %s: %s", t, s.ep.Redacted(), scrub(err, s.ep))
+	}
+	defer rows.Close()
+	var out []Index
+	for rows.Next() {
+		var (
+			name            string
+			unique, primary bool
+			col             sql.NullString
+		)
+		if err := rows.Scan(&name, &unique, &primary, &col); err != nil {
+			return nil, fmt.Errorf("reading the indexes of %s: %s", t, scrub(err, s.ep))
+		}
+		c := expressionColumn
+		if col.Valid {
+			c = col.String
+		}
+		if n := len(out); n > 0 && out[n-1].Name == name {
+			out[n-1].Columns = append(out[n-1].Columns, c)
+			continue
+		}
+		out = append(out, Index{Name: name, Columns: []string{c}, Unique: unique || primary, Primary: primary})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the indexes of %s: %s", t, scrub(err, s.ep))
+	}
+	return out, nil
+}
+
+// ServerInfo is what doctor reports about the database server.
+type ServerInfo struct {
+	Dialect string `json:"dialect"`
+	// Version is the server's own version text ("16.2 (Debian …)",
+	// "10.11.6-MariaDB", SQLite's library version "3.46.0").
+	Version string `json:"version"`
+	// Timezone is the session's time zone as the server names it
+	// (PostgreSQL TimeZone, MySQL time_zone with SYSTEM resolved to
+	// system_time_zone); "" on SQLite, which has none (its
+	// CURRENT_TIMESTAMP is UTC).
+	Timezone string `json:"timezone,omitempty"`
+	// TimezoneSetting says where Timezone comes from, for messages.
+	TimezoneSetting string `json:"timezone_setting,omitempty"`
+}
+
+// ServerInfo asks the server for its version and session time zone.
+func (s *Store) ServerInfo(ctx context.Context) (ServerInfo, error) {
+	info := ServerInfo{Dialect: s.d.name}
+	var err error
+	switch s.d.name {
+	case "postgres":
+		info.TimezoneSetting = "TimeZone"
+		err = s.db.QueryRowContext(ctx, `SELECT current_setting('server_version'), current_setting('TimeZone')`).
+			Scan(&info.Version, &info.Timezone)
+	case "mysql":
+		var session, system string
+		err = s.db.QueryRowContext(ctx, `SELECT VERSION(), @@session.time_zone, @@global.system_time_zone`).
+			Scan(&info.Version, &session, &system)
+		info.Timezone, info.TimezoneSetting = session, "time_zone"
+		if strings.EqualFold(session, "SYSTEM") {
+			// SYSTEM means the server process's zone, which MySQL names by
+			// its abbreviation ("UTC", "CET").
+			info.Timezone, info.TimezoneSetting = system, "time_zone=SYSTEM, system_time_zone"
+		}
+	case "sqlite":
+		err = s.db.QueryRowContext(ctx, `SELECT sqlite_version()`).Scan(&info.Version)
+	}
+	if err != nil {
+		return info, s.queryError(err)
+	}
+	return info, nil
+}
+
+// RowEstimate returns the number of rows of table, cheaply: the planner's
+// estimate on PostgreSQL (pg_class.reltuples; ok false before the first
+// ANALYZE) and MySQL (InnoDB's table_rows, which can be off by half), and
+// an exact count on SQLite, whose count(*) walks the smallest index's
+// pages without reading rows. exact says which.
+func (s *Store) RowEstimate(ctx context.Context, table string) (n int64, exact, ok bool, err error) {
+	t, err := parseTableName(table)
+	if err != nil {
+		return 0, false, false, err
+	}
+	var v sql.NullInt64
+	switch s.d.name {
+	case "postgres":
+		err = s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT reltuples::bigint FROM pg_catalog.pg_class WHERE oid = to_regclass(?)`),
+			t.quoted(s.d)).Scan(&v)
+	case "mysql":
+		var schema any
+		if t.schema != "" {
+			schema = t.schema
+		}
+		err = s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT table_rows FROM information_schema.tables
+			WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?`), schema, t.name).Scan(&v)
+	case "sqlite":
+		exact = true
+		err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+t.quoted(s.d)).Scan(&v)
+	}
+	switch {
+	case err == sql.ErrNoRows:
+		return 0, exact, false, nil
+	case err != nil:
+		return 0, exact, false, s.queryError(err)
+	case !v.Valid || v.Int64 < 0:
+		// PostgreSQL 14+ reports -1 for a table never analysed.
+		return 0, exact, false, nil
+	}
+	return v.Int64, exact, true, nil
+}
+
+// IndexAdvice is an index worth adding, with the statement that adds it.
+type IndexAdvice struct {
+	Table   string   `json:"table"`
+	Columns []string `json:"columns"`
+	Why     string   `json:"why"`
+	SQL     string   `json:"sql"`
+}
+
+// MissingIndexes checks the indexes jobtriage and Laravel benefit from
+// (queue-spec §9, §10.12) and returns those that are missing, with the
+// statement to add each. It never creates one: changing an application's
+// schema is the application's migration's job.
+//
+//   - failed_jobs(failed_at): queue:prune-failed deletes 1000 rows per
+//     statement by failed_at, and flush --hours and --since filter on it;
+//     without an index each statement scans the whole table.
+//   - jobs(queue): every worker pop filters on queue; Laravel's migration
+//     creates jobs_queue_index, so its absence means it was dropped.
+func (s *Store) MissingIndexes(ctx context.Context) ([]IndexAdvice, error) {
+	type want struct {
+		table, column, why string
+	}
+	wants := []want{{s.schema.FailedTable, "failed_at",
+		"php artisan queue:prune-failed, queue:flush --hours and jobtriage prune/flush/--since filter on failed_at; without an index every statement scans the whole table"}}
+	if s.schema.HasJobs {
+		wants = append(wants, want{s.schema.JobsTable, "queue",
+			"every worker pop filters the jobs table on queue (Laravel's migration creates this index)"})
+	}
+	var out []IndexAdvice
+	for _, w := range wants {
+		if w.table == "" {
+			continue
+		}
+		idx, err := s.Indexes(ctx, w.table)
+		if err != nil {
+			return nil, err
+		}
+		covered := false
+		for _, ix := range idx {
+			covered = covered || ix.Leads(w.column)
+		}
+		if covered {
+			continue
+		}
+		stmt, err := s.CreateIndexSQL(w.table, w.column)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, IndexAdvice{Table: w.table, Columns: []string{w.column}, Why: w.why, SQL: stmt})
+	}
+	return out, nil
+}
+
+// CreateIndexSQL is the statement that adds a plain index on table's
+// columns, named as Laravel's $table->index() names it
+// ({prefix}{table}_{columns}_index, dots and dashes as underscores). It
+// builds locks as little as each dialect allows: CONCURRENTLY on
+// PostgreSQL (which cannot run inside a transaction), an in-place,
+// non-locking ALTER on MySQL/MariaDB.
+func (s *Store) CreateIndexSQL(table string, columns ...string) (string, error) {
+	t, err := parseTableName(table)
+	if err != nil {
+		return "", err
+	}
+	if len(columns) == 0 {
+		return "", fmt.Errorf("an index on %s needs at least one column", t)
+	}
+	quoted := make([]string, len(columns))
+	for i, c := range columns {
+		if !identRE.MatchString(c) {
+			return "", fmt.Errorf("invalid column name %q", c)
+		}
+		quoted[i] = s.d.quote(c)
+	}
+	name := strings.ToLower(strings.NewReplacer(".", "_", "-", "_").Replace(t.String() + "_" + strings.Join(columns, "_") + "_index"))
+	if len(name) > maxIdentifierLen {
+		// PostgreSQL truncates to 63 bytes and MySQL refuses over 64.
+		name = name[:maxIdentifierLen]
+	}
+	cols := strings.Join(quoted, ", ")
+	switch s.d.name {
+	case "postgres":
+		// The index lives in the table's schema; its name is not qualified.
+		return "CREATE INDEX CONCURRENTLY " + s.d.quote(name) + " ON " + t.quoted(s.d) + " (" + cols + ");", nil
+	case "mysql":
+		return "ALTER TABLE " + t.quoted(s.d) + " ADD INDEX " + s.d.quote(name) + " (" + cols + "), ALGORITHM=INPLACE, LOCK=NONE;", nil
+	default:
+		idx := s.d.quote(name)
+		if t.schema != "" {
+			// SQLite puts the schema on the index name, not the table.
+			idx = s.d.quote(t.schema) + "." + idx
+			return "CREATE INDEX " + idx + " ON " + s.d.quote(t.name) + " (" + cols + ");", nil
+		}
+		return "CREATE INDEX " + idx + " ON " + t.quoted(s.d) + " (" + cols + ");", nil
+	}
+}
+
+// maxIdentifierLen is PostgreSQL's identifier limit (NAMEDATALEN-1), the
+// stricter of the three.
+const maxIdentifierLen = 63
