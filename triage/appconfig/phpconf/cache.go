@@ -75,7 +75,14 @@ func (p *cacheParser) fail(t token, format string, args ...any) error {
 
 func isOp(t token, op string) bool { return t.kind == tOp && t.text == op }
 
+// isName matches a keyword or one of true, false and null, which PHP reads
+// in any case.
 func isName(t token, name string) bool { return t.kind == tName && strings.EqualFold(t.text, name) }
+
+// isConst matches a constant such as NAN, whose name is case-sensitive.
+func isConst(t token, name string) bool {
+	return t.kind == tName && strings.TrimPrefix(t.text, "\\") == name
+}
 
 func (p *cacheParser) expectOp(op string) error {
 	t := p.take()
@@ -120,7 +127,7 @@ func (p *cacheParser) value() (*Value, error) {
 			return nil, err
 		}
 		return &Value{Kind: KindString, Str: s, Pos: p.pos0(t)}, nil
-	case t.kind == tInt || t.kind == tFloat || isOp(t, "-") || isName(t, "NAN") || isName(t, "INF"):
+	case t.kind == tInt || t.kind == tFloat || isOp(t, "-") || isConst(t, "NAN") || isConst(t, "INF"):
 		return p.number()
 	case isName(t, "true") || isName(t, "false"):
 		p.take()
@@ -149,13 +156,18 @@ func (p *cacheParser) unknown(t token) *Value {
 	return &Value{Kind: KindUnknown, Pos: p.pos0(t), Expr: collapseExpr(p.src[t.start:end])}
 }
 
-// object parses \Class::__set_state(array(...)) or an enum case \Class::Case.
+// object parses \Class::__set_state(array(...)) or an enum case
+// \Class::Case. var_export never writes Class::class, but PHP reads it as
+// the class name, so it is that string here too (as in EvalConfig).
 func (p *cacheParser) object() (*Value, error) {
 	t := p.take()
 	p.take() // ::
 	m := p.take()
 	if m.kind != tName {
 		return nil, p.fail(m, "expected a name after ::")
+	}
+	if bare := strings.TrimPrefix(t.text, "\\"); strings.EqualFold(m.text, "class") && !isOp(p.peek(), "(") && !isSelfOrStatic(bare) {
+		return &Value{Kind: KindString, Str: bare, Pos: p.pos0(t)}, nil
 	}
 	if isOp(p.peek(), "(") {
 		p.take()
@@ -210,9 +222,9 @@ func (p *cacheParser) number() (*Value, error) {
 		if neg {
 			v.Float = -t.f
 		}
-	case isName(t, "NAN") && !neg:
+	case isConst(t, "NAN") && !neg:
 		v.Kind, v.Float = KindFloat, math.NaN()
-	case isName(t, "INF"):
+	case isConst(t, "INF"):
 		v.Kind, v.Float = KindFloat, math.Inf(1)
 		if neg {
 			v.Float = math.Inf(-1)

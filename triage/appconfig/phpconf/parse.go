@@ -458,6 +458,16 @@ func isOpaqueKeyword(t token) bool {
 	return false
 }
 
+// isSelfOrStatic reports the class names that need a class scope, where
+// X::class cannot be known statically.
+func isSelfOrStatic(name string) bool {
+	switch strings.ToLower(name) {
+	case "static", "self", "parent":
+		return true
+	}
+	return false
+}
+
 // strClasses are the spellings of Laravel's Str class that Str::slug is
 // recognised under.
 func isStrClass(name string) bool {
@@ -547,7 +557,7 @@ func (p *exprParser) name() (*node, error) {
 	case isOp(next, "::"):
 		member := p.peekAt(1)
 		switch {
-		case isName(member, "class") && lower != "static" && lower != "self" && lower != "parent":
+		case isName(member, "class") && !isSelfOrStatic(bare):
 			p.take()
 			p.take()
 			return &node{kind: nLit, start: t.start, end: member.end, line: t.line, val: &Value{Kind: KindString, Str: bare, Pos: pos}}, nil
