@@ -184,6 +184,10 @@ type doctorState struct {
 	cfg     appconfig.Config
 	rep     doctorReport
 	secrets []string
+	// localQueue: a queue connection of the app puts its jobs into the
+	// failed-jobs database's jobs table. noApp: there is no app, so its
+	// queue connections are unknown.
+	localQueue, noApp bool
 }
 
 func (d *doctorState) clean(s string) string {
@@ -332,6 +336,7 @@ func (d *doctorState) describeConnections() map[string]triage.Route {
 	cfg := d.cfg
 	routes, _ := queueRoutes(cfg, d.opts.Backends)
 	if routes == nil {
+		d.noApp = true
 		// Outside an app the connections listed are jobtriage's defaults,
 		// not the app's; every retry goes to the local jobs table.
 		d.rep.Connections = append(d.rep.Connections, doctorConnection{Name: "(every connection)", Driver: triage.DriverDatabase,
@@ -351,6 +356,7 @@ func (d *doctorState) describeConnections() map[string]triage.Route {
 			Retry: r.Writable(), Monitor: r.Writable(), Source: qc.Source}
 		switch {
 		case r.Local:
+			d.localQueue = true
 			table := qc.Table
 			if table == "" {
 				table = "jobs"
@@ -480,16 +486,15 @@ func (d *doctorState) checkSQL(ctx context.Context, st *sqlstore.Store) error {
 	}
 	d.check("failed-jobs database", checkOK, fmt.Sprintf("%s (%s): table %s present; %s%s", st.Endpoint().Redacted(), server, sc.FailedTable, ids, rows))
 
-	// The jobs table matters where a queue connection puts jobs into it.
-	localQueue := false
-	for _, c := range d.rep.Connections {
-		localQueue = localQueue || (c.Driver == triage.DriverDatabase && strings.HasSuffix(c.Destination, "in the failed-jobs database"))
-	}
+	// The jobs table matters where a queue connection of the app puts
+	// jobs into it; outside an app it is only where retries would go.
 	switch {
 	case sc.HasJobs:
 		d.check("jobs table", checkOK, "table "+sc.JobsTable+" present")
-	case localQueue:
+	case d.localQueue:
 		d.check("jobs table", checkFail, "table "+sc.JobsTable+" is missing or unusable, but a database queue connection puts its jobs there: retry and monitor cannot work (php artisan queue:table && php artisan migrate; Laravel 11+: make:queue-table)")
+	case d.noApp:
+		d.check("jobs table", checkWarn, "table "+sc.JobsTable+" is missing or unusable: outside an app retries go there (pass --jobs-dsn or --jobs-table, or run jobtriage in the app's directory)")
 	default:
 		d.check("jobs table", checkOK, "table "+sc.JobsTable+" not present; no database queue connection uses it")
 	}
