@@ -32,15 +32,15 @@ func (e *CacheError) Error() string {
 // (\Foo::__set_state(array(...)), (object) array(...), \Foo::Bar) become
 // KindUnknown values instead of failing the file. file names the positions.
 func ParseCache(file string, src []byte) (*Value, error) {
-	toks, err := tokenize(string(src))
+	text := string(src)
+	toks, err := tokenize(text)
 	if err != nil {
-		line := 1
 		if le, ok := err.(*lexError); ok {
-			line = le.line
+			return nil, &CacheError{file, le.line, le.msg}
 		}
-		return nil, &CacheError{file, line, err.Error()}
+		return nil, &CacheError{file, 1, err.Error()}
 	}
-	p := &cacheParser{file: file, src: string(src), toks: toks}
+	p := &cacheParser{file: file, src: text, toks: toks}
 	return p.parse()
 }
 

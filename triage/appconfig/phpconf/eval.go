@@ -12,7 +12,9 @@ type EvalContext struct {
 	// Root is the application base path that base_path() and the other path
 	// helpers start from, and that a relative file name passed to
 	// EvalConfig is relative to (for __DIR__). Empty: those evaluate to
-	// unknowns.
+	// unknowns. The helpers assume Laravel's default layout (storage/,
+	// database/, public/ under Root); an app whose bootstrap/app.php moves
+	// them (useStoragePath and the like) is not seen.
 	Root string
 	// Env looks a variable up the way Laravel's env repository does: the
 	// real environment first, then .env, already merged by the caller. raw
@@ -29,16 +31,15 @@ type EvalContext struct {
 // "<?php" tag, no top-level "return" of an array literal, an unterminated
 // string or bracket, or nesting deeper than the parser's bound.
 func EvalConfig(file string, src []byte, ctx EvalContext) (*Value, error) {
-	toks, err := tokenize(string(src))
+	text := string(src)
+	toks, err := tokenize(text)
 	if err != nil {
-		line := 1
 		if le, ok := err.(*lexError); ok {
-			line = le.line
-			err = &EvalError{file, line, le.msg}
+			return nil, &EvalError{file, le.line, le.msg}
 		}
 		return nil, err
 	}
-	p := &exprParser{file: file, src: string(src), toks: toks}
+	p := &exprParser{file: file, src: text, toks: toks}
 	if err := p.findReturn(); err != nil {
 		return nil, err
 	}
@@ -374,7 +375,7 @@ func arrayKey(k *Value) (string, bool) {
 	return "", false
 }
 
-// pathHelperDirs maps Laravel's path helpers to their directory under the
+// pathHelperDir maps Laravel's path helpers to their directory under the
 // base path (Application::basePath, databasePath, storagePath, path,
 // configPath, resourcePath, publicPath with default paths).
 func pathHelperDir(name string) (string, bool) {

@@ -175,7 +175,7 @@ func operatorAt(s string) string {
 	return ""
 }
 
-// castTypes maps the spellings PHP accepts inside a cast to the canonical type.
+// castType maps the spellings PHP accepts inside a cast to the canonical type.
 func castType(name string) (string, bool) {
 	switch strings.ToLower(name) {
 	case "int", "integer":

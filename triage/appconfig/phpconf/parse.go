@@ -23,7 +23,7 @@ const (
 	nNeg                      // -kids[0]
 	nPlus                     // +kids[0]
 	nCall                     // a supported function: name (lower case, e.g. "env", "str::slug"), kids = arguments
-	nBinary                   // any other operator: name; children are parsed but the result is unknown
+	nBinary                   // any other operator (name): arithmetic, &&, ||, ===, !== are evaluated, the rest is unknown
 )
 
 type node struct {
@@ -444,8 +444,9 @@ func (p *exprParser) skipChain() {
 	}
 }
 
-// keywordsSkipped start expressions the parser never evaluates and whose
-// end it can only find by brackets: objects, closures, arrow functions.
+// isOpaqueKeyword reports keywords that start expressions the parser never
+// evaluates and whose end it can only find by brackets: objects, closures,
+// arrow functions.
 func isOpaqueKeyword(t token) bool {
 	if t.kind != tName {
 		return false
@@ -468,14 +469,14 @@ func isSelfOrStatic(name string) bool {
 	return false
 }
 
-// strClasses are the spellings of Laravel's Str class that Str::slug is
-// recognised under.
+// isStrClass reports the spellings of Laravel's Str class that Str::slug
+// is recognised under.
 func isStrClass(name string) bool {
 	name = strings.ToLower(strings.TrimPrefix(name, "\\"))
 	return name == "str" || name == "illuminate\\support\\str"
 }
 
-// knownFunctions are the global functions EvalConfig evaluates.
+// isKnownFunction reports the global functions EvalConfig evaluates.
 func isKnownFunction(name string) bool {
 	switch name {
 	case "env", "base_path", "database_path", "storage_path", "app_path", "config_path",

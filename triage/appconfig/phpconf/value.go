@@ -4,10 +4,12 @@
 // bootstrap/cache/config.php, and EvalConfig statically evaluates one
 // config/*.php file, including env() with Laravel's Env::get casting.
 //
-// Every expression the evaluator cannot decide statically (function calls,
-// variables, class constants, arithmetic, ...) becomes a KindUnknown Value
-// that carries the expression text and where it was written; the rest of
-// the file is still evaluated.
+// EvalConfig knows literals, arrays, strings, concatenation, arithmetic,
+// casts, ternaries, ?: and ??, env(), X::class, the path helpers, __DIR__,
+// dirname() and Str::slug(). Every other expression (function and method
+// calls, variables, class constants, closures, objects, ...) becomes a
+// KindUnknown Value that carries the expression text and where it was
+// written; the rest of the file is still evaluated.
 package phpconf
 
 import (
