@@ -226,6 +226,11 @@ func moveName(i int, m triage.Move) string {
 // once by uuid: the marker SET NX and the two RPUSHes run in one script. A
 // move without a uuid cannot be remembered and is pushed every time (see
 // PushReport). Every payload is checked before anything is pushed.
+//
+// Push returns when Redis has acknowledged every script, which means
+// applied in memory: whether that survives a Redis crash is the server's
+// persistence setting (appendonly, appendfsync), as it is for Laravel's
+// own pushes.
 func (b *Backend) Push(ctx context.Context, moves []triage.Move, now time.Time) (triage.PushResult, error) {
 	r, err := b.PushReport(ctx, moves, now)
 	return r.PushResult, err
