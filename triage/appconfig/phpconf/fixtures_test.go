@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -85,20 +84,9 @@ func evalFixture(t *testing.T, dir string) *phpconf.Value {
 		v, ok := env[name]
 		return v, ok
 	}}
-	files, _ := filepath.Glob(filepath.Join(dir, "config", "*.php"))
-	sort.Strings(files)
-	all := &phpconf.Value{Kind: phpconf.KindArray}
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rel := "config/" + filepath.Base(f)
-		v, err := phpconf.EvalConfig(rel, src, ctx)
-		if err != nil {
-			t.Fatalf("EvalConfig(%s): %v", rel, err)
-		}
-		all.Entries = append(all.Entries, phpconf.Entry{Key: strings.TrimSuffix(filepath.Base(f), ".php"), Value: v})
+	all, err := phpconf.EvalConfigDir(filepath.Join(dir, "config"), ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return all
 }
