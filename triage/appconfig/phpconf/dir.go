@@ -31,6 +31,12 @@ func EvalConfigDir(configDir string, ctx EvalContext) (*Value, error) {
 		if err != nil {
 			return err
 		}
+		if path != dir && strings.HasPrefix(d.Name(), ".") { // Symfony Finder skips dot files and directories
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() || !strings.HasSuffix(d.Name(), ".php") {
 			return nil
 		}

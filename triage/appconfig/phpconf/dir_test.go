@@ -17,6 +17,8 @@ func TestEvalConfigDir(t *testing.T) {
 		"services/deep/x9.php":  "<?php return [9];",
 		"broken.php":            "<?php echo 'no return';",
 		"notes.txt":             "ignored",
+		".hidden.php":           "<?php return [1];",
+		".git/x.php":            "<?php return [1];",
 	}
 	for name, src := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
