@@ -503,3 +503,17 @@ return [
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+func TestCastEnv(t *testing.T) {
+	for raw, want := range map[string]string{
+		"true": "bool:1", "(TRUE)": "bool:1", "TrUe": "bool:1", "(true": "string:(true", " true": "string: true",
+		"false": "bool:", "(False)": "bool:", "empty": "string:", "(EMPTY)": "string:", "null": "null:", "(Null)": "null:",
+		`"a"`: "string:a", `'a'`: "string:a", `"a'`: `string:"a'`, `''`: "string:", `"`: `string:"`,
+		"\"a\nb\"": "string:\"a\nb\"", "\"a\rb\"": "string:a\rb", `"'"'`: `string:"'"'`, `"x" `: `string:"x" `,
+		"": "string:", "0": "string:0", "TRUE\x00": "string:TRUE\x00", "\xffnull": "string:\xffnull",
+	} {
+		if got := describe(CastEnv(raw)); got != want {
+			t.Errorf("CastEnv(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
