@@ -57,7 +57,7 @@ func EvalConfig(file string, src []byte, ctx EvalContext) (*Value, error) {
 	if treeDepth(n) > maxTreeDepth {
 		return nil, p.errAt(first, "expression nested deeper than %d", maxTreeDepth)
 	}
-	ev := &evaluator{file: file, src: p.src, ctx: ctx}
+	ev := &evaluator{file: file, src: p.src, ctx: ctx, concatBudget: maxConcatBytes}
 	return ev.eval(n), nil
 }
 
@@ -94,10 +94,17 @@ func treeDepth(n *node) int {
 	return maxDepth
 }
 
+// maxConcatBytes bounds the bytes all concatenations of one file may
+// produce. Strings from the source or the environment are shared, not
+// copied; only concatenation (of env values, say, repeated many times)
+// could otherwise allocate without bound.
+const maxConcatBytes = 4 * maxSourceBytes
+
 type evaluator struct {
-	file string
-	src  string
-	ctx  EvalContext
+	file         string
+	src          string
+	ctx          EvalContext
+	concatBudget int // bytes concatenation may still produce; beyond it results are unknown
 }
 
 func (e *evaluator) pos(n *node) Pos { return Pos{File: e.file, Line: n.line} }
@@ -202,8 +209,7 @@ func (e *evaluator) eval(n *node) *Value {
 
 // concat evaluates a chain "a . b . c" (a left-nested tree) operand by
 // operand into one buffer, so a long chain costs linear time. A result
-// longer than maxSourceBytes is unknown: only env values repeated many
-// times can get there.
+// that would exceed the file's concatenation budget is unknown.
 func (e *evaluator) concat(n *node) *Value {
 	var operands []*node
 	left := n
@@ -219,7 +225,7 @@ func (e *evaluator) concat(n *node) *Value {
 		v := e.eval(operands[i])
 		parts = append(parts, v)
 		s, ok := v.String()
-		if !ok || b.Len()+len(s) > maxSourceBytes {
+		if !ok || b.Len()+len(s) > e.concatBudget {
 			known = false
 		}
 		if known {
@@ -229,6 +235,7 @@ func (e *evaluator) concat(n *node) *Value {
 	if !known {
 		return e.unknown(n, parts...)
 	}
+	e.concatBudget -= b.Len()
 	return withKeys(&Value{Kind: KindString, Str: b.String(), Pos: e.pos(n)}, parts...)
 }
 

@@ -517,3 +517,21 @@ func TestCastEnv(t *testing.T) {
 		}
 	}
 }
+
+func TestEvalConcatBudget(t *testing.T) {
+	big := strings.Repeat("x", maxSourceBytes)
+	src := "<?php return [" + strings.Repeat("env('BIG') . env('BIG'),", 10) + "];"
+	v, err := EvalConfig("c.php", []byte(src), EvalContext{Env: envMap(map[string]string{"BIG": big})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := 0
+	for _, e := range v.Entries {
+		if e.Value.Kind == KindString {
+			known++
+		}
+	}
+	if want := maxConcatBytes / (2 * maxSourceBytes); known != want {
+		t.Errorf("%d concatenations known, want %d", known, want)
+	}
+}
