@@ -230,7 +230,8 @@ func TestRetryAndAudit(t *testing.T) {
 	if code != ExitPartial {
 		t.Fatalf("exit %d: %s %s", code, h.out.String(), h.errOut.String())
 	}
-	if !strings.Contains(h.out.String(), "Retried 2 jobs (default 1, emails 1); skipped 2.") {
+	// The summary names where the write landed.
+	if !strings.Contains(h.out.String(), "Retried 2 jobs (default 1, emails 1); skipped 2 — sqlite:"+strings.TrimPrefix(dsn, "sqlite:")+" table failed_jobs.") {
 		t.Errorf("summary: %q", h.out.String())
 	}
 	if !strings.Contains(h.errOut.String(), `connection "redis" is not a database queue`) || !strings.Contains(h.errOut.String(), "malformed payload") {
@@ -417,7 +418,7 @@ func TestRetryAsksOnATerminal(t *testing.T) {
 	if code := h.run("retry", "all", "--json", "--dsn", dsn, "--audit-log", logPath); code != ExitPartial {
 		t.Fatalf("exit %d: %s", code, h.errOut.String())
 	}
-	if !strings.Contains(h.errOut.String(), "Retry 2 failed jobs on 2 queues? [y/N]") || !strings.Contains(h.errOut.String(), "would skip 1 job") {
+	if !strings.Contains(h.errOut.String(), "Retry 2 failed jobs on 2 queues — sqlite:"+strings.TrimPrefix(dsn, "sqlite:")+" table failed_jobs? [y/N]") || !strings.Contains(h.errOut.String(), "would skip 1 job") {
 		t.Errorf("question and preview: %q", h.errOut.String())
 	}
 	var res triage.RetryResult

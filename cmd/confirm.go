@@ -11,6 +11,9 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/gofrs/flock"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
 // confirm asks a yes/no question on the terminal. Without a terminal the
@@ -134,4 +137,14 @@ func audit(f *Factory, e auditEntry) error {
 		return fmt.Errorf("audit log: %w", err)
 	}
 	return nil
+}
+
+// onTarget names the app and store a write changes, for confirmations and
+// summaries (" — app shop (production) · postgres://…/shop table failed_jobs"),
+// so that an operator with several apps sees where the action lands.
+func onTarget(svc *triage.Service) string {
+	if svc == nil || svc.Target == "" {
+		return ""
+	}
+	return " — " + sanitize.Line(svc.Target)
 }

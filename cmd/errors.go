@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/filestore"
 )
 
 // Exit codes; README's "Exit codes" table lists the same values.
@@ -64,7 +65,8 @@ func exitCodeFor(err error) ExitCode {
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, &fe), errors.Is(err, triage.ErrInvalidInput), errors.Is(err, triage.ErrInvalidCursor):
+	case errors.As(err, &fe), errors.Is(err, triage.ErrInvalidInput), errors.Is(err, triage.ErrInvalidCursor),
+		errors.Is(err, filestore.ErrReadOnly):
 		return ExitUsage
 	case errors.Is(err, ErrCancelled):
 		return ExitCancelled

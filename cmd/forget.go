@@ -83,7 +83,7 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	}
 	p := triage.ForgetParams{Query: q, Refs: refsOf(opts.IDs)}
 	if !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
-		return confirm(opts.IO, false, "Delete the selected failed jobs?")
+		return confirm(opts.IO, false, "Delete the selected failed jobs"+onTarget(svc)+"?")
 	}
 	ids := newSpool()
 	defer ids.Close()
@@ -95,9 +95,9 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 			return err
 		}
 		if opts.DryRun || preview.Deleted == 0 {
-			return reportForget(opts, preview, ids)
+			return reportForget(opts, svc, preview, ids)
 		}
-		if err := confirm(opts.IO, opts.Yes, fmt.Sprintf("Delete %s failed jobs for good?", humanize.Comma(int64(preview.Deleted)))); err != nil {
+		if err := confirm(opts.IO, opts.Yes, fmt.Sprintf("Delete %s failed jobs for good%s?", humanize.Comma(int64(preview.Deleted)), onTarget(svc))); err != nil {
 			return err
 		}
 		p.DryRun = false
@@ -118,10 +118,10 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	if err != nil {
 		return err
 	}
-	return reportForget(opts, res, ids)
+	return reportForget(opts, svc, res, ids)
 }
 
-func reportForget(opts *ForgetOptions, res triage.ForgetResult, ids *spool) error {
+func reportForget(opts *ForgetOptions, svc *triage.Service, res triage.ForgetResult, ids *spool) error {
 	if len(res.NotFound) > 0 && res.Deleted == 0 && !opts.JSON {
 		return notFoundError(res.NotFound)
 	}
@@ -144,7 +144,7 @@ func reportForget(opts *ForgetOptions, res triage.ForgetResult, ids *spool) erro
 		if n := len(res.NotFound); n > 0 {
 			line += fmt.Sprintf("; %d not found", n)
 		}
-		fmt.Fprintln(opts.IO.Out, line+".")
+		fmt.Fprintln(opts.IO.Out, line+onTarget(svc)+".")
 	}
 	switch {
 	case len(res.NotFound) > 0 && res.Deleted == 0:

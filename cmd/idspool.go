@@ -193,6 +193,19 @@ type skipGroup struct {
 	reason string
 	ids    []string
 	n      int
+	// artisan are the ids to hand to php artisan queue:retry, for skips
+	// jobtriage cannot write but artisan can (up to maxArtisanIDs).
+	artisan []string
+}
+
+// maxArtisanIDs bounds the ids of the printed artisan command; --json
+// lists every skipped job.
+const maxArtisanIDs = 100
+
+// artisanCan reports whether php artisan queue:retry can retry a job that
+// jobtriage skipped for this reason.
+func artisanCan(code string) bool {
+	return code == triage.SkipNotDatabase || code == triage.SkipNoJobsTable
 }
 
 // skipExamples is how many ids a reason lists: a thousand identical lines
@@ -219,6 +232,9 @@ func (r *skipReport) Add(skips []triage.Skip) error {
 		g.n++
 		if len(g.ids) < skipExamples {
 			g.ids = append(g.ids, s.ID)
+		}
+		if artisanCan(s.Code) && len(g.artisan) < maxArtisanIDs {
+			g.artisan = append(g.artisan, s.ID)
 		}
 		r.n++
 		if r.all != nil {

@@ -226,7 +226,8 @@ func monitorSetup(ctx context.Context, opts *MonitorOptions) (triage.MonitorSour
 	if !ok {
 		return nil, triage.MonitorParams{}, errors.New("this store cannot monitor queues")
 	}
-	p := triage.MonitorParams{Queues: refs, Window: opts.Window, RetryAfter: opts.RetryAfter}
+	p := triage.MonitorParams{Queues: refs, Window: opts.Window, RetryAfter: opts.RetryAfter,
+		Connections: svc.MonitorConnections, DefaultConnection: svc.DefaultConnection}
 	if p.RetryAfter == 0 {
 		cfg, err := opts.Config()
 		if err != nil {
@@ -255,8 +256,11 @@ func monitorRun(ctx context.Context, opts *MonitorOptions) error {
 		return err
 	}
 	breaches := rep.Check(opts.thresholds())
-	if rep.NoJobsTable {
+	if rep.NoJobsTable && len(p.Connections) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "warning: no jobs table: sizes are 0 and only failures were counted")
+	}
+	for _, b := range rep.Blind {
+		fmt.Fprintln(opts.IO.ErrOut, "note: cannot see the queues of connection "+sanitize.Line(b)+" (failures still counted)")
 	}
 	switch {
 	case opts.JSON:

@@ -133,15 +133,15 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 			return err
 		}
 		if opts.DryRun {
-			return reportPrune(opts, pruneJSON{DryRun: true, Deleted: n, Before: before}, what)
+			return reportPrune(opts, svc, pruneJSON{DryRun: true, Deleted: n, Before: before}, what)
 		}
 		if n == 0 {
-			return reportPrune(opts, pruneJSON{Before: before}, what)
+			return reportPrune(opts, svc, pruneJSON{Before: before}, what)
 		}
-		if err := confirm(opts.IO, false, fmt.Sprintf("Delete %s %s?", humanize.Comma(n), what)); err != nil {
+		if err := confirm(opts.IO, false, fmt.Sprintf("Delete %s %s%s?", humanize.Comma(n), what, onTarget(svc))); err != nil {
 			return err
 		}
-	} else if err := confirm(opts.IO, opts.Yes, "Delete "+what+"?"); err != nil {
+	} else if err := confirm(opts.IO, opts.Yes, "Delete "+what+onTarget(svc)+"?"); err != nil {
 		return err
 	}
 	pr := newProgress(opts.IO, "deleted")
@@ -163,7 +163,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		}
 		return err
 	}
-	return reportPrune(opts, pruneJSON{Deleted: n, Before: before}, what)
+	return reportPrune(opts, svc, pruneJSON{Deleted: n, Before: before}, what)
 }
 
 func locOf(svc *triage.Service) *time.Location {
@@ -173,7 +173,7 @@ func locOf(svc *triage.Service) *time.Location {
 	return time.UTC
 }
 
-func reportPrune(opts *PruneOptions, r pruneJSON, what string) error {
+func reportPrune(opts *PruneOptions, svc *triage.Service, r pruneJSON, what string) error {
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, r)
 	}
@@ -181,6 +181,6 @@ func reportPrune(opts *PruneOptions, r pruneJSON, what string) error {
 	if r.DryRun {
 		verb = "Would delete"
 	}
-	_, err := fmt.Fprintf(opts.IO.Out, "%s %s %s.\n", verb, humanize.Comma(r.Deleted), what)
+	_, err := fmt.Fprintf(opts.IO.Out, "%s %s %s%s.\n", verb, humanize.Comma(r.Deleted), what, onTarget(svc))
 	return err
 }

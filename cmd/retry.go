@@ -163,6 +163,9 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		return err
 	}
 	if len(opts.DBConns) > 0 {
+		if err := checkDatabaseConnections(svc, opts.DBConns); err != nil {
+			return err
+		}
 		svc.DatabaseConnections = nonEmpty(opts.DBConns)
 	}
 	q, err := opts.Filter.query(opts.Now(), svc.Location)
@@ -182,7 +185,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	}
 	bulk := len(p.Refs) == 0
 	if bulk && !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
-		return confirm(opts.IO, false, "Retry the selected failed jobs?")
+		return confirm(opts.IO, false, "Retry the selected failed jobs"+onTarget(svc)+"?")
 	}
 	ids, skipSpool := newSpool(), newSpool()
 	defer ids.Close()
@@ -204,10 +207,10 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 			return err
 		}
 		if opts.DryRun || preview.Retried == 0 {
-			return reportRetry(opts, preview, ids, skips)
+			return reportRetry(opts, svc, preview, ids, skips)
 		}
 		reportSkips(opts.IO, skips, "would skip")
-		question := fmt.Sprintf("Retry %s failed jobs on %s?", humanize.Comma(int64(preview.Retried)), plural(len(preview.ByQueue), "queue"))
+		question := fmt.Sprintf("Retry %s failed jobs on %s%s?", humanize.Comma(int64(preview.Retried)), plural(len(preview.ByQueue), "queue"), onTarget(svc))
 		if err := confirm(opts.IO, opts.Yes, question); err != nil {
 			return err
 		}
@@ -237,7 +240,21 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 		return err
 	}
-	return reportRetry(opts, res, ids, skips)
+	return reportRetry(opts, svc, res, ids, skips)
+}
+
+// checkDatabaseConnections refuses --database-connection for a connection
+// the app profile says is not a database queue: its worker never reads the
+// jobs table, so jobs written there would be stranded.
+func checkDatabaseConnections(svc *triage.Service, names []string) error {
+	for _, n := range nonEmpty(names) {
+		r, ok := svc.Routes[n]
+		if ok && r.Driver != triage.DriverDatabase {
+			return FlagErrorf("--database-connection %s: the app's config/queue.php gives connection %s the %s driver; its workers never read a jobs table, so jobs written there would be stranded",
+				sanitize.Line(n), sanitize.Line(n), sanitize.Line(r.Driver))
+		}
+	}
+	return nil
 }
 
 func plural(n int, word string) string {
@@ -256,6 +273,13 @@ func reportSkips(io *IOStreams, r *skipReport, verb string) {
 			ids += fmt.Sprintf(" and %d more (--json lists all)", g.n-len(g.ids))
 		}
 		fmt.Fprintf(io.ErrOut, "%s %s: %s\n  %s\n", verb, plural(g.n, "job"), sanitize.Line(g.reason), ids)
+		if len(g.artisan) > 0 {
+			cmd := triage.ArtisanRetry(g.artisan)
+			if g.n > len(g.artisan) {
+				cmd += fmt.Sprintf("   # and %d more: --json lists them", g.n-len(g.artisan))
+			}
+			fmt.Fprintf(io.ErrOut, "  run instead: %s\n", sanitize.Line(cmd))
+		}
 	}
 }
 
@@ -279,7 +303,7 @@ func countsLine(m map[string]int) string {
 
 // reportRetry prints the result and picks the exit code: 4 when every id
 // was unknown, 7 when something was skipped or not found.
-func reportRetry(opts *RetryOptions, res triage.RetryResult, ids *spool, skips *skipReport) error {
+func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult, ids *spool, skips *skipReport) error {
 	io := opts.IO
 	if err := skips.Add(res.Skipped); err != nil { // what the service kept (OnBatch failed)
 		return err
@@ -318,7 +342,7 @@ func reportRetry(opts *RetryOptions, res triage.RetryResult, ids *spool, skips *
 		if n := len(res.NotFound); n > 0 {
 			line += fmt.Sprintf("; %d not found", n)
 		}
-		fmt.Fprintln(io.Out, line+".")
+		fmt.Fprintln(io.Out, line+onTarget(svc)+".")
 	}
 	switch {
 	case len(res.NotFound) > 0 && res.Retried == 0 && skipped == 0:

@@ -81,6 +81,9 @@ func tuiRun(ctx context.Context, opts *TUIOptions) error {
 		return err
 	}
 	if len(opts.DBConns) > 0 {
+		if err := checkDatabaseConnections(svc, opts.DBConns); err != nil {
+			return err
+		}
 		svc.DatabaseConnections = nonEmpty(opts.DBConns)
 	}
 	conn, err := opts.Config()

@@ -70,11 +70,20 @@ func (s *Service) detailOf(r *FailedRow) Detail {
 		d.Command = CommandNone
 		return d
 	case env.Encrypted:
-		if s.AppKey == "" {
+		keys := s.appKeys()
+		if len(keys) == 0 {
 			d.Command = CommandEncrypted
 			return d
 		}
-		plain, err := payload.DecryptCommand(cmd, s.AppKey)
+		// Laravel's encrypter tries APP_KEY, then each of
+		// APP_PREVIOUS_KEYS; the first key whose MAC matches decrypts.
+		var plain string
+		var err error
+		for _, k := range keys {
+			if plain, err = payload.DecryptCommand(cmd, k); err == nil {
+				break
+			}
+		}
 		if err != nil {
 			d.Command, d.CommandErr = CommandEncrypted, err
 			return d

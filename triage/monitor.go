@@ -91,6 +91,29 @@ type MonitorParams struct {
 	RetryAfter time.Duration
 	// Window is how far back failures are counted.
 	Window time.Duration
+	// Connections are the app's queue connections, from the app profile.
+	// Empty means the failed_jobs database's jobs table alone, with queue
+	// names not tied to a connection (no profile, or --dsn only).
+	Connections []MonitorConnection
+	// DefaultConnection is queue.default: the connection a queue named
+	// without one is measured on, as queue:monitor does.
+	DefaultConnection string
+}
+
+// MonitorConnection is one queue connection a monitor can (or cannot) see.
+type MonitorConnection struct {
+	Name string
+	// DefaultQueue is the connection's queue setting, always monitored.
+	DefaultQueue string
+	// Local: the connection's jobs table is the failed_jobs database's.
+	Local bool
+	// Backend counts the connection's queues when not Local.
+	Backend QueueBackend
+	// RetryAfter is the connection's retry_after (stuck jobs, jobs table).
+	RetryAfter time.Duration
+	// Blind says why the monitor cannot see this connection (sync, sqs,
+	// unreachable); its failures are still counted.
+	Blind string
 }
 
 // QueueHealth is one queue's line of a report.
@@ -122,6 +145,9 @@ type Report struct {
 	// NoJobsTable: the app has no jobs table (a Redis queue, say), so only
 	// failures were counted.
 	NoJobsTable bool
+	// Blind lists the connections whose queues could not be counted, with
+	// why ("sqs: jobtriage cannot read sqs queues").
+	Blind []string
 }
 
 // Monitor runs one health check: one grouped count over jobs (indexed on
@@ -132,6 +158,9 @@ func Monitor(ctx context.Context, st MonitorSource, p MonitorParams) (Report, er
 	}
 	if p.RetryAfter < 0 {
 		return Report{}, fmt.Errorf("%w: retry_after must not be negative", ErrInvalidInput)
+	}
+	if len(p.Connections) > 0 {
+		return monitorConnections(ctx, st, p)
 	}
 	rep := Report{At: p.Now, Window: p.Window, RetryAfter: p.RetryAfter, NoJobsTable: !st.Schema().HasJobs}
 	byName := map[string]QueueStats{}
@@ -174,6 +203,118 @@ func Monitor(ctx context.Context, st MonitorSource, p MonitorParams) (Report, er
 	}
 	for f, n := range failedBy {
 		if len(p.Queues) == 0 || anyMatches(p.Queues, f) {
+			rep.Failed += n
+		}
+	}
+	return rep, nil
+}
+
+// monitorConnections is Monitor over the app profile's queue connections:
+// each connection's queues are counted in its own backend and reported as
+// connection:queue. A queue named without a connection is measured on
+// the default connection; with no queue named, every connection's default
+// queue and the queues of the window's failures are.
+func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) (Report, error) {
+	rep := Report{At: p.Now, Window: p.Window, RetryAfter: p.RetryAfter, NoJobsTable: !st.Schema().HasJobs}
+	failedBy := map[QueueRef]int64{}
+	err := st.ScanRecentFailed(ctx, RecentParams{Since: p.Now.Add(-p.Window)}, func(r *FailedRow) error {
+		failedBy[QueueRef{Connection: r.Connection, Queue: r.Queue}]++
+		return nil
+	})
+	if err != nil {
+		return Report{}, err
+	}
+	byConn := map[string]MonitorConnection{}
+	for _, c := range p.Connections {
+		byConn[c.Name] = c
+	}
+	// The queues to measure, per connection, in a stable order.
+	want := map[string][]string{}
+	addQueue := func(conn, queue string) {
+		for _, q := range want[conn] {
+			if q == queue {
+				return
+			}
+		}
+		want[conn] = append(want[conn], queue)
+	}
+	// A queue named without a connection is the default connection's, as
+	// queue:monitor reads it.
+	refs := make([]QueueRef, 0, len(p.Queues))
+	for _, r := range p.Queues {
+		if r.Connection == "" {
+			r.Connection = p.DefaultConnection
+		}
+		refs = append(refs, r)
+	}
+	if len(refs) > 0 {
+		for _, r := range refs {
+			addQueue(r.Connection, r.Queue)
+		}
+	} else {
+		for _, c := range p.Connections {
+			if c.Blind == "" && c.DefaultQueue != "" {
+				addQueue(c.Name, c.DefaultQueue)
+			}
+		}
+		for f := range failedBy {
+			addQueue(f.Connection, f.Queue)
+		}
+	}
+	conns := make([]string, 0, len(want))
+	for c := range want {
+		conns = append(conns, c)
+	}
+	sort.Strings(conns)
+	for _, c := range p.Connections {
+		if c.Blind != "" {
+			rep.Blind = append(rep.Blind, c.Name+": "+c.Blind)
+		}
+	}
+	for _, conn := range conns {
+		queues := want[conn]
+		sort.Strings(queues)
+		c, known := byConn[conn]
+		stats := map[string]QueueStats{}
+		switch {
+		case !known || c.Blind != "":
+			// Failures only; the connection is listed in Blind (or not in
+			// the profile at all).
+		case c.Local && rep.NoJobsTable:
+		case c.Local:
+			retryAfter := c.RetryAfter
+			if p.RetryAfter > 0 {
+				retryAfter = p.RetryAfter
+			}
+			got, err := st.QueueStats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: retryAfter})
+			if err != nil {
+				return Report{}, err
+			}
+			for _, s := range got {
+				stats[s.Queue] = s
+			}
+		case c.Backend != nil:
+			got, err := c.Backend.Stats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: c.RetryAfter})
+			if err != nil {
+				return Report{}, fmt.Errorf("counting the queues of connection %s (%s): %w", conn, c.Backend.Describe(), err)
+			}
+			for _, s := range got {
+				stats[s.Queue] = s
+			}
+		}
+		for _, q := range queues {
+			s := stats[q]
+			h := QueueHealth{Connection: conn, Queue: q, Size: s.Size, Pending: s.Pending,
+				Delayed: s.Delayed, Reserved: s.Reserved, Stuck: s.Stuck, OldestPendingAt: s.OldestPendingAt,
+				Failed: failedBy[QueueRef{Connection: conn, Queue: q}]}
+			if !s.OldestPendingAt.IsZero() {
+				h.OldestPendingAge = max(p.Now.Sub(s.OldestPendingAt), 0)
+			}
+			rep.Queues = append(rep.Queues, h)
+		}
+	}
+	for f, n := range failedBy {
+		if len(refs) == 0 || anyMatches(refs, f) {
 			rep.Failed += n
 		}
 	}
@@ -248,11 +389,12 @@ func (b Breach) String() string {
 func (r Report) Check(t Thresholds) []Breach {
 	var out []Breach
 	for _, q := range r.Queues {
+		name := QueueRef{Connection: q.Connection, Queue: q.Queue}.String()
 		if t.MaxSize > 0 && q.Size >= t.MaxSize {
-			out = append(out, Breach{Queue: q.Queue, Measure: "size", Value: fmt.Sprint(q.Size), Limit: fmt.Sprint(t.MaxSize)})
+			out = append(out, Breach{Queue: name, Measure: "size", Value: fmt.Sprint(q.Size), Limit: fmt.Sprint(t.MaxSize)})
 		}
 		if t.MaxAge > 0 && !q.OldestPendingAt.IsZero() && q.OldestPendingAge >= t.MaxAge {
-			out = append(out, Breach{Queue: q.Queue, Measure: "oldest_pending_age",
+			out = append(out, Breach{Queue: name, Measure: "oldest_pending_age",
 				Value: q.OldestPendingAge.Truncate(time.Second).String(), Limit: t.MaxAge.String()})
 		}
 	}

@@ -2,11 +2,11 @@ package triage
 
 import (
 	"context"
-	"maps"
-
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -19,12 +19,13 @@ import (
 const writeBatch = 2000
 
 // DefaultDatabaseConnection is the queue connection name taken to use
-// Laravel's database driver when the operator names none: the skeleton's.
+// Laravel's database driver when neither the app profile nor the operator
+// names any: the skeleton's.
 const DefaultDatabaseConnection = "database"
 
 func (s *Service) isDatabaseConnection(name string) bool {
 	conns := s.DatabaseConnections
-	if len(conns) == 0 {
+	if len(conns) == 0 && s.Routes == nil {
 		conns = []string{DefaultDatabaseConnection}
 	}
 	for _, c := range conns {
@@ -33,6 +34,71 @@ func (s *Service) isDatabaseConnection(name string) bool {
 		}
 	}
 	return false
+}
+
+// RouteFor says where a job recorded on a queue connection goes back to.
+// Connections named with --database-connection are database queues in the
+// failed_jobs database (or the --jobs-dsn store); every other connection is
+// routed by the app profile (Routes). A connection neither knows is not
+// writable, and its jobs are skipped with the artisan command to run.
+func (s *Service) RouteFor(connection string) Route {
+	if s.isDatabaseConnection(connection) {
+		if s.Jobs != nil {
+			return Route{Connection: connection, Driver: DriverDatabase, Backend: s.Jobs}
+		}
+		return Route{Connection: connection, Driver: DriverDatabase, Local: true}
+	}
+	if r, ok := s.Routes[connection]; ok {
+		r.Connection = connection
+		return r
+	}
+	reason := fmt.Sprintf("connection %q is not a queue connection of this app's config/queue.php", connection)
+	if s.Routes == nil {
+		reason = fmt.Sprintf("connection %q is not a database queue (name database-driver connections with --database-connection)", connection)
+	}
+	return Route{Connection: connection, Reason: reason}
+}
+
+// hasRemote reports whether any route needs BatchParams.Push.
+func (s *Service) hasRemote() bool {
+	if s.Jobs != nil {
+		return true
+	}
+	for _, r := range s.Routes {
+		if r.Backend != nil && !r.Local {
+			return true
+		}
+	}
+	return false
+}
+
+// pushRemote hands a batch's non-local moves to their backends, grouped by
+// connection, in the batch's order.
+func (s *Service) pushRemote(ctx context.Context, moves []Move, now time.Time) error {
+	var order []string
+	groups := map[string][]Move{}
+	for _, m := range moves {
+		if _, ok := groups[m.Connection]; !ok {
+			order = append(order, m.Connection)
+		}
+		groups[m.Connection] = append(groups[m.Connection], m)
+	}
+	for _, conn := range order {
+		r := s.RouteFor(conn)
+		if r.Backend == nil {
+			return fmt.Errorf("connection %q has no queue backend to push to", conn)
+		}
+		if _, err := r.Backend.Push(ctx, groups[conn], now); err != nil {
+			return fmt.Errorf("pushing to %s (connection %s): %w", r.Backend.Describe(), conn, err)
+		}
+	}
+	return nil
+}
+
+// ArtisanRetry is the command an operator runs for jobs jobtriage cannot
+// re-queue itself.
+func ArtisanRetry(ids []string) string {
+	return "php artisan queue:retry " + strings.Join(ids, " ")
 }
 
 // selection turns ids or a query into the batch parameters of a bulk write,
@@ -137,11 +203,15 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 			}
 			return Move{}, false
 		}
-		if !s.isDatabaseConnection(r.Connection) {
-			return skip(SkipNotDatabase, fmt.Sprintf("connection %q is not a database queue (jobtriage writes only to the jobs table; "+
-				"name database-driver connections with --database-connection)", r.Connection))
+		route := s.RouteFor(r.Connection)
+		switch {
+		case !route.Writable():
+			return skip(SkipNotDatabase, route.Reason+"; php artisan queue:retry can")
+		case route.Local && !s.Store.Schema().HasJobs:
+			return skip(SkipNoJobsTable, fmt.Sprintf("connection %q queues to the %s table, which this database does not have (or not in a usable shape); php artisan queue:retry can",
+				r.Connection, s.Store.Schema().JobsTable))
 		}
-		body, code, reason := RetryPayload(r.Payload, now, p.RetryUntil)
+		body, code, reason := retryPayload(r.Payload, now, p.RetryUntil, route.Driver == DriverRedis)
 		if reason != "" {
 			return skip(code, reason)
 		}
@@ -157,14 +227,11 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		if uuid == "" {
 			uuid = gjson.GetBytes(r.Payload, "uuid").String()
 		}
-		return Move{UUID: uuid, Queue: queue, Payload: body}, true
+		return Move{UUID: uuid, Queue: queue, Payload: body, Connection: r.Connection, Local: route.Local}, true
 	}
 	var push func(context.Context, []Move, time.Time) error
-	if s.Jobs != nil {
-		push = func(ctx context.Context, moves []Move, now time.Time) error {
-			_, err := s.Jobs.PushJobs(ctx, moves, now)
-			return err
-		}
+	if s.hasRemote() {
+		push = s.pushRemote
 	}
 	conflicts := 0
 	run := func(bp BatchParams) (BatchResult, error) {
@@ -234,13 +301,33 @@ func (m retryMark) restore(r *RetryResult) {
 //     MaxAttemptsExceededException, so the job is skipped unless extend gives
 //     it a new deadline of now+extend.
 func RetryPayload(raw []byte, now time.Time, extend time.Duration) (payload []byte, code, reason string) {
+	return retryPayload(raw, now, extend, false)
+}
+
+// retryPayload is RetryPayload; forRedis also puts "attempts":0 into a
+// payload that lacks it, because Redis's pop script does arithmetic on it
+// and loses a job without it inside Redis (queue-spec §6.2).
+func retryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool) (payload []byte, code, reason string) {
 	if !gjson.ValidBytes(raw) || !gjson.ParseBytes(raw).IsObject() {
 		return nil, SkipMalformed, "malformed payload: not a JSON object (left in failed_jobs; see show)"
 	}
 	out := raw
 	var err error
-	if a := gjson.GetBytes(raw, "attempts"); a.Exists() {
-		if out, err = sjson.SetBytes(out, "attempts", 0); err != nil {
+	if forRedis && !gjson.GetBytes(raw, "id").Exists() {
+		// RedisQueue payloads always carry an id (the job id workers
+		// report); Horizon uses the uuid for it, and so does a retry.
+		u := gjson.GetBytes(raw, "uuid").String()
+		if u == "" {
+			return nil, SkipMalformed, "payload has neither id nor uuid, which a Redis job needs (left in failed_jobs; see show)"
+		}
+		if out, err = sjson.SetBytes(out, "id", u); err != nil {
+			return nil, SkipMalformed, "payload id cannot be set: " + err.Error()
+		}
+	}
+	if a := gjson.GetBytes(raw, "attempts"); a.Exists() || forRedis {
+		if a.Exists() && a.Type == gjson.Number && a.Raw == "0" {
+			// already 0: keep the bytes
+		} else if out, err = sjson.SetBytes(out, "attempts", 0); err != nil {
 			return nil, SkipMalformed, "payload attempts cannot be reset: " + err.Error()
 		}
 	}

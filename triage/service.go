@@ -16,16 +16,41 @@ type Service struct {
 	Store Store
 	// Now is injected so that tests and cut-offs never read the wall clock.
 	Now func() time.Time
-	// AppKey (Laravel's APP_KEY) lets show decrypt encrypted commands.
-	AppKey string
+	// AppKey (Laravel's APP_KEY) lets show decrypt encrypted commands;
+	// PreviousKeys (APP_PREVIOUS_KEYS, 11+) are tried after it.
+	AppKey       string
+	PreviousKeys []string
 	// Location is the app timezone, in which failed_at is written.
 	Location *time.Location
 	// DatabaseConnections are the queue connection names that use Laravel's
 	// database driver; retry writes only their jobs (default "database").
 	DatabaseConnections []string
 	// Jobs, when set, is the jobs table in another database than
-	// failed_jobs: retry pushes there first and deletes here second.
-	Jobs JobsPusher
+	// failed_jobs (--jobs-dsn): retry pushes the jobs of database
+	// connections there first and deletes here second.
+	Jobs QueueBackend
+	// Routes are the app's queue connections by name (failed_jobs.connection):
+	// where each one's jobs go back to. nil outside an app profile, where
+	// only DatabaseConnections are writable.
+	Routes map[string]Route
+	// MonitorConnections and DefaultConnection are the app's queue
+	// connections as monitor sees them (empty outside an app profile).
+	MonitorConnections []MonitorConnection
+	DefaultConnection  string
+	// Target names the app and the failed-jobs store for confirmations and
+	// write summaries ("app shop (production) · postgres://…/shop table failed_jobs").
+	Target string
+}
+
+// appKeys is AppKey followed by PreviousKeys, without empties.
+func (s *Service) appKeys() []string {
+	var keys []string
+	for _, k := range append([]string{s.AppKey}, s.PreviousKeys...) {
+		if k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // Query narrows a listing beyond the SQL filter: the job class and the

@@ -377,12 +377,12 @@ func TestForgetAndPrune(t *testing.T) {
 // crashAfterPush commits the push to the other database and then fails, as a
 // process killed between the push and the delete would.
 type crashAfterPush struct {
-	triage.JobsPusher
+	triage.QueueBackend
 	crashes int
 }
 
-func (c *crashAfterPush) PushJobs(ctx context.Context, moves []triage.Move, now time.Time) (int, error) {
-	n, err := c.JobsPusher.PushJobs(ctx, moves, now)
+func (c *crashAfterPush) Push(ctx context.Context, moves []triage.Move, now time.Time) (triage.PushResult, error) {
+	n, err := c.QueueBackend.Push(ctx, moves, now)
 	if err == nil && c.crashes > 0 {
 		c.crashes--
 		return n, errors.New("killed after the push")
@@ -407,7 +407,7 @@ func TestRetryToAnotherDatabase(t *testing.T) {
 		defer jobsOnly.Close()
 		rows := loadRealRows(t, driver)
 		insertReal(t, failedStore, rows)
-		crasher := &crashAfterPush{JobsPusher: jobsOnly, crashes: 1}
+		crasher := &crashAfterPush{QueueBackend: &sqlstore.JobsBackend{Store: jobsOnly}, crashes: 1}
 		svc.Jobs = crasher
 		if _, err := svc.Retry(ctx, triage.RetryParams{All: true}); err == nil {
 			t.Fatal("the simulated crash did not surface")

@@ -180,9 +180,10 @@ type BatchParams struct {
 	// NeedException asks for the exception heads (signature filters);
 	// without it the rows carry an empty Exception.
 	NeedException bool
-	// Push, when set, pushes the batch's moves to a jobs table in another
-	// database instead of this one's; it must commit there (and be
-	// idempotent by uuid) before the rows are deleted from failed_jobs.
+	// Push, when set, receives the batch's moves that are not Local (a
+	// queue backend other than this database's jobs table); it must make
+	// them durable there, idempotently by uuid, before the rows are
+	// deleted from failed_jobs. Without Push every move is local.
 	Push func(ctx context.Context, moves []Move, now time.Time) error
 }
 

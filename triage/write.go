@@ -45,6 +45,7 @@ const (
 	SkipNotDatabase = "not_database_connection"
 	SkipRetryUntil  = "retry_until_expired"
 	SkipMalformed   = "malformed_payload"
+	SkipNoJobsTable = "no_jobs_table"
 )
 
 // RetryResult says what a retry did (or, dry, would do).

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -42,8 +41,20 @@ type Config struct {
 	Location     *time.Location
 	RetryAfter   time.Duration
 	AppKey       string // kept for decrypting payloads; never printed
-	Source       string // where the connection came from: "--dsn", "JOBTRIAGE_DSN", an env file path, or "environment"
-	Warnings     []string
+	// AppKeys are APP_KEY then APP_PREVIOUS_KEYS, the order in which
+	// Laravel's encrypter tries them.
+	AppKeys []string
+	AppName string
+	AppEnv  string
+	Source  string // where the connection came from: "--dsn", "JOBTRIAGE_DSN", the config cache, an env file path, or "environment"
+	// Profile is the app as Laravel configures it; Failed is its
+	// queue.failed store and Database the failed_jobs connection (zero
+	// with --dsn or the file driver); Queues its queue connections.
+	Profile  *Profile
+	Failed   FailedStore
+	Database DatabaseConnection
+	Queues   []QueueConnection
+	Warnings []string
 }
 
 // String describes the config without the password or the app key.
@@ -102,40 +113,93 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-
-	if cache := configCachePath(environ, dir); isFile(cache) {
-		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf(
-			"%s exists (php artisan config:cache): Laravel ignores .env and uses that cached config, which jobtriage cannot read; check the result or pass --dsn",
-			cache))
-	}
-
-	envPath, warnings, err := chooseEnvFile(o, environ, dir, cwd)
-	if err != nil {
-		return cfg, err
+	root, isApp := dir, isFile(filepath.Join(dir, artisanName))
+	if o.Dir == "" || o.Dir == o.Cwd {
+		root, isApp = findAppRoot(dir)
 	}
 	explicitDSN := o.DSN != "" || environ["JOBTRIAGE_DSN"] != ""
-	if envPath != "" || !explicitDSN {
-		// With an explicit DSN a missing .env is expected, not news.
-		cfg.Warnings = append(cfg.Warnings, warnings...)
+
+	// Laravel reads the config cache and nothing else when it exists:
+	// LoadEnvironmentVariables is skipped, so .env does not matter.
+	cache := configCachePath(environ, root)
+	if !isFile(cache) {
+		cache = ""
 	}
+	var envPath string
 	fileVars := map[string]string{}
-	if envPath != "" {
-		fileVars, err = loadDotenvFile(envPath, environ)
-		switch {
-		case err != nil && explicitDSN:
-			// The DSN is explicit, so a broken .env only costs the extras
-			// (timezone, table names); say so instead of refusing to work.
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("ignoring the env file: %v", err))
-			fileVars, envPath = map[string]string{}, ""
-		case err != nil:
-			return cfg, fmt.Errorf("reading the Laravel env file (Laravel would refuse it too): %w", err)
+	if cache == "" {
+		var warnings []string
+		envPath, warnings, err = chooseEnvFile(o, environ, root, cwd)
+		if err != nil {
+			return cfg, err
+		}
+		if envPath != "" || !explicitDSN {
+			// With an explicit DSN a missing .env is expected, not news.
+			cfg.Warnings = append(cfg.Warnings, warnings...)
+		}
+		if envPath != "" {
+			fileVars, err = loadDotenvFile(envPath, environ)
+			switch {
+			case err != nil && explicitDSN:
+				// The DSN is explicit, so a broken .env only costs the extras
+				// (timezone, table names); say so instead of refusing to work.
+				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("ignoring the env file: %v", err))
+				fileVars, envPath = map[string]string{}, ""
+			case err != nil:
+				return cfg, fmt.Errorf("reading the Laravel env file (Laravel would refuse it too): %w", err)
+			}
+		}
+	} else if o.EnvFile != "" {
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("--env is ignored: %s exists, and Laravel reads only that cached config", cache))
+	}
+	for _, k := range []string{"DB_PASSWORD", "REDIS_PASSWORD"} {
+		if pw, ok := fileVars[k]; ok {
+			if v, isNull := Cast(pw); !isNull && v != "" {
+				*secrets = append(*secrets, v)
+			}
 		}
 	}
-	env := envReader{environ: environ, file: fileVars}
-	if pw, _, _ := env.get("DB_PASSWORD"); pw != "" {
-		*secrets = append(*secrets, pw)
+
+	profile, err := loadProfile(root, isApp, environ, fileVars, envPath, cache)
+	if err != nil {
+		if !explicitDSN {
+			return cfg, err
+		}
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("ignoring the app's configuration: %v", err))
+		if profile, err = loadProfile(root, false, environ, nil, "", ""); err != nil {
+			return cfg, err
+		}
+	}
+	cfg.Profile = profile
+	cfg.Source = "environment"
+	switch {
+	case cache != "":
+		cfg.Source = profile.rel(cache)
+	case envPath != "":
+		cfg.Source = envPath
 	}
 
+	if cfg.Failed, err = profile.failedStore(); err != nil {
+		return cfg, err
+	}
+	if !explicitDSN {
+		switch cfg.Failed.Driver {
+		case "database-uuids", "database", "file":
+		case "null":
+			return cfg, fmt.Errorf("queue.failed.driver is null (%s): this app does not store failed jobs, so there is nothing to triage", cfg.Failed.Source)
+		case "dynamodb":
+			return cfg, fmt.Errorf("queue.failed.driver is dynamodb (%s): jobtriage reads failed jobs from SQL databases and the file driver only; use php artisan queue:failed", cfg.Failed.Source)
+		default:
+			return cfg, fmt.Errorf("queue.failed.driver is %s (%s), which jobtriage does not know; pass --dsn to read a failed_jobs table anyway", quoteShort(cfg.Failed.Driver), cfg.Failed.Source)
+		}
+	}
+
+	failedConn := cfg.Failed.Database
+	if failedConn == "" {
+		if failedConn, _, _, err = profile.str("database.default", "pass --dsn"); err != nil && !explicitDSN {
+			return cfg, err
+		}
+	}
 	switch {
 	case o.DSN != "":
 		cfg.Target, err = ParseDSN(o.DSN)
@@ -143,40 +207,71 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 	case environ["JOBTRIAGE_DSN"] != "":
 		cfg.Target, err = ParseDSN(environ["JOBTRIAGE_DSN"])
 		cfg.Source = "JOBTRIAGE_DSN"
+	case cfg.Failed.Driver == "file":
+		// No database: the failed jobs are a JSON file.
 	default:
-		var warns []string
-		cfg.Target, warns, err = laravelTarget(env, dir)
-		cfg.Warnings = append(cfg.Warnings, warns...)
-		cfg.Source = "environment"
-		if envPath != "" {
-			cfg.Source = envPath
+		if failedConn == "" {
+			return cfg, errors.New("no default database connection: database.default is empty or null (DB_CONNECTION is empty or null)")
 		}
+		var warns []string
+		cfg.Database, warns, err = profile.databaseConnection(failedConn)
+		cfg.Warnings = append(cfg.Warnings, warns...)
+		cfg.Target = cfg.Database.Target
 	}
 	*secrets = append(*secrets, cfg.Target.Password)
 	if err != nil {
 		return cfg, fmt.Errorf("%s: %w", cfg.Source, err)
 	}
 	if cfg.Target.Driver == "sqlite" {
-		if cfg.Target.Path, err = locateSQLite(cfg.Target.Path, cwd, dir); err != nil {
+		if cfg.Target.Path, err = locateSQLite(cfg.Target.Path, cwd, root); err != nil {
 			return cfg, fmt.Errorf("%s: %w", cfg.Source, err)
 		}
 	}
 
-	if cfg.FailedTable, err = tableName("failed jobs table", o.FailedTable, environ["JOBTRIAGE_FAILED_TABLE"], "", env, defaultFailedTable); err != nil {
+	prefix := cfg.Database.Prefix
+	failedDefault := defaultFailedTable
+	if cfg.Failed.Table != "" {
+		failedDefault = cfg.Failed.Table
+	}
+	if cfg.FailedTable, err = tableName("failed jobs table", o.FailedTable, environ["JOBTRIAGE_FAILED_TABLE"], prefix+failedDefault, "queue.failed.table"); err != nil {
 		return cfg, err
 	}
-	if cfg.JobsTable, err = tableName("jobs table", o.JobsTable, environ["JOBTRIAGE_JOBS_TABLE"], "DB_QUEUE_TABLE", env, defaultJobsTable); err != nil {
+	jobsConn := profile.localDatabaseQueue(failedConn)
+	jobsDefault := defaultJobsTable
+	if jobsConn.Table != "" {
+		jobsDefault = jobsConn.Table
+	}
+	if cfg.JobsTable, err = tableName("jobs table", o.JobsTable, environ["JOBTRIAGE_JOBS_TABLE"], prefix+jobsDefault, "queue.connections."+jobsConn.Name+".table"); err != nil {
 		return cfg, err
 	}
-	cfg.BatchesTable = defaultBatchesTable
-	if cfg.Location, err = location(o.Timezone, environ["JOBTRIAGE_TIMEZONE"], env); err != nil {
+	batches, _, _, _ := profile.str("queue.batching.table", "")
+	if batches == "" {
+		batches = defaultBatchesTable
+	}
+	if cfg.BatchesTable, err = tableName("batches table", "", "", prefix+batches, "queue.batching.table"); err != nil {
 		return cfg, err
 	}
-	if cfg.RetryAfter, err = retryAfter(o.RetryAfter, env); err != nil {
+	if cfg.Location, err = location(o.Timezone, environ["JOBTRIAGE_TIMEZONE"], profile); err != nil {
 		return cfg, err
 	}
-	cfg.AppKey, _, _ = env.get("APP_KEY")
+	if cfg.RetryAfter, err = retryAfter(o.RetryAfter, jobsConn); err != nil {
+		return cfg, err
+	}
+	cfg.AppKey, _, _, _ = profile.str("app.key", "")
+	cfg.AppKeys = profile.appKeys()
+	cfg.AppName, _, _, _ = profile.str("app.name", "")
+	cfg.AppEnv, _, _, _ = profile.str("app.env", "")
+	cfg.Queues = profile.QueueConnections()
 	return cfg, nil
+}
+
+// DefaultQueueConnection is queue.default, "" when unknown.
+func (c Config) DefaultQueueConnection() string {
+	if c.Profile == nil {
+		return ""
+	}
+	v, _, _, _ := c.Profile.str("queue.default", "")
+	return v
 }
 
 // parseEnviron turns KEY=VALUE pairs into a map; the first occurrence of a
@@ -277,159 +372,6 @@ func isFile(path string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// envReader is Laravel's env(): the real environment beats the .env file.
-type envReader struct {
-	environ map[string]string
-	file    map[string]string
-}
-
-// get returns the env()-cast value; set is false when the key is absent and
-// isNull is true for null/(null), both of which Laravel treats differently
-// (absent takes the config default, null does not).
-func (e envReader) get(name string) (value string, set, isNull bool) {
-	raw, ok := e.environ[name]
-	if !ok {
-		raw, ok = e.file[name]
-	}
-	if !ok {
-		return "", false, false
-	}
-	value, isNull = Cast(raw)
-	return value, true, isNull
-}
-
-// withDefault is env(name, def) for a string context: null reads as "".
-func (e envReader) withDefault(name, def string) string {
-	v, set, _ := e.get(name)
-	if !set {
-		return def
-	}
-	return v
-}
-
-// laravelTarget reproduces config/database.php for the DB_CONNECTION the app
-// selects. The fallback connection is mysql because that is Laravel 8's
-// skeleton default ('default' => env('DB_CONNECTION', 'mysql')), the oldest
-// version we support; 11+ skeletons default to sqlite but always write
-// DB_CONNECTION into .env, so the fallback only matters for older apps.
-func laravelTarget(env envReader, dir string) (Target, []string, error) {
-	var warnings []string
-	conn, set, isNull := env.get("DB_CONNECTION")
-	switch {
-	case !set:
-		conn = "mysql"
-	case isNull || conn == "":
-		return Target{}, nil, errors.New("DB_CONNECTION is empty or null, so Laravel has no default connection")
-	}
-	driver := conn
-	if _, known := ourDriver(driver); !known {
-		if driver == "sqlsrv" {
-			return Target{}, nil, unsupportedDriverError("DB_CONNECTION", driver)
-		}
-		return Target{}, nil, fmt.Errorf("DB_CONNECTION=%s is not one of Laravel's stock connections (pgsql, mysql, mariadb, sqlite); a custom connection in config/database.php cannot be read without PHP, so pass --dsn",
-			quoteShort(conn))
-	}
-
-	// config/database.php defaults for this connection (Laravel 8 skeleton).
-	cfg := map[string]string{
-		"host":     env.withDefault("DB_HOST", "127.0.0.1"),
-		"port":     env.withDefault("DB_PORT", strconv.Itoa(defaultPortForLaravel(driver))),
-		"username": env.withDefault("DB_USERNAME", "forge"),
-		"password": env.withDefault("DB_PASSWORD", ""),
-	}
-	if driver == "mysql" || driver == "mariadb" {
-		cfg["unix_socket"] = env.withDefault("DB_SOCKET", "")
-	}
-	database, dbSet, dbNull := env.get("DB_DATABASE")
-	switch {
-	case !dbSet && driver == "sqlite":
-		database = filepath.Join(dir, "database", "database.sqlite")
-	case !dbSet:
-		database = "forge"
-		warnings = append(warnings, "DB_DATABASE is not set; using Laravel 8's default database name \"forge\"")
-	case dbNull:
-		database = ""
-	}
-	hasDatabase := database != ""
-
-	var params map[string]string
-	urlKey := "DB_URL"
-	rawURL, _, _ := env.get(urlKey)
-	if rawURL == "" {
-		urlKey = "DATABASE_URL"
-		rawURL, _, _ = env.get(urlKey)
-	}
-	if rawURL != "" {
-		// ConfigurationUrlParser turns sqlite:/// into sqlite://null/ (and
-		// the "null" host then drops out), so the path after it is relative.
-		if m := sqliteTripleSlash.FindString(rawURL); m != "" {
-			rawURL = m[:len(m)-1] + "null/" + rawURL[len(m):]
-		}
-		parts, err := splitDatabaseURL(rawURL)
-		if err != nil {
-			return Target{}, nil, fmt.Errorf("%s: %w", urlKey, err)
-		}
-		if parts.scheme != "" {
-			if urlDriver := laravelDriverFor(parts.scheme); urlDriver != driver {
-				if !parts.hasPort {
-					warnings = append(warnings, fmt.Sprintf(
-						"%s switches the %s connection to driver %s without a port, so Laravel keeps port %s from DB_PORT or the %s default; add the port to the URL if that is wrong",
-						urlKey, driver, quoteShort(urlDriver), cfg["port"], driver))
-				}
-				driver = urlDriver
-			}
-		}
-		if parts.hasHost {
-			cfg["host"] = parts.host
-		}
-		if parts.hasPort {
-			cfg["port"] = strconv.Itoa(parts.port)
-		}
-		if parts.hasUser {
-			cfg["username"] = parts.user
-		}
-		if parts.hasPass {
-			cfg["password"] = parts.pass
-		}
-		if parts.hasDatabase {
-			database, hasDatabase = parts.database, true
-		}
-		params = parts.params
-		if s := takeSocketParam(params); s != "" {
-			cfg["unix_socket"] = s
-		}
-	}
-	ours, ok := ourDriver(driver)
-	if !ok {
-		return Target{}, nil, unsupportedDriverError(urlKey, driver)
-	}
-	if !hasDatabase || database == "" {
-		return Target{}, nil, errors.New("no database name: DB_DATABASE is empty or null and the URL names none")
-	}
-	if ours == "sqlite" {
-		return Target{Driver: ours, Path: database, Params: params}, warnings, nil
-	}
-	port := defaultPort(ours)
-	if p := strings.TrimSpace(cfg["port"]); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 65535 {
-			return Target{}, nil, fmt.Errorf("DB_PORT=%s is not a port number", quoteShort(cfg["port"]))
-		}
-		port = n
-	}
-	return Target{
-		Driver: ours, Host: cfg["host"], Port: port, Database: database,
-		User: cfg["username"], Password: cfg["password"], Socket: cfg["unix_socket"], Params: params,
-	}, warnings, nil
-}
-
-var sqliteTripleSlash = regexp.MustCompile(`\A(?i:sqlite3?):///`)
-
-func defaultPortForLaravel(laravelDriver string) int {
-	d, _ := ourDriver(laravelDriver)
-	return defaultPort(d)
-}
-
 // locateSQLite resolves a relative SQLite path the way Laravel does: realpath
 // from the working directory (8.x), then from the base dir (11+). The file
 // must exist, because opening a missing one would silently create it.
@@ -455,17 +397,13 @@ func locateSQLite(path, cwd, dir string) (string, error) {
 // names reach SQL text, so anything else is refused rather than quoted.
 var tableNamePattern = regexp.MustCompile(`\A[A-Za-z_][A-Za-z0-9_$]{0,62}(\.[A-Za-z_][A-Za-z0-9_$]{0,62})?\z`)
 
-func tableName(what, flag, jobtriageEnv, laravelKey string, env envReader, def string) (string, error) {
-	name, from := def, "default"
+func tableName(what, flag, jobtriageEnv, def, configKey string) (string, error) {
+	name, from := def, configKey
 	switch {
 	case flag != "":
 		name, from = flag, "flag"
 	case jobtriageEnv != "":
 		name, from = jobtriageEnv, "environment"
-	case laravelKey != "":
-		if v, set, isNull := env.get(laravelKey); set && !isNull && v != "" {
-			name, from = v, laravelKey
-		}
 	}
 	if !tableNamePattern.MatchString(name) {
 		return "", fmt.Errorf("%s %s (from %s) is not a valid table name: use letters, digits, '_' and an optional schema. prefix",
@@ -474,7 +412,7 @@ func tableName(what, flag, jobtriageEnv, laravelKey string, env envReader, def s
 	return name, nil
 }
 
-func location(flag, jobtriageEnv string, env envReader) (*time.Location, error) {
+func location(flag, jobtriageEnv string, p *Profile) (*time.Location, error) {
 	name, from := "UTC", "default"
 	switch {
 	case flag != "":
@@ -482,8 +420,12 @@ func location(flag, jobtriageEnv string, env envReader) (*time.Location, error) 
 	case jobtriageEnv != "":
 		name, from = jobtriageEnv, "JOBTRIAGE_TIMEZONE"
 	default:
-		if v, set, isNull := env.get("APP_TIMEZONE"); set && !isNull && v != "" {
-			name, from = v, "APP_TIMEZONE"
+		v, set, isNull, err := p.str("app.timezone", "pass --timezone")
+		if err != nil {
+			return nil, err
+		}
+		if set && !isNull && v != "" {
+			name, from = v, "app.timezone ("+p.Source(p.Get("app.timezone"))+")"
 		}
 	}
 	loc, err := loadPHPTimezone(name)
@@ -524,20 +466,25 @@ func titleTimezone(name string) string {
 	return string(b)
 }
 
-func retryAfter(flag time.Duration, env envReader) (time.Duration, error) {
+// maxRetryAfter bounds retry_after to something a queue could mean.
+const maxRetryAfter = 10 * 365 * 24 * time.Hour
+
+func retryAfter(flag time.Duration, qc QueueConnection) (time.Duration, error) {
 	if flag < 0 {
 		return 0, errors.New("--retry-after must not be negative")
 	}
 	if flag > 0 {
 		return flag, nil
 	}
-	v, set, isNull := env.get("DB_QUEUE_RETRY_AFTER")
-	if !set || isNull || strings.TrimSpace(v) == "" {
+	if qc.Name == "" {
 		return defaultRetryAfter, nil
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < 0 || n > 10*365*24*3600 {
-		return 0, fmt.Errorf("DB_QUEUE_RETRY_AFTER=%s is not a whole number of seconds", quoteShort(v))
+	d := time.Duration(qc.RetryAfter) * time.Second
+	if qc.RetryAfter < 0 || d > maxRetryAfter {
+		return 0, fmt.Errorf("queue.connections.%s.retry_after is %d (%s): not a usable number of seconds", qc.Name, qc.RetryAfter, qc.Source)
 	}
-	return time.Duration(n) * time.Second, nil
+	if qc.RetryAfter == 0 {
+		return defaultRetryAfter, nil
+	}
+	return d, nil
 }

@@ -294,8 +294,7 @@ func TestResolveQueueSettings(t *testing.T) {
 		opts    func(*Options)
 		want    string
 	}{
-		"bad retry":          {environ: []string{"DB_QUEUE_RETRY_AFTER=90s"}, want: "DB_QUEUE_RETRY_AFTER"},
-		"negative retry":     {environ: []string{"DB_QUEUE_RETRY_AFTER=-1"}, want: "DB_QUEUE_RETRY_AFTER"},
+		"negative retry":     {environ: []string{"DB_QUEUE_RETRY_AFTER=-1"}, want: "retry_after is -1"},
 		"negative flag":      {opts: func(o *Options) { o.RetryAfter = -time.Second }, want: "--retry-after"},
 		"bad timezone":       {environ: []string{"APP_TIMEZONE=Mars/Olympus"}, want: "APP_TIMEZONE"},
 		"Local timezone":     {opts: func(o *Options) { o.Timezone = "Local" }, want: "--timezone"},
@@ -314,25 +313,32 @@ func TestResolveQueueSettings(t *testing.T) {
 	}
 }
 
-func TestResolveConfigCacheWarning(t *testing.T) {
-	cfg := mustResolve(t, laravelApp(t, map[string]string{".env": "DB_DATABASE=a\n", "bootstrap/cache/config.php": "<?php return [];"}))
-	if !hasWarning(cfg, "config:cache") {
-		t.Errorf("warnings %q, want the config cache warning", cfg.Warnings)
+// TestResolveReadsTheConfigCache: with a config cache Laravel reads nothing
+// else, and neither does jobtriage; APP_CONFIG_CACHE moves it.
+func TestResolveReadsTheConfigCache(t *testing.T) {
+	// An empty cache has no queue.failed, so Laravel stores no failures.
+	_, err := Resolve(laravelApp(t, map[string]string{".env": "DB_DATABASE=a\n", "bootstrap/cache/config.php": "<?php return [];"}))
+	if err == nil || !strings.Contains(err.Error(), "does not store failed jobs") {
+		t.Errorf("error %v, want the cache read (no queue.failed)", err)
 	}
-	cfg = mustResolve(t, laravelApp(t, map[string]string{".env": "DB_DATABASE=a\n", "custom/cfg.php": ""}, "APP_CONFIG_CACHE=custom/cfg.php"))
-	if !hasWarning(cfg, "cfg.php") {
-		t.Errorf("warnings %q, want APP_CONFIG_CACHE honoured", cfg.Warnings)
+	_, err = Resolve(laravelApp(t, map[string]string{".env": "DB_DATABASE=a\n", "custom/cfg.php": "<?php return array ();"}, "APP_CONFIG_CACHE=custom/cfg.php"))
+	if err == nil || !strings.Contains(err.Error(), "does not store failed jobs") {
+		t.Errorf("error %v, want APP_CONFIG_CACHE honoured", err)
 	}
-	cfg = mustResolve(t, laravelApp(t, map[string]string{".env": "DB_DATABASE=a\n"}))
-	if hasWarning(cfg, "config:cache") {
-		t.Errorf("unexpected warning %q", cfg.Warnings)
+	_, err = Resolve(laravelApp(t, map[string]string{".env": "DB_DATABASE=a\n", "bootstrap/cache/config.php": "<?php echo 'hi';"}))
+	if err == nil || !strings.Contains(err.Error(), "config cache") {
+		t.Errorf("error %v, want the unreadable cache named", err)
+	}
+	cfg := mustResolve(t, laravelApp(t, map[string]string{".env": "DB_DATABASE=a\n"}))
+	if cfg.Profile.CachePath != "" {
+		t.Errorf("cache %q without a cache file", cfg.Profile.CachePath)
 	}
 }
 
 func TestResolveRejectsUnknownDrivers(t *testing.T) {
 	for env, want := range map[string]string{
 		"DB_CONNECTION=sqlsrv\n":                  "does not support",
-		"DB_CONNECTION=tenant\n":                  "pass --dsn",
+		"DB_CONNECTION=tenant\n":                  "not configured in config/database.php",
 		"DB_CONNECTION=null\n":                    "DB_CONNECTION is empty or null",
 		"DB_URL=mssql://u:p@h/d\n":                "does not support",
 		"DB_URL=oracle://u:p@h/d\n":               "does not support",

@@ -42,12 +42,23 @@ func (s *Store) lockClause() string {
 // beginWrite starts a write transaction. READ COMMITTED keeps InnoDB from
 // holding locks on rows the WHERE clause rejected and from taking gap locks
 // that would collide with workers inserting into jobs.
+//
+// On PostgreSQL the transaction is begun without ctx's cancellation:
+// database/sql rolls a cancelled transaction back from another goroutine,
+// and lib/pq then sends ROLLBACK in the middle of a COPY and waits forever
+// for its answer (lib/pq#768). Each statement still takes ctx, so Ctrl-C
+// cancels the running statement on the server and the batch rolls back
+// through the error path, whole.
 func (s *Store) beginWrite(ctx context.Context) (*sqlx.Tx, error) {
 	opts := &sql.TxOptions{}
 	if s.d.name == "mysql" {
 		opts.Isolation = sql.LevelReadCommitted
 	}
-	tx, err := s.db.BeginTxx(ctx, opts)
+	txCtx := ctx
+	if s.d.name == "postgres" {
+		txCtx = context.WithoutCancel(ctx)
+	}
+	tx, err := s.db.BeginTxx(txCtx, opts)
 	if err != nil {
 		return nil, s.queryError(err)
 	}
@@ -136,15 +147,18 @@ func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), "
 // MoveBatch locks the next batch of failed jobs, asks p.Plan what to do with
 // each, inserts the moved ones into jobs as Laravel's DatabaseQueue::pushRaw
 // does and deletes them from failed_jobs — all in one transaction, so a crash
-// at any moment leaves every job in exactly one of the two tables.
+// at any moment leaves every job in exactly one of the two tables. With
+// p.Push set, moves that are not Local (Redis, a jobs table elsewhere) are
+// pushed there first, inside the batch's lock, and deleted here second.
 func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
 	if p.Push == nil {
+		// Every move is local: without a jobs table there is nothing to do.
 		if err := s.requireJobs(); err != nil {
 			return triage.BatchResult{}, err
 		}
-	}
-	if s.deleteReturning && p.Push == nil && !p.DryRun {
-		return s.moveByDelete(ctx, p, plan)
+		if s.deleteReturning && !p.DryRun {
+			return s.moveByDelete(ctx, p, plan)
+		}
 	}
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
@@ -158,7 +172,7 @@ func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*
 	res := triage.BatchResult{Locked: len(rows)}
 	now := p.Now.Unix()
 	var moved, verbatim []int64
-	var moves, edited []triage.Move
+	var remote, edited []triage.Move
 	for _, r := range rows {
 		res.LastID = r.ID
 		m, ok := plan(r)
@@ -166,12 +180,14 @@ func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*
 			continue
 		}
 		moved = append(moved, r.ID)
-		moves = append(moves, m)
+		switch {
+		case p.Push != nil && !m.Local:
+			remote = append(remote, m)
 		// A job going back to its own queue with its payload untouched (the
 		// common case) is copied by the server, not sent back over the wire.
-		if m.Queue == r.Queue && bytes.Equal(m.Payload, r.Payload) {
+		case m.Queue == r.Queue && bytes.Equal(m.Payload, r.Payload):
 			verbatim = append(verbatim, r.ID)
-		} else {
+		default:
 			edited = append(edited, m)
 		}
 	}
@@ -179,20 +195,24 @@ func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*
 		res.Done = moved
 		return res, nil
 	}
-	if p.Push != nil {
-		// Another database: push (and commit there) first, delete here
+	if len(verbatim)+len(edited) > 0 {
+		if err := s.requireJobs(); err != nil {
+			return triage.BatchResult{}, err
+		}
+	}
+	if len(remote) > 0 {
+		// Another store: push (and commit there) first, delete here
 		// second. A crash in between leaves the rows in failed_jobs, and
 		// the push of a repeated run skips the uuids already queued.
-		if err := p.Push(ctx, moves, p.Now); err != nil {
+		if err := p.Push(ctx, remote, p.Now); err != nil {
 			return triage.BatchResult{}, err
 		}
-	} else {
-		if err := s.copyVerbatim(ctx, tx, verbatim, now); err != nil {
-			return triage.BatchResult{}, err
-		}
-		if err := s.insertJobs(ctx, tx, edited, now); err != nil {
-			return triage.BatchResult{}, err
-		}
+	}
+	if err := s.copyVerbatim(ctx, tx, verbatim, now); err != nil {
+		return triage.BatchResult{}, err
+	}
+	if err := s.insertJobs(ctx, tx, edited, now); err != nil {
+		return triage.BatchResult{}, err
 	}
 	if err := s.deleteIDs(ctx, tx, moved); err != nil {
 		return triage.BatchResult{}, err

@@ -1,0 +1,138 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/appconfig"
+)
+
+// lazyBackend opens its queue backend on first use, so that a command that
+// never touches a connection (a retry of database jobs only, --help) never
+// dials it. It is the composition root's, not a backend of its own.
+type lazyBackend struct {
+	describe string
+	open     func(ctx context.Context) (triage.QueueBackend, error)
+
+	mu  sync.Mutex
+	b   triage.QueueBackend
+	err error
+}
+
+var _ triage.QueueBackend = (*lazyBackend)(nil)
+
+func (l *lazyBackend) get(ctx context.Context) (triage.QueueBackend, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b == nil && l.err == nil {
+		l.b, l.err = l.open(ctx)
+	}
+	return l.b, l.err
+}
+
+func (l *lazyBackend) Describe() string { return l.describe }
+
+func (l *lazyBackend) Push(ctx context.Context, moves []triage.Move, now time.Time) (triage.PushResult, error) {
+	b, err := l.get(ctx)
+	if err != nil {
+		return triage.PushResult{}, err
+	}
+	return b.Push(ctx, moves, now)
+}
+
+func (l *lazyBackend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]triage.QueueStats, error) {
+	b, err := l.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return b.Stats(ctx, p)
+}
+
+func (l *lazyBackend) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b == nil {
+		return nil
+	}
+	return l.b.Close()
+}
+
+// backendOpeners builds the queue backends of connections other than the
+// failed_jobs database's own jobs table. Tests replace them with fakes.
+type backendOpeners struct {
+	// Redis opens a redis queue connection.
+	Redis func(ctx context.Context, rc appconfig.RedisConnection, retryAfter time.Duration) (triage.QueueBackend, error)
+	// Database opens the jobs table of another database.
+	Database func(ctx context.Context, dc appconfig.DatabaseConnection, table string) (triage.QueueBackend, error)
+}
+
+// queueRoutes turns the app profile's queue connections into routes: where
+// retry puts each connection's jobs, and what monitor counts. Connections
+// whose driver jobtriage cannot write to get a route with a reason.
+func queueRoutes(cfg appconfig.Config, open backendOpeners) (map[string]triage.Route, []triage.MonitorConnection) {
+	// Outside an app (no artisan found) the queue connections are only
+	// jobtriage's defaults, not the app's: keep to the database queue.
+	if cfg.Profile == nil || !cfg.Profile.IsApp || len(cfg.Queues) == 0 {
+		return nil, nil
+	}
+	routes := map[string]triage.Route{}
+	var conns []triage.MonitorConnection
+	dbDefault, _ := cfg.Profile.Get("database.default").String()
+	failedConn := cfg.Failed.Database
+	if failedConn == "" {
+		failedConn = dbDefault
+	}
+	for _, qc := range cfg.Queues {
+		r := triage.Route{Connection: qc.Name, Driver: qc.Driver}
+		mc := triage.MonitorConnection{Name: qc.Name, DefaultQueue: qc.Queue, RetryAfter: time.Duration(qc.RetryAfter) * time.Second}
+		switch qc.Driver {
+		case triage.DriverDatabase:
+			conn := qc.Connection
+			if conn == "" {
+				conn = dbDefault
+			}
+			if conn == failedConn {
+				r.Local, mc.Local = true, true
+				break
+			}
+			dc, err := cfg.Profile.DatabaseConnectionNamed(conn)
+			if err != nil {
+				r.Reason = fmt.Sprintf("connection %q queues to database connection %q: %v", qc.Name, conn, err)
+				mc.Blind = r.Reason
+				break
+			}
+			table := dc.Prefix + qc.Table
+			lb := &lazyBackend{describe: fmt.Sprintf("%s table %s", dc.Target.Redacted(), table),
+				open: func(ctx context.Context) (triage.QueueBackend, error) { return open.Database(ctx, dc, table) }}
+			r.Backend, mc.Backend = lb, lb
+		case triage.DriverRedis:
+			redisName := qc.Connection
+			if redisName == "" {
+				redisName = "default"
+			}
+			rc, err := cfg.Profile.Redis(redisName)
+			if err != nil {
+				r.Reason = fmt.Sprintf("connection %q: %v", qc.Name, err)
+				mc.Blind = r.Reason
+				break
+			}
+			retryAfter := mc.RetryAfter
+			lb := &lazyBackend{describe: fmt.Sprintf("%s (prefix %q)", rc.Redacted(), rc.Prefix),
+				open: func(ctx context.Context) (triage.QueueBackend, error) { return open.Redis(ctx, rc, retryAfter) }}
+			r.Backend, mc.Backend = lb, lb
+		default:
+			driver := qc.Driver
+			if driver == "" {
+				driver = "(none)"
+			}
+			r.Reason = fmt.Sprintf("connection %q uses the %s queue driver, which jobtriage cannot write to", qc.Name, driver)
+			mc.Blind = fmt.Sprintf("the %s driver cannot be read by jobtriage", driver)
+		}
+		routes[qc.Name] = r
+		conns = append(conns, mc)
+	}
+	return routes, conns
+}

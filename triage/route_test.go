@@ -1,0 +1,198 @@
+package triage_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sqlstore"
+	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+)
+
+// fakeBackend records what it was asked to push and answers Stats from a
+// fixed table: a stand-in for Redis in service tests (the real backends
+// prove the contract in triage/backendtest).
+type fakeBackend struct {
+	mu     sync.Mutex
+	pushed []triage.Move
+	stats  map[string]triage.QueueStats
+	asked  []string
+}
+
+func (f *fakeBackend) Describe() string { return "fake://redis" }
+func (f *fakeBackend) Close() error     { return nil }
+
+func (f *fakeBackend) Push(_ context.Context, moves []triage.Move, _ time.Time) (triage.PushResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pushed = append(f.pushed, moves...)
+	return triage.PushResult{Pushed: len(moves)}, nil
+}
+
+func (f *fakeBackend) Stats(_ context.Context, p triage.QueueStatsParams) ([]triage.QueueStats, error) {
+	f.asked = append(f.asked, p.Queues...)
+	var out []triage.QueueStats
+	for _, q := range p.Queues {
+		s := f.stats[q]
+		s.Queue = q
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func routedFixtures() []sqltest.FailedFixture {
+	fx := func(uuid, conn, queue, payload string) sqltest.FailedFixture {
+		u := uuid
+		return sqltest.FailedFixture{UUID: &u, Connection: conn, Queue: queue, Payload: payload,
+			Exception: "RuntimeException: boom in /app/x.php:1", FailedAt: "2026-11-30 23:00:00"}
+	}
+	return []sqltest.FailedFixture{
+		fx("11111111-1111-4111-8111-111111111111", "database", "default", payloadOf("11111111-1111-4111-8111-111111111111", "")),
+		// A Redis payload as the list held it: attempts present.
+		fx("22222222-2222-4222-8222-222222222222", "redis", "emails", `{"uuid":"22222222-2222-4222-8222-222222222222","displayName":"App\\Jobs\\SendMail","job":"Illuminate\\Queue\\CallQueuedHandler@call","data":{"commandName":"App\\Jobs\\SendMail","command":"O:16:\"App\\Jobs\\SendMail\":0:{}"},"id":"r1","attempts":3,"tags":["a"],"pushedAt":"1796086800.1"}`),
+		// A Redis payload without attempts: the pop script would lose it.
+		fx("33333333-3333-4333-8333-333333333333", "redis", "default", `{"uuid":"33333333-3333-4333-8333-333333333333","displayName":"App\\Jobs\\X","job":"Illuminate\\Queue\\CallQueuedHandler@call","data":{"commandName":"App\\Jobs\\X","command":"O:9:\"App\\Jobs\\X\":0:{}"},"id":"r2"}`),
+		fx("44444444-4444-4444-8444-444444444444", "sqs", "default", payloadOf("44444444-4444-4444-8444-444444444444", "")),
+		fx("55555555-5555-4555-8555-555555555555", "gone", "default", payloadOf("55555555-5555-4555-8555-555555555555", "")),
+	}
+}
+
+// TestRetryRoutesEachConnectionToItsBackend: with the app's routes, a
+// database job goes into the jobs table in the batch's transaction, a Redis
+// job to the Redis backend (attempts 0 and always present, every other byte
+// kept), and jobs of connections jobtriage cannot write to stay in
+// failed_jobs with the artisan hint.
+func TestRetryRoutesEachConnectionToItsBackend(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		ctx := context.Background()
+		svc, store := newService(t, driver)
+		sqltest.InsertFailed(t, store, routedFixtures()...)
+		redis := &fakeBackend{}
+		svc.Routes = map[string]triage.Route{
+			"database": {Driver: triage.DriverDatabase, Local: true},
+			"redis":    {Driver: triage.DriverRedis, Backend: redis},
+			"sqs":      {Driver: triage.DriverSQS, Reason: `connection "sqs" uses the sqs queue driver, which jobtriage cannot write to`},
+		}
+		res, err := svc.Retry(ctx, triage.RetryParams{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Retried != 3 || len(res.Skipped) != 2 {
+			t.Fatalf("retried %d, skipped %+v", res.Retried, res.Skipped)
+		}
+		for _, s := range res.Skipped {
+			if s.Code != triage.SkipNotDatabase || !strings.Contains(s.Reason, "php artisan queue:retry") {
+				t.Errorf("skip %+v, want not writable with the artisan hint", s)
+			}
+		}
+		if jobs := jobsByUUID(t, store); len(jobs) != 1 || jobs["11111111-1111-4111-8111-111111111111"].Queue != "default" {
+			t.Errorf("jobs table %v, want only the database job", jobs)
+		}
+		if len(redis.pushed) != 2 {
+			t.Fatalf("redis got %d jobs, want 2", len(redis.pushed))
+		}
+		for _, m := range redis.pushed {
+			if m.Local || m.Connection != "redis" {
+				t.Errorf("move %+v: not routed as a redis move", m)
+			}
+			a := gjson.GetBytes(m.Payload, "attempts")
+			if a.Type != gjson.Number || a.Int() != 0 {
+				t.Errorf("%s: attempts %s, want 0 always present", m.UUID, a.Raw)
+			}
+			if gjson.GetBytes(m.Payload, "id").String() == "" || gjson.GetBytes(m.Payload, "pushedAt").String() == "" && m.UUID == "22222222-2222-4222-8222-222222222222" {
+				t.Errorf("%s: id or Horizon keys lost: %s", m.UUID, m.Payload)
+			}
+		}
+		if got := string(redis.pushed[0].Payload); !strings.Contains(got, `"tags":["a"],"pushedAt":"1796086800.1"`) {
+			t.Errorf("payload bytes changed beyond attempts: %s", got)
+		}
+		if n, _ := store.Count(ctx, triage.Filter{}); n != 2 {
+			t.Errorf("failed_jobs keeps %d rows, want the two skipped", n)
+		}
+	})
+}
+
+// TestRetryWithoutJobsTableSkipsLocalJobs: an app that queues on Redis may
+// have no jobs table; its database-connection jobs are skipped, not an error,
+// while its Redis jobs still go.
+func TestRetryWithoutJobsTableSkipsLocalJobs(t *testing.T) {
+	ctx := context.Background()
+	svc, store := newService(t, "sqlite")
+	if _, err := store.DB().Exec("DROP TABLE jobs"); err != nil {
+		t.Fatal(err)
+	}
+	reopened, err := sqlstore.Open(ctx, sqlstore.Config{Endpoint: store.Endpoint()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reopened.Close()
+	svc.Store = reopened
+	sqltest.InsertFailed(t, reopened, routedFixtures()[:2]...)
+	redis := &fakeBackend{}
+	svc.Routes = map[string]triage.Route{
+		"database": {Driver: triage.DriverDatabase, Local: true},
+		"redis":    {Driver: triage.DriverRedis, Backend: redis},
+	}
+	res, err := svc.Retry(ctx, triage.RetryParams{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Retried != 1 || len(redis.pushed) != 1 || len(res.Skipped) != 1 || res.Skipped[0].Code != triage.SkipNoJobsTable {
+		t.Errorf("retried %d, pushed %d, skipped %+v", res.Retried, len(redis.pushed), res.Skipped)
+	}
+}
+
+// TestMonitorPerConnection: queues are counted in their connection's
+// backend and reported as connection:queue; connections jobtriage cannot
+// see are named; a queue named without a connection is the default one's.
+func TestMonitorPerConnection(t *testing.T) {
+	ctx := context.Background()
+	_, store := newService(t, "sqlite")
+	now := time.Date(2026, 11, 30, 23, 5, 0, 0, time.UTC)
+	sqltest.InsertFailed(t, store, routedFixtures()...)
+	redis := &fakeBackend{stats: map[string]triage.QueueStats{
+		"default": {Size: 7, Pending: 4, Delayed: 1, Reserved: 2, Stuck: 1, OldestPendingAt: now.Add(-time.Minute)},
+		"emails":  {Size: 1, Pending: 1},
+	}}
+	p := triage.MonitorParams{Now: now, Window: time.Hour, RetryAfter: 90 * time.Second, DefaultConnection: "redis",
+		Connections: []triage.MonitorConnection{
+			{Name: "database", DefaultQueue: "default", Local: true, RetryAfter: 90 * time.Second},
+			{Name: "redis", DefaultQueue: "default", Backend: redis},
+			{Name: "sqs", Blind: "the sqs driver cannot be read by jobtriage"},
+		}}
+	rep, err := triage.Monitor(ctx, store, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, q := range rep.Queues {
+		got = append(got, q.Connection+":"+q.Queue+"="+itoa(q.Size)+"/"+itoa(q.Failed))
+	}
+	want := "database:default=0/1 gone:default=0/1 redis:default=7/1 redis:emails=1/1 sqs:default=0/1"
+	if strings.Join(got, " ") != want {
+		t.Errorf("queues %s\nwant   %s", strings.Join(got, " "), want)
+	}
+	if len(rep.Blind) != 1 || !strings.HasPrefix(rep.Blind[0], "sqs:") {
+		t.Errorf("blind %v", rep.Blind)
+	}
+	if b := rep.Check(triage.Thresholds{MaxSize: 5}); len(b) != 1 || b[0].Queue != "redis:default" {
+		t.Errorf("breaches %+v, want redis:default", b)
+	}
+	// A bare queue name is the default connection's.
+	p.Queues = []triage.QueueRef{{Queue: "default"}}
+	rep, err = triage.Monitor(ctx, store, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Queues) != 1 || rep.Queues[0].Connection != "redis" || rep.Queues[0].Size != 7 || rep.Failed != 1 {
+		t.Errorf("bare default: %+v failed %d", rep.Queues, rep.Failed)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
