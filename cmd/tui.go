@@ -52,7 +52,7 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 				if err != nil {
 					return "", err
 				}
-				return cfg.Target.Redacted(), nil
+				return describeTarget(cfg), nil
 			}
 			if !opts.IO.IsStdoutTTY() || !opts.IO.stdinTTY {
 				return FlagErrorf("tui needs a terminal; in scripts use `jobtriage failed --group`, `jobtriage failed --json` or `jobtriage show <id>`")

@@ -49,7 +49,7 @@ func (m *Model) askJob(kind actionKind, j triage.Job) {
 	}
 	m.confirm = confirmation{
 		prompt:  verbOf(kind) + " 1 failed job " + sanitize.Truncate(j.ID, 40) + "?",
-		details: []string{sanitize.Line(j.Class), exceptionText(j.ExceptionClass, j.ExceptionMessage)},
+		details: []string{sanitize.Line(j.Class), exceptionText(j.ExceptionClass, j.ExceptionMessage), m.targetLine()},
 		run:     run,
 	}
 	m.page, m.state = m.state, stateConfirm
@@ -79,8 +79,19 @@ func (m *Model) askSignature(kind actionKind, s triage.Signature, partial bool) 
 	if !isZeroQuery(m.query) {
 		details = append(details, "Only jobs matching the filter: "+filterSummary(m.query))
 	}
+	details = append(details, m.targetLine())
 	m.confirm = confirmation{prompt: prompt, details: details, run: run}
 	m.page, m.state = m.state, stateConfirm
+}
+
+// targetLine names where the action lands (the app and the failed-jobs
+// store), so that an operator with several apps open cannot act on the
+// wrong one; "" when unknown.
+func (m Model) targetLine() string {
+	if m.opts.Connection == "" {
+		return ""
+	}
+	return "In " + sanitize.Line(m.opts.Connection)
 }
 
 // confirmBody draws the question in a box in the middle of the body.

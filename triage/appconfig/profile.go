@@ -305,7 +305,7 @@ func (p *Profile) str(path, hint string) (value string, set, isNull bool, err er
 	case phpconf.KindNull:
 		return "", true, true, nil
 	case phpconf.KindUnknown:
-		u := Unknown{Key: path, Where: v.Pos.String(), Expr: v.Expr, Hint: hint}
+		u := Unknown{Key: path, Where: v.Pos.String(), Expr: shownExpr(path, v.Expr), Hint: hint}
 		p.noteUnknown(u)
 		return "", true, false, errors.New(u.String())
 	case phpconf.KindArray:
@@ -335,7 +335,7 @@ func (p *Profile) AllUnknowns() []Unknown {
 	walk = func(prefix string, v *phpconf.Value) {
 		switch v.Kind {
 		case phpconf.KindUnknown:
-			out = append(out, Unknown{Key: prefix, Where: v.Pos.String(), Expr: v.Expr})
+			out = append(out, Unknown{Key: prefix, Where: v.Pos.String(), Expr: shownExpr(prefix, v.Expr)})
 		case phpconf.KindArray:
 			for _, e := range v.Entries {
 				walk(prefix+"."+e.Key, e.Value)
@@ -358,7 +358,9 @@ func (p *Profile) keys(path string) []string {
 	}
 	out := make([]string, 0, len(v.Entries))
 	for _, e := range v.Entries {
-		out = append(out, e.Key)
+		if !e.KeyUnknown { // a key expression jobtriage could not evaluate
+			out = append(out, e.Key)
+		}
 	}
 	return out
 }
@@ -748,7 +750,17 @@ type Setting struct {
 	Source string `json:"source"`
 }
 
-// secretKeys are settings whose values are never shown.
+// shownExpr is an unevaluated expression as messages may show it: the
+// expression of a secret setting can hold the secret's pieces, so it is
+// never shown.
+func shownExpr(key, expr string) string {
+	if isSecretSetting(key) {
+		return "(a secret's expression, not shown)"
+	}
+	return expr
+}
+
+// isSecretSetting reports settings whose values are never shown.
 func isSecretSetting(key string) bool {
 	k := strings.ToLower(key)
 	return strings.HasSuffix(k, ".password") || strings.HasSuffix(k, ".key") || strings.HasSuffix(k, "previous_keys") ||
@@ -770,7 +782,7 @@ func (p *Profile) Settings() []Setting {
 			b, _ := json.Marshal(p.flatStrings(v))
 			shown = string(b)
 		case phpconf.KindUnknown:
-			shown = "? `" + v.Expr + "`"
+			shown = "? `" + shownExpr(key, v.Expr) + "`"
 		case phpconf.KindNull:
 			shown = "null"
 		default:

@@ -353,3 +353,28 @@ func TestSlugPrefixVectors(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileNeverShowsASecretExpression: an unevaluated password is an
+// error naming file and line, without the expression (it may hold the
+// secret's pieces).
+func TestProfileNeverShowsASecretExpression(t *testing.T) {
+	o := realApp(t, map[string]string{
+		"config/database.php": `<?php
+return [
+    'default' => 'pgsql',
+    'connections' => [
+        'pgsql' => [
+            'driver' => 'pgsql',
+            'database' => 'x',
+            'password' => vault('hunter2-piece'),
+        ],
+    ],
+];
+`,
+		".env": "DB_CONNECTION=pgsql\n",
+	})
+	_, err := Resolve(o)
+	if err == nil || !strings.Contains(err.Error(), "config/database.php:8") || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("error %v, want file:line without the expression", err)
+	}
+}
