@@ -103,9 +103,16 @@ type process struct {
 
 func (j jobtriage) start(t *testing.T, args ...string) *process {
 	t.Helper()
+	return j.startIn(t, j.dir, args...)
+}
+
+// startIn starts jobtriage in dir, e.g. a Laravel app whose profile (not
+// --dsn) says where the databases and queues are.
+func (j jobtriage) startIn(t *testing.T, dir string, args ...string) *process {
+	t.Helper()
 	p := &process{done: make(chan struct{})}
 	p.cmd = exec.Command(j.path, args...)
-	p.cmd.Dir = j.dir
+	p.cmd.Dir = dir
 	p.cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + j.dir, "NO_COLOR=1", "TERM=dumb"}
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -436,6 +443,13 @@ func insertBacklog(ctx context.Context, db *sqlx.DB, driver string, n int) error
 		uuid := backlogUUID(i)
 		return []any{uuid, tpl.Connection, tpl.Queue, strings.Replace(tpl.Payload, tpl.UUID, uuid, 1), tpl.Exception, tpl.FailedAtText()}
 	}
+	return insertGenerated(ctx, db, driver, n, row)
+}
+
+// insertGenerated inserts rows 0..n-1 of row (values in failedColumns
+// order) into failed_jobs: COPY on PostgreSQL, multi-row INSERTs elsewhere,
+// a transaction per 10,000 rows.
+func insertGenerated(ctx context.Context, db *sqlx.DB, driver string, n int, row func(int) []any) error {
 	const perTx = 10_000
 	for from := 0; from < n; from += perTx {
 		to := min(from+perTx, n)
