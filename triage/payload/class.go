@@ -18,9 +18,10 @@ const maxClassLen = 512
 // starting where the key's text first occurs: the class windows.
 //
 // Every path derives the class from the same windows: the store cuts them
-// in SQL (strpos/LOCATE/instr + substr, the same character counting), and
-// JobClass cuts them from a whole payload in Go the way SQLite does, so a
-// signature id is the same whichever command computed it.
+// in SQL on PostgreSQL and MySQL (strpos/LOCATE + substr, counting
+// characters), and JobClass cuts them from a whole payload in Go (whole
+// rows, and every SQLite listing) the same way, so a signature id is the
+// same whichever command computed it.
 const (
 	// ClassWindowChars is the length of each window in characters, the key
 	// included. A value whose JSON text does not fit is unreadable in every
@@ -62,11 +63,11 @@ func ClassWindows(raw []byte) []byte {
 	return out
 }
 
-// cutChars returns the first n characters of raw, stepping characters as
-// SQLite's substr does (SQLITE_SKIP_UTF8: a lead byte ≥ 0xC0 takes its
-// continuation bytes along). For valid UTF-8 these are runes, as on
-// PostgreSQL and MySQL; on bytes that are not UTF-8, which only SQLite
-// holds, Go still cuts where SQLite cuts.
+// cutChars returns the first n characters of raw. For valid UTF-8 these
+// are runes, as PostgreSQL's and MySQL's substr count them. Bytes that are
+// not UTF-8 (only SQLite holds them, and only Go cuts SQLite's payloads)
+// are stepped as SQLite's own substr does (SQLITE_SKIP_UTF8: a lead byte
+// ≥ 0xC0 takes its continuation bytes along), without decoding.
 func cutChars(raw []byte, n int) []byte {
 	p := 0
 	for k := 0; k < n && p < len(raw); k++ {

@@ -83,9 +83,8 @@ func TestJobClassWindowLimits(t *testing.T) {
 	}
 }
 
-// SQLite steps characters of bytes that are not UTF-8 its own way; the Go
-// cut must end where substr(…, 1, n) ends. The conformance suite checks
-// this against a real SQLite.
+// cutChars counts runes in valid UTF-8 and steps other bytes as SQLite's
+// substr does.
 func TestCutCharsLikeSQLite(t *testing.T) {
 	// a | \x80 | é | \xc3\x80\x80 | z | \xff | \xfe
 	raw := []byte("a\x80\xc3\xa9\xc3\x80\x80z\xff\xfe")

@@ -40,7 +40,8 @@ func (s *Store) selectList(full bool) (string, []any) {
 
 // listPayload is what a listing reads of the payload: the class windows
 // (payload.ClassWindows), not a head, because a Redis job's keys may sit in
-// any order and displayName far behind data.command.
+// any order and displayName far behind data.command. On SQLite it is the
+// whole payload, which payload.JobClass cuts into the same windows.
 func (s *Store) listPayload() string { return s.d.classWindows("payload") }
 
 // exceptionHead selects the top exception block's head; on SQLite, which
