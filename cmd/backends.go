@@ -51,6 +51,18 @@ func (l *lazyBackend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]t
 	return b.Stats(ctx, p)
 }
 
+// Queues lists the backend's queues when it can (triage.QueueLister).
+func (l *lazyBackend) Queues(ctx context.Context) ([]string, error) {
+	b, err := l.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ql, ok := b.(triage.QueueLister); ok {
+		return ql.Queues(ctx)
+	}
+	return nil, nil
+}
+
 func (l *lazyBackend) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -32,6 +32,12 @@ type QueueBackend interface {
 	Close() error
 }
 
+// QueueLister is a backend that can name the queues holding jobs, so that
+// a monitor run without arguments sees every queue, not only the default.
+type QueueLister interface {
+	Queues(ctx context.Context) ([]string, error)
+}
+
 // PushResult says what one Push did.
 type PushResult struct {
 	// Pushed moves were queued by this call.

@@ -256,6 +256,28 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 			if c.Blind == "" && c.DefaultQueue != "" {
 				addQueue(c.Name, c.DefaultQueue)
 			}
+			// Every queue holding jobs, where the backend can list them.
+			var listed []string
+			switch ql, ok := c.Backend.(QueueLister); {
+			case c.Blind != "":
+			case c.Local && !rep.NoJobsTable:
+				got, err := st.QueueStats(ctx, QueueStatsParams{Now: p.Now, RetryAfter: c.RetryAfter})
+				if err != nil {
+					return Report{}, err
+				}
+				for _, s := range got {
+					listed = append(listed, s.Queue)
+				}
+			case ok:
+				got, err := ql.Queues(ctx)
+				if err != nil {
+					return Report{}, fmt.Errorf("listing the queues of connection %s (%s): %w", c.Name, c.Backend.Describe(), err)
+				}
+				listed = got
+			}
+			for _, q := range listed {
+				addQueue(c.Name, q)
+			}
 		}
 		for f := range failedBy {
 			addQueue(f.Connection, f.Queue)

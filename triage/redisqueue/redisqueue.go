@@ -426,3 +426,50 @@ func createdAt(payload []byte) time.Time {
 	}
 	return time.Time{}
 }
+
+// scanCount is the COUNT hint of each SCAN step listing queue keys.
+const scanCount = 1000
+
+// Queues lists the queues that hold jobs: a queue's keys exist in Redis only
+// while it has ready, delayed or reserved jobs, so a SCAN of the queue key
+// space under the prefix finds every non-empty queue. SCAN walks the whole
+// keyspace of the database in steps and never blocks the server.
+func (b *Backend) Queues(ctx context.Context) ([]string, error) {
+	base := b.opts.Prefix + queueKeyPart
+	seen := map[string]bool{}
+	iter := b.client.Scan(ctx, 0, escapeGlob(base)+"*", scanCount).Iterator()
+	for iter.Next(ctx) {
+		q := strings.TrimPrefix(iter.Val(), base)
+		for _, suffix := range []string{notifySuffix, delayedSuffix, reservedSuffix} {
+			if strings.HasSuffix(q, suffix) {
+				q = strings.TrimSuffix(q, suffix)
+				break
+			}
+		}
+		if q != "" {
+			seen[q] = true
+		}
+	}
+	if err := iter.Err(); err != nil {
+		return nil, b.fail(ctx, "listing queues", err)
+	}
+	out := make([]string, 0, len(seen))
+	for q := range seen {
+		out = append(out, q)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// escapeGlob quotes the glob metacharacters of a key prefix for MATCH.
+func escapeGlob(s string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		switch r {
+		case '*', '?', '[', ']', '\\':
+			sb.WriteByte('\\')
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}

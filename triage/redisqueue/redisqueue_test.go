@@ -571,3 +571,26 @@ func TestThroughput(t *testing.T) {
 		throughputJobs, bytes/throughputJobs, took.Round(time.Millisecond), throughputJobs/took.Seconds(),
 		float64(bytes)/took.Seconds()/1e6, again.Round(time.Millisecond), throughputJobs/again.Seconds())
 }
+
+// TestQueuesListsEveryNonEmptyQueue: ready, delayed and reserved jobs each
+// make their queue visible; another prefix's queues do not.
+func TestQueuesListsEveryNonEmptyQueue(t *testing.T) {
+	ctx := context.Background()
+	b := openTest(t)
+	other := openTest(t)
+	c := b.client
+	c.RPush(ctx, b.QueueKey("ready"), `{"id":"1","attempts":0}`)
+	c.ZAdd(ctx, b.QueueKey("later")+delayedSuffix, redis.Z{Score: 1, Member: `{"id":"2","attempts":0}`})
+	c.ZAdd(ctx, b.QueueKey("{tagged}")+reservedSuffix, redis.Z{Score: 1, Member: `{"id":"3","attempts":1}`})
+	c.RPush(ctx, other.QueueKey("foreign"), `{"id":"4","attempts":0}`)
+	got, err := b.Queues(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "later,ready,{tagged}" {
+		t.Errorf("queues %v, want later, ready, {tagged}", got)
+	}
+	if escapeGlob("a*b?[c]\\") != `a\*b\?\[c\]\\` {
+		t.Errorf("escapeGlob: %q", escapeGlob("a*b?[c]\\"))
+	}
+}

@@ -228,9 +228,10 @@ func (b *JobsBackend) ensureLedger(ctx context.Context) error {
 		return nil
 	}
 	_, err := b.Store.db.ExecContext(ctx, b.LedgerDDL())
-	if isUniqueViolation(err) {
+	if isUniqueViolation(err) || isDuplicateObject(err) {
 		// PostgreSQL: a concurrent CREATE TABLE IF NOT EXISTS of the same
-		// table loses on the catalog's unique index; the table exists now.
+		// table loses on the catalog's unique index (23505) or on its row
+		// type (42710 duplicate_object); the table exists now.
 		_, err = b.Store.db.ExecContext(ctx, b.LedgerDDL())
 	}
 	if err != nil {
@@ -305,6 +306,13 @@ func (b *JobsBackend) ledgerError(err error) error {
 
 // isUniqueViolation recognises PostgreSQL's 23505, MySQL's 1062 and
 // SQLite's failed UNIQUE or PRIMARY KEY constraint.
+// isDuplicateObject is PostgreSQL's duplicate_object (42710) and
+// duplicate_table (42P07).
+func isDuplicateObject(err error) bool {
+	var pe *pq.Error
+	return errors.As(err, &pe) && (pe.Code == "42710" || pe.Code == "42P07")
+}
+
 func isUniqueViolation(err error) bool {
 	if err == nil {
 		return false
@@ -318,4 +326,17 @@ func isUniqueViolation(err error) bool {
 		return pe.Code == "23505"
 	}
 	return strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+// Queues lists the queues with rows in the jobs table.
+func (b *JobsBackend) Queues(ctx context.Context) ([]string, error) {
+	stats, err := b.Store.QueueStats(ctx, triage.QueueStatsParams{Now: time.Now()})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(stats))
+	for _, s := range stats {
+		out = append(out, s.Queue)
+	}
+	return out, nil
 }

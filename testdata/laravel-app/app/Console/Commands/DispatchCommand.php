@@ -16,6 +16,7 @@ use Illuminate\Console\Command;
 use Illuminate\Queue\MaxAttemptsExceededException;
 use Illuminate\Support\Facades\DB;
 use Illuminate\Support\Facades\Queue;
+use Illuminate\Support\Facades\Redis;
 use ReflectionFunction;
 use RuntimeException;
 
@@ -44,7 +45,7 @@ class DispatchCommand extends Command
 
             return 2;
         }
-        if (DB::table('jobs')->count() > 0) {
+        if (config('queue.default') !== 'redis' && DB::table('jobs')->count() > 0) {
             $this->error('the jobs table is not empty; run interop:reset first');
 
             return 1;
@@ -130,7 +131,27 @@ class DispatchCommand extends Command
     // expect records what the newest jobs row must become in failed_jobs.
     private function expect(string $key, string $class, string $queue, string $exceptionClass, string $message, array $args, array $extra = []): void
     {
-        $row = DB::table('jobs')->orderByDesc('id')->first();
+        if (config('queue.default') === 'redis') {
+            // On Redis the newest job is the tail of one of the queue lists
+            // (RPUSH); the facade applies the key prefix.
+            $row = null;
+            foreach (['default', 'emails'] as $name) {
+                $raw = Redis::connection(config('queue.connections.redis.connection'))->lindex('queues:'.$name, -1);
+                if ($raw === false || $raw === null) {
+                    continue;
+                }
+                $candidate = json_decode($raw, true, 512, JSON_THROW_ON_ERROR);
+                $fresh = true;
+                foreach ($this->failures as $seen) {
+                    $fresh = $fresh && $seen['uuid'] !== $candidate['uuid'];
+                }
+                if ($fresh) {
+                    $row = (object) ['payload' => $raw, 'queue' => $name];
+                }
+            }
+        } else {
+            $row = DB::table('jobs')->orderByDesc('id')->first();
+        }
         if ($row === null) {
             throw new RuntimeException("dispatching {$key} inserted no jobs row");
         }
@@ -148,7 +169,7 @@ class DispatchCommand extends Command
             'uuid' => $payload['uuid'],
             'class' => $class,
             'queue' => $queue,
-            'connection' => 'database',
+            'connection' => config('queue.default'),
             'exception_class' => $exceptionClass,
             'exception_message' => $message,
             'result' => ['class' => $this->resultClass($class, $extra), 'args' => (object) $args],
