@@ -60,8 +60,10 @@ func (r Ref) String() string {
 }
 
 // FailedRow is one failed_jobs row as the store streams it. In a listing scan
-// (ScanParams.Full false) Payload holds only the head of the payload (enough
-// for the job class) and Exception only the top exception block's head; in a
+// (ScanParams.Full false) Payload holds only what the job class needs — the
+// class windows of payload.ClassWindows, cut by SQL on PostgreSQL and MySQL,
+// or the whole payload (SQLite, the file store), which payload.JobClass cuts
+// the same way — and Exception only the top exception block's head; in a
 // full scan both are complete.
 type FailedRow struct {
 	ID         int64
@@ -74,12 +76,14 @@ type FailedRow struct {
 }
 
 // Heads: how much of the big columns a listing reads. Every path that
-// derives a job's class or signature — SQL heads on PostgreSQL and MySQL,
-// Go cuts on SQLite and for whole rows — cuts at the same place, so a
-// signature id is the same whichever command computed it.
+// derives a job's class or signature — SQL cuts on PostgreSQL and MySQL, Go
+// cuts on SQLite, the file store and whole rows — cuts at the same place, so
+// a signature id is the same whichever command computed it. The payload is
+// cut into key windows (payload.ClassWindowChars each), not a head: Redis's
+// cjson reorders keys, and Horizon's put the class past any fixed head.
 const (
-	// PayloadHeadChars: the class (displayName, data.command's class) sits
-	// in the first few hundred characters of every payload Laravel writes.
+	// PayloadHeadChars bounds a payload head where one is still read
+	// (the jobs table's uuid lookups).
 	PayloadHeadChars = 1024
 	// ExceptionHeadChars: the top exception's class and message line, not
 	// its stack trace.

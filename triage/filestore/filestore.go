@@ -197,27 +197,18 @@ func (s *Store) row(i int, full bool) *triage.FailedRow {
 		Queue:      e.queue,
 		FailedAt:   e.failedAt,
 	}
+	// A listing gets the whole payload, as SQLite's does: the job class is
+	// cut from it by payload.JobClass the same way for listings and whole
+	// rows, wherever its keys sit (cjson reorders them).
+	r.Payload = []byte(e.payload)
 	if full {
-		r.Payload = []byte(e.payload)
 		r.Exception = e.exception
 	} else {
-		r.Payload = []byte(headChars(e.payload, triage.PayloadHeadChars))
 		r.Exception = triage.TopExceptionHead(e.exception)
 	}
 	return r
 }
 
-// headChars is the first n characters of s, as SQL's left(s, n) counts them.
-func headChars(s string, n int) string {
-	k := 0
-	for i := range s {
-		if k == n {
-			return s[:i]
-		}
-		k++
-	}
-	return s
-}
 
 // GetFailed returns one whole entry by uuid (the newest entry with that
 // id, as Laravel's find) or by synthesized id.
