@@ -89,9 +89,8 @@ func checkStore(t *testing.T, s *filestore.Store) {
 			}
 		}
 		h := heads[i]
-		if !bytes.HasPrefix(r.Payload, h.Payload) || utf8.RuneCount(h.Payload) > triage.PayloadHeadChars ||
-			(len(h.Payload) < len(r.Payload) && utf8.RuneCount(h.Payload) != triage.PayloadHeadChars) {
-			t.Fatalf("id %d: payload head %d characters of %d", r.ID, utf8.RuneCount(h.Payload), utf8.RuneCount(r.Payload))
+		if !bytes.Equal(r.Payload, h.Payload) {
+			t.Fatalf("id %d: listing payload %d characters of %d, want the whole payload", r.ID, utf8.RuneCount(h.Payload), utf8.RuneCount(r.Payload))
 		}
 		if h.Exception != triage.TopExceptionHead(r.Exception) {
 			t.Fatalf("id %d: exception head %q", r.ID, h.Exception)
