@@ -224,7 +224,8 @@ func monitorSetup(ctx context.Context, opts *MonitorOptions) (triage.MonitorSour
 	}
 	src, ok := svc.Store.(triage.MonitorSource)
 	if !ok {
-		return nil, triage.MonitorParams{}, errors.New("this store cannot monitor queues")
+		return nil, triage.MonitorParams{}, fmt.Errorf("%w: monitor reads failed jobs from a database; this app's failed jobs are in %s (the file failed-job driver): use failed, failed --group and show there",
+			triage.ErrInvalidInput, sanitize.Line(svc.Store.Schema().FailedTable))
 	}
 	p := triage.MonitorParams{Queues: refs, Window: opts.Window, RetryAfter: opts.RetryAfter,
 		Connections: svc.MonitorConnections, DefaultConnection: svc.DefaultConnection}
