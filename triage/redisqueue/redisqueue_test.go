@@ -594,3 +594,42 @@ func TestQueuesListsEveryNonEmptyQueue(t *testing.T) {
 		t.Errorf("escapeGlob: %q", escapeGlob("a*b?[c]\\"))
 	}
 }
+
+// TestWrongTypeQueuePushesNothing: a queue key holding another type fails
+// the push before any marker is set, so a re-run (once the key is fixed)
+// still queues every job; jobs of the other queues in the pipeline are not
+// pushed either.
+func TestWrongTypeQueuePushesNothing(t *testing.T) {
+	b := openTest(t)
+	ctx := context.Background()
+	at := time.Now()
+	var moves []triage.Move
+	for i := range 4 {
+		u := backendtest.NewUUID()
+		q := "default"
+		if i%2 == 1 {
+			q = "broken"
+		}
+		moves = append(moves, triage.Move{UUID: u, Queue: q, Payload: backendtest.Payload(u, at, 0)})
+	}
+	if err := b.client.Set(ctx, b.QueueKey("broken"), "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := b.Push(ctx, moves, at); err == nil || res.Pushed != 0 {
+		t.Fatalf("Push onto a string key = %+v, %v; want an error and nothing pushed", res, err)
+	} else if !strings.Contains(err.Error(), "WRONGTYPE") {
+		t.Fatalf("error %q does not name the wrong type", err)
+	}
+	if n := b.client.Exists(ctx, b.MarkerKey("default", moves[0].UUID), b.MarkerKey("broken", moves[1].UUID)).Val(); n != 0 {
+		t.Fatalf("%d markers set by a push that failed", n)
+	}
+	if n := b.client.LLen(ctx, b.QueueKey("default")).Val(); n != 0 {
+		t.Fatalf("%d jobs queued by a push that failed", n)
+	}
+	if err := b.client.Del(ctx, b.QueueKey("broken")).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := b.Push(ctx, moves, at); err != nil || res.Pushed != len(moves) {
+		t.Fatalf("re-run = %+v, %v", res, err)
+	}
+}
