@@ -286,10 +286,26 @@ func (d *decoder) count(what string, minBytesEach int) (int, error) {
 	if n < 0 {
 		return 0, d.syntax("negative %s %d", what, n)
 	}
-	if remaining := int64(len(d.s) - d.pos); n*int64(minBytesEach) > remaining {
+	// Division, not n*minBytesEach: a count near MaxInt64 (PHP accepts any
+	// digits) would overflow the product, pass the check and reach make().
+	// Once n fits the remaining input, every later offset sum pos+n stays
+	// within len(s), so no other size computation can overflow.
+	if remaining := int64(len(d.s) - d.pos); n > remaining/int64(minBytesEach) {
 		return 0, d.syntax("%s %d exceeds the remaining %d bytes", what, n, remaining)
 	}
 	return int(n), nil
+}
+
+// maxPrealloc caps the capacity reserved from a declared count. A count is
+// only checked against the bytes left, and an Item is far larger than the 6
+// bytes an entry needs, so nested arrays that each declare the whole
+// remaining input would reserve hundreds of times the input's size before a
+// single entry is read. Beyond the cap, append grows with what is really
+// there.
+const maxPrealloc = 256
+
+func prealloc(n int) int {
+	return min(n, maxPrealloc)
 }
 
 // lengthString reads `N:"bytes"`. escaped selects the S: form, where "\xx"
@@ -323,7 +339,7 @@ func (d *decoder) lengthString(escaped bool) (string, error) {
 
 func (d *decoder) unescape(n int) (string, error) {
 	var b strings.Builder
-	b.Grow(n)
+	b.Grow(n) // n <= the bytes left (count), and each decoded byte takes at least one
 	for b.Len() < n {
 		if d.pos >= len(d.s) {
 			return "", d.syntax("escaped string runs past the end")
@@ -366,7 +382,7 @@ func (d *decoder) array(depth int) (Value, error) {
 	if err := d.expect('{'); err != nil {
 		return Value{}, err
 	}
-	v := Value{Kind: Array, Items: make([]Item, 0, n)}
+	v := Value{Kind: Array, Items: make([]Item, 0, prealloc(n))}
 	for range n {
 		key, err := d.key(depth)
 		if err != nil {
@@ -426,7 +442,7 @@ func (d *decoder) object(depth int) (Value, error) {
 	if err := d.expect('{'); err != nil {
 		return Value{}, err
 	}
-	v := Value{Kind: Object, Class: class, Props: make([]Prop, 0, n)}
+	v := Value{Kind: Object, Class: class, Props: make([]Prop, 0, prealloc(n))}
 	for range n {
 		key, err := d.key(depth)
 		if err != nil {

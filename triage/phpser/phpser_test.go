@@ -297,6 +297,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add(`C:11:"ArrayObject":21:{x:i:0;a:0:{};m:a:0:{}}`)
 	f.Add(`S:3:"a\00b";`)
 	f.Add(`E:21:"App\Enums\Status:Paid";`)
+	// Issue 11: counts whose product with the minimum entry size wraps.
+	f.Add(`O:8:"App\Jobs":3074457345618258603:{s:1:"a";N;}`)
+	f.Add(`a:3074457345618258603:{i:0;N;}`)
+	f.Add(`s:9223372036854775807:"x";`)
 	f.Fuzz(func(t *testing.T, s string) {
 		v, err := DecodeWithLimits(s, Limits{MaxDepth: 32, MaxNodes: 10_000})
 		if err != nil {
@@ -310,4 +314,24 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Format output holds control characters: %q", out)
 		}
 	})
+}
+
+// TestDecodeHugeCounts is issue 11: a count whose product with the minimum
+// entry size overflows int64 passed the size check and made make() panic.
+func TestDecodeHugeCounts(t *testing.T) {
+	for _, in := range []string{
+		`O:8:"App\Jobs":3074457345618258603:{s:1:"a";N;}`,
+		`a:3074457345618258603:{i:0;N;}`,
+		`a:9223372036854775807:{}`,
+		`O:8:"App\Jobs":9223372036854775807:{}`,
+		`s:9223372036854775807:"x";`,
+		`S:9223372036854775807:"x";`,
+		`C:11:"ArrayObject":9223372036854775807:{x}`,
+		`O:9223372036854775807:"x":0:{}`,
+		`E:9223372036854775807:"A:B";`,
+	} {
+		if _, err := Decode(in); !errors.Is(err, ErrSyntax) {
+			t.Errorf("Decode(%q) = %v, want ErrSyntax", in, err)
+		}
+	}
 }
