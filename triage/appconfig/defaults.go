@@ -1,5 +1,7 @@
 package appconfig
 
+import "strings"
+
 // Laravel's configuration defaults, per major version, written as the PHP
 // config files jobtriage evaluates statically when an app has no file of its
 // own (or, from 11 on, underneath the app's files, as the framework merges
@@ -10,59 +12,137 @@ package appconfig
 // DB_URL before DATABASE_URL on every version (an .env written for either
 // naming works), and the connection list always has mariadb.
 
-// defaultsLaravel8 is the laravel/laravel 8.x skeleton (also 9 and 10).
-const defaultsLaravel8App = `<?php
+// versionTraits are what differs between the versions' default files.
+type versionTraits struct {
+	// timezone is app.timezone's expression: a literal in the 8–10 and 12
+	// skeletons, env('APP_TIMEZONE') in 11's framework config.
+	timezone string
+	// previousKeys: 11+ has app.previous_keys (APP_PREVIOUS_KEYS).
+	previousKeys bool
+	// defaultConnection, database and username are the DB_CONNECTION,
+	// DB_DATABASE and DB_USERNAME defaults.
+	defaultConnection, database, username string
+	// pgsqlSchemaKey is "schema" (8–10) or "search_path" (11+).
+	pgsqlSchemaKey string
+	// redisUsername: 11+ reads REDIS_USERNAME.
+	redisUsername bool
+	// queueDefault is QUEUE_CONNECTION's default; queueEnvKeys adds 11's
+	// DB_QUEUE_CONNECTION, DB_QUEUE, REDIS_QUEUE_CONNECTION and
+	// REDIS_QUEUE_RETRY_AFTER.
+	queueDefault string
+	queueEnvKeys bool
+}
+
+// laravel8 is the laravel/laravel 8.x skeleton (also 9 and 10).
+func laravel8() versionTraits {
+	return versionTraits{timezone: "'UTC'", defaultConnection: "mysql", database: "forge", username: "forge",
+		pgsqlSchemaKey: "schema", queueDefault: "sync"}
+}
+
+// laravel11 is the framework's own config of 11.
+func laravel11() versionTraits {
+	return versionTraits{timezone: "env('APP_TIMEZONE', 'UTC')", previousKeys: true, defaultConnection: "sqlite",
+		database: "laravel", username: "root", pgsqlSchemaKey: "search_path", redisUsername: true,
+		queueDefault: "database", queueEnvKeys: true}
+}
+
+// laravel12 is 11 without APP_TIMEZONE.
+func laravel12() versionTraits {
+	t := laravel11()
+	t.timezone = "'UTC'"
+	return t
+}
+
+// generic serves a directory that is not a Laravel app (no artisan): only
+// an .env and the environment describe it, so every variable an operator
+// may have set is read, APP_TIMEZONE and APP_PREVIOUS_KEYS included, over
+// Laravel 8's defaults.
+func generic() versionTraits {
+	t := laravel8()
+	t.timezone, t.previousKeys = "env('APP_TIMEZONE', 'UTC')", true
+	return t
+}
+
+// phpReplacer fills a default file's placeholders.
+func (v versionTraits) phpReplacer() *strings.Replacer {
+	previousKeys, redisUsername := "", ""
+	if v.previousKeys {
+		previousKeys = "\n    'previous_keys' => env('APP_PREVIOUS_KEYS', ''),"
+	}
+	if v.redisUsername {
+		redisUsername = "\n            'username' => env('REDIS_USERNAME'),"
+	}
+	dbQueueConnection, dbQueue, redisConnection, redisRetryAfter := "", "'default'", "'default'", "90"
+	if v.queueEnvKeys {
+		dbQueueConnection = "\n            'connection' => env('DB_QUEUE_CONNECTION'),"
+		dbQueue = "env('DB_QUEUE', 'default')"
+		redisConnection = "env('REDIS_QUEUE_CONNECTION', 'default')"
+		redisRetryAfter = "(int) env('REDIS_QUEUE_RETRY_AFTER', 90)"
+	}
+	return strings.NewReplacer(
+		"%TIMEZONE%", v.timezone, "%PREVIOUS_KEYS%", previousKeys,
+		"%DB_CONNECTION%", v.defaultConnection, "%DB_DATABASE%", v.database, "%DB_USERNAME%", v.username,
+		"%PGSQL_SCHEMA_KEY%", v.pgsqlSchemaKey, "%REDIS_USERNAME%", redisUsername,
+		"%QUEUE_CONNECTION%", v.queueDefault, "%DB_QUEUE_CONNECTION%", dbQueueConnection, "%DB_QUEUE%", dbQueue,
+		"%REDIS_CONNECTION%", redisConnection, "%REDIS_RETRY_AFTER%", redisRetryAfter,
+	)
+}
+
+const defaultsApp = `<?php
 return [
     'name' => env('APP_NAME', 'Laravel'),
     'env' => env('APP_ENV', 'production'),
-    'timezone' => 'UTC',
-    'key' => env('APP_KEY'),
+    'timezone' => %TIMEZONE%,
+    'key' => env('APP_KEY'),%PREVIOUS_KEYS%
 ];
 `
 
-const defaultsLaravel8Database = `<?php
+// defaultsMySQL is one MySQL-family connection; %DRIVER% is mysql or
+// mariadb.
+const defaultsMySQL = `
+        '%DRIVER%' => [
+            'driver' => '%DRIVER%',
+            'url' => env('DB_URL', env('DATABASE_URL')),
+            'host' => env('DB_HOST', '127.0.0.1'),
+            'port' => env('DB_PORT', '3306'),
+            'database' => env('DB_DATABASE', '%DB_DATABASE%'),
+            'username' => env('DB_USERNAME', '%DB_USERNAME%'),
+            'password' => env('DB_PASSWORD', ''),
+            'unix_socket' => env('DB_SOCKET', ''),
+            'prefix' => '',
+        ],`
+
+// defaultsRedisConnection is one database.redis connection.
+const defaultsRedisConnection = `
+        '%NAME%' => [
+            'url' => env('REDIS_URL'),
+            'host' => env('REDIS_HOST', '127.0.0.1'),%REDIS_USERNAME%
+            'password' => env('REDIS_PASSWORD'),
+            'port' => env('REDIS_PORT', '6379'),
+            'database' => env('%DB_KEY%', '%DB%'),
+        ],`
+
+const defaultsDatabase = `<?php
 use Illuminate\Support\Str;
 return [
-    'default' => env('DB_CONNECTION', 'mysql'),
+    'default' => env('DB_CONNECTION', '%DB_CONNECTION%'),
     'connections' => [
         'sqlite' => [
             'driver' => 'sqlite',
             'url' => env('DB_URL', env('DATABASE_URL')),
             'database' => env('DB_DATABASE', database_path('database.sqlite')),
             'prefix' => '',
-        ],
-        'mysql' => [
-            'driver' => 'mysql',
-            'url' => env('DB_URL', env('DATABASE_URL')),
-            'host' => env('DB_HOST', '127.0.0.1'),
-            'port' => env('DB_PORT', '3306'),
-            'database' => env('DB_DATABASE', 'forge'),
-            'username' => env('DB_USERNAME', 'forge'),
-            'password' => env('DB_PASSWORD', ''),
-            'unix_socket' => env('DB_SOCKET', ''),
-            'prefix' => '',
-        ],
-        'mariadb' => [
-            'driver' => 'mariadb',
-            'url' => env('DB_URL', env('DATABASE_URL')),
-            'host' => env('DB_HOST', '127.0.0.1'),
-            'port' => env('DB_PORT', '3306'),
-            'database' => env('DB_DATABASE', 'forge'),
-            'username' => env('DB_USERNAME', 'forge'),
-            'password' => env('DB_PASSWORD', ''),
-            'unix_socket' => env('DB_SOCKET', ''),
-            'prefix' => '',
-        ],
+        ],%MYSQL%%MARIADB%
         'pgsql' => [
             'driver' => 'pgsql',
             'url' => env('DB_URL', env('DATABASE_URL')),
             'host' => env('DB_HOST', '127.0.0.1'),
             'port' => env('DB_PORT', '5432'),
-            'database' => env('DB_DATABASE', 'forge'),
-            'username' => env('DB_USERNAME', 'forge'),
+            'database' => env('DB_DATABASE', '%DB_DATABASE%'),
+            'username' => env('DB_USERNAME', '%DB_USERNAME%'),
             'password' => env('DB_PASSWORD', ''),
             'prefix' => '',
-            'schema' => 'public',
+            '%PGSQL_SCHEMA_KEY%' => 'public',
             'sslmode' => 'prefer',
         ],
         'sqlsrv' => [
@@ -70,7 +150,7 @@ return [
             'url' => env('DB_URL', env('DATABASE_URL')),
             'host' => env('DB_HOST', 'localhost'),
             'port' => env('DB_PORT', '1433'),
-            'database' => env('DB_DATABASE', 'forge'),
+            'database' => env('DB_DATABASE', '%DB_DATABASE%'),
         ],
     ],
     'redis' => [
@@ -78,203 +158,53 @@ return [
         'options' => [
             'cluster' => env('REDIS_CLUSTER', 'redis'),
             'prefix' => env('REDIS_PREFIX', Str::slug(env('APP_NAME', 'laravel'), '_').'_database_'),
-        ],
-        'default' => [
-            'url' => env('REDIS_URL'),
-            'host' => env('REDIS_HOST', '127.0.0.1'),
-            'password' => env('REDIS_PASSWORD', null),
-            'port' => env('REDIS_PORT', '6379'),
-            'database' => env('REDIS_DB', '0'),
-        ],
-        'cache' => [
-            'url' => env('REDIS_URL'),
-            'host' => env('REDIS_HOST', '127.0.0.1'),
-            'password' => env('REDIS_PASSWORD', null),
-            'port' => env('REDIS_PORT', '6379'),
-            'database' => env('REDIS_CACHE_DB', '1'),
-        ],
+        ],%REDIS_DEFAULT%%REDIS_CACHE%
     ],
 ];
 `
 
-const defaultsLaravel8Queue = `<?php
+const defaultsQueue = `<?php
 return [
-    'default' => env('QUEUE_CONNECTION', 'sync'),
+    'default' => env('QUEUE_CONNECTION', '%QUEUE_CONNECTION%'),
     'connections' => [
         'sync' => ['driver' => 'sync'],
         'database' => [
-            'driver' => 'database',
+            'driver' => 'database',%DB_QUEUE_CONNECTION%
             'table' => env('DB_QUEUE_TABLE', 'jobs'),
-            'queue' => 'default',
+            'queue' => %DB_QUEUE%,
             'retry_after' => (int) env('DB_QUEUE_RETRY_AFTER', 90),
         ],
         'redis' => [
             'driver' => 'redis',
-            'connection' => 'default',
+            'connection' => %REDIS_CONNECTION%,
             'queue' => env('REDIS_QUEUE', 'default'),
-            'retry_after' => 90,
+            'retry_after' => %REDIS_RETRY_AFTER%,
             'block_for' => null,
         ],
     ],
     'batching' => [
-        'database' => env('DB_CONNECTION', 'mysql'),
+        'database' => env('DB_CONNECTION', '%DB_CONNECTION%'),
         'table' => 'job_batches',
     ],
     'failed' => [
         'driver' => env('QUEUE_FAILED_DRIVER', 'database-uuids'),
-        'database' => env('DB_CONNECTION', 'mysql'),
+        'database' => env('DB_CONNECTION', '%DB_CONNECTION%'),
         'table' => 'failed_jobs',
     ],
 ];
 `
 
-// defaultsGenericApp serves a directory that is not a Laravel app (no
-// artisan): only an .env and the environment describe it, so every
-// variable an operator may have set is read, APP_TIMEZONE included.
-const defaultsGenericApp = `<?php
-return [
-    'name' => env('APP_NAME', 'Laravel'),
-    'env' => env('APP_ENV', 'production'),
-    'timezone' => env('APP_TIMEZONE', 'UTC'),
-    'key' => env('APP_KEY'),
-    'previous_keys' => env('APP_PREVIOUS_KEYS', ''),
-];
-`
-
-// Laravel 11+ ships these defaults inside the framework and merges an app's
-// config files over them (connections one level deep).
-const defaultsLaravel11App = `<?php
-return [
-    'name' => env('APP_NAME', 'Laravel'),
-    'env' => env('APP_ENV', 'production'),
-    'timezone' => env('APP_TIMEZONE', 'UTC'),
-    'key' => env('APP_KEY'),
-    'previous_keys' => env('APP_PREVIOUS_KEYS', ''),
-];
-`
-
-// defaultsLaravel12App: 12's framework config/app.php no longer reads
-// APP_TIMEZONE.
-const defaultsLaravel12App = `<?php
-return [
-    'name' => env('APP_NAME', 'Laravel'),
-    'env' => env('APP_ENV', 'production'),
-    'timezone' => 'UTC',
-    'key' => env('APP_KEY'),
-    'previous_keys' => env('APP_PREVIOUS_KEYS', ''),
-];
-`
-
-const defaultsLaravel11Database = `<?php
-use Illuminate\Support\Str;
-return [
-    'default' => env('DB_CONNECTION', 'sqlite'),
-    'connections' => [
-        'sqlite' => [
-            'driver' => 'sqlite',
-            'url' => env('DB_URL', env('DATABASE_URL')),
-            'database' => env('DB_DATABASE', database_path('database.sqlite')),
-            'prefix' => '',
-        ],
-        'mysql' => [
-            'driver' => 'mysql',
-            'url' => env('DB_URL', env('DATABASE_URL')),
-            'host' => env('DB_HOST', '127.0.0.1'),
-            'port' => env('DB_PORT', '3306'),
-            'database' => env('DB_DATABASE', 'laravel'),
-            'username' => env('DB_USERNAME', 'root'),
-            'password' => env('DB_PASSWORD', ''),
-            'unix_socket' => env('DB_SOCKET', ''),
-            'prefix' => '',
-        ],
-        'mariadb' => [
-            'driver' => 'mariadb',
-            'url' => env('DB_URL', env('DATABASE_URL')),
-            'host' => env('DB_HOST', '127.0.0.1'),
-            'port' => env('DB_PORT', '3306'),
-            'database' => env('DB_DATABASE', 'laravel'),
-            'username' => env('DB_USERNAME', 'root'),
-            'password' => env('DB_PASSWORD', ''),
-            'unix_socket' => env('DB_SOCKET', ''),
-            'prefix' => '',
-        ],
-        'pgsql' => [
-            'driver' => 'pgsql',
-            'url' => env('DB_URL', env('DATABASE_URL')),
-            'host' => env('DB_HOST', '127.0.0.1'),
-            'port' => env('DB_PORT', '5432'),
-            'database' => env('DB_DATABASE', 'laravel'),
-            'username' => env('DB_USERNAME', 'root'),
-            'password' => env('DB_PASSWORD', ''),
-            'prefix' => '',
-            'search_path' => 'public',
-            'sslmode' => 'prefer',
-        ],
-        'sqlsrv' => [
-            'driver' => 'sqlsrv',
-            'url' => env('DB_URL', env('DATABASE_URL')),
-            'host' => env('DB_HOST', 'localhost'),
-            'port' => env('DB_PORT', '1433'),
-            'database' => env('DB_DATABASE', 'laravel'),
-        ],
-    ],
-    'redis' => [
-        'client' => env('REDIS_CLIENT', 'phpredis'),
-        'options' => [
-            'cluster' => env('REDIS_CLUSTER', 'redis'),
-            'prefix' => env('REDIS_PREFIX', Str::slug(env('APP_NAME', 'laravel'), '_').'_database_'),
-        ],
-        'default' => [
-            'url' => env('REDIS_URL'),
-            'host' => env('REDIS_HOST', '127.0.0.1'),
-            'username' => env('REDIS_USERNAME'),
-            'password' => env('REDIS_PASSWORD'),
-            'port' => env('REDIS_PORT', '6379'),
-            'database' => env('REDIS_DB', '0'),
-        ],
-        'cache' => [
-            'url' => env('REDIS_URL'),
-            'host' => env('REDIS_HOST', '127.0.0.1'),
-            'username' => env('REDIS_USERNAME'),
-            'password' => env('REDIS_PASSWORD'),
-            'port' => env('REDIS_PORT', '6379'),
-            'database' => env('REDIS_CACHE_DB', '1'),
-        ],
-    ],
-];
-`
-
-const defaultsLaravel11Queue = `<?php
-return [
-    'default' => env('QUEUE_CONNECTION', 'database'),
-    'connections' => [
-        'sync' => ['driver' => 'sync'],
-        'database' => [
-            'driver' => 'database',
-            'connection' => env('DB_QUEUE_CONNECTION'),
-            'table' => env('DB_QUEUE_TABLE', 'jobs'),
-            'queue' => env('DB_QUEUE', 'default'),
-            'retry_after' => (int) env('DB_QUEUE_RETRY_AFTER', 90),
-        ],
-        'redis' => [
-            'driver' => 'redis',
-            'connection' => env('REDIS_QUEUE_CONNECTION', 'default'),
-            'queue' => env('REDIS_QUEUE', 'default'),
-            'retry_after' => (int) env('REDIS_QUEUE_RETRY_AFTER', 90),
-            'block_for' => null,
-        ],
-    ],
-    'batching' => [
-        'database' => env('DB_CONNECTION', 'sqlite'),
-        'table' => 'job_batches',
-    ],
-    'failed' => [
-        'driver' => env('QUEUE_FAILED_DRIVER', 'database-uuids'),
-        'database' => env('DB_CONNECTION', 'sqlite'),
-        'table' => 'failed_jobs',
-    ],
-];
-`
+// files renders the version's default config files, keyed by config name.
+func (v versionTraits) files() map[string]string {
+	r := v.phpReplacer()
+	mysql := func(driver string) string { return strings.ReplaceAll(defaultsMySQL, "%DRIVER%", driver) }
+	redis := func(name, dbKey, db string) string {
+		return strings.NewReplacer("%NAME%", name, "%DB_KEY%", dbKey, "%DB%", db).Replace(defaultsRedisConnection)
+	}
+	database := strings.NewReplacer("%MYSQL%", mysql("mysql"), "%MARIADB%", mysql("mariadb"),
+		"%REDIS_DEFAULT%", redis("default", "REDIS_DB", "0"), "%REDIS_CACHE%", redis("cache", "REDIS_CACHE_DB", "1")).Replace(defaultsDatabase)
+	return map[string]string{"app": r.Replace(defaultsApp), "database": r.Replace(database), "queue": r.Replace(defaultsQueue)}
+}
 
 // versionDefaults returns the default config files of a Laravel major
 // version, keyed by config name; merged reports whether the framework
@@ -282,13 +212,13 @@ return [
 func versionDefaults(major int, isApp bool) (files map[string]string, merged bool) {
 	switch {
 	case !isApp:
-		return map[string]string{"app": defaultsGenericApp, "database": defaultsLaravel8Database, "queue": defaultsLaravel8Queue}, false
+		return generic().files(), false
 	case major >= 12:
-		return map[string]string{"app": defaultsLaravel12App, "database": defaultsLaravel11Database, "queue": defaultsLaravel11Queue}, true
+		return laravel12().files(), true
 	case major == 11:
-		return map[string]string{"app": defaultsLaravel11App, "database": defaultsLaravel11Database, "queue": defaultsLaravel11Queue}, true
+		return laravel11().files(), true
 	}
-	return map[string]string{"app": defaultsLaravel8App, "database": defaultsLaravel8Database, "queue": defaultsLaravel8Queue}, false
+	return laravel8().files(), false
 }
 
 // mergeableOptions are the keys Laravel 11+'s LoadConfiguration merges one

@@ -1,6 +1,7 @@
 package appconfig
 
 import (
+	"github.com/jobtriage/jobtriage/triage/appconfig/phpconf"
 	"os"
 	"path/filepath"
 	"strings"
@@ -377,4 +378,57 @@ return [
 	if err == nil || !strings.Contains(err.Error(), "config/database.php:8") || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("error %v, want file:line without the expression", err)
 	}
+}
+
+// TestVersionDefaultsEvaluate: every version's built-in defaults are plain
+// enough for the static evaluator (nothing unknown), and differ where the
+// versions do.
+func TestVersionDefaultsEvaluate(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		major      int
+		isApp      bool
+		db, tz     string
+		schemaKey  string
+		queueConn  string
+		prevKeyKey bool
+	}{
+		{"laravel 8", 8, true, "mysql", "UTC", "schema", "sync", false},
+		{"laravel 11", 11, true, "sqlite", "Asia/Tokyo", "search_path", "database", true},
+		{"laravel 12", 12, true, "sqlite", "UTC", "search_path", "database", true},
+		{"not an app", 8, false, "mysql", "Asia/Tokyo", "schema", "sync", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files, _ := versionDefaults(tc.major, tc.isApp)
+			env := map[string]string{"APP_TIMEZONE": "Asia/Tokyo"}
+			p := &Profile{Root: t.TempDir(), environ: env}
+			for _, name := range []string{"app", "database", "queue"} {
+				v, err := phpconf.EvalConfig(name+".php", []byte(files[name]), phpconf.EvalContext{Root: p.Root, Env: p.lookupEnv})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				p.tree = &phpconf.Value{Kind: phpconf.KindArray, Entries: append(treeEntries(p.tree), phpconf.Entry{Key: name, Value: v})}
+			}
+			if u := p.AllUnknowns(); len(u) != 0 {
+				t.Errorf("unknowns %v", u)
+			}
+			got := func(path string) string { s, _ := p.Get(path).String(); return s }
+			if got("database.default") != tc.db || got("app.timezone") != tc.tz || got("queue.default") != tc.queueConn {
+				t.Errorf("default db %q tz %q queue %q", got("database.default"), got("app.timezone"), got("queue.default"))
+			}
+			if p.Get("database.connections.pgsql."+tc.schemaKey) == nil {
+				t.Errorf("pgsql has no %s", tc.schemaKey)
+			}
+			if (p.Get("app.previous_keys") != nil) != tc.prevKeyKey {
+				t.Errorf("previous_keys present: %v", p.Get("app.previous_keys") != nil)
+			}
+		})
+	}
+}
+
+func treeEntries(v *phpconf.Value) []phpconf.Entry {
+	if v == nil {
+		return nil
+	}
+	return v.Entries
 }
