@@ -1,12 +1,13 @@
 package appconfig
 
 import (
-	"github.com/jobtriage/jobtriage/triage/appconfig/phpconf"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jobtriage/jobtriage/triage/appconfig/phpconf"
 )
 
 // appConfigPHP is a Laravel 8-style config/app.php with a literal timezone,
