@@ -264,11 +264,7 @@ type jobJSON struct {
 
 func fullJSON(j triage.Job, r *triage.FailedRow) jobJSON {
 	out := jobJSON{Job: j, Exception: r.Exception}
-	if json.Valid(r.Payload) {
-		out.Payload = r.Payload
-	} else {
-		out.PayloadText = string(r.Payload)
-	}
+	out.Payload, out.PayloadText, _ = rawPayload(r.Payload) // valid UTF-8 either way
 	return out
 }
 
@@ -313,7 +309,7 @@ func streamAllRun(ctx context.Context, opts *FailedOptions, svc *triage.Service,
 		if opts.Full {
 			v = fullJSON(j, r)
 		}
-		b, err := json.Marshal(v)
+		b, err := marshalLine(v)
 		if err != nil {
 			return err
 		}
@@ -321,7 +317,7 @@ func streamAllRun(ctx context.Context, opts *FailedOptions, svc *triage.Service,
 		if first {
 			sep, first = "\n", false
 		}
-		_, err = io.WriteString(w, sep+string(b))
+		_, err = io.WriteString(w, sep+strings.TrimSuffix(string(b), "\n"))
 		return err
 	})
 	if err != nil {
@@ -334,14 +330,19 @@ func streamAllRun(ctx context.Context, opts *FailedOptions, svc *triage.Service,
 }
 
 func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query) error {
-	enc := json.NewEncoder(opts.IO.Out)
 	n := 0
 	err := svc.Each(ctx, q, opts.Full, func(j triage.Job, r *triage.FailedRow) error {
 		n++
+		var v any = j
 		if opts.Full {
-			return enc.Encode(fullJSON(j, r))
+			v = fullJSON(j, r)
 		}
-		return enc.Encode(j)
+		b, err := marshalLine(v) // one safe, valid JSON record per line
+		if err != nil {
+			return err
+		}
+		_, err = opts.IO.Out.Write(b)
+		return err
 	})
 	if err != nil {
 		return err

@@ -39,6 +39,10 @@ func renderer(io *IOStreams) *lipgloss.Renderer {
 	return r
 }
 
+// maxColumnWidth caps the columns of a terminal table other than the
+// flexible one, in cells.
+const maxColumnWidth = 40
+
 func newTable(io *IOStreams, flex int, header ...string) *table {
 	r := renderer(io)
 	return &table{io: io, header: header, flex: flex, rend: r, styles: make([]lipgloss.Style, len(header))}
@@ -92,6 +96,16 @@ func (t *table) render() error {
 		}
 	}
 	if t.flex >= 0 {
+		// One long value (a hostile or generated queue name) must not take
+		// the room of every row's flexible column: the other columns are
+		// capped, and their cells cut with "…".
+		total = 0
+		for i := range widths {
+			if i != t.flex {
+				widths[i] = min(widths[i], max(maxColumnWidth, sanitize.Width(t.header[i])))
+				total += widths[i] + 2
+			}
+		}
 		if room := t.io.TerminalWidth() - total; room < widths[t.flex] {
 			widths[t.flex] = max(room, 10)
 		}
@@ -142,12 +156,71 @@ func timeCell(io *IOStreams, t, now time.Time) string {
 	return t.Format(time.RFC3339)
 }
 
-// writeJSON prints v as indented JSON. Go's encoder escapes control
-// characters, so database text cannot reach the terminal raw this way.
+// writeJSON prints v as indented JSON. Go's encoder escapes C0 control
+// characters; sanitize.JSON escapes what it leaves raw (DEL, C1, bidi) and
+// turns bytes that are not UTF-8 (a raw payload may hold them) into U+FFFD,
+// so database text cannot reach the terminal raw and the output is valid
+// JSON.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(sanitize.JSON(b), '\n'))
+	return err
+}
+
+// marshalLine is one NDJSON record: json.Marshal made safe as writeJSON
+// makes its output, with a trailing newline.
+func marshalLine(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(sanitize.JSON(b), '\n'), nil
+}
+
+// maxJSONDepth is encoding/json's nesting limit: json.Valid rejects deeper
+// text and Marshal fails on a RawMessage holding it.
+const maxJSONDepth = 10000
+
+// rawPayload decides how a payload is embedded in JSON output: as JSON when
+// it is a JSON document encoding/json accepts (invalid UTF-8 inside its
+// strings becomes U+FFFD, via sanitize.JSON), else as a string with a note
+// saying why, so the command still prints: text that is not JSON, or JSON
+// nested deeper than maxJSONDepth levels.
+func rawPayload(payload []byte) (raw json.RawMessage, text, note string) {
+	if json.Valid(payload) {
+		return json.RawMessage(sanitize.JSON(payload)), "", ""
+	}
+	note = "the payload is not valid JSON; payload_text holds it as text"
+	if jsonDepthOver(payload, maxJSONDepth) {
+		note = fmt.Sprintf("the payload nests deeper than %d levels, more than JSON tools accept; payload_text holds it as text", maxJSONDepth)
+	}
+	return nil, string(payload), note
+}
+
+// jsonDepthOver reports whether JSON text opens more than limit arrays or
+// objects at once, counting brackets outside strings.
+func jsonDepthOver(b []byte, limit int) bool {
+	depth, inStr := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inStr && c == '\\':
+			i++
+		case c == '"':
+			inStr = !inStr
+		case inStr:
+		case c == '[' || c == '{':
+			if depth++; depth > limit {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
 }
 
 // examples indents help examples as cobra's own sections are indented.

@@ -268,7 +268,7 @@ func plural(n int, word string) string {
 func reportSkips(io *IOStreams, r *skipReport, verb string) {
 	for _, k := range r.order {
 		g := r.groups[k]
-		ids := strings.Join(g.ids, ", ")
+		ids := sanitize.Line(strings.Join(g.ids, ", "))
 		if g.n > len(g.ids) {
 			ids += fmt.Sprintf(" and %d more (--json lists all)", g.n-len(g.ids))
 		}
@@ -296,7 +296,8 @@ func countsLine(m map[string]int) string {
 	})
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		parts = append(parts, k+" "+humanize.Comma(int64(m[k])))
+		// Queue names and classes come from the database: made one safe line.
+		parts = append(parts, sanitize.Line(k)+" "+humanize.Comma(int64(m[k])))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -327,7 +328,7 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 		}
 		reportSkips(io, skips, skipVerb)
 		for _, id := range res.NotFound {
-			fmt.Fprintf(io.ErrOut, "not found: no failed job with id %s\n", id)
+			fmt.Fprintf(io.ErrOut, "not found: no failed job with id %s\n", sanitize.Line(id))
 		}
 		if res.DryRun && len(res.ByClass) > 0 {
 			fmt.Fprintf(io.Out, "by queue: %s\nby class: %s\n", countsLine(res.ByQueue), countsLine(res.ByClass))

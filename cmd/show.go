@@ -79,6 +79,7 @@ type detailJSON struct {
 	Exceptions        []exceptionJSON `json:"exceptions"` // thrown first
 	Payload           json.RawMessage `json:"payload,omitempty"`
 	PayloadText       string          `json:"payload_text,omitempty"`
+	PayloadNote       string          `json:"payload_note,omitempty"` // why payload_text holds a parsed payload
 	ExceptionText     string          `json:"exception"`
 }
 
@@ -107,7 +108,10 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 			out.PayloadText = string(d.Payload)
 		} else {
 			out.Envelope = d.Envelope
-			out.Payload = d.Payload
+			// A payload the envelope parser read may still be one
+			// encoding/json refuses (deeper than its nesting limit):
+			// then it is printed as text with a note, never an error.
+			out.Payload, out.PayloadText, out.PayloadNote = rawPayload(d.Payload)
 		}
 		if d.CommandErr != nil {
 			out.CommandError = d.CommandErr.Error()

@@ -14,6 +14,7 @@ package sanitize
 import (
 	"fmt"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -134,4 +135,74 @@ func dangerous(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// JSON makes encoded JSON text safe to print and valid to parse: bytes that
+// are not UTF-8 become U+FFFD, and every rune Line would escape that an
+// encoder leaves raw (DEL, C1 controls, bidi and zero-width characters, line
+// separators, tag characters) becomes a \uXXXX escape. Raw control bytes
+// outside strings are JSON whitespace (\n, \t, \r) and are kept.
+//
+// The contract is that js is JSON text (an encoder's output, or a raw
+// message json.Valid accepted): every non-ASCII rune then sits inside a
+// string, where the escape means the same character, so the document
+// decodes to the same values except that invalid bytes read as U+FFFD.
+func JSON(js []byte) []byte {
+	plain := true
+	for _, c := range js {
+		if c >= 0x7f {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return js
+	}
+	out := make([]byte, 0, len(js)+16)
+	for i := 0; i < len(js); {
+		r, size := utf8.DecodeRune(js[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out = append(out, `\ufffd`...)
+		case r < 0x7f:
+			out = append(out, byte(r))
+		case r == 0x7f || dangerous(r):
+			out = appendJSONEscape(out, r)
+		default:
+			out = utf8.AppendRune(out, r)
+		}
+	}
+	return out
+}
+
+func appendJSONEscape(out []byte, r rune) []byte {
+	const hex = "0123456789abcdef"
+	one := func(out []byte, u uint16) []byte {
+		return append(out, '\\', 'u', hex[u>>12], hex[u>>8&0xf], hex[u>>4&0xf], hex[u&0xf])
+	}
+	if r > 0xffff {
+		r1, r2 := utf16.EncodeRune(r)
+		return one(one(out, uint16(r1)), uint16(r2))
+	}
+	return one(out, uint16(r))
+}
+
+// Inert reports the first rune of s a terminal could act on, or that hides
+// or reorders text: a control character other than "\n" and "\t", DEL, a C1
+// control, a bidi, zero-width or tag character, or a byte that is not
+// UTF-8 (reported as utf8.RuneError). ok is true when there is none, which
+// is what every text Line and Text return satisfies.
+func Inert(s string) (bad rune, at int, ok bool) {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return r, i, false
+		}
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || dangerous(r) {
+			return r, i, false
+		}
+		i += size
+	}
+	return 0, 0, true
 }
