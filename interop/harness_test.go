@@ -417,13 +417,22 @@ type scenario struct {
 // runs workers until every one of them sits in failed_jobs.
 func failEverything(t *testing.T, d dialect) *scenario {
 	t.Helper()
+	return failScenario(t, d, "interop:dispatch")
+}
+
+// failScenario builds a fresh database, runs the app's dispatch command
+// (interop:dispatch or interop:dispatch-redis) with extraEnv (e.g. a Redis
+// queue connection) and runs workers until every dispatched job sits in
+// failed_jobs, as the manifest says.
+func failScenario(t *testing.T, d dialect, dispatch string, extraEnv ...string) *scenario {
+	t.Helper()
 	holdDatabase(t, d)
 	ctx, cancel := context.WithTimeout(context.Background(), artisanTimeout)
 	defer cancel()
 	if err := recreateDatabase(ctx, d); err != nil {
 		t.Fatalf("interop prerequisite missing: %s database: %v", d.name, err)
 	}
-	app := newLaravelApp(t, d)
+	app := newLaravelApp(t, d, extraEnv...)
 	if out, err := app.artisan(artisanTimeout, "--version"); err != nil {
 		t.Fatalf("interop prerequisite missing: the Laravel app does not boot (install-deps.sh?): %v\n%s", err, out)
 	}
@@ -431,7 +440,7 @@ func failEverything(t *testing.T, d dialect) *scenario {
 
 	manifestPath := filepath.Join(app.scratch, "manifest.json")
 	s := &scenario{dialect: d, app: app, manifestPath: manifestPath, started: time.Now().Truncate(time.Second)}
-	app.mustArtisan(t, "interop:dispatch", "--manifest="+manifestPath)
+	app.mustArtisan(t, dispatch, "--manifest="+manifestPath)
 	b, err := os.ReadFile(manifestPath)
 	if err != nil {
 		t.Fatal(err)
@@ -448,7 +457,7 @@ func failEverything(t *testing.T, d dialect) *scenario {
 	if st := app.status(t); st.Failed != len(s.manifest.Failures) {
 		t.Fatalf("workers left %d failed_jobs rows, manifest expects %d\nlaravel.log:\n%s", st.Failed, len(s.manifest.Failures), app.log())
 	}
-	t.Logf("%s: Laravel %s wrote %d failed_jobs rows in %s", d.name, s.manifest.LaravelVersion, len(s.manifest.Failures), s.finished.Sub(s.started).Round(time.Millisecond))
+	t.Logf("%s: Laravel %s (%s) wrote %d failed_jobs rows in %s", d.name, s.manifest.LaravelVersion, dispatch, len(s.manifest.Failures), s.finished.Sub(s.started).Round(time.Millisecond))
 	return s
 }
 

@@ -5,12 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -40,30 +37,8 @@ func (j jobtriage) runInApp(app *laravelApp, args ...string) (stdout, stderr str
 // dialect's failed_jobs with connection "redis".
 func failEverythingOnRedis(t *testing.T, d dialect) (*scenario, *redisQueue) {
 	t.Helper()
-	holdDatabase(t, d)
-	ctx, cancel := context.WithTimeout(context.Background(), artisanTimeout)
-	defer cancel()
-	if err := recreateDatabase(ctx, d); err != nil {
-		t.Fatalf("interop prerequisite missing: %s database: %v", d.name, err)
-	}
 	q := newRedisQueue(t, "retry_"+d.name)
-	app := newLaravelApp(t, d, q.env()...)
-	app.mustArtisan(t, "interop:reset")
-	manifestPath := filepath.Join(app.scratch, "manifest.json")
-	s := &scenario{dialect: d, app: app, manifestPath: manifestPath, started: time.Now().Truncate(time.Second)}
-	app.mustArtisan(t, "interop:dispatch", "--manifest="+manifestPath)
-	b, err := os.ReadFile(manifestPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &s.manifest); err != nil {
-		t.Fatalf("manifest: %v", err)
-	}
-	app.drain(t)
-	s.finished = time.Now()
-	if st := app.status(t); st.Failed != len(s.manifest.Failures) {
-		t.Fatalf("workers left %d failed_jobs rows, manifest expects %d\nlaravel.log:\n%s", st.Failed, len(s.manifest.Failures), app.log())
-	}
+	s := failScenario(t, d, "interop:dispatch", q.env()...)
 	for _, f := range s.manifest.Failures {
 		if f.Connection != "redis" {
 			t.Fatalf("%s failed on connection %q, want redis (QUEUE_CONNECTION=redis)", f.Key, f.Connection)

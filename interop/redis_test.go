@@ -90,36 +90,8 @@ func (q *redisQueue) env() []string {
 // workers write them to the dialect's failed_jobs.
 func failOnRedis(t *testing.T, d dialect) *scenario {
 	t.Helper()
-	holdDatabase(t, d)
-	ctx, cancel := context.WithTimeout(context.Background(), artisanTimeout)
-	defer cancel()
-	if err := recreateDatabase(ctx, d); err != nil {
-		t.Fatalf("interop prerequisite missing: %s database: %v", d.name, err)
-	}
 	q := newRedisQueue(t, d.name)
-	app := newLaravelApp(t, d, append(q.env(), "INTEROP_HORIZON_KEYS=1")...)
-	if out, err := app.artisan(artisanTimeout, "--version"); err != nil {
-		t.Fatalf("interop prerequisite missing: the Laravel app does not boot (install-deps.sh?): %v\n%s", err, out)
-	}
-	app.mustArtisan(t, "interop:reset")
-	manifestPath := filepath.Join(app.scratch, "manifest.json")
-	s := &scenario{dialect: d, app: app, manifestPath: manifestPath, started: time.Now().Truncate(time.Second)}
-	app.mustArtisan(t, "interop:dispatch-redis", "--manifest="+manifestPath)
-	b, err := os.ReadFile(manifestPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &s.manifest); err != nil {
-		t.Fatalf("manifest: %v", err)
-	}
-	app.drain(t)
-	s.finished = time.Now()
-	if st := app.status(t); st.Failed != len(s.manifest.Failures) {
-		t.Fatalf("workers left %d failed_jobs rows, manifest expects %d\nlaravel.log:\n%s", st.Failed, len(s.manifest.Failures), app.log())
-	}
-	t.Logf("%s: Laravel %s on Redis (prefix %s) wrote %d failed_jobs rows in %s", d.name, s.manifest.LaravelVersion, q.prefix,
-		len(s.manifest.Failures), s.finished.Sub(s.started).Round(time.Millisecond))
-	return s
+	return failScenario(t, d, "interop:dispatch-redis", append(q.env(), "INTEROP_HORIZON_KEYS=1")...)
 }
 
 // exportedRow is one element of interop:export-failed's output.
