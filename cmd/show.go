@@ -14,6 +14,7 @@ import (
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/exception"
+	"github.com/jobtriage/jobtriage/triage/payload"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -107,7 +108,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 			out.PayloadError = d.PayloadErr.Error()
 			out.PayloadText = string(d.Payload)
 		} else {
-			out.Envelope = d.Envelope
+			out.Envelope = encodableEnvelope(d.Envelope)
 			// A payload the envelope parser read may still be one
 			// encoding/json refuses (deeper than its nesting limit):
 			// then it is printed as text with a note, never an error.
@@ -123,6 +124,24 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		return writeJSON(opts.IO.Out, out)
 	}
 	return printDetail(opts, d)
+}
+
+// encodableEnvelope drops the raw JSON values of e (data, extra keys) that
+// encoding/json would refuse to re-encode, such as a value nested deeper
+// than its limit: the rest of the envelope still prints, and payload_text
+// holds the whole payload.
+func encodableEnvelope(e payload.Envelope) payload.Envelope {
+	if e.Data != nil && !json.Valid(e.Data) {
+		e.Data = nil
+	}
+	var extra []payload.Field
+	for _, f := range e.Extra {
+		if json.Valid(f.Raw) {
+			extra = append(extra, f)
+		}
+	}
+	e.Extra = extra
+	return e
 }
 
 func printDetail(opts *ShowOptions, d triage.Detail) error {
