@@ -3,9 +3,11 @@ package tui
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/jobtriage/jobtriage/alerts"
 	"github.com/jobtriage/jobtriage/triage"
@@ -56,14 +58,61 @@ const (
 	actionForget
 )
 
-// actionMsg answers a Retry or Forget.
-type actionMsg struct {
+// actionPart is one call of an action: every job of one signature under
+// the filter (query), or chosen jobs of it (refs).
+type actionPart struct {
+	sig   string
+	query triage.Query
+	refs  []triage.Ref
+}
+
+// action is a confirmed retry or forget: one call per part.
+type action struct {
 	kind   actionKind
-	what   string // "job 42", "signature ab12cd34"
-	whole  bool   // a whole signature, not one job
-	retry  triage.RetryResult
-	forget triage.ForgetResult
-	err    error
+	object string // "job 42", "signature ab12cd34ef", "3 signatures", "5 marked jobs"
+	single bool   // one job
+	whole  bool   // whole signatures, not chosen jobs
+	parts  []actionPart
+}
+
+// actionMsg answers an action: the results of its calls merged, and how
+// many jobs left each signature (so the lists can drop them at once).
+type actionMsg struct {
+	act     action
+	retry   triage.RetryResult
+	forget  triage.ForgetResult
+	removed map[string]int // signature id → jobs retried or forgotten
+	err     error          // the call that failed; the parts before it ran
+}
+
+// done is how many jobs the action took away.
+func (m actionMsg) done() int {
+	n := 0
+	for _, c := range m.removed {
+		n += c
+	}
+	return n
+}
+
+// ids are the jobs the action took away.
+func (m actionMsg) ids() []string {
+	if m.act.kind == actionForget {
+		return m.forget.IDs
+	}
+	return m.retry.IDs
+}
+
+// previewMsg answers the dry run of a retry dialog.
+type previewMsg struct {
+	seq int
+	res triage.RetryResult
+	err error
+}
+
+// copiedMsg says whether an id reached the terminal's clipboard sequence.
+type copiedMsg struct {
+	what, text string
+	err        error
 }
 
 // refreshMsg is the auto-refresh tick.
@@ -182,26 +231,78 @@ func windowCmd(ctx context.Context, b Backend, now time.Time, width time.Duratio
 // errNoActions is what an action says when the UI has no write path.
 var errNoActions = errors.New("read-only: no write access")
 
-func retryCmd(ctx context.Context, a Actions, p triage.RetryParams, what string, whole bool) tea.Cmd {
+func actionCmd(ctx context.Context, a Actions, act action) tea.Cmd {
 	return func() tea.Msg {
-		msg := actionMsg{kind: actionRetry, what: what, whole: whole}
+		msg := actionMsg{act: act, removed: map[string]int{}}
 		if a == nil {
 			msg.err = errNoActions
 			return msg
 		}
-		msg.retry, msg.err = a.Retry(ctx, p)
+		for _, p := range act.parts {
+			if act.kind == actionRetry {
+				r, err := a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs})
+				mergeRetry(&msg.retry, r)
+				msg.removed[p.sig] += r.Retried
+				if msg.err = err; err != nil {
+					return msg
+				}
+				continue
+			}
+			r, err := a.Forget(ctx, triage.ForgetParams{Query: p.query, Refs: p.refs})
+			msg.forget.Deleted += r.Deleted
+			msg.forget.IDs = append(msg.forget.IDs, r.IDs...)
+			msg.forget.NotFound = append(msg.forget.NotFound, r.NotFound...)
+			msg.removed[p.sig] += r.Deleted
+			if msg.err = err; err != nil {
+				return msg
+			}
+		}
 		return msg
 	}
 }
 
-func forgetCmd(ctx context.Context, a Actions, p triage.ForgetParams, what string, whole bool) tea.Cmd {
+// dryRunCmd asks Actions what a retry would do, changing nothing.
+func dryRunCmd(ctx context.Context, a Actions, act action, seq int) tea.Cmd {
 	return func() tea.Msg {
-		msg := actionMsg{kind: actionForget, what: what, whole: whole}
+		msg := previewMsg{seq: seq}
 		if a == nil {
 			msg.err = errNoActions
 			return msg
 		}
-		msg.forget, msg.err = a.Forget(ctx, p)
+		for _, p := range act.parts {
+			r, err := a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs, DryRun: true})
+			if err != nil {
+				msg.err = err
+				return msg
+			}
+			mergeRetry(&msg.res, r)
+		}
+		msg.res.DryRun = true
 		return msg
+	}
+}
+
+func mergeRetry(dst *triage.RetryResult, r triage.RetryResult) {
+	dst.Retried += r.Retried
+	dst.IDs = append(dst.IDs, r.IDs...)
+	dst.Skipped = append(dst.Skipped, r.Skipped...)
+	dst.NotFound = append(dst.NotFound, r.NotFound...)
+	for q, n := range r.ByQueue {
+		if dst.ByQueue == nil {
+			dst.ByQueue = map[string]int{}
+		}
+		dst.ByQueue[q] += n
+	}
+}
+
+// copyCmd puts text on the clipboard of the terminal the UI draws on with
+// OSC 52, which works over ssh and needs no clipboard tool. The sequence
+// goes out in one write, as the renderer's frames do, so it never lands
+// inside a frame. Terminals that do not support OSC 52 (or tmux without
+// set-clipboard on) ignore it.
+func copyCmd(w io.Writer, what, text string) tea.Cmd {
+	return func() tea.Msg {
+		_, err := io.WriteString(w, ansi.SetSystemClipboard(text))
+		return copiedMsg{what: what, text: text, err: err}
 	}
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"sort"
 	"strings"
 
@@ -11,11 +12,16 @@ import (
 )
 
 // confirmation is a pending action: the question, stating how many jobs it
-// touches, and the Cmd that runs it on "y".
+// touches, the action that runs on "y", and for a retry the dry run's
+// answer to "what would be retried and what skipped".
 type confirmation struct {
 	prompt  string
 	details []string
-	run     tea.Cmd
+	act     action
+
+	previewSeq int // the dry run this dialog waits for; 0: none
+	preview    *triage.RetryResult
+	previewErr error
 }
 
 func verbOf(kind actionKind) string {
@@ -34,54 +40,140 @@ func refOf(j triage.Job) triage.Ref {
 	return triage.Ref{ID: j.RowID}
 }
 
-// askJob opens the confirmation for one job.
-func (m *Model) askJob(kind actionKind, j triage.Job) {
-	if m.readOnly() {
-		return
+// maxListed is how many jobs or signatures a bulk confirmation names.
+const maxListed = 3
+
+// askJobs opens the confirmation for chosen jobs: the one under the cursor,
+// or the marked ones. It returns the dry run of a retry.
+func (m *Model) askJobs(kind actionKind, jobs []triage.Job) tea.Cmd {
+	if m.readOnly() || len(jobs) == 0 {
+		return nil
 	}
-	what := "job " + sanitize.Line(j.ID)
-	var run tea.Cmd
-	refs := []triage.Ref{refOf(j)}
-	if kind == actionRetry {
-		run = retryCmd(m.ctx, m.actions, triage.RetryParams{Refs: refs}, what, false)
+	act := action{kind: kind}
+	bySig := map[string]int{} // part index per signature
+	for _, j := range jobs {
+		i, ok := bySig[j.Signature]
+		if !ok {
+			i = len(act.parts)
+			bySig[j.Signature] = i
+			act.parts = append(act.parts, actionPart{sig: j.Signature})
+		}
+		act.parts[i].refs = append(act.parts[i].refs, refOf(j))
+	}
+	var c confirmation
+	if len(jobs) == 1 {
+		j := jobs[0]
+		act.object, act.single = "job "+sanitize.Line(j.ID), true
+		c.prompt = verbOf(kind) + " 1 failed job " + sanitize.Truncate(j.ID, 40) + "?"
+		c.details = []string{sanitize.Line(j.Class), exceptionText(j.ExceptionClass, j.ExceptionMessage)}
 	} else {
-		run = forgetCmd(m.ctx, m.actions, triage.ForgetParams{Refs: refs}, what, false)
+		act.object = count(len(jobs)) + " marked jobs"
+		c.prompt = verbOf(kind) + " " + act.object + "?"
+		var ids []string
+		for i, j := range jobs {
+			if i == maxListed {
+				ids = append(ids, "…")
+				break
+			}
+			ids = append(ids, sanitize.Line(j.ID))
+		}
+		c.details = []string{"Jobs " + strings.Join(ids, ", ")}
 	}
-	m.confirm = confirmation{
-		prompt:  verbOf(kind) + " 1 failed job " + sanitize.Truncate(j.ID, 40) + "?",
-		details: []string{sanitize.Line(j.Class), exceptionText(j.ExceptionClass, j.ExceptionMessage), m.targetLine()},
-		run:     run,
-	}
-	m.page, m.state = m.state, stateConfirm
+	c.details = append(c.details, m.targetLine())
+	c.act = act
+	return m.openConfirm(c)
 }
 
-// askSignature opens the confirmation for every job of a signature (under
-// the active filter, so the count it states is the count it touches).
-// While a scan still runs the count is a lower bound and says so.
-func (m *Model) askSignature(kind actionKind, s triage.Signature, partial bool) {
-	if m.readOnly() {
-		return
+// askSignatures opens the confirmation for every job of the signatures
+// (under the active filter, so the count it states is the count it
+// touches). While a scan still runs the count is a lower bound and says so.
+func (m *Model) askSignatures(kind actionKind, sigs []triage.Signature, partial bool) tea.Cmd {
+	if m.readOnly() || len(sigs) == 0 {
+		return nil
 	}
-	id := shortID(s.ID)
-	what := "signature " + id
-	q := withSignature(m.query, s.ID)
-	var run tea.Cmd
-	if kind == actionRetry {
-		run = retryCmd(m.ctx, m.actions, triage.RetryParams{Query: q}, what, true)
+	act := action{kind: kind, whole: true}
+	n := 0
+	for _, s := range sigs {
+		act.parts = append(act.parts, actionPart{sig: s.ID, query: withSignature(m.query, s.ID)})
+		n += s.Count
+	}
+	var c confirmation
+	if len(sigs) == 1 {
+		s := sigs[0]
+		id := shortID(s.ID)
+		act.object = "signature " + id
+		c.prompt = verbOf(kind) + " " + plural(n, "failed job", "failed jobs") + " of signature " + id + "?"
+		if partial {
+			c.prompt = verbOf(kind) + " all failed jobs of signature " + id + " (" + count(n) + " counted so far)?"
+		}
+		c.details = []string{sanitize.Line(s.Class), exceptionText(s.ExceptionClass, s.Example)}
 	} else {
-		run = forgetCmd(m.ctx, m.actions, triage.ForgetParams{Query: q}, what, true)
+		act.object = count(len(sigs)) + " signatures"
+		c.prompt = verbOf(kind) + " " + plural(n, "failed job", "failed jobs") + " of " + act.object + "?"
+		if partial {
+			c.prompt = verbOf(kind) + " all failed jobs of " + act.object + " (" + count(n) + " counted so far)?"
+		}
+		for i, s := range sigs {
+			if i == maxListed {
+				c.details = append(c.details, "…and "+count(len(sigs)-maxListed)+" more")
+				break
+			}
+			c.details = append(c.details, shortID(s.ID)+" ("+count(s.Count)+") "+sanitize.Line(classTail(s.Class, 40)))
+		}
 	}
-	prompt := verbOf(kind) + " " + plural(s.Count, "failed job", "failed jobs") + " of signature " + id + "?"
-	if partial {
-		prompt = verbOf(kind) + " all failed jobs of signature " + id + " (" + count(s.Count) + " counted so far)?"
-	}
-	details := []string{sanitize.Line(s.Class), exceptionText(s.ExceptionClass, s.Example)}
 	if !isZeroQuery(m.query) {
-		details = append(details, "Only jobs matching the filter: "+filterSummary(m.query))
+		c.details = append(c.details, "Only jobs matching the filter: "+filterSummary(m.query))
 	}
-	details = append(details, m.targetLine())
-	m.confirm = confirmation{prompt: prompt, details: details, run: run}
+	c.details = append(c.details, m.targetLine())
+	c.act = act
+	return m.openConfirm(c)
+}
+
+// openConfirm shows c over the current page. A retry's dialog starts a dry
+// run of the same action through Actions, so it can say before "y" what
+// would be skipped (jobs on a connection jobtriage cannot write, passed
+// retryUntil deadlines) and where the rest would go.
+func (m *Model) openConfirm(c confirmation) tea.Cmd {
+	m.cancelDryRun()
 	m.page, m.state = m.state, stateConfirm
+	if c.act.kind != actionRetry {
+		m.confirm = c
+		return nil
+	}
+	c.previewSeq = m.nextSeq()
+	m.confirm = c
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.cancelPreview = cancel
+	return tea.Batch(dryRunCmd(ctx, m.actions, c.act, c.previewSeq), m.startSpin())
+}
+
+// cancelDryRun stops a dry run whose dialog has closed.
+func (m *Model) cancelDryRun() {
+	if m.cancelPreview != nil {
+		m.cancelPreview()
+		m.cancelPreview = nil
+	}
+}
+
+// closeConfirm leaves the dialog for the page under it.
+func (m *Model) closeConfirm() {
+	m.cancelDryRun()
+	m.state = m.page
+	m.confirm = confirmation{}
+}
+
+func (m Model) onPreview(msg previewMsg) (tea.Model, tea.Cmd) {
+	if m.state != stateConfirm || msg.seq != m.confirm.previewSeq {
+		return m, nil
+	}
+	m.cancelDryRun()
+	if msg.err != nil {
+		m.confirm.previewErr = msg.err
+		return m, nil
+	}
+	res := msg.res
+	m.confirm.preview = &res
+	return m, nil
 }
 
 // targetLine names where the action lands (the app and the failed-jobs
@@ -92,6 +184,31 @@ func (m Model) targetLine() string {
 		return ""
 	}
 	return "In " + sanitize.Line(m.opts.Connection)
+}
+
+// previewLines are the dry run's answer for the dialog.
+func (c confirmation) previewLines() []string {
+	switch {
+	case c.previewSeq == 0:
+		return nil
+	case c.previewErr != nil:
+		return []string{"Dry run failed: " + errText(c.previewErr)}
+	case c.preview == nil:
+		return []string{"Dry run: checking what would be retried…"}
+	}
+	r := *c.preview
+	line := "Dry run: " + count(r.Retried) + " would be retried"
+	if len(r.ByQueue) > 0 {
+		line += " onto " + queueList(r.ByQueue)
+	}
+	out := []string{line + "."}
+	if len(r.Skipped) > 0 {
+		out = append(out, "Would skip "+count(len(r.Skipped))+": "+skipSummary(r.Skipped)+".")
+	}
+	if n := len(r.NotFound); n > 0 {
+		out = append(out, count(n)+" already gone.")
+	}
+	return out
 }
 
 // confirmBody draws the question in a box in the middle of the body.
@@ -106,16 +223,24 @@ func (m Model) confirmBody(height int) []string {
 			lines = append(lines, m.st.Muted.Render(sanitize.Truncate(d, w)))
 		}
 	}
+	if p := m.confirm.previewLines(); len(p) > 0 {
+		lines = append(lines, "")
+		style := m.st.Header
+		if m.confirm.previewErr != nil {
+			style = m.st.ErrorText
+		}
+		for _, l := range p {
+			lines = append(lines, wrapped(style, l, w)...)
+		}
+	}
 	hint := "y confirm · n cancel"
-	if m.confirm.kindForget() {
+	if m.confirm.act.kind == actionForget {
 		hint = "y forget (cannot be undone) · n cancel"
 	}
 	lines = append(lines, "", hint)
 	box := m.st.Box.Width(w + 2).Render(strings.Join(lines, "\n"))
 	return center(strings.Split(box, "\n"), m.width, height)
 }
-
-func (c confirmation) kindForget() bool { return strings.HasPrefix(c.prompt, "Forget") }
 
 // center places lines in the middle of a width×height area.
 func center(lines []string, width, height int) []string {
@@ -137,29 +262,106 @@ func center(lines []string, width, height int) []string {
 	return out
 }
 
-// actionSummary is the status line after an action succeeded.
+// actionSummary is the status line after an action: what it did in the
+// words an operator uses ("Retried job X onto default."), then what it left
+// alone and why.
 func actionSummary(msg actionMsg) string {
+	a := msg.act
+	if msg.err != nil {
+		done := ""
+		if n := msg.done(); n > 0 {
+			done = " after " + plural(n, "job", "jobs")
+		}
+		return verbOf(a.kind) + " of " + a.object + " failed" + done + ": " + errText(msg.err)
+	}
 	var b strings.Builder
-	if msg.kind == actionRetry {
+	if a.kind == actionRetry {
 		r := msg.retry
-		b.WriteString("Retried " + plural(r.Retried, "job", "jobs") + " of " + msg.what)
-		if len(r.ByQueue) > 0 {
+		switch {
+		case a.single && r.Retried == 1:
+			b.WriteString("Retried " + a.object)
+		case a.single && len(r.Skipped) == 1:
+			return "Did not retry " + a.object + ": " + sanitize.Line(r.Skipped[0].Reason) + "."
+		case a.single:
+			return capitalize(a.object) + " was already gone."
+		case a.whole:
+			b.WriteString("Retried " + plural(r.Retried, "job", "jobs") + " of " + a.object)
+		default:
+			b.WriteString("Retried " + count(r.Retried) + " of " + a.object)
+		}
+		if len(r.ByQueue) > 0 && r.Retried > 0 {
 			b.WriteString(" onto " + queueList(r.ByQueue))
 		}
 		if n := len(r.Skipped); n > 0 {
-			b.WriteString("; skipped " + count(n) + " (" + sanitize.Line(r.Skipped[0].Reason) + ")")
+			b.WriteString("; skipped " + count(n) + ": " + skipSummary(r.Skipped))
 		}
 		if n := len(r.NotFound); n > 0 {
 			b.WriteString("; " + count(n) + " already gone")
 		}
-	} else {
-		f := msg.forget
-		b.WriteString("Forgot " + plural(f.Deleted, "job", "jobs") + " of " + msg.what)
-		if n := len(f.NotFound); n > 0 {
-			b.WriteString("; " + count(n) + " already gone")
-		}
+		return b.String() + "."
+	}
+	f := msg.forget
+	switch {
+	case a.single && f.Deleted == 1:
+		return "Forgot " + a.object + "."
+	case a.single:
+		return capitalize(a.object) + " was already gone."
+	case a.whole:
+		b.WriteString("Forgot " + plural(f.Deleted, "job", "jobs") + " of " + a.object)
+	default:
+		b.WriteString("Forgot " + count(f.Deleted) + " of " + a.object)
+	}
+	if n := len(f.NotFound); n > 0 {
+		b.WriteString("; " + count(n) + " already gone")
 	}
 	return b.String() + "."
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// skipSummary counts skipped jobs by reason, biggest first: "20 on
+// connection redis (not writable by jobtriage), 4 past retryUntil".
+func skipSummary(skips []triage.Skip) string {
+	counts := map[string]int{}
+	for _, s := range skips {
+		counts[skipLabel(s)]++
+	}
+	labels := make([]string, 0, len(counts))
+	for l := range counts {
+		labels = append(labels, l)
+	}
+	sort.Slice(labels, func(i, j int) bool {
+		if counts[labels[i]] != counts[labels[j]] {
+			return counts[labels[i]] > counts[labels[j]]
+		}
+		return labels[i] < labels[j]
+	})
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = count(counts[l]) + " " + l
+	}
+	return strings.Join(parts, ", ")
+}
+
+// skipLabel is the short reason of one skip; the full reason is in the
+// CLI's retry --dry-run output.
+func skipLabel(s triage.Skip) string {
+	switch s.Code {
+	case triage.SkipNotDatabase:
+		return "on connection " + sanitize.Line(s.Connection) + " (not writable by jobtriage)"
+	case triage.SkipRetryUntil:
+		return "past retryUntil"
+	case triage.SkipMalformed:
+		return "with a malformed payload"
+	case triage.SkipNoJobsTable:
+		return "on connection " + sanitize.Line(s.Connection) + " (no jobs table)"
+	}
+	return sanitize.Line(s.Reason)
 }
 
 // queueList is "default (3), emails (1)" in name order.

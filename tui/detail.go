@@ -91,15 +91,19 @@ func (m Model) detailKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.detail.vp.GotoTop()
 		return m, nil
 	case key.Matches(msg, k.Retry):
-		if m.detail.loaded || m.detail.job.ID != "" {
-			m.askJob(actionRetry, m.detail.job)
+		if m.detail.job.ID != "" {
+			return m, m.askJobs(actionRetry, []triage.Job{m.detail.job})
 		}
 		return m, nil
 	case key.Matches(msg, k.Forget):
-		if m.detail.loaded || m.detail.job.ID != "" {
-			m.askJob(actionForget, m.detail.job)
+		if m.detail.job.ID != "" {
+			return m, m.askJobs(actionForget, []triage.Job{m.detail.job})
 		}
 		return m, nil
+	case key.Matches(msg, k.Copy):
+		if m.detail.job.ID != "" {
+			return m, m.copyCmd("job id", m.detail.job.ID)
+		}
 	case key.Matches(msg, k.Up):
 		m.detail.vp.LineUp(1)
 	case key.Matches(msg, k.Down):
@@ -108,6 +112,10 @@ func (m Model) detailKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.detail.vp.PageUp()
 	case key.Matches(msg, k.PageDown):
 		m.detail.vp.PageDown()
+	case key.Matches(msg, k.Top):
+		m.detail.vp.GotoTop()
+	case key.Matches(msg, k.Bottom):
+		m.detail.vp.GotoBottom()
 	}
 	return m, nil
 }

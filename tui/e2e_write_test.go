@@ -26,7 +26,7 @@ func TestEndToEndRetryLeavesTheList(t *testing.T) {
 	tm.Type("r")
 	waitFor(t, tm, "Retry 1 failed job 5c0e0000-1111-4222-8333-000000000032?")
 	tm.Type("y")
-	waitFor(t, tm, "Retried 1 job", "31 failed")
+	waitFor(t, tm, "Retried job 5c0e0000-1111-4222-8333-000000000032 onto imports (1).", "31 failed")
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}

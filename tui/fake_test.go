@@ -31,6 +31,8 @@ type fakeBackend struct {
 	sigMeta map[string]triage.Signature
 
 	groupErr, listErr, showErr, actionErr error
+	// skipConn: retries skip (SkipNotDatabase) jobs on this connection.
+	skipConn string
 	// gate, when set, makes Group send one snapshot and wait for it to be
 	// closed before it finishes: a scan in flight.
 	gate chan struct{}
@@ -38,7 +40,8 @@ type fakeBackend struct {
 	groups  []triage.GroupParams
 	lists   []triage.ListParams
 	shows   []string
-	retries []triage.RetryParams
+	retries []triage.RetryParams // dry runs are in dryRuns
+	dryRuns []triage.RetryParams
 	forgets []triage.ForgetParams
 }
 
@@ -217,12 +220,65 @@ func (f *fakeBackend) take(q triage.Query, refs []triage.Ref) []string {
 func (f *fakeBackend) Retry(_ context.Context, p triage.RetryParams) (triage.RetryResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.retries = append(f.retries, p)
+	if p.DryRun {
+		f.dryRuns = append(f.dryRuns, p)
+	} else {
+		f.retries = append(f.retries, p)
+	}
 	if f.actionErr != nil {
 		return triage.RetryResult{}, f.actionErr
 	}
+	if p.DryRun {
+		kept := f.jobs
+		defer func() { f.jobs = kept }()
+	}
+	// Jobs on skipConn stay, as the real retry leaves jobs on connections
+	// it cannot write.
+	var skipped []triage.Skip
+	if f.skipConn != "" {
+		var rest []triage.Job
+		for _, j := range f.jobs {
+			if j.Connection == f.skipConn && f.selects(p.Query, p.Refs, j) {
+				skipped = append(skipped, triage.Skip{ID: j.ID, Connection: j.Connection, Queue: j.Queue,
+					Code: triage.SkipNotDatabase, Reason: "connection " + j.Connection + " is not a database queue"})
+			}
+		}
+		for _, j := range f.jobs {
+			if !(j.Connection == f.skipConn && f.selects(p.Query, p.Refs, j)) {
+				rest = append(rest, j)
+			}
+		}
+		kept := f.jobs
+		f.jobs = rest
+		ids := f.take(p.Query, p.Refs)
+		taken := map[string]bool{}
+		for _, id := range ids {
+			taken[id] = true
+		}
+		f.jobs = kept[:0:0]
+		for _, j := range kept {
+			if !taken[j.ID] {
+				f.jobs = append(f.jobs, j)
+			}
+		}
+		return triage.RetryResult{DryRun: p.DryRun, Retried: len(ids), IDs: ids, Skipped: skipped,
+			ByQueue: map[string]int{"default": len(ids)}}, nil
+	}
 	ids := f.take(p.Query, p.Refs)
-	return triage.RetryResult{Retried: len(ids), IDs: ids, ByQueue: map[string]int{"default": len(ids)}}, nil
+	return triage.RetryResult{DryRun: p.DryRun, Retried: len(ids), IDs: ids, ByQueue: map[string]int{"default": len(ids)}}, nil
+}
+
+// selects reports whether a retry or forget of q or refs takes j.
+func (f *fakeBackend) selects(q triage.Query, refs []triage.Ref, j triage.Job) bool {
+	if len(refs) > 0 {
+		for _, r := range refs {
+			if (r.UUID != "" && r.UUID == j.UUID) || (r.ID != 0 && r.ID == j.RowID) {
+				return true
+			}
+		}
+		return false
+	}
+	return f.match(q, j)
 }
 
 func (f *fakeBackend) Forget(_ context.Context, p triage.ForgetParams) (triage.ForgetResult, error) {
@@ -232,8 +288,12 @@ func (f *fakeBackend) Forget(_ context.Context, p triage.ForgetParams) (triage.F
 	if f.actionErr != nil {
 		return triage.ForgetResult{}, f.actionErr
 	}
+	if p.DryRun {
+		kept := f.jobs
+		defer func() { f.jobs = kept }()
+	}
 	ids := f.take(p.Query, p.Refs)
-	return triage.ForgetResult{Deleted: len(ids), IDs: ids}, nil
+	return triage.ForgetResult{DryRun: p.DryRun, Deleted: len(ids), IDs: ids}, nil
 }
 
 // Signature ids of the seed data.

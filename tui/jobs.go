@@ -19,6 +19,81 @@ type jobList struct {
 	loading     bool // the first page (or a reload) is on its way
 	loadingMore bool // a next page is on its way
 	err         error
+	// marked are the jobs space marked, by id, for a bulk retry or forget.
+	marked map[string]triage.Job
+}
+
+// toggle marks or unmarks the job under the cursor.
+func (l *jobList) toggle() {
+	j, ok := l.current()
+	if !ok {
+		return
+	}
+	if l.marked == nil {
+		l.marked = map[string]triage.Job{}
+	}
+	if _, ok := l.marked[j.ID]; ok {
+		delete(l.marked, j.ID)
+	} else {
+		l.marked[j.ID] = j
+	}
+}
+
+// markedItems are the marked jobs in list order, then any marked job a
+// reload no longer lists (it is still a job the operator chose).
+func (l jobList) markedItems() []triage.Job {
+	var out []triage.Job
+	seen := map[string]bool{}
+	for _, j := range l.items {
+		if _, ok := l.marked[j.ID]; ok {
+			out = append(out, j)
+			seen[j.ID] = true
+		}
+	}
+	for id, j := range l.marked {
+		if !seen[id] {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// drop removes jobs an action took away (by id) at once, keeping the
+// cursor on the row it was on or the one that took its place.
+func (l *jobList) drop(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	gone := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		gone[id] = true
+		delete(l.marked, id)
+	}
+	var keepID string
+	if j, ok := l.current(); ok {
+		keepID = j.ID
+	}
+	kept := l.items[:0:0]
+	before := 0 // rows above the cursor that are kept
+	for i, j := range l.items {
+		if gone[j.ID] {
+			continue
+		}
+		if i < l.cursor {
+			before++
+		}
+		kept = append(kept, j)
+	}
+	l.items = kept
+	l.cursor = clampCursor(before, len(kept))
+	for i, j := range kept {
+		if j.ID == keepID {
+			l.cursor = i
+		}
+	}
+	if l.sig.Count -= len(ids); l.sig.Count < len(l.items) {
+		l.sig.Count = len(l.items)
+	}
 }
 
 // apply takes a page: appended to the list, or replacing it (the cursor
@@ -45,7 +120,8 @@ func (l *jobList) apply(p triage.Page, appendPage bool) {
 	}
 }
 
-func (l jobList) selected() (triage.Job, bool) {
+// current is the job under the cursor.
+func (l jobList) current() (triage.Job, bool) {
 	if l.cursor < 0 || l.cursor >= len(l.items) {
 		return triage.Job{}, false
 	}
@@ -112,29 +188,45 @@ func (m Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, k.Back):
+		if len(m.jobs.marked) > 0 {
+			m.jobs.marked = nil
+			m.status = statusLine{text: "Marks cleared."}
+			return m, nil
+		}
 		m.state = stateSignatures
 		m.jobs.seq = m.nextSeq() // drop answers still on their way
 		return m, nil
 	case key.Matches(msg, k.Filter):
 		return m.openFilter()
 	case key.Matches(msg, k.Open):
-		j, ok := m.jobs.selected()
+		j, ok := m.jobs.current()
 		if !ok {
 			return m, nil
 		}
 		return m.openDetail(j)
-	case key.Matches(msg, k.Retry):
-		if j, ok := m.jobs.selected(); ok {
-			m.askJob(actionRetry, j)
+	case key.Matches(msg, k.Mark):
+		m.jobs.toggle()
+		m.jobs.cursor = clampCursor(m.jobs.cursor+1, len(m.jobs.items))
+		return m, m.maybeLoadMore()
+	case key.Matches(msg, k.Copy):
+		if j, ok := m.jobs.current(); ok {
+			return m, m.copyCmd("job id", j.ID)
 		}
-	case key.Matches(msg, k.Forget):
-		if j, ok := m.jobs.selected(); ok {
-			m.askJob(actionForget, j)
+	case key.Matches(msg, k.Retry), key.Matches(msg, k.Forget):
+		kind := actionRetry
+		if key.Matches(msg, k.Forget) {
+			kind = actionForget
+		}
+		if marked := m.jobs.markedItems(); len(marked) > 0 {
+			return m, m.askJobs(kind, marked)
+		}
+		if j, ok := m.jobs.current(); ok {
+			return m, m.askJobs(kind, []triage.Job{j})
 		}
 	case key.Matches(msg, k.RetryAll):
-		m.askSignature(actionRetry, m.jobs.sig, m.sigs.loading)
+		return m, m.askSignatures(actionRetry, []triage.Signature{m.jobs.sig}, m.sigs.loading)
 	case key.Matches(msg, k.ForgetAll):
-		m.askSignature(actionForget, m.jobs.sig, m.sigs.loading)
+		return m, m.askSignatures(actionForget, []triage.Signature{m.jobs.sig}, m.sigs.loading)
 	}
 	return m, nil
 }
@@ -156,8 +248,8 @@ func (m Model) jobsBody(height int) []string {
 	case len(l.items) == 0:
 		return []string{"", "  No failed jobs left in signature " + shortID(l.sig.ID) + ".", "  Press esc to go back."}
 	}
-	widths := fitColumns(jobColumns, m.width)
-	lines := []string{m.st.TableHead.Render(tableHeader(jobColumns, widths))}
+	widths := fitColumns(jobColumns, m.width-gutterWidth)
+	lines := []string{m.st.TableHead.Render(gutterBlank + tableHeader(jobColumns, widths))}
 	rows := height - 1
 	if l.loadingMore || l.next != "" {
 		rows-- // a line for "more below"
@@ -168,10 +260,8 @@ func (m Model) jobsBody(height int) []string {
 		row := tableRow(jobColumns, widths, []string{
 			j.ID, j.Queue, stamp(j.FailedAt), exceptionText(j.ExceptionClass, j.ExceptionMessage),
 		})
-		if i == l.cursor {
-			row = m.st.Selected.Render(row)
-		}
-		lines = append(lines, row)
+		_, marked := l.marked[j.ID]
+		lines = append(lines, m.tableLine(row, i == l.cursor, marked))
 	}
 	switch {
 	case l.loadingMore:

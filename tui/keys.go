@@ -16,7 +16,7 @@ func newListKeys() listKeys {
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f", " "), key.WithHelp("pgdn", "page down")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
 		Home:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "first")),
 		End:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "last")),
 	}
@@ -31,21 +31,24 @@ type globalKeys struct {
 	Refresh, Help, Quit key.Binding
 }
 
-// signatureKeys drive the signatures page.
+// signatureKeys drive the signatures page. Retry and Forget act on the
+// marked signatures when any are marked, else on the one under the cursor.
+// Clear (esc) unmarks, and with nothing marked drops the filter.
 type signatureKeys struct {
 	listKeys
-	Open, Filter, Retry, Forget key.Binding
+	Open, Filter, Retry, Forget, Mark, Sort, Copy, Clear key.Binding
 }
 
-// jobKeys drive the jobs of one signature.
+// jobKeys drive the jobs of one signature. Retry and Forget act on the
+// marked jobs when any are marked; Back (esc) unmarks first.
 type jobKeys struct {
 	listKeys
-	Open, Back, Filter, Retry, RetryAll, Forget, ForgetAll key.Binding
+	Open, Back, Filter, Retry, RetryAll, Forget, ForgetAll, Mark, Copy key.Binding
 }
 
 // detailKeys drive the detail of one job.
 type detailKeys struct {
-	Up, Down, PageUp, PageDown, Section, Back, Retry, Forget key.Binding
+	Up, Down, PageUp, PageDown, Top, Bottom, Section, Back, Retry, Forget, Copy key.Binding
 }
 
 // confirmKeys answer a confirmation.
@@ -82,6 +85,10 @@ func newKeyMap(readOnly bool) keyMap {
 			Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 			Retry:    key.NewBinding(key.WithKeys("r", "R"), key.WithHelp("r", "retry signature")),
 			Forget:   key.NewBinding(key.WithKeys("f", "F"), key.WithHelp("f", "forget signature")),
+			Mark:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark")),
+			Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+			Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
+			Clear:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear marks/filter")),
 		},
 		Jobs: jobKeys{
 			listKeys:  newListKeys(),
@@ -92,16 +99,21 @@ func newKeyMap(readOnly bool) keyMap {
 			RetryAll:  key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "retry signature")),
 			Forget:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forget job")),
 			ForgetAll: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "forget signature")),
+			Mark:      key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark")),
+			Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
 		},
 		Detail: detailKeys{
 			Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
 			Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
 			PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
 			PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f", " "), key.WithHelp("pgdn", "page down")),
+			Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
+			Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
 			Section:  key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "section")),
 			Back:     key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
 			Retry:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry job")),
 			Forget:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forget job")),
+			Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
 		},
 		Confirm: confirmKeys{
 			Yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
@@ -118,7 +130,8 @@ func newKeyMap(readOnly bool) keyMap {
 	}
 	if readOnly {
 		for _, b := range []*key.Binding{&k.Signatures.Retry, &k.Signatures.Forget, &k.Jobs.Retry,
-			&k.Jobs.RetryAll, &k.Jobs.Forget, &k.Jobs.ForgetAll, &k.Detail.Retry, &k.Detail.Forget} {
+			&k.Jobs.RetryAll, &k.Jobs.Forget, &k.Jobs.ForgetAll, &k.Detail.Retry, &k.Detail.Forget,
+			&k.Signatures.Mark, &k.Jobs.Mark} {
 			b.SetEnabled(false)
 		}
 	}
@@ -146,13 +159,13 @@ func (k keyMap) helpFor(s state) pageHelp {
 		j := k.Jobs
 		return pageHelp{
 			short: append([]key.Binding{j.Open, j.Back, j.Filter, j.Retry, j.Forget}, g...),
-			more:  append(j.listKeys.bindings(), j.RetryAll, j.ForgetAll, k.Global.Refresh),
+			more:  append(j.listKeys.bindings(), j.Mark, j.RetryAll, j.ForgetAll, j.Copy, k.Global.Refresh),
 		}
 	case stateDetail:
 		d := k.Detail
 		return pageHelp{
 			short: append([]key.Binding{d.Section, d.Back, d.Retry, d.Forget}, g...),
-			more:  []key.Binding{d.Up, d.Down, d.PageUp, d.PageDown, k.Global.Refresh},
+			more:  []key.Binding{d.Up, d.Down, d.PageUp, d.PageDown, d.Top, d.Bottom, d.Copy, k.Global.Refresh},
 		}
 	case stateConfirm:
 		return pageHelp{short: []key.Binding{k.Confirm.Yes, k.Confirm.No}}
@@ -165,7 +178,7 @@ func (k keyMap) helpFor(s state) pageHelp {
 		s := k.Signatures
 		return pageHelp{
 			short: append([]key.Binding{s.Open, s.Filter, s.Retry, s.Forget}, g...),
-			more:  append(s.listKeys.bindings(), k.Global.Refresh),
+			more:  append(s.listKeys.bindings(), s.Mark, s.Sort, s.Copy, s.Clear, k.Global.Refresh),
 		}
 	}
 }

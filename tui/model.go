@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
 // state is what the root model shows: a page (signatures, jobs, detail) or
@@ -64,8 +65,11 @@ type Model struct {
 	window  windowState
 	status  statusLine
 
-	cancelScan context.CancelFunc
-	firstScan  tea.Cmd // the scan Init starts; New sets it up so Init need not change the model
+	cancelScan    context.CancelFunc
+	cancelPreview context.CancelFunc // the dry run of the open retry dialog
+	firstScan     tea.Cmd            // the scan Init starts; New sets it up so Init need not change the model
+	// clipboard is where y writes its OSC 52 sequence: the terminal.
+	clipboard io.Writer
 }
 
 // statusLine is the one line of feedback after an action.
@@ -108,7 +112,7 @@ func New(ctx context.Context, b Backend, a Actions, opts Options, out io.Writer)
 		ctx: ctx, backend: b, actions: a, opts: opts, now: now, tick: tea.Tick,
 		st: st, keys: newKeyMap(a == nil), help: h, spin: sp,
 		width: 80, height: 24,
-		filter: newFilterForm(st),
+		filter: newFilterForm(st), clipboard: out,
 	}
 	m.firstScan = m.startGroup(false)
 	m.window.seq = m.nextSeq()
@@ -171,7 +175,19 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize(msg.Width, msg.Height)
 		return m, nil
 	case tea.KeyMsg:
+		if keys := splitBurst(msg); keys != nil {
+			return m.handleBurst(keys)
+		}
 		return m.handleKey(msg)
+	case previewMsg:
+		return m.onPreview(msg)
+	case copiedMsg:
+		if msg.err != nil {
+			m.status = statusLine{text: "Could not copy the " + msg.what + ": " + errText(msg.err), isErr: true}
+		} else {
+			m.status = statusLine{text: "Copied " + msg.what + " " + sanitize.Line(msg.text) + " (OSC 52)."}
+		}
+		return m, nil
 	case groupMsg:
 		return m.onGroup(msg)
 	case pageMsg:
@@ -209,14 +225,70 @@ func (m *Model) resize(w, h int) {
 	}
 	m.width, m.height = w, h
 	m.help.Width = w
+	m.clearStatus() // it was laid out for the old width
 	m.detail.resize(m.st, w, m.bodyHeight())
 }
 
-// bodyHeight is the rows between the two header lines and the status and
-// footer lines.
-func (m Model) bodyHeight() int { return m.height - 4 }
+// bodyHeight is the rows between the two header lines and the status
+// (one line, two when a long status wraps) and footer lines.
+func (m Model) bodyHeight() int { return m.height - 3 - m.statusHeight() }
 
+// splitBurst returns the keys of a multi-rune message one rune each, nil
+// for anything else. Bubbletea v1 reports runes that arrive in one read as
+// one KeyRunes message, so "gjjjr" typed (or sent by tmux) quickly would
+// match no binding and be lost. A paste stays whole: it is text.
+func splitBurst(msg tea.KeyMsg) []tea.KeyMsg {
+	if msg.Type != tea.KeyRunes || msg.Paste || len(msg.Runes) < 2 {
+		return nil
+	}
+	keys := make([]tea.KeyMsg, len(msg.Runes))
+	for i, r := range msg.Runes {
+		keys[i] = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
+	}
+	return keys
+}
+
+// handleBurst handles keys in turn as if each had its own message. In the
+// filter form the rest of the burst is typed text, so it goes in whole.
+func (m Model) handleBurst(keys []tea.KeyMsg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	for i, k := range keys {
+		if m.state == stateFilter {
+			rest := tea.KeyMsg{Type: tea.KeyRunes, Alt: k.Alt}
+			for _, r := range keys[i:] {
+				rest.Runes = append(rest.Runes, r.Runes...)
+			}
+			mm, cmd := m.handleKey(rest)
+			return mm, tea.Batch(append(cmds, cmd)...)
+		}
+		mm, cmd := m.handleKey(k)
+		m = mm.(Model)
+		cmds = append(cmds, cmd)
+	}
+	return m, tea.Batch(cmds...)
+}
+
+// handleKey handles one key. A status line belongs to the screen it was
+// said on: a key that changes the page or opens or closes a dialog clears
+// it, unless the key itself said something.
 func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	before, said := m.state, m.status
+	mm, cmd := m.dispatchKey(msg)
+	nm := mm.(Model)
+	if nm.state != before && nm.status == said {
+		nm.clearStatus()
+	}
+	return nm, cmd
+}
+
+// clearStatus removes the status line, except while an action runs.
+func (m *Model) clearStatus() {
+	if m.status.text != busyText {
+		m.status = statusLine{}
+	}
+}
+
+func (m Model) dispatchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if msg.String() == "ctrl+c" {
 		return m, m.quit()
 	}
@@ -226,14 +298,12 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case stateConfirm:
 		switch {
 		case key.Matches(msg, m.keys.Confirm.Yes):
-			cmd := m.confirm.run
-			m.state = m.page
-			m.confirm = confirmation{}
+			cmd := actionCmd(m.ctx, m.actions, m.confirm.act)
+			m.closeConfirm()
 			m.status = statusLine{text: busyText}
 			return m, tea.Batch(cmd, m.startSpin())
 		case key.Matches(msg, m.keys.Confirm.No):
-			m.state = m.page
-			m.confirm = confirmation{}
+			m.closeConfirm()
 			m.status = statusLine{text: "Cancelled."}
 		}
 		return m, nil
@@ -268,7 +338,18 @@ func (m Model) quit() tea.Cmd {
 	if m.cancelScan != nil {
 		m.cancelScan()
 	}
+	if m.cancelPreview != nil {
+		m.cancelPreview()
+	}
 	return tea.Quit
+}
+
+// copyCmd copies an id to the clipboard (y).
+func (m Model) copyCmd(what, text string) tea.Cmd {
+	if m.clipboard == nil {
+		return nil
+	}
+	return copyCmd(m.clipboard, what, text)
 }
 
 // busyText is the status while an action runs.
@@ -361,23 +442,26 @@ func (m Model) onDetail(msg detailMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// onAction shows what an action did and applies it to the lists at once
+// (the jobs it took away leave, their signatures' counts drop), then
+// re-reads: the screen never shows counts the database no longer has while
+// the refresh runs. A failed multi-part action still applies the parts
+// that ran.
 func (m Model) onAction(msg actionMsg) (tea.Model, tea.Cmd) {
-	if msg.err != nil {
-		verb := "Retry"
-		if msg.kind == actionForget {
-			verb = "Forget"
-		}
-		m.status = statusLine{text: verb + " of " + msg.what + " failed: " + errText(msg.err), isErr: true}
+	m.status = statusLine{text: actionSummary(msg), isErr: msg.err != nil}
+	m.sigs.drop(msg.removed)
+	m.jobs.drop(msg.ids())
+	if msg.err != nil && msg.done() == 0 {
 		return m, nil
 	}
-	m.status = statusLine{text: actionSummary(msg)}
+	m.jobs.marked, m.sigs.marked = nil, nil
 	// The job or signature is gone from the failed list: step back to the
 	// list it was in and re-read it so that it visibly leaves.
 	switch m.state {
 	case stateDetail:
 		m.state = stateJobs
 	}
-	if m.state == stateJobs && msg.whole {
+	if m.state == stateJobs && msg.act.whole {
 		m.state = stateSignatures
 	}
 	return m, m.refresh()

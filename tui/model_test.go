@@ -143,7 +143,7 @@ func TestRetryOneJobLeavesTheList(t *testing.T) {
 	if got := h.m.sigs.items[0].Count; got != 119 {
 		t.Errorf("signature count after refresh = %d, want 119", got)
 	}
-	if !strings.Contains(h.view(), "Retried 1 job of job "+job.ID) {
+	if !strings.Contains(h.view(), "Retried job "+job.ID+" onto default (1).") {
 		t.Errorf("status line missing:\n%s", h.view())
 	}
 }

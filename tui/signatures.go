@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,138 @@ type sigList struct {
 	loaded     bool // a scan has ended at least once
 	progress   triage.GroupProgress
 	err        error
+	// marked are the signatures space marked, by id: a bulk retry or
+	// forget acts on them. Ids that leave the list leave the set.
+	marked map[string]bool
+	// order is how items are sorted; every snapshot is re-sorted.
+	order sortOrder
+}
+
+// sortOrder is the signatures page's sort, cycled by s.
+type sortOrder int
+
+const (
+	sortCount     sortOrder = iota // biggest first, as triage returns them
+	sortLastSeen                   // most recent failure first
+	sortFirstSeen                  // newest signature first: what just started failing
+	sortOrders
+)
+
+func (o sortOrder) String() string {
+	return [...]string{"count", "last seen", "first seen"}[o]
+}
+
+// sortColumn is the signatureColumns index the order sorts by.
+func (o sortOrder) sortColumn() int { return int(o) }
+
+// sorted returns sigs in order o; the input (a backend snapshot) is not
+// changed. Ties keep the backend's order (count, then recency).
+func (o sortOrder) sorted(sigs []triage.Signature) []triage.Signature {
+	if o == sortCount || len(sigs) < 2 {
+		return sigs
+	}
+	out := append([]triage.Signature(nil), sigs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if o == sortLastSeen {
+			return out[i].LastSeen.After(out[j].LastSeen)
+		}
+		return out[i].FirstSeen.After(out[j].FirstSeen)
+	})
+	return out
+}
+
+// resort applies the current order to items, keeping the cursor on the
+// signature it was on.
+func (l *sigList) resort() {
+	keep := l.cursorID()
+	// Sorting from the backend order every time keeps ties stable.
+	l.items = l.order.sorted(append([]triage.Signature(nil), l.items...))
+	l.follow(keep)
+}
+
+func (l sigList) cursorID() string {
+	if l.cursor >= 0 && l.cursor < len(l.items) {
+		return l.items[l.cursor].ID
+	}
+	return ""
+}
+
+// follow puts the cursor back on id when it is still listed.
+func (l *sigList) follow(id string) {
+	l.cursor = clampCursor(l.cursor, len(l.items))
+	for i, s := range l.items {
+		if s.ID == id {
+			l.cursor = i
+			return
+		}
+	}
+}
+
+// toggle marks or unmarks the signature under the cursor.
+func (l *sigList) toggle() {
+	id := l.cursorID()
+	if id == "" {
+		return
+	}
+	if l.marked == nil {
+		l.marked = map[string]bool{}
+	}
+	if l.marked[id] {
+		delete(l.marked, id)
+	} else {
+		l.marked[id] = true
+	}
+}
+
+// markedItems are the marked signatures in list order.
+func (l sigList) markedItems() []triage.Signature {
+	var out []triage.Signature
+	for _, s := range l.items {
+		if l.marked[s.ID] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// pruneMarks drops marks of signatures no longer listed.
+func (l *sigList) pruneMarks() {
+	if len(l.marked) == 0 {
+		return
+	}
+	listed := make(map[string]bool, len(l.items))
+	for _, s := range l.items {
+		listed[s.ID] = true
+	}
+	for id := range l.marked {
+		if !listed[id] {
+			delete(l.marked, id)
+		}
+	}
+}
+
+// drop applies an action's result at once: each signature loses the jobs
+// the action removed, and leaves the list when none are left, so the
+// screen never shows counts the database no longer has while the refresh
+// that confirms them runs.
+func (l *sigList) drop(removed map[string]int) {
+	if len(removed) == 0 {
+		return
+	}
+	keep := l.cursorID()
+	kept := l.items[:0:0]
+	for _, s := range l.items {
+		if n, ok := removed[s.ID]; ok {
+			s.Count -= n
+			if s.Count <= 0 {
+				delete(l.marked, s.ID)
+				continue
+			}
+		}
+		kept = append(kept, s)
+	}
+	l.items = kept
+	l.follow(keep)
 }
 
 func (l *sigList) startScan(seq int, keep bool) {
@@ -53,21 +186,16 @@ func (l *sigList) apply(p triage.GroupProgress) {
 	} else if l.refreshing {
 		return
 	}
-	var keepID string
-	if l.cursor < len(l.items) {
-		keepID = l.items[l.cursor].ID
-	}
-	l.items = p.Signatures
-	l.cursor = clampCursor(l.cursor, len(l.items))
-	for i, s := range l.items {
-		if s.ID == keepID {
-			l.cursor = i
-			break
-		}
+	keep := l.cursorID()
+	l.items = l.order.sorted(p.Signatures)
+	l.follow(keep)
+	if p.Done {
+		l.pruneMarks()
 	}
 }
 
-func (l sigList) selected() (triage.Signature, bool) {
+// current is the signature under the cursor.
+func (l sigList) current() (triage.Signature, bool) {
 	if l.cursor < 0 || l.cursor >= len(l.items) {
 		return triage.Signature{}, false
 	}
@@ -109,18 +237,44 @@ func (m Model) signaturesKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Filter):
 		return m.openFilter()
 	case key.Matches(msg, k.Open):
-		s, ok := m.sigs.selected()
+		s, ok := m.sigs.current()
 		if !ok {
 			return m, nil
 		}
 		return m.openJobs(s)
-	case key.Matches(msg, k.Retry):
-		if s, ok := m.sigs.selected(); ok {
-			m.askSignature(actionRetry, s, m.sigs.loading)
+	case key.Matches(msg, k.Mark):
+		// Mark and step down, so space space space marks a run of rows.
+		m.sigs.toggle()
+		m.sigs.cursor = clampCursor(m.sigs.cursor+1, len(m.sigs.items))
+	case key.Matches(msg, k.Sort):
+		m.sigs.order = (m.sigs.order + 1) % sortOrders
+		m.sigs.resort()
+		m.status = statusLine{text: "Sorted by " + m.sigs.order.String() + "."}
+	case key.Matches(msg, k.Copy):
+		if s, ok := m.sigs.current(); ok {
+			return m, m.copyCmd("signature id", s.ID)
 		}
-	case key.Matches(msg, k.Forget):
-		if s, ok := m.sigs.selected(); ok {
-			m.askSignature(actionForget, s, m.sigs.loading)
+	case key.Matches(msg, k.Clear):
+		switch {
+		case len(m.sigs.marked) > 0:
+			m.sigs.marked = nil
+			m.status = statusLine{text: "Marks cleared."}
+		case !isZeroQuery(m.query):
+			mm, cmd := m.applyFilter(triage.Query{})
+			nm := mm.(Model)
+			nm.status = statusLine{text: "Filter cleared."}
+			return nm, cmd
+		}
+	case key.Matches(msg, k.Retry), key.Matches(msg, k.Forget):
+		kind := actionRetry
+		if key.Matches(msg, k.Forget) {
+			kind = actionForget
+		}
+		if marked := m.sigs.markedItems(); len(marked) > 0 {
+			return m, m.askSignatures(kind, marked, m.sigs.loading)
+		}
+		if s, ok := m.sigs.current(); ok {
+			return m, m.askSignatures(kind, []triage.Signature{s}, m.sigs.loading)
 		}
 	}
 	return m, nil
@@ -129,10 +283,12 @@ func (m Model) signaturesKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // tableRows is how many data rows a table shows under its header.
 func (m Model) tableRows() int { return m.bodyHeight() - 1 }
 
+// signatureColumns: the first three are the sort keys, in sortOrder order;
+// their Min leaves room for the sort arrow.
 var signatureColumns = []column{
 	{Title: "COUNT", Min: 7, Right: true},
-	{Title: "LAST SEEN", Min: 9},
-	{Title: "FIRST SEEN", Min: 10},
+	{Title: "LAST SEEN", Min: 10},
+	{Title: "FIRST SEEN", Min: 11},
 	{Title: "JOB", Min: 14, Max: 40, Flex: true, Weight: 2},
 	{Title: "EXCEPTION", Min: 20, Flex: true, Weight: 3},
 	{Title: "QUEUES", Min: 8, Max: 24, Flex: true},
@@ -148,25 +304,27 @@ func (m Model) signaturesBody(height int) []string {
 	case len(l.items) == 0:
 		return m.emptyBody()
 	}
-	widths := fitColumns(signatureColumns, m.width)
-	lines := []string{m.st.TableHead.Render(tableHeader(signatureColumns, widths))}
+	cols := append([]column(nil), signatureColumns...)
+	cols[l.order.sortColumn()].Title += sortArrow
+	widths := fitColumns(cols, m.width-gutterWidth)
+	lines := []string{m.st.TableHead.Render(gutterBlank + tableHeader(cols, widths))}
 	rows := height - 1
 	l.offset = scrollOffset(l.offset, l.cursor, rows, len(l.items))
 	now := m.now()
 	for i := l.offset; i < len(l.items) && i < l.offset+rows; i++ {
 		s := l.items[i]
-		row := tableRow(signatureColumns, widths, []string{
+		row := tableRow(cols, widths, []string{
 			count(s.Count), ago(now, s.LastSeen), ago(now, s.FirstSeen),
 			classTail(s.Class, widths[3]), exceptionText(s.ExceptionClass, s.Example),
 			strings.Join(s.Queues, ","),
 		})
-		if i == l.cursor {
-			row = m.st.Selected.Render(row)
-		}
-		lines = append(lines, row)
+		lines = append(lines, m.tableLine(row, i == l.cursor, l.marked[s.ID]))
 	}
 	return lines
 }
+
+// sortArrow marks the column the signatures are sorted by (descending).
+const sortArrow = "▼"
 
 // exceptionText is "Short: message" with the exception's namespace dropped.
 func exceptionText(class, message string) string {

@@ -142,3 +142,35 @@ func classTail(class string, w int) string {
 	}
 	return ansi.TruncateLeft(line, cw-w+1, "…")
 }
+
+// Every table row starts with a gutter: the cursor mark, the mark of a
+// marked (space) row, and a space. The marks are characters, not styling,
+// so the row r or f acts on stays visible under NO_COLOR, on a monochrome
+// terminal and in a screen reader, where reverse video is stripped.
+const (
+	cursorMark  = "▌"
+	markedMark  = "✓"
+	gutterWidth = 3
+	gutterBlank = "   "
+)
+
+func gutter(cursor, marked bool) string {
+	c, s := " ", " "
+	if cursor {
+		c = cursorMark
+	}
+	if marked {
+		s = markedMark
+	}
+	return c + s + " "
+}
+
+// tableLine is one data row with its gutter; the cursor row is also drawn
+// in reverse video where the terminal has it.
+func (m Model) tableLine(row string, cursor, marked bool) string {
+	line := gutter(cursor, marked) + row
+	if cursor {
+		return m.st.Selected.Render(line)
+	}
+	return line
+}

@@ -37,7 +37,8 @@ func (m Model) View() string {
 			lines = append(lines, "")
 		}
 	}
-	lines = append(lines, m.statusView(), m.help.ShortHelpView(m.keys.helpFor(m.state).ShortHelp()))
+	lines = append(lines, m.statusLines()...)
+	lines = append(lines, m.help.ShortHelpView(m.keys.helpFor(m.state).ShortHelp()))
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, m.width, "")
 	}
@@ -45,21 +46,30 @@ func (m Model) View() string {
 }
 
 // headerLine: where we are connected, how many jobs failed, the failure
-// count of the alert window against its threshold, and read-only mode.
+// count of the alert window against its threshold, and read-only mode. On
+// a narrow terminal the connection (app and database) is cut first: the
+// counts, the alert and READ-ONLY are what the header is for.
 func (m Model) headerLine() string {
-	parts := []string{m.st.Header.Render("jobtriage")}
-	if m.opts.Connection != "" {
-		parts = append(parts, m.st.Muted.Render(sanitize.Line(m.opts.Connection)))
-	}
-	parts = append(parts, m.totalText())
+	sep := m.st.Muted.Render(" · ")
+	head := []string{m.st.Header.Render("jobtriage")}
+	tail := []string{m.totalText()}
 	if w := m.windowText(); w != "" {
-		parts = append(parts, w)
+		tail = append(tail, w)
 	}
 	if m.readOnly() {
-		parts = append(parts, m.st.ReadOnly.Render("READ-ONLY"))
+		tail = append(tail, m.st.ReadOnly.Render("READ-ONLY"))
 	}
-	return strings.Join(parts, m.st.Muted.Render(" · "))
+	if m.opts.Connection != "" {
+		fixed := ansi.StringWidth(strings.Join(append(head, tail...), sep)) + ansi.StringWidth(sep)
+		if room := m.width - fixed; room >= minConnectionWidth {
+			head = append(head, m.st.Muted.Render(sanitize.Truncate(m.opts.Connection, room)))
+		}
+	}
+	return strings.Join(append(head, tail...), sep)
 }
+
+// minConnectionWidth is the narrowest cut of the connection worth showing.
+const minConnectionWidth = 8
 
 func (m Model) windowText() string {
 	if m.opts.Window <= 0 {
@@ -107,21 +117,56 @@ func (m Model) crumbLine() string {
 	if s := m.scanStatus(); s != "" {
 		parts = append(parts, m.st.Muted.Render(s))
 	}
-	return strings.Join(parts, "  ")
+	left := strings.Join(parts, "  ")
+	// The position sits at the right edge; when the crumb and filter need
+	// the room it shrinks to "12/120", and the crumb is cut last.
+	pos := m.position(page, false)
+	if pos == "" {
+		return left
+	}
+	if ansi.StringWidth(left)+2+ansi.StringWidth(pos) > m.width {
+		pos = m.position(page, true)
+	}
+	pw := ansi.StringWidth(pos)
+	room := m.width - pw - 2
+	if room < 0 {
+		return left
+	}
+	left = ansi.Truncate(left, room, "…")
+	gap := m.width - ansi.StringWidth(left) - pw
+	return left + strings.Repeat(" ", gap) + m.st.Muted.Render(pos)
 }
 
-func (m Model) statusView() string {
+// maxStatusLines bounds a long status: it wraps onto a second line (the
+// body gives that line up) and is cut after it.
+const maxStatusLines = 2
+
+// statusLines are the status, wrapped to the width: at least one line
+// (blank when there is nothing to say).
+func (m Model) statusLines() []string {
 	if m.status.text == "" {
-		return ""
-	}
-	if m.status.isErr {
-		return m.st.ErrorText.Render(sanitize.Line(m.status.text))
+		return []string{""}
 	}
 	if m.status.text == busyText {
-		return m.spin.View() + " " + busyText
+		return []string{m.spin.View() + " " + busyText}
 	}
-	return m.st.StatusOK.Render(sanitize.Line(m.status.text))
+	text := sanitize.Line(m.status.text)
+	style := m.st.StatusOK
+	if m.status.isErr {
+		style = m.st.ErrorText
+	}
+	lines := strings.Split(ansi.Wrap(text, m.width, `/\-`), "\n")
+	if len(lines) > maxStatusLines {
+		rest := strings.Join(lines[maxStatusLines-1:], " ")
+		lines = append(lines[:maxStatusLines-1], sanitize.Truncate(rest, m.width))
+	}
+	for i, l := range lines {
+		lines[i] = style.Render(l)
+	}
+	return lines
 }
+
+func (m Model) statusHeight() int { return len(m.statusLines()) }
 
 func (m Model) helpBody() []string {
 	lines := []string{"", m.st.Header.Render("  Keys"), ""}
@@ -165,3 +210,38 @@ func errText(err error) string {
 
 // stripped removes styling to measure a rendered line.
 func stripped(s string) string { return ansi.Strip(s) }
+
+// position says where the cursor is in the list of page: "120 of 9,092
+// jobs" (short: "120/9,092"), and how many rows are marked. The jobs total is the signature's
+// count (the list is read a page at a time).
+func (m Model) position(page state, short bool) string {
+	var at, of, marked int
+	noun := "signatures"
+	switch page {
+	case stateSignatures:
+		at, of, marked = m.sigs.cursor+1, len(m.sigs.items), len(m.sigs.marked)
+	case stateJobs:
+		at, of, marked = m.jobs.cursor+1, max(m.jobs.sig.Count, len(m.jobs.items)), len(m.jobs.marked)
+		noun = "jobs"
+	default:
+		return ""
+	}
+	if of == 0 {
+		return ""
+	}
+	if short {
+		p := count(at) + "/" + count(of)
+		if marked > 0 {
+			p += " ·" + count(marked) + "✓"
+		}
+		return p
+	}
+	p := count(at) + " of " + count(of) + " " + noun
+	if of == 1 {
+		p = strings.TrimSuffix(p, "s")
+	}
+	if marked > 0 {
+		p += " · " + count(marked) + " marked"
+	}
+	return p
+}
