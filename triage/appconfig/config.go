@@ -337,7 +337,9 @@ func chooseEnvFile(o Options, environ map[string]string, dir, cwd string) (strin
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(cwd, path)
 		}
-		if !isFile(path) {
+		if ok, err := DotenvPresent(path); err != nil {
+			return "", nil, err
+		} else if !ok {
 			return "", nil, fmt.Errorf("env file %s does not exist", quoteShort(path))
 		}
 		return path, nil, nil
@@ -351,7 +353,10 @@ func chooseEnvFile(o Options, environ map[string]string, dir, cwd string) (strin
 			return base + "." + appEnv, nil, nil
 		}
 	}
-	if !isFile(base) {
+	if ok, err := DotenvPresent(base); err != nil {
+		// A .env that is there but unreadable is not "no .env".
+		return "", nil, err
+	} else if !ok {
 		return "", []string{fmt.Sprintf("no .env file in %s; using the real environment and Laravel's defaults", dir)}, nil
 	}
 	var warnings []string

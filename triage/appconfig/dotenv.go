@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -55,7 +57,7 @@ func ParseDotenvEnv(r io.Reader, environ map[string]string) (map[string]string, 
 	if err != nil {
 		return nil, err
 	}
-	return loadDotenvEntries(entries, environ), nil
+	return loadDotenvEntries(entries, environ)
 }
 
 // LoadDotenv reads and parses the dotenv file at path (see ParseDotenv).
@@ -63,17 +65,71 @@ func LoadDotenv(path string) (map[string]string, error) {
 	return loadDotenvFile(path, nil)
 }
 
+// loadDotenvFile reads a dotenv file that must be a regular file. It is
+// opened non-blocking and checked after opening, so that a FIFO named .env
+// is refused instead of waiting forever for a writer, and a directory, a
+// device or a symlink loop is an error naming the path, never "absent".
 func loadDotenvFile(path string, environ map[string]string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err // callers tell "absent" by os.IsNotExist
+	} else if err != nil {
+		return nil, dotenvPathError(path, err)
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, dotenvPathError(path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("env file %s is %s, not a regular file", path, fileKind(st.Mode()))
+	}
 	vars, err := ParseDotenvEnv(f, environ)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return vars, nil
+}
+
+// DotenvPresent reports whether a dotenv file exists at path. Only "nothing
+// there" (including a dangling symlink, which PHP's is_file reads the same
+// way) is absent; a directory, FIFO, device, symlink loop or unreadable
+// parent is an error naming what is wrong, so that a broken .env is never
+// silently replaced by Laravel's defaults.
+func DotenvPresent(path string) (bool, error) {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, dotenvPathError(path, err)
+	case !st.Mode().IsRegular():
+		return false, fmt.Errorf("env file %s is %s, not a regular file", path, fileKind(st.Mode()))
+	}
+	return true, nil
+}
+
+// dotenvPathError explains why a dotenv path cannot be read.
+func dotenvPathError(path string, err error) error {
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("env file %s is a symlink loop", path)
+	}
+	return fmt.Errorf("env file %s cannot be read: %w", path, err)
+}
+
+// fileKind names a non-regular file's type for messages.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }
 
 // normaliseDotenvBytes mirrors phpdotenv's Str::utf8: mb_convert_encoding turns
@@ -154,8 +210,14 @@ func parseDotenvEntries(content string) ([]dotenvEntry, error) {
 			logical = append(logical, dotenvLine{text: text, num: num})
 		}
 	}
-	// Like phpdotenv, an unterminated multi-line value at the end of the file
-	// is silently dropped, so the variable stays unset in both tools.
+	if multiline {
+		// phpdotenv (5.x as Debian ships it) silently drops a double-quoted
+		// value that never closes, leaving the variable unset; a dropped
+		// DB_PASSWORD or DB_HOST would send jobtriage to another database
+		// than the one meant, so this is an error, as an unclosed single
+		// quote is in both.
+		return nil, fmt.Errorf("line %d: missing closing quote (the double-quoted value runs to the end of the file)", bufferStart)
+	}
 
 	entries := make([]dotenvEntry, 0, len(logical))
 	for _, l := range logical {
@@ -382,8 +444,19 @@ func lexDotenvValue(s string) []string {
 
 var dotenvVarRef = regexp.MustCompile(`\A\$\{([a-zA-Z0-9_.]+)\}`)
 
+// Bounds of ${VAR} expansion: each value may quote earlier ones, so a few
+// kilobytes of nested references (B=${A}${A}…, C=${B}${B}…) grow
+// exponentially; past these the file is refused instead of exhausting memory.
+const (
+	maxDotenvValueBytes    = 1 << 20  // one expanded value
+	maxDotenvExpandedBytes = 16 << 20 // all expanded values together
+)
+
+// errDotenvExpansion is the error of a file whose ${VAR} expansion is too big.
+var errDotenvExpansion = errors.New("${VAR} expansion too large")
+
 // loadDotenvEntries is phpdotenv's Loader over Laravel's immutable repository.
-func loadDotenvEntries(entries []dotenvEntry, environ map[string]string) map[string]string {
+func loadDotenvEntries(entries []dotenvEntry, environ map[string]string) (map[string]string, error) {
 	loaded := map[string]string{}
 	lookup := func(name string) (string, bool) {
 		if v, ok := environ[name]; ok {
@@ -392,6 +465,7 @@ func loadDotenvEntries(entries []dotenvEntry, environ map[string]string) map[str
 		v, ok := loaded[name]
 		return v, ok
 	}
+	total := 0
 	for _, e := range entries {
 		if _, external := environ[e.name]; external {
 			continue
@@ -400,14 +474,20 @@ func loadDotenvEntries(entries []dotenvEntry, environ map[string]string) map[str
 			delete(loaded, e.name)
 			continue
 		}
-		loaded[e.name] = resolveDotenvValue(*e.value, lookup)
+		v, ok := resolveDotenvValue(*e.value, lookup, maxDotenvValueBytes)
+		if total += len(v); !ok || total > maxDotenvExpandedBytes {
+			return nil, fmt.Errorf("line %d: %s: %w (over %d bytes for one value or %d for the file)",
+				e.line, e.name, errDotenvExpansion, maxDotenvValueBytes, maxDotenvExpandedBytes)
+		}
+		loaded[e.name] = v
 	}
-	return loaded
+	return loaded, nil
 }
 
 // resolveDotenvValue substitutes ${NAME} at each recorded '$', last first, so
-// a substituted value is never scanned again; unknown names stay literal.
-func resolveDotenvValue(v dotenvValue, lookup func(string) (string, bool)) string {
+// a substituted value is never scanned again; unknown names stay literal. It
+// gives up (ok false) as soon as the value would exceed limit bytes.
+func resolveDotenvValue(v dotenvValue, lookup func(string) (string, bool), limit int) (_ string, ok bool) {
 	positions := append([]int(nil), v.vars...)
 	sort.Sort(sort.Reverse(sort.IntSlice(positions)))
 	s := v.chars
@@ -417,8 +497,11 @@ func resolveDotenvValue(v dotenvValue, lookup func(string) (string, bool)) strin
 			continue
 		}
 		if val, ok := lookup(m[1]); ok {
+			if len(s)-len(m[0])+len(val) > limit {
+				return "", false
+			}
 			s = s[:i] + val + s[i+len(m[0]):]
 		}
 	}
-	return s
+	return s, true
 }

@@ -3,6 +3,7 @@ package appconfig
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,7 +55,11 @@ var dotenvCases = []dotenvCase{
 	{name: "multi-line double quoted", in: "KEY=\"-----BEGIN-----\nabc\n-----END-----\"\nB=2\n", want: map[string]string{"KEY": "-----BEGIN-----\nabc\n-----END-----", "B": "2"}},
 	{name: "multi-line with comment lines inside", in: "A=\"x\n# not a comment\ny\"\n", want: map[string]string{"A": "x\n# not a comment\ny"}},
 	{name: "multi-line closing quote alone", in: "A=\"x\n\"\n", want: map[string]string{"A": "x\n"}},
-	{name: "unterminated multi-line is dropped", in: "B=1\nA=\"x\ny\n", want: map[string]string{"B": "1"}},
+	// phpdotenv drops it silently; we refuse it (see deliberateDeviations).
+	{name: "unterminated multi-line is an error", in: "B=1\nA=\"x\ny\n", wantErr: "missing closing quote"},
+	{name: "unterminated last line is an error", in: "B=1\nA=\"x\n", wantErr: "line 2: missing closing quote"},
+	{name: "nested expansion is bounded", in: nestedExpansion(), wantErr: "expansion too large"},
+	{name: "expansion within bounds", in: "A=ab\nB=${A}${A}\nC=\"${B}-${B}\"\n", want: map[string]string{"A": "ab", "B": "abab", "C": "abab-abab"}},
 	{name: "equals with no name", in: "=x\n", wantErr: "no variable name"},
 	{name: "invalid name", in: "my secret line\n", wantErr: "invalid variable name"},
 	{name: "dotted name", in: "a.b_C=1\n", want: map[string]string{"a.b_C": "1"}},
@@ -164,6 +169,23 @@ func TestCast(t *testing.T) {
 	}
 }
 
+// nestedExpansion is a 2 KB .env whose ${VAR} references double the value
+// at each line: 2^40 bytes if expanded, which ran Go out of memory.
+func nestedExpansion() string {
+	var b strings.Builder
+	b.WriteString("V0=" + strings.Repeat("x", 1000) + "\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, "V%d=${V%d}${V%d}\n", i, i-1, i-1)
+	}
+	return b.String()
+}
+
+// deliberateDeviations are inputs phpdotenv accepts and jobtriage refuses on
+// purpose: a double-quoted value left open to the end of the file, which
+// phpdotenv drops silently (the variable, often DB_PASSWORD, stays unset),
+// and expansions too large to hold.
+var deliberateDeviations = map[string]bool{"B=1\nA=\"x\ny\n": true, "B=1\nA=\"x\n": true}
+
 // TestParseDotenvMatchesPhpdotenv runs every case, plus inputs chosen to probe
 // the edges of the state machine, through the real phpdotenv that Laravel 8.83
 // uses, and requires the same variables or the same accept/reject decision.
@@ -186,6 +208,9 @@ func TestParseDotenvMatchesPhpdotenv(t *testing.T) {
 		inputs = append(inputs, dotenvCase{name: in, in: in})
 	}
 	for _, tc := range inputs {
+		if strings.Contains(tc.wantErr, "expansion too large") {
+			continue // PHP itself runs out of memory on it
+		}
 		env, _ := json.Marshal(tc.environ)
 		cmd := exec.Command("php", "testdata/dotenv_oracle.php", string(env))
 		cmd.Stdin = strings.NewReader(tc.in)
@@ -204,6 +229,7 @@ func TestParseDotenvMatchesPhpdotenv(t *testing.T) {
 		switch {
 		case php.Error != "" && err == nil:
 			t.Errorf("%q: phpdotenv rejects it (%s) but we accept %q", tc.in, php.Error, got)
+		case php.Error == "" && err != nil && (deliberateDeviations[tc.in] || strings.Contains(err.Error(), "expansion too large")):
 		case php.Error == "" && err != nil:
 			t.Errorf("%q: phpdotenv accepts %q but we fail: %v", tc.in, php.Vars, err)
 		case php.Error == "":
