@@ -34,7 +34,7 @@ type sigList struct {
 type sortOrder int
 
 const (
-	sortCount     sortOrder = iota // biggest first, as triage returns them
+	sortCount     sortOrder = iota // biggest first, as triage returns them (the default)
 	sortLastSeen                   // most recent failure first
 	sortFirstSeen                  // newest signature first: what just started failing
 	sortOrders
@@ -48,17 +48,20 @@ func (o sortOrder) String() string {
 func (o sortOrder) sortColumn() int { return int(o) }
 
 // sorted returns sigs in order o; the input (a backend snapshot) is not
-// changed. Ties keep the backend's order (count, then recency).
+// changed. Ties keep the order they came in.
 func (o sortOrder) sorted(sigs []triage.Signature) []triage.Signature {
-	if o == sortCount || len(sigs) < 2 {
+	if len(sigs) < 2 {
 		return sigs
 	}
 	out := append([]triage.Signature(nil), sigs...)
 	sort.SliceStable(out, func(i, j int) bool {
-		if o == sortLastSeen {
+		switch o {
+		case sortLastSeen:
 			return out[i].LastSeen.After(out[j].LastSeen)
+		case sortFirstSeen:
+			return out[i].FirstSeen.After(out[j].FirstSeen)
 		}
-		return out[i].FirstSeen.After(out[j].FirstSeen)
+		return out[i].Count > out[j].Count
 	})
 	return out
 }

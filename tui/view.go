@@ -59,9 +59,13 @@ func (m Model) headerLine() string {
 	if m.readOnly() {
 		tail = append(tail, m.st.ReadOnly.Render("READ-ONLY"))
 	}
+	fixed := ansi.StringWidth(strings.Join(append(head, tail...), sep))
+	if fixed > m.width {
+		// Narrower still: the program's name goes too.
+		return strings.Join(tail, sep)
+	}
 	if m.opts.Connection != "" {
-		fixed := ansi.StringWidth(strings.Join(append(head, tail...), sep)) + ansi.StringWidth(sep)
-		if room := m.width - fixed; room >= minConnectionWidth {
+		if room := m.width - fixed - ansi.StringWidth(sep); room >= minConnectionWidth {
 			head = append(head, m.st.Muted.Render(sanitize.Truncate(m.opts.Connection, room)))
 		}
 	}
@@ -137,9 +141,9 @@ func (m Model) crumbLine() string {
 	return left + strings.Repeat(" ", gap) + m.st.Muted.Render(pos)
 }
 
-// maxStatusLines bounds a long status: it wraps onto a second line (the
-// body gives that line up) and is cut after it.
-const maxStatusLines = 2
+// maxStatusLines bounds a long status: it wraps onto more lines (the body
+// gives them up) and is cut after the last.
+const maxStatusLines = 3
 
 // statusLines are the status, wrapped to the width: at least one line
 // (blank when there is nothing to say).

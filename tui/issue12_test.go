@@ -1,0 +1,430 @@
+package tui
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/google/go-cmp/cmp"
+	"github.com/muesli/termenv"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// cursorLine is the view's line holding the cursor mark.
+func cursorLine(t *testing.T, view string) string {
+	t.Helper()
+	for _, l := range strings.Split(ansi.Strip(view), "\n") {
+		if strings.HasPrefix(l, cursorMark) {
+			return l
+		}
+	}
+	t.Fatalf("no line starts with the cursor mark:\n%s", view)
+	return ""
+}
+
+// The NO_COLOR screen is compared raw, escapes and all: it must have none,
+// and the row r would act on must still be visible.
+func TestGoldenNoColor(t *testing.T) {
+	for _, keys := range [][]string{nil, {"enter", "down", "down", " "}} {
+		name := "signatures"
+		if keys != nil {
+			name = "jobs_marked"
+		}
+		t.Run(name, func(t *testing.T) {
+			f := seed()
+			h := newHarness(t, f, f, Options{Connection: "sqlite:database/database.sqlite"}, 80, 24)
+			h.keys(keys...)
+			v := h.view()
+			if strings.Contains(v, "\x1b") {
+				t.Fatalf("escape sequence under NO_COLOR:\n%q", v)
+			}
+			golden.RequireEqual(t, []byte(v))
+		})
+	}
+}
+
+// Reverse video is one way to show the cursor; the mark is the one that
+// every colour profile keeps.
+func TestCursorMarkInEveryProfile(t *testing.T) {
+	for _, p := range []termenv.Profile{termenv.Ascii, termenv.ANSI, termenv.ANSI256, termenv.TrueColor} {
+		f := seed()
+		h := newHarness(t, f, f, Options{}, 80, 24)
+		r := newRenderer(io.Discard, false)
+		r.SetColorProfile(p)
+		h.m.st = newStyles(r)
+		h.keys("down")
+		if l := cursorLine(t, h.view()); !strings.Contains(l, "SendNewsletter") {
+			t.Errorf("profile %v: cursor line %q, want the second signature", p, l)
+		}
+	}
+}
+
+// A burst of runes in one message moves the cursor rune by rune: g j j j r
+// asks about the fourth job, as typed.
+func TestBurstOfRunesMovesTheCursor(t *testing.T) {
+	f := seed()
+	ctx := t.Context()
+	m := New(ctx, f, f, Options{Now: fixedNow, NoColor: true}, nil)
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "123 failed")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor(t, tm, "1 of 120 jobs")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jjjjgjjjr")})
+	fourth := f.jobs[5].ID // the mailer and importer come first in f.jobs
+	waitFor(t, tm, "Retry 1 failed job "+fourth+"?")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("n")})
+	waitFor(t, tm, "Cancelled.")
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+	if final.state != stateJobs || final.jobs.cursor != 3 {
+		t.Fatalf("state %s cursor %d, want jobs at 3", final.state, final.jobs.cursor)
+	}
+	if len(f.retries) != 0 {
+		t.Fatal("retried after n")
+	}
+}
+
+// A paste (and the rest of a burst once the filter is open) is text.
+func TestBurstAndPasteInTheFilter(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 80, 24)
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/smtp")})
+	if h.m.state != stateFilter || h.m.filter.inputs[fieldText].Value() != "smtp" {
+		t.Fatalf("state %s text %q, want the filter with smtp", h.m.state, h.m.filter.inputs[fieldText].Value())
+	}
+	h.keys("tab")
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("emails"), Paste: true})
+	if got := h.m.filter.inputs[fieldQueue].Value(); got != "emails" {
+		t.Fatalf("pasted queue = %q", got)
+	}
+	// A paste on a list is not a string of commands.
+	h.keys("esc")
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jjq"), Paste: true})
+	if h.quit || h.m.sigs.cursor != 0 {
+		t.Fatalf("a paste ran as keys: quit %v cursor %d", h.quit, h.m.sigs.cursor)
+	}
+}
+
+func TestMarkJobsAndRetryThem(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 80, 24)
+	h.keys("enter", " ", "down", " ")
+	marked := []string{h.m.jobs.items[0].ID, h.m.jobs.items[2].ID}
+	if v := h.view(); !strings.Contains(v, "4 of 120 jobs · 2 marked") || strings.Count(v, markedMark) != 2 {
+		t.Fatalf("view:\n%s", v)
+	}
+	h.keys("r")
+	if want := "Retry 2 marked jobs?"; h.m.confirm.prompt != want {
+		t.Fatalf("prompt %q, want %q", h.m.confirm.prompt, want)
+	}
+	h.keys("y")
+	if len(f.retries) != 1 || len(f.retries[0].Refs) != 2 {
+		t.Fatalf("retries = %+v, want one call with two refs", f.retries)
+	}
+	for _, j := range h.m.jobs.items {
+		if j.ID == marked[0] || j.ID == marked[1] {
+			t.Fatalf("retried job %s still listed", j.ID)
+		}
+	}
+	if len(h.m.jobs.marked) != 0 {
+		t.Fatal("marks survived the action")
+	}
+	if got := h.m.sigs.items[0].Count; got != 118 {
+		t.Fatalf("signature count = %d, want 118", got)
+	}
+	if !strings.Contains(h.view(), "Retried 2 of 2 marked jobs onto default (2).") {
+		t.Fatalf("status:\n%s", h.view())
+	}
+}
+
+func TestMarkSignaturesAndForgetThem(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 80, 24)
+	h.keys("down", " ", " ")
+	if n := len(h.m.sigs.marked); n != 2 {
+		t.Fatalf("marked %d, want 2", n)
+	}
+	h.keys("f")
+	if want := "Forget 3 failed jobs of 2 signatures?"; h.m.confirm.prompt != want {
+		t.Fatalf("prompt %q, want %q", h.m.confirm.prompt, want)
+	}
+	h.keys("y")
+	var sigs []string
+	for _, p := range f.forgets {
+		sigs = append(sigs, p.Query.Signature)
+	}
+	if diff := cmp.Diff([]string{sigMailer, sigImport}, sigs); diff != "" {
+		t.Fatalf("forgets (-want +got):\n%s", diff)
+	}
+	if len(h.m.sigs.items) != 1 || h.m.sigs.items[0].ID != sigInvoice {
+		t.Fatalf("signatures left = %+v", h.m.sigs.items)
+	}
+	// esc unmarks first, then it is the filter's.
+	h.keys(" ", "esc")
+	if len(h.m.sigs.marked) != 0 || h.m.state != stateSignatures {
+		t.Fatal("esc did not clear the marks")
+	}
+}
+
+func TestSortSignatures(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 120, 40)
+	order := func() []string {
+		var ids []string
+		for _, s := range h.m.sigs.items {
+			ids = append(ids, s.ID)
+		}
+		return ids
+	}
+	for _, step := range []struct {
+		want   []string
+		header string
+	}{
+		{[]string{sigInvoice, sigMailer, sigImport}, "COUNT▼"},
+		// The mailer failed last a minute ago, the importer two, the invoices three.
+		{[]string{sigMailer, sigImport, sigInvoice}, "LAST SEEN▼"},
+		// The importer started failing 2 minutes ago; the others 2 hours ago.
+		{[]string{sigImport, sigInvoice, sigMailer}, "FIRST SEEN▼"},
+		{[]string{sigInvoice, sigMailer, sigImport}, "COUNT▼"},
+	} {
+		if diff := cmp.Diff(step.want, order()); diff != "" {
+			t.Fatalf("order by %s (-want +got):\n%s", h.m.sigs.order, diff)
+		}
+		if v := h.view(); !strings.Contains(v, step.header) {
+			t.Fatalf("header lacks %q:\n%s", step.header, v)
+		}
+		// A refresh keeps the order and the cursor's signature.
+		h.keys("end", "ctrl+r")
+		if diff := cmp.Diff(step.want, order()); diff != "" || h.m.sigs.cursor != 2 {
+			t.Fatalf("after refresh by %s cursor %d (-want +got):\n%s", h.m.sigs.order, h.m.sigs.cursor, diff)
+		}
+		h.keys("s")
+	}
+}
+
+func TestStatusClearsOnViewDialogAndResize(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 80, 24)
+	say := func() {
+		h.m.status = statusLine{text: "Forgot job x."}
+		if !strings.Contains(h.view(), "Forgot job x.") {
+			t.Fatal("status not shown")
+		}
+	}
+	for name, keys := range map[string][]string{
+		"open jobs": {"enter"}, "back": {"esc"}, "dialog": {"r"}, "dialog closed": {"n"},
+		"filter": {"/"}, "filter closed": {"esc"}, "help": {"?"},
+	} {
+		say()
+		h.keys(keys...)
+		if strings.Contains(h.view(), "Forgot job x.") && name != "dialog closed" {
+			t.Errorf("%s: status still shown", name)
+		}
+		if h.m.state == stateHelp {
+			h.keys("esc")
+		}
+	}
+	say()
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	if h.m.status.text != "" {
+		t.Fatal("resize kept the status")
+	}
+	// Moving within a list keeps it.
+	say()
+	h.keys("down")
+	if h.m.status.text == "" {
+		t.Fatal("a cursor move cleared the status")
+	}
+}
+
+// A status longer than the terminal wraps onto more lines instead of being
+// cut at 80 columns.
+func TestLongStatusWraps(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 80, 24)
+	long := "Retried 1,180 jobs of signature ab12cd34ef onto default (1,100), emails (80); skipped 24: 20 on connection redis (not writable by jobtriage), 4 past retryUntil."
+	h.m.status = statusLine{text: long}
+	lines := strings.Split(h.view(), "\n")
+	if len(lines) != 24 {
+		t.Fatalf("%d lines, want 24", len(lines))
+	}
+	got := strings.Join(strings.Fields(strings.Join(lines[20:23], " ")), " ")
+	if got != long || lines[20] == "" {
+		t.Fatalf("status lines:\n%s", strings.Join(lines[20:23], "\n"))
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > 80 {
+			t.Fatalf("line wider than 80: %q", l)
+		}
+	}
+}
+
+// At 80 columns the header keeps the count, the alert ratio and READ-ONLY
+// and cuts the app and database name.
+func TestHeaderCutsTheConnectionFirst(t *testing.T) {
+	conn := "app Billing (production) · pgsql://forge@db.internal:5432/billing table failed_jobs"
+	f := seed()
+	h := newHarness(t, f, nil, Options{Connection: conn, Window: 15 * time.Minute, Threshold: 50}, 80, 24)
+	head := strings.Split(h.view(), "\n")[0]
+	for _, want := range []string{"jobtriage · app Billing", "123 failed", "last 15m: 15/50", "READ-ONLY"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("header lacks %q: %q", want, head)
+		}
+	}
+	if w := ansi.StringWidth(head); w > 80 {
+		t.Fatalf("header is %d wide", w)
+	}
+	golden.RequireEqual(t, []byte(head))
+	// Too narrow for any useful cut of it: the connection goes.
+	h.send(tea.WindowSizeMsg{Width: 50, Height: 24})
+	head = strings.Split(h.view(), "\n")[0]
+	if strings.Contains(head, "Billing") || !strings.Contains(head, "READ-ONLY") {
+		t.Fatalf("50 columns: %q", head)
+	}
+}
+
+// The lists drop what an action took away before the refresh answers.
+func TestActionAppliesAtOnce(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 80, 24)
+	h.keys("enter")
+	j := h.m.jobs.items[0]
+	act := action{kind: actionForget, object: "job " + j.ID, single: true, parts: []actionPart{{sig: sigInvoice, refs: []triage.Ref{refOf(j)}}}}
+	msg := actionCmd(t.Context(), f, act)()
+	mm, refresh := h.m.Update(msg) // the refresh is not run
+	m := mm.(Model)
+	if refresh == nil {
+		t.Fatal("no refresh after the action")
+	}
+	if got := m.sigs.items[0].Count; got != 119 {
+		t.Fatalf("count before the refresh = %d, want 119", got)
+	}
+	if m.jobs.items[0].ID == j.ID || m.jobs.sig.Count != 119 {
+		t.Fatalf("jobs before the refresh: first %s, count %d", m.jobs.items[0].ID, m.jobs.sig.Count)
+	}
+	if v := m.View(); !strings.Contains(v, "122 failed") || !strings.Contains(v, "Forgot job "+j.ID+".") {
+		t.Fatalf("view before the refresh:\n%s", v)
+	}
+	// A whole signature leaves the list at once.
+	mm, _ = m.Update(actionCmd(t.Context(), f, action{kind: actionRetry, object: "signature " + sigMailer, whole: true,
+		parts: []actionPart{{sig: sigMailer, query: triage.Query{Signature: sigMailer}}}})())
+	for _, s := range mm.(Model).sigs.items {
+		if s.ID == sigMailer {
+			t.Fatal("retried signature still listed before the refresh")
+		}
+	}
+}
+
+// The retry dialog of a signature runs a dry run and shows what would be
+// skipped; the action then leaves the skipped jobs listed.
+func TestRetryDialogShowsTheDryRun(t *testing.T) {
+	f := seed()
+	f.skipConn = "redis"
+	for i := range f.jobs[2:7] {
+		f.jobs[2+i].Connection = "redis"
+	}
+	h := newHarness(t, f, f, Options{}, 80, 24)
+	h.keys("r")
+	if len(f.dryRuns) != 1 || len(f.retries) != 0 || f.dryRuns[0].Signature != sigInvoice {
+		t.Fatalf("dry runs %+v retries %+v", f.dryRuns, f.retries)
+	}
+	v := h.view()
+	for _, want := range []string{"Dry run: 115 would be retried onto default (115).",
+		"Would skip 5: 5 on connection redis (not writable by jobtriage)."} {
+		if !strings.Contains(strings.Join(strings.Fields(v), " "), want) {
+			t.Fatalf("dialog lacks %q:\n%s", want, v)
+		}
+	}
+	golden.RequireEqual(t, []byte(v))
+	h.keys("y")
+	if len(f.retries) != 1 || f.retries[0].DryRun {
+		t.Fatalf("retries = %+v", f.retries)
+	}
+	if s := h.m.sigs.items; len(s) != 3 || s[0].ID != sigInvoice || s[0].Count != 5 {
+		t.Fatalf("signatures after the retry = %+v", s)
+	}
+	if want := "Retried 115 jobs of signature ab12cd34ef onto default (115); skipped 5: 5 on connection redis (not writable by jobtriage)."; h.m.status.text != want {
+		t.Fatalf("status %q, want %q", h.m.status.text, want)
+	}
+}
+
+// A dialog closed before its dry run answers ignores the late answer.
+func TestLateDryRunIsDropped(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 80, 24)
+	h.keys("r")
+	seq := h.m.confirm.previewSeq
+	h.keys("n", "r")
+	h.send(previewMsg{seq: seq, res: triage.RetryResult{Retried: 99}})
+	if p := h.m.confirm.preview; p == nil || p.Retried != 120 {
+		t.Fatalf("preview = %+v, want the second dialog's", p)
+	}
+}
+
+func TestDetailTopAndBottom(t *testing.T) {
+	f := seed()
+	f.details = map[string]triage.Detail{}
+	for _, j := range f.jobs {
+		if j.Signature == sigInvoice {
+			f.details[j.ID] = goldenDetail(t, j)
+		}
+	}
+	h := newHarness(t, f, f, Options{}, 80, 24)
+	h.keys("enter", "enter", "tab")
+	for _, k := range []string{"G", "g", "end", "home"} {
+		h.keys(k)
+		top := k == "g" || k == "home"
+		if top && !h.m.detail.vp.AtTop() || !top && !h.m.detail.vp.AtBottom() {
+			t.Fatalf("%s: offset %d of %d lines", k, h.m.detail.vp.YOffset, h.m.detail.vp.TotalLineCount())
+		}
+	}
+}
+
+func TestEscClearsTheFilter(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 80, 24)
+	h.keys("/", "smtp", "enter")
+	if len(h.m.sigs.items) != 1 {
+		t.Fatalf("filtered to %d signatures", len(h.m.sigs.items))
+	}
+	h.keys("esc")
+	if !isZeroQuery(h.m.query) || len(h.m.sigs.items) != 3 || !isZeroQuery(f.groups[len(f.groups)-1].Query) {
+		t.Fatalf("after esc: query %+v, %d signatures", h.m.query, len(h.m.sigs.items))
+	}
+	if !strings.Contains(h.view(), "Filter cleared.") {
+		t.Fatalf("view:\n%s", h.view())
+	}
+}
+
+func TestCopyID(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 80, 24)
+	var clip bytes.Buffer
+	h.m.clipboard = &clip
+	h.keys("y")
+	if got, want := clip.String(), ansi.SetSystemClipboard(sigInvoice); got != want {
+		t.Fatalf("clipboard write %q, want %q", got, want)
+	}
+	h.keys("enter", "down")
+	clip.Reset()
+	id := h.m.jobs.items[1].ID
+	h.keys("y")
+	if clip.String() != ansi.SetSystemClipboard(id) || !strings.Contains(h.view(), "Copied job id "+id) {
+		t.Fatalf("clipboard %q, view:\n%s", clip.String(), h.view())
+	}
+	h.keys("enter")
+	clip.Reset()
+	h.keys("y")
+	if clip.String() != ansi.SetSystemClipboard(id) {
+		t.Fatalf("detail copied %q", clip.String())
+	}
+}
