@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -17,15 +18,17 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq"  // registers "postgres"
+	"github.com/lib/pq"
 	_ "modernc.org/sqlite" // registers "sqlite" (pure Go, no cgo)
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/redact"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
 // Endpoint is where the database is. It mirrors appconfig.Target so that this
@@ -220,7 +223,7 @@ func connect(ctx context.Context, cfg Config) (*sqlx.DB, Endpoint, error) {
 	switch ep.Driver {
 	case "postgres":
 		ep = choosePostgresNetwork(ctx, ep, cfg.ConnectTimeout)
-		db, err = sqlx.Open("postgres", postgresDSN(ep, cfg))
+		db, err = openPostgres(ep, cfg)
 	case "mysql":
 		ep = chooseMySQLNetwork(ctx, ep, cfg.ConnectTimeout)
 		if err = checkMySQLTimezone(ep.Timezone); err != nil {
@@ -402,6 +405,152 @@ func checkMySQLTimezone(tz string) error {
 	return nil
 }
 
+// clientDeadlineMargin is how long past the server-side statement timeout
+// the client waits for a silent server before giving up on the connection:
+// time for the server's own timeout error to arrive. See deadlineConn.
+const clientDeadlineMargin = 3 * time.Second
+
+// clientDeadline bounds how long one read or write may wait on the server.
+func clientDeadline(cfg Config) time.Duration { return cfg.StatementTimeout + clientDeadlineMargin }
+
+// openPostgres opens lib/pq through deadlineDialer, so that a server that
+// stops answering (a frozen backend, a dead network path) cannot hold a call
+// for longer than the statement timeout plus clientDeadlineMargin: the
+// server-side statement_timeout cannot fire in a backend that is not running.
+func openPostgres(ep Endpoint, cfg Config) (*sqlx.DB, error) {
+	conn, err := pq.NewConnector(postgresDSN(ep, cfg))
+	if err != nil {
+		return nil, err
+	}
+	conn.Dialer(deadlineDialer{idle: clientDeadline(cfg)})
+	return sqlx.NewDb(sql.OpenDB(conn), "postgres"), nil
+}
+
+// deadlineDialer dials connections wrapped in deadlineConn.
+type deadlineDialer struct {
+	idle time.Duration
+	d    net.Dialer
+}
+
+func (d deadlineDialer) Dial(network, address string) (net.Conn, error) {
+	return d.DialContext(context.Background(), network, address)
+}
+
+func (d deadlineDialer) DialTimeout(network, address string, timeout time.Duration) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return d.DialContext(ctx, network, address)
+}
+
+func (d deadlineDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	c, err := d.d.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	return &deadlineConn{Conn: c, idle: d.idle}, nil
+}
+
+// deadlineConn gives every Read and Write a deadline of idle from its start,
+// or the deadline the driver set itself (during connecting) when that is
+// sooner. A pooled connection reads only while a call waits for the server,
+// so idle bounds the silence within one call, never the time between calls.
+// A call that hits it fails with ErrServerSilent and the driver discards the
+// connection.
+type deadlineConn struct {
+	net.Conn
+	idle          time.Duration
+	mu            sync.Mutex
+	read, written time.Time // deadlines the driver set; zero: none
+}
+
+// ErrServerSilent is the error of a call whose server sent nothing for the
+// statement timeout plus clientDeadlineMargin. It is triage.ErrUnreachable.
+var ErrServerSilent = fmt.Errorf("%w: the database server stopped answering", triage.ErrUnreachable)
+
+func (c *deadlineConn) deadline(set time.Time) time.Time {
+	d := time.Now().Add(c.idle)
+	if !set.IsZero() && set.Before(d) {
+		return set
+	}
+	return d
+}
+
+func (c *deadlineConn) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	err := c.Conn.SetReadDeadline(c.deadline(c.read))
+	c.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	n, err := c.Conn.Read(p)
+	return n, c.explain(err)
+}
+
+func (c *deadlineConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	err := c.Conn.SetWriteDeadline(c.deadline(c.written))
+	c.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	n, err := c.Conn.Write(p)
+	return n, c.explain(err)
+}
+
+// explain names a deadline we set; a deadline the driver set stays its own.
+func (c *deadlineConn) explain(err error) error {
+	var ne net.Error
+	if err == nil || !errors.As(err, &ne) || !ne.Timeout() {
+		return err
+	}
+	c.mu.Lock()
+	own := c.read.IsZero() && c.written.IsZero()
+	c.mu.Unlock()
+	if !own {
+		return err
+	}
+	return fmt.Errorf("%w (nothing for %s: statement timeout + %s)", ErrServerSilent, c.idle, clientDeadlineMargin)
+}
+
+func (c *deadlineConn) SetDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.read, c.written = t, t
+	c.mu.Unlock()
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *deadlineConn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.read = t
+	c.mu.Unlock()
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *deadlineConn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.written = t
+	c.mu.Unlock()
+	return c.Conn.SetWriteDeadline(t)
+}
+
+func init() {
+	// The MySQL driver logs some errors (a connection the server closed,
+	// "packets.go: unexpected EOF") with the standard logger before
+	// returning them. Those lines carried no "jobtriage:" prefix and broke
+	// the one-line error contract; the error itself still reaches the
+	// caller, so the log line is kept only as a prefixed, sanitised warning.
+	_ = mysql.SetLogger(mysqlLogger{w: os.Stderr})
+}
+
+// mysqlLogger writes the driver's log lines as one prefixed line each.
+type mysqlLogger struct{ w io.Writer }
+
+func (l mysqlLogger) Print(v ...any) {
+	msg := strings.TrimSpace(fmt.Sprint(v...))
+	msg = strings.Join(strings.Fields(msg), " ")
+	fmt.Fprintln(l.w, "jobtriage: warning: mysql driver: "+sanitize.Line(msg))
+}
+
 func mysqlConfig(ep Endpoint, cfg Config) *mysql.Config {
 	mc := mysql.NewConfig()
 	mc.User = ep.User
@@ -414,8 +563,8 @@ func mysqlConfig(ep Endpoint, cfg Config) *mysql.Config {
 	}
 	mc.Timeout = cfg.ConnectTimeout
 	// Read/write timeouts catch a server that stops answering mid-statement.
-	mc.ReadTimeout = cfg.StatementTimeout + 5*time.Second
-	mc.WriteTimeout = cfg.StatementTimeout + 5*time.Second
+	mc.ReadTimeout = clientDeadline(cfg)
+	mc.WriteTimeout = clientDeadline(cfg)
 	// Laravel's default connection charset and collation.
 	mc.Collation = "utf8mb4_unicode_ci"
 	if c := ep.Params["collation"]; c != "" {
@@ -499,13 +648,41 @@ func parseMySQLVersion(version string) (mariadb bool, major, minor, patch int) {
 	return strings.Contains(strings.ToLower(v), "mariadb"), major, minor, patch
 }
 
+// sqliteDSN is the file: URI the driver hands to sqlite3_open_v2. SQLite
+// decodes %XX in a URI's path and ends the path at '?' or '#', so the path is
+// escaped (sqliteURIPath): the file opened is exactly the file named and
+// checked, never "xA.sqlite" for "x%41.sqlite" nor "h" for "h#1.sqlite".
+// mode=rw makes SQLite refuse to create a missing file, so a file removed
+// after the existence check is an error, not a new empty database.
 func sqliteDSN(ep Endpoint, cfg Config) string {
 	q := url.Values{}
 	// Take the write lock at BEGIN so that two writers serialise instead of
 	// failing with SQLITE_BUSY half-way through a batch.
 	q.Add("_txlock", "immediate")
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", cfg.StatementTimeout.Milliseconds()))
-	return "file:" + ep.Path + "?" + q.Encode()
+	q.Add("mode", "rw")
+	return "file:" + sqliteURIPath(ep.Path) + "?" + q.Encode()
+}
+
+// sqliteURIPath escapes path for a file: URI as SQLite parses one
+// (https://sqlite.org/uri.html): '%' (which it decodes), '?' and '#' (which
+// end the path) are percent-encoded; every other byte is taken as it is. An
+// absolute path gets the empty authority ("file:///…"), so that a path
+// starting with "//" is never read as a host.
+func sqliteURIPath(path string) string {
+	var b strings.Builder
+	if strings.HasPrefix(path, "/") {
+		b.WriteString("//")
+	}
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; c {
+		case '%', '?', '#':
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // OpenRaw connects without checking any schema: for creating the demo
