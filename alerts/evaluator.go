@@ -69,12 +69,51 @@ type Notification struct {
 	Since time.Time
 	// At is the evaluation time that produced the notification.
 	At time.Time
+	// Detail helps a person look closer; the evaluator leaves it empty and
+	// a watcher fills it in.
+	Detail Detail
 }
+
+// Detail is what an alert body says beyond the numbers: an example of what
+// failed under the key (the latest failure's job class and exception
+// message, text from the database) and the jobtriage command that lists it.
+type Detail struct {
+	Class   string `json:"class,omitempty"`
+	Message string `json:"message,omitempty"`
+	Command string `json:"command,omitempty"`
+}
+
+// App names the watched application in every alert body, so two apps
+// alerting into one channel (or one PagerDuty service) are told apart.
+type App struct {
+	Name        string `json:"name,omitempty"`
+	Environment string `json:"environment,omitempty"`
+	// Database is the failed-jobs store, without its password.
+	Database string `json:"database,omitempty"`
+}
+
+// Label is the app's short name for humans: "shop (production)", or the
+// database when the app is unnamed.
+func (a App) Label() string {
+	switch {
+	case a.Name != "" && a.Environment != "":
+		return a.Name + " (" + a.Environment + ")"
+	case a.Name != "":
+		return a.Name
+	}
+	return a.Database
+}
+
+// ID is the app's stable identity, for deduplication keys: name,
+// environment and database together.
+func (a App) ID() string { return a.Name + "\x00" + a.Environment + "\x00" + a.Database }
 
 // Digest is every notification of one evaluation, sent together so that
 // several keys changing at once page a human once.
 type Digest struct {
-	At            time.Time
+	At time.Time
+	// App is what is watched; zero when the watcher was not told.
+	App           App
 	Notifications []Notification
 }
 
@@ -184,4 +223,56 @@ func (e *Evaluator) States() []KeyState {
 		out[i] = KeyState{Rule: r, State: s.state, Count: s.count, Since: s.since}
 	}
 	return out
+}
+
+// Saved is one key's alert state as a watcher persists it across restarts:
+// enough to neither fire again what is firing nor forget it.
+type Saved struct {
+	Key          string    `json:"key"`
+	State        string    `json:"state"` // "pending" or "firing"
+	Count        int       `json:"count"`
+	Peak         int       `json:"peak"`
+	Since        time.Time `json:"since"`
+	LastNotified time.Time `json:"last_notified"`
+}
+
+// Save returns the state of every rule that is pending or firing, in rule
+// order; keys that are ok carry nothing worth keeping.
+func (e *Evaluator) Save() []Saved {
+	var out []Saved
+	for i, r := range e.rules {
+		s := e.states[i]
+		if s.state != StatePending && s.state != StateFiring {
+			continue
+		}
+		out = append(out, Saved{Key: r.Key, State: s.state.String(), Count: s.count, Peak: s.peak,
+			Since: s.since, LastNotified: s.lastNotified})
+	}
+	return out
+}
+
+// Restore puts saved states back on the rules with the same keys; unknown
+// keys and states other than pending and firing are ignored. It returns how
+// many were restored.
+func (e *Evaluator) Restore(saved []Saved) int {
+	n := 0
+	for _, sv := range saved {
+		var st State
+		switch sv.State {
+		case StatePending.String():
+			st = StatePending
+		case StateFiring.String():
+			st = StateFiring
+		default:
+			continue
+		}
+		for i, r := range e.rules {
+			if r.Key == sv.Key {
+				e.states[i] = keyState{state: st, count: max(sv.Count, 0), peak: max(sv.Peak, 0),
+					since: sv.Since, lastNotified: sv.LastNotified}
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -25,19 +25,25 @@ func t0() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
 // hostileKey is what a job class read from the database may look like.
 const hostileKey = "class:App\\Jobs\\<!channel>\x1b[31m\u202eSend & Bill"
 
+var fixtureApp = alerts.App{Name: "shop", Environment: "production", Database: "postgres://db.internal:5432/shop table failed_jobs"}
+
 // fixtureDigest has one of each event, one of them with a hostile key.
 func fixtureDigest() alerts.Digest {
 	now := t0().Add(10 * time.Minute)
-	return alerts.Digest{At: now, Notifications: []alerts.Notification{
+	return alerts.Digest{At: now, App: fixtureApp, Notifications: []alerts.Notification{
 		{
 			Event: alerts.EventFiring,
 			Rule:  alerts.Rule{Key: "queue:emails", Threshold: 3, Window: time.Minute},
 			Count: 3, Peak: 3, Since: now, At: now,
+			Detail: alerts.Detail{Class: `App\Jobs\SendInvoice`, Message: "Connection refused [tcp://smtp:25]",
+				Command: "jobtriage failed --group --queue emails --since 1m"},
 		},
 		{
 			Event: alerts.EventReminder,
 			Rule:  alerts.Rule{Key: hostileKey, Threshold: 5, Window: time.Hour, For: 2 * time.Minute, Repeat: 10 * time.Minute},
 			Count: 7, Peak: 9, Since: t0(), At: now,
+			Detail: alerts.Detail{Class: hostileKey[len("class:"):], Message: "<!here> \x1b]52;c;AAAA\x07 paid",
+				Command: "jobtriage failed --class 'App\\Jobs\\<!channel>' --since 1h"},
 		},
 		{
 			Event: alerts.EventResolved,
@@ -216,24 +222,58 @@ func TestPagerDutyDedupKeyIsStable(t *testing.T) {
 		}
 		return p
 	}
+	var none alerts.App
 	a, b, other := mk("app-a"), mk("app-a"), mk("app-b")
 	fire := alerts.Notification{Event: alerts.EventFiring, Rule: alerts.Rule{Key: "queue:emails", Threshold: 1, Window: time.Minute}}
 	resolve := fire
 	resolve.Event = alerts.EventResolved
-	if got, want := b.Event(resolve).DedupKey, a.Event(fire).DedupKey; got != want {
+	if got, want := b.Event(none, resolve).DedupKey, a.Event(none, fire).DedupKey; got != want {
 		t.Errorf("resolve dedup_key %q != trigger dedup_key %q", got, want)
 	}
-	if a.DedupKey("queue:emails") == a.DedupKey("queue:email") {
+	if a.DedupKey(none, "queue:emails") == a.DedupKey(none, "queue:email") {
 		t.Error("different keys share a dedup_key")
 	}
-	if a.DedupKey("queue:emails") == other.DedupKey("queue:emails") {
+	if a.DedupKey(none, "queue:emails") == other.DedupKey(none, "queue:emails") {
 		t.Error("different sources share a dedup_key")
 	}
-	if k := a.DedupKey(strings.Repeat("x", 10000)); len(k) > 255 {
+	if k := a.DedupKey(none, strings.Repeat("x", 10000)); len(k) > 255 {
 		t.Errorf("dedup_key is %d chars, PagerDuty allows 255", len(k))
 	}
-	if ev := a.Event(resolve); ev.EventAction != "resolve" || ev.Payload != nil {
+	if ev := a.Event(none, resolve); ev.EventAction != "resolve" || ev.Payload != nil {
 		t.Errorf("resolve event = %+v", ev)
+	}
+}
+
+// Two apps sharing a routing key (no source configured): their sources and
+// dedup keys differ by app, so one app's resolve never closes the other's
+// incident; the same app keeps its keys across restarts.
+func TestPagerDutyAppsSharingARoutingKey(t *testing.T) {
+	p, err := NewPagerDuty(PagerDutyConfig{RoutingKey: "k123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shop := alerts.App{Name: "shop", Environment: "production", Database: "postgres://a/shop table failed_jobs"}
+	staging := shop
+	staging.Environment = "staging"
+	otherDB := shop
+	otherDB.Database = "postgres://b/shop table failed_jobs"
+	fire := fixtureDigest().Notifications[0]
+	resolve := fire
+	resolve.Event = alerts.EventResolved
+	if p.Event(shop, fire).DedupKey != p.Event(shop, resolve).DedupKey {
+		t.Error("an app's resolve does not match its trigger")
+	}
+	for _, other := range []alerts.App{staging, otherDB} {
+		if p.DedupKey(shop, "app") == p.DedupKey(other, "app") {
+			t.Errorf("%+v shares a dedup_key with %+v", other, shop)
+		}
+	}
+	ev := p.Event(shop, fire)
+	if ev.Payload.Source != "shop (production) · postgres://a/shop table failed_jobs" {
+		t.Errorf("source %q", ev.Payload.Source)
+	}
+	if !strings.HasPrefix(ev.Payload.Summary, "[shop (production)] FIRING queue:emails") || !strings.Contains(ev.Payload.Summary, "SendInvoice: Connection refused") {
+		t.Errorf("summary %q", ev.Payload.Summary)
 	}
 }
 
@@ -261,8 +301,8 @@ func TestLogLines(t *testing.T) {
 	if err := NewLog(&buf).Notify(context.Background(), fixtureDigest()); err != nil {
 		t.Fatal(err)
 	}
-	want := "2026-11-30T12:10:00Z FIRING queue:emails: 3 failures in the last 1m (threshold 3)\n" +
-		"2026-11-30T12:10:00Z STILL FIRING class:App\\Jobs\\<!channel>\ufffd[31m\ufffdSend & Bill: 7 failures in the last 1h (threshold 5, peak 9, since 2026-11-30T12:00:00Z)\n" +
+	want := "2026-11-30T12:10:00Z FIRING queue:emails: 3 failures in the last 1m (threshold 3) · App\\Jobs\\SendInvoice: Connection refused [tcp://smtp:25] · jobtriage failed --group --queue emails --since 1m\n" +
+		"2026-11-30T12:10:00Z STILL FIRING class:App\\Jobs\\<!channel>\ufffd[31m\ufffdSend & Bill: 7 failures in the last 1h (threshold 5, peak 9, since 2026-11-30T12:00:00Z) · App\\Jobs\\<!channel>\ufffd[31m\ufffdSend & Bill: <!here> \ufffd]52;c;AAAA\ufffd paid · jobtriage failed --class 'App\\Jobs\\<!channel>' --since 1h\n" +
 		"2026-11-30T12:10:00Z RESOLVED app: 0 failures in the last 1m30s (peak 1, firing since 2026-11-30T12:05:00Z)\n"
 	if buf.String() != want {
 		t.Errorf("log lines:\n%s\nwant:\n%s", buf.String(), want)
@@ -270,7 +310,7 @@ func TestLogLines(t *testing.T) {
 }
 
 func TestHeadline(t *testing.T) {
-	if got := Headline(fixtureDigest()); got != "jobtriage: 1 firing, 1 still firing, 1 resolved" {
+	if got := Headline(fixtureDigest()); got != "jobtriage shop (production): 1 firing, 1 still firing, 1 resolved" {
 		t.Errorf("Headline = %q", got)
 	}
 	if got := Headline(alerts.Digest{}); got != "jobtriage: nothing to report" {

@@ -42,6 +42,7 @@ type Command struct {
 	path    string
 	args    []string
 	timeout time.Duration
+	secrets scrubber
 }
 
 // NewCommand checks the configuration.
@@ -61,6 +62,7 @@ func NewCommand(cfg CommandConfig) (*Command, error) {
 		path:    cfg.Path,
 		args:    append([]string(nil), cfg.Args...),
 		timeout: timeout,
+		secrets: argSecrets(cfg.Args),
 	}, nil
 }
 
@@ -91,11 +93,12 @@ func (c *Command) Notify(ctx context.Context, d alerts.Digest) error {
 	}
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
-		return &CommandError{Notifier: c.name, ExitCode: exitErr.ExitCode(), Stderr: firstLine(stderr.String(), 200)}
+		// A program may echo its arguments (a --token) in its errors.
+		return &CommandError{Notifier: c.name, ExitCode: exitErr.ExitCode(), Stderr: firstLine(c.secrets.scrub(stderr.String()), 200)}
 	}
 	if err != nil {
 		// Could not start: not found, not executable. Final.
-		return fmt.Errorf("%s: cannot run the program: %s", c.name, clean(startError(err), 200))
+		return fmt.Errorf("%s: cannot run the program: %s", c.name, clean(c.secrets.scrub(startError(err)), 200))
 	}
 	return nil
 }

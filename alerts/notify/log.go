@@ -10,9 +10,9 @@ import (
 	"github.com/jobtriage/jobtriage/alerts"
 )
 
-// Log writes one plain line per notification, e.g.
+// Log writes one plain line per notification (see Line), e.g.
 //
-//	2026-11-30T12:02:45Z FIRING queue:emails: 3 failures in the last 1m (threshold 3)
+//	2026-11-30T12:02:45Z FIRING queue:emails: 3 failures in the last 1m (threshold 3) · App\Jobs\Mail: boom · jobtriage failed --queue emails
 //
 // It is safe for concurrent use; each digest's lines are written at once.
 type Log struct {
@@ -32,7 +32,7 @@ func (l *Log) Notify(_ context.Context, d alerts.Digest) error {
 	for _, n := range d.Notifications {
 		b.WriteString(timestamp(n.At))
 		b.WriteByte(' ')
-		b.WriteString(Summary(n))
+		b.WriteString(Line(n))
 		b.WriteByte('\n')
 	}
 	l.mu.Lock()

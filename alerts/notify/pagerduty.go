@@ -29,7 +29,8 @@ type PagerDutyConfig struct {
 	URL string
 	// Source names the monitored system (payload.source) and namespaces
 	// dedup keys, so two apps watched by jobtriage never share an incident;
-	// default "jobtriage".
+	// default: the digest's app ("shop (production) · postgres://db/shop
+	// table failed_jobs"), else "jobtriage".
 	Source string
 	// Severity is critical, error, warning or info; default error.
 	Severity string
@@ -75,14 +76,10 @@ func NewPagerDuty(cfg PagerDutyConfig) (*PagerDuty, error) {
 	default:
 		return nil, fmt.Errorf("%s: severity %q must be critical, error, warning or info", name, clean(severity, 32))
 	}
-	source := strings.TrimSpace(cfg.Source)
-	if source == "" {
-		source = "jobtriage"
-	}
 	return &PagerDuty{
 		name:       name,
 		routingKey: key,
-		source:     clean(source, maxPagerDutyField),
+		source:     clean(strings.TrimSpace(cfg.Source), maxPagerDutyField),
 		severity:   severity,
 		ep: endpoint{
 			notifier: name, url: raw, client: cfg.Client,
@@ -98,7 +95,7 @@ func (p *PagerDuty) Name() string { return p.name }
 // a retry sends them all again, which PagerDuty deduplicates by dedup_key.
 func (p *PagerDuty) Notify(ctx context.Context, d alerts.Digest) error {
 	for _, n := range d.Notifications {
-		body, err := marshal(p.Event(n))
+		body, err := marshal(p.Event(d.App, n))
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
@@ -129,39 +126,78 @@ type PagerDutyPayload struct {
 	CustomDetails map[string]any `json:"custom_details"`
 }
 
-// Event is the request body for one notification.
-func (p *PagerDuty) Event(n alerts.Notification) PagerDutyEvent {
-	ev := PagerDutyEvent{RoutingKey: p.routingKey, DedupKey: p.DedupKey(n.Rule.Key), Client: "jobtriage"}
+// Source is payload.source for app: the configured source, else the app's
+// label and database, else "jobtriage".
+func (p *PagerDuty) Source(app alerts.App) string {
+	if p.source != "" {
+		return p.source
+	}
+	parts := []string{}
+	if l := app.Label(); l != "" {
+		parts = append(parts, l)
+	}
+	if app.Database != "" && app.Database != app.Label() {
+		parts = append(parts, app.Database)
+	}
+	if len(parts) == 0 {
+		return "jobtriage"
+	}
+	return clean(strings.Join(parts, " · "), maxPagerDutyField-1)
+}
+
+// Event is the request body for one notification of app.
+func (p *PagerDuty) Event(app alerts.App, n alerts.Notification) PagerDutyEvent {
+	ev := PagerDutyEvent{RoutingKey: p.routingKey, DedupKey: p.DedupKey(app, n.Rule.Key), Client: "jobtriage"}
 	if n.Event == alerts.EventResolved {
 		ev.EventAction = "resolve"
 		return ev
 	}
+	summary := Summary(n)
+	if l := app.Label(); l != "" {
+		summary = "[" + l + "] " + summary
+	}
+	if ex := Example(n); ex != "" {
+		summary += " · " + ex
+	}
 	ev.EventAction = "trigger"
+	details := map[string]any{
+		"key":            n.Rule.Key,
+		"event":          n.Event.String(),
+		"count":          n.Count,
+		"peak":           n.Peak,
+		"threshold":      n.Rule.Threshold,
+		"window":         alerts.FormatDuration(n.Rule.Window),
+		"window_seconds": int64(n.Rule.Window.Seconds()),
+		"since":          timestamp(n.Since),
+	}
+	for k, v := range map[string]string{"app": app.Name, "environment": app.Environment, "database": app.Database,
+		"class": n.Detail.Class, "message": cutBytes(n.Detail.Message, maxMessageBytes), "command": n.Detail.Command} {
+		if v != "" {
+			details[k] = v
+		}
+	}
 	ev.Payload = &PagerDutyPayload{
-		Summary:   clean(Summary(n), maxPagerDutySummary-1),
-		Source:    p.source,
-		Severity:  p.severity,
-		Timestamp: timestamp(n.At),
-		Component: clean(n.Rule.Key, maxPagerDutyField-1),
-		Class:     "failed-jobs",
-		CustomDetails: map[string]any{
-			"key":            n.Rule.Key,
-			"event":          n.Event.String(),
-			"count":          n.Count,
-			"peak":           n.Peak,
-			"threshold":      n.Rule.Threshold,
-			"window":         alerts.FormatDuration(n.Rule.Window),
-			"window_seconds": int64(n.Rule.Window.Seconds()),
-			"since":          timestamp(n.Since),
-		},
+		Summary:       clean(summary, maxPagerDutySummary-1),
+		Source:        p.Source(app),
+		Severity:      p.severity,
+		Timestamp:     timestamp(n.At),
+		Component:     clean(n.Rule.Key, maxPagerDutyField-1),
+		Class:         "failed-jobs",
+		CustomDetails: details,
 	}
 	return ev
 }
 
-// DedupKey is the incident key of a rule key: stable across runs and
-// restarts, so a resolve closes the incident its trigger opened, and within
+// DedupKey is the incident key of a rule key of app: stable across runs and
+// restarts, so a resolve closes the incident its trigger opened; distinct per
+// app (name, environment and database, or the configured source), so two
+// apps sharing a routing key never resolve each other's incidents; within
 // PagerDuty's 255 characters whatever the key holds.
-func (p *PagerDuty) DedupKey(ruleKey string) string {
-	sum := sha256.Sum256([]byte(p.source + "\x00" + ruleKey))
+func (p *PagerDuty) DedupKey(app alerts.App, ruleKey string) string {
+	ns := p.source
+	if ns == "" {
+		ns = "app\x00" + app.ID()
+	}
+	sum := sha256.Sum256([]byte(ns + "\x00" + ruleKey))
 	return "jobtriage-" + hex.EncodeToString(sum[:16])
 }

@@ -1,12 +1,15 @@
 package notify
 
 import (
+	"encoding/base64"
 	"errors"
 	"net/url"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/jobtriage/jobtriage/triage/redact"
 )
 
 const redacted = "[redacted]"
@@ -59,6 +62,54 @@ func urlSecrets(raw string, u *url.URL) scrubber {
 		s = append(s, u.User.String(), u.User.Username())
 		if p, ok := u.User.Password(); ok {
 			s = append(s, p)
+			// Go sends user info as "Authorization: Basic base64(user:
+			// password)"; a server echoing its request headers shows that.
+			s = append(s, basicSecrets(u.User.Username()+":"+p)...)
+		}
+	}
+	return s.with()
+}
+
+// basicSecrets are the forms of HTTP Basic credentials "user:password" on
+// the wire: the base64 token (standard and URL alphabets, with and without
+// padding).
+func basicSecrets(userPass string) []string {
+	b := []byte(userPass)
+	return []string{base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b),
+		base64.URLEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b)}
+}
+
+// headerSecrets are the secret forms of a header value: the value, the
+// token after a scheme ("Bearer <token>"), and for Basic credentials the
+// decoded user:password and password.
+func headerSecrets(v string) []string {
+	out := []string{v}
+	scheme, token, ok := strings.Cut(v, " ")
+	if !ok {
+		return out
+	}
+	token = strings.TrimSpace(token)
+	out = append(out, token)
+	if strings.EqualFold(scheme, "basic") {
+		if dec, err := base64.StdEncoding.DecodeString(token); err == nil {
+			userPass := string(dec)
+			out = append(out, userPass)
+			if _, pw, ok := strings.Cut(userPass, ":"); ok {
+				out = append(out, pw)
+			}
+		}
+	}
+	return out
+}
+
+// argSecrets are the secret forms of a command's arguments: each argument,
+// and the value of "--flag=value".
+func argSecrets(args []string) scrubber {
+	var s scrubber
+	for _, a := range args {
+		s = append(s, a)
+		if _, v, ok := strings.Cut(a, "="); ok {
+			s = append(s, v)
 		}
 	}
 	return s.with()
@@ -78,11 +129,14 @@ func (s scrubber) with(more ...string) scrubber {
 	return out
 }
 
+// scrub replaces every known secret, then masks by structure what may still
+// be one (a URL's user info, password= and token fields; triage/redact's
+// rule), so an echo in a form not listed here is caught too.
 func (s scrubber) scrub(text string) string {
 	for _, secret := range s {
 		text = strings.ReplaceAll(text, secret, redacted)
 	}
-	return text
+	return redact.Text(text, s...)
 }
 
 // scrubbedError keeps the cause for errors.Is/As (timeouts, net errors) but

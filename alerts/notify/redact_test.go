@@ -3,6 +3,8 @@ package notify
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -166,5 +168,49 @@ func TestRedactURL(t *testing.T) {
 		if got := RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A webhook URL with user info makes Go send "Authorization: Basic
+// base64(user:password)"; a server echoing it must not put it on screen,
+// nor a header's Basic credentials, nor a password= field of its answer.
+func TestEchoedBasicCredentialsAreScrubbed(t *testing.T) {
+	srv := echoServer(t)
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("ops:"+userPassword))
+	for _, cfg := range []WebhookConfig{
+		{URL: strings.Replace(srv.URL, "http://", "http://ops:"+userPassword+"@", 1) + "/hook"},
+		{URL: srv.URL + "/hook", Headers: map[string]string{"Authorization": basic}},
+	} {
+		w, err := NewWebhook(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = w.Notify(context.Background(), fixtureDigest())
+		if err == nil || !strings.Contains(err.Error(), "HTTP 403") {
+			t.Fatalf("error = %v", err)
+		}
+		for _, leak := range []string{userPassword, base64.StdEncoding.EncodeToString([]byte("ops:" + userPassword))} {
+			if strings.Contains(err.Error(), leak) {
+				t.Errorf("error leaks %q: %s", leak, err)
+			}
+		}
+	}
+}
+
+// A failing command whose stderr echoes its arguments (a --token) shows
+// the first line without them.
+func TestCommandStderrEchoingArgumentsIsScrubbed(t *testing.T) {
+	c, err := NewCommand(CommandConfig{Path: "/bin/sh", Args: []string{"-c", `echo "bad token: $1 $2" >&2; exit 3`, "sh", "--token", bearerToken + "-cmd", "--key=" + routingKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Notify(context.Background(), fixtureDigest())
+	var ce *CommandError
+	if !errors.As(err, &ce) || ce.ExitCode != 3 || !strings.Contains(ce.Stderr, "bad token") {
+		t.Fatalf("error = %v", err)
+	}
+	assertNoSecrets(t, "command error", err.Error())
+	if strings.Contains(err.Error(), bearerToken) {
+		t.Errorf("leaks the token: %s", err)
 	}
 }

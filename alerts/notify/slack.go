@@ -70,12 +70,18 @@ type slackMessage struct {
 
 // SlackBody is the JSON posted to Slack: "text" (the notification fallback)
 // holds the headline and one line per notification; "blocks" hold the bold
-// headline and one mrkdwn section per notification. Text from the database
-// is escaped so a class name cannot ping <!channel> or forge a link.
+// headline (with the app's database) and one mrkdwn section per
+// notification: the summary, the latest failure's class and message, and
+// the command that shows more. Text from the database is escaped so a class
+// name cannot ping <!channel> or forge a link.
 func SlackBody(d alerts.Digest) ([]byte, error) {
 	head := slackEscape(Headline(d))
 	lines := []string{head}
-	blocks := []slackBlock{section("*" + head + "*")}
+	top := "*" + head + "*"
+	if db := clean(d.App.Database, maxKeyRunes); db != "" {
+		top += "\n" + slackEscape(db)
+	}
+	blocks := []slackBlock{section(top)}
 	for i, n := range d.Notifications {
 		if i == maxSlackLines {
 			more := fmt.Sprintf("… and %d more", len(d.Notifications)-maxSlackLines)
@@ -84,8 +90,15 @@ func SlackBody(d alerts.Digest) ([]byte, error) {
 			break
 		}
 		line := slackEscape(Summary(n))
-		lines = append(lines, line)
-		blocks = append(blocks, section(line))
+		lines = append(lines, slackEscape(Line(n)))
+		text := line
+		if ex := Example(n); ex != "" {
+			text += "\n" + slackEscape(ex)
+		}
+		if n.Detail.Command != "" {
+			text += "\n`" + slackEscape(strings.ReplaceAll(clean(n.Detail.Command, maxMessageRunes), "`", "'")) + "`"
+		}
+		blocks = append(blocks, section(text))
 	}
 	return marshal(slackMessage{Text: strings.Join(lines, "\n"), Blocks: blocks})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jobtriage/jobtriage/alerts"
 )
@@ -11,6 +12,13 @@ import (
 // maxKeyRunes bounds a key in human text: keys carry job class names and
 // signatures read from the database.
 const maxKeyRunes = 200
+
+// maxMessageRunes bounds an exception message in human text; JSON bodies
+// carry up to maxMessageBytes of it.
+const (
+	maxMessageRunes = 300
+	maxMessageBytes = 2000
+)
 
 // Summary is one plain line describing a notification, e.g.
 //
@@ -33,7 +41,42 @@ func Summary(n alerts.Notification) string {
 	return fmt.Sprintf("%s %s: %s", strings.ToUpper(n.Event.String()), key, count)
 }
 
-// Headline sums a digest up in one line, e.g. "jobtriage: 2 firing, 1 resolved".
+// Example is the human line of a notification's detail: the latest
+// failure's class and message under the key, e.g.
+// "App\Jobs\SendInvoice: Connection refused"; "" when there is none.
+func Example(n alerts.Notification) string {
+	class := clean(n.Detail.Class, maxKeyRunes)
+	msg := clean(n.Detail.Message, maxMessageRunes)
+	switch {
+	case class != "" && msg != "":
+		return class + ": " + msg
+	case class != "":
+		return class
+	}
+	return msg
+}
+
+// Line is one notification as the watcher prints it: the summary, the
+// latest failure under the key and the command that shows more, e.g.
+//
+//	FIRING queue:emails: 3 failures in the last 1m (threshold 3) · App\Jobs\Mail: boom · jobtriage failed --queue emails
+func Line(n alerts.Notification) string {
+	parts := []string{Summary(n)}
+	if ex := Example(n); ex != "" {
+		parts = append(parts, ex)
+	}
+	if n.Detail.Command != "" {
+		parts = append(parts, clean(n.Detail.Command, maxMessageRunes))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// AppLabel names the digest's app for humans ("shop (production)"), or ""
+// when the watcher was not told.
+func AppLabel(d alerts.Digest) string { return clean(d.App.Label(), maxKeyRunes) }
+
+// Headline sums a digest up in one line, e.g. "jobtriage shop (production):
+// 2 firing, 1 resolved" ("jobtriage: …" without an app).
 func Headline(d alerts.Digest) string {
 	var firing, reminders, resolved int
 	for _, n := range d.Notifications {
@@ -56,10 +99,14 @@ func Headline(d alerts.Digest) string {
 	if resolved > 0 {
 		parts = append(parts, fmt.Sprintf("%d resolved", resolved))
 	}
-	if len(parts) == 0 {
-		return "jobtriage: nothing to report"
+	head := "jobtriage"
+	if app := AppLabel(d); app != "" {
+		head += " " + app
 	}
-	return "jobtriage: " + strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		return head + ": nothing to report"
+	}
+	return head + ": " + strings.Join(parts, ", ")
 }
 
 func plural(n int, one, many string) string {
@@ -75,4 +122,16 @@ func timestamp(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// cutBytes cuts s to at most limit bytes on a rune boundary, valid UTF-8.
+func cutBytes(s string, limit int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= limit {
+		return s
+	}
+	for limit > 0 && !utf8.RuneStart(s[limit]) {
+		limit--
+	}
+	return s[:limit] + "…"
 }

@@ -21,6 +21,8 @@ const BodyVersion = 1
 //	{
 //	  "version": 1,
 //	  "source": "jobtriage",
+//	  "app": {"name": "shop", "environment": "production",
+//	          "database": "postgres://db/shop table failed_jobs"},  // fields omitted when unknown
 //	  "at": "2026-11-30T12:02:45Z",          // evaluation time, RFC 3339 UTC
 //	  "summary": "jobtriage: 1 firing",
 //	  "notifications": [{
@@ -36,12 +38,16 @@ const BodyVersion = 1
 //	    "for_seconds": 0,
 //	    "since": "2026-11-30T12:02:45Z",      // episode start: count first >= threshold
 //	    "at": "2026-11-30T12:02:45Z",
-//	    "summary": "FIRING queue:emails: 3 failures in the last 1m (threshold 3)"
+//	    "summary": "FIRING queue:emails: 3 failures in the last 1m (threshold 3)",
+//	    "class": "App\\Jobs\\SendInvoice",         // the latest failure under the key
+//	    "message": "Connection refused",      // its exception message (at most 2000 bytes)
+//	    "command": "jobtriage failed --queue emails --since 1m"  // shows more
 //	  }]
 //	}
 type Body struct {
 	Version       int                `json:"version"`
 	Source        string             `json:"source"`
+	App           alerts.App         `json:"app"`
 	At            string             `json:"at"`
 	Summary       string             `json:"summary"`
 	Notifications []BodyNotification `json:"notifications"`
@@ -62,6 +68,9 @@ type BodyNotification struct {
 	Since         string `json:"since"`
 	At            string `json:"at"`
 	Summary       string `json:"summary"`
+	Class         string `json:"class,omitempty"`
+	Message       string `json:"message,omitempty"`
+	Command       string `json:"command,omitempty"`
 }
 
 // NewBody builds the version-1 body of a digest.
@@ -69,6 +78,7 @@ func NewBody(d alerts.Digest) Body {
 	b := Body{
 		Version:       BodyVersion,
 		Source:        "jobtriage",
+		App:           d.App,
 		At:            timestamp(d.At),
 		Summary:       Headline(d),
 		Notifications: make([]BodyNotification, 0, len(d.Notifications)),
@@ -88,6 +98,9 @@ func NewBody(d alerts.Digest) Body {
 			Since:         timestamp(n.Since),
 			At:            timestamp(n.At),
 			Summary:       Summary(n),
+			Class:         n.Detail.Class,
+			Message:       cutBytes(n.Detail.Message, maxMessageBytes),
+			Command:       n.Detail.Command,
 		})
 	}
 	return b
@@ -125,10 +138,7 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 			return nil, errors.New(name + ": a header name or value is malformed")
 		}
 		headers[k] = v
-		secrets = secrets.with(v)
-		if _, token, ok := strings.Cut(v, " "); ok { // "Bearer <token>"
-			secrets = secrets.with(token)
-		}
+		secrets = secrets.with(headerSecrets(v)...)
 	}
 	return &Webhook{name: name, ep: endpoint{
 		notifier: name, url: cfg.URL, headers: headers, client: cfg.Client, secrets: secrets,

@@ -1,0 +1,99 @@
+package watch
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/jobtriage/jobtriage/alerts"
+)
+
+// stateVersion is the version of the state file's format; a file of another
+// version is ignored (and replaced at the next save).
+const stateVersion = 1
+
+// maxStateBytes bounds what is read of a state file: it holds at most
+// MaxKeys keys of bounded size, so anything larger is not ours.
+const maxStateBytes = 16 << 20
+
+// stateFile is the persisted alert state: every pending or firing key and
+// the detail its alerts carry. Writer and Seq say who saved it last, so a
+// watcher that took the lock back can tell whether another one notified in
+// between.
+type stateFile struct {
+	Version int          `json:"version"`
+	App     alerts.App   `json:"app"`
+	Writer  string       `json:"writer"`
+	Seq     int64        `json:"seq"`
+	SavedAt time.Time    `json:"saved_at"`
+	LastID  int64        `json:"last_id"`
+	Keys    []stateEntry `json:"keys"`
+}
+
+type stateEntry struct {
+	alerts.Saved
+	Detail alerts.Detail `json:"detail"`
+}
+
+// loadState reads path; a missing file is no state. A file of another
+// version or another app is ignored with ok false.
+func loadState(path string, app alerts.App) (st stateFile, ok bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return stateFile{}, false, nil
+	}
+	if err != nil {
+		return stateFile{}, false, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return stateFile{}, false, err
+	}
+	if !info.Mode().IsRegular() || info.Size() > maxStateBytes {
+		return stateFile{}, false, fmt.Errorf("%s is not a jobtriage state file", path)
+	}
+	if err := json.NewDecoder(f).Decode(&st); err != nil {
+		return stateFile{}, false, fmt.Errorf("%s is unreadable: %w", path, err)
+	}
+	if st.Version != stateVersion || st.App.ID() != app.ID() {
+		return stateFile{}, false, nil
+	}
+	return st, true, nil
+}
+
+// saveState writes st atomically: a temporary file in the same directory,
+// synced, then renamed over path, so a crash leaves the old state or the new
+// one, never half of either. The file is private (0600): it holds job class
+// names and exception messages.
+func saveState(path string, st stateFile) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
