@@ -25,6 +25,38 @@ type Job struct {
 	ExceptionMessage string    `json:"exception_message"`
 	FailedAt         time.Time `json:"failed_at"`
 	Signature        string    `json:"signature"`
+	// Problem says which columns of the row could not be read and why
+	// ("queue is NULL; failed_at \"garbage\" is not a time"); "" for a
+	// sound row. The other fields hold what could be read, FailedAt is
+	// zero when it could not.
+	Problem string `json:"problem,omitempty"`
+}
+
+// RowProblem is one column of a failed_jobs row that is not as Laravel
+// writes it.
+type RowProblem struct {
+	Column string // "connection", "queue", "payload", "exception", "failed_at"
+	Reason string // "is NULL", "\"garbage\" is not a time"
+}
+
+func (p RowProblem) String() string { return p.Column + " " + p.Reason }
+
+// describeProblems joins a row's problems for a listing or a skip reason.
+func describeProblems(ps []RowProblem) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// RowName names a row for an operator: its row id and, where it has one,
+// its uuid ("row 17 (uuid 9f…)"), so a message is enough to find it.
+func RowName(r *FailedRow) string {
+	if r.UUID != "" {
+		return fmt.Sprintf("row %d (uuid %s)", r.ID, truncate(r.UUID, 64))
+	}
+	return fmt.Sprintf("row %d", r.ID)
 }
 
 // JobFromRow derives what a listing shows from a row: a listing's (the
@@ -44,6 +76,9 @@ func jobFromRow(r *FailedRow, normalize func(string) string) Job {
 		Queue:      r.Queue,
 		Class:      payload.JobClass(r.Payload),
 		FailedAt:   r.FailedAt,
+	}
+	if len(r.Problems) > 0 {
+		j.Problem = describeProblems(r.Problems)
 	}
 	if j.ID == "" {
 		j.ID = strconv.FormatInt(r.ID, 10)

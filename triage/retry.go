@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -136,6 +138,10 @@ func (s *Service) selection(ctx context.Context, q Query, refs []Ref, all bool) 
 	return chunks, Filter{}, missing, nil
 }
 
+// FirstAfterID starts an ascending keyset scan or batch walk at the lowest
+// id a bigint primary key holds.
+const FirstAfterID = int64(math.MinInt64)
+
 // eachBatch runs a batch operation over explicit id chunks, or over the
 // filter in ascending keyset batches, until done says stop.
 func eachBatch(ctx context.Context, chunks [][]int64, f Filter, byIDs bool, now time.Time, dry bool,
@@ -151,7 +157,9 @@ func eachBatch(ctx context.Context, chunks [][]int64, f Filter, byIDs bool, now 
 		}
 		return nil
 	}
-	p := BatchParams{Filter: f, Limit: writeBatch, Now: now, DryRun: dry}
+	// The keyset starts below the lowest id, not at 0: rows with negative
+	// (or zero) ids are failed jobs too.
+	p := BatchParams{Filter: f, Limit: writeBatch, Now: now, DryRun: dry, AfterID: FirstAfterID}
 	for !stop() {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -182,6 +190,19 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 	res.NotFound = missing
 	now := s.Now()
 	byIDs := len(p.Refs) > 0
+	limits := s.loadQueueLimits(ctx)
+	if p.ToQueue != "" {
+		for _, b := range s.databaseBackends() {
+			if col := limits.of(b); !col.Holds(p.ToQueue) {
+				return res, fmt.Errorf("%w: --to-queue %q (%d characters) does not fit %s", ErrInvalidInput,
+					truncate(p.ToQueue, 40), utf8.RuneCountInString(p.ToQueue), col)
+			}
+		}
+	}
+	// refused are the rows the jobs table refused for reasons of their
+	// own (RejectedRows), by primary key: their batch runs again without
+	// them, and they are skipped with the database's reason.
+	refused := map[int64]string{}
 	// The rows reported as skipped, by primary key: a sweep pass meets them
 	// again and must not report them twice. fresh holds the ones the
 	// running batch added, to forget if it is rolled back.
@@ -203,6 +224,12 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 			}
 			return Move{}, false
 		}
+		if why := unretryable(r.Problems); why != "" {
+			return skip(SkipUnreadable, RowName(r)+": "+why+", which a retry needs; left in failed_jobs (see show)")
+		}
+		if why, ok := refused[r.ID]; ok {
+			return skip(SkipRefused, RowName(r)+": the jobs table refused it ("+why+"); left in failed_jobs")
+		}
 		route := s.RouteFor(r.Connection)
 		switch {
 		case !route.Writable():
@@ -218,6 +245,10 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		queue := r.Queue
 		if p.ToQueue != "" {
 			queue = p.ToQueue
+		}
+		if col := limits.of(route); !col.Holds(queue) {
+			return skip(SkipQueueTooLong, fmt.Sprintf("%s: queue name of %d characters (%d bytes) does not fit %s; left in failed_jobs (--to-queue can name a shorter queue)",
+				RowName(r), utf8.RuneCountInString(queue), len(queue), col))
 		}
 		res.Retried++
 		res.IDs = append(res.IDs, j.ID)
@@ -246,10 +277,24 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 			fresh = fresh[:0]
 		}
 		fresh = fresh[:0]
-		br, err := retryConflicts(ctx, &conflicts, func() (BatchResult, error) {
-			undo() // a no-op on the first attempt
-			return s.Store.MoveBatch(ctx, bp, plan)
-		})
+		var br BatchResult
+		var err error
+		for round := 0; ; round++ {
+			br, err = retryConflicts(ctx, &conflicts, func() (BatchResult, error) {
+				undo() // a no-op on the first attempt
+				return s.Store.MoveBatch(ctx, bp, plan)
+			})
+			// One row the jobs table refuses must not fail every run at
+			// the same batch: the batch was rolled back whole; run it
+			// again without the rows the store named.
+			var rej *RejectedRows
+			if err == nil || !errors.As(err, &rej) || len(rej.Rows) == 0 || round == maxRejectRounds {
+				break
+			}
+			for _, r := range rej.Rows {
+				refused[r.ID] = r.Reason
+			}
+		}
 		if err != nil {
 			undo()
 			return br, err
@@ -310,6 +355,12 @@ func RetryPayload(raw []byte, now time.Time, extend time.Duration) (payload []by
 func retryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool) (payload []byte, code, reason string) {
 	if !gjson.ValidBytes(raw) || !gjson.ParseBytes(raw).IsObject() {
 		return nil, SkipMalformed, "malformed payload: not a JSON object (left in failed_jobs; see show)"
+	}
+	// A worker resolves the handler from "job" (Job::fire parses it with
+	// JobName::parse); without it the worker cannot run the job and deletes
+	// it without a failure record: lost. Such a payload stays here.
+	if j := gjson.GetBytes(raw, "job"); j.Type != gjson.String || strings.TrimSpace(j.String()) == "" {
+		return nil, SkipMalformed, `malformed payload: no "job" string naming its handler, so no worker can run it (left in failed_jobs; see show)`
 	}
 	out := raw
 	var err error
@@ -456,4 +507,155 @@ func retryConflicts(ctx context.Context, conflicts *int, run func() (BatchResult
 		}
 	}
 	return BatchResult{}, err
+}
+
+// Skip codes of rows a retry cannot move for reasons of their own (see
+// also SkipMalformed).
+const (
+	// SkipUnreadable: a column a retry needs (connection, queue, payload)
+	// is not as Laravel writes it (NULL); the reason names the row.
+	SkipUnreadable = "unreadable_row"
+	// SkipQueueTooLong: the queue name does not fit the jobs table's queue
+	// column, so the insert would fail (or, on a lax MySQL, truncate it).
+	SkipQueueTooLong = "queue_too_long"
+	// SkipRefused: the jobs table refused the row's insert for a reason of
+	// the row's own; the reason carries the database's words.
+	SkipRefused = "refused_by_jobs_table"
+)
+
+// maxRejectRounds bounds how often one batch runs again without rows the
+// jobs table refused: each round names every refused row of the batch, so
+// a second is needed only when the first probe missed one.
+const maxRejectRounds = 3
+
+// RejectedRows is MoveBatch's error when the queue backend refused rows of
+// the batch for reasons of their own (a value its column cannot hold, a
+// constraint): the batch was rolled back whole, and running it again
+// without these rows moves the others.
+type RejectedRows struct {
+	Rows []RejectedRow
+	// Cause is the error the batch met.
+	Cause error
+}
+
+// RejectedRow is one refused failed_jobs row and the database's reason.
+type RejectedRow struct {
+	ID     int64
+	Reason string
+}
+
+func (e *RejectedRows) Error() string {
+	ids := make([]string, 0, min(len(e.Rows), 5))
+	for _, r := range e.Rows[:min(len(e.Rows), 5)] {
+		ids = append(ids, fmt.Sprint(r.ID))
+	}
+	return fmt.Sprintf("the jobs table refused %d row(s) of the batch (ids %s): %v", len(e.Rows), strings.Join(ids, ", "), e.Cause)
+}
+
+func (e *RejectedRows) Unwrap() error { return e.Cause }
+
+// QueueColumn is what the queue column of a jobs table holds: at most
+// MaxChars characters and MaxBytes bytes (0: no such bound).
+type QueueColumn struct {
+	Type     string // the declared type, for messages ("varchar(255)")
+	Table    string
+	MaxChars int
+	MaxBytes int
+}
+
+// Holds reports whether queue fits the column.
+func (c QueueColumn) Holds(queue string) bool {
+	return (c.MaxChars <= 0 || utf8.RuneCountInString(queue) <= c.MaxChars) && (c.MaxBytes <= 0 || len(queue) <= c.MaxBytes)
+}
+
+func (c QueueColumn) String() string {
+	limit := fmt.Sprintf("%d characters", c.MaxChars)
+	if c.MaxChars <= 0 {
+		limit = fmt.Sprintf("%d bytes", c.MaxBytes)
+	}
+	return fmt.Sprintf("%s.queue (%s, at most %s)", c.Table, c.Type, limit)
+}
+
+// QueueColumnReader is a jobs table that can say what its queue column
+// holds, read from the database's catalog (Laravel's stock column is
+// varchar(255)). Retry skips a job whose queue name would not fit before
+// inserting anything, instead of failing its whole batch.
+type QueueColumnReader interface {
+	QueueColumn(ctx context.Context) (QueueColumn, error)
+}
+
+// queueLimits are the queue columns of the jobs tables a run writes to,
+// read once before its first batch: a catalog query inside a batch would
+// wait for the connection the batch holds (SQLite has one). A table whose
+// catalog cannot be read is taken as unbounded: a row it then refuses is
+// still isolated by RejectedRows.
+type queueLimits struct {
+	cache map[QueueBackend]QueueColumn // nil key: this database's jobs table
+}
+
+func (s *Service) loadQueueLimits(ctx context.Context) *queueLimits {
+	l := &queueLimits{cache: map[QueueBackend]QueueColumn{}}
+	for _, r := range s.databaseBackends() {
+		var key QueueBackend
+		var reader any = s.Store
+		if !r.Local {
+			key, reader = r.Backend, r.Backend
+		}
+		if _, done := l.cache[key]; done {
+			continue
+		}
+		var c QueueColumn
+		if qr, ok := reader.(QueueColumnReader); ok {
+			if got, err := qr.QueueColumn(ctx); err == nil {
+				c = got
+			}
+		}
+		l.cache[key] = c
+	}
+	return l
+}
+
+// of is the queue column of a route's jobs table; unbounded for other
+// backends (Redis keeps any name).
+func (l *queueLimits) of(r Route) QueueColumn {
+	switch {
+	case r.Local:
+		return l.cache[nil]
+	case r.Backend != nil && r.Driver == DriverDatabase:
+		return l.cache[r.Backend]
+	}
+	return QueueColumn{}
+}
+
+// databaseBackends are the routes to jobs tables a retry may write to.
+func (s *Service) databaseBackends() []Route {
+	var out []Route
+	if s.Jobs != nil {
+		out = append(out, Route{Driver: DriverDatabase, Backend: s.Jobs})
+	} else if s.Store.Schema().HasJobs {
+		out = append(out, Route{Driver: DriverDatabase, Local: true})
+	}
+	for _, r := range s.Routes {
+		if r.Driver == DriverDatabase && r.Backend != nil && !r.Local {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// unretryable says which of a row's problems keep it from being retried:
+// a job goes back with its connection, queue and payload; a failed_at or
+// exception that cannot be read does not change what is pushed.
+func unretryable(ps []RowProblem) string {
+	var bad []RowProblem
+	for _, p := range ps {
+		switch p.Column {
+		case "connection", "queue", "payload":
+			bad = append(bad, p)
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	return describeProblems(bad)
 }

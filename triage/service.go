@@ -270,11 +270,15 @@ func (a *signatureAccumulator) add(j Job, normalize func(string) string) {
 		a.byID[j.Signature] = st
 	}
 	st.sig.Count++
-	if j.FailedAt.Before(st.sig.FirstSeen) {
-		st.sig.FirstSeen = j.FailedAt
-	}
-	if j.FailedAt.After(st.sig.LastSeen) {
-		st.sig.LastSeen = j.FailedAt
+	// A row whose failed_at could not be read (zero) counts, but says
+	// nothing about when the signature was seen.
+	if !j.FailedAt.IsZero() {
+		if st.sig.FirstSeen.IsZero() || j.FailedAt.Before(st.sig.FirstSeen) {
+			st.sig.FirstSeen = j.FailedAt
+		}
+		if j.FailedAt.After(st.sig.LastSeen) {
+			st.sig.LastSeen = j.FailedAt
+		}
 	}
 	st.queues[j.Queue] = struct{}{}
 	st.connections[j.Connection] = struct{}{}

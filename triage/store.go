@@ -73,6 +73,11 @@ type FailedRow struct {
 	FailedAt   time.Time // wall-clock time in the app timezone
 	Payload    []byte
 	Exception  string
+	// Problems are the columns the store could not read as Laravel writes
+	// them (NULL where Laravel writes NOT NULL, a failed_at that is no
+	// time): the row is still delivered with what could be read, so one
+	// poison row never stops a listing or a retry. Empty for sound rows.
+	Problems []RowProblem
 }
 
 // Heads: how much of the big columns a listing reads. Every path that

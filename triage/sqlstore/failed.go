@@ -27,7 +27,7 @@ func (s *Store) selectList(full bool) (string, []any) {
 	if s.schema.IDMode != triage.IDModeUUID {
 		uuid = "NULL"
 	}
-	cols := "id, " + uuid + " AS uuid, connection, queue, failed_at, "
+	cols := "id, " + uuid + " AS uuid, connection, queue, " + s.failedAtColumn() + ", "
 	if full {
 		return cols + "payload, exception", nil
 	}
@@ -38,11 +38,31 @@ func (s *Store) selectList(full bool) (string, []any) {
 	return cols + s.exceptionHead() + " AS exception", []any{nextSeparator}
 }
 
+// failedAtColumn selects failed_at. PostgreSQL's is read as text: lib/pq
+// fails the whole result set on a timestamp it cannot decode ('infinity',
+// a BC date), so one poison row would stop every listing; as text, such a
+// row is read, and only its failed_at is marked unreadable.
+func (s *Store) failedAtColumn() string {
+	if s.d.name == "postgres" {
+		return "CAST(failed_at AS text) AS failed_at"
+	}
+	return "failed_at"
+}
+
 // listPayload is what a listing reads of the payload: the class windows
 // (payload.ClassWindows), not a head, because a Redis job's keys may sit in
 // any order and displayName far behind data.command. On SQLite it is the
 // whole payload, which payload.JobClass cuts into the same windows.
-func (s *Store) listPayload() string { return s.d.classWindows("payload") }
+//
+// A NULL payload stays NULL (its windows would be empty text), so the row
+// is marked as having none.
+func (s *Store) listPayload() string {
+	w := s.d.classWindows("payload")
+	if w == "payload" {
+		return w
+	}
+	return "CASE WHEN payload IS NULL THEN NULL ELSE " + w + " END"
+}
 
 // exceptionHead selects the top exception block's head; on SQLite, which
 // has no last-occurrence function, the whole text, cut in Go.
@@ -178,26 +198,67 @@ func (s *Store) scanBatch(ctx context.Context, q string, args []any, full bool, 
 	return n, last, nil
 }
 
+// scanRow reads one row. A column that is not as Laravel writes it (NULL
+// connection, queue or payload; a failed_at that is no time) does not fail
+// the scan: the row comes back with what could be read and the column in
+// Problems, so a listing shows it and a retry skips it by name, while every
+// other row is served.
 func (s *Store) scanRow(rows *sql.Rows, full bool) (*triage.FailedRow, error) {
 	var (
-		r        triage.FailedRow
-		uuid     sql.NullString
-		failedAt wallTime
-		payload  []byte
-		exc      sql.NullString
+		r          triage.FailedRow
+		uuid       sql.NullString
+		connection sql.NullString
+		queue      sql.NullString
+		failedAt   rawValue
+		payload    []byte
+		exc        sql.NullString
 	)
-	failedAt.loc = s.loc
-	if err := rows.Scan(&r.ID, &uuid, &r.Connection, &r.Queue, &failedAt, &payload, &exc); err != nil {
+	if err := rows.Scan(&r.ID, &uuid, &connection, &queue, &failedAt, &payload, &exc); err != nil {
 		return nil, fmt.Errorf("reading a failed_jobs row: %w", err)
 	}
 	r.UUID = uuid.String
-	r.FailedAt = failedAt.t
+	r.Connection = connection.String
+	r.Queue = queue.String
 	r.Payload = payload
 	r.Exception = exc.String
+	null := func(col string) {
+		r.Problems = append(r.Problems, triage.RowProblem{Column: col, Reason: "is NULL"})
+	}
+	if !connection.Valid {
+		null("connection")
+	}
+	if !queue.Valid {
+		null("queue")
+	}
+	if payload == nil {
+		null("payload")
+	}
+	if !exc.Valid {
+		null("exception")
+	}
+	w := wallTime{loc: s.loc}
+	if failedAt.v == nil {
+		null("failed_at")
+	} else if err := w.set(failedAt.v); err != nil {
+		r.Problems = append(r.Problems, triage.RowProblem{Column: "failed_at", Reason: err.Error()})
+	}
+	r.FailedAt = w.t
 	if !full && s.d.topException == nil {
 		r.Exception = triage.TopExceptionHead(r.Exception)
 	}
 	return &r, nil
+}
+
+// rawValue keeps a column's driver value for a later, fallible conversion.
+// Byte slices are copied: the driver reuses their memory on the next row.
+type rawValue struct{ v any }
+
+func (r *rawValue) Scan(src any) error {
+	if b, ok := src.([]byte); ok {
+		src = string(b)
+	}
+	r.v = src
+	return nil
 }
 
 // GetFailed reads one whole row by uuid or integer id.
@@ -262,6 +323,15 @@ type wallTime struct {
 }
 
 func (w *wallTime) Scan(src any) error {
+	if err := w.set(src); err != nil {
+		return fmt.Errorf("failed_at %w", err)
+	}
+	return nil
+}
+
+// set converts a driver value; its error says what is wrong with the value
+// ("\"garbage\" is not a time"), the caller names the column.
+func (w *wallTime) set(src any) error {
 	switch v := src.(type) {
 	case nil:
 		w.t = time.Time{}
@@ -272,18 +342,36 @@ func (w *wallTime) Scan(src any) error {
 	case string:
 		return w.parse(v)
 	default:
-		return fmt.Errorf("failed_at: unexpected type %T", src)
+		return fmt.Errorf("has an unexpected type %T", src)
 	}
 	return nil
 }
 
 func (w *wallTime) parse(s string) error {
 	s = strings.TrimSpace(s)
-	for _, layout := range []string{wallLayout, "2006-01-02T15:04:05", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05Z07:00", "2006-01-02"} {
+	for _, layout := range wallLayouts {
 		if t, err := time.ParseInLocation(layout, s, w.loc); err == nil {
-			w.t = t
+			// A zoned text (PostgreSQL's timestamptz read as text) is in
+			// the session's zone: its clock fields are the wall clock,
+			// as for the time.Time a driver returns.
+			w.t = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), w.loc)
 			return nil
 		}
 	}
-	return fmt.Errorf("failed_at: cannot read %q as a time", s)
+	return fmt.Errorf("%q is not a time", truncateText(s, 40))
+}
+
+// wallLayouts are the texts failed_at is read from: Laravel's own, ISO
+// forms, and PostgreSQL's timestamp and timestamptz output (DateStyle ISO,
+// which lib/pq sets).
+var wallLayouts = []string{wallLayout, "2006-01-02T15:04:05", "2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05.999999999Z07", "2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999Z07:00:00", "2006-01-02"}
+
+// truncateText cuts a hostile value for a message.
+func truncateText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

@@ -92,7 +92,10 @@ func (s *Store) batchWhere(ctx context.Context, tx *sqlx.Tx, p triage.BatchParam
 		// The --since bound is a starting id, found once: a later batch
 		// starts after the previous one's last id, which is past it.
 		f := p.Filter
-		if p.AfterID == 0 {
+		// The first batch starts at triage.FirstAfterID (or 0 for callers
+		// that predate it); applying the bound again to a batch after an
+		// id <= 0 is harmless, it is below every later id.
+		if p.AfterID <= 0 {
 			var err error
 			if f, err = s.withSinceBound(ctx, tx, p.Filter); err != nil {
 				return "", nil, err
@@ -173,6 +176,7 @@ func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*
 	now := p.Now.Unix()
 	var moved, verbatim []int64
 	var remote, edited []triage.Move
+	local := map[int64]triage.Move{} // what goes into this jobs table, by row id
 	for _, r := range rows {
 		res.LastID = r.ID
 		m, ok := plan(r)
@@ -180,6 +184,9 @@ func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*
 			continue
 		}
 		moved = append(moved, r.ID)
+		if p.Push == nil || m.Local {
+			local[r.ID] = m
+		}
 		switch {
 		case p.Push != nil && !m.Local:
 			remote = append(remote, m)
@@ -209,10 +216,10 @@ func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*
 		}
 	}
 	if err := s.copyVerbatim(ctx, tx, verbatim, now); err != nil {
-		return triage.BatchResult{}, err
+		return triage.BatchResult{}, s.isolate(ctx, tx, err, rows, local, now)
 	}
 	if err := s.insertJobs(ctx, tx, edited, now); err != nil {
-		return triage.BatchResult{}, err
+		return triage.BatchResult{}, s.isolate(ctx, tx, err, rows, local, now)
 	}
 	if err := s.deleteIDs(ctx, tx, moved); err != nil {
 		return triage.BatchResult{}, err
@@ -260,11 +267,13 @@ func (s *Store) moveByDelete(ctx context.Context, p triage.BatchParams, plan fun
 	res := triage.BatchResult{Locked: len(rows)}
 	var moved []int64
 	var moves []triage.Move
+	local := map[int64]triage.Move{}
 	for _, r := range rows {
 		res.LastID = r.ID
 		if m, ok := plan(r); ok {
 			moved = append(moved, r.ID)
 			moves = append(moves, m)
+			local[r.ID] = m
 		}
 	}
 	if len(moved) == 0 {
@@ -285,13 +294,143 @@ func (s *Store) moveByDelete(ctx context.Context, p triage.BatchParams, plan fun
 		}
 	}
 	if err := s.insertJobs(ctx, tx, moves, p.Now.Unix()); err != nil {
-		return triage.BatchResult{}, err
+		return triage.BatchResult{}, s.isolate(ctx, tx, err, rows, local, p.Now.Unix())
 	}
 	if err := tx.Commit(); err != nil {
 		return triage.BatchResult{}, s.queryError(err)
 	}
 	res.Done = moved
 	return res, nil
+}
+
+// isolate turns a batch insert into jobs that failed for a row-specific
+// reason (a value the column cannot hold, a constraint) into
+// triage.RejectedRows naming those rows, so that the batch can run again
+// without them instead of failing every run at the same batch. The batch's
+// own transaction is rolled back first; the probe runs in a transaction of
+// its own, inserting each move alone under a savepoint, and
+// is rolled back whole: it changes nothing. Any other error, or a probe in
+// which no row fails alone, returns err as it was.
+func (s *Store) isolate(ctx context.Context, batch *sqlx.Tx, err error, rows []*triage.FailedRow, local map[int64]triage.Move, now int64) error {
+	if !isRowDataError(err) || len(local) == 0 || ctx.Err() != nil {
+		return err
+	}
+	// The batch's locks go first: SQLite has one writer, and the probe
+	// must not wait for a transaction that is over anyway.
+	_ = batch.Rollback()
+	tx, berr := s.beginWrite(ctx)
+	if berr != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // the probe never commits
+	rej := &triage.RejectedRows{Cause: err}
+	for _, r := range rows {
+		m, ok := local[r.ID]
+		if !ok {
+			continue
+		}
+		if _, e := tx.ExecContext(ctx, "SAVEPOINT jobtriage_probe"); e != nil {
+			return err
+		}
+		q := "INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) VALUES (?, 0, NULL, ?, ?, ?)"
+		var payload any = m.Payload
+		if s.d.name == "postgres" {
+			payload = string(m.Payload) // text, not bytea
+		}
+		if _, e := tx.ExecContext(ctx, s.db.Rebind(q), m.Queue, now, now, payload); e != nil {
+			if !isRowDataError(e) {
+				return err
+			}
+			rej.Rows = append(rej.Rows, triage.RejectedRow{ID: r.ID, Reason: scrub(e, s.ep)})
+		}
+		if _, e := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT jobtriage_probe"); e != nil {
+			return err
+		}
+	}
+	if len(rej.Rows) == 0 {
+		return err
+	}
+	rej.Cause = s.writeError(err, s.schema.JobsTable)
+	return rej
+}
+
+// isRowDataError recognises an insert refused for what one row holds
+// rather than for the table or the session: PostgreSQL's data exceptions
+// and integrity violations (SQLSTATE classes 22 and 23); MySQL's data too
+// long (1406), incorrect string or value (1366, 1292), out of range
+// (1264), truncated (1265), NULL in a NOT NULL column (1048), invalid JSON
+// (3140) and CHECK failures (3819, MariaDB 4025); SQLite's constraint
+// failures and oversized values.
+func isRowDataError(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1048, 1264, 1265, 1292, 1366, 1406, 3140, 3819, 4025:
+			return true
+		}
+		return false
+	}
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(string(pe.Code), "22") || strings.HasPrefix(string(pe.Code), "23")
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "constraint failed") || strings.Contains(msg, "too big")
+}
+
+// QueueColumn reads what the jobs table's queue column holds from the
+// catalog: varchar(n) and char(n) hold n characters (PostgreSQL, MySQL);
+// MySQL's text types hold a number of bytes; SQLite enforces no length.
+func (s *Store) QueueColumn(ctx context.Context) (triage.QueueColumn, error) {
+	t, err := parseTableName(s.schema.JobsTable)
+	if err != nil {
+		return triage.QueueColumn{}, err
+	}
+	cols, err := s.columns(ctx, t)
+	if err != nil {
+		return triage.QueueColumn{}, err
+	}
+	c, ok := cols["queue"]
+	if !ok {
+		return triage.QueueColumn{}, fmt.Errorf("%s has no queue column", t)
+	}
+	return queueColumnOf(s.d.name, s.schema.JobsTable, c.typ), nil
+}
+
+// QueueColumn is the queue column of the other database's jobs table.
+func (b *JobsBackend) QueueColumn(ctx context.Context) (triage.QueueColumn, error) {
+	return b.Store.QueueColumn(ctx)
+}
+
+// mysqlTextBytes are the byte limits of MySQL's text types.
+var mysqlTextBytes = map[string]int{"tinytext": 255, "text": 65535, "mediumtext": 16777215}
+
+// queueColumnOf reads a declared type ("character varying(255)",
+// "varchar(255)", "tinytext").
+func queueColumnOf(dialect, table, typ string) triage.QueueColumn {
+	c := triage.QueueColumn{Type: typ, Table: table}
+	if dialect == "sqlite" {
+		return c // SQLite keeps any length in any column
+	}
+	base, arg := typ, ""
+	if i := strings.IndexByte(typ, '('); i >= 0 {
+		base = strings.TrimSpace(typ[:i])
+		if j := strings.IndexByte(typ[i:], ')'); j > 0 {
+			arg = typ[i+1 : i+j]
+		}
+	}
+	switch base {
+	case "varchar", "char", "character varying", "character", "nvarchar", "nchar":
+		var n int
+		if _, err := fmt.Sscanf(arg, "%d", &n); err == nil && n > 0 {
+			c.MaxChars = n
+		}
+	default:
+		if dialect == "mysql" {
+			c.MaxBytes = mysqlTextBytes[base]
+		}
+	}
+	return c
 }
 
 // copyVerbatim inserts the failed rows with these ids into jobs as they are
@@ -577,7 +716,7 @@ func (s *Store) DeleteBefore(ctx context.Context, p triage.PruneParams) (int64, 
 	}
 	cut := s.wall(p.Before)
 	var total int64
-	var cursor int64
+	cursor := triage.FirstAfterID // rows with negative ids are pruned too
 	clean := 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -627,10 +766,20 @@ func (s *Store) DeleteBefore(ctx context.Context, p triage.PruneParams) (int64, 
 }
 
 // DeleteAll empties failed_jobs in primary-key batches (flush without
-// --hours), so no single statement holds the table for long.
+// --hours), so no single statement holds the table for long. It deletes
+// the rows that are there when it starts: the highest id is read first and
+// bounds every batch, so failures that arrive while it runs (ids grow) are
+// kept, as a flush of "every failed job" an operator looked at must.
 func (s *Store) DeleteAll(ctx context.Context, batch int, progress func(int64)) (int64, error) {
 	if batch <= 0 {
 		batch = 1000
+	}
+	var snapshot sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, "SELECT MAX(id) FROM "+s.failed).Scan(&snapshot); err != nil {
+		return 0, s.queryError(err)
+	}
+	if !snapshot.Valid {
+		return 0, nil
 	}
 	var total int64
 	for {
@@ -638,8 +787,8 @@ func (s *Store) DeleteAll(ctx context.Context, batch int, progress func(int64)) 
 			return total, err
 		}
 		var hi sql.NullInt64
-		q := "SELECT MAX(id) FROM (SELECT id FROM " + s.failed + " ORDER BY id LIMIT ?) b"
-		if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), batch).Scan(&hi); err != nil {
+		q := "SELECT MAX(id) FROM (SELECT id FROM " + s.failed + " WHERE id <= ? ORDER BY id LIMIT ?) b"
+		if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), snapshot.Int64, batch).Scan(&hi); err != nil {
 			return total, s.queryError(err)
 		}
 		if !hi.Valid {

@@ -1,0 +1,86 @@
+package triage_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+)
+
+// TestRetrySkipsPoisonRowsAndGoesOn: a queue name the jobs table cannot
+// hold and payloads no worker can run are skipped, each named, while every
+// other job of the same batch goes back.
+func TestRetrySkipsPoisonRowsAndGoesOn(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		ctx := context.Background()
+		svc, store := newService(t, driver)
+		mk := func(i int, queue, payload string) sqltest.FailedFixture {
+			u := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+			return sqltest.FailedFixture{UUID: &u, Connection: "database", Queue: queue,
+				Payload: strings.ReplaceAll(payload, "UUID", u), Exception: "RuntimeException: x in /a.php:1\nStack trace:\n#0 {main}",
+				FailedAt: "2026-11-30 10:00:00"}
+		}
+		long := strings.Repeat("q", 300)
+		var fx []sqltest.FailedFixture
+		for i := 1; i <= 10; i++ {
+			fx = append(fx, mk(i, "default", payloadOf("UUID", "")))
+		}
+		fx[3] = mk(4, long, payloadOf("UUID", ""))
+		fx[5] = mk(6, "default", `{}`)
+		fx[7] = mk(8, "default", `{"uuid":"UUID","job":null,"data":{}}`)
+		ids := sqltest.InsertFailed(t, store, fx...)
+
+		wantSkips := map[string]string{*fx[5].UUID: triage.SkipMalformed, *fx[7].UUID: triage.SkipMalformed}
+		wantRetried := 7
+		if driver != "sqlite" { // SQLite keeps a queue name of any length
+			wantSkips[*fx[3].UUID] = triage.SkipQueueTooLong
+			_, err := svc.Retry(ctx, triage.RetryParams{All: true, ToQueue: long})
+			if !errors.Is(err, triage.ErrInvalidInput) || countJobs(t, store) != 0 {
+				t.Errorf("--to-queue of 300 characters: %v", err)
+			}
+		} else {
+			wantRetried++
+		}
+		res, err := svc.Retry(ctx, triage.RetryParams{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Retried != wantRetried || len(res.Skipped) != len(wantSkips) {
+			t.Fatalf("retried %d (want %d), skipped %+v", res.Retried, wantRetried, res.Skipped)
+		}
+		for _, s := range res.Skipped {
+			if wantSkips[s.ID] != s.Code {
+				t.Errorf("skip %+v, want code %q", s, wantSkips[s.ID])
+			}
+			if s.Code == triage.SkipQueueTooLong && !strings.Contains(s.Reason, fmt.Sprintf("row %d (uuid %s)", ids[3], s.ID)) {
+				t.Errorf("reason %q does not name the row", s.Reason)
+			}
+		}
+		if countJobs(t, store) != wantRetried {
+			t.Errorf("jobs has %d rows, want %d", countJobs(t, store), wantRetried)
+		}
+		left, _ := store.Count(ctx, triage.Filter{})
+		if int(left) != len(wantSkips) {
+			t.Errorf("%d rows left in failed_jobs, want the %d skipped", left, len(wantSkips))
+		}
+	})
+}
+
+// TestRetryPayloadNeedsAJob: a payload without a "job" string is skipped
+// before any backend's own rules: a worker would delete it unrun.
+func TestRetryPayloadNeedsAJob(t *testing.T) {
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for _, raw := range []string{`{}`, `{"uuid":"u","job":""}`, `{"uuid":"u","job":42}`, `{"uuid":"u","job":{"a":1}}`, `{"uuid":"u","data":{"command":"x"}}`} {
+		if _, code, reason := triage.RetryPayload([]byte(raw), now, 0); code != triage.SkipMalformed || !strings.Contains(reason, `"job"`) {
+			t.Errorf("%s: code %q reason %q", raw, code, reason)
+		}
+	}
+	if out, code, _ := triage.RetryPayload([]byte(`{"uuid":"u","job":"App\\Jobs\\X@handle","data":{}}`), now, 0); code != "" || out == nil {
+		t.Errorf("a payload with a job string was refused: %s", code)
+	}
+}
