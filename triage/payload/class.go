@@ -36,9 +36,25 @@ const (
 
 // ClassKeys are the texts the class windows start at, in the order they are
 // joined: displayName, data.command, data.commandName, job. Each is searched
-// as literal text, case-sensitively, first occurrence; PHP's json_encode and
-// cjson both write keys without whitespace around the colon.
+// as literal text, case-sensitively, at the occurrence ClassKeyLast says;
+// PHP's json_encode and cjson both write keys without whitespace around the
+// colon.
 var ClassKeys = [...]string{`"displayName":`, `"command":`, `"commandName":`, `"job":`}
+
+// ClassKeyLast says, per ClassKeys entry, whether its window starts at the
+// key's last occurrence rather than its first. displayName is read from its
+// last: a payload with the key twice (never written by PHP, but a row can
+// be crafted) means, to PHP's json_decode and so to every Laravel tool, its
+// last value, and jobtriage must not show a different class than they do.
+// The other keys keep their first occurrence: "job" and "command" also
+// occur inside a string job's data (user arrays), after the top-level key.
+//
+// In SQL the last occurrence is the first one in the reversed text, which
+// both servers find in characters: on PostgreSQL
+// length(col) - nullif(strpos(reverse(col), reverse(key)), 0) - length(key) + 2,
+// on MySQL/MariaDB CHAR_LENGTH(col) - NULLIF(LOCATE(<reversed key> COLLATE
+// utf8mb4_bin, REVERSE(col)), 0) - CHAR_LENGTH(key) + 2.
+var ClassKeyLast = [len(ClassKeys)]bool{windowDisplayName: true}
 
 const (
 	windowDisplayName = iota
@@ -49,14 +65,18 @@ const (
 
 // ClassWindows cuts the class windows out of a whole payload exactly as the
 // store's SQL does: for each of ClassKeys, ClassWindowSep, then
-// ClassWindowChars characters from the key's first occurrence (nothing when
-// the key is absent). The keys are ASCII, so the first occurrence is the
-// same in bytes and in characters.
+// ClassWindowChars characters from the key's first occurrence, or its last
+// where ClassKeyLast says so (nothing when the key is absent). The keys are
+// ASCII, so an occurrence is the same in bytes and in characters.
 func ClassWindows(raw []byte) []byte {
 	out := make([]byte, 0, len(ClassKeys)*(1+ClassWindowChars))
-	for _, key := range ClassKeys {
+	for k, key := range ClassKeys {
 		out = append(out, ClassWindowSep)
-		if i := bytes.Index(raw, []byte(key)); i >= 0 {
+		find := bytes.Index
+		if ClassKeyLast[k] {
+			find = bytes.LastIndex
+		}
+		if i := find(raw, []byte(key)); i >= 0 {
 			out = append(out, cutChars(raw[i:], ClassWindowChars)...)
 		}
 	}
@@ -83,7 +103,7 @@ func cutChars(raw []byte, n int) []byte {
 }
 
 // JobClass returns the class to display for a payload, by the rule
-// displayName → the class at the head of data.command when it is a
+// displayName (its last occurrence, as PHP reads duplicate keys) → the class at the head of data.command when it is a
 // serialized object ("O:…") → data.commandName → job; "" when none can be
 // read. raw is a whole payload or the class windows a listing read
 // (ClassWindows); a whole payload is cut into windows first, so both give
