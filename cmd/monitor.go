@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/jobtriage/jobtriage/alerts"
 	"github.com/jobtriage/jobtriage/alerts/notify"
+	"github.com/jobtriage/jobtriage/alerts/watch"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/appconfig"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
@@ -32,10 +35,11 @@ const (
 	envNotifyCommand = "JOBTRIAGE_NOTIFY_COMMAND"
 )
 
-// maxAlertKeys bounds the per-queue/class/signature keys a watcher tracks:
-// the keys come from database text, and a flood of distinct classes must not
-// grow memory without limit.
-const maxAlertKeys = 1000
+// heartbeatEvery is how often a watcher on a terminal says it is alive.
+const heartbeatEvery = time.Minute
+
+// stateFileNone turns the state file off.
+const stateFileNone = "none"
 
 // MonitorOptions are the inputs of `jobtriage monitor`.
 type MonitorOptions struct {
@@ -71,6 +75,13 @@ type MonitorOptions struct {
 	WebhookURL    string
 	PagerDutyKey  string
 	NotifyCommand string
+
+	// StateFile keeps alert state across restarts; "" picks the default
+	// under the user state directory, "none" keeps it in memory.
+	StateFile string
+	// BlindAfter is how long the watcher may fail to read the database
+	// before it alerts about its own blindness.
+	BlindAfter time.Duration
 }
 
 // NewCmdMonitor builds `jobtriage monitor`.
@@ -161,6 +172,8 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 	fl.StringVar(&opts.WebhookURL, "webhook-url", "", "watch: POST each digest as JSON to `URL` (env "+envWebhookURL+")")
 	fl.StringVar(&opts.PagerDutyKey, "pagerduty-routing-key", "", "watch: PagerDuty Events v2 routing `key` (env "+envPagerDutyKey+")")
 	fl.StringVar(&opts.NotifyCommand, "notify-command", "", "watch: run `PROGRAM [ARGS]` with each digest as JSON on stdin, no shell (env "+envNotifyCommand+")")
+	fl.StringVar(&opts.StateFile, "state-file", "", "watch: keep alert state across restarts in `PATH` (default $XDG_STATE_HOME/jobtriage/watch-<app>.json; none = memory only)")
+	fl.DurationVar(&opts.BlindAfter, "blind-after", watch.DefaultBlindAfter, "watch: alert when the database could not be read for this `long`")
 	return cmd
 }
 
@@ -199,6 +212,8 @@ func (o *MonitorOptions) validate() error {
 		return FlagErrorf("--format prometheus is for one check at a time (cron); drop --watch")
 	case o.MaxFailed == 0 && o.MaxSize == 0 && o.MaxAge == 0:
 		return FlagErrorf("--watch needs something to alert on: --max-failed (with --window), --max or --max-age")
+	case o.BlindAfter < time.Second:
+		return FlagErrorf("--blind-after must be at least 1s")
 	}
 	if o.MaxFailed > 0 {
 		if _, err := o.rule("app"); err != nil {
@@ -412,10 +427,11 @@ func (o *MonitorOptions) dotenv() map[string]string {
 }
 
 // notifiers builds the channels; errors never contain the secrets (the
-// notify constructors redact them).
+// notify constructors redact them). The watcher prints every transition
+// itself, so there is no log notifier here.
 func (o *MonitorOptions) notifiers() ([]notify.Notifier, error) {
 	env := o.dotenv()
-	out := []notify.Notifier{notify.NewLog(o.IO.Out)}
+	var out []notify.Notifier
 	if u := o.secret(o.SlackWebhook, envSlackWebhook, env); u != "" {
 		n, err := notify.NewSlack(notify.SlackConfig{WebhookURL: u})
 		if err != nil {
@@ -448,99 +464,324 @@ func (o *MonitorOptions) notifiers() ([]notify.Notifier, error) {
 	return append(out, o.Notifiers...), nil
 }
 
-// watchRun alternates between standing by and watching until ctx ends.
+// watchRun runs the alert engine (alerts/watch) on the store until ctx
+// ends: the engine owns the loop, the alert state and the sending; this
+// prints what it does.
 func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSource, p triage.MonitorParams) error {
 	nts, err := opts.notifiers()
 	if err != nil {
 		return err
 	}
-	disp := &notify.Dispatcher{Notifiers: nts, Now: opts.Now}
-	standingBy := false
-	for ctx.Err() == nil {
-		lock, err := src.TryWatchLock(ctx)
-		switch {
-		case errors.Is(err, triage.ErrLockHeld):
-			if !standingBy {
-				fmt.Fprintln(opts.IO.ErrOut, "another watcher holds the lock for this database; standing by")
-				standingBy = true
-			}
-		case err != nil:
-			return err
-		default:
-			if standingBy {
-				fmt.Fprintln(opts.IO.ErrOut, "took over the watch lock")
-				standingBy = false
-			}
-			err = watchHolding(ctx, opts, src, p, lock, disp)
-			lock.Release()
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return err
-			}
-			continue
-		}
-		if opts.Sleep(ctx, opts.Interval) != nil {
-			return nil
+	app := opts.app()
+	statePath := opts.statePath(app)
+	ws := &watchSource{src: src, p: p}
+	out := &watchOutput{opts: opts, src: ws, notifiers: nts, statePath: statePath, app: app}
+	w := &watch.Watcher{
+		Config: watch.Config{
+			Failures: alerts.Rule{Threshold: int(min(opts.MaxFailed, int64(1<<31-1))), Window: opts.Window,
+				For: opts.For, Repeat: opts.Repeat, ResolveBelow: opts.ResolveBelow},
+			MaxSize: opts.MaxSize, MaxAge: opts.MaxAge, ReadGauges: opts.JSON,
+			Interval: opts.Interval, BlindAfter: opts.BlindAfter, App: app, StatePath: statePath,
+		},
+		Source:     ws,
+		Notifiers:  nts,
+		Dispatcher: notify.Dispatcher{Now: opts.Now},
+		Now:        opts.Now,
+		Sleep:      opts.Sleep,
+		LookCloser: opts.lookCloser,
+		OnTick:     out.tick,
+		Warn: func(msg string) {
+			fmt.Fprintln(opts.IO.ErrOut, "watch: "+sanitize.Line(oneLine(msg)))
+		},
+	}
+	for _, per := range opts.AlertPer {
+		switch per {
+		case "queue":
+			w.PerQueue = true
+		case "class":
+			w.PerClass = true
+		case "signature":
+			w.PerSignature = true
 		}
 	}
-	return nil
+	return w.Run(ctx)
 }
 
-// errLockLost ends a watching period; the watcher stands by again.
-var errLockLost = errors.New("watch lock lost")
+// app names the watched app in every alert: APP_NAME, APP_ENV and the
+// failed-jobs store without its password.
+func (o *MonitorOptions) app() alerts.App {
+	cfg, err := o.Config()
+	if err != nil {
+		return alerts.App{}
+	}
+	// Like describeTarget: a name only for a real app profile (with --dsn
+	// alone APP_NAME is Laravel's default and names nothing).
+	var a alerts.App
+	if cfg.Profile != nil && cfg.Profile.IsApp {
+		a.Name, a.Environment = cfg.AppName, cfg.AppEnv
+	}
+	a.Database = cfg.Target.Redacted()
+	if cfg.FailedTable != "" {
+		a.Database += " table " + cfg.FailedTable
+	}
+	return a
+}
 
-// watchHolding watches while it holds the lock. It returns nil when the lock
-// was lost (the caller tries again), or ctx's error.
-func watchHolding(ctx context.Context, opts *MonitorOptions, src triage.MonitorSource, p triage.MonitorParams,
-	lock triage.WatchLock, disp *notify.Dispatcher) error {
-	ws := newWatchState(opts)
-	gauges := gaugeAlerts{opts: opts, evals: map[string]*alerts.Evaluator{}}
-	feed := &triage.FailureFeed{Store: src}
-	now := opts.Now()
-	if err := feed.Start(ctx, now.Add(-opts.Window), ws.observe); err != nil {
-		return err
+// statePath is --state-file, else a file per app under the user state
+// directory ($XDG_STATE_HOME, else ~/.local/state), so watchers of two apps
+// on one machine keep apart; "" when there is none (memory only).
+func (o *MonitorOptions) statePath(app alerts.App) string {
+	switch o.StateFile {
+	case stateFileNone:
+		return ""
+	case "":
+	default:
+		return o.StateFile
 	}
-	var lastBreaches map[string]bool
-	for {
-		now = opts.Now()
-		if err := lock.Check(ctx); err != nil {
-			fmt.Fprintln(opts.IO.ErrOut, "warning: "+sanitize.Line(oneLine(err.Error()))+"; standing by")
+	dir := o.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home := o.Getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	sum := sha256.Sum256([]byte(app.ID()))
+	return filepath.Join(dir, "jobtriage", "watch-"+hex.EncodeToString(sum[:6])+".json")
+}
+
+// lookCloser is the jobtriage command that lists what a key counts.
+func (o *MonitorOptions) lookCloser(key string) string {
+	since := " --since " + alerts.FormatDuration(o.Window)
+	kind, value, _ := strings.Cut(key, ":")
+	switch kind {
+	case watch.AppKey:
+		return "jobtriage failed --group" + since
+	case "queue":
+		return "jobtriage failed --group --queue " + shellQuote(value) + since
+	case "class":
+		return "jobtriage failed --group --class " + shellQuote(value) + since
+	case "sig":
+		return "jobtriage failed --signature " + shellQuote(value) + since
+	case "size", "age":
+		return "jobtriage monitor " + shellQuote(value)
+	case "watcher":
+		return "jobtriage doctor"
+	}
+	return ""
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// watchSource reads the store for the engine. Gauges runs the one-check
+// report, kept for the tick's JSON line.
+type watchSource struct {
+	src    triage.MonitorSource
+	p      triage.MonitorParams
+	report *triage.Report
+}
+
+func (s *watchSource) Lock(ctx context.Context) (watch.Lock, error) {
+	l, err := s.src.TryWatchLock(ctx)
+	if errors.Is(err, triage.ErrLockHeld) {
+		return nil, watch.ErrLockHeld
+	}
+	return l, err
+}
+
+func (s *watchSource) MaxID(ctx context.Context) (int64, error) { return s.src.MaxFailedID(ctx) }
+
+func (s *watchSource) Window(ctx context.Context, since time.Time, maxID int64, fn func(watch.Failure)) error {
+	return s.src.ScanRecentFailed(ctx, triage.RecentParams{Since: since, MaxID: maxID, Heads: true},
+		func(r *triage.FailedRow) error {
+			fn(failureOf(r))
 			return nil
-		}
-		if _, err := feed.Next(ctx, ws.observe); err != nil {
-			return err
-		}
-		digest := ws.evaluate(now)
-		if opts.MaxSize > 0 || opts.MaxAge > 0 || opts.JSON {
-			p.Now = now
-			rep, err := triage.Monitor(ctx, src, p)
-			if err != nil {
-				return err
-			}
-			breaches := rep.Check(triage.Thresholds{MaxSize: opts.MaxSize, MaxAge: opts.MaxAge})
-			lastBreaches = printBreachChanges(opts.IO.Out, now, lastBreaches, breaches)
-			// Queue size and oldest-pending age alert like failure rates:
-			// same state machine, same channels, one digest per tick.
-			digest.Notifications = append(digest.Notifications, gauges.evaluate(now, rep)...)
-			if opts.JSON {
-				if err := writeJSONLine(opts.IO.Out, reportJSON(rep, breaches)); err != nil {
-					return err
-				}
-			}
-		}
-		if _, err := disp.Dispatch(ctx, digest); err != nil {
-			// One failing channel must not stop the watcher; say so and go on.
-			fmt.Fprintln(opts.IO.ErrOut, "warning: "+sanitize.Line(oneLine(err.Error())))
-		}
-		if dropped := ws.takeDropped(); dropped > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %d failures not tracked per key: more than %d alert keys\n", dropped, maxAlertKeys)
-		}
-		if err := opts.Sleep(ctx, opts.Interval); err != nil {
-			return err
-		}
+		})
+}
+
+func (s *watchSource) After(ctx context.Context, afterID int64, fn func(watch.Failure)) error {
+	return s.src.ScanFailed(ctx, triage.ScanParams{AfterID: afterID, Ascending: true},
+		func(r *triage.FailedRow) error {
+			fn(failureOf(r))
+			return nil
+		})
+}
+
+func (s *watchSource) Gauges(ctx context.Context, now time.Time) ([]watch.Gauge, error) {
+	p := s.p
+	p.Now = now
+	rep, err := triage.Monitor(ctx, s.src, p)
+	if err != nil {
+		s.report = nil
+		return nil, err
 	}
+	s.report = &rep
+	out := make([]watch.Gauge, 0, len(rep.Queues))
+	for _, q := range rep.Queues {
+		out = append(out, watch.Gauge{Queue: triage.QueueRef{Connection: q.Connection, Queue: q.Queue}.String(),
+			Size: q.Size, OldestPendingAge: q.OldestPendingAge})
+	}
+	return out, nil
+}
+
+func failureOf(r *triage.FailedRow) watch.Failure {
+	j := triage.JobFromRow(r)
+	msg := j.ExceptionMessage
+	if j.ExceptionClass != "" {
+		msg = j.ExceptionClass + ": " + msg
+	}
+	return watch.Failure{ID: r.ID, At: j.FailedAt, Queue: j.Queue, Connection: j.Connection, Class: j.Class,
+		Signature: j.Signature, Message: msg}
+}
+
+// watchOutput prints what the engine does: a start line, each transition
+// (text) or one object per tick (--json), breaches of --max/--max-age as
+// they appear and clear, and a heartbeat on a terminal.
+type watchOutput struct {
+	opts          *MonitorOptions
+	src           *watchSource
+	notifiers     []notify.Notifier
+	statePath     string
+	app           alerts.App
+	lastBreaches  map[string]bool
+	lastHeartbeat time.Time
+}
+
+// watchTickJSON is one NDJSON line of --watch --json: the report of the
+// tick plus the alerts. healthy is false while a threshold is crossed or an
+// alert fires.
+type watchTickJSON struct {
+	reportJSONOut
+	Holding       bool                      `json:"holding_lock"`
+	Firing        []string                  `json:"firing"`
+	Notifications []notify.BodyNotification `json:"notifications"`
+	BlindSeconds  int64                     `json:"blind_seconds,omitempty"`
+	Error         string                    `json:"error,omitempty"`
+}
+
+func (o *watchOutput) tick(t watch.Tick) {
+	ios := o.opts.IO
+	if t.First {
+		fmt.Fprintln(ios.ErrOut, o.startLine(t))
+	}
+	if t.Restored > 0 {
+		fmt.Fprintf(ios.ErrOut, "watch: carried on %d pending or firing %s from %s\n", t.Restored,
+			pluralWord(t.Restored, "alert", "alerts"), sanitize.Line(o.statePath))
+	}
+	var breaches []triage.Breach
+	if t.Holding && t.Err == nil && o.src.report != nil {
+		breaches = o.src.report.Check(triage.Thresholds{MaxSize: o.opts.MaxSize, MaxAge: o.opts.MaxAge})
+	}
+	if o.opts.JSON {
+		if t.StandingBy {
+			return
+		}
+		line := watchTickJSON{Holding: t.Holding, Firing: t.Firing, Notifications: notify.NewBody(t.Digest).Notifications,
+			BlindSeconds: int64(t.Blind / time.Second)}
+		if line.Firing == nil {
+			line.Firing = []string{}
+		}
+		if t.Err != nil || o.src.report == nil {
+			line.reportJSONOut = reportJSONOut{At: t.At, Queues: []queueJSON{}, Breaches: []triage.Breach{}}
+			if t.Err != nil {
+				line.Error = t.Err.Error()
+			}
+		} else {
+			line.reportJSONOut = reportJSON(*o.src.report, breaches)
+		}
+		line.Healthy = t.Err == nil && len(breaches) == 0 && len(t.Firing) == 0
+		if err := writeJSONLine(ios.Out, line); err != nil {
+			fmt.Fprintln(ios.ErrOut, "watch: "+sanitize.Line(err.Error()))
+		}
+		return
+	}
+	if t.Holding && t.Err == nil && (o.opts.MaxSize > 0 || o.opts.MaxAge > 0) {
+		o.lastBreaches = printBreachChanges(ios.Out, t.At, o.lastBreaches, breaches)
+	}
+	var b strings.Builder
+	for _, n := range t.Digest.Notifications {
+		b.WriteString(n.At.UTC().Format(time.RFC3339) + " " + sanitize.Line(notify.Line(n)) + "\n")
+	}
+	io.WriteString(ios.Out, b.String())
+	if ios.IsStderrTTY() && t.At.Sub(o.lastHeartbeat) >= heartbeatEvery {
+		o.lastHeartbeat = t.At
+		state := "watching"
+		switch {
+		case t.StandingBy:
+			state = "standing by"
+		case t.Err != nil:
+			state = "blind for " + alerts.FormatDuration(t.Blind.Truncate(time.Second))
+		}
+		fmt.Fprintf(ios.ErrOut, "%s %s: %d %s in the last %s, %d firing, last failure id %d\n",
+			t.At.Local().Format(time.TimeOnly), state, t.AppCount, pluralWord(t.AppCount, "failure", "failures"),
+			alerts.FormatDuration(o.opts.Window), len(t.Firing), t.LastID)
+	}
+}
+
+// startLine says what the watcher watches, how, where it tells, and
+// whether this process notifies.
+func (o *watchOutput) startLine(t watch.Tick) string {
+	opts := o.opts
+	var rules []string
+	if opts.MaxFailed > 0 {
+		r := fmt.Sprintf("≥ %d failures in %s", opts.MaxFailed, alerts.FormatDuration(opts.Window))
+		if len(opts.AlertPer) > 0 {
+			r += " (app, per " + strings.Join(opts.AlertPer, ", per ") + ")"
+		}
+		rules = append(rules, r)
+	}
+	if opts.MaxSize > 0 {
+		rules = append(rules, fmt.Sprintf("queue size ≥ %d", opts.MaxSize))
+	}
+	if opts.MaxAge > 0 {
+		rules = append(rules, "oldest pending ≥ "+alerts.FormatDuration(opts.MaxAge))
+	}
+	timing := "every " + alerts.FormatDuration(opts.Interval)
+	if opts.For > 0 {
+		timing += ", for " + alerts.FormatDuration(opts.For)
+	}
+	if opts.Repeat > 0 {
+		timing += ", reminders every " + alerts.FormatDuration(opts.Repeat)
+	}
+	names := []string{"stdout"}
+	if opts.JSON {
+		names = []string{"stdout (json)"}
+	}
+	for _, n := range o.notifiers {
+		names = append(names, n.Name())
+	}
+	lock := "this process holds the notifier lock and notifies"
+	switch {
+	case t.StandingBy:
+		lock = "another watcher holds the notifier lock: standing by"
+	case t.Err != nil:
+		lock = "cannot read the database yet: retrying"
+	}
+	state := "alert state in memory only"
+	if o.statePath != "" {
+		state = "alert state in " + o.statePath
+	}
+	target := o.app.Database
+	if l := o.app.Label(); l != target && l != "" {
+		target = "app " + l + " · " + target
+	}
+	return sanitize.Line(fmt.Sprintf("watch: %s; alert on %s (%s); notifiers: %s; %s; %s",
+		target, strings.Join(rules, ", "), timing, strings.Join(names, ", "), state, lock))
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // writeJSONLine prints v as one line of JSON (NDJSON), escaped as writeJSON is.
@@ -572,156 +813,4 @@ func printBreachChanges(w io.Writer, now time.Time, last map[string]bool, breach
 		fmt.Fprintln(w, ts+" HEALTHY "+sanitize.Line("queue "+queue+": "+measure+" back under its limit"))
 	}
 	return cur
-}
-
-// keyAlert is one alert key's window and state machine.
-type keyAlert struct {
-	counter *alerts.Counter
-	eval    *alerts.Evaluator
-}
-
-// watchState holds a key per dimension value, created when a failure first
-// names it and dropped once it is quiet, so the keys follow what is failing.
-type watchState struct {
-	opts               *MonitorOptions
-	perQueue, perClass bool
-	perSig, enabled    bool
-	keys               map[string]*keyAlert
-	dropped            int
-}
-
-func newWatchState(opts *MonitorOptions) *watchState {
-	ws := &watchState{opts: opts, keys: map[string]*keyAlert{}, enabled: opts.MaxFailed > 0}
-	for _, p := range opts.AlertPer {
-		switch p {
-		case "queue":
-			ws.perQueue = true
-		case "class":
-			ws.perClass = true
-		case "signature":
-			ws.perSig = true
-		}
-	}
-	return ws
-}
-
-func (ws *watchState) observe(j triage.Job) {
-	if !ws.enabled {
-		return
-	}
-	for _, k := range triage.AlertKeys(j, ws.perQueue, ws.perClass, ws.perSig) {
-		ka, ok := ws.keys[k]
-		if !ok {
-			if len(ws.keys) >= maxAlertKeys && k != "app" {
-				ws.dropped++
-				continue
-			}
-			rule, err := ws.opts.rule(k)
-			if err != nil {
-				continue // validated for "app"; other keys differ only by name
-			}
-			c, _ := alerts.NewCounter([]alerts.Rule{rule})
-			e, _ := alerts.NewEvaluator([]alerts.Rule{rule})
-			ka = &keyAlert{counter: c, eval: e}
-			ws.keys[k] = ka
-		}
-		ka.counter.Observe(j.FailedAt, k)
-	}
-}
-
-// evaluate advances every key and returns one digest, "app" first, then by
-// key; quiet keys are forgotten.
-func (ws *watchState) evaluate(now time.Time) alerts.Digest {
-	d := alerts.Digest{At: now}
-	if !ws.enabled {
-		return d
-	}
-	names := make([]string, 0, len(ws.keys))
-	for k := range ws.keys {
-		names = append(names, k)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if (names[i] == "app") != (names[j] == "app") {
-			return names[i] == "app"
-		}
-		return names[i] < names[j]
-	})
-	for _, k := range names {
-		ka := ws.keys[k]
-		dk := ka.eval.Evaluate(now, ka.counter.Counts(now))
-		d.Notifications = append(d.Notifications, dk.Notifications...)
-		if st := ka.eval.States()[0]; st.State == alerts.StateOK && st.Count == 0 {
-			delete(ws.keys, k)
-		}
-	}
-	return d
-}
-
-func (ws *watchState) takeDropped() int {
-	n := ws.dropped
-	ws.dropped = 0
-	return n
-}
-
-// gaugeAlerts turns --max and --max-age into alert keys per queue
-// ("size:<queue>", "age:<queue>"): a breach fires, reminds and resolves
-// through the notifiers like a failure rate, with the same --for, --repeat
-// and hysteresis (resolved once the value is at or below half the limit).
-type gaugeAlerts struct {
-	opts  *MonitorOptions
-	evals map[string]*alerts.Evaluator
-}
-
-func (g gaugeAlerts) evaluate(now time.Time, rep triage.Report) []alerts.Notification {
-	type gauge struct {
-		measure      string
-		limit, value int64
-	}
-	current := map[string]gauge{}
-	for _, q := range rep.Queues {
-		name := q.Queue
-		if q.Connection != "" {
-			name = q.Connection + ":" + q.Queue
-		}
-		if g.opts.MaxSize > 0 {
-			current["size:"+name] = gauge{"jobs queued", g.opts.MaxSize, q.Size}
-		}
-		if g.opts.MaxAge > 0 {
-			current["age:"+name] = gauge{"s waited by the oldest pending job", int64(g.opts.MaxAge / time.Second), int64(q.OldestPendingAge / time.Second)}
-		}
-	}
-	// A queue that emptied out is gone from the report: its value is 0, so
-	// an alert on it resolves.
-	for key := range g.evals {
-		if _, ok := current[key]; !ok {
-			current[key] = gauge{}
-		}
-	}
-	keys := make([]string, 0, len(current))
-	for k := range current {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var out []alerts.Notification
-	for _, key := range keys {
-		c := current[key]
-		ev, ok := g.evals[key]
-		if !ok {
-			if c.value < c.limit || len(g.evals) >= maxAlertKeys {
-				continue // nothing to track until it crosses
-			}
-			rule := alerts.Rule{Key: key, Threshold: int(min(c.limit, int64(1<<31-1))), Window: g.opts.Window,
-				For: g.opts.For, Repeat: g.opts.Repeat, Measure: c.measure}
-			var err error
-			if ev, err = alerts.NewEvaluator([]alerts.Rule{rule}); err != nil {
-				continue
-			}
-			g.evals[key] = ev
-		}
-		out = append(out, ev.Evaluate(now, map[string]int{key: int(min(c.value, int64(1<<31-1)))}).Notifications...)
-		if st := ev.States()[0]; st.State == alerts.StateOK {
-			delete(g.evals, key)
-		}
-	}
-	return out
 }

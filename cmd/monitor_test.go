@@ -333,3 +333,114 @@ func TestWatchAlertsOnQueueSize(t *testing.T) {
 		t.Errorf("log lines on stdout:\n%s", out)
 	}
 }
+
+// A healthy watch says what it watches on its first tick: the database,
+// the thresholds, the channels and that this process notifies.
+func TestWatchPrintsAStartLine(t *testing.T) {
+	dsn, _ := monitorDB(t)
+	h := newHarness(t, false)
+	h.f.Conn.DSN = dsn
+	code := watchHarness(t, h, []string{"--watch", "--max-failed", "30", "--window", "2m", "--alert-per", "queue", "--max", "100", "--state-file", "none"},
+		&recorder{}, []func(time.Time){func(time.Time) {}})
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	line, _, _ := strings.Cut(h.errOut.String(), "\n")
+	for _, want := range []string{"watch: sqlite:", "≥ 30 failures in 2m (app, per queue)", "queue size ≥ 100", "every 15s",
+		"notifiers: stdout, recorder", "alert state in memory only", "this process holds the notifier lock"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("start line %q lacks %q", line, want)
+		}
+	}
+	if h.out.Len() != 0 {
+		t.Errorf("a healthy watch printed on stdout: %q", h.out.String())
+	}
+}
+
+// --watch --json prints only JSON on stdout, one object per tick; healthy
+// is false while an alert fires, and the transitions ride in the object.
+func TestWatchJSONIsNDJSONAndUnhealthyWhileFiring(t *testing.T) {
+	dsn, s := monitorDB(t)
+	h := newHarness(t, false)
+	h.f.Conn.DSN = dsn
+	steps := []func(time.Time){
+		func(now time.Time) {
+			sqltest.InsertFailed(t, s, monitorFailure(400, "emails", `App\Jobs\B`, now), monitorFailure(401, "emails", `App\Jobs\B`, now))
+		},
+		func(time.Time) {},
+	}
+	code := watchHarness(t, h, []string{"--watch", "--json", "--max-failed", "3", "--window", "2m"}, &recorder{}, steps)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(h.out.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want one per tick:\n%s", len(lines), h.out.String())
+	}
+	var ticks []struct {
+		Healthy       bool
+		Firing        []string
+		Notifications []notify.BodyNotification
+		Holding       bool `json:"holding_lock"`
+	}
+	for _, l := range lines {
+		var v struct {
+			Healthy       bool
+			Firing        []string
+			Notifications []notify.BodyNotification
+			Holding       bool `json:"holding_lock"`
+		}
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("not JSON: %q: %v", l, err)
+		}
+		ticks = append(ticks, v)
+	}
+	if !ticks[0].Healthy || ticks[1].Healthy || ticks[2].Healthy || !ticks[0].Holding {
+		t.Errorf("healthy per tick: %+v", ticks)
+	}
+	if n := ticks[1].Notifications; len(n) != 1 || n[0].Event != "firing" || n[0].Class != `App\Jobs\B` || !strings.Contains(n[0].Command, "jobtriage failed --group --since 2m") {
+		t.Errorf("tick 1 notifications: %+v", n)
+	}
+	if strings.Join(ticks[2].Firing, ",") != "app" || len(ticks[2].Notifications) != 0 {
+		t.Errorf("tick 2: %+v", ticks[2])
+	}
+}
+
+// A restarted watcher (same --state-file) neither fires again what fires
+// nor forgets it: it resolves it once the failures age out.
+func TestWatchStateSurvivesARestart(t *testing.T) {
+	dsn, s := monitorDB(t)
+	state := filepath.Join(t.TempDir(), "watch.json")
+	args := []string{"--watch", "--max-failed", "3", "--window", "2m", "--state-file", state}
+	h := newHarness(t, false)
+	h.f.Conn.DSN = dsn
+	rec := &recorder{}
+	steps := []func(time.Time){func(now time.Time) {
+		sqltest.InsertFailed(t, s, monitorFailure(500, "emails", `App\Jobs\B`, now), monitorFailure(501, "emails", `App\Jobs\B`, now))
+	}}
+	if code := watchHarness(t, h, args, rec, steps); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	if got := strings.Join(rec.events, "|"); got != "firing app" {
+		t.Fatalf("first run: %q", got)
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Fatal(err)
+	}
+	h2 := newHarness(t, false)
+	h2.f.Conn.DSN = dsn
+	rec2 := &recorder{}
+	quiet := func(time.Time) {}
+	// The harness clock starts at testNow again: 4 failures in the window
+	// (the first run's two at +15 s), firing, no new page; at +150 s the
+	// window is empty: resolved.
+	if code := watchHarness(t, h2, args, rec2, []func(time.Time){quiet, quiet, quiet, quiet, quiet, quiet, quiet, quiet, quiet, quiet, quiet}); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h2.errOut.String())
+	}
+	if got := strings.Join(rec2.events, "|"); got != "resolved app" {
+		t.Errorf("after the restart: %q, want only the resolution", got)
+	}
+	if !strings.Contains(h2.errOut.String(), "carried on 1 pending or firing alert from") {
+		t.Errorf("stderr: %q", h2.errOut.String())
+	}
+}
