@@ -320,3 +320,41 @@ func TestHostileRowsNeverReachTheTerminalRaw(t *testing.T) {
 		})
 	}
 }
+
+// TestLongQueueDoesNotSqueezeTheTable is issue 11: on a terminal, one queue
+// name of 300 characters took the width of every row, so each class was cut
+// to a few cells. Columns other than the flexible one are capped, and the
+// long name is cut with "…".
+func TestLongQueueDoesNotSqueezeTheTable(t *testing.T) {
+	s := sqltest.OpenLaravel(t, "sqlite", sqlstore.SchemaLaravel8, time.UTC)
+	long := strings.Repeat("very-long-queue-", 20)
+	class := `App\Jobs\ReconcileLedgerEntries`
+	payload := func(u string) string {
+		return `{"uuid":"` + u + `","displayName":"App\\Jobs\\ReconcileLedgerEntries","job":"Illuminate\\Queue\\CallQueuedHandler@call","data":{}}`
+	}
+	u1, u2 := "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"
+	exc := "RuntimeException: boom in /a.php:1\nStack trace:\n#0 {main}"
+	sqltest.InsertFailed(t, s,
+		sqltest.FailedFixture{UUID: &u1, Connection: "database", Queue: long, Payload: payload(u1), Exception: exc, FailedAt: "2026-11-30 10:00:00"},
+		sqltest.FailedFixture{UUID: &u2, Connection: "database", Queue: "default", Payload: payload(u2), Exception: exc, FailedAt: "2026-11-30 11:00:00"})
+	h := newHarness(t, true) // 120 columns: the wide layout with a CLASS column
+	if code := h.run("failed", "--dsn", sqltest.DSN(s.Endpoint())); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	lines := strings.Split(strings.TrimRight(h.out.String(), "\n"), "\n")
+	rows := 0
+	for _, l := range lines {
+		if w := sanitize.Width(l); w > 120 {
+			t.Errorf("line is %d cells wide, more than the terminal's 120: %q", w, l)
+		}
+		if strings.HasPrefix(l, "0000") {
+			rows++
+			if !strings.Contains(l, class) {
+				t.Errorf("row lost its class to the long queue name: %q", l)
+			}
+		}
+	}
+	if rows != 2 || !strings.Contains(h.out.String(), "very-long-queue-…") {
+		t.Errorf("want 2 rows with the long queue cut by …:\n%s", h.out.String())
+	}
+}

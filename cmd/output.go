@@ -43,6 +43,13 @@ func renderer(io *IOStreams) *lipgloss.Renderer {
 // flexible one, in cells.
 const maxColumnWidth = 40
 
+// flexFloor is the width the flexible column is given room for, when its
+// text is that wide, by narrowing the others down to shrinkFloor.
+const (
+	flexFloor   = 32
+	shrinkFloor = 16
+)
+
 func newTable(io *IOStreams, flex int, header ...string) *table {
 	r := renderer(io)
 	return &table{io: io, header: header, flex: flex, rend: r, styles: make([]lipgloss.Style, len(header))}
@@ -105,6 +112,22 @@ func (t *table) render() error {
 				widths[i] = min(widths[i], max(maxColumnWidth, sanitize.Width(t.header[i])))
 				total += widths[i] + 2
 			}
+		}
+		// Then, while the flexible column would get less than
+		// min(its width, flexFloor), the widest other column but the first
+		// (the id, which must stay whole to be copied) gives a cell, down
+		// to shrinkFloor or its header.
+		for need := min(widths[t.flex], flexFloor); t.io.TerminalWidth()-total < need; total-- {
+			j := -1
+			for i := 1; i < len(widths); i++ {
+				if i != t.flex && widths[i] > max(shrinkFloor, sanitize.Width(t.header[i])) && (j < 0 || widths[i] > widths[j]) {
+					j = i
+				}
+			}
+			if j < 0 {
+				break
+			}
+			widths[j]--
 		}
 		if room := t.io.TerminalWidth() - total; room < widths[t.flex] {
 			widths[t.flex] = max(room, 10)
