@@ -6,9 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,11 +20,46 @@ import (
 // ExitCode is the process exit status; README documents every value.
 type ExitCode int
 
+// interruptGrace is how long a command has, after the first SIGINT or
+// SIGTERM, to end by itself: cancel its statement, roll back, write its
+// audit outcome. Past it — a frozen database server that answers neither the
+// query nor the cancel request, a blocked read — the process exits 130
+// anyway; the database rolls back whatever transaction the closed connection
+// held, so every job stays exactly once in one table.
+const interruptGrace = time.Second
+
 // Main runs the command line with the process's arguments and streams.
+// SIGINT and SIGTERM always end the process promptly with exit 130: at once
+// at a [y/N] prompt (nothing has been done yet) or on a second signal,
+// within interruptGrace otherwise.
 func Main() ExitCode {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return Run(ctx, NewFactory(), os.Args[1:])
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	f := NewFactory()
+	go func() {
+		<-sigs
+		cancel()
+		if !atPrompt.Load() {
+			select {
+			case <-sigs:
+			case <-time.After(interruptGrace):
+			}
+		}
+		exitInterrupted(f.IO.ErrOut)
+	}()
+	return Run(ctx, f, os.Args[1:])
+}
+
+// exitInterrupted ends the process with ExitInterrupted when the command did
+// not end by itself: deferred clean-ups do not run, so the temporary files
+// it made are removed here.
+func exitInterrupted(errOut io.Writer) {
+	removeSpools()
+	fmt.Fprintln(errOut, "\njobtriage: interrupted")
+	os.Exit(int(ExitInterrupted))
 }
 
 // Run executes one command line and returns its exit code; errors are
@@ -39,14 +76,21 @@ func Run(ctx context.Context, f *Factory, args []string) ExitCode {
 		return ExitOK
 	}
 	code := exitCodeFor(err)
-	if msg := err.Error(); msg != "" {
-		if errors.Is(err, context.Canceled) {
+	interrupted := ctx.Err() != nil || errors.Is(err, context.Canceled)
+	if interrupted {
+		// However the cancellation surfaced — context.Canceled, the
+		// server's "canceling statement due to user request", a connection
+		// the driver closed — an interrupted command exits 130.
+		code = ExitInterrupted
+	}
+	if msg := err.Error(); msg != "" || interrupted {
+		if interrupted {
 			msg = "interrupted"
 		}
 		fmt.Fprintln(f.IO.ErrOut, "jobtriage: "+sanitize.Line(oneLine(msg)))
 	}
 	var fe *FlagError
-	if errors.As(err, &fe) || isCobraUsageError(err) {
+	if !interrupted && (errors.As(err, &fe) || isCobraUsageError(err)) {
 		if cmd == nil {
 			cmd = root
 		}
@@ -54,6 +98,34 @@ func Run(ctx context.Context, f *Factory, args []string) ExitCode {
 		code = ExitUsage
 	}
 	return code
+}
+
+// minStatementTimeout is the smallest --statement-timeout: PostgreSQL and
+// MySQL count it in whole milliseconds, and 0 ms switches the limit off.
+const minStatementTimeout = time.Millisecond
+
+// checkStatementTimeout refuses a --statement-timeout that would be sent as
+// 0 ms, which the servers read as "no limit".
+func checkStatementTimeout(c *cobra.Command, d time.Duration) error {
+	if fl := c.Flags().Lookup("statement-timeout"); fl != nil && fl.Changed && d < minStatementTimeout {
+		return FlagErrorf("--statement-timeout %s: must be at least %s (0 or less would switch the server's limit off)", d, minStatementTimeout)
+	}
+	return nil
+}
+
+// destructiveCommands change jobs and write the audit log.
+var destructiveCommands = map[string]bool{"retry": true, "forget": true, "prune": true, "flush": true}
+
+// writesJobs reports whether c may change jobs: a destructive command that
+// is not a --dry-run.
+func writesJobs(c *cobra.Command) bool {
+	if !destructiveCommands[c.Name()] || c.Parent() == nil || c.Parent().Parent() != nil {
+		return false
+	}
+	if fl := c.Flags().Lookup("dry-run"); fl != nil && fl.Value.String() == "true" {
+		return false
+	}
+	return true
 }
 
 // isCobraUsageError recognises cobra's own argument and flag errors, which
@@ -91,6 +163,17 @@ Run it in the app's directory to use its .env, or point it anywhere with --dsn.`
 	pf.BoolVar(&f.Conn.JobsLedger, "jobs-ledger", false, "with --jobs-dsn or a database queue in another database: record pushed uuids in a jobtriage_pushed table there (opt-in), so a re-run never queues a job twice even after it ran")
 	pf.StringVar(&f.AuditLog, "audit-log", "", "append one JSON line per destructive action to this `file` (env JOBTRIAGE_AUDIT_LOG)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{err} })
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if err := checkStatementTimeout(c, f.Conn.Timeout); err != nil {
+			return err
+		}
+		if writesJobs(c) {
+			// Before any prompt and any write: an audit log that cannot
+			// be appended to is refused while nothing has changed yet.
+			return checkAuditLog(auditPath(f))
+		}
+		return nil
+	}
 
 	root.AddCommand(
 		NewCmdFailed(f, nil),

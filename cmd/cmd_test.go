@@ -245,8 +245,8 @@ func TestRetryAndAudit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var entry auditEntry
-	if err := json.Unmarshal(bytes.TrimSpace(raw), &entry); err != nil || entry.Command != "retry" || entry.Count != 2 ||
+	var entry auditEntry // the outcome line, after the intent line
+	if err := json.Unmarshal(lastLine(raw), &entry); err != nil || entry.Command != "retry" || entry.Count != 2 ||
 		len(entry.IDs) != 2 || entry.Database == "" || entry.Host == "" {
 		t.Errorf("audit line %s: %v", raw, err)
 	}
@@ -274,7 +274,7 @@ func TestRetryAndAudit(t *testing.T) {
 	}
 	raw, _ = os.ReadFile(logPath)
 	lines := bytes.Split(bytes.TrimSpace(raw), []byte("\n"))
-	if err := json.Unmarshal(lines[len(lines)-1], &entry); err != nil || len(lines) != 2 || entry.Command != "forget" || fmt.Sprint(entry.IDs) != fmt.Sprint(fres.IDs) {
+	if err := json.Unmarshal(lines[len(lines)-1], &entry); err != nil || len(lines) != 4 || entry.Command != "forget" || fmt.Sprint(entry.IDs) != fmt.Sprint(fres.IDs) {
 		t.Errorf("audit after forget (%d lines): %s: %v", len(lines), raw, err)
 	}
 }
@@ -427,7 +427,7 @@ func TestRetryAsksOnATerminal(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(logPath)
 	var entry auditEntry
-	if err := json.Unmarshal(bytes.TrimSpace(raw), &entry); err != nil || len(entry.IDs) != 2 || entry.Skipped != 2 {
+	if err := json.Unmarshal(lastLine(raw), &entry); err != nil || len(entry.IDs) != 2 || entry.Skipped != 2 {
 		t.Errorf("audit line %s: %v", raw, err)
 	}
 }

@@ -2,11 +2,17 @@ package cmd
 
 import (
 	"bufio"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/user"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -15,6 +21,10 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
+
+// atPrompt is true while confirm waits for an answer: a SIGINT or SIGTERM
+// then ends the process at once (see Main), since nothing has been done.
+var atPrompt atomic.Bool
 
 // confirm asks a yes/no question on the terminal. Without a terminal the
 // answer must come from --yes, so that cron never hangs on a prompt.
@@ -26,7 +36,9 @@ func confirm(io *IOStreams, yes bool, question string) error {
 		return &exitError{code: ExitCancelled, err: fmt.Errorf("%s — refusing without --yes when not running in a terminal", strings.TrimSuffix(question, "?"))}
 	}
 	fmt.Fprintf(io.ErrOut, "%s [y/N] ", question)
+	atPrompt.Store(true)
 	line, err := bufio.NewReader(io.In).ReadString('\n')
+	atPrompt.Store(false)
 	if err != nil && line == "" {
 		return ErrCancelled
 	}
@@ -63,9 +75,20 @@ func (p *progress) done() {
 	}
 }
 
+// Audit phases. Each run of a destructive action writes two lines sharing
+// one "run" id: an intent line before it changes anything (count 0), so
+// that even a SIGKILLed run leaves a record, and an outcome line after it,
+// with what it did and any error that ended it.
+const (
+	auditIntent  = "intent"
+	auditOutcome = "outcome"
+)
+
 // auditEntry is one line of the audit log: who did what to which jobs.
 type auditEntry struct {
 	Time     time.Time `json:"time"`
+	Run      string    `json:"run"`
+	Phase    string    `json:"phase"` // auditIntent or auditOutcome ("" is written as auditOutcome)
 	User     string    `json:"user"`
 	Host     string    `json:"host"`
 	Command  string    `json:"command"`
@@ -75,22 +98,79 @@ type auditEntry struct {
 	Count    int64     `json:"count"`
 	IDs      []string  `json:"ids,omitempty"`
 	Skipped  int       `json:"skipped,omitempty"`
+	// Error is what ended the run early (outcome only).
+	Error string `json:"error,omitempty"`
+	// IDsOmitted says why an outcome line carries no ids although jobs
+	// were touched: the full line could not be written.
+	IDsOmitted string `json:"ids_omitted,omitempty"`
 	// spooled are the ids of a bulk action, written as "ids" from the
 	// temporary file they were kept in.
 	spooled *spool
 }
 
-// audit appends one JSON line to the audit log, if one is configured. A
-// destructive action that cannot be audited is reported, not hidden.
-func audit(f *Factory, e auditEntry) error {
-	path := f.AuditLog
-	if path == "" {
-		path = f.Getenv("JOBTRIAGE_AUDIT_LOG")
+// auditError is the outcome's "error": what ended the run early, if anything.
+func auditError(err error) string {
+	if err == nil {
+		return ""
 	}
+	return oneLine(err.Error())
+}
+
+// auditRunID ties one process's intent and outcome lines together.
+var auditRunID = sync.OnceValue(func() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return strconv.FormatInt(time.Now().UnixNano(), 16)
+	}
+	return hex.EncodeToString(b[:])
+})
+
+// auditPath is the configured audit log, or "" when there is none.
+func auditPath(f *Factory) string {
+	if f.AuditLog != "" {
+		return f.AuditLog
+	}
+	if f.Getenv == nil {
+		return ""
+	}
+	return f.Getenv("JOBTRIAGE_AUDIT_LOG")
+}
+
+// auditFileMode is the mode of a new audit log: the owner writes, the group
+// reads.
+const auditFileMode = 0o640
+
+// checkAuditLog refuses an audit log that cannot be appended to, before the
+// command asks anything or changes anything.
+func checkAuditLog(path string) error {
+	if path == "" {
+		return nil
+	}
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, auditFileMode)
+	if err != nil {
+		return &exitError{code: ExitUnreachable, err: fmt.Errorf("audit log: %w (nothing was changed)", err)}
+	}
+	defer fh.Close()
+	lock := flock.New(path)
+	if err := lock.Lock(); err != nil {
+		return &exitError{code: ExitUnreachable, err: fmt.Errorf("audit log: cannot lock %s: %w (nothing was changed)", path, err)}
+	}
+	return lock.Unlock()
+}
+
+// audit appends one JSON line to the audit log, if one is configured. A
+// destructive action that cannot be audited is reported, not hidden; an
+// intent line that cannot be written stops the action before it starts.
+func audit(f *Factory, e auditEntry) error {
+	path := auditPath(f)
 	if path == "" {
 		return nil
 	}
 	e.Time = f.Now().UTC()
+	e.Run = auditRunID()
+	if e.Phase == "" {
+		e.Phase = auditOutcome
+	}
 	if u, err := user.Current(); err == nil {
 		e.User = u.Username
 	}
@@ -98,36 +178,74 @@ func audit(f *Factory, e auditEntry) error {
 	if cfg, err := f.Config(); err == nil {
 		e.Database = cfg.Target.Redacted()
 	}
+	if e.Phase == auditIntent {
+		e.IDs, e.spooled, e.Count = nil, nil, 0
+	}
 	if e.spooled.Len() > 0 && len(e.IDs) > 0 {
 		// Ids the spool could not take (it failed mid-run) join the rest.
 		_ = e.spooled.AddIDs(e.IDs)
 		e.IDs = nil
 	}
-	line, err := json.Marshal(e)
+	err := appendAuditLine(path, e)
+	if err == nil || e.Phase == auditIntent || (len(e.IDs) == 0 && e.spooled.Len() == 0) {
+		if err != nil && e.Phase == auditIntent {
+			return fmt.Errorf("%w (nothing was changed)", err)
+		}
+		return err
+	}
+	// The whole line did not fit (a full disk): record what was done
+	// without the ids rather than nothing, and still report the failure.
+	short := e
+	short.IDs, short.spooled = nil, nil
+	short.IDsOmitted = oneLine(err.Error())
+	if serr := appendAuditLine(path, short); serr != nil {
+		return err
+	}
+	return fmt.Errorf("%w; the outcome line was written without its ids", err)
+}
+
+// auditWriteBuffer is the write size of a long audit line.
+const auditWriteBuffer = 1 << 20
+
+// appendAuditLine appends e as one line. It holds the log's exclusive lock
+// (every jobtriage takes it), so no other line can land inside this one; and
+// a write that fails part-way (a full disk) is cut back to where the line
+// began, so the log never holds a torn line.
+func appendAuditLine(path string, e auditEntry) (err error) {
+	head, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	fh, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o640)
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, auditFileMode)
 	if err != nil {
 		return fmt.Errorf("audit log: %w", err)
 	}
 	defer fh.Close()
-	if e.spooled.Len() == 0 {
-		// One write of one line: O_APPEND keeps it whole beside other writers.
-		if _, err := fh.Write(append(line, '\n')); err != nil {
-			return fmt.Errorf("audit log: %w", err)
-		}
-		return nil
-	}
-	// A line too long for one write: hold the log's lock while writing it,
-	// so that another jobtriage's line cannot land inside it.
 	lock := flock.New(path)
 	if err := lock.Lock(); err != nil {
 		return fmt.Errorf("audit log: %w", err)
 	}
 	defer lock.Unlock() //nolint:errcheck // closing the lock's file releases it too
-	w := bufio.NewWriterSize(fh, 1<<20)
-	w.Write(line[:len(line)-1]) //nolint:errcheck // Flush reports it
+	start, err := fh.Seek(0, io.SeekEnd)
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			if terr := fh.Truncate(start); terr != nil {
+				err = fmt.Errorf("%w (and the partial line could not be removed: %v)", err, terr)
+			}
+		}
+	}()
+	if e.spooled.Len() == 0 {
+		// One write of one line.
+		if _, err := fh.Write(append(head, '\n')); err != nil {
+			return fmt.Errorf("audit log: %w", err)
+		}
+		return nil
+	}
+	w := bufio.NewWriterSize(fh, auditWriteBuffer)
+	w.Write(head[:len(head)-1]) //nolint:errcheck // Flush reports it
 	w.WriteString(`,"ids":[`)   //nolint:errcheck
 	if err := e.spooled.writeArray(w, ""); err != nil {
 		return fmt.Errorf("audit log: %w", err)

@@ -108,12 +108,14 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	pr := newProgress(opts.IO, "deleted")
 	p.Progress = func(n int) { pr.update(int64(n)) }
 	p.OnBatch = ids.AddIDs
+	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "forget", Args: opts.commandLine, Filter: q}); err != nil {
+		return err
+	}
 	res, err := svc.Forget(ctx, p)
 	pr.done()
-	if res.Deleted > 0 {
-		if aerr := opts.Audit(auditEntry{Command: "forget", Args: opts.commandLine, Filter: q, Count: int64(res.Deleted), IDs: res.IDs, spooled: ids}); aerr != nil && err == nil {
-			err = aerr
-		}
+	if aerr := opts.Audit(auditEntry{Command: "forget", Args: opts.commandLine, Filter: q, Count: int64(res.Deleted), IDs: res.IDs, spooled: ids,
+		Error: auditError(err)}); aerr != nil && err == nil {
+		err = aerr
 	}
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/jobtriage/jobtriage/triage"
 )
@@ -19,16 +20,40 @@ import (
 // or skips (about 500) until it ends. Each line is one JSON value, so text
 // from the database (a uuid column holds anything) cannot break the framing
 // and is copied to JSON output as it is.
+//
+// A temporary file that fails (TMPDIR full mid-run) is not an error: the
+// spool moves what it holds into memory and goes on there, so that a retry
+// is never aborted part-way for want of a place to list what it did.
 type spool struct {
-	f spoolFile
-	w *bufio.Writer
-	n int
+	f       spoolFile
+	pending []byte // values not yet written to f
+	size    int64  // bytes of f known to be written
+	n       int
 }
 
 // spoolFile is the temporary file, or memory.
 type spoolFile interface {
 	io.ReadWriteSeeker
 	Truncate(size int64) error
+}
+
+// spoolChunk is how much a spool gathers before writing to its file.
+const spoolChunk = 64 << 10
+
+// liveSpools are the temporary files of the spools not closed yet, so that
+// an exit that skips deferred clean-ups (exitInterrupted) removes them.
+var liveSpools = struct {
+	sync.Mutex
+	names map[string]bool
+}{names: map[string]bool{}}
+
+// removeSpools removes every spool's temporary file.
+func removeSpools() {
+	liveSpools.Lock()
+	defer liveSpools.Unlock()
+	for name := range liveSpools.names {
+		os.Remove(name)
+	}
 }
 
 // newSpool makes the temporary file. Where none can be made (a read-only
@@ -38,8 +63,11 @@ func newSpool() *spool {
 	var f spoolFile = &memFile{}
 	if tmp, err := os.CreateTemp("", "jobtriage-spool-*"); err == nil {
 		f = tmp
+		liveSpools.Lock()
+		liveSpools.names[tmp.Name()] = true
+		liveSpools.Unlock()
 	}
-	return &spool{f: f, w: bufio.NewWriter(f)}
+	return &spool{f: f}
 }
 
 // memFile is a spoolFile in memory. Writes go where the offset is and cut
@@ -89,16 +117,51 @@ func (s *spool) add(v any) error {
 	if err != nil {
 		return err
 	}
-	s.w.Write(b) //nolint:errcheck // bufio keeps the first error for Flush
-	s.w.WriteByte('\n')
+	s.pending = append(append(s.pending, b...), '\n')
 	s.n++
+	if len(s.pending) >= spoolChunk {
+		return s.flush()
+	}
 	return nil
 }
 
+// flush writes the pending values to the file. When the file fails, what
+// it held and the pending values move to memory (toMemory).
 func (s *spool) flush() error {
-	if err := s.w.Flush(); err != nil {
-		return fmt.Errorf("recording the jobs touched: %w", err)
+	if len(s.pending) == 0 {
+		return nil
 	}
+	if _, err := s.f.Write(s.pending); err != nil {
+		return s.toMemory(err)
+	}
+	s.size += int64(len(s.pending))
+	s.pending = s.pending[:0]
+	return nil
+}
+
+// toMemory replaces a failed temporary file by memory: the bytes written to
+// it before (s.size; a partial last write is dropped) are read back, and the
+// pending values after them.
+func (s *spool) toMemory(cause error) error {
+	if _, ok := s.f.(*memFile); ok {
+		return fmt.Errorf("recording the jobs touched: %w", cause)
+	}
+	mem := &memFile{}
+	if _, err := s.f.Seek(0, io.SeekStart); err == nil {
+		_, err = io.CopyN(mem, s.f, s.size)
+		if err != nil {
+			return fmt.Errorf("recording the jobs touched: the temporary file failed (%v) and could not be read back: %w", cause, err)
+		}
+	} else {
+		return fmt.Errorf("recording the jobs touched: the temporary file failed (%v) and could not be read back: %w", cause, err)
+	}
+	s.closeFile()
+	if _, err := mem.Write(s.pending); err != nil {
+		return err
+	}
+	s.f = mem
+	s.pending = s.pending[:0]
+	s.size = int64(len(mem.b))
 	return nil
 }
 
@@ -123,6 +186,9 @@ func (s *spool) Len() int {
 // writeArray writes the values as the elements of a JSON array (without the
 // brackets), each after sep; objects are indented to sep's depth.
 func (s *spool) writeArray(w io.Writer, sep string) error {
+	if err := s.flush(); err != nil {
+		return err
+	}
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
@@ -163,19 +229,25 @@ func (s *spool) reset() error {
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	s.w.Reset(s.f)
-	s.n = 0
+	s.pending, s.size, s.n = s.pending[:0], 0, 0
 	return nil
 }
 
 // Close removes the file.
 func (s *spool) Close() {
-	if s == nil {
-		return
+	if s != nil {
+		s.closeFile()
 	}
+}
+
+// closeFile closes and removes the temporary file, if there is one.
+func (s *spool) closeFile() {
 	if f, ok := s.f.(*os.File); ok {
 		f.Close()
 		os.Remove(f.Name())
+		liveSpools.Lock()
+		delete(liveSpools.names, f.Name())
+		liveSpools.Unlock()
 	}
 }
 

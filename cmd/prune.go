@@ -145,6 +145,10 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		return err
 	}
 	pr := newProgress(opts.IO, "deleted")
+	auditArgs := []string{name, "--hours", strconv.FormatFloat(opts.Hours, 'f', -1, 64)}
+	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: name, Args: auditArgs}); err != nil {
+		return err
+	}
 	var n int64
 	if opts.Flush {
 		n, err = svc.Flush(ctx, opts.Hours, pr.update)
@@ -152,10 +156,8 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		n, err = svc.Prune(ctx, opts.Hours, false, pr.update)
 	}
 	pr.done()
-	if n > 0 {
-		if aerr := opts.Audit(auditEntry{Command: name, Args: []string{name, "--hours", strconv.FormatFloat(opts.Hours, 'f', -1, 64)}, Count: n}); aerr != nil && err == nil {
-			err = aerr
-		}
+	if aerr := opts.Audit(auditEntry{Command: name, Args: auditArgs, Count: n, Error: auditError(err)}); aerr != nil && err == nil {
+		err = aerr
 	}
 	if err != nil {
 		if n > 0 {

@@ -226,13 +226,14 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	pr := newProgress(opts.IO, "retried")
 	p.Progress = func(n int) { pr.update(int64(n)) }
 	p.OnBatch = collect
+	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "retry", Args: opts.commandLine, Filter: q}); err != nil {
+		return err
+	}
 	res, err := svc.Retry(ctx, p)
 	pr.done()
-	if res.Retried > 0 {
-		if aerr := opts.Audit(auditEntry{Command: "retry", Args: opts.commandLine, Filter: q, Count: int64(res.Retried),
-			IDs: res.IDs, spooled: ids, Skipped: skips.Len() + len(res.Skipped)}); aerr != nil && err == nil {
-			err = aerr
-		}
+	if aerr := opts.Audit(auditEntry{Command: "retry", Args: opts.commandLine, Filter: q, Count: int64(res.Retried),
+		IDs: res.IDs, spooled: ids, Skipped: skips.Len() + len(res.Skipped), Error: auditError(err)}); aerr != nil && err == nil {
+		err = aerr
 	}
 	if err != nil {
 		if res.Retried > 0 {
