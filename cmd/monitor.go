@@ -589,12 +589,28 @@ type watchSource struct {
 	report *triage.Report
 }
 
+// lockAttempts is how many times Lock tries at once: the lock takes a
+// dedicated connection from the pool, and after the server killed the
+// sessions (a restart, pg_terminate_backend) each idle connection fails
+// once before the pool dials a fresh one. A server that refuses
+// connections fails every attempt at once, so this costs nothing then.
+const lockAttempts = 4
+
 func (s *watchSource) Lock(ctx context.Context) (watch.Lock, error) {
-	l, err := s.src.TryWatchLock(ctx)
-	if errors.Is(err, triage.ErrLockHeld) {
-		return nil, watch.ErrLockHeld
+	var err error
+	for range lockAttempts {
+		var l triage.WatchLock
+		l, err = s.src.TryWatchLock(ctx)
+		switch {
+		case errors.Is(err, triage.ErrLockHeld):
+			return nil, watch.ErrLockHeld
+		case err == nil:
+			return l, nil
+		case ctx.Err() != nil:
+			return nil, err
+		}
 	}
-	return l, err
+	return nil, err
 }
 
 func (s *watchSource) MaxID(ctx context.Context) (int64, error) { return s.src.MaxFailedID(ctx) }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -443,4 +445,272 @@ func TestWatchStateSurvivesARestart(t *testing.T) {
 	if !strings.Contains(h2.errOut.String(), "carried on 1 pending or firing alert from") {
 		t.Errorf("stderr: %q", h2.errOut.String())
 	}
+}
+
+// tcpProxy forwards 127.0.0.1:port to a server and can go down (every
+// connection cut, new ones refused) and come back on the same port: a
+// database restart as the watcher sees it, without touching the real server
+// other tests use.
+type tcpProxy struct {
+	t      *testing.T
+	target string
+	addr   string
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  map[net.Conn]bool
+}
+
+func newTCPProxy(t *testing.T, target string) *tcpProxy {
+	p := &tcpProxy{t: t, target: target, conns: map[net.Conn]bool{}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.addr = ln.Addr().String()
+	p.serve(ln)
+	t.Cleanup(p.stop)
+	return p
+}
+
+func (p *tcpProxy) serve(ln net.Listener) {
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", p.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns[c], p.conns[up] = true, true
+			p.mu.Unlock()
+			go func() { io.Copy(up, c); up.Close(); c.Close() }()
+			go func() { io.Copy(c, up); up.Close(); c.Close() }()
+		}
+	}()
+}
+
+// stop closes the listener and cuts every connection.
+func (p *tcpProxy) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for c := range p.conns {
+		c.Close()
+	}
+	p.conns = map[net.Conn]bool{}
+}
+
+// start listens on the same port again.
+func (p *tcpProxy) start() {
+	var ln net.Listener
+	var err error
+	for range 50 { // the port may linger for a moment
+		if ln, err = net.Listen("tcp", p.addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.serve(ln)
+}
+
+// syncBuffer is an io.Writer safe for the watcher's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// The fault test of issue 11, on real PostgreSQL, in real time: the watcher
+// survives pg_terminate_backend of its sessions and a server that refuses
+// connections for a while; it alerts about its blindness, reconnects,
+// resumes after the last id it saw, and a webhook that never answers
+// changes none of it: ticks keep their interval.
+func TestWatchSurvivesALostPostgresSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real-time fault test")
+	}
+	s := sqltest.OpenLaravel(t, "postgres", sqlstore.SchemaLaravel8, time.UTC)
+	ep := s.Endpoint()
+	proxy := newTCPProxy(t, net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port)))
+	viaProxy := ep
+	host, port, _ := net.SplitHostPort(proxy.addr)
+	viaProxy.Host, viaProxy.Port = host, mustAtoi(t, port)
+
+	release := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // never answers while the test runs
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hung.Close)
+	t.Cleanup(func() { close(release) })
+
+	h := newHarness(t, false)
+	h.f.Now = time.Now
+	h.f.Conn.DSN = sqltest.DSN(viaProxy)
+	var stdout, stderr syncBuffer
+	h.f.IO.Out, h.f.IO.ErrOut = &stdout, &stderr
+	rec := &recorder{}
+	const interval = time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan ExitCode, 1)
+	cmd := NewCmdMonitor(h.f, func(ctx context.Context, o *MonitorOptions) error {
+		o.Notifiers = []notify.Notifier{rec}
+		return monitorRun(ctx, o)
+	})
+	cmd.SetArgs([]string{"--watch", "--json", "--interval", interval.String(), "--max-failed", "1", "--window", "5m", "--blind-after", "3s",
+		"--webhook-url", hung.URL + "/hook", "--state-file", filepath.Join(t.TempDir(), "state.json")})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	go func() { done <- exitCodeFor(cmd.ExecuteContext(ctx)) }()
+
+	n := 600
+	fail := func() {
+		n++
+		sqltest.InsertFailed(t, s, monitorFailure(n, "default", `App\Jobs\A`, time.Now().UTC()))
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for !cond() {
+			select {
+			case code := <-done:
+				t.Fatalf("the watcher exited (%d) while waiting for %s; stderr:\n%s", code, what, stderr.String())
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s; events %q; stderr:\n%s", what, rec.got(), stderr.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	time.Sleep(1500 * time.Millisecond)
+	fail()
+	waitFor("the first alert", func() bool { return rec.got() == "firing app" })
+
+	// Kill every session of the watcher's database but ours.
+	if _, err := s.DB().Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatal(err)
+	}
+	fail() // id 2, seen after the watcher reconnects
+	lastTick := func() (failed int64, ok bool) {
+		out := strings.TrimSpace(stdout.String())
+		var v struct {
+			Error  string
+			Failed int64
+		}
+		if json.Unmarshal([]byte(out[strings.LastIndex(out, "\n")+1:]), &v) != nil || v.Error != "" {
+			return 0, false
+		}
+		return v.Failed, true
+	}
+	reconnected := time.Now()
+	waitFor("a tick that reads after the sessions were killed", func() bool { n, ok := lastTick(); return ok && n == 2 })
+	if d := time.Since(reconnected); d > 3*interval {
+		t.Errorf("reading again took %s after pg_terminate_backend", d)
+	}
+
+	// The server refuses connections for 5 s (> --blind-after 3s); a
+	// failure arrives meanwhile.
+	proxy.stop()
+	fail()
+	waitFor("the blindness alert", func() bool { return strings.Contains(rec.got(), "firing watcher:blind") })
+	proxy.start()
+	waitFor("the blindness to resolve", func() bool { return strings.Contains(rec.got(), "resolved watcher:blind") })
+	time.Sleep(2 * interval)
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitOK {
+			t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the watcher did not stop")
+	}
+
+	if got := rec.got(); got != "firing app|firing watcher:blind|resolved watcher:blind" {
+		t.Errorf("notifications %q: the app alert must fire once and stay firing", got)
+	}
+	errs := stderr.String()
+	if !strings.Contains(errs, "cannot read the database") || !strings.Contains(errs, "resuming after failure id 2") {
+		t.Errorf("stderr does not tell the outage:\n%s", errs)
+	}
+	if strings.Contains(errs, "postgres@") && strings.Contains(errs, ":"+ep.Password+"@") && ep.Password != "" {
+		t.Errorf("a password reached stderr:\n%s", errs)
+	}
+	// Every tick printed one JSON object; the ticks kept their interval
+	// although every send to the webhook hung, and a tick that read saw
+	// every failure: the three of the outage and after, with the first.
+	var lastFailed int64
+	var prev time.Time
+	ticks := 0
+	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var v struct {
+			At     time.Time
+			Error  string
+			Failed int64
+		}
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("stdout line is not JSON: %q", l)
+		}
+		ticks++
+		if !prev.IsZero() && v.At.Sub(prev) > interval+700*time.Millisecond {
+			t.Errorf("%s between ticks at %s (interval %s)", v.At.Sub(prev), v.At.Format(time.TimeOnly), interval)
+		}
+		prev = v.At
+		if v.Error == "" {
+			lastFailed = v.Failed
+		}
+	}
+	if lastFailed != 3 {
+		t.Errorf("the last tick counted %d failures in the window, want 3", lastFailed)
+	}
+	if ticks < 10 {
+		t.Errorf("only %d ticks", ticks)
+	}
+	if testing.Verbose() {
+		t.Logf("%d ticks; stderr:\n%s", ticks, errs)
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func (r *recorder) got() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.events, "|")
 }
