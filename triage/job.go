@@ -125,8 +125,10 @@ type Cursor struct{ BeforeID int64 }
 
 const cursorPrefix = "v1:"
 
+// A listing of rows with negative ids continues below them; a cursor at
+// id 0 would mean "from the newest" again, so there is none.
 func (c Cursor) String() string {
-	if c.BeforeID <= 0 {
+	if c.BeforeID == 0 {
 		return ""
 	}
 	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.FormatInt(c.BeforeID, 10)))
@@ -142,7 +144,7 @@ func ParseCursor(s string) (Cursor, error) {
 		return Cursor{}, fmt.Errorf("%w: %q was not printed by jobtriage failed", ErrInvalidCursor, truncate(s, 40))
 	}
 	n, err := strconv.ParseInt(strings.TrimPrefix(string(raw), cursorPrefix), 10, 64)
-	if err != nil || n <= 0 {
+	if err != nil || n == 0 {
 		return Cursor{}, fmt.Errorf("%w: %q was not printed by jobtriage failed", ErrInvalidCursor, truncate(s, 40))
 	}
 	return Cursor{BeforeID: n}, nil

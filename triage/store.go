@@ -133,7 +133,8 @@ type Filter struct {
 // ScanParams drives a keyset scan of failed_jobs, newest (highest id) first.
 type ScanParams struct {
 	Filter Filter
-	// BeforeID continues a scan: only rows with id < BeforeID. 0 starts at the newest.
+	// BeforeID continues a scan: only rows with id < BeforeID (negative
+	// ids too). 0 starts at the newest.
 	BeforeID int64
 	// AfterID continues an ascending scan: only rows with id > AfterID.
 	AfterID int64

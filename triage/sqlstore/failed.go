@@ -145,8 +145,8 @@ func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*tr
 	cursor := p.BeforeID
 	if p.Ascending {
 		cursor = p.AfterID
-	} else if cursor <= 0 {
-		cursor = maxID
+	} else if cursor == 0 {
+		cursor = maxID // a negative BeforeID continues below a negative id
 	}
 	seen := 0
 	for {

@@ -190,6 +190,12 @@ func testUnreadableFailedAt(t *testing.T, driver string) {
 			t.Errorf("sound row %d: %v %v", r.ID, r.Problems, r.FailedAt)
 		}
 	}
+	// --since reads failed_at in its binary search over ids: an unreadable
+	// one neither stops it nor hides the rows after it.
+	got := idsOf(collect(t, s, triage.ScanParams{Filter: triage.Filter{Since: time.Date(2026, 11, 30, 10, 30, 0, 0, time.UTC)}}))
+	if len(got) == 0 || got[0] != ids[2] {
+		t.Errorf("since: %v, want %d first", got, ids[2])
+	}
 	// --group folds it in, with the times the readable rows give.
 	svc := &triage.Service{Store: s, Now: func() time.Time { return time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) }, Location: time.UTC}
 	sigs, err := svc.Group(ctx, triage.GroupParams{})
@@ -328,6 +334,33 @@ func testNegativeIDs(t *testing.T, driver string) {
 	total := failedCount(t, s)
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	svc := &triage.Service{Store: s, Now: func() time.Time { return now }, Location: time.UTC}
+	// Listings page down past zero into the negative ids.
+	all := idsOf(collect(t, s, triage.ScanParams{}))
+	if len(all) != total || all[len(all)-1] != -7 {
+		t.Fatalf("listing: %v", all)
+	}
+	equalIDs(t, "small batches", idsOf(collect(t, s, triage.ScanParams{BatchSize: 1})), all)
+	var paged []int64
+	cursor := ""
+	for i := 0; i <= total; i++ {
+		page, err := svc.List(ctx, triage.ListParams{Limit: 1, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range page.Jobs {
+			paged = append(paged, j.RowID)
+		}
+		if cursor = page.Next; cursor == "" {
+			break
+		}
+	}
+	want := all
+	if all[len(all)-2] == 0 {
+		// A cursor at id 0 would read "from the newest": the page that
+		// shows id 0 is the last one.
+		want = all[:len(all)-1]
+	}
+	equalIDs(t, "paged", paged, want)
 	dry, err := svc.Retry(ctx, triage.RetryParams{All: true, DryRun: true})
 	if err != nil || dry.Retried != total {
 		t.Fatalf("dry retry all: %d of %d, %v", dry.Retried, total, err)

@@ -38,21 +38,24 @@ func (s *Store) withSinceBound(ctx context.Context, q rowQuerier, f triage.Filte
 		return f, nil
 	}
 	// Find the last id whose failed_at is before target; start after it.
-	at := s.db.Rebind("SELECT id, failed_at FROM " + s.failed + " WHERE id >= ? ORDER BY id LIMIT 1")
+	at := s.db.Rebind("SELECT id, " + s.failedAtColumn() + " FROM " + s.failed + " WHERE id >= ? ORDER BY id LIMIT 1")
 	bound := int64(0)
 	l, h := lo.Int64, hi.Int64
 	for l <= h {
 		mid := l + (h-l)/2
 		var id int64
-		var when wallTime
-		when.loc = s.loc
-		if err := q.QueryRowContext(ctx, at, mid).Scan(&id, &when); err != nil {
+		var raw rawValue
+		when := wallTime{loc: s.loc}
+		if err := q.QueryRowContext(ctx, at, mid).Scan(&id, &raw); err != nil {
 			if err == sql.ErrNoRows {
 				break
 			}
 			return f, s.queryError(err)
 		}
-		if s.wall(when.t) < target {
+		// A failed_at that cannot be read (a poison row) says nothing: it
+		// is taken as inside the window, which only lowers the bound, so
+		// the scan reads more rows and misses none.
+		if raw.v != nil && when.set(raw.v) == nil && s.wall(when.t) < target {
 			bound = id
 			l = id + 1
 		} else {
