@@ -104,6 +104,9 @@ func New(ctx context.Context, b Backend, a Actions, opts Options, out io.Writer)
 		out = io.Discard
 	}
 	r := newRenderer(out, opts.NoColor)
+	if opts.DarkBackground != nil {
+		r.SetHasDarkBackground(*opts.DarkBackground) // never ask the terminal again
+	}
 	st := newStyles(r)
 	h := help.New()
 	h.Styles = st.Help

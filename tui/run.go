@@ -8,11 +8,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/tui/termbg"
 )
 
 // Backend reads failed jobs; triage.Service satisfies it.
@@ -47,6 +50,10 @@ type Options struct {
 	Refresh time.Duration
 	// NoColor renders plain text whatever the terminal supports.
 	NoColor bool
+	// DarkBackground picks the shade of adaptive colours. nil leaves it to
+	// lipgloss, which asks the terminal with a 5 s timeout: Run decides it
+	// first (termbg.Dark, at most termbg.Timeout) whenever colour is on.
+	DarkBackground *bool
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -56,6 +63,13 @@ type Options struct {
 func Run(ctx context.Context, b Backend, a Actions, opts Options, in io.Reader, out io.Writer) error {
 	if b == nil {
 		return errors.New("tui: no backend")
+	}
+	if opts.DarkBackground == nil && !opts.NoColor {
+		// Before the program owns the terminal, and bounded: the fork of
+		// bubbletea no longer asks at package initialisation.
+		dark := termbg.Dark(in, out, os.Getenv, termbg.Timeout)
+		opts.DarkBackground = &dark
+		lipgloss.SetHasDarkBackground(dark) // bubbles' defaults use the default renderer
 	}
 	m := New(ctx, b, a, opts, out)
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithAltScreen())
