@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -151,11 +152,15 @@ const (
 	textOut   outputKind = iota
 	jsonOut              // one JSON document
 	ndjsonOut            // one JSON document per line
-	// splicedOut is retry's and forget's --json, whose id arrays are
-	// spliced in from the spool (idspool.go) as json.Marshal wrote them:
-	// valid JSON with C0 controls escaped, but DEL, C1 and bidi characters
-	// raw inside strings. Checked as JSON with C0 only until the spool's
-	// members go through sanitize.JSON too (issue 11, idspool.go).
+	// splicedOut is JSON written by json.Marshal alone, not through
+	// writeJSON/marshalLine: valid JSON with C0 controls escaped, but DEL,
+	// C1 and bidi characters raw inside strings. Two paths of issue 11
+	// still do this, in files other engineers own: retry's and forget's
+	// --json splice their id arrays in from the spool (idspool.go,
+	// spool.add), and monitor --watch --json writes its ticks with
+	// writeJSONLine (monitor.go). Checked as JSON with C0 only until both
+	// pass their bytes through sanitize.JSON (marshalLine in output.go does
+	// it); then make these cases jsonOut/ndjsonOut.
 	splicedOut
 	// promOut is monitor --format prometheus: its label values are escaped
 	// by promLabel (monitor.go) for the exposition format only (\, ", \n),
@@ -193,12 +198,13 @@ func checkHostileOutput(t *testing.T, name string, kind outputKind, out, errOut 
 			t.Errorf("%s: %s holds %U at byte %d: …%q…", name, s.stream, r, at, s.b[lo:hi])
 		}
 	}
-	switch kind {
-	case jsonOut, splicedOut:
+	switch {
+	// splicedOut: an indented document (retry, forget --json) or NDJSON (monitor --watch --json).
+	case kind == jsonOut, kind == splicedOut && bytes.HasPrefix(out, []byte("{\n")):
 		if !json.Valid(out) || !utf8.Valid(out) {
 			t.Errorf("%s: stdout is not valid JSON in UTF-8:\n%.2000s", name, out)
 		}
-	case ndjsonOut:
+	case kind == ndjsonOut, kind == splicedOut:
 		sc := bufio.NewScanner(bytes.NewReader(out))
 		sc.Buffer(nil, 64<<20)
 		for n := 1; sc.Scan(); n++ {
@@ -275,6 +281,26 @@ func TestHostileRowsNeverReachTheTerminalRaw(t *testing.T) {
 						t.Errorf("%s: stdout lacks %q (exit %d):\n%.3000s\nstderr: %s", name, c.want, code, h.out.String(), h.errOut.String())
 					}
 				}
+			}
+
+			// monitor --watch: its alert lines carry the class, message and
+			// queue; it runs until its context ends.
+			for _, c := range []struct {
+				args []string
+				kind outputKind
+			}{
+				{[]string{"monitor", "--watch", "--interval", "1s", "--max-failed", "1", "--window", "168h", "--alert-per", "queue", "--alert-per", "class"}, textOut},
+				{[]string{"monitor", "--watch", "--json", "--interval", "1s", "--max-failed", "1", "--window", "168h", "--alert-per", "signature"}, splicedOut},
+			} {
+				h := newHarness(t, false)
+				ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+				code := Run(ctx, h.f, append(c.args, "--dsn", dsn))
+				cancel()
+				name := strings.Join(c.args[:3], " ")
+				if code == ExitUsage || h.out.Len() == 0 {
+					t.Errorf("%s: exit %d, stdout %q, stderr %s", name, code, h.out.String(), h.errOut.String())
+				}
+				checkHostileOutput(t, name, c.kind, h.out.Bytes(), h.errOut.Bytes())
 			}
 
 			// show --json of the deep payload prints it as text, with a note.
