@@ -50,10 +50,7 @@ var ClassKeys = [...]string{`"displayName":`, `"command":`, `"commandName":`, `"
 // occur inside a string job's data (user arrays), after the top-level key.
 //
 // In SQL the last occurrence is the first one in the reversed text, which
-// both servers find in characters: on PostgreSQL
-// length(col) - nullif(strpos(reverse(col), reverse(key)), 0) - length(key) + 2,
-// on MySQL/MariaDB CHAR_LENGTH(col) - NULLIF(LOCATE(<reversed key> COLLATE
-// utf8mb4_bin, REVERSE(col)), 0) - CHAR_LENGTH(key) + 2.
+// both servers find in characters (triage/sqlstore's dialect.windowLast).
 var ClassKeyLast = [len(ClassKeys)]bool{windowDisplayName: true}
 
 const (

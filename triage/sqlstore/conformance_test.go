@@ -236,6 +236,10 @@ func testClassWindows(t *testing.T, driver string) {
 		{"not JSON", `{"displayName":"Half`, ""},
 		{"empty", ``, ""},
 		{"key at the very end", `{"x":1,"job":`, ""},
+		// PHP's json_decode keeps the last of duplicate keys, and so do
+		// the SQL windows and Go (payload.ClassKeyLast).
+		{"displayName twice, multibyte between", `{"displayName":"App\\Jobs\\First","pad":"` + strings.Repeat("ж", 700) +
+			`","displayName":"App\\Jobs\\Last","uuid":"00000000-0000-4000-8000-000000000005"}`, `App\Jobs\Last`},
 	}
 	if driver == "sqlite" {
 		// Only SQLite stores bytes that are not UTF-8.

@@ -25,6 +25,9 @@ type dialect struct {
 	// characters and matching case-sensitively. Nil when listings read the
 	// whole payload and Go cuts the windows.
 	window func(col, key string, n int) string
+	// windowLast is window from the key's last occurrence: the first one in
+	// the reversed text (payload.ClassKeyLast).
+	windowLast func(col, key string, n int) string
 	// concat joins texts; NULL parts must have been coalesced.
 	concat func(parts []string) string
 	// unitSep is the ClassWindowSep character as an expression.
@@ -50,6 +53,10 @@ func dialectFor(driver string) (dialect, bool) {
 			window: func(col, key string, n int) string {
 				return "substr(" + col + ", nullif(strpos(" + col + ", " + sqlString(key) + "), 0), " + itoa(n) + ")"
 			},
+			windowLast: func(col, key string, n int) string {
+				return "substr(" + col + ", length(" + col + ") - nullif(strpos(reverse(" + col + "), " + sqlString(reverseString(key)) + "), 0) - " +
+					itoa(len(key)) + " + 2, " + itoa(n) + ")"
+			},
 			concat:  func(parts []string) string { return strings.Join(parts, " || ") },
 			unitSep: "chr(31)",
 			// split_part with a negative field counts from the end (PostgreSQL 14+).
@@ -68,6 +75,10 @@ func dialectFor(driver string) (dialect, bool) {
 			// points and still counts characters.
 			window: func(col, key string, n int) string {
 				return "SUBSTRING(" + col + ", NULLIF(LOCATE(_utf8mb4" + sqlString(key) + " COLLATE utf8mb4_bin, " + col + "), 0), " + itoa(n) + ")"
+			},
+			windowLast: func(col, key string, n int) string {
+				return "SUBSTRING(" + col + ", CHAR_LENGTH(" + col + ") - NULLIF(LOCATE(_utf8mb4" + sqlString(reverseString(key)) +
+					" COLLATE utf8mb4_bin, REVERSE(" + col + ")), 0) - " + itoa(len(key)) + " + 2, " + itoa(n) + ")"
 			},
 			concat:       func(parts []string) string { return "CONCAT(" + strings.Join(parts, ", ") + ")" },
 			unitSep:      "CHAR(31 USING utf8mb4)",
@@ -102,10 +113,24 @@ func (d dialect) classWindows(col string) string {
 		return col
 	}
 	parts := make([]string, 0, 2*len(payload.ClassKeys))
-	for _, key := range payload.ClassKeys {
-		parts = append(parts, d.unitSep, "coalesce("+d.window(col, key, payload.ClassWindowChars)+", '')")
+	for k, key := range payload.ClassKeys {
+		window := d.window
+		if payload.ClassKeyLast[k] {
+			window = d.windowLast
+		}
+		parts = append(parts, d.unitSep, "coalesce("+window(col, key, payload.ClassWindowChars)+", '')")
 	}
 	return d.concat(parts)
+}
+
+// reverseString reverses an ASCII key (ClassKeys are ASCII), for the
+// windowLast searches in reversed text.
+func reverseString(s string) string {
+	b := []byte(s)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
 }
 
 // sqlString quotes a constant as a SQL string literal.
