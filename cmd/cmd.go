@@ -26,7 +26,7 @@ type ExitCode int
 // query nor the cancel request, a blocked read — the process exits 130
 // anyway; the database rolls back whatever transaction the closed connection
 // held, so every job stays exactly once in one table.
-const interruptGrace = time.Second
+const interruptGrace = 500 * time.Millisecond
 
 // Main runs the command line with the process's arguments and streams.
 // SIGINT and SIGTERM always end the process promptly with exit 130: at once
