@@ -36,10 +36,13 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 			A keyboard-first terminal UI. It opens on the error signatures (count, last
 			and first seen, class, top exception, queues) with the failures of the last
 			--window against --threshold in the header; Enter drills into a signature's
-			jobs and then into one job's detail; / filters; r retries and d forgets one
-			job or a whole signature after a confirmation that states the count; ? shows
-			every key. Counts stream in while a large table is scanned, and the list
-			refreshes every --refresh. --read-only hides the actions.
+			jobs and then into one job's detail; / filters (esc clears it); s sorts by
+			count, last or first seen; space marks rows; r retries and f forgets the
+			marked rows, or the one under the cursor, after a confirmation that states
+			the count (a retry's shows a dry run: what would be skipped, and why); y
+			copies an id (OSC 52); ? shows every key. Counts stream in while a large
+			table is scanned, and the list refreshes every --refresh. --read-only hides
+			the actions.
 
 			It needs a terminal: for scripts use failed, failed --group and show.
 		`),
