@@ -263,6 +263,10 @@ func TestWatchStandsByWhileAnotherHoldsTheLock(t *testing.T) {
 	if got := strings.Join(rec.events, "|"); got != "firing app" {
 		t.Errorf("notifications %q", got)
 	}
+	// The watcher that stopped left no lock file beside the database.
+	if _, err := os.Stat(s.Endpoint().Path + ".jobtriage-watch.lock"); !os.IsNotExist(err) {
+		t.Errorf("the lock file is left behind: %v", err)
+	}
 }
 
 func TestWatchSecretFromDotenvIsUsedNeverPrinted(t *testing.T) {

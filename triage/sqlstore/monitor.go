@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"hash/fnv"
 	"strings"
 	"time"
@@ -203,9 +204,14 @@ func (l *sessionLock) Release() error {
 	return cerr
 }
 
-// fileLock locks "<database>.jobtriage-watch.lock" beside the SQLite file.
+// watchLockSuffix names the SQLite watch lock file beside the database, so
+// it is obviously jobtriage's.
+const watchLockSuffix = ".jobtriage-watch.lock"
+
+// fileLock locks "<database>.jobtriage-watch.lock" beside the SQLite file;
+// Release removes it.
 func (s *Store) fileLock() (triage.WatchLock, error) {
-	fl := flock.New(s.ep.Path + ".jobtriage-watch.lock")
+	fl := flock.New(s.ep.Path + watchLockSuffix)
 	ok, err := fl.TryLock()
 	if err != nil {
 		return nil, fmt.Errorf("watch lock %s: %w", fl.Path(), err)
@@ -213,16 +219,39 @@ func (s *Store) fileLock() (triage.WatchLock, error) {
 	if !ok {
 		return nil, triage.ErrLockHeld
 	}
+	// A watcher that opened the file just before its holder removed it
+	// locks a file no longer at the path: that lock excludes no one.
+	if !lockedAtPath(fl) {
+		fl.Unlock()
+		return nil, triage.ErrLockHeld
+	}
 	return fileLock{fl}, nil
+}
+
+// lockedAtPath reports whether the path still names the locked file.
+func lockedAtPath(fl *flock.Flock) bool {
+	held, err := fl.Stat()
+	if err != nil {
+		return false
+	}
+	cur, err := os.Stat(fl.Path())
+	return err == nil && os.SameFile(held, cur)
 }
 
 type fileLock struct{ fl *flock.Flock }
 
 func (l fileLock) Check(context.Context) error {
-	if !l.fl.Locked() {
-		return errors.New("the watch lock file was unlocked")
+	if !l.fl.Locked() || !lockedAtPath(l.fl) {
+		return errors.New("the watch lock file was unlocked or removed")
 	}
 	return nil
 }
 
-func (l fileLock) Release() error { return l.fl.Unlock() }
+// Release removes the file while still holding it, then unlocks, so no
+// lock file is left beside the database.
+func (l fileLock) Release() error {
+	if lockedAtPath(l.fl) {
+		os.Remove(l.fl.Path())
+	}
+	return l.fl.Unlock()
+}
