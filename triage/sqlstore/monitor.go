@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"hash/fnv"
+	"os"
 	"strings"
 	"time"
 
