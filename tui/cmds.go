@@ -231,34 +231,80 @@ func windowCmd(ctx context.Context, b Backend, now time.Time, width time.Duratio
 // errNoActions is what an action says when the UI has no write path.
 var errNoActions = errors.New("read-only: no write access")
 
-func actionCmd(ctx context.Context, a Actions, act action) tea.Cmd {
+// actionProgressMsg is how many jobs a running action has done; more
+// waits for the next report or the end.
+type actionProgressMsg struct {
+	seq  int
+	done int
+	more tea.Cmd
+}
+
+// actionCmd runs an action in a goroutine and streams its progress: each
+// report goes through a one-slot channel where the newest replaces an
+// unread one (a slow terminal never slows the action), and the final
+// actionMsg always arrives.
+func actionCmd(ctx context.Context, a Actions, act action, seq int) tea.Cmd {
 	return func() tea.Msg {
-		msg := actionMsg{act: act, removed: map[string]int{}}
-		if a == nil {
-			msg.err = errNoActions
-			return msg
-		}
-		for _, p := range act.parts {
-			if act.kind == actionRetry {
-				r, err := a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs})
-				mergeRetry(&msg.retry, r)
-				msg.removed[p.sig] += r.Retried
-				if msg.err = err; err != nil {
-					return msg
-				}
-				continue
+		progress := make(chan int, 1)
+		done := make(chan actionMsg, 1)
+		report := func(n int) {
+			select {
+			case <-progress:
+			default:
 			}
-			r, err := a.Forget(ctx, triage.ForgetParams{Query: p.query, Refs: p.refs})
-			msg.forget.Deleted += r.Deleted
-			msg.forget.IDs = append(msg.forget.IDs, r.IDs...)
-			msg.forget.NotFound = append(msg.forget.NotFound, r.NotFound...)
-			msg.removed[p.sig] += r.Deleted
+			select {
+			case progress <- n:
+			default:
+			}
+		}
+		go func() { done <- runAction(ctx, a, act, report) }()
+		return nextActionStep(progress, done, seq)()
+	}
+}
+
+func nextActionStep(progress chan int, done chan actionMsg, seq int) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case n := <-progress:
+			return actionProgressMsg{seq: seq, done: n, more: nextActionStep(progress, done, seq)}
+		case m := <-done:
+			return m
+		}
+	}
+}
+
+// runAction makes the action's calls in turn; report is told the jobs
+// done so far across them.
+func runAction(ctx context.Context, a Actions, act action, report func(int)) actionMsg {
+	msg := actionMsg{act: act, removed: map[string]int{}}
+	if a == nil {
+		msg.err = errNoActions
+		return msg
+	}
+	base := 0
+	progress := func(n int) { report(base + n) }
+	for _, p := range act.parts {
+		if act.kind == actionRetry {
+			r, err := a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs, Progress: progress})
+			mergeRetry(&msg.retry, r)
+			msg.removed[p.sig] += r.Retried
+			base += r.Retried
 			if msg.err = err; err != nil {
 				return msg
 			}
+			continue
 		}
-		return msg
+		r, err := a.Forget(ctx, triage.ForgetParams{Query: p.query, Refs: p.refs, Progress: progress})
+		msg.forget.Deleted += r.Deleted
+		msg.forget.IDs = append(msg.forget.IDs, r.IDs...)
+		msg.forget.NotFound = append(msg.forget.NotFound, r.NotFound...)
+		msg.removed[p.sig] += r.Deleted
+		base += r.Deleted
+		if msg.err = err; err != nil {
+			return msg
+		}
 	}
+	return msg
 }
 
 // dryRunCmd asks Actions what a retry would do, changing nothing.

@@ -18,6 +18,7 @@ type confirmation struct {
 	prompt  string
 	details []string
 	act     action
+	total   int // the jobs the prompt states
 
 	previewSeq int // the dry run this dialog waits for; 0: none
 	preview    *triage.RetryResult
@@ -80,7 +81,7 @@ func (m *Model) askJobs(kind actionKind, jobs []triage.Job) tea.Cmd {
 		c.details = []string{"Jobs " + strings.Join(ids, ", ")}
 	}
 	c.details = append(c.details, m.targetLine())
-	c.act = act
+	c.act, c.total = act, len(jobs)
 	return m.openConfirm(c)
 }
 
@@ -125,7 +126,7 @@ func (m *Model) askSignatures(kind actionKind, sigs []triage.Signature, partial 
 		c.details = append(c.details, "Only jobs matching the filter: "+filterSummary(m.query))
 	}
 	c.details = append(c.details, m.targetLine())
-	c.act = act
+	c.act, c.total = act, n
 	return m.openConfirm(c)
 }
 

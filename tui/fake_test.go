@@ -265,6 +265,9 @@ func (f *fakeBackend) Retry(_ context.Context, p triage.RetryParams) (triage.Ret
 			ByQueue: map[string]int{"default": len(ids)}}, nil
 	}
 	ids := f.take(p.Query, p.Refs)
+	if p.Progress != nil && !p.DryRun {
+		p.Progress(len(ids))
+	}
 	return triage.RetryResult{DryRun: p.DryRun, Retried: len(ids), IDs: ids, ByQueue: map[string]int{"default": len(ids)}}, nil
 }
 
@@ -293,6 +296,12 @@ func (f *fakeBackend) Forget(_ context.Context, p triage.ForgetParams) (triage.F
 		defer func() { f.jobs = kept }()
 	}
 	ids := f.take(p.Query, p.Refs)
+	if p.Progress != nil && !p.DryRun {
+		for n := 50; n < len(ids); n += 50 {
+			p.Progress(n) // in batches, as the store reports
+		}
+		p.Progress(len(ids))
+	}
 	return triage.ForgetResult{DryRun: p.DryRun, Deleted: len(ids), IDs: ids}, nil
 }
 

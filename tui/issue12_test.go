@@ -220,17 +220,18 @@ func TestStatusClearsOnViewDialogAndResize(t *testing.T) {
 			t.Fatal("status not shown")
 		}
 	}
-	for name, keys := range map[string][]string{
-		"open jobs": {"enter"}, "back": {"esc"}, "dialog": {"r"}, "dialog closed": {"n"},
-		"filter": {"/"}, "filter closed": {"esc"}, "help": {"?"},
+	for _, step := range []struct {
+		name string
+		keys []string
+	}{
+		{"open jobs", []string{"enter"}}, {"open detail", []string{"enter"}}, {"back to jobs", []string{"esc"}},
+		{"back to signatures", []string{"esc"}}, {"dialog", []string{"r"}}, {"dialog closed", []string{"esc"}},
+		{"filter", []string{"/"}}, {"filter closed", []string{"esc"}}, {"help", []string{"?"}}, {"help closed", []string{"esc"}},
 	} {
 		say()
-		h.keys(keys...)
-		if strings.Contains(h.view(), "Forgot job x.") && name != "dialog closed" {
-			t.Errorf("%s: status still shown", name)
-		}
-		if h.m.state == stateHelp {
-			h.keys("esc")
+		h.keys(step.keys...)
+		if strings.Contains(h.view(), "Forgot job x.") {
+			t.Errorf("%s: status still shown", step.name)
 		}
 	}
 	say()
@@ -299,7 +300,7 @@ func TestActionAppliesAtOnce(t *testing.T) {
 	h.keys("enter")
 	j := h.m.jobs.items[0]
 	act := action{kind: actionForget, object: "job " + j.ID, single: true, parts: []actionPart{{sig: sigInvoice, refs: []triage.Ref{refOf(j)}}}}
-	msg := actionCmd(t.Context(), f, act)()
+	msg := runAction(t.Context(), f, act, func(int) {})
 	mm, refresh := h.m.Update(msg) // the refresh is not run
 	m := mm.(Model)
 	if refresh == nil {
@@ -315,8 +316,8 @@ func TestActionAppliesAtOnce(t *testing.T) {
 		t.Fatalf("view before the refresh:\n%s", v)
 	}
 	// A whole signature leaves the list at once.
-	mm, _ = m.Update(actionCmd(t.Context(), f, action{kind: actionRetry, object: "signature " + sigMailer, whole: true,
-		parts: []actionPart{{sig: sigMailer, query: triage.Query{Signature: sigMailer}}}})())
+	mm, _ = m.Update(runAction(t.Context(), f, action{kind: actionRetry, object: "signature " + sigMailer, whole: true,
+		parts: []actionPart{{sig: sigMailer, query: triage.Query{Signature: sigMailer}}}}, func(int) {}))
 	for _, s := range mm.(Model).sigs.items {
 		if s.ID == sigMailer {
 			t.Fatal("retried signature still listed before the refresh")
@@ -426,5 +427,62 @@ func TestCopyID(t *testing.T) {
 	h.keys("y")
 	if clip.String() != ansi.SetSystemClipboard(id) {
 		t.Fatalf("detail copied %q", clip.String())
+	}
+}
+
+// While an action runs the status says what, how far and how long is
+// left, instead of "Working…".
+func TestActionProgress(t *testing.T) {
+	f := seed()
+	f.counts[sigInvoice] = 1204
+	now := clock
+	h := newHarness(t, f, f, Options{Now: func() time.Time { return now }}, 100, 24)
+	h.keys("r")
+	// Confirm without running the action, to step through its progress.
+	mm, _ := h.m.Update(keyMsg("y"))
+	h.m = mm.(Model)
+	status := func() string { return strings.Split(h.view(), "\n")[22] }
+	// The dry run counted 120 jobs the retry will move: that is the total.
+	if got := status(); !strings.Contains(got, "Retrying 120 jobs of signature ab12cd34ef…") {
+		t.Fatalf("status before progress: %q", got)
+	}
+	now = now.Add(10 * time.Second)
+	h.send(actionProgressMsg{seq: h.m.running.seq, done: 40})
+	if got := status(); !strings.Contains(got, "Retrying signature ab12cd34ef: 40 of 120 (33%), about 21s left") {
+		t.Fatalf("status during progress: %q", got)
+	}
+	h.send(actionProgressMsg{seq: h.m.running.seq - 1, done: 99}) // another action's
+	if h.m.running.done != 40 {
+		t.Fatal("a stale progress report was applied")
+	}
+	h.send(runAction(t.Context(), f, h.m.running.act, func(int) {}))
+	if got := status(); !strings.Contains(got, "Retried 120 jobs of signature ab12cd34ef onto default (120).") || h.m.status.busy {
+		t.Fatalf("status after the action: %q", got)
+	}
+}
+
+// Progress reports reach the model through the Cmd chain, newest first.
+func TestActionCmdStreamsProgress(t *testing.T) {
+	f := seed()
+	act := action{kind: actionForget, object: "signature " + sigInvoice, whole: true,
+		parts: []actionPart{{sig: sigInvoice, query: triage.Query{Signature: sigInvoice}}}}
+	var reports []int
+	msg := actionCmd(t.Context(), f, act, 7)()
+	for {
+		p, ok := msg.(actionProgressMsg)
+		if !ok {
+			break
+		}
+		if p.seq != 7 {
+			t.Fatalf("seq %d", p.seq)
+		}
+		reports = append(reports, p.done)
+		msg = p.more()
+	}
+	if a, ok := msg.(actionMsg); !ok || a.forget.Deleted != 120 {
+		t.Fatalf("final message %#v", msg)
+	}
+	if len(reports) == 0 || reports[len(reports)-1] > 120 {
+		t.Fatalf("progress reports %v", reports)
 	}
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -10,6 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/jobtriage/jobtriage/alerts"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
@@ -64,6 +66,7 @@ type Model struct {
 	filter  filterForm
 	window  windowState
 	status  statusLine
+	running running
 
 	cancelScan    context.CancelFunc
 	cancelPreview context.CancelFunc // the dry run of the open retry dialog
@@ -72,10 +75,22 @@ type Model struct {
 	clipboard io.Writer
 }
 
-// statusLine is the one line of feedback after an action.
+// statusLine is the feedback after an action (wrapped when long); busy
+// while an action runs, when it shows the action's progress instead.
 type statusLine struct {
 	text  string
 	isErr bool
+	busy  bool
+}
+
+// running is the action in flight: what it is, how many jobs it should
+// move (the dry run's count when there was one) and how far it has come.
+type running struct {
+	seq     int
+	act     action
+	total   int
+	done    int
+	started time.Time
 }
 
 // windowState is the failure count of the alert window for the header.
@@ -155,7 +170,7 @@ func (m *Model) nextSeq() int {
 
 // loading reports whether anything is being fetched (the spinner turns).
 func (m Model) loading() bool {
-	return m.sigs.loading || m.jobs.loading || m.jobs.loadingMore || m.detail.loading || m.status.text == busyText
+	return m.sigs.loading || m.jobs.loading || m.jobs.loadingMore || m.detail.loading || m.status.busy
 }
 
 func (m Model) startSpinCmd() tea.Cmd {
@@ -203,7 +218,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case actionMsg:
+		m.running = running{}
 		return m.onAction(msg)
+	case actionProgressMsg:
+		if msg.seq != m.running.seq {
+			return m, nil
+		}
+		m.running.done = msg.done
+		return m, msg.more
 	case refreshMsg:
 		cmd := m.refresh()
 		return m, tea.Batch(cmd, m.scheduleRefresh())
@@ -286,7 +308,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 // clearStatus removes the status line, except while an action runs.
 func (m *Model) clearStatus() {
-	if m.status.text != busyText {
+	if !m.status.busy {
 		m.status = statusLine{}
 	}
 }
@@ -301,9 +323,15 @@ func (m Model) dispatchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case stateConfirm:
 		switch {
 		case key.Matches(msg, m.keys.Confirm.Yes):
-			cmd := actionCmd(m.ctx, m.actions, m.confirm.act)
+			c := m.confirm
+			total := c.total
+			if c.preview != nil {
+				total = c.preview.Retried
+			}
+			m.running = running{seq: m.nextSeq(), act: c.act, total: total, started: m.now()}
+			cmd := actionCmd(m.ctx, m.actions, c.act, m.running.seq)
 			m.closeConfirm()
-			m.status = statusLine{text: busyText}
+			m.status = statusLine{busy: true}
 			return m, tea.Batch(cmd, m.startSpin())
 		case key.Matches(msg, m.keys.Confirm.No):
 			m.closeConfirm()
@@ -355,8 +383,30 @@ func (m Model) copyCmd(what, text string) tea.Cmd {
 	return copyCmd(m.clipboard, what, text)
 }
 
-// busyText is the status while an action runs.
-const busyText = "Working…"
+// runningText is the status while an action runs: what, how far, and
+// about how long is left once there is a rate to go by.
+func (m Model) runningText() string {
+	r := m.running
+	verb := "Retrying "
+	if r.act.kind == actionForget {
+		verb = "Forgetting "
+	}
+	if r.act.single || r.total <= 0 {
+		return verb + r.act.object + "…"
+	}
+	if r.done == 0 {
+		return verb + plural(r.total, "job", "jobs") + " of " + r.act.object + "…"
+	}
+	text := verb + r.act.object + ": " + count(r.done) + " of " + count(r.total)
+	if r.done <= r.total {
+		text += " (" + strconv.Itoa(r.done*100/r.total) + "%)"
+		if elapsed := m.now().Sub(r.started); elapsed > 0 && r.done < r.total {
+			left := time.Duration(float64(elapsed) / float64(r.done) * float64(r.total-r.done))
+			text += ", about " + alerts.FormatDuration(left.Round(time.Second)+time.Second) + " left"
+		}
+	}
+	return text
+}
 
 // refresh re-reads what the current page shows: the signatures (kept on
 // screen until the new scan ends), the window count, and the jobs list.

@@ -148,13 +148,13 @@ const maxStatusLines = 3
 // statusLines are the status, wrapped to the width: at least one line
 // (blank when there is nothing to say).
 func (m Model) statusLines() []string {
-	if m.status.text == "" {
+	if m.status.text == "" && !m.status.busy {
 		return []string{""}
 	}
-	if m.status.text == busyText {
-		return []string{m.spin.View() + " " + busyText}
-	}
 	text := sanitize.Line(m.status.text)
+	if m.status.busy {
+		text = m.spin.View() + " " + m.runningText()
+	}
 	style := m.st.StatusOK
 	if m.status.isErr {
 		style = m.st.ErrorText
