@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,24 +74,52 @@ type jobtriage struct {
 	dir  string
 }
 
-// buildJobtriage compiles the module's main package into a temp dir (the
-// build cache makes every build after a run's first one a link).
+// built is the binary under test, compiled once per package run (the
+// first test that needs it builds it) and removed by TestMain: linking it
+// again for each test cost tens of seconds on a loaded CI machine.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// buildJobtriage returns the module's main package, compiled once, to run
+// from a fresh empty directory of the test's own.
 func buildJobtriage(t *testing.T) jobtriage {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("go not on PATH: %v", err)
+	built.once.Do(func() {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			built.err = fmt.Errorf("go not on PATH: %v", err)
+			return
+		}
+		if built.dir, err = os.MkdirTemp("", "jobtriage-stress-"); err != nil {
+			built.err = err
+			return
+		}
+		bin := filepath.Join(built.dir, "jobtriage")
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, goBin, "build", "-o", bin, "github.com/jobtriage/jobtriage")
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build jobtriage: %v\n%s", err, out)
+			return
+		}
+		built.path = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "jobtriage")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, goBin, "build", "-o", bin, "github.com/jobtriage/jobtriage")
-	cmd.Dir = ".."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build jobtriage: %v\n%s", err, out)
+	return jobtriage{path: built.path, dir: t.TempDir()}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
 	}
-	return jobtriage{path: bin, dir: dir}
+	os.Exit(code)
 }
 
 // process is one started jobtriage.
