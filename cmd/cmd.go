@@ -42,13 +42,14 @@ func Main() ExitCode {
 	go func() {
 		<-sigs
 		cancel()
-		if !atPrompt.Load() {
+		prompting := atPrompt.Load()
+		if !prompting {
 			select {
 			case <-sigs:
 			case <-time.After(interruptGrace):
 			}
 		}
-		exitInterrupted(f.IO.ErrOut)
+		exitInterrupted(f.IO.ErrOut, prompting)
 	}()
 	return Run(ctx, f, os.Args[1:])
 }
@@ -56,9 +57,12 @@ func Main() ExitCode {
 // exitInterrupted ends the process with ExitInterrupted when the command did
 // not end by itself: deferred clean-ups do not run, so the temporary files
 // it made are removed here.
-func exitInterrupted(errOut io.Writer) {
+func exitInterrupted(errOut io.Writer, prompting bool) {
 	removeSpools()
-	fmt.Fprintln(errOut, "\njobtriage: interrupted")
+	if prompting {
+		fmt.Fprintln(errOut) // end the question's line
+	}
+	fmt.Fprintln(errOut, "jobtriage: interrupted")
 	os.Exit(int(ExitInterrupted))
 }
 

@@ -660,6 +660,10 @@ func sqliteDSN(ep Endpoint, cfg Config) string {
 	// failing with SQLITE_BUSY half-way through a batch.
 	q.Add("_txlock", "immediate")
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", cfg.StatementTimeout.Milliseconds()))
+	// SQLite's transient files (sorts, statement journals of large
+	// batches) go to memory, not TMPDIR: a full TMPDIR once failed a
+	// retry part-way with "database or disk is full".
+	q.Add("_pragma", "temp_store(memory)")
 	q.Add("mode", "rw")
 	return "file:" + sqliteURIPath(ep.Path) + "?" + q.Encode()
 }
