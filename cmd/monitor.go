@@ -38,6 +38,12 @@ const (
 // heartbeatEvery is how often a watcher on a terminal says it is alive.
 const heartbeatEvery = time.Minute
 
+// watchFlushTimeout is how long a stopping watcher lets queued alerts go
+// out: well within the grace Main gives a command after SIGINT/SIGTERM
+// (interruptGrace), so a channel that never answers cannot turn a clean stop
+// (exit 0) into a forced one.
+const watchFlushTimeout = interruptGrace * 3 / 5
+
 // stateFileNone turns the state file off.
 const stateFileNone = "none"
 
@@ -482,6 +488,7 @@ func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSourc
 				For: opts.For, Repeat: opts.Repeat, ResolveBelow: opts.ResolveBelow},
 			MaxSize: opts.MaxSize, MaxAge: opts.MaxAge, ReadGauges: opts.JSON,
 			Interval: opts.Interval, BlindAfter: opts.BlindAfter, App: app, StatePath: statePath,
+			FlushTimeout: watchFlushTimeout,
 		},
 		Source:     ws,
 		Notifiers:  nts,
