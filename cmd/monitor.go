@@ -123,12 +123,19 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 			holding the threshold for --for, reminds every --repeat, and resolves when its
 			count falls to --resolve-below (default half the threshold). Transitions are
 			printed on stdout and sent, one digest per tick, to Slack, a webhook,
-			PagerDuty and/or a command. A tick reads only the failed_jobs rows added
-			since the last one (by id). Only one watcher per database notifies: it holds
-			a lock (PostgreSQL advisory lock, MySQL GET_LOCK, a file lock beside a
-			SQLite file) and the others stand by. --max and --max-age alert the same
-			way in watch mode, per queue ("size:<queue>", "age:<queue>"): they fire when
-			the limit is reached and resolve at half of it.
+			PagerDuty and/or a command, each on its own queue, so a channel that hangs
+			never delays a check. Every alert names the app, the latest failure's class
+			and message, and the jobtriage command to look closer. A tick reads only the
+			failed_jobs rows added since the last one (by id). Only one watcher per
+			database notifies: it holds a lock (PostgreSQL advisory lock, MySQL
+			GET_LOCK, a file lock beside a SQLite file) and the others stand by. --max
+			and --max-age alert the same way in watch mode, per queue ("size:<queue>",
+			"age:<queue>"): they fire when the limit is reached and resolve at half of it.
+
+			A lost database is retried with backoff; the watcher resumes after the last
+			failure id it saw and alerts about its own blindness after --blind-after.
+			Pending and firing alerts are kept in --state-file, so a restarted watcher
+			neither fires them again nor forgets to resolve them.
 
 			Secrets come from the flags, the environment or the app's .env file:
 			JOBTRIAGE_SLACK_WEBHOOK, JOBTRIAGE_WEBHOOK_URL,
