@@ -187,15 +187,21 @@ func (m Model) targetLine() string {
 	return "In " + sanitize.Line(m.opts.Connection)
 }
 
-// previewLines are the dry run's answer for the dialog.
-func (c confirmation) previewLines() []string {
+// previewPending reports whether the dialog waits for its dry run.
+func (c confirmation) previewPending() bool {
+	return c.previewSeq != 0 && c.preview == nil && c.previewErr == nil
+}
+
+// previewLines are the dry run's answer for the dialog; spin is the
+// spinner shown while it runs.
+func (c confirmation) previewLines(spin string) []string {
 	switch {
 	case c.previewSeq == 0:
 		return nil
 	case c.previewErr != nil:
 		return []string{"Dry run failed: " + errText(c.previewErr)}
 	case c.preview == nil:
-		return []string{"Dry run: checking what would be retried…"}
+		return []string{spin + " Dry run: checking what would be retried and what skipped…"}
 	}
 	r := *c.preview
 	line := "Dry run: " + count(r.Retried) + " would be retried"
@@ -224,7 +230,7 @@ func (m Model) confirmBody(height int) []string {
 			lines = append(lines, m.st.Muted.Render(sanitize.Truncate(d, w)))
 		}
 	}
-	if p := m.confirm.previewLines(); len(p) > 0 {
+	if p := m.confirm.previewLines(m.spin.View()); len(p) > 0 {
 		lines = append(lines, "")
 		style := m.st.Header
 		if m.confirm.previewErr != nil {

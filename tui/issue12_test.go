@@ -486,3 +486,21 @@ func TestActionCmdStreamsProgress(t *testing.T) {
 		t.Fatalf("progress reports %v", reports)
 	}
 }
+
+// Until the dry run answers, the dialog says it is checking.
+func TestRetryDialogWhileTheDryRunRuns(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 80, 24)
+	mm, cmd := h.m.Update(keyMsg("r")) // the dry run is not run
+	h.m = mm.(Model)
+	if cmd == nil || !h.m.loading() {
+		t.Fatal("no dry run started, or the spinner would not turn")
+	}
+	if v := h.view(); !strings.Contains(v, "Dry run: checking what would be retried and what skipped…") {
+		t.Fatalf("dialog:\n%s", v)
+	}
+	h.run(cmd)
+	if v := h.view(); !strings.Contains(v, "Dry run: 120 would be retried onto default (120).") {
+		t.Fatalf("dialog:\n%s", v)
+	}
+}

@@ -170,7 +170,8 @@ func (m *Model) nextSeq() int {
 
 // loading reports whether anything is being fetched (the spinner turns).
 func (m Model) loading() bool {
-	return m.sigs.loading || m.jobs.loading || m.jobs.loadingMore || m.detail.loading || m.status.busy
+	return m.sigs.loading || m.jobs.loading || m.jobs.loadingMore || m.detail.loading || m.status.busy ||
+		m.confirm.previewPending()
 }
 
 func (m Model) startSpinCmd() tea.Cmd {
