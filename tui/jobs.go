@@ -59,7 +59,8 @@ func (l jobList) markedItems() []triage.Job {
 }
 
 // drop removes jobs an action took away (by id) at once, keeping the
-// cursor on the row it was on or the one that took its place.
+// cursor on the row it was on or the one that took its place. The
+// signature's count is the caller's: ids may belong to other signatures.
 func (l *jobList) drop(ids []string) {
 	if len(ids) == 0 {
 		return
@@ -90,9 +91,6 @@ func (l *jobList) drop(ids []string) {
 		if j.ID == keepID {
 			l.cursor = i
 		}
-	}
-	if l.sig.Count -= len(ids); l.sig.Count < len(l.items) {
-		l.sig.Count = len(l.items)
 	}
 }
 

@@ -505,6 +505,9 @@ func (m Model) onAction(msg actionMsg) (tea.Model, tea.Cmd) {
 	m.status = statusLine{text: actionSummary(msg), isErr: msg.err != nil}
 	m.sigs.drop(msg.removed)
 	m.jobs.drop(msg.ids())
+	if n := msg.removed[m.jobs.sig.ID]; n > 0 {
+		m.jobs.sig.Count = max(m.jobs.sig.Count-n, len(m.jobs.items))
+	}
 	if msg.err != nil && msg.done() == 0 {
 		return m, nil
 	}
