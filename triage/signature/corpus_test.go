@@ -1,3 +1,10 @@
+// The fuzz step of .ci/run builds with the jobtriage_fuzz tag and leaves
+// this file out: it imports demodata, which pulls in the SQLite driver, and
+// go test -fuzz instruments every dependency, so this one import would make
+// the signature targets' build cost more than their fuzzing.
+
+//go:build !jobtriage_fuzz
+
 package signature_test
 
 import (
