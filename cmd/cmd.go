@@ -8,12 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/jobtriage/jobtriage/cmd/internal/earlysignal"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -35,9 +34,7 @@ const interruptGrace = 500 * time.Millisecond
 func Main() ExitCode {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	sigs := earlysignal.C // taken since start-up, never released
 	f := NewFactory()
 	go func() {
 		<-sigs

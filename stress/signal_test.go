@@ -3,7 +3,9 @@ package stress
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -286,4 +288,54 @@ func TestFrozenPostgresBackendCannotHoldACommand(t *testing.T) {
 		}
 		t.Logf("frozen backend: SIGINT ended jobtriage after %s", took.Round(time.Millisecond))
 	})
+}
+
+// TestSIGINTDuringRetryAlwaysExits130: Ctrl-C exited 1 instead of 130 in 4
+// of 14 PostgreSQL runs (the cancellation surfaced as a driver error). A
+// retry interrupted at random moments exits 130 every time it was still
+// running, within the grace, and loses or doubles nothing.
+func TestSIGINTDuringRetryAlwaysExits130(t *testing.T) {
+	requireStress(t)
+	bin := buildJobtriage(t)
+	base := rngSeed(t)
+	t.Logf("signal schedule seed %d (replay with %s=%d)", base, seedEnv, base)
+	for _, driver := range []string{"postgres", "mysql"} {
+		t.Run(driver, func(t *testing.T) {
+			s := seed(t, driver, 20_000)
+			rng := rand.New(rand.NewPCG(base, streamOf(driver)))
+			interrupted := 0
+			for i := range 8 {
+				p := bin.start(t, "retry", "all", "--yes", "--dsn", s.dsn)
+				delay := 30*time.Millisecond + time.Duration(rng.Int64N(int64(400*time.Millisecond)))
+				select {
+				case <-p.done:
+				case <-time.After(delay):
+					sent := time.Now()
+					_ = p.cmd.Process.Signal(syscall.SIGINT)
+					select {
+					case <-p.done:
+					case <-time.After(interruptedWithin):
+						t.Fatalf("run %d: SIGINT did not end retry within %s", i, interruptedWithin)
+					}
+					var ee *exec.ExitError
+					if errors.As(p.err, &ee) && !ee.Exited() {
+						t.Fatalf("run %d: SIGINT %s into the run killed jobtriage (%v) instead of ending it: %s", i, delay, p.err, p.stderr.String())
+					}
+					code := exitCode(t, p.err)
+					if code != 130 && code != 0 {
+						t.Errorf("run %d: SIGINT %s into the run: exit %d, want 130: %s", i, delay, code, p.stderr.String())
+					}
+					if code == 130 {
+						interrupted++
+						t.Logf("run %d: SIGINT %s into the run: exit 130 after %s", i, delay, time.Since(sent).Round(time.Millisecond))
+					}
+				}
+				s.awaitNoSessions(t)
+				s.census(t, fmt.Sprintf("after run %d", i))
+			}
+			if interrupted == 0 {
+				t.Errorf("no run was still going when its SIGINT came")
+			}
+		})
+	}
 }
