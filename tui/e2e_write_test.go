@@ -40,3 +40,32 @@ func TestEndToEndRetryLeavesTheList(t *testing.T) {
 		t.Fatalf("jobs left = %d, want 1", len(final.jobs.items))
 	}
 }
+
+// Marks and a bulk retry through the real service, keys as a terminal
+// sends them (space alone, letters in bursts).
+func TestEndToEndMarkAndRetry(t *testing.T) {
+	svc := seededService(t)
+	tm := startProgram(t, svc, svc)
+
+	waitFor(t, tm, "32 failed", "1 of 2 signatures")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")})
+	// The cursor stays on SyncInvoice, now second; g goes to ImportFeed.
+	waitFor(t, tm, "LAST SEEN▼", "Sorted by last seen.", "2 of 2 signatures")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("g")})
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor(t, tm, "1 of 2 jobs")
+	tm.Send(tea.KeyMsg{Type: tea.KeySpace})
+	tm.Send(tea.KeyMsg{Type: tea.KeySpace})
+	waitFor(t, tm, "2 of 2 jobs · 2 marked")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("r")})
+	waitFor(t, tm, "Retry 2 marked jobs?", "Dry run: 2 would be retried onto imports (2).")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
+	waitFor(t, tm, "Retried 2 of 2 marked jobs onto imports (2).", "30 failed")
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+	if len(final.jobs.items) != 0 || len(final.sigs.items) != 1 {
+		t.Fatalf("after the retry: %d jobs, %d signatures", len(final.jobs.items), len(final.sigs.items))
+	}
+}
