@@ -131,7 +131,9 @@ func (m Model) detailBody(height int) []string {
 	tabs := make([]string, 0, sectionCount)
 	for s := section(0); s < sectionCount; s++ {
 		if s == p.section {
-			tabs = append(tabs, m.st.TabActive.Render(" "+sectionNames[s]+" "))
+			// Brackets, not only reverse video, so the open tab shows
+			// under NO_COLOR too.
+			tabs = append(tabs, m.st.TabActive.Render("["+sectionNames[s]+"]"))
 		} else {
 			tabs = append(tabs, m.st.Tab.Render(" "+sectionNames[s]+" "))
 		}

@@ -190,7 +190,7 @@ func (in lineInput) view(st styles, placeholder string, w int, focused bool) str
 		if tw := ansi.StringWidth(text); tw > w-1 {
 			text = ansi.TruncateLeft(text, tw-w+2, "…")
 		}
-		return text + st.Selected.Render(" ")
+		return text + st.Cursor
 	}
 	return sanitize.Truncate(text, w)
 }

@@ -32,12 +32,17 @@ func cursorLine(t *testing.T, view string) string {
 // The NO_COLOR screen is compared raw, escapes and all: it must have none,
 // and the row r would act on must still be visible.
 func TestGoldenNoColor(t *testing.T) {
-	for _, keys := range [][]string{nil, {"enter", "down", "down", " "}} {
-		name := "signatures"
-		if keys != nil {
-			name = "jobs_marked"
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		keys []string
+	}{
+		{"signatures", nil},
+		{"jobs_marked", []string{"enter", "down", "down", " "}},
+		{"detail_tab", []string{"enter", "enter", "tab"}},
+		{"filter_cursor", []string{"/", "smtp"}},
+	} {
+		keys := tc.keys
+		t.Run(tc.name, func(t *testing.T) {
 			f := seed()
 			h := newHarness(t, f, f, Options{Connection: "sqlite:database/database.sqlite"}, 80, 24)
 			h.keys(keys...)

@@ -187,8 +187,18 @@ func (m *Model) startSpin() tea.Cmd {
 	return m.startSpinCmd()
 }
 
-// Update is the state machine.
+// Update is the state machine. The detail viewport follows the body's
+// height, which a wrapped status line changes.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	mm, cmd := m.update(msg)
+	nm := mm.(Model)
+	if h := nm.bodyHeight() - 1; nm.detail.vp.Height != h {
+		nm.detail.vp.Height = h
+	}
+	return nm, cmd
+}
+
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)

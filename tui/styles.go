@@ -30,6 +30,9 @@ type styles struct {
 	ErrorBox  lipgloss.Style
 	Label     lipgloss.Style
 	Help      help.Styles
+	// Cursor is the text cursor of an input: a reversed space, or an
+	// underscore where there is no styling to show one (NO_COLOR).
+	Cursor string
 }
 
 func newStyles(r *lipgloss.Renderer) styles {
@@ -57,6 +60,10 @@ func newStyles(r *lipgloss.Renderer) styles {
 		Box:       r.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 1),
 		ErrorBox:  r.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(red).Padding(0, 1),
 		Label:     r.NewStyle().Foreground(muted),
+	}
+	s.Cursor = s.Selected.Render(" ")
+	if r.ColorProfile() == termenv.Ascii {
+		s.Cursor = "_"
 	}
 	s.Help = help.Styles{
 		ShortKey:       r.NewStyle().Bold(true),
