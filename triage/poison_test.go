@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
 
@@ -83,4 +84,57 @@ func TestRetryPayloadNeedsAJob(t *testing.T) {
 	if out, code, _ := triage.RetryPayload([]byte(`{"uuid":"u","job":"App\\Jobs\\X@handle","data":{}}`), now, 0); code != "" || out == nil {
 		t.Errorf("a payload with a job string was refused: %s", code)
 	}
+}
+
+// TestRetryToAnotherDatabaseIsolatesARefusedRow: when jobs lives in
+// another database (--jobs-dsn) and its table refuses one job for a reason
+// of that job's own, the batch runs again without it, and it is named.
+func TestRetryToAnotherDatabaseIsolatesARefusedRow(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		ctx := context.Background()
+		svc, failedStore := newService(t, driver)
+		jobsStore := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+		refuse := []string{"ALTER TABLE jobs ADD CONSTRAINT jobs_no_poison CHECK (queue <> 'poison')"}
+		if driver == "sqlite" {
+			refuse = []string{"DROP TABLE jobs", `CREATE TABLE "jobs" ("id" integer not null primary key autoincrement, "queue" varchar not null CHECK (queue <> 'poison'),
+				"payload" text not null, "attempts" integer not null, "reserved_at" integer, "available_at" integer not null, "created_at" integer not null)`}
+		}
+		for _, q := range refuse {
+			if _, err := jobsStore.DB().Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// failed_jobs' own database has no jobs table.
+		if _, err := failedStore.DB().Exec("DROP TABLE jobs"); err != nil {
+			t.Fatal(err)
+		}
+		jobsOnly, err := sqlstore.Open(ctx, sqlstore.Config{Endpoint: jobsStore.Endpoint(), JobsOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer jobsOnly.Close()
+		var fx []sqltest.FailedFixture
+		for i := 1; i <= 5; i++ {
+			u := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+			fx = append(fx, sqltest.FailedFixture{UUID: &u, Connection: "database", Queue: "default", Payload: payloadOf(u, ""),
+				Exception: "RuntimeException: x in /a.php:1\nStack trace:\n#0 {main}", FailedAt: "2026-11-30 10:00:00"})
+		}
+		fx[2].Queue = "poison"
+		ids := sqltest.InsertFailed(t, failedStore, fx...)
+		svc.Jobs = &sqlstore.JobsBackend{Store: jobsOnly}
+		res, err := svc.Retry(ctx, triage.RetryParams{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Retried != 4 || len(res.Skipped) != 1 || res.Skipped[0].Code != triage.SkipRefused ||
+			!strings.Contains(res.Skipped[0].Reason, fmt.Sprintf("row %d (uuid %s)", ids[2], *fx[2].UUID)) {
+			t.Fatalf("retried %d, skipped %+v", res.Retried, res.Skipped)
+		}
+		if n := len(jobsByUUID(t, jobsStore)); n != 4 {
+			t.Errorf("the other database's jobs has %d rows, want 4", n)
+		}
+		if n, _ := failedStore.Count(ctx, triage.Filter{}); n != 1 {
+			t.Errorf("%d rows left in failed_jobs, want the refused one", n)
+		}
+	})
 }

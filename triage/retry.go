@@ -91,7 +91,11 @@ func (s *Service) pushRemote(ctx context.Context, moves []Move, now time.Time) e
 			return fmt.Errorf("connection %q has no queue backend to push to", conn)
 		}
 		if _, err := r.Backend.Push(ctx, groups[conn], now); err != nil {
-			return fmt.Errorf("pushing to %s (connection %s): %w", r.Backend.Describe(), conn, err)
+			err = fmt.Errorf("pushing to %s (connection %s): %w", r.Backend.Describe(), conn, err)
+			if rej := probeRefused(ctx, r.Backend, groups[conn], now, err); rej != nil {
+				return rej
+			}
+			return err
 		}
 	}
 	return nil
@@ -258,7 +262,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		if uuid == "" {
 			uuid = gjson.GetBytes(r.Payload, "uuid").String()
 		}
-		return Move{UUID: uuid, Queue: queue, Payload: body, Connection: r.Connection, Local: route.Local}, true
+		return Move{UUID: uuid, Queue: queue, Payload: body, Connection: r.Connection, Local: route.Local, RowID: r.ID}, true
 	}
 	var push func(context.Context, []Move, time.Time) error
 	if s.hasRemote() {
@@ -553,6 +557,39 @@ func (e *RejectedRows) Error() string {
 }
 
 func (e *RejectedRows) Unwrap() error { return e.Cause }
+
+// MoveProber is a queue backend that can say which of a refused push's
+// moves it refuses for reasons of their own, without keeping any of them.
+type MoveProber interface {
+	// ProbeMoves tries each move alone and returns, by index, why the
+	// backend refuses it ("" for a move it takes); an error when the
+	// refusal of the push is not about particular moves.
+	ProbeMoves(ctx context.Context, moves []Move, now time.Time, pushErr error) ([]string, error)
+}
+
+// probeRefused turns a failed push into RejectedRows when the backend can
+// name the moves it refused (a jobs table in another database): the batch
+// then runs again without their rows, as for the local jobs table.
+func probeRefused(ctx context.Context, b QueueBackend, moves []Move, now time.Time, pushErr error) *RejectedRows {
+	pr, ok := b.(MoveProber)
+	if !ok || ctx.Err() != nil {
+		return nil
+	}
+	reasons, err := pr.ProbeMoves(ctx, moves, now, pushErr)
+	if err != nil {
+		return nil
+	}
+	rej := &RejectedRows{Cause: pushErr}
+	for i, why := range reasons {
+		if why != "" && i < len(moves) && moves[i].RowID != 0 {
+			rej.Rows = append(rej.Rows, RejectedRow{ID: moves[i].RowID, Reason: why})
+		}
+	}
+	if len(rej.Rows) == 0 {
+		return nil
+	}
+	return rej
+}
 
 // QueueColumn is what the queue column of a jobs table holds: at most
 // MaxChars characters and MaxBytes bytes (0: no such bound).

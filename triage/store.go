@@ -217,6 +217,9 @@ type Move struct {
 	// Local moves go into this database's jobs table in the batch's own
 	// transaction; the others are handed to BatchParams.Push first.
 	Local bool
+	// RowID is the failed_jobs row the move comes from, so that a backend
+	// that refuses one move can be told which row to leave behind.
+	RowID int64
 }
 
 // BatchResult reports one batch: how many rows were locked, the last id

@@ -318,40 +318,73 @@ func (s *Store) isolate(ctx context.Context, batch *sqlx.Tx, err error, rows []*
 	// The batch's locks go first: SQLite has one writer, and the probe
 	// must not wait for a transaction that is over anyway.
 	_ = batch.Rollback()
-	tx, berr := s.beginWrite(ctx)
-	if berr != nil {
+	var moves []triage.Move
+	for _, r := range rows {
+		if m, ok := local[r.ID]; ok {
+			m.RowID = r.ID
+			moves = append(moves, m)
+		}
+	}
+	reasons, perr := s.probe(ctx, moves, now)
+	if perr != nil {
 		return err
 	}
-	defer tx.Rollback() //nolint:errcheck // the probe never commits
-	rej := &triage.RejectedRows{Cause: err}
-	for _, r := range rows {
-		m, ok := local[r.ID]
-		if !ok {
-			continue
-		}
-		if _, e := tx.ExecContext(ctx, "SAVEPOINT jobtriage_probe"); e != nil {
-			return err
-		}
-		q := "INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) VALUES (?, 0, NULL, ?, ?, ?)"
-		var payload any = m.Payload
-		if s.d.name == "postgres" {
-			payload = string(m.Payload) // text, not bytea
-		}
-		if _, e := tx.ExecContext(ctx, s.db.Rebind(q), m.Queue, now, now, payload); e != nil {
-			if !isRowDataError(e) {
-				return err
-			}
-			rej.Rows = append(rej.Rows, triage.RejectedRow{ID: r.ID, Reason: scrub(e, s.ep)})
-		}
-		if _, e := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT jobtriage_probe"); e != nil {
-			return err
+	rej := &triage.RejectedRows{Cause: s.writeError(err, s.schema.JobsTable)}
+	for i, why := range reasons {
+		if why != "" {
+			rej.Rows = append(rej.Rows, triage.RejectedRow{ID: moves[i].RowID, Reason: why})
 		}
 	}
 	if len(rej.Rows) == 0 {
 		return err
 	}
-	rej.Cause = s.writeError(err, s.schema.JobsTable)
 	return rej
+}
+
+// errNotRowSpecific stops a probe: a move failed alone for a reason that
+// is not its own (the session, the table), so no move is to blame.
+var errNotRowSpecific = errors.New("a refusal that is not about one row")
+
+// probe inserts each move into jobs alone, under a savepoint, in a
+// transaction that is rolled back whole, and returns by index why the
+// table refuses a move ("" where it takes it).
+func (s *Store) probe(ctx context.Context, moves []triage.Move, now int64) ([]string, error) {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback() //nolint:errcheck // the probe never commits
+	reasons := make([]string, len(moves))
+	q := s.db.Rebind("INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) VALUES (?, 0, NULL, ?, ?, ?)")
+	for i, m := range moves {
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT jobtriage_probe"); err != nil {
+			return nil, err
+		}
+		var payload any = m.Payload
+		if s.d.name == "postgres" {
+			payload = string(m.Payload) // text, not bytea
+		}
+		if _, err := tx.ExecContext(ctx, q, m.Queue, now, now, payload); err != nil {
+			if !isRowDataError(err) {
+				return nil, errNotRowSpecific
+			}
+			reasons[i] = scrub(err, s.ep)
+		}
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT jobtriage_probe"); err != nil {
+			return nil, err
+		}
+	}
+	return reasons, nil
+}
+
+// ProbeMoves names the moves of a refused push that the other database's
+// jobs table refuses for reasons of their own (triage.MoveProber); a push
+// that failed for any other reason is not probed.
+func (b *JobsBackend) ProbeMoves(ctx context.Context, moves []triage.Move, now time.Time, pushErr error) ([]string, error) {
+	if !isRowDataError(pushErr) {
+		return nil, errNotRowSpecific
+	}
+	return b.Store.probe(ctx, moves, now.Unix())
 }
 
 // isRowDataError recognises an insert refused for what one row holds
