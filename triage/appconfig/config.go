@@ -130,7 +130,14 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 	if cache == "" {
 		var warnings []string
 		envPath, warnings, err = chooseEnvFile(o, environ, root, cwd)
-		if err != nil {
+		switch {
+		case err != nil && explicitDSN && o.EnvFile == "":
+			// A .env that is there but no readable file (a directory, a
+			// FIFO) costs only the extras when the DSN is explicit, as a
+			// .env that does not parse does below.
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("ignoring the env file: %v", err))
+			envPath, warnings = "", nil
+		case err != nil:
 			return cfg, err
 		}
 		if envPath != "" || !explicitDSN {

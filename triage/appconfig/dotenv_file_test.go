@@ -61,4 +61,16 @@ func TestDotenvThatIsNoFileIsAnError(t *testing.T) {
 	if _, _, err := chooseEnvFile(Options{}, map[string]string{}, app, app); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("chooseEnvFile with a .env directory: %v", err)
 	}
+	if _, err := Resolve(Options{Dir: app, Cwd: app}); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("Resolve with a .env directory: %v", err)
+	}
+	// With an explicit DSN it costs only the extras, as a .env that does
+	// not parse: a warning, not a refusal.
+	if err := os.WriteFile(filepath.Join(app, "x.sqlite"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Resolve(Options{Dir: app, Cwd: app, DSN: "sqlite:" + filepath.Join(app, "x.sqlite")})
+	if err != nil || !strings.Contains(strings.Join(cfg.Warnings, "\n"), "is a directory") {
+		t.Errorf("Resolve --dsn with a .env directory: %v, warnings %q", err, cfg.Warnings)
+	}
 }
