@@ -9,6 +9,14 @@
 // delete queues nothing twice with `--jobs-ledger` and, without it, shows the
 // documented window (a job a worker ran meanwhile is queued again).
 //
+// Faults and signals (signal_test.go, audit_test.go): SIGINT and SIGTERM at
+// a [y/N] prompt on a pseudo-terminal exit 130 at once; SIGINT at random
+// moments of a retry exits 130 every time; a SIGSTOPped PostgreSQL backend
+// ends a command at its statement timeout + 3 s, and SIGINT ends it at once;
+// flush on SQLite files named with %XX or '#' changes exactly that file; a
+// SIGKILLed retry leaves its audit intent line; a retry with a 64 KB tmpfs
+// as TMPDIR completes and audits every id.
+//
 // The package holds tests only. They seed 100,000 failed jobs per database
 // and take minutes, so they run only when JOBTRIAGE_STRESS=1 or CI is set;
 // the databases are those of triage/sqlstore/sqltest (local servers by
