@@ -718,3 +718,29 @@ func (r *recorder) got() string {
 	defer r.mu.Unlock()
 	return strings.Join(r.events, "|")
 }
+
+// On a terminal the watcher says it is alive every heartbeatEvery, on
+// stderr; piped, it does not.
+func TestWatchHeartbeatOnATerminal(t *testing.T) {
+	dsn, _ := monitorDB(t)
+	for _, tty := range []bool{true, false} {
+		h := newHarness(t, false)
+		h.f.Conn.DSN = dsn
+		h.f.IO.SetStderrTTY(tty)
+		quiet := func(time.Time) {}
+		code := watchHarness(t, h, []string{"--watch", "--max-failed", "30", "--state-file", "none"}, &recorder{},
+			[]func(time.Time){quiet, quiet, quiet, quiet, quiet})
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, h.errOut.String())
+		}
+		errs := h.errOut.String()
+		beats := strings.Count(errs, " watching: ")
+		if tty && (beats != 2 || !strings.Contains(errs, "watching: 2 failures in the last 1m, 0 firing, last failure id 3") ||
+			!strings.Contains(errs, "watching: 0 failures in the last 1m, 0 firing")) {
+			t.Errorf("tty: %d heartbeats:\n%s", beats, errs)
+		}
+		if !tty && beats != 0 {
+			t.Errorf("piped: %d heartbeats:\n%s", beats, errs)
+		}
+	}
+}

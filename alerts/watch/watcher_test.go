@@ -428,3 +428,33 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// failing is a channel that always fails for good.
+type failing struct{ name string }
+
+func (f failing) Name() string { return f.name }
+func (f failing) Notify(context.Context, alerts.Digest) error {
+	return errors.New(f.name + ": answered HTTP 403 Forbidden")
+}
+
+// When several channels fail, each is named on its own line; the others
+// still deliver.
+func TestEveryFailingChannelIsNamed(t *testing.T) {
+	src := &fakeSource{}
+	rec := &recorder{}
+	var mu sync.Mutex
+	var warnings []string
+	w := newWatcher(src, rec, Config{Failures: alerts.Rule{Threshold: 1}})
+	w.Notifiers = append(w.Notifiers, failing{"slack"}, failing{"webhook"})
+	w.Warn = func(s string) { mu.Lock(); warnings = append(warnings, s); mu.Unlock() }
+	run(t, w, t0, []func(time.Time){func(now time.Time) { src.add(now, "q", "C", 1) }})
+	if rec.got() != "firing app" {
+		t.Errorf("the working channel got %q", rec.got())
+	}
+	joined := strings.Join(warnings, "\n")
+	for _, name := range []string{"slack: not delivered after 1 attempt", "webhook: not delivered after 1 attempt"} {
+		if strings.Count(joined, name) != 1 {
+			t.Errorf("warnings do not name %q once:\n%s", name, joined)
+		}
+	}
+}
