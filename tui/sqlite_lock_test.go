@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,22 +42,17 @@ func TestRefreshNeverLocksOutTheAppsWriters(t *testing.T) {
 		name            string
 		writers, each   int
 		busy            time.Duration
-		pause, minScans int  // ms between an app's inserts; UI scans the run must overlap
-		pending         bool // needs the short SQLite reads of sqlstore (see below)
+		pause, minScans int // ms between an app's inserts; UI scans the run must overlap
 	}{
-		{name: "impatient app", writers: 1, each: 80, busy: 250 * time.Millisecond, pause: 10, minScans: 2, pending: true},
+		{name: "impatient app", writers: 1, each: 80, busy: 250 * time.Millisecond, pause: 10, minScans: 2},
 		{name: "40 concurrent inserts", writers: 40, each: 5, busy: 10 * time.Second, pause: 20, minScans: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// Each keyset batch of a scan is one statement, and on SQLite
 			// its shared lock lasts until the statement ends: 2,000 rows
-			// (the Group batch) hold it for 100-250 ms here, so an app
-			// insert with a 250 ms busy_timeout fails. The fix is in
-			// triage/sqlstore (ScanFailed caps a SQLite batch at 200 rows);
-			// until it lands this case runs only on request.
-			if tc.pending && os.Getenv("JOBTRIAGE_TEST_SQLITE_SHORT_READS") == "" {
-				t.Skip("set JOBTRIAGE_TEST_SQLITE_SHORT_READS=1 once sqlstore bounds its SQLite read statements")
-			}
+			// (the Group batch) held it for 100-250 ms, so an app insert
+			// with a 250 ms busy_timeout failed; ScanFailed now caps a
+			// SQLite batch (sqlstore's sqliteReadBatch).
 			path, svc := lockTestDB(t)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()

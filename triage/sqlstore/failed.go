@@ -12,8 +12,12 @@ import (
 )
 
 const (
-	defaultBatch   = 500
-	exceptionChars = triage.ExceptionHeadChars
+	defaultBatch = 500
+	// sqliteReadBatch bounds one SQLite read statement: in rollback-journal
+	// mode (Laravel's default) a statement's shared lock keeps the app's
+	// writers from committing until it ends, so each statement stays short.
+	sqliteReadBatch = 200
+	exceptionChars  = triage.ExceptionHeadChars
 	// wallLayout is how Laravel writes failed_at (Y-m-d H:i:s).
 	wallLayout = "2006-01-02 15:04:05"
 )
@@ -129,6 +133,9 @@ func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*tr
 	batch := p.BatchSize
 	if batch <= 0 {
 		batch = defaultBatch
+	}
+	if s.d.name == "sqlite" && batch > sqliteReadBatch {
+		batch = sqliteReadBatch
 	}
 	sel, selArgs := s.selectList(p.Full)
 	f, err := s.withSinceBound(ctx, s.db, p.Filter)
