@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -741,6 +742,46 @@ func TestWatchHeartbeatOnATerminal(t *testing.T) {
 		}
 		if !tty && beats != 0 {
 			t.Errorf("piped: %d heartbeats:\n%s", beats, errs)
+		}
+	}
+}
+
+// Issue 11: what a failing channel answers reaches stderr without the
+// secrets it echoes — a webhook echoing the Basic credentials Go sends for
+// https://user:password@…, a --notify-command echoing its --token.
+func TestWatchChannelErrorsNeverPrintEchoedSecrets(t *testing.T) {
+	dsn, s := monitorDB(t)
+	const password, token = "hunter2-pw-Secret", "tok-9f8e7d6c5b4a"
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, "bad credentials: Authorization: %s", r.Header.Get("Authorization"))
+	}))
+	defer echo.Close()
+	script := filepath.Join(t.TempDir(), "notify.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"refused: $*\" >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, false)
+	h.f.Conn.DSN = dsn
+	steps := []func(time.Time){func(now time.Time) {
+		sqltest.InsertFailed(t, s, monitorFailure(700, "default", `App\Jobs\A`, now))
+	}}
+	hook := strings.Replace(echo.URL, "http://", "http://ops:"+password+"@", 1) + "/hook"
+	code := watchHarness(t, h, []string{"--watch", "--max-failed", "3", "--window", "2m", "--state-file", "none",
+		"--webhook-url", hook, "--notify-command", script + " --token " + token}, &recorder{}, steps)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	errs := h.errOut.String()
+	for _, want := range []string{"watch: webhook: not delivered after 1 attempt", "HTTP 401", "watch: command:notify.sh: not delivered", "refused:"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte("ops:" + password))
+	for _, secret := range []string{password, token, basic} {
+		if strings.Contains(errs+h.out.String(), secret) {
+			t.Errorf("%q was printed:\n%s", secret, errs)
 		}
 	}
 }

@@ -148,6 +148,7 @@ type Watcher struct {
 	standingBy bool
 	dropped    int
 	saveWarned bool
+	savedKeys  string // the keys of the last save: unchanged keys are not written again
 	restored   int
 	warnMu     sync.Mutex
 }
@@ -385,7 +386,7 @@ func (w *Watcher) adopt() {
 	}
 	w.keys = map[string]*alertKey{}
 	w.blind, _ = alerts.NewEvaluator([]alerts.Rule{w.blindRule()})
-	w.started = false
+	w.started, w.seq, w.savedKeys = false, 0, ""
 	for _, e := range st.Keys {
 		if e.Key == BlindKey {
 			w.restored += w.blind.Restore([]alerts.Saved{e.Saved})
@@ -420,6 +421,16 @@ func (w *Watcher) save(now time.Time) {
 	for _, s := range w.blind.Save() {
 		st.Keys = append(st.Keys, stateEntry{Saved: s})
 	}
+	// Most ticks change nothing worth keeping: skip the write (and its
+	// fsync) then. Count moves with every failure, so it is left out.
+	var sig strings.Builder
+	for _, e := range st.Keys {
+		fmt.Fprintf(&sig, "%s\x00%s\x00%d\x00%d\x00%d\x00%s\x00%s\x00%s\n", e.Key, e.State, e.Peak,
+			e.Since.UnixNano(), e.LastNotified.UnixNano(), e.Detail.Class, e.Detail.Message, e.Detail.Command)
+	}
+	if w.seq > 0 && sig.String() == w.savedKeys {
+		return
+	}
 	if err := saveState(w.StatePath, st); err != nil {
 		if !w.saveWarned {
 			w.warn("alert state not saved (a restart will forget what is firing): " + err.Error())
@@ -427,7 +438,7 @@ func (w *Watcher) save(now time.Time) {
 		}
 		return
 	}
-	w.seq, w.saveWarned = st.Seq, false
+	w.seq, w.saveWarned, w.savedKeys = st.Seq, false, sig.String()
 }
 
 // newKey makes the window and state machine of a key, or nil when the

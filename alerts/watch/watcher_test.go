@@ -458,3 +458,20 @@ func TestEveryFailingChannelIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// The state file is written when what it keeps changes, not every tick.
+func TestStateFileWrittenOnlyOnChange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "watch.json")
+	src := &fakeSource{}
+	w := newWatcher(src, &recorder{}, Config{Failures: alerts.Rule{Threshold: 3, Window: time.Hour}, StatePath: path})
+	run(t, w, t0, append([]func(time.Time){func(now time.Time) { src.add(now, "q", "C", 3) }}, repeat(5, func(now time.Time) { src.add(now, "q", "C", 0) })...))
+	st, ok, err := loadState(path, alerts.App{})
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	// Tick 0 saved the empty state, tick 1 the firing key; five steady
+	// ticks wrote nothing.
+	if st.Seq != 2 || len(st.Keys) != 1 || st.Keys[0].State != "firing" {
+		t.Errorf("state file: %+v", st)
+	}
+}
