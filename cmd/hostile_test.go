@@ -154,13 +154,10 @@ const (
 	ndjsonOut            // one JSON document per line
 	// splicedOut is JSON written by json.Marshal alone, not through
 	// writeJSON/marshalLine: valid JSON with C0 controls escaped, but DEL,
-	// C1 and bidi characters raw inside strings. Two paths of issue 11
-	// still do this, in files other engineers own: retry's and forget's
-	// --json splice their id arrays in from the spool (idspool.go,
-	// spool.add), and monitor --watch --json writes its ticks with
-	// writeJSONLine (monitor.go). Checked as JSON with C0 only until both
-	// pass their bytes through sanitize.JSON (marshalLine in output.go does
-	// it); then make these cases jsonOut/ndjsonOut.
+	// C1 and bidi characters raw inside strings. monitor --watch --json
+	// writes its ticks with writeJSONLine (monitor.go); checked as JSON with
+	// C0 only until it passes its bytes through sanitize.JSON; then make
+	// that case ndjsonOut.
 	splicedOut
 	// promOut is monitor --format prometheus: its label values are escaped
 	// by promLabel (monitor.go) for the exposition format only (\, ", \n),
@@ -245,7 +242,7 @@ func TestHostileRowsNeverReachTheTerminalRaw(t *testing.T) {
 				{[]string{"failed", "--group", "--json"}, jsonOut, ""},
 				{[]string{"failed", "--queue", storable(driver, hostileQueue)}, textOut, ""},
 				{[]string{"retry", "all", "--dry-run"}, textOut, "by queue: "},
-				{[]string{"retry", "all", "--dry-run", "--json"}, splicedOut, ""},
+				{[]string{"retry", "all", "--dry-run", "--json"}, jsonOut, ""},
 				{[]string{"forget", "--queue", "default", "--dry-run"}, textOut, ""},
 				{[]string{"flush", "--dry-run"}, textOut, ""},
 				{[]string{"prune", "--hours", "1", "--dry-run", "--json"}, jsonOut, ""},
@@ -316,10 +313,10 @@ func TestHostileRowsNeverReachTheTerminalRaw(t *testing.T) {
 				kind outputKind
 			}{
 				{[]string{"retry", "all", "--yes"}, textOut},
-				{[]string{"retry", "all", "--yes", "--json"}, splicedOut},
+				{[]string{"retry", "all", "--yes", "--json"}, jsonOut},
 				{[]string{"retry", "--queue", storable(driver, hostileQueue), "--yes"}, textOut},
 				{[]string{"forget", "--queue", "default", "--yes"}, textOut},
-				{[]string{"forget", "--queue", "default", "--yes", "--json"}, splicedOut},
+				{[]string{"forget", "--queue", "default", "--yes", "--json"}, jsonOut},
 				{[]string{"prune", "--hours", "1", "--yes"}, textOut},
 				{[]string{"flush", "--yes", "--json"}, jsonOut},
 			} {
@@ -335,7 +332,7 @@ func TestHostileRowsNeverReachTheTerminalRaw(t *testing.T) {
 				if c.args[0] == "retry" || c.args[0] == "forget" {
 					for i := range ids {
 						args := []string{c.args[0], strconv.FormatInt(ids[i], 10), "--yes", "--dsn", dsn}
-						if c.kind == splicedOut {
+						if c.kind == jsonOut {
 							args = append(args, "--json")
 						}
 						h.run(args...)

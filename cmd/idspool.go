@@ -112,12 +112,15 @@ func (m *memFile) Truncate(size int64) error {
 	return nil
 }
 
+// add appends one value as a line of JSON, made inert as every JSON output
+// is (marshalLine: valid UTF-8, DEL/C1/bidi escaped), since spooled values
+// are spliced into --json output and the audit line.
 func (s *spool) add(v any) error {
-	b, err := json.Marshal(v)
+	b, err := marshalLine(v)
 	if err != nil {
 		return err
 	}
-	s.pending = append(append(s.pending, b...), '\n')
+	s.pending = append(s.pending, b...)
 	s.n++
 	if len(s.pending) >= spoolChunk {
 		return s.flush()

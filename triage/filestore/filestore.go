@@ -209,7 +209,6 @@ func (s *Store) row(i int, full bool) *triage.FailedRow {
 	return r
 }
 
-
 // GetFailed returns one whole entry by uuid (the newest entry with that
 // id, as Laravel's find) or by synthesized id.
 func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRow, error) {
