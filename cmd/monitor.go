@@ -668,7 +668,7 @@ func failureOf(r *triage.FailedRow) watch.Failure {
 	if j.ExceptionClass != "" {
 		msg = j.ExceptionClass + ": " + msg
 	}
-	return watch.Failure{ID: r.ID, At: j.FailedAt, Queue: j.Queue, Connection: j.Connection, Class: j.Class,
+	return watch.Failure{ID: r.ID, At: j.FailedAt, Queue: j.Queue, Class: j.Class,
 		Signature: j.Signature, Message: msg}
 }
 

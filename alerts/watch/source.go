@@ -21,13 +21,11 @@ import (
 type Failure struct {
 	// ID is the failed_jobs primary key: the watcher resumes after the
 	// highest one it has seen.
-	ID    int64
-	At    time.Time
-	Queue string
-	// Connection narrows the queue key when set ("redis:emails").
-	Connection string
-	Class      string
-	Signature  string
+	ID        int64
+	At        time.Time
+	Queue     string
+	Class     string
+	Signature string
 	// Message is the exception's message, for alert bodies.
 	Message string
 }
