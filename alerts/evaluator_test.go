@@ -264,3 +264,49 @@ func TestRuleValidation(t *testing.T) {
 		t.Errorf("valid rule rejected: %v", err)
 	}
 }
+
+// Save and Restore carry a firing key over to a new evaluator: it neither
+// fires again nor forgets to resolve, and reminds on the old schedule.
+func TestSaveRestoreCarriesFiringKeys(t *testing.T) {
+	r := Rule{Key: "k", Threshold: 3, Window: time.Minute, Repeat: 10 * time.Minute}
+	e, _ := NewEvaluator([]Rule{r, {Key: "quiet", Threshold: 3, Window: time.Minute}})
+	e.Evaluate(at(0), map[string]int{"k": 5})
+	saved := e.Save()
+	if len(saved) != 1 || saved[0].Key != "k" || saved[0].State != "firing" || saved[0].Peak != 5 {
+		t.Fatalf("Save = %+v", saved)
+	}
+	next, _ := NewEvaluator([]Rule{r})
+	if n := next.Restore(append(saved, Saved{Key: "k", State: "ok"}, Saved{Key: "gone", State: "firing"})); n != 1 {
+		t.Errorf("Restore = %d, want 1", n)
+	}
+	if d := next.Evaluate(at(60), map[string]int{"k": 4}); !d.Empty() {
+		t.Errorf("fired again after a restore: %+v", d.Notifications)
+	}
+	if d := next.Evaluate(at(600), map[string]int{"k": 4}); keysOf(d) != "k" || d.Notifications[0].Event != EventReminder {
+		t.Errorf("reminder on the old schedule: %+v", d.Notifications)
+	}
+	d := next.Evaluate(at(700), map[string]int{"k": 0})
+	if len(d.Notifications) != 1 || d.Notifications[0].Event != EventResolved || !d.Notifications[0].Since.Equal(at(0)) || d.Notifications[0].Peak != 5 {
+		t.Errorf("resolution: %+v", d.Notifications)
+	}
+}
+
+func TestAppLabelAndID(t *testing.T) {
+	for _, tt := range []struct {
+		app  App
+		want string
+	}{
+		{App{Name: "shop", Environment: "production", Database: "db"}, "shop (production)"},
+		{App{Name: "shop", Database: "db"}, "shop"},
+		{App{Database: "sqlite:/x"}, "sqlite:/x"},
+		{App{}, ""},
+	} {
+		if got := tt.app.Label(); got != tt.want {
+			t.Errorf("%+v: Label = %q, want %q", tt.app, got, tt.want)
+		}
+	}
+	a, b := App{Name: "a", Environment: "b"}, App{Name: "a\x00b"}
+	if a.ID() == b.ID() || a.ID() != (App{Name: "a", Environment: "b"}).ID() {
+		t.Error("ID is not a faithful identity")
+	}
+}
