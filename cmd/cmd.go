@@ -163,6 +163,7 @@ Run it in the app's directory to use its .env, or point it anywhere with --dsn.`
 	pf.DurationVar(&f.Conn.Timeout, "statement-timeout", 0, "server-side limit per statement (default 60s)")
 	pf.BoolVar(&f.Conn.JobsLedger, "jobs-ledger", false, "with --jobs-dsn or a database queue in another database: record pushed uuids in a jobtriage_pushed table there (opt-in), so a re-run never queues a job twice even after it ran")
 	pf.StringVar(&f.AuditLog, "audit-log", "", "append one JSON line per destructive action to this `file` (env JOBTRIAGE_AUDIT_LOG)")
+	registerColorFlag(root, f.IO)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{err} })
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if err := checkStatementTimeout(c, f.Conn.Timeout); err != nil {

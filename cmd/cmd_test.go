@@ -119,21 +119,34 @@ func TestFailedOutputs(t *testing.T) {
 	}
 	cursor := strings.TrimSpace(strings.TrimPrefix(h.errOut.String(), "next page: --after "))
 	h.run("failed", "--dsn", dsn, "--json", "--after", cursor)
-	var jobs []triage.Job
-	if err := json.Unmarshal(h.out.Bytes(), &jobs); err != nil || len(jobs) != 2 || jobs[0].ID != "22222222-2222-4222-8222-222222222222" {
+	var page struct {
+		Jobs []struct {
+			UUID             string `json:"uuid"`
+			Class            string `json:"class"`
+			ExceptionClass   string `json:"exception_class"`
+			ExceptionMessage string `json:"exception_message"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(h.out.Bytes(), &page); err != nil || len(page.Jobs) != 2 || page.Jobs[0].UUID != "22222222-2222-4222-8222-222222222222" {
 		t.Fatalf("second page as JSON: %v %s", err, h.out.String())
 	}
+	jobs := page.Jobs
 	if jobs[0].Class != `App\Jobs\ProcessPodcast` || jobs[0].ExceptionClass != "RuntimeException" || jobs[0].ExceptionMessage != "Podcast 8 not found" {
 		t.Errorf("job JSON: %+v", jobs[0])
 	}
 
 	h.run("failed", "--dsn", dsn, "--group", "--json")
-	var sigs []triage.Signature
-	if err := json.Unmarshal(h.out.Bytes(), &sigs); err != nil || len(sigs) != 3 || sigs[0].Count != 2 {
+	var group struct {
+		Signatures []struct {
+			Signature string `json:"signature"`
+			Count     int    `json:"count"`
+		} `json:"signatures"`
+	}
+	if err := json.Unmarshal(h.out.Bytes(), &group); err != nil || len(group.Signatures) != 3 || group.Signatures[0].Count != 2 {
 		t.Fatalf("group JSON: %v %s", err, h.out.String())
 	}
-	h.run("failed", "--dsn", dsn, "--signature", sigs[0].ID, "--json")
-	if err := json.Unmarshal(h.out.Bytes(), &jobs); err != nil || len(jobs) != 2 {
+	h.run("failed", "--dsn", dsn, "--signature", group.Signatures[0].Signature, "--json")
+	if err := json.Unmarshal(h.out.Bytes(), &page); err != nil || len(page.Jobs) != 2 {
 		t.Errorf("--signature: %v %s", err, h.out.String())
 	}
 
@@ -338,7 +351,7 @@ func TestPruneFromCron(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, h.errOut.String())
 	}
 	// now is 12:00; failed_at < 11:00 goes: the 10:00 job only.
-	if !strings.HasPrefix(h.out.String(), "Deleted 1 failed jobs from before 2026-11-30 11:00:00 UTC") {
+	if !strings.HasPrefix(h.out.String(), "Deleted 1 failed job from before 2026-11-30 11:00:00 UTC") {
 		t.Errorf("summary %q", h.out.String())
 	}
 	if n, _ := store.Count(context.Background(), triage.Filter{}); n != 3 {
@@ -395,12 +408,20 @@ func TestFailedLimitZeroStreams(t *testing.T) {
 	if code := h.run("failed", "--dsn", dsn, "--limit", "0", "--json"); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, h.errOut.String())
 	}
-	var jobs []triage.Job
-	if err := json.Unmarshal(h.out.Bytes(), &jobs); err != nil || len(jobs) != 4 || jobs[0].ID != "44444444-4444-4444-8444-444444444444" {
+	var doc struct {
+		SchemaVersion int `json:"schema_version"`
+		Jobs          []struct {
+			UUID string `json:"uuid"`
+		} `json:"jobs"`
+		Next *string `json:"next"`
+	}
+	if err := json.Unmarshal(h.out.Bytes(), &doc); err != nil || doc.SchemaVersion != 1 || len(doc.Jobs) != 4 ||
+		doc.Jobs[0].UUID != "44444444-4444-4444-8444-444444444444" || doc.Next != nil {
 		t.Fatalf("--limit 0 --json: %v\n%s", err, h.out.String())
 	}
-	if code := h.run("failed", "--dsn", dsn, "--limit", "0", "--queue", "nope", "--json"); code != ExitOK || strings.TrimSpace(h.out.String()) != "[\n]" {
-		t.Errorf("empty stream is not an empty array: %q", h.out.String())
+	if code := h.run("failed", "--dsn", dsn, "--limit", "0", "--queue", "nope", "--json"); code != ExitOK ||
+		json.Unmarshal(h.out.Bytes(), &doc) != nil || doc.Jobs == nil || len(doc.Jobs) != 0 {
+		t.Errorf("empty stream is not an empty list of jobs: %q", h.out.String())
 	}
 	h.run("failed", "--dsn", dsn, "--limit", "0")
 	if lines := strings.Split(strings.TrimSpace(h.out.String()), "\n"); len(lines) != 4 || strings.ContainsRune(h.out.String(), '\x1b') {

@@ -114,6 +114,7 @@ func doctorResolveOptions(f *Factory) (appconfig.Options, error) {
 
 // doctorReport is the whole report; --json prints it as is.
 type doctorReport struct {
+	SchemaVersion  int                       `json:"schema_version"`
 	App            doctorApp                 `json:"app"`
 	Settings       []appconfig.Setting       `json:"settings"`
 	Connections    []doctorConnection        `json:"connections"`
@@ -205,7 +206,7 @@ func (d *doctorState) contradiction(c appconfig.Contradiction) {
 
 func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	d := &doctorState{opts: opts}
-	d.rep = doctorReport{Settings: []appconfig.Setting{}, Connections: []doctorConnection{}, Contradictions: []appconfig.Contradiction{},
+	d.rep = doctorReport{SchemaVersion: jsonSchemaVersion, Settings: []appconfig.Setting{}, Connections: []doctorConnection{}, Contradictions: []appconfig.Contradiction{},
 		Checks: []doctorCheck{}, Indexes: []sqlstore.IndexAdvice{}}
 	d.rep.App.ConfigFiles, d.rep.App.Warnings = []string{}, []string{}
 	cfg, err := opts.Config()

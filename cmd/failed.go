@@ -2,9 +2,10 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -48,7 +49,10 @@ func (ff *FilterFlags) query(now time.Time, loc *time.Location) (triage.Query, e
 			Search:      ff.Search,
 		},
 		Class:     strings.TrimSpace(ff.Class),
-		Signature: strings.TrimSpace(ff.Signature),
+		Signature: strings.ToLower(strings.TrimSpace(ff.Signature)),
+	}
+	if q.Signature != "" && !signatureIDRE.MatchString(q.Signature) {
+		return q, FlagErrorf("--signature %q: want the 10 hex digits failed --group prints, like 0f494f9f16", sanitize.Line(ff.Signature))
 	}
 	var err error
 	if q.Filter.Since, err = parseTimeBound(ff.Since, now, loc); err != nil {
@@ -61,6 +65,23 @@ func (ff *FilterFlags) query(now time.Time, loc *time.Location) (triage.Query, e
 		return q, FlagErrorf("--until is before --since")
 	}
 	return q, nil
+}
+
+// signatureIDRE is a signature id: the first 10 hex digits of its hash.
+var signatureIDRE = regexp.MustCompile(`^[0-9a-f]{10}$`)
+
+// errNoSuchSignature is returned when --signature names a well-formed id
+// that no failed job (of the other filters) has: a mistyped or stale id
+// must not read as "nothing to do".
+func (ff *FilterFlags) errNoSuchSignature() error {
+	others := *ff
+	others.Signature = ""
+	scope := ""
+	if !others.empty() {
+		scope = " among the jobs the other filters select"
+	}
+	return &exitError{code: ExitNotFound, err: fmt.Errorf("%w: no failed job has signature %s%s (failed --group lists them)",
+		triage.ErrNotFound, strings.ToLower(strings.TrimSpace(ff.Signature)), scope)}
 }
 
 func (ff *FilterFlags) empty() bool {
@@ -86,11 +107,14 @@ type FailedOptions struct {
 
 	Filter FilterFlags
 	Limit  int
-	After  string
-	Group  bool
-	JSON   bool
-	NDJSON bool
-	Full   bool
+	// LimitSet: --limit was given. --ndjson exports every match unless it
+	// was (its default is for pages, not exports).
+	LimitSet bool
+	After    string
+	Group    bool
+	JSON     bool
+	NDJSON   bool
+	Full     bool
 }
 
 // NewCmdFailed builds `jobtriage failed`.
@@ -120,6 +144,7 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service
+			opts.LimitSet = c.Flags().Changed("limit")
 			if opts.Limit < 0 {
 				return FlagErrorf("--limit must be positive")
 			}
@@ -145,7 +170,7 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 	}
 	opts.Filter.register(cmd)
 	fl := cmd.Flags()
-	fl.IntVarP(&opts.Limit, "limit", "L", 30, "jobs per page (group: signatures shown; 0 = all)")
+	fl.IntVarP(&opts.Limit, "limit", "L", 30, "jobs per page (group: signatures shown; --ndjson: all unless given; 0 = all)")
 	fl.StringVar(&opts.After, "after", "", "continue after this `cursor` (printed by the previous page)")
 	fl.BoolVar(&opts.Group, "group", false, "one row per error signature, by count")
 	fl.BoolVar(&opts.JSON, "json", false, "print a JSON array")
@@ -195,7 +220,7 @@ func failedRun(ctx context.Context, opts *FailedOptions) error {
 		}
 	}
 	if opts.JSON {
-		if err := writeJobsJSON(ctx, opts, svc, page.Jobs); err != nil {
+		if err := writeJobsJSON(ctx, opts, svc, page.Jobs, page.Next); err != nil {
 			return err
 		}
 	} else if err := printJobs(opts.IO, page.Jobs, now); err != nil {
@@ -203,6 +228,9 @@ func failedRun(ctx context.Context, opts *FailedOptions) error {
 	}
 	if page.Next != "" {
 		fmt.Fprintf(opts.IO.ErrOut, "next page: --after %s\n", page.Next)
+	}
+	if len(page.Jobs) == 0 && q.Signature != "" && opts.After == "" {
+		return opts.Filter.errNoSuchSignature()
 	}
 	return nil
 }
@@ -253,50 +281,45 @@ func shortClass(c string) string {
 	return c
 }
 
-// jobJSON is one job in --json/--ndjson output; with --full it carries the
-// whole texts too.
-type jobJSON struct {
-	triage.Job
-	Payload     json.RawMessage `json:"payload,omitempty"`
-	PayloadText string          `json:"payload_text,omitempty"` // a payload that is not valid JSON
-	Exception   string          `json:"exception,omitempty"`
-}
-
-func fullJSON(j triage.Job, r *triage.FailedRow) jobJSON {
-	out := jobJSON{Job: j, Exception: r.Exception}
-	out.Payload, out.PayloadText, _ = rawPayload(r.Payload) // valid UTF-8 either way
-	return out
-}
-
-func writeJobsJSON(ctx context.Context, opts *FailedOptions, svc *triage.Service, jobs []triage.Job) error {
-	if !opts.Full {
-		if jobs == nil {
-			jobs = []triage.Job{}
-		}
-		return writeJSON(opts.IO.Out, jobs)
+// jobDocOf is a job's document: with --full, its whole payload and
+// exception too.
+func jobDocOf(opts *FailedOptions, j triage.Job, r *triage.FailedRow) jobDoc {
+	if opts.Full && r != nil {
+		return fullJobDoc(j, r)
 	}
-	out := make([]jobJSON, 0, len(jobs))
+	return newJobDoc(j)
+}
+
+// writeJobsJSON prints one page as a failedDoc; next is the cursor of the
+// page after it ("" on the last).
+func writeJobsJSON(ctx context.Context, opts *FailedOptions, svc *triage.Service, jobs []triage.Job, next string) error {
+	doc := failedDoc{SchemaVersion: jsonSchemaVersion, Jobs: make([]jobDoc, 0, len(jobs)), Next: nullString(next)}
 	for _, j := range jobs {
-		r, err := svc.Store.GetFailed(ctx, triage.Ref{ID: j.RowID})
-		if err != nil {
-			return err
+		var r *triage.FailedRow
+		if opts.Full {
+			var err error
+			if r, err = svc.Store.GetFailed(ctx, triage.Ref{ID: j.RowID}); err != nil {
+				return err
+			}
 		}
-		out = append(out, fullJSON(j, r))
+		doc.Jobs = append(doc.Jobs, jobDocOf(opts, j, r))
 	}
-	return writeJSON(opts.IO.Out, out)
+	return writeJSON(opts.IO.Out, doc)
 }
 
 // streamAllRun prints every matching job (--limit 0) as it is read, in
 // constant memory: a JSON array written element by element, or TSV lines.
 func streamAllRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query, now time.Time) error {
 	w := opts.IO.Out
-	first := true
+	first, n := true, 0
 	if opts.JSON {
-		if _, err := io.WriteString(w, "["); err != nil {
+		// A failedDoc written member by member: the jobs as they are read.
+		if _, err := fmt.Fprintf(w, "{\n  \"schema_version\": %d,\n  \"jobs\": [", jsonSchemaVersion); err != nil {
 			return err
 		}
 	}
 	err := svc.Each(ctx, q, opts.Full, func(j triage.Job, r *triage.FailedRow) error {
+		n++
 		if !opts.JSON {
 			cells := []string{j.ID, j.Connection, j.Queue, j.Class, j.ExceptionClass, j.ExceptionMessage, timeCell(opts.IO, j.FailedAt, now)}
 			for i := range cells {
@@ -305,17 +328,13 @@ func streamAllRun(ctx context.Context, opts *FailedOptions, svc *triage.Service,
 			_, err := io.WriteString(w, strings.Join(cells, "\t")+"\n")
 			return err
 		}
-		var v any = j
-		if opts.Full {
-			v = fullJSON(j, r)
-		}
-		b, err := marshalLine(v)
+		b, err := marshalLine(jobDocOf(opts, j, r))
 		if err != nil {
 			return err
 		}
-		sep := ",\n"
+		sep := ",\n    "
 		if first {
-			sep, first = "\n", false
+			sep, first = "\n    ", false
 		}
 		_, err = io.WriteString(w, sep+strings.TrimSuffix(string(b), "\n"))
 		return err
@@ -324,31 +343,53 @@ func streamAllRun(ctx context.Context, opts *FailedOptions, svc *triage.Service,
 		return err
 	}
 	if opts.JSON {
-		_, err = io.WriteString(w, "\n]\n")
+		end := "\n  ],\n  \"next\": null\n}\n"
+		if first {
+			end = "],\n  \"next\": null\n}\n"
+		}
+		if _, err = io.WriteString(w, end); err != nil {
+			return err
+		}
 	}
-	return err
+	if n == 0 && q.Signature != "" {
+		return opts.Filter.errNoSuchSignature()
+	}
+	return nil
 }
 
+// errExportDone stops an export at its --limit.
+var errExportDone = errors.New("export limit reached")
+
+// exportRun streams every match as NDJSON, newest first; with an explicit
+// --limit N (not 0), the first N.
 func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query) error {
 	n := 0
+	limit := 0
+	if opts.LimitSet {
+		limit = opts.Limit
+	}
 	err := svc.Each(ctx, q, opts.Full, func(j triage.Job, r *triage.FailedRow) error {
-		n++
-		var v any = j
-		if opts.Full {
-			v = fullJSON(j, r)
+		if limit > 0 && n >= limit {
+			return errExportDone
 		}
-		b, err := marshalLine(v) // one safe, valid JSON record per line
+		n++
+		doc := jobDocOf(opts, j, r)
+		doc.SchemaVersion = jsonSchemaVersion // each record stands alone
+		b, err := marshalLine(doc)            // one safe, valid JSON record per line
 		if err != nil {
 			return err
 		}
 		_, err = opts.IO.Out.Write(b)
 		return err
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errExportDone) {
 		return err
 	}
+	if n == 0 && q.Signature != "" {
+		return opts.Filter.errNoSuchSignature()
+	}
 	if opts.IO.IsStderrTTY() {
-		fmt.Fprintf(opts.IO.ErrOut, "exported %s failed jobs\n", humanize.Comma(int64(n)))
+		fmt.Fprintf(opts.IO.ErrOut, "exported %s\n", countNoun(n, "failed job"))
 	}
 	return nil
 }
@@ -374,15 +415,25 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 	}
 	if opts.Limit > 0 && len(sigs) > opts.Limit {
 		if !opts.JSON {
-			defer fmt.Fprintf(opts.IO.ErrOut, "%d more signatures not shown (--limit 0 shows all)\n", len(sigs)-opts.Limit)
+			defer fmt.Fprintf(opts.IO.ErrOut, "%s more not shown (--limit 0 shows all)\n", countNoun(len(sigs)-opts.Limit, "signature"))
 		}
 		sigs = sigs[:opts.Limit]
 	}
-	if opts.JSON {
-		if sigs == nil {
-			sigs = []triage.Signature{}
+	if distinct == 0 && q.Signature != "" {
+		if opts.JSON {
+			if err := writeJSON(opts.IO.Out, groupDoc{SchemaVersion: jsonSchemaVersion, Signatures: []signatureDoc{}}); err != nil {
+				return err
+			}
 		}
-		return writeJSON(opts.IO.Out, sigs)
+		return opts.Filter.errNoSuchSignature()
+	}
+	if opts.JSON {
+		doc := groupDoc{SchemaVersion: jsonSchemaVersion, Signatures: make([]signatureDoc, 0, len(sigs)),
+			TotalJobs: total, TotalSignatures: distinct}
+		for _, sg := range sigs {
+			doc.Signatures = append(doc.Signatures, newSignatureDoc(sg))
+		}
+		return writeJSON(opts.IO.Out, doc)
 	}
 	if len(sigs) == 0 {
 		if opts.IO.IsStdoutTTY() {
@@ -424,7 +475,7 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 		return err
 	}
 	if opts.IO.IsStdoutTTY() {
-		fmt.Fprintf(opts.IO.ErrOut, "%s failed jobs in %d signatures\n", humanize.Comma(int64(total)), distinct)
+		fmt.Fprintf(opts.IO.ErrOut, "%s in %s\n", countNoun(total, "failed job"), countNoun(distinct, "signature"))
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
-	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/jobtriage/jobtriage/triage"
@@ -87,6 +86,7 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	}
 	ids := newSpool()
 	defer ids.Close()
+	var total int64 // what the dry run counted; 0 when there was none
 	if opts.DryRun || !opts.Yes {
 		p.DryRun = true
 		p.OnBatch = ids.AddIDs
@@ -97,15 +97,16 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 		if opts.DryRun || preview.Deleted == 0 {
 			return reportForget(opts, svc, preview, ids)
 		}
-		if err := confirm(opts.IO, opts.Yes, fmt.Sprintf("Delete %s failed jobs for good%s?", humanize.Comma(int64(preview.Deleted)), onTarget(svc))); err != nil {
+		if err := confirm(opts.IO, opts.Yes, fmt.Sprintf("Delete %s for good%s?", countNoun(preview.Deleted, "failed job"), onTarget(svc))); err != nil {
 			return err
 		}
 		p.DryRun = false
 		if err := ids.reset(); err != nil { // the real run records its own
 			return err
 		}
+		total = int64(preview.Deleted)
 	}
-	pr := newProgress(opts.IO, "deleted")
+	pr := newMeter(opts.IO, "deleted", total)
 	p.Progress = func(n int) { pr.update(int64(n)) }
 	p.OnBatch = ids.AddIDs
 	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "forget", Args: opts.commandLine, Filter: q}); err != nil {
@@ -128,10 +129,7 @@ func reportForget(opts *ForgetOptions, svc *triage.Service, res triage.ForgetRes
 		return notFoundError(res.NotFound)
 	}
 	if opts.JSON {
-		if res.IDs == nil {
-			res.IDs = []string{}
-		}
-		if err := writeJSONSpliced(opts.IO.Out, res, map[string]*spool{"ids": ids}); err != nil {
+		if err := writeJSONSpliced(opts.IO.Out, newForgetDoc(res), map[string]*spool{"ids": ids}); err != nil {
 			return err
 		}
 	} else {
@@ -142,13 +140,15 @@ func reportForget(opts *ForgetOptions, svc *triage.Service, res triage.ForgetRes
 		if res.DryRun {
 			verb = "Would delete"
 		}
-		line := fmt.Sprintf("%s %s failed jobs", verb, humanize.Comma(int64(res.Deleted)))
+		line := verb + " " + countNoun(res.Deleted, "failed job")
 		if n := len(res.NotFound); n > 0 {
 			line += fmt.Sprintf("; %d not found", n)
 		}
 		fmt.Fprintln(opts.IO.Out, line+onTarget(svc)+".")
 	}
 	switch {
+	case opts.Filter.Signature != "" && res.Deleted == 0:
+		return opts.Filter.errNoSuchSignature()
 	case len(res.NotFound) > 0 && res.Deleted == 0:
 		return silentExit(ExitNotFound)
 	case len(res.NotFound) > 0:

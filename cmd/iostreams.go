@@ -2,16 +2,20 @@ package cmd
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
 
 // IOStreams is the one place that knows about the terminal: whether stdout is
 // a TTY (tables and relative times) or a pipe (TSV and RFC 3339), whether
-// colour is allowed (NO_COLOR), and whether we may ask the operator a
-// question (stdin and stdout both terminals).
+// colour is allowed (--color, NO_COLOR, CLICOLOR_FORCE), and whether we may
+// ask the operator a question (stdin and stdout both terminals). It never
+// queries the terminal: everything here comes from isatty, the window size
+// ioctl and the environment.
 type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
@@ -20,8 +24,47 @@ type IOStreams struct {
 	stdinTTY  bool
 	stdoutTTY bool
 	stderrTTY bool
-	noColor   bool
-	width     int
+	noColor   bool // NO_COLOR, or TERM=dumb
+	// colorForce is CLICOLOR_FORCE set to anything but "0": colour even
+	// when stdout is not a terminal (unless NO_COLOR).
+	colorForce bool
+	colorMode  colorMode // --color
+	width      int
+}
+
+// colorMode is the --color flag's value.
+type colorMode string
+
+const (
+	colorAuto   colorMode = "auto"   // a terminal, unless NO_COLOR; or CLICOLOR_FORCE
+	colorAlways colorMode = "always" // whatever the environment says
+	colorNever  colorMode = "never"
+)
+
+// String, Set and Type make colorMode a pflag.Value, so a bad value is a
+// usage error naming the choices.
+func (m *colorMode) String() string {
+	if *m == "" {
+		return string(colorAuto)
+	}
+	return string(*m)
+}
+
+func (m *colorMode) Set(v string) error {
+	switch colorMode(v) {
+	case colorAuto, colorAlways, colorNever:
+		*m = colorMode(v)
+		return nil
+	}
+	return fmt.Errorf("want auto, always or never")
+}
+
+func (m *colorMode) Type() string { return "when" }
+
+// registerColorFlag adds the root's persistent --color flag.
+func registerColorFlag(root *cobra.Command, s *IOStreams) {
+	root.PersistentFlags().Var(&s.colorMode, "color",
+		"colour output: auto (a terminal, unless NO_COLOR; or CLICOLOR_FORCE), always or never")
 }
 
 // System returns the process's streams.
@@ -33,7 +76,8 @@ func System(getenv func(string) string) *IOStreams {
 		stdoutTTY: isTTY(os.Stdout),
 		stderrTTY: isTTY(os.Stderr),
 		// https://no-color.org: any non-empty value disables colour.
-		noColor: getenv("NO_COLOR") != "" || getenv("TERM") == "dumb",
+		noColor:    getenv("NO_COLOR") != "" || getenv("TERM") == "dumb",
+		colorForce: getenv("CLICOLOR_FORCE") != "" && getenv("CLICOLOR_FORCE") != "0",
 	}
 	if io.stdoutTTY {
 		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
@@ -66,8 +110,21 @@ func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
 // CanPrompt reports whether the operator can answer a question.
 func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stdoutTTY }
 
-// ColorEnabled reports whether output may carry colour.
-func (s *IOStreams) ColorEnabled() bool { return s.stdoutTTY && !s.noColor }
+// ColorEnabled reports whether output may carry colour: --color always or
+// never decides; otherwise NO_COLOR (or TERM=dumb) turns it off, then
+// CLICOLOR_FORCE turns it on, then it is on for a terminal.
+func (s *IOStreams) ColorEnabled() bool {
+	switch s.colorMode {
+	case colorAlways:
+		return true
+	case colorNever:
+		return false
+	}
+	if s.noColor {
+		return false
+	}
+	return s.colorForce || s.stdoutTTY
+}
 
 // TerminalWidth is the width tables fit into (80 when unknown).
 func (s *IOStreams) TerminalWidth() int {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -183,24 +184,40 @@ func timeCell(io *IOStreams, t, now time.Time) string {
 // characters; sanitize.JSON escapes what it leaves raw (DEL, C1, bidi) and
 // turns bytes that are not UTF-8 (a raw payload may hold them) into U+FFFD,
 // so database text cannot reach the terminal raw and the output is valid
-// JSON.
+// JSON. <, > and & stay as they are ("<n>", "->"): the output is never
+// embedded in HTML, and people read it.
 func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := encodeJSON(v, "  ")
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(sanitize.JSON(b), '\n'))
+	_, err = w.Write(sanitize.JSON(b))
 	return err
 }
 
-// marshalLine is one NDJSON record: json.Marshal made safe as writeJSON
+// marshalLine is one NDJSON record: compact JSON made safe as writeJSON
 // makes its output, with a trailing newline.
 func marshalLine(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
+	b, err := encodeJSON(v, "")
 	if err != nil {
 		return nil, err
 	}
-	return append(sanitize.JSON(b), '\n'), nil
+	return sanitize.JSON(b), nil
+}
+
+// encodeJSON is json.Marshal (indented when indent is not empty) without
+// HTML escaping, ending in a newline.
+func encodeJSON(v any, indent string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent("", indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // maxJSONDepth is encoding/json's nesting limit: json.Valid rejects deeper
@@ -249,4 +266,13 @@ func jsonDepthOver(b []byte, limit int) bool {
 // examples indents help examples as cobra's own sections are indented.
 func examples(s string) string {
 	return indent(strings.TrimRight(s, "\n"), "  ")
+}
+
+// countNoun is "1 failed job", "1,204 failed jobs": a count with its noun
+// in the right number (the noun's plural is noun+"s").
+func countNoun[N ~int | ~int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return humanize.Comma(int64(n)) + " " + noun + "s"
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
-	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/jobtriage/jobtriage/triage"
@@ -95,10 +94,14 @@ func addPruneFlags(cmd *cobra.Command, opts *PruneOptions) {
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
 }
 
+// pruneJSON is prune --json and flush --json.
 type pruneJSON struct {
-	DryRun  bool      `json:"dry_run"`
-	Deleted int64     `json:"deleted"`
-	Before  time.Time `json:"before,omitempty"`
+	SchemaVersion int   `json:"schema_version"`
+	DryRun        bool  `json:"dry_run"`
+	Deleted       int64 `json:"deleted"`
+	// Before is the bound (prune: failed_at < before; flush --hours: <=);
+	// null for a flush of everything.
+	Before jsonTime `json:"before"`
 }
 
 func pruneRun(ctx context.Context, opts *PruneOptions) error {
@@ -114,10 +117,14 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	if opts.Hours > 0 {
 		before = opts.Now().Add(-time.Duration(opts.Hours * float64(time.Hour)))
 	}
+	// scope follows a count of failed jobs: "221 failed jobs from before …".
+	scope := ""
 	what := "every failed job"
 	if !before.IsZero() {
-		what = "failed jobs from before " + before.In(locOf(svc)).Format("2006-01-02 15:04:05 MST")
+		scope = " from before " + before.In(locOf(svc)).Format("2006-01-02 15:04:05 MST")
+		what = "the failed jobs" + scope
 	}
+	var total int64 // what the count before the confirmation found; 0 when there was none
 	if opts.DryRun || (!opts.Yes && opts.IO.CanPrompt()) {
 		var n int64
 		switch {
@@ -133,18 +140,19 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 			return err
 		}
 		if opts.DryRun {
-			return reportPrune(opts, svc, pruneJSON{DryRun: true, Deleted: n, Before: before}, what)
+			return reportPrune(opts, svc, pruneJSON{DryRun: true, Deleted: n, Before: jsonTime(before)}, scope)
 		}
 		if n == 0 {
-			return reportPrune(opts, svc, pruneJSON{Before: before}, what)
+			return reportPrune(opts, svc, pruneJSON{Before: jsonTime(before)}, scope)
 		}
-		if err := confirm(opts.IO, false, fmt.Sprintf("Delete %s %s%s?", humanize.Comma(n), what, onTarget(svc))); err != nil {
+		if err := confirm(opts.IO, false, fmt.Sprintf("Delete %s%s%s?", countNoun(n, "failed job"), scope, onTarget(svc))); err != nil {
 			return err
 		}
+		total = n
 	} else if err := confirm(opts.IO, opts.Yes, "Delete "+what+onTarget(svc)+"?"); err != nil {
 		return err
 	}
-	pr := newProgress(opts.IO, "deleted")
+	pr := newMeter(opts.IO, "deleted", total)
 	auditArgs := []string{name, "--hours", strconv.FormatFloat(opts.Hours, 'f', -1, 64)}
 	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: name, Args: auditArgs}); err != nil {
 		return err
@@ -161,11 +169,11 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	}
 	if err != nil {
 		if n > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "%s failed jobs were deleted before the error\n", humanize.Comma(n))
+			fmt.Fprintf(opts.IO.ErrOut, "%s deleted before the error\n", countNoun(n, "failed job"))
 		}
 		return err
 	}
-	return reportPrune(opts, svc, pruneJSON{Deleted: n, Before: before}, what)
+	return reportPrune(opts, svc, pruneJSON{Deleted: n, Before: jsonTime(before)}, scope)
 }
 
 func locOf(svc *triage.Service) *time.Location {
@@ -175,14 +183,17 @@ func locOf(svc *triage.Service) *time.Location {
 	return time.UTC
 }
 
-func reportPrune(opts *PruneOptions, svc *triage.Service, r pruneJSON, what string) error {
+// reportPrune prints "Deleted 221 failed jobs from before … on …." (scope
+// is "" for a flush of everything).
+func reportPrune(opts *PruneOptions, svc *triage.Service, r pruneJSON, scope string) error {
 	if opts.JSON {
+		r.SchemaVersion = jsonSchemaVersion
 		return writeJSON(opts.IO.Out, r)
 	}
 	verb := "Deleted"
 	if r.DryRun {
 		verb = "Would delete"
 	}
-	_, err := fmt.Fprintf(opts.IO.Out, "%s %s %s%s.\n", verb, humanize.Comma(r.Deleted), what, onTarget(svc))
+	_, err := fmt.Fprintf(opts.IO.Out, "%s %s%s%s.\n", verb, countNoun(r.Deleted, "failed job"), scope, onTarget(svc))
 	return err
 }

@@ -197,6 +197,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 		return skips.Add(sk)
 	}
+	var total int64 // what the dry run counted; 0 when there was none
 	if opts.DryRun || (bulk && !opts.Yes) {
 		// A dry run first: it is what --dry-run prints, and the count the
 		// confirmation states.
@@ -210,7 +211,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 			return reportRetry(opts, svc, preview, ids, skips)
 		}
 		reportSkips(opts.IO, skips, "would skip")
-		question := fmt.Sprintf("Retry %s failed jobs on %s%s?", humanize.Comma(int64(preview.Retried)), plural(len(preview.ByQueue), "queue"), onTarget(svc))
+		question := fmt.Sprintf("Retry %s on %s%s?", countNoun(preview.Retried, "failed job"), countNoun(len(preview.ByQueue), "queue"), onTarget(svc))
 		if err := confirm(opts.IO, opts.Yes, question); err != nil {
 			return err
 		}
@@ -222,8 +223,9 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		if err := skips.reset(); err != nil {
 			return err
 		}
+		total = int64(preview.Retried)
 	}
-	pr := newProgress(opts.IO, "retried")
+	pr := newMeter(opts.IO, "retried", total)
 	p.Progress = func(n int) { pr.update(int64(n)) }
 	p.OnBatch = collect
 	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "retry", Args: opts.commandLine, Filter: q}); err != nil {
@@ -237,7 +239,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	}
 	if err != nil {
 		if res.Retried > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "%s jobs were retried before the error (committed batches stay retried)\n", humanize.Comma(int64(res.Retried)))
+			fmt.Fprintf(opts.IO.ErrOut, "%s retried before the error (committed batches stay retried)\n", countNoun(res.Retried, "job"))
 		}
 		return err
 	}
@@ -316,10 +318,7 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 		return notFoundError(res.NotFound)
 	}
 	if opts.JSON {
-		if res.IDs == nil {
-			res.IDs = []string{}
-		}
-		if err := writeJSONSpliced(io.Out, res, map[string]*spool{"ids": ids, "skipped": skips.all}); err != nil {
+		if err := writeJSONSpliced(io.Out, newRetryDoc(res), map[string]*spool{"ids": ids, "skipped": skips.all}); err != nil {
 			return err
 		}
 	} else {
@@ -334,7 +333,7 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 		if res.DryRun && len(res.ByClass) > 0 {
 			fmt.Fprintf(io.Out, "by queue: %s\nby class: %s\n", countsLine(res.ByQueue), countsLine(res.ByClass))
 		}
-		line := fmt.Sprintf("%s %s jobs", verb, humanize.Comma(int64(res.Retried)))
+		line := verb + " " + countNoun(res.Retried, "job")
 		if len(res.ByQueue) > 0 {
 			line += " (" + countsLine(res.ByQueue) + ")"
 		}
@@ -347,6 +346,8 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 		fmt.Fprintln(io.Out, line+onTarget(svc)+".")
 	}
 	switch {
+	case opts.Filter.Signature != "" && res.Retried == 0 && skipped == 0:
+		return opts.Filter.errNoSuchSignature()
 	case len(res.NotFound) > 0 && res.Retried == 0 && skipped == 0:
 		return silentExit(ExitNotFound)
 	case len(res.NotFound) > 0 || skipped > 0:

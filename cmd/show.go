@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/exception"
 	"github.com/jobtriage/jobtriage/triage/payload"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
@@ -68,30 +67,6 @@ func NewCmdShow(f *Factory, runF func(context.Context, *ShowOptions) error) *cob
 	return cmd
 }
 
-// detailJSON is show's machine-readable form.
-type detailJSON struct {
-	triage.Job
-	Envelope          any             `json:"envelope,omitempty"`
-	PayloadError      string          `json:"payload_error,omitempty"`
-	Command           string          `json:"command_state"`
-	CommandText       string          `json:"command,omitempty"`
-	CommandError      string          `json:"command_error,omitempty"`
-	RetryUntilExpired bool            `json:"retry_until_expired"`
-	Exceptions        []exceptionJSON `json:"exceptions"` // thrown first
-	Payload           json.RawMessage `json:"payload,omitempty"`
-	PayloadText       string          `json:"payload_text,omitempty"`
-	PayloadNote       string          `json:"payload_note,omitempty"` // why payload_text holds a parsed payload
-	ExceptionText     string          `json:"exception"`
-}
-
-type exceptionJSON struct {
-	Class   string            `json:"class"`
-	Message string            `json:"message"`
-	File    string            `json:"file"`
-	Line    int               `json:"line"`
-	Frames  []exception.Frame `json:"frames"`
-}
-
 func showRun(ctx context.Context, opts *ShowOptions) error {
 	svc, err := opts.Service(ctx)
 	if err != nil {
@@ -102,26 +77,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		return err
 	}
 	if opts.JSON {
-		out := detailJSON{Job: d.Job, Command: string(d.Command), CommandText: d.CommandText,
-			RetryUntilExpired: d.RetryUntilExpired, ExceptionText: d.Exception}
-		if d.PayloadErr != nil {
-			out.PayloadError = d.PayloadErr.Error()
-			out.PayloadText = string(d.Payload)
-		} else {
-			out.Envelope = encodableEnvelope(d.Envelope)
-			// A payload the envelope parser read may still be one
-			// encoding/json refuses (deeper than its nesting limit):
-			// then it is printed as text with a note, never an error.
-			out.Payload, out.PayloadText, out.PayloadNote = rawPayload(d.Payload)
-		}
-		if d.CommandErr != nil {
-			out.CommandError = d.CommandErr.Error()
-		}
-		for i := len(d.Chain) - 1; i >= 0; i-- {
-			e := d.Chain[i]
-			out.Exceptions = append(out.Exceptions, exceptionJSON{e.Class, e.Message, e.File, e.Line, e.Frames})
-		}
-		return writeJSON(opts.IO.Out, out)
+		return writeJSON(opts.IO.Out, newShowDoc(d))
 	}
 	return printDetail(opts, d)
 }

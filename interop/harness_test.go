@@ -509,9 +509,9 @@ func (j jobtriage) run(args ...string) (stdout, stderr string, err error) {
 	return out.String(), errOut.String(), err
 }
 
-// reportedJob is one element of `jobtriage failed --json`.
+// reportedJob is one of the "jobs" of `jobtriage failed --json`
+// (docs/json.md); a job is addressed by its uuid.
 type reportedJob struct {
-	ID               string    `json:"id"`
 	UUID             string    `json:"uuid"`
 	RowID            int64     `json:"row_id"`
 	Connection       string    `json:"connection"`
@@ -528,9 +528,11 @@ func (j jobtriage) failed(t *testing.T, dsn string) []reportedJob {
 	if err != nil {
 		t.Fatalf("jobtriage failed --json --dsn %s: %v\nstderr: %s\nstdout: %s", dsn, err, stderr, stdout)
 	}
-	var jobs []reportedJob
-	if err := json.Unmarshal([]byte(stdout), &jobs); err != nil {
-		t.Fatalf("jobtriage failed --json: stdout is not a JSON array of jobs: %v\n%s", err, stdout)
+	var doc struct {
+		Jobs []reportedJob `json:"jobs"`
 	}
-	return jobs
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("jobtriage failed --json: stdout is not a JSON object with jobs: %v\n%s", err, stdout)
+	}
+	return doc.Jobs
 }

@@ -58,7 +58,7 @@ func checkReport(t *testing.T, s *scenario, reported []reportedJob) {
 			continue
 		}
 		wantView := reportedJob{
-			ID: want.UUID, UUID: want.UUID, Connection: want.Connection, Queue: want.Queue,
+			UUID: want.UUID, Connection: want.Connection, Queue: want.Queue,
 			Class: want.Class, ExceptionClass: want.ExceptionClass, ExceptionMessage: want.ExceptionMessage,
 		}
 		gotView := got

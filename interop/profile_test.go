@@ -673,10 +673,13 @@ func (p *profileApp) checkList(t *testing.T, bin jobtriage, r triageRun, rows []
 	if err != nil || code != 0 {
 		t.Fatalf("[%s] jobtriage failed --json: exit %d %v\nstderr: %s\nstdout: %s", r.label, code, err, stderr, stdout)
 	}
-	var jobs []reportedJob
-	if err := json.Unmarshal([]byte(stdout), &jobs); err != nil {
+	var doc struct {
+		Jobs []reportedJob `json:"jobs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("[%s] jobtriage failed --json: %v\n%s", r.label, err, stdout)
 	}
+	jobs := doc.Jobs
 	byUUID := map[string]reportedJob{}
 	var got, want []string
 	for _, j := range jobs {

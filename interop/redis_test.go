@@ -122,6 +122,18 @@ type triagedJob struct {
 	Signature string `json:"signature"`
 }
 
+// triagedJobs is failed --json: {"schema_version": 1, "jobs": [...], ...}.
+type triagedJobs struct {
+	Jobs []triagedJob `json:"jobs"`
+}
+
+// reportedSignature is one of the "signatures" of failed --group --json.
+type reportedSignature struct {
+	ID    string `json:"signature"`
+	Class string `json:"class"`
+	Count int    `json:"count"`
+}
+
 // TestRedisReorderedPayloadsAgree: jobs a real Laravel 8.83 worker released
 // once on Redis reach failed_jobs as cjson re-encoded them (keys in hash
 // order, Horizon's tags in front, displayName past any fixed head).
@@ -206,8 +218,9 @@ func contains(ss []string, s string) bool {
 func checkAgreement(t *testing.T, bin jobtriage, s *scenario) {
 	t.Helper()
 	dsn := s.dialect.dsn
-	var listed []triagedJob
-	runJSON(t, bin, &listed, "failed", "--json", "--dsn", dsn)
+	var listedDoc triagedJobs
+	runJSON(t, bin, &listedDoc, "failed", "--json", "--dsn", dsn)
+	listed := listedDoc.Jobs
 	if len(listed) != len(s.manifest.Failures) {
 		t.Fatalf("failed --json lists %d jobs, the worker failed %d", len(listed), len(s.manifest.Failures))
 	}
@@ -223,7 +236,7 @@ func checkAgreement(t *testing.T, bin jobtriage, s *scenario) {
 			t.Errorf("%s (uuid %s) missing from failed --json", want.Key, want.UUID)
 			continue
 		}
-		wantView := reportedJob{ID: want.UUID, UUID: want.UUID, Connection: "redis", Queue: want.Queue,
+		wantView := reportedJob{UUID: want.UUID, Connection: "redis", Queue: want.Queue,
 			Class: want.Class, ExceptionClass: want.ExceptionClass, ExceptionMessage: want.ExceptionMessage}
 		gotView := got.reportedJob
 		gotView.RowID, gotView.FailedAt = 0, time.Time{}
@@ -234,14 +247,17 @@ func checkAgreement(t *testing.T, bin jobtriage, s *scenario) {
 		byClass[got.Class] = append(byClass[got.Class], got.UUID)
 
 		var shown triagedJob
-		runJSON(t, bin, &shown, "show", got.ID, "--json", "--dsn", dsn)
+		runJSON(t, bin, &shown, "show", got.UUID, "--json", "--dsn", dsn)
 		if shown.Class != got.Class || shown.Signature != got.Signature {
 			t.Errorf("%s: show says %s / %s, failed --json says %s / %s", want.Key, shown.Class, shown.Signature, got.Class, got.Signature)
 		}
 	}
 
-	var groups []triage.Signature
-	runJSON(t, bin, &groups, "failed", "--group", "--json", "--limit", "0", "--dsn", dsn)
+	var groupDoc struct {
+		Signatures []reportedSignature `json:"signatures"`
+	}
+	runJSON(t, bin, &groupDoc, "failed", "--group", "--json", "--limit", "0", "--dsn", dsn)
+	groups := groupDoc.Signatures
 	if len(groups) != len(bySignature) {
 		t.Errorf("failed --group --json: %d signatures, failed --json shows %d", len(groups), len(bySignature))
 	}
@@ -254,9 +270,9 @@ func checkAgreement(t *testing.T, bin jobtriage, s *scenario) {
 		if got := byUUID[uuids[0]]; got.Class != g.Class {
 			t.Errorf("group %s: class %s, failed --json says %s", g.ID, g.Class, got.Class)
 		}
-		var matched []triagedJob
+		var matched triagedJobs
 		runJSON(t, bin, &matched, "failed", "--signature", g.ID, "--json", "--dsn", dsn)
-		if diff := cmp.Diff(sorted(uuids), uuidsOfJobs(matched)); diff != "" {
+		if diff := cmp.Diff(sorted(uuids), uuidsOfJobs(matched.Jobs)); diff != "" {
 			t.Errorf("failed --signature %s (-failed --json +--signature):\n%s", g.ID, diff)
 		}
 	}
@@ -265,9 +281,9 @@ func checkAgreement(t *testing.T, bin jobtriage, s *scenario) {
 			continue // reported above; --class "" would match everything
 		}
 		short := class[strings.LastIndex(class, `\`)+1:]
-		var matched []triagedJob
+		var matched triagedJobs
 		runJSON(t, bin, &matched, "failed", "--class", short, "--json", "--dsn", dsn)
-		if diff := cmp.Diff(sorted(uuids), uuidsOfJobs(matched)); diff != "" {
+		if diff := cmp.Diff(sorted(uuids), uuidsOfJobs(matched.Jobs)); diff != "" {
 			t.Errorf("failed --class %s (-failed --json +--class):\n%s", short, diff)
 		}
 	}

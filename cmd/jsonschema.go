@@ -1,0 +1,328 @@
+package cmd
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/exception"
+	"github.com/jobtriage/jobtriage/triage/payload"
+)
+
+// The machine-readable output of every command is built from the types in
+// this file, never from the domain types directly, so that renaming a Go
+// field cannot change a document. docs/json.md describes each document;
+// cmd/testdata/json/*.golden.json pins them.
+//
+// Conventions, the same in every document: snake_case keys; enums as
+// strings; times as RFC 3339 in whole seconds with the offset of the zone
+// they were read in, null when unknown; counts as numbers; a value that can
+// be absent is null, never a zero placeholder.
+
+// jsonSchemaVersion is the "schema_version" of every document. It changes
+// only when a key is removed or changes meaning; new keys may appear in any
+// version.
+const jsonSchemaVersion = 1
+
+// jsonTime is a time in a document: RFC 3339 in whole seconds, null when
+// zero.
+type jsonTime time.Time
+
+func (t jsonTime) MarshalJSON() ([]byte, error) {
+	tt := time.Time(t)
+	if tt.IsZero() {
+		return []byte("null"), nil
+	}
+	return []byte(`"` + tt.Format(time.RFC3339) + `"`), nil
+}
+
+// unixTime is an epoch-seconds value from a payload as a jsonTime.
+func unixTime(p *int64, loc *time.Location) jsonTime {
+	if p == nil {
+		return jsonTime{}
+	}
+	return jsonTime(time.Unix(*p, 0).In(loc))
+}
+
+// nullString is s, or null when s is empty.
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// jobDoc is one failed job in failed --json, failed --ndjson and (with the
+// detail around it) show --json. A job is addressed by its uuid, or by its
+// row_id when uuid is null (legacy rows, tables without a uuid column).
+type jobDoc struct {
+	// SchemaVersion is set on NDJSON records only, which stand alone.
+	SchemaVersion    int      `json:"schema_version,omitempty"`
+	UUID             *string  `json:"uuid"`
+	RowID            int64    `json:"row_id"`
+	Connection       string   `json:"connection"`
+	Queue            string   `json:"queue"`
+	Class            string   `json:"class"`
+	ExceptionClass   string   `json:"exception_class"`
+	ExceptionMessage string   `json:"exception_message"`
+	FailedAt         jsonTime `json:"failed_at"`
+	Signature        string   `json:"signature"`
+	// Problem names the columns of the row that could not be read.
+	Problem *string `json:"problem"`
+	// With --full only: the payload as JSON, or as payload_text when it is
+	// not JSON encoding/json accepts; and the exception text.
+	Payload     json.RawMessage `json:"payload,omitempty"`
+	PayloadText *string         `json:"payload_text,omitempty"`
+	Exception   *string         `json:"exception,omitempty"`
+}
+
+func newJobDoc(j triage.Job) jobDoc {
+	return jobDoc{
+		UUID: nullString(j.UUID), RowID: j.RowID, Connection: j.Connection, Queue: j.Queue, Class: j.Class,
+		ExceptionClass: j.ExceptionClass, ExceptionMessage: j.ExceptionMessage, FailedAt: jsonTime(j.FailedAt),
+		Signature: j.Signature, Problem: nullString(j.Problem),
+	}
+}
+
+// fullJobDoc adds the row's whole payload and exception (--full).
+func fullJobDoc(j triage.Job, r *triage.FailedRow) jobDoc {
+	d := newJobDoc(j)
+	var text string
+	d.Payload, text, _ = rawPayload(r.Payload) // valid UTF-8 either way
+	if d.Payload == nil {
+		d.PayloadText = &text
+	}
+	d.Exception = &r.Exception
+	return d
+}
+
+// failedDoc is failed --json.
+type failedDoc struct {
+	SchemaVersion int      `json:"schema_version"`
+	Jobs          []jobDoc `json:"jobs"`
+	// Next is the --after cursor of the next page; null on the last one.
+	Next *string `json:"next"`
+}
+
+// signatureDoc is one error signature in failed --group --json.
+type signatureDoc struct {
+	Signature      string `json:"signature"`
+	Class          string `json:"class"`
+	ExceptionClass string `json:"exception_class"`
+	// ExceptionMessage is the newest job's message, as in a jobDoc;
+	// ExceptionMessageNormalized is the one all the jobs share once ids,
+	// numbers, paths and quoted values are replaced by <n>, <path>, ….
+	ExceptionMessage           string   `json:"exception_message"`
+	ExceptionMessageNormalized string   `json:"exception_message_normalized"`
+	Count                      int      `json:"count"`
+	FirstSeen                  jsonTime `json:"first_seen"`
+	LastSeen                   jsonTime `json:"last_seen"`
+	Queues                     []string `json:"queues"`
+	Connections                []string `json:"connections"`
+	// NewestID is the newest job's id as show takes it: its uuid, or its
+	// row id as text.
+	NewestID string `json:"newest_id"`
+}
+
+// groupDoc is failed --group --json.
+type groupDoc struct {
+	SchemaVersion int            `json:"schema_version"`
+	Signatures    []signatureDoc `json:"signatures"`
+	// TotalJobs and TotalSignatures count every match, also the signatures
+	// --limit left out.
+	TotalJobs       int `json:"total_jobs"`
+	TotalSignatures int `json:"total_signatures"`
+}
+
+func newSignatureDoc(s triage.Signature) signatureDoc {
+	return signatureDoc{
+		Signature: s.ID, Class: s.Class, ExceptionClass: s.ExceptionClass,
+		ExceptionMessage: s.Example, ExceptionMessageNormalized: s.Message,
+		Count: s.Count, FirstSeen: jsonTime(s.FirstSeen), LastSeen: jsonTime(s.LastSeen),
+		Queues: orEmpty(s.Queues), Connections: orEmpty(s.Connections), NewestID: s.NewestID,
+	}
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// envelopeDoc is the decoded payload in show --json: Laravel's payload keys
+// in snake_case, null when the payload lacks them.
+type envelopeDoc struct {
+	UUID          *string  `json:"uuid"`
+	DisplayName   *string  `json:"display_name"`
+	Job           *string  `json:"job"`
+	Kind          string   `json:"kind"` // docs/json.md lists the values
+	MaxTries      *int     `json:"max_tries"`
+	MaxExceptions *int     `json:"max_exceptions"`
+	Timeout       *int     `json:"timeout"`
+	FailOnTimeout bool     `json:"fail_on_timeout"`
+	Backoff       *string  `json:"backoff"` // "10,60": Laravel's setting as written
+	RetryUntil    jsonTime `json:"retry_until"`
+	CommandName   *string  `json:"command_name"`
+	Encrypted     bool     `json:"encrypted"`
+	BatchID       *string  `json:"batch_id"`
+	CreatedAt     jsonTime `json:"created_at"`
+	ID            *string  `json:"id"`        // the Redis job id
+	Attempts      *int     `json:"attempts"`  // Redis payloads only
+	PushedAt      *string  `json:"pushed_at"` // Horizon's microtime text
+	Tags          []string `json:"tags"`
+	// Data is the payload's data value as it is (command included); Extra
+	// holds every other top-level key, in payload order.
+	Data  json.RawMessage `json:"data"`
+	Extra []extraDoc      `json:"extra"`
+}
+
+type extraDoc struct {
+	Key   string          `json:"key"`
+	Value json.RawMessage `json:"value"`
+}
+
+// payloadKind is a payload.Kind as a document enum.
+func payloadKind(k payload.Kind) string { return strings.ReplaceAll(k.String(), "-", "_") }
+
+func newEnvelopeDoc(e payload.Envelope, loc *time.Location) *envelopeDoc {
+	e = encodableEnvelope(e)
+	d := &envelopeDoc{
+		UUID: nullString(e.UUID), DisplayName: nullString(e.DisplayName), Job: nullString(e.Job), Kind: payloadKind(e.Kind),
+		MaxTries: e.MaxTries, MaxExceptions: e.MaxExceptions, Timeout: e.Timeout, FailOnTimeout: e.FailOnTimeout,
+		Backoff: nullString(e.Backoff), RetryUntil: unixTime(e.RetryUntil, loc), CommandName: nullString(e.CommandName),
+		Encrypted: e.Encrypted, BatchID: nullString(e.BatchID), CreatedAt: unixTime(e.CreatedAt, loc), ID: nullString(e.ID),
+		Attempts: e.Attempts, PushedAt: nullString(e.PushedAt), Tags: orEmpty(e.Tags), Data: e.Data, Extra: []extraDoc{},
+	}
+	if d.Data == nil {
+		d.Data = json.RawMessage("null")
+	}
+	for _, f := range e.Extra {
+		d.Extra = append(d.Extra, extraDoc{f.Key, f.Raw})
+	}
+	return d
+}
+
+// exceptionDoc is one exception of the chain, thrown first.
+type exceptionDoc struct {
+	Class   string     `json:"class"`
+	Message string     `json:"message"`
+	File    *string    `json:"file"`
+	Line    *int       `json:"line"`
+	Frames  []frameDoc `json:"frames"`
+}
+
+type frameDoc struct {
+	Index int     `json:"index"`
+	File  *string `json:"file"` // null for {main}
+	Line  *int    `json:"line"`
+	Call  string  `json:"call"`
+	Raw   string  `json:"raw"`
+	// Vendor marks frames outside the application (vendor/, PHP internals).
+	Vendor bool `json:"vendor"`
+}
+
+func nullInt(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
+}
+
+func newExceptionDoc(e exception.Exception) exceptionDoc {
+	d := exceptionDoc{Class: e.Class, Message: e.Message, File: nullString(e.File), Line: nullInt(e.Line), Frames: []frameDoc{}}
+	for _, f := range e.Frames {
+		d.Frames = append(d.Frames, frameDoc{Index: f.Index, File: nullString(f.File), Line: nullInt(f.Line), Call: f.Call, Raw: f.Raw, Vendor: f.Vendor})
+	}
+	return d
+}
+
+// showDoc is show --json: the job's fields, then its detail.
+type showDoc struct {
+	SchemaVersion int `json:"schema_version"`
+	jobDoc
+	// Envelope is null when the payload is not a JSON object
+	// (payload_error says why).
+	Envelope     *envelopeDoc `json:"envelope"`
+	PayloadError *string      `json:"payload_error"`
+	// CommandState is none, plain, encrypted, decrypted or unreadable.
+	CommandState      string         `json:"command_state"`
+	CommandText       *string        `json:"command"` // the decoded properties, formatted
+	CommandError      *string        `json:"command_error"`
+	RetryUntilExpired bool           `json:"retry_until_expired"`
+	Exceptions        []exceptionDoc `json:"exceptions"` // thrown first
+	// PayloadNote says why payload_text holds a payload that was parsed.
+	PayloadNote *string `json:"payload_note"`
+}
+
+func newShowDoc(d triage.Detail) showDoc {
+	out := showDoc{SchemaVersion: jsonSchemaVersion, jobDoc: newJobDoc(d.Job), CommandState: string(d.Command),
+		CommandText: nullString(d.CommandText), RetryUntilExpired: d.RetryUntilExpired, Exceptions: []exceptionDoc{}}
+	out.Exception = &d.Exception
+	loc := d.FailedAt.Location()
+	if d.PayloadErr != nil {
+		out.PayloadError = nullString(d.PayloadErr.Error())
+		text := string(d.Payload)
+		out.PayloadText = &text
+	} else {
+		out.Envelope = newEnvelopeDoc(d.Envelope, loc)
+		// A payload the envelope parser read may still be one
+		// encoding/json refuses (deeper than its nesting limit): then it
+		// is printed as text with a note, never an error.
+		var text, note string
+		out.Payload, text, note = rawPayload(d.Payload)
+		if out.Payload == nil {
+			out.PayloadText = &text
+		}
+		out.PayloadNote = nullString(note)
+	}
+	if d.CommandErr != nil {
+		out.CommandError = nullString(d.CommandErr.Error())
+	}
+	for i := len(d.Chain) - 1; i >= 0; i-- {
+		out.Exceptions = append(out.Exceptions, newExceptionDoc(d.Chain[i]))
+	}
+	return out
+}
+
+// retryDoc is retry --json. ids and skipped are spliced in from the
+// temporary files a bulk retry keeps them in (writeJSONSpliced).
+type retryDoc struct {
+	SchemaVersion int            `json:"schema_version"`
+	DryRun        bool           `json:"dry_run"`
+	Retried       int            `json:"retried"`
+	IDs           []string       `json:"ids"`
+	ByQueue       map[string]int `json:"by_queue"`
+	ByClass       map[string]int `json:"by_class"`
+	Skipped       []triage.Skip  `json:"skipped"`
+	NotFound      []string       `json:"not_found"`
+}
+
+func newRetryDoc(r triage.RetryResult) retryDoc {
+	d := retryDoc{SchemaVersion: jsonSchemaVersion, DryRun: r.DryRun, Retried: r.Retried, IDs: orEmpty(r.IDs),
+		ByQueue: r.ByQueue, ByClass: r.ByClass, Skipped: r.Skipped, NotFound: orEmpty(r.NotFound)}
+	if d.ByQueue == nil {
+		d.ByQueue = map[string]int{}
+	}
+	if d.ByClass == nil {
+		d.ByClass = map[string]int{}
+	}
+	if d.Skipped == nil {
+		d.Skipped = []triage.Skip{}
+	}
+	return d
+}
+
+// forgetDoc is forget --json.
+type forgetDoc struct {
+	SchemaVersion int      `json:"schema_version"`
+	DryRun        bool     `json:"dry_run"`
+	Deleted       int      `json:"deleted"`
+	IDs           []string `json:"ids"`
+	NotFound      []string `json:"not_found"`
+}
+
+func newForgetDoc(r triage.ForgetResult) forgetDoc {
+	return forgetDoc{SchemaVersion: jsonSchemaVersion, DryRun: r.DryRun, Deleted: r.Deleted, IDs: orEmpty(r.IDs), NotFound: orEmpty(r.NotFound)}
+}

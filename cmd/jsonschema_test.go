@@ -1,0 +1,81 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// updateJSONGolden rewrites testdata/json/*.golden.json from the current
+// output: go test ./cmd -run TestJSONSchemas -update-json.
+var updateJSONGolden = flag.Bool("update-json", false, "rewrite cmd/testdata/json goldens")
+
+// TestJSONSchemas pins the document of every command's --json (and
+// --ndjson) output on the seed fixture and a fixed clock: a renamed key, a
+// changed type or a dropped null shows up here as a diff, and must then be
+// reflected in docs/json.md (and schema_version, if a key was removed or
+// changed meaning).
+func TestJSONSchemas(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		code ExitCode
+	}{
+		{"failed", []string{"failed", "--json", "--limit", "2"}, ExitOK},
+		{"failed-all", []string{"failed", "--json", "--limit", "0", "--queue", "emails"}, ExitOK},
+		{"failed-ndjson-full", []string{"failed", "--ndjson", "--full", "--queue", "emails"}, ExitOK},
+		{"failed-group", []string{"failed", "--group", "--json", "--limit", "2"}, ExitOK},
+		{"show", []string{"show", "--json", "11111111-1111-4111-8111-111111111111"}, ExitOK},
+		{"show-malformed", []string{"show", "--json", "44444444-4444-4444-8444-444444444444"}, ExitOK},
+		{"retry-dry-run", []string{"retry", "all", "--dry-run", "--json"}, ExitPartial},
+		{"retry", []string{"retry", "11111111-1111-4111-8111-111111111111", "--json"}, ExitOK},
+		{"forget", []string{"forget", "22222222-2222-4222-8222-222222222222", "--yes", "--json"}, ExitOK},
+		{"prune-dry-run", []string{"prune", "--hours", "1", "--dry-run", "--json"}, ExitOK},
+		{"flush-dry-run", []string{"flush", "--dry-run", "--json"}, ExitOK},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dsn, _ := seed(t) // each command on a fresh copy: some write
+			h := newHarness(t, false)
+			if code := h.run(append(c.args, "--dsn", dsn)...); code != c.code {
+				t.Fatalf("exit %d, want %d: %s", code, c.code, h.errOut.String())
+			}
+			got := h.out.Bytes()
+			for _, line := range bytes.Split(bytes.TrimSpace(got), []byte("\n")) {
+				if strings.HasSuffix(c.name, "ndjson-full") && !json.Valid(line) {
+					t.Errorf("NDJSON line is not JSON: %s", line)
+				}
+			}
+			if !strings.Contains(c.name, "ndjson") {
+				var doc map[string]any
+				if err := json.Unmarshal(got, &doc); err != nil || doc["schema_version"] != float64(jsonSchemaVersion) {
+					t.Errorf("not one object with schema_version %d: %v\n%s", jsonSchemaVersion, err, got)
+				}
+			}
+			if bytes.Contains(got, []byte(`\u003c`)) || bytes.Contains(got, []byte(`\u003e`)) || bytes.Contains(got, []byte("0001-01-01")) {
+				t.Errorf("HTML escapes or a zero time:\n%s", got)
+			}
+			path := filepath.Join("testdata", "json", c.name+".golden.json")
+			if *updateJSONGolden {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update-json to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("%s differs from %s (-want +got):\n%s", strings.Join(c.args, " "), path, diff)
+			}
+		})
+	}
+}
