@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -366,11 +365,29 @@ func reportJSON(rep triage.Report, breaches []triage.Breach) reportJSONOut {
 	return out
 }
 
-// promLabel escapes a label value per the text exposition format; database
-// text is made valid UTF-8 first.
+// promLabel is a label value for the text exposition format: backslash,
+// quote and newline escaped as the format defines, and any other character
+// a terminal would act on (a queue name from the database may hold escapes,
+// NUL, bidi controls) replaced by U+FFFD, since the format has no escape
+// for them.
 func promLabel(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch r {
+		case '\\':
+			b.WriteString(`\\`)
+		case '"':
+			b.WriteString(`\"`)
+		case '\n':
+			b.WriteString(`\n`)
+		default:
+			if _, _, ok := sanitize.Inert(string(r)); !ok {
+				r = '\uFFFD'
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func writePrometheus(w io.Writer, rep triage.Report, breaches []triage.Breach) error {
@@ -816,7 +833,12 @@ func pluralWord(n int, one, many string) string {
 
 // writeJSONLine prints v as one line of JSON (NDJSON), escaped as writeJSON is.
 func writeJSONLine(w io.Writer, v any) error {
-	return json.NewEncoder(w).Encode(v)
+	b, err := marshalLine(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }
 
 // printBreachChanges prints breaches that appeared and cleared since the
