@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
-	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/jobtriage/jobtriage/triage"
@@ -481,9 +480,9 @@ func (d *doctorState) checkSQL(ctx context.Context, st *sqlstore.Store) error {
 	case err != nil:
 		rows = "; row count unavailable: " + oneLine(err.Error())
 	case ok && exact:
-		rows = "; " + humanize.Comma(n) + " rows"
+		rows = "; " + countNoun(n, "row")
 	case ok:
-		rows = "; about " + humanize.Comma(n) + " rows (planner estimate)"
+		rows = "; about " + countNoun(n, "row") + " (planner estimate)"
 	}
 	d.check("failed-jobs database", checkOK, fmt.Sprintf("%s (%s): table %s present; %s%s", st.Endpoint().Redacted(), server, sc.FailedTable, ids, rows))
 
@@ -634,7 +633,7 @@ func (d *doctorState) checkBackends(ctx context.Context, routes map[string]triag
 			for _, s := range stats {
 				size += s.Size
 			}
-			d.check(name, checkOK, fmt.Sprintf("%s reachable; queue %s holds %s jobs", r.Backend.Describe(), queue, humanize.Comma(size)))
+			d.check(name, checkOK, fmt.Sprintf("%s reachable; queue %s holds %s", r.Backend.Describe(), queue, countNoun(size, "job")))
 		}
 	}
 	return nil

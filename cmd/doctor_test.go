@@ -269,8 +269,8 @@ func TestDoctorCacheContradictsEnv(t *testing.T) {
 		"retry: no · monitor: no",
 		"use: php artisan queue:retry <id> (retry), php artisan queue:monitor sqs:default (monitor)",
 		"ok    failed-jobs database: sqlite:",
-		"table failed_jobs present; ids are the uuid column (database-uuids); 1 rows",
-		`ok queue connection redis: redis://127.0.0.1:6379/0 (prefix "shop_database_") reachable; queue default holds 1 jobs`,
+		"table failed_jobs present; ids are the uuid column (database-uuids); 1 row",
+		`ok queue connection redis: redis://127.0.0.1:6379/0 (prefix "shop_database_") reachable; queue default holds 1 job`,
 		`CREATE INDEX "failed_jobs_failed_at_index" ON "failed_jobs" ("failed_at");`,
 		"app.key                                 (set)",
 	} {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
-	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/jobtriage/jobtriage/triage"
@@ -399,7 +398,7 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 	if opts.IO.IsStderrTTY() && !opts.JSON {
 		p.Progress = func(g triage.GroupProgress) {
 			if !g.Done {
-				fmt.Fprintf(opts.IO.ErrOut, "\rscanned %s failed jobs (%d%%)…", humanize.Comma(int64(g.Scanned)), int(g.Fraction*100))
+				fmt.Fprintf(opts.IO.ErrOut, "\rscanned %s (%d%%)…", countNoun(g.Scanned, "failed job"), int(g.Fraction*100))
 			} else if g.Scanned >= 5000 {
 				fmt.Fprint(opts.IO.ErrOut, "\r\033[K")
 			}

@@ -260,13 +260,6 @@ func checkDatabaseConnections(svc *triage.Service, names []string) error {
 	return nil
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
 // reportSkips prints skipped jobs grouped by reason, a few ids each.
 func reportSkips(io *IOStreams, r *skipReport, verb string) {
 	for _, k := range r.order {
@@ -275,7 +268,7 @@ func reportSkips(io *IOStreams, r *skipReport, verb string) {
 		if g.n > len(g.ids) {
 			ids += fmt.Sprintf(" and %d more (--json lists all)", g.n-len(g.ids))
 		}
-		fmt.Fprintf(io.ErrOut, "%s %s: %s\n  %s\n", verb, plural(g.n, "job"), sanitize.Line(g.reason), ids)
+		fmt.Fprintf(io.ErrOut, "%s %s: %s\n  %s\n", verb, countNoun(g.n, "job"), sanitize.Line(g.reason), ids)
 		if len(g.artisan) > 0 {
 			cmd := triage.ArtisanRetry(g.artisan)
 			if g.n > len(g.artisan) {
