@@ -125,3 +125,21 @@ func TestMeterLine(t *testing.T) {
 		t.Errorf("without a total: %q", got)
 	}
 }
+
+// TestProgressShowsTheDryRunTotal: a confirmed bulk action's progress on a
+// terminal states the total the dry run counted; with --yes (no dry run) it
+// states a count alone.
+func TestProgressShowsTheDryRunTotal(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, true)
+	h.f.IO.SetStderrTTY(true)
+	h.in.WriteString("y\n")
+	if code := h.run("forget", "--signature", "9717731c6a", "--dsn", dsn); code != ExitOK ||
+		!strings.Contains(h.errOut.String(), "deleted 2 of 2 (99%)") {
+		t.Errorf("confirmed forget: exit %d, stderr %q", code, h.errOut.String())
+	}
+	if code := h.run("flush", "--yes", "--dsn", dsn); code != ExitOK ||
+		!strings.Contains(h.errOut.String(), "deleted 2…") || strings.Contains(h.errOut.String(), " of ") {
+		t.Errorf("flush --yes: exit %d, stderr %q", code, h.errOut.String())
+	}
+}
