@@ -314,8 +314,13 @@ func printReport(ios *IOStreams, rep triage.Report) error {
 	t := newTable(ios, -1, "QUEUE", "SIZE", "PENDING", "DELAYED", "RESERVED", "STUCK", "OLDEST PENDING", "FAILED/"+alerts.FormatDuration(rep.Window))
 	for _, q := range rep.Queues {
 		oldest := ""
-		if !q.OldestPendingAt.IsZero() {
+		switch {
+		case q.OldestPendingAt.IsZero():
+		case ios.IsStdoutTTY():
 			oldest = alerts.FormatDuration(q.OldestPendingAge.Truncate(time.Second))
+		default:
+			// Piped, a duration is a number of seconds a script can compare.
+			oldest = strconv.FormatInt(int64(q.OldestPendingAge/time.Second), 10)
 		}
 		name := q.Queue
 		if q.Connection != "" {
@@ -331,13 +336,27 @@ func printReport(ios *IOStreams, rep triage.Report) error {
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
 
+// monitorSchemaVersion is the version of monitor's JSON (docs/json.md).
+const monitorSchemaVersion = 1
+
+// queueJSON is one queue of monitor --json: counts as numbers, times as
+// RFC 3339 in seconds or null, durations in seconds.
 type queueJSON struct {
-	triage.QueueHealth
-	OldestPendingAgeSeconds *int64 `json:"oldest_pending_age_seconds"`
+	Connection              string  `json:"connection,omitempty"`
+	Queue                   string  `json:"queue"`
+	Size                    int64   `json:"size"`
+	Pending                 int64   `json:"pending"`
+	Delayed                 int64   `json:"delayed"`
+	Reserved                int64   `json:"reserved"`
+	Stuck                   int64   `json:"stuck"`
+	OldestPendingAt         *string `json:"oldest_pending_at"`
+	OldestPendingAgeSeconds *int64  `json:"oldest_pending_age_seconds"`
+	Failed                  int64   `json:"failed"`
 }
 
 type reportJSONOut struct {
-	At                time.Time       `json:"at"`
+	SchemaVersion     int             `json:"schema_version"`
+	At                string          `json:"at"`
 	Healthy           bool            `json:"healthy"`
 	WindowSeconds     int64           `json:"window_seconds"`
 	RetryAfterSeconds int64           `json:"retry_after_seconds"`
@@ -345,20 +364,32 @@ type reportJSONOut struct {
 	JobsTable         bool            `json:"jobs_table"`
 	Queues            []queueJSON     `json:"queues"`
 	Breaches          []triage.Breach `json:"breaches"`
+	// Blind names the connections whose queues could not be counted.
+	Blind []string `json:"blind,omitempty"`
+}
+
+// rfc3339 is a time as the JSON outputs write it: UTC, whole seconds.
+func rfc3339(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
+
+func emptyReportJSON(at time.Time) reportJSONOut {
+	return reportJSONOut{SchemaVersion: monitorSchemaVersion, At: rfc3339(at), Queues: []queueJSON{}, Breaches: []triage.Breach{}}
 }
 
 func reportJSON(rep triage.Report, breaches []triage.Breach) reportJSONOut {
-	out := reportJSONOut{At: rep.At, Healthy: len(breaches) == 0, WindowSeconds: int64(rep.Window / time.Second),
-		RetryAfterSeconds: int64(rep.RetryAfter / time.Second), Failed: rep.Failed, JobsTable: !rep.NoJobsTable,
-		Queues: []queueJSON{}, Breaches: breaches}
-	if out.Breaches == nil {
-		out.Breaches = []triage.Breach{}
+	out := emptyReportJSON(rep.At)
+	out.Healthy = len(breaches) == 0
+	out.WindowSeconds = int64(rep.Window / time.Second)
+	out.RetryAfterSeconds = int64(rep.RetryAfter / time.Second)
+	out.Failed, out.JobsTable, out.Blind = rep.Failed, !rep.NoJobsTable, rep.Blind
+	if breaches != nil {
+		out.Breaches = breaches
 	}
 	for _, q := range rep.Queues {
-		qj := queueJSON{QueueHealth: q}
+		qj := queueJSON{Connection: q.Connection, Queue: q.Queue, Size: q.Size, Pending: q.Pending, Delayed: q.Delayed,
+			Reserved: q.Reserved, Stuck: q.Stuck, Failed: q.Failed}
 		if !q.OldestPendingAt.IsZero() {
-			age := int64(q.OldestPendingAge / time.Second)
-			qj.OldestPendingAgeSeconds = &age
+			at, age := rfc3339(q.OldestPendingAt), int64(q.OldestPendingAge/time.Second)
+			qj.OldestPendingAt, qj.OldestPendingAgeSeconds = &at, &age
 		}
 		out.Queues = append(out.Queues, qj)
 	}
@@ -737,7 +768,7 @@ func (o *watchOutput) tick(t watch.Tick) {
 			line.Firing = []string{}
 		}
 		if t.Err != nil || o.src.report == nil {
-			line.reportJSONOut = reportJSONOut{At: t.At, Queues: []queueJSON{}, Breaches: []triage.Breach{}}
+			line.reportJSONOut = emptyReportJSON(t.At)
 			if t.Err != nil {
 				line.Error = t.Err.Error()
 			}

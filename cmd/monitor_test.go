@@ -69,7 +69,7 @@ func TestMonitorOneShot(t *testing.T) {
 		stderr string
 	}{
 		{"healthy, TSV when piped", []string{"--max", "4"}, ExitOK,
-			[]string{"default\t3\t1\t1\t1\t1\t10m\t1", "emails\t0\t0\t0\t0\t0\t\t1"}, ""},
+			[]string{"default\t3\t1\t1\t1\t1\t600\t1", "emails\t0\t0\t0\t0\t0\t\t1"}, ""},
 		{"size reaches --max (inclusive)", []string{"--max", "3"}, ExitUnhealthy, nil, "unhealthy: queue default: size 3 ≥ 3"},
 		{"oldest pending too old", []string{"--max-age", "10m"}, ExitUnhealthy, nil, "oldest_pending_age 10m0s ≥ 10m0s"},
 		{"failures in the window", []string{"--max-failed", "2", "--window", "60s"}, ExitUnhealthy, nil, "failed 2 ≥ 2 in 1m0s"},
@@ -125,6 +125,28 @@ func TestMonitorJSONAndPrometheus(t *testing.T) {
 	}
 	if q := rep.Queues[0]; q["queue"] != "default" || q["stuck"] != 1.0 || q["oldest_pending_age_seconds"] != 600.0 {
 		t.Errorf("first queue: %v", q)
+	}
+	// The documented conventions (docs/json.md): a schema version, times in
+	// RFC 3339 seconds or null, numbers as numbers.
+	var raw map[string]any
+	if err := json.Unmarshal(h.out.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if raw["schema_version"] != 1.0 {
+		t.Errorf("schema_version %v", raw["schema_version"])
+	}
+	if at, _ := raw["at"].(string); len(at) != len("2006-01-02T15:04:05Z") {
+		t.Errorf("at %q, want RFC 3339 in seconds", at)
+	}
+	queues := raw["queues"].([]any)
+	if at, _ := queues[0].(map[string]any)["oldest_pending_at"].(string); len(at) != len("2006-01-02T15:04:05Z") {
+		t.Errorf("oldest_pending_at %v", queues[0].(map[string]any)["oldest_pending_at"])
+	}
+	if v, ok := queues[1].(map[string]any)["oldest_pending_at"]; !ok || v != nil {
+		t.Errorf("oldest_pending_at of an empty queue = %v, want null", v)
+	}
+	if b := raw["breaches"].([]any)[0].(map[string]any); b["value"] != 3.0 || b["limit"] != 3.0 {
+		t.Errorf("breach %v, want numbers", b)
 	}
 
 	if code := h.run("monitor", "--dsn", dsn, "--format", "prometheus"); code != ExitOK {

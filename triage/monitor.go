@@ -390,13 +390,18 @@ type Thresholds struct {
 	MaxFailed int64
 }
 
-// Breach is one crossed threshold.
+// Breach is one crossed threshold. Value and Limit are numbers in the
+// measure's base unit (jobs, or seconds for oldest_pending_age); the text
+// forms are for people.
 type Breach struct {
-	// Queue is the queue it concerns; "" for the whole monitored set.
+	// Queue is the queue it concerns ("connection:queue" where the
+	// connection is known); "" for the whole monitored set.
 	Queue   string `json:"queue,omitempty"`
 	Measure string `json:"measure"` // "size", "oldest_pending_age" or "failed"
-	Value   string `json:"value"`
-	Limit   string `json:"limit"`
+	Value   int64  `json:"value"`
+	Limit   int64  `json:"limit"`
+	// WindowSeconds is the failure window of a "failed" breach.
+	WindowSeconds int64 `json:"window_seconds,omitempty"`
 }
 
 func (b Breach) String() string {
@@ -404,7 +409,15 @@ func (b Breach) String() string {
 	if b.Queue != "" {
 		where = "queue " + b.Queue
 	}
-	return fmt.Sprintf("%s: %s %s ≥ %s", where, b.Measure, b.Value, b.Limit)
+	value, limit := fmt.Sprint(b.Value), fmt.Sprint(b.Limit)
+	switch b.Measure {
+	case "oldest_pending_age":
+		value = (time.Duration(b.Value) * time.Second).String()
+		limit = (time.Duration(b.Limit) * time.Second).String()
+	case "failed":
+		limit += " in " + (time.Duration(b.WindowSeconds) * time.Second).String()
+	}
+	return fmt.Sprintf("%s: %s %s ≥ %s", where, b.Measure, value, limit)
 }
 
 // Check lists the thresholds the report crosses, in queue order.
@@ -413,16 +426,16 @@ func (r Report) Check(t Thresholds) []Breach {
 	for _, q := range r.Queues {
 		name := QueueRef{Connection: q.Connection, Queue: q.Queue}.String()
 		if t.MaxSize > 0 && q.Size >= t.MaxSize {
-			out = append(out, Breach{Queue: name, Measure: "size", Value: fmt.Sprint(q.Size), Limit: fmt.Sprint(t.MaxSize)})
+			out = append(out, Breach{Queue: name, Measure: "size", Value: q.Size, Limit: t.MaxSize})
 		}
 		if t.MaxAge > 0 && !q.OldestPendingAt.IsZero() && q.OldestPendingAge >= t.MaxAge {
 			out = append(out, Breach{Queue: name, Measure: "oldest_pending_age",
-				Value: q.OldestPendingAge.Truncate(time.Second).String(), Limit: t.MaxAge.String()})
+				Value: int64(q.OldestPendingAge / time.Second), Limit: int64(t.MaxAge / time.Second)})
 		}
 	}
 	if t.MaxFailed > 0 && r.Failed >= t.MaxFailed {
-		out = append(out, Breach{Measure: "failed", Value: fmt.Sprint(r.Failed),
-			Limit: fmt.Sprintf("%d in %s", t.MaxFailed, r.Window)})
+		out = append(out, Breach{Measure: "failed", Value: r.Failed, Limit: t.MaxFailed,
+			WindowSeconds: int64(r.Window / time.Second)})
 	}
 	return out
 }
