@@ -67,6 +67,7 @@ func exitInterrupted(errOut io.Writer, prompting bool) {
 // printed here, once, as one line on stderr.
 func Run(ctx context.Context, f *Factory, args []string) ExitCode {
 	defer f.Close()
+	f.Args = args
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)

@@ -290,6 +290,32 @@ func TestRetryAndAudit(t *testing.T) {
 	if err := json.Unmarshal(lines[len(lines)-1], &entry); err != nil || len(lines) != 4 || entry.Command != "forget" || fmt.Sprint(entry.IDs) != fmt.Sprint(fres.IDs) {
 		t.Errorf("audit after forget (%d lines): %s: %v", len(lines), raw, err)
 	}
+	// The command line as typed, flags included, and the filter in the
+	// documented schema (docs/json.md).
+	var doc map[string]any
+	if err := json.Unmarshal(lines[len(lines)-1], &doc); err != nil {
+		t.Fatal(err)
+	}
+	if args := fmt.Sprint(doc["args"]); !strings.Contains(args, "--connection redis") || !strings.Contains(args, "--audit-log") {
+		t.Errorf("audit args %s, want the command line as typed", args)
+	}
+	if f, _ := doc["filter"].(map[string]any); fmt.Sprint(f["connections"]) != "[redis]" || len(f) != 1 {
+		t.Errorf("audit filter %v, want {connections: [redis]}", doc["filter"])
+	}
+}
+
+// TestAuditMasksPasswordsInTheCommandLine: a DSN's password never reaches
+// the audit log, which records the command line as typed.
+func TestAuditMasksPasswordsInTheCommandLine(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, false)
+	logPath := filepath.Join(t.TempDir(), "audit.log")
+	// A search text that is a DSN (pasted from a runbook) carries one.
+	h.run("forget", "--search", "postgres://ops:Tr0ub4dor33@db.internal/app", "--yes", "--dsn", dsn, "--audit-log", logPath)
+	raw, _ := os.ReadFile(logPath)
+	if len(raw) == 0 || strings.Contains(string(raw), "Tr0ub4dor") {
+		t.Errorf("audit log %q: want lines without the password", raw)
+	}
 }
 
 // The spool frames ids as JSON strings: text from the database (a uuid

@@ -19,6 +19,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/redact"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -178,6 +179,16 @@ func audit(f *Factory, e auditEntry) error {
 	if cfg, err := f.Config(); err == nil {
 		e.Database = cfg.Target.Redacted()
 	}
+	if f.Args != nil {
+		// The command line as typed, flags included, secrets masked.
+		e.Args = make([]string, len(f.Args))
+		for i, a := range f.Args {
+			e.Args[i] = redact.Text(a)
+		}
+	}
+	if q, ok := e.Filter.(triage.Query); ok {
+		e.Filter = auditFilterOf(q)
+	}
 	if e.Phase == auditIntent {
 		e.IDs, e.spooled, e.Count = nil, nil, 0
 	}
@@ -202,6 +213,33 @@ func audit(f *Factory, e auditEntry) error {
 		return err
 	}
 	return fmt.Errorf("%w; the outcome line was written without its ids", err)
+}
+
+// auditFilter is the audit line's "filter" (docs/json.md): the selection in
+// snake_case, times in RFC 3339 seconds, empty parts left out.
+type auditFilter struct {
+	Queues      []string `json:"queues,omitempty"`
+	Connections []string `json:"connections,omitempty"`
+	Class       string   `json:"class,omitempty"`
+	Signature   string   `json:"signature,omitempty"`
+	Search      string   `json:"search,omitempty"`
+	Since       string   `json:"since,omitempty"`
+	Until       string   `json:"until,omitempty"`
+	MinID       int64    `json:"min_id,omitempty"`
+	MaxID       int64    `json:"max_id,omitempty"`
+}
+
+func auditFilterOf(q triage.Query) *auditFilter {
+	f := q.Filter
+	af := &auditFilter{Queues: f.Queues, Connections: f.Connections, Class: q.Class, Signature: q.Signature,
+		Search: redact.Text(f.Search), MinID: f.MinID, MaxID: f.MaxID}
+	if !f.Since.IsZero() {
+		af.Since = rfc3339(f.Since)
+	}
+	if !f.Until.IsZero() {
+		af.Until = rfc3339(f.Until)
+	}
+	return af
 }
 
 // auditWriteBuffer is the write size of a long audit line.

@@ -40,6 +40,9 @@ type Factory struct {
 	Conn    ConnFlags
 	// AuditLog is where destructive actions are recorded ("" = JOBTRIAGE_AUDIT_LOG or off).
 	AuditLog string
+	// Args is the command line as typed (without the program name), for
+	// the audit log; nil when unknown.
+	Args []string
 
 	// Config resolves the database settings (flags > env > .env).
 	Config func() (appconfig.Config, error)
