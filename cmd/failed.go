@@ -30,8 +30,8 @@ type FilterFlags struct {
 
 func (ff *FilterFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringSliceVar(&ff.Queues, "queue", nil, "only these `queues` (repeat or comma-separate)")
-	fl.StringSliceVar(&ff.Connections, "connection", nil, "only these queue `connections` (e.g. database, redis)")
+	fl.Var(nameList{&ff.Queues}, "queue", "only these `queues` (repeat or comma-separate; write a comma inside a name as \\,)")
+	fl.Var(nameList{&ff.Connections}, "connection", "only these queue `connections` (e.g. database, redis)")
 	fl.StringVar(&ff.Class, "class", "", "only job classes containing `TEXT` (case-insensitive)")
 	fl.StringVar(&ff.Search, "search", "", "only jobs whose exception or payload contains `TEXT`")
 	fl.StringVar(&ff.Since, "since", "", "only failures at or after `WHEN`: a duration back (30m, 6h, 7d) or a time")

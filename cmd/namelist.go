@@ -1,0 +1,46 @@
+package cmd
+
+import "strings"
+
+// nameList is a repeatable flag of names that may also be comma-separated.
+// Names are taken literally — quotes included — except that "\," is a comma
+// inside a name and "\\" a backslash: Laravel queue and connection names may
+// hold any character, and pflag's CSV parsing of a StringSlice refused a
+// quote and split every comma.
+type nameList struct{ names *[]string }
+
+func (l nameList) String() string {
+	if l.names == nil {
+		return ""
+	}
+	escaped := make([]string, len(*l.names))
+	for i, n := range *l.names {
+		escaped[i] = strings.NewReplacer(`\`, `\\`, `,`, `\,`).Replace(n)
+	}
+	return strings.Join(escaped, ",")
+}
+
+func (l nameList) Set(v string) error {
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			*l.names = append(*l.names, cur.String())
+		}
+		cur.Reset()
+	}
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '\\' && i+1 < len(v) && (v[i+1] == ',' || v[i+1] == '\\'):
+			cur.WriteByte(v[i+1])
+			i++
+		case c == ',':
+			flush()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	flush()
+	return nil
+}
+
+func (l nameList) Type() string { return "names" }
