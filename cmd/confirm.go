@@ -87,18 +87,19 @@ const (
 
 // auditEntry is one line of the audit log: who did what to which jobs.
 type auditEntry struct {
-	Time     time.Time `json:"time"`
-	Run      string    `json:"run"`
-	Phase    string    `json:"phase"` // auditIntent or auditOutcome ("" is written as auditOutcome)
-	User     string    `json:"user"`
-	Host     string    `json:"host"`
-	Command  string    `json:"command"`
-	Args     []string  `json:"args"`
-	Database string    `json:"database"`
-	Filter   any       `json:"filter,omitempty"`
-	Count    int64     `json:"count"`
-	IDs      []string  `json:"ids,omitempty"`
-	Skipped  int       `json:"skipped,omitempty"`
+	SchemaVersion int      `json:"schema_version"`
+	Time          string   `json:"time"` // RFC 3339, whole seconds, UTC
+	Run           string   `json:"run"`
+	Phase         string   `json:"phase"` // auditIntent or auditOutcome ("" is written as auditOutcome)
+	User          string   `json:"user"`
+	Host          string   `json:"host"`
+	Command       string   `json:"command"`
+	Args          []string `json:"args"`
+	Database      string   `json:"database"`
+	Filter        any      `json:"filter,omitempty"`
+	Count         int64    `json:"count"`
+	IDs           []string `json:"ids,omitempty"`
+	Skipped       int      `json:"skipped,omitempty"`
 	// Error is what ended the run early (outcome only).
 	Error string `json:"error,omitempty"`
 	// IDsOmitted says why an outcome line carries no ids although jobs
@@ -167,7 +168,7 @@ func audit(f *Factory, e auditEntry) error {
 	if path == "" {
 		return nil
 	}
-	e.Time = f.Now().UTC()
+	e.SchemaVersion, e.Time = auditSchemaVersion, rfc3339(f.Now())
 	e.Run = auditRunID()
 	if e.Phase == "" {
 		e.Phase = auditOutcome
@@ -214,6 +215,9 @@ func audit(f *Factory, e auditEntry) error {
 	}
 	return fmt.Errorf("%w; the outcome line was written without its ids", err)
 }
+
+// auditSchemaVersion is the version of the audit line (docs/json.md).
+const auditSchemaVersion = 1
 
 // auditFilter is the audit line's "filter" (docs/json.md): the selection in
 // snake_case, times in RFC 3339 seconds, empty parts left out.
