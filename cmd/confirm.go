@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dustin/go-humanize"
 	"github.com/gofrs/flock"
 
 	"github.com/jobtriage/jobtriage/triage"
@@ -48,32 +47,6 @@ func confirm(io *IOStreams, yes bool, question string) error {
 		return nil
 	}
 	return ErrCancelled
-}
-
-// progress prints a running count on stderr when it is a terminal, and
-// nothing for cron.
-type progress struct {
-	io    *IOStreams
-	verb  string
-	last  time.Time
-	shown bool
-}
-
-func newProgress(io *IOStreams, verb string) *progress { return &progress{io: io, verb: verb} }
-
-func (p *progress) update(n int64) {
-	if p == nil || !p.io.IsStderrTTY() || time.Since(p.last) < 100*time.Millisecond {
-		return
-	}
-	p.last = time.Now()
-	p.shown = true
-	fmt.Fprintf(p.io.ErrOut, "\r%s %s…", p.verb, humanize.Comma(n))
-}
-
-func (p *progress) done() {
-	if p != nil && p.shown {
-		fmt.Fprint(p.io.ErrOut, "\r\033[K")
-	}
 }
 
 // Audit phases. Each run of a destructive action writes two lines sharing
