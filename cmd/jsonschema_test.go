@@ -38,6 +38,7 @@ func TestJSONSchemas(t *testing.T) {
 		{"forget", []string{"forget", "22222222-2222-4222-8222-222222222222", "--yes", "--json"}, ExitOK},
 		{"prune-dry-run", []string{"prune", "--hours", "1", "--dry-run", "--json"}, ExitOK},
 		{"flush-dry-run", []string{"flush", "--dry-run", "--json"}, ExitOK},
+		{"monitor", []string{"monitor", "--json", "--window", "168h"}, ExitOK},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dsn, _ := seed(t) // each command on a fresh copy: some write
@@ -77,5 +78,50 @@ func TestJSONSchemas(t *testing.T) {
 				t.Errorf("%s differs from %s (-want +got):\n%s", strings.Join(c.args, " "), path, diff)
 			}
 		})
+	}
+}
+
+// TestAuditLineSchema pins the audit line (docs/json.md): the outcome line
+// of a filtered retry, with what differs per machine and run replaced.
+func TestAuditLineSchema(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, false)
+	logPath := filepath.Join(t.TempDir(), "audit.log")
+	if code := h.run("retry", "--queue", "emails", "--since", "2026-11-01", "--yes", "--dsn", dsn, "--audit-log", logPath); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	raw, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(raw), []byte("\n"))
+	var doc map[string]any
+	if err := json.Unmarshal(lines[len(lines)-1], &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["run"], doc["user"], doc["host"] = "RUN", "USER", "HOST"
+	doc["database"] = "DATABASE"
+	args := doc["args"].([]any)
+	for i, a := range args {
+		if s, _ := a.(string); strings.HasPrefix(s, "sqlite:") || strings.HasSuffix(s, "audit.log") {
+			args[i] = "PATH"
+		}
+	}
+	got, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "json", "audit-line.golden.json")
+	if *updateJSONGolden {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update-json to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("audit line differs from %s (-want +got):\n%s", path, diff)
 	}
 }
