@@ -505,7 +505,7 @@ func insertGenerated(ctx context.Context, db *sqlx.DB, driver string, n int, row
 var failedColumns = []string{"uuid", "connection", "queue", "payload", "exception", "failed_at"}
 
 func copyRows(ctx context.Context, tx *sql.Tx, from, to int, row func(int) []any) error {
-	stmt, err := tx.PrepareContext(ctx, pq.CopyIn("failed_jobs", failedColumns...))
+	stmt, err := tx.PrepareContext(ctx, copyFrom("failed_jobs", failedColumns...))
 	if err != nil {
 		return err
 	}
@@ -535,4 +535,15 @@ func insertRows(ctx context.Context, tx *sql.Tx, from, to int, row func(int) []a
 		}
 	}
 	return nil
+}
+
+// copyFrom is the COPY ... FROM STDIN statement lib/pq prepares for a bulk
+// write: the table and columns quoted as identifiers (what the deprecated
+// pq.CopyIn built).
+func copyFrom(table string, cols ...string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = pq.QuoteIdentifier(c)
+	}
+	return "COPY " + pq.QuoteIdentifier(table) + " (" + strings.Join(q, ", ") + ") FROM STDIN"
 }

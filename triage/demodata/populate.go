@@ -147,7 +147,7 @@ func (w *writer) oneTx(ctx context.Context, table string, cols []string, next fu
 }
 
 func (w *writer) copyIn(ctx context.Context, tx *sql.Tx, table string, cols []string, next func() ([]any, bool, error)) (int, error) {
-	stmt, err := tx.PrepareContext(ctx, pq.CopyIn(table, cols...))
+	stmt, err := tx.PrepareContext(ctx, copyFrom(table, cols...))
 	if err != nil {
 		return 0, err
 	}
@@ -262,4 +262,15 @@ func CreateDemoSQLite(ctx context.Context, path string, now time.Time) error {
 	}
 	ok = true
 	return nil
+}
+
+// copyFrom is the COPY ... FROM STDIN statement lib/pq prepares for a bulk
+// write: the table and columns quoted as identifiers (what the deprecated
+// pq.CopyIn built).
+func copyFrom(table string, cols ...string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = pq.QuoteIdentifier(c)
+	}
+	return "COPY " + pq.QuoteIdentifier(table) + " (" + strings.Join(q, ", ") + ") FROM STDIN"
 }

@@ -513,7 +513,7 @@ func (s *Store) insertJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move
 }
 
 func (s *Store) copyJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move, now int64) error {
-	stmt, err := tx.PrepareContext(ctx, pq.CopyIn(s.schema.JobsTable, "queue", "attempts", "reserved_at", "available_at", "created_at", "payload"))
+	stmt, err := tx.PrepareContext(ctx, copyFrom(s.schema.JobsTable, "queue", "attempts", "reserved_at", "available_at", "created_at", "payload"))
 	if err != nil {
 		return s.writeError(err, s.schema.JobsTable)
 	}
@@ -892,4 +892,15 @@ func isDeadlock(err error) bool {
 	}
 	msg := err.Error()
 	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+}
+
+// copyFrom is the COPY ... FROM STDIN statement lib/pq prepares for a bulk
+// write: the table and columns quoted as identifiers (what the deprecated
+// pq.CopyIn built).
+func copyFrom(table string, cols ...string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = pq.QuoteIdentifier(c)
+	}
+	return "COPY " + pq.QuoteIdentifier(table) + " (" + strings.Join(q, ", ") + ") FROM STDIN"
 }
