@@ -105,9 +105,9 @@ func (m Model) detailKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, m.copyCmd("job id", m.detail.job.ID)
 		}
 	case key.Matches(msg, k.Up):
-		m.detail.vp.LineUp(1)
+		m.detail.vp.ScrollUp(1)
 	case key.Matches(msg, k.Down):
-		m.detail.vp.LineDown(1)
+		m.detail.vp.ScrollDown(1)
 	case key.Matches(msg, k.PageUp):
 		m.detail.vp.PageUp()
 	case key.Matches(msg, k.PageDown):
