@@ -19,14 +19,13 @@ import (
 // header; tab-separated without a header when piped, as gh does, so that
 // cut and awk see one record per line. Every cell is sanitised.
 type table struct {
-	io      *IOStreams
-	header  []string
-	rows    [][]string
-	subs    []string // an optional second line per row, shown on a TTY only
-	flex    int      // the column that shrinks to fit the width
-	styles  []lipgloss.Style
-	rend    *lipgloss.Renderer
-	hasRows bool
+	io     *IOStreams
+	header []string
+	rows   [][]string
+	subs   []string // an optional second line per row, shown on a TTY only
+	flex   int      // the column that shrinks to fit the width
+	styles []lipgloss.Style
+	rend   *lipgloss.Renderer
 }
 
 // renderer styles output only when colour is enabled (TTY, no NO_COLOR).

@@ -28,7 +28,6 @@ type fakeBackend struct {
 	jobs    []triage.Job             // newest first
 	counts  map[string]int           // a signature's count when it should differ from len(jobs)
 	details map[string]triage.Detail // by job id; others are built from the job
-	sigMeta map[string]triage.Signature
 
 	groupErr, listErr, showErr, actionErr error
 	// skipConn: retries skip (SkipNotDatabase) jobs on this connection.

@@ -6,10 +6,9 @@ import (
 	"unicode/utf8"
 )
 
-// phpSer builds PHP serialize() output. Lengths are in bytes, as PHP counts
-// them, so multi-byte UTF-8 text and the NUL bytes of visibility markers are
-// counted exactly.
-type phpSer struct{ b strings.Builder }
+// The ser* helpers build PHP serialize() output. Lengths are in bytes, as
+// PHP counts them, so multi-byte UTF-8 text and the NUL bytes of visibility
+// markers are counted exactly.
 
 func serStr(s string) string { return "s:" + strconv.Itoa(len(s)) + `:"` + s + `";` }
 func serInt(n int64) string  { return "i:" + strconv.FormatInt(n, 10) + ";" }

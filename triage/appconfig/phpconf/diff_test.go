@@ -192,7 +192,7 @@ func TestDifferentialAgainstPHP(t *testing.T) {
 	}
 }
 
-type diffStats struct{ compared, unknown, phpErrors, failures int }
+type diffStats struct{ compared, unknown, phpErrors int }
 
 // compare reports whether EvalConfig's value g agrees with PHP's w
 // wherever g is known.
