@@ -314,6 +314,7 @@ func workingDirs(o Options) (cwd, dir string, err error) {
 		dir = filepath.Join(cwd, dir)
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		//lint:ignore ST1005 the message starts with a proper noun, Laravel
 		return "", "", fmt.Errorf("Laravel app directory %s is not a directory", quoteShort(dir))
 	}
 	return cwd, filepath.Clean(dir), nil

@@ -18,6 +18,14 @@ $out .= "// asciiReplacement is voku\\helper\\ASCII's replacement table for the\
 $out .= "// language \"en\" (what Str::ascii and Str::slug use), restricted to the keys\n";
 $out .= "// of one to three characters that ASCII::to_ascii can look up for \"en\".\n";
 $out .= "func asciiReplacement(s string) (string, bool) {\n\tswitch s {\n";
+// golit is a Go string literal of $s: JSON's escapes are Go's, and invisible
+// format characters (Unicode category Cf) are escaped as \uXXXX so the
+// source shows them (staticcheck ST1018).
+function golit(string $s, int $flags): string
+{
+    return preg_replace_callback('/\p{Cf}/u', fn ($m) => sprintf('\\u%04x', mb_ord($m[0], 'UTF-8')), json_encode($s, $flags));
+}
+
 $n = 0;
 foreach ($map as $k => $v) {
     $k = (string) $k;
@@ -25,7 +33,7 @@ foreach ($map as $k => $v) {
         continue;
     }
     $flags = JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_THROW_ON_ERROR;
-    $out .= "\tcase " . json_encode($k, $flags) . ":\n\t\treturn " . json_encode((string) $v, $flags) . ", true\n";
+    $out .= "\tcase " . golit($k, $flags) . ":\n\t\treturn " . golit((string) $v, $flags) . ", true\n";
     $n++;
 }
 $out .= "\t}\n\treturn \"\", false\n}\n";

@@ -2075,7 +2075,7 @@ func asciiReplacement(s string) (string, bool) {
 		return "r", true
 	case "্রর":
 		return "rr", true
-	case "্‌":
+	case "্\u200c":
 		return "", true
 	case "ৎ":
 		return "tt", true
@@ -2743,7 +2743,7 @@ func asciiReplacement(s string) (string, bool) {
 		return " ", true
 	case " ":
 		return " ", true
-	case "​":
+	case "\u200b":
 		return " ", true
 	case "–":
 		return "-", true
