@@ -81,8 +81,10 @@ func TestBurstOfRunesMovesTheCursor(t *testing.T) {
 	waitFor(t, tm, "123 failed")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	waitFor(t, tm, "1 of 120 jobs")
-	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jjjjgjjjr")})
+	f.mu.Lock()            // the program's commands read and rewrite f.jobs concurrently
 	fourth := f.jobs[5].ID // the mailer and importer come first in f.jobs
+	f.mu.Unlock()
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jjjjgjjjr")})
 	waitFor(t, tm, "Retry 1 failed job "+fourth+"?")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("n")})
 	waitFor(t, tm, "Cancelled.")
