@@ -15,10 +15,10 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// writeBatch is the number of rows one retry or forget transaction moves:
+// WriteBatch is the number of rows one retry or forget transaction moves:
 // big enough to amortise round trips, small enough that no transaction holds
 // its locks for long.
-const writeBatch = 2000
+const WriteBatch = 2000
 
 // DefaultDatabaseConnection is the queue connection name taken to use
 // Laravel's database driver when neither the app profile nor the operator
@@ -136,8 +136,8 @@ func (s *Service) selection(ctx context.Context, q Query, refs []Ref, all bool) 
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	var chunks [][]int64
-	for i := 0; i < len(ids); i += writeBatch {
-		chunks = append(chunks, ids[i:min(i+writeBatch, len(ids))])
+	for i := 0; i < len(ids); i += WriteBatch {
+		chunks = append(chunks, ids[i:min(i+WriteBatch, len(ids))])
 	}
 	return chunks, Filter{}, missing, nil
 }
@@ -163,7 +163,7 @@ func eachBatch(ctx context.Context, chunks [][]int64, f Filter, byIDs bool, now 
 	}
 	// The keyset starts below the lowest id, not at 0: rows with negative
 	// (or zero) ids are failed jobs too.
-	p := BatchParams{Filter: f, Limit: writeBatch, Now: now, DryRun: dry, AfterID: FirstAfterID}
+	p := BatchParams{Filter: f, Limit: WriteBatch, Now: now, DryRun: dry, AfterID: FirstAfterID}
 	for !stop() {
 		if err := ctx.Err(); err != nil {
 			return err
