@@ -20,13 +20,15 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/demodata"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
 
-// seedRows is the size of the backlog every heavy test moves: 200 batches
-// of retry's 500, so kills land in the middle of the run, not near its ends.
+// seedRows is the size of the backlog every heavy test moves: many batches
+// of retry's triage.WriteBatch (TestBacklogsSpanBatches), so kills land in
+// the middle of the run, not near its ends.
 const seedRows = 100_000
 
 // runTimeout bounds one jobtriage process: a full retry of seedRows takes
@@ -546,4 +548,37 @@ func copyFrom(table string, cols ...string) string {
 		q[i] = pq.QuoteIdentifier(c)
 	}
 	return "COPY " + pq.QuoteIdentifier(table) + " (" + strings.Join(q, ", ") + ") FROM STDIN"
+}
+
+// TestBacklogsSpanBatches keeps the backlogs' claims about retry's batches
+// true when triage.WriteBatch changes. It needs no database.
+func TestBacklogsSpanBatches(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		rows, min int
+	}{
+		{"seedRows", seedRows, 20},
+		{"redisSeedRows", redisSeedRows, 10},
+		{"readOnlyRows", readOnlyRows, 3},
+		{"poisonRows", poisonRows, 2},
+	} {
+		if got := c.rows / triage.WriteBatch; got < c.min {
+			t.Errorf("%s = %d spans %d batches of %d, want at least %d", c.name, c.rows, got, triage.WriteBatch, c.min)
+		}
+	}
+	if poisonOffset >= triage.WriteBatch {
+		t.Errorf("poisonOffset %d is not inside the first batch of %d", poisonOffset, triage.WriteBatch)
+	}
+}
+
+// skipUnlessRequired skips a test whose environment lacks something it
+// needs (a tmpfs mount, a pseudo-terminal), saying what; under CI, where
+// the environment must provide it, it fails instead, as the database
+// tests do (sqltest.Required).
+func skipUnlessRequired(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if sqltest.Required() {
+		t.Fatalf(format+" (required under CI)", args...)
+	}
+	t.Skipf(format, args...)
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/jobtriage/jobtriage/triage"
 )
 
-// poisonRows is the backlog of TestRetryAllPassesAPoisonRow: a few batches.
-const poisonRows = 5000
+// poisonRows is the backlog of TestRetryAllPassesAPoisonRow: a few of
+// retry's batches (triage.WriteBatch rows each).
+const poisonRows = 5 * triage.WriteBatch / 2
 
 // poisonOffset places the poison row inside retry's first batch.
 const poisonOffset = 10

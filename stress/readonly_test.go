@@ -4,15 +4,18 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
 
-// readOnlyRows spans several of retry's 500-row batches.
-const readOnlyRows = 2000
+// readOnlyRows spans several of retry's batches (triage.WriteBatch rows
+// each), so the first write fails with more batches still to come.
+const readOnlyRows = 4 * triage.WriteBatch
 
 // TestReadOnlyUserLosesNothing runs retry and forget as a database user
 // that may only SELECT: both must stop at the first write with one clear
@@ -63,8 +66,8 @@ func TestReadOnlyUserLosesNothing(t *testing.T) {
 				if code := p.wait(t); code != 0 {
 					t.Errorf("%s as a read-only user exited %d, want 0: %s", strings.Join(args, " "), code, p.stderr.String())
 				}
-				if args[0] == "retry" && !strings.Contains(p.stdout.String(), "Would retry 2,000 jobs") {
-					t.Errorf("%s as a read-only user: stdout %q, want the 2,000 jobs it would retry", strings.Join(args, " "), p.stdout.String())
+				if want := "Would retry " + grouped(readOnlyRows) + " jobs"; args[0] == "retry" && !strings.Contains(p.stdout.String(), want) {
+					t.Errorf("%s as a read-only user: stdout %q, want %q", strings.Join(args, " "), p.stdout.String(), want)
 				}
 			}
 			if moved := s.census(t, "after the dry runs"); moved != 0 {
@@ -116,4 +119,13 @@ func readOnlyUser(t *testing.T, s *seeded) (user, password string) {
 		}
 	}
 	return user, password
+}
+
+// grouped writes n with thousands separators, as jobtriage's summaries do.
+func grouped(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/demodata"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
@@ -24,7 +25,7 @@ import (
 
 // redisSeedRows is the backlog of the Redis crash test: a dozen of retry's
 // batches, so progress-timed kills land between batches and inside them.
-const redisSeedRows = 24_000
+const redisSeedRows = 12 * triage.WriteBatch
 
 // redisAddrEnv names the Redis server, as in the redisqueue and interop
 // tests; unset means the local server CI starts.
