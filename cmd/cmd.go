@@ -149,7 +149,10 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 application, and monitors its queues, by reading the app's own jobs and failed_jobs
 tables on PostgreSQL, MySQL/MariaDB or SQLite. No PHP, no migration, no extra table.
 
-Run it in the app's directory to use its .env, or point it anywhere with --dsn.`,
+Run it anywhere inside a Laravel app: it reads the configuration Laravel uses
+(bootstrap/cache/config.php, else config/*.php with .env) and queues back through
+each job's own connection (database or Redis). Or point it anywhere with --dsn.
+jobtriage doctor shows what it found and where each value came from.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -158,9 +161,9 @@ Run it in the app's directory to use its .env, or point it anywhere with --dsn.`
 	pf.StringVar(&f.Conn.DSN, "dsn", "", "database `URL`: postgres://…, mysql://…, sqlite:PATH (env JOBTRIAGE_DSN)")
 	pf.StringVar(&f.Conn.JobsDSN, "jobs-dsn", "", "the jobs table's database `URL` when it is not failed_jobs' (env JOBTRIAGE_JOBS_DSN)")
 	pf.StringVar(&f.Conn.EnvFile, "env", "", "the app's .env `file` (default ./.env, or .env.$APP_ENV)")
-	pf.StringVar(&f.Conn.FailedTable, "failed-table", "", "failed jobs table (default failed_jobs)")
-	pf.StringVar(&f.Conn.JobsTable, "jobs-table", "", "queued jobs table (default DB_QUEUE_TABLE or jobs)")
-	pf.StringVar(&f.Conn.Timezone, "timezone", "", "app timezone that failed_at is written in (default APP_TIMEZONE or UTC)")
+	pf.StringVar(&f.Conn.FailedTable, "failed-table", "", "failed jobs table (default the app's queue.failed.table with the connection's prefix, or failed_jobs)")
+	pf.StringVar(&f.Conn.JobsTable, "jobs-table", "", "queued jobs table (default the app's database queue connection's table, or jobs)")
+	pf.StringVar(&f.Conn.Timezone, "timezone", "", "app timezone that failed_at is written in (default the app's app.timezone, or UTC)")
 	pf.DurationVar(&f.Conn.Timeout, "statement-timeout", 0, "server-side limit per statement (default 60s)")
 	pf.BoolVar(&f.Conn.JobsLedger, "jobs-ledger", false, "with --jobs-dsn or a database queue in another database: record pushed uuids in a jobtriage_pushed table there (opt-in), so a re-run never queues a job twice even after it ran")
 	pf.StringVar(&f.AuditLog, "audit-log", "", "append one JSON line per destructive action to this `file` (env JOBTRIAGE_AUDIT_LOG)")

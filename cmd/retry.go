@@ -45,17 +45,20 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 		Use:   "retry [<id>... | all]",
 		Short: "Put failed jobs back on their queues",
 		Long: heredoc.Doc(`
-			Re-queue failed jobs the way Laravel's DatabaseQueue pushes them: into the
-			jobs table, on the job's recorded queue, with its uuid and payload bytes kept
-			(only "attempts" is reset where the payload has it), attempts 0 and available
-			now. Oldest first. Each batch's insert into jobs and delete from failed_jobs
-			commit together, and rows are locked (SKIP LOCKED on PostgreSQL, a waiting
-			FOR UPDATE on MySQL/MariaDB, the write lock on SQLite), so a crash or a
-			second operator never loses or doubles a job.
+			Re-queue failed jobs through their own queue connection, as Laravel pushes
+			them, on the job's recorded queue, with its uuid and payload bytes kept (only
+			"attempts" is reset). Oldest first. A database connection's jobs go into its
+			jobs table: each batch's insert and delete from failed_jobs commit together,
+			and rows are locked (SKIP LOCKED on PostgreSQL, a waiting FOR UPDATE on
+			MySQL/MariaDB, the write lock on SQLite). A Redis connection's jobs are pushed
+			as RedisQueue does, marked by uuid so a re-run never pushes twice, and deleted
+			from failed_jobs after. A crash or a second operator never loses or doubles a job.
 
-			Skipped, with a reason, and left in failed_jobs: jobs whose connection is not
-			a database queue (redis, sqs, …), jobs whose retryUntil has passed (they would
-			fail at once; --retry-until gives them a new deadline), malformed payloads.
+			Skipped, with a reason, and left in failed_jobs: jobs of a connection
+			jobtriage cannot write to (sqs, sync, unknown; the php artisan queue:retry
+			command to use is printed), jobs whose retryUntil has passed (they would fail
+			at once; --retry-until gives them a new deadline), payloads a worker cannot
+			run, rows a jobs table cannot hold.
 
 			Select by ids (uuid or integer id), "all", --range (integer ids), or filters.
 			Bulk retries ask first on a terminal and need --yes otherwise.
@@ -113,7 +116,7 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 	fl.IntVarP(&opts.Limit, "limit", "L", 0, "retry only the `N` oldest matches (a canary before the rest)")
 	fl.StringVar(&opts.ToQueue, "to-queue", "", "push to this `queue` instead of each job's own")
 	fl.DurationVar(&opts.RetryUntil, "retry-until", 0, "give jobs whose retryUntil has passed a new deadline `D` from now (e.g. 30m)")
-	fl.StringSliceVar(&opts.DBConns, "database-connection", nil, "queue connection `names` that use the database driver (default database)")
+	fl.StringSliceVar(&opts.DBConns, "database-connection", nil, "queue connection `names` that use the database driver, outside an app profile (default database; refused for a connection the app gives another driver)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "show what would be retried and skipped; change nothing")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON")

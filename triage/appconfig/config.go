@@ -365,7 +365,7 @@ func chooseEnvFile(o Options, environ map[string]string, dir, cwd string) (strin
 		// A .env that is there but unreadable is not "no .env".
 		return "", nil, err
 	} else if !ok {
-		return "", []string{fmt.Sprintf("no .env file in %s; using the real environment and Laravel's defaults", dir)}, nil
+		return "", []string{fmt.Sprintf("no .env file in %s; env() reads the real environment only", dir)}, nil
 	}
 	var warnings []string
 	if _, fromEnv := environ["APP_ENV"]; !fromEnv {
