@@ -252,6 +252,10 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 			addQueue(r.Connection, r.Queue)
 		}
 	} else {
+		// Local connections share the failed_jobs database's one jobs
+		// table: its queues are listed under the first of them only, so
+		// no queue is reported (and summed) twice.
+		listedLocal := false
 		for _, c := range p.Connections {
 			if c.Blind == "" && c.DefaultQueue != "" {
 				addQueue(c.Name, c.DefaultQueue)
@@ -260,7 +264,8 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 			var listed []string
 			switch ql, ok := c.Backend.(QueueLister); {
 			case c.Blind != "":
-			case c.Local && !rep.NoJobsTable:
+			case c.Local && !rep.NoJobsTable && !listedLocal:
+				listedLocal = true
 				got, err := st.QueueStats(ctx, QueueStatsParams{Now: p.Now, RetryAfter: c.RetryAfter})
 				if err != nil {
 					return Report{}, err

@@ -156,6 +156,7 @@ func TestMonitorPerConnection(t *testing.T) {
 	_, store := newService(t, "sqlite")
 	now := time.Date(2026, 11, 30, 23, 5, 0, 0, time.UTC)
 	sqltest.InsertFailed(t, store, routedFixtures()...)
+	addJob(t, store, "reports", nil, now.Add(-time.Minute)) // a queue only the jobs table knows
 	redis := &fakeBackend{stats: map[string]triage.QueueStats{
 		"default": {Size: 7, Pending: 4, Delayed: 1, Reserved: 2, Stuck: 1, OldestPendingAt: now.Add(-time.Minute)},
 		"emails":  {Size: 1, Pending: 1},
@@ -163,6 +164,9 @@ func TestMonitorPerConnection(t *testing.T) {
 	p := triage.MonitorParams{Now: now, Window: time.Hour, RetryAfter: 90 * time.Second, DefaultConnection: "redis",
 		Connections: []triage.MonitorConnection{
 			{Name: "database", DefaultQueue: "default", Local: true, RetryAfter: 90 * time.Second},
+			// A second database connection on the same jobs table lists
+			// nothing of its own: its queues are database's.
+			{Name: "database2", DefaultQueue: "", Local: true, RetryAfter: 90 * time.Second},
 			{Name: "redis", DefaultQueue: "default", Backend: redis},
 			{Name: "sqs", Blind: "the sqs driver cannot be read by jobtriage"},
 		}}
@@ -174,7 +178,7 @@ func TestMonitorPerConnection(t *testing.T) {
 	for _, q := range rep.Queues {
 		got = append(got, q.Connection+":"+q.Queue+"="+itoa(q.Size)+"/"+itoa(q.Failed))
 	}
-	want := "database:default=0/1 gone:default=0/1 redis:default=7/1 redis:emails=1/1 sqs:default=0/1"
+	want := "database:default=0/1 database:reports=1/0 gone:default=0/1 redis:default=7/1 redis:emails=1/1 sqs:default=0/1"
 	if strings.Join(got, " ") != want {
 		t.Errorf("queues %s\nwant   %s", strings.Join(got, " "), want)
 	}
