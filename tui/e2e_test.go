@@ -45,6 +45,11 @@ func seededService(t *testing.T) *triage.Service {
 	return &triage.Service{Store: store, Now: fixedNow, Location: time.UTC}
 }
 
+// waitForScreen bounds how long an end-to-end test waits for a screen. CI
+// runs these under the race detector beside other packages' race-enabled
+// tests on two cores, where 5 s once ran out (TestEndToEndMarkAndRetry).
+const waitForScreen = 20 * time.Second
+
 func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
@@ -54,7 +59,7 @@ func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 			}
 		}
 		return true
-	}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}, teatest.WithDuration(waitForScreen), teatest.WithCheckInterval(20*time.Millisecond))
 }
 
 func startProgram(t *testing.T, b Backend, a Actions) *teatest.TestModel {
