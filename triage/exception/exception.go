@@ -79,21 +79,23 @@ func (c Chain) Root() Exception {
 }
 
 // TopBlock returns the text of the last "Next " block (without the "Next "
-// prefix), or the whole text when there is only one exception. It scans the
-// text once and allocates nothing.
+// prefix), or the whole text when there is only one exception. It cuts the
+// text exactly where splitBlocks does (a block boundary depends on where the
+// previous block began, so the scan runs forward), once and without
+// allocating.
 func TopBlock(text string) string {
-	end := len(text)
-	for end > 0 {
-		i := strings.LastIndex(text[:end], nextMarker)
+	start := 0
+	for from := 0; ; {
+		i := strings.Index(text[from:], nextMarker)
 		if i < 0 {
-			break
+			return text[start:]
 		}
-		if followsFrame(text[:i]) {
-			return text[i+len(nextMarker):]
+		i += from
+		if followsFrame(text[start:i]) {
+			start = i + len(nextMarker)
 		}
-		end = i
+		from = i + len(nextMarker)
 	}
-	return text
 }
 
 // Head returns the class and a one-line message of the thrown exception. It
