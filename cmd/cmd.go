@@ -166,6 +166,8 @@ jobtriage doctor shows what it found and where each value came from.`,
 	pf.StringVar(&f.Conn.Timezone, "timezone", "", "app timezone that failed_at is written in (default the app's app.timezone, or UTC)")
 	pf.DurationVar(&f.Conn.Timeout, "statement-timeout", 0, "server-side limit per statement (default 60s)")
 	pf.BoolVar(&f.Conn.JobsLedger, "jobs-ledger", false, "with --jobs-dsn or a database queue in another database: record pushed uuids in a jobtriage_pushed table there (opt-in), so a re-run never queues a job twice even after it ran")
+	pf.StringVar(&f.ConfigFile, "config", "", "jobtriage's configuration `file` (env JOBTRIAGE_CONFIG; default $XDG_CONFIG_HOME/jobtriage/config.toml)")
+	pf.StringVar(&f.ContextName, "context", "", "run in the context `NAME` of the configuration file (env JOBTRIAGE_CONTEXT; default its current-context)")
 	pf.StringVar(&f.AuditLog, "audit-log", "", "append one JSON line per destructive action to this `file` (env JOBTRIAGE_AUDIT_LOG)")
 	registerColorFlag(root, f.IO)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{err} })
@@ -192,6 +194,7 @@ jobtriage doctor shows what it found and where each value came from.`,
 		NewCmdDemo(f, nil),
 		NewCmdMonitor(f, nil),
 		NewCmdDoctor(f, nil),
+		NewCmdContext(f, nil),
 	)
 	return root
 }

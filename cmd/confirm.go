@@ -17,6 +17,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/jobtriage/jobtriage/internal/config"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/redact"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
@@ -69,10 +70,12 @@ type auditEntry struct {
 	Command       string   `json:"command"`
 	Args          []string `json:"args"`
 	Database      string   `json:"database"`
-	Filter        any      `json:"filter,omitempty"`
-	Count         int64    `json:"count"`
-	IDs           []string `json:"ids,omitempty"`
-	Skipped       int      `json:"skipped,omitempty"`
+	// Context is the jobtriage context the command ran in ("" for none).
+	Context string   `json:"context,omitempty"`
+	Filter  any      `json:"filter,omitempty"`
+	Count   int64    `json:"count"`
+	IDs     []string `json:"ids,omitempty"`
+	Skipped int      `json:"skipped,omitempty"`
 	// Error is what ended the run early (outcome only).
 	Error string `json:"error,omitempty"`
 	// IDsOmitted says why an outcome line carries no ids although jobs
@@ -152,6 +155,9 @@ func audit(f *Factory, e auditEntry) error {
 	e.Host, _ = os.Hostname()
 	if cfg, err := f.Config(); err == nil {
 		e.Database = cfg.Target.Redacted()
+	}
+	if c, err := f.Context(); err == nil && c != nil {
+		e.Context = c.Name
 	}
 	if f.Args != nil {
 		// The command line as typed, flags included, secrets masked.
@@ -275,9 +281,50 @@ func appendAuditLine(path string, e auditEntry) (err error) {
 // onTarget names the app and store a write changes, for confirmations and
 // summaries (" — app shop (production) · postgres://…/shop table failed_jobs"),
 // so that an operator with several apps sees where the action lands.
+// With a context, its mark comes first (" — context shop [PRODUCTION] · app …"),
+// in its colour on a terminal.
 func onTarget(svc *triage.Service) string {
-	if svc == nil || svc.Target == "" {
+	if svc == nil || (svc.Target == "" && svc.TargetMark == "") {
 		return ""
 	}
-	return " — " + sanitize.Line(svc.Target)
+	parts := make([]string, 0, 2)
+	if svc.TargetMark != "" {
+		parts = append(parts, svc.TargetMark)
+	}
+	if svc.Target != "" {
+		parts = append(parts, sanitize.Line(svc.Target))
+	}
+	return " — " + strings.Join(parts, " · ")
+}
+
+// ansiColor is the SGR code of a colour a context may have ("" for none).
+func ansiColor(name string) string {
+	switch name {
+	case "red":
+		return "31"
+	case "green":
+		return "32"
+	case "yellow":
+		return "33"
+	case "blue":
+		return "34"
+	case "magenta":
+		return "35"
+	case "cyan":
+		return "36"
+	}
+	return ""
+}
+
+// contextMark is a context's mark for prompts and summaries: plain text
+// ("context shop (Shop EU) [PRODUCTION]"), bold in the context's colour when
+// the output may carry colour. The marker text is the same either way, so
+// NO_COLOR loses nothing.
+func contextMark(ios *IOStreams, c config.Context) string {
+	mark := sanitize.Line(c.Marker())
+	code := ansiColor(c.DisplayColor())
+	if code == "" || ios == nil || !ios.ColorEnabled() {
+		return mark
+	}
+	return "\x1b[1;" + code + "m" + mark + "\x1b[0m"
 }

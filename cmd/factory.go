@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/jobtriage/jobtriage/internal/config"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/appconfig"
 	"github.com/jobtriage/jobtriage/triage/filestore"
@@ -43,6 +46,9 @@ type Factory struct {
 	// Args is the command line as typed (without the program name), for
 	// the audit log; nil when unknown.
 	Args []string
+	// ConfigFile is --config, ContextName --context ("" = unset).
+	ConfigFile  string
+	ContextName string
 
 	// Config resolves the database settings (flags > env > .env).
 	Config func() (appconfig.Config, error)
@@ -50,6 +56,19 @@ type Factory struct {
 	Service func(ctx context.Context) (*triage.Service, error)
 
 	closers []func() error
+
+	// fixed is the context of a factory made by ForContext (monitor
+	// --all-contexts): it wins over --context and the file's current one.
+	fixed *config.Context
+	// file caches the configuration file, shared with ForContext's children.
+	file *configFile
+}
+
+// configFile loads the configuration file once.
+type configFile struct {
+	once sync.Once
+	f    *config.File
+	err  error
 }
 
 // NewFactory wires the real process environment.
@@ -66,12 +85,91 @@ func NewFactory() *Factory {
 	return f
 }
 
+// ConfigFileData loads the configuration file (--config, JOBTRIAGE_CONFIG,
+// else the XDG one; none is no contexts), once.
+func (f *Factory) ConfigFileData() (*config.File, error) {
+	if f.file == nil {
+		f.file = &configFile{}
+	}
+	f.file.once.Do(func() {
+		path, explicit := config.Locate(f.ConfigFile, f.Getenv)
+		f.file.f, f.file.err = config.Load(path, explicit)
+		if f.file.err != nil {
+			f.file.err = fmt.Errorf("%w: %v", errConfig, f.file.err)
+		}
+	})
+	return f.file.f, f.file.err
+}
+
+// Context is the context this command runs in: ForContext's, else
+// --context, else JOBTRIAGE_CONTEXT, else the file's current-context; nil
+// when none is chosen. A name that is not in the file is an error (exit 2
+// for the flag and the environment, 5 for the file).
+func (f *Factory) Context() (*config.Context, error) {
+	if f.fixed != nil {
+		return f.fixed, nil
+	}
+	name, from := f.ContextName, "--context"
+	if name == "" && f.Getenv != nil {
+		name, from = f.Getenv(config.EnvContext), config.EnvContext
+	}
+	file, err := f.ConfigFileData()
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		if file.CurrentContext == "" {
+			return nil, nil
+		}
+		c, _ := file.Context(file.CurrentContext)
+		return &c, nil
+	}
+	c, ok := file.Context(name)
+	if !ok {
+		where := "no configuration file"
+		if file.Path != "" {
+			where = file.Path
+		}
+		have := strings.Join(file.Names(), ", ")
+		if have == "" {
+			have = "none"
+		}
+		return nil, FlagErrorf("%s %q: no such context in %s (have: %s)", from, name, where, have)
+	}
+	return &c, nil
+}
+
+// ForContext is a factory for one context of the file (monitor
+// --all-contexts): the same streams, clock and flags, its own connections,
+// closed with f.
+func (f *Factory) ForContext(c config.Context) *Factory {
+	child := &Factory{IO: f.IO, Now: f.Now, Getenv: f.Getenv, Environ: f.Environ, Getwd: f.Getwd, Conn: f.Conn,
+		AuditLog: f.AuditLog, Args: f.Args, ConfigFile: f.ConfigFile, fixed: &c, file: f.file}
+	child.Config = child.resolveConfig
+	child.Service = child.openService
+	f.closers = append(f.closers, func() error { child.Close(); return nil })
+	return child
+}
+
+func (f *Factory) getenv(k string) string {
+	if f.Getenv == nil {
+		return ""
+	}
+	return f.Getenv(k)
+}
+
+// resolveConfig settles where the database is: flags > environment >
+// context > the app's own profile.
 func (f *Factory) resolveConfig() (appconfig.Config, error) {
 	dir, err := f.Getwd()
 	if err != nil {
 		return appconfig.Config{}, fmt.Errorf("%w: %v", errConfig, err)
 	}
-	cfg, err := appconfig.Resolve(appconfig.Options{
+	c, err := f.Context()
+	if err != nil {
+		return appconfig.Config{}, err
+	}
+	o := appconfig.Options{
 		DSN:         f.Conn.DSN,
 		EnvFile:     f.Conn.EnvFile,
 		Dir:         dir,
@@ -80,10 +178,44 @@ func (f *Factory) resolveConfig() (appconfig.Config, error) {
 		JobsTable:   f.Conn.JobsTable,
 		Timezone:    f.Conn.Timezone,
 		Environ:     f.Environ(),
-	})
+	}
+	var warnings []string
+	fromContext := false
+	if c != nil {
+		if c.App != "" {
+			o.Dir = c.App
+		}
+		if o.EnvFile == "" {
+			o.EnvFile = c.EnvFile
+		}
+		if c.DSN != "" && o.DSN == "" {
+			if f.getenv("JOBTRIAGE_DSN") != "" {
+				warnings = append(warnings, "JOBTRIAGE_DSN overrides the dsn of "+c.Marker())
+			} else {
+				o.DSN, fromContext = c.DSN, true
+			}
+		}
+		if o.FailedTable == "" {
+			o.FailedTable = c.FailedTable
+		}
+		if o.JobsTable == "" {
+			o.JobsTable = c.JobsTable
+		}
+		if o.Timezone == "" && f.getenv("JOBTRIAGE_TIMEZONE") == "" {
+			o.Timezone = c.Timezone
+		}
+	}
+	cfg, err := appconfig.Resolve(o)
 	if err != nil {
+		if c != nil {
+			return appconfig.Config{}, fmt.Errorf("%w: %s: %v", errConfig, c.Marker(), err)
+		}
 		return appconfig.Config{}, fmt.Errorf("%w: %v", errConfig, err)
 	}
+	if fromContext {
+		cfg.Source = c.Marker()
+	}
+	cfg.Warnings = append(cfg.Warnings, warnings...)
 	return cfg, nil
 }
 
@@ -96,6 +228,13 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 		fmt.Fprintln(f.IO.ErrOut, "warning: "+sanitize.Line(w))
 	}
 	svc := &triage.Service{Now: f.Now, AppKey: cfg.AppKey, Location: cfg.Location, Target: describeTarget(cfg)}
+	c, err := f.Context()
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		svc.TargetMark = contextMark(f.IO, *c)
+	}
 	if len(cfg.AppKeys) > 1 {
 		svc.PreviousKeys = cfg.AppKeys[1:]
 	}
@@ -137,6 +276,9 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 	if jobsDSN == "" {
 		jobsDSN = f.Getenv("JOBTRIAGE_JOBS_DSN")
 	}
+	if jobsDSN == "" && c != nil {
+		jobsDSN = c.JobsDSN
+	}
 	if jobsDSN != "" {
 		jt, err := appconfig.ParseDSN(jobsDSN)
 		if err != nil {
@@ -168,6 +310,9 @@ func endpointOf(t appconfig.Target, dc appconfig.DatabaseConnection) sqlstore.En
 func (f *Factory) backendOpeners() backendOpeners {
 	return backendOpeners{
 		Redis: func(ctx context.Context, rc appconfig.RedisConnection, retryAfter time.Duration) (triage.QueueBackend, error) {
+			if c, err := f.Context(); err == nil && c != nil && c.Redis != "" {
+				rc = withRedisOverride(rc, c.Redis)
+			}
 			return redisqueue.Open(ctx, redisqueue.Options{Host: rc.Host, Port: rc.Port, Username: rc.Username, Password: rc.Password,
 				DB: rc.Database, TLS: rc.Scheme == "tls", Cluster: rc.Cluster, Prefix: rc.Prefix, RetryAfter: retryAfter})
 		},
@@ -176,6 +321,26 @@ func (f *Factory) backendOpeners() backendOpeners {
 				StatementTimeout: f.Conn.Timeout}, f.Conn.JobsLedger)
 		},
 	}
+}
+
+// withRedisOverride points a Redis queue connection where the context's
+// redis URL says (host, port, credentials, database and TLS); its key
+// prefix and cluster mode stay the app's.
+func withRedisOverride(rc appconfig.RedisConnection, rawURL string) appconfig.RedisConnection {
+	r, err := config.ParseRedis(rawURL) // validated when the file was read
+	if err != nil {
+		return rc
+	}
+	rc.Host, rc.Port, rc.Username, rc.Password = r.Host, r.Port, r.Username, r.Password
+	if r.DB >= 0 {
+		rc.Database = r.DB
+	}
+	rc.Scheme = "tcp"
+	if r.TLS {
+		rc.Scheme = "tls"
+	}
+	rc.URL = ""
+	return rc
 }
 
 // openJobsBackend opens the jobs table of a database other than

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jobtriage/jobtriage/internal/config"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/exception"
 	"github.com/jobtriage/jobtriage/triage/payload"
@@ -325,4 +326,56 @@ type forgetDoc struct {
 
 func newForgetDoc(r triage.ForgetResult) forgetDoc {
 	return forgetDoc{SchemaVersion: jsonSchemaVersion, DryRun: r.DryRun, Deleted: r.Deleted, IDs: orEmpty(r.IDs), NotFound: orEmpty(r.NotFound)}
+}
+
+// contextDoc is one context in context list --json and context show
+// --json, every secret masked: DSNs without their password, URLs without
+// credentials, path or query, keys as "****".
+type contextDoc struct {
+	Name        string           `json:"name"`
+	Current     bool             `json:"current"`
+	Label       *string          `json:"label"`
+	Production  bool             `json:"production"`
+	Color       *string          `json:"color"`
+	App         *string          `json:"app"`
+	EnvFile     *string          `json:"env_file"`
+	DSN         *string          `json:"dsn"`
+	JobsDSN     *string          `json:"jobs_dsn"`
+	FailedTable *string          `json:"failed_table"`
+	JobsTable   *string          `json:"jobs_table"`
+	Timezone    *string          `json:"timezone"`
+	Redis       *string          `json:"redis"`
+	Notify      contextNotifyDoc `json:"notify"`
+}
+
+type contextNotifyDoc struct {
+	SlackWebhook        *string `json:"slack_webhook"`
+	WebhookURL          *string `json:"webhook_url"`
+	PagerDutyRoutingKey *string `json:"pagerduty_routing_key"`
+	Command             *string `json:"command"`
+}
+
+func newContextDoc(c config.Context, current bool) contextDoc {
+	r := c.Redacted()
+	return contextDoc{Name: r.Name, Current: current, Label: nullString(r.Label), Production: r.Production,
+		Color: nullString(r.DisplayColor()), App: nullString(r.App), EnvFile: nullString(r.EnvFile),
+		DSN: nullString(r.DSN), JobsDSN: nullString(r.JobsDSN), FailedTable: nullString(r.FailedTable),
+		JobsTable: nullString(r.JobsTable), Timezone: nullString(r.Timezone), Redis: nullString(r.Redis),
+		Notify: contextNotifyDoc{SlackWebhook: nullString(r.Notify.SlackWebhook), WebhookURL: nullString(r.Notify.WebhookURL),
+			PagerDutyRoutingKey: nullString(r.Notify.PagerDutyRoutingKey), Command: nullString(r.Notify.Command)}}
+}
+
+// contextListDoc is context list --json.
+type contextListDoc struct {
+	SchemaVersion int          `json:"schema_version"`
+	Config        *string      `json:"config"`  // the file read; null when there is none
+	Current       *string      `json:"current"` // the context in force; null when none
+	Contexts      []contextDoc `json:"contexts"`
+}
+
+// contextShowDoc is context show --json.
+type contextShowDoc struct {
+	SchemaVersion int        `json:"schema_version"`
+	Config        *string    `json:"config"`
+	Context       contextDoc `json:"context"`
 }

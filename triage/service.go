@@ -40,6 +40,11 @@ type Service struct {
 	// Target names the app and the failed-jobs store for confirmations and
 	// write summaries ("app shop (production) · postgres://…/shop table failed_jobs").
 	Target string
+	// TargetMark is printed before Target: the jobtriage context the
+	// service was opened for ("context shop (Shop EU) [PRODUCTION]"),
+	// already made safe for a terminal (the caller may colour it); "" for
+	// none.
+	TargetMark string
 }
 
 // appKeys is AppKey followed by PreviousKeys, without empties.
