@@ -76,3 +76,67 @@ type Route struct {
 
 // Writable reports whether retry can put jobs on this route.
 func (r Route) Writable() bool { return r.Local || r.Backend != nil }
+
+// JobState is where a pushed job is in its queue backend.
+type JobState int
+
+const (
+	// JobWaiting: on its queue, available or delayed (released, backoff).
+	JobWaiting JobState = iota + 1
+	// JobRunning: reserved by a worker.
+	JobRunning
+)
+
+func (s JobState) String() string {
+	switch s {
+	case JobWaiting:
+		return "waiting"
+	case JobRunning:
+		return "running"
+	}
+	return "absent"
+}
+
+// JobStatesParams asks where jobs are, by payload uuid, queue by queue:
+// a backend looks only at the named queues.
+type JobStatesParams struct {
+	// UUIDs are the payload uuids to look for, by queue name.
+	UUIDs map[string][]string
+}
+
+// JobStates is a backend's answer: the jobs it holds, by payload uuid. A
+// uuid absent from ByUUID is not on its queue, unless Partial says a
+// queue was longer than the backend reads in one call (MaxJobStateScan);
+// then absence proves nothing, and a follower waits for a later call.
+type JobStates struct {
+	ByUUID  map[string]JobState
+	Partial bool
+}
+
+// MaxJobStateScan bounds the jobs one JobStates call reads per queue (its
+// waiting, reserved and delayed jobs together), newest first: the cost of
+// following stays bounded however long a queue grows.
+const MaxJobStateScan = 100000
+
+// JobStateReader is a queue backend that can say where jobs it holds are:
+// waiting, running (reserved), or gone. retry --follow uses it; a backend
+// without it cannot be followed. The database jobs table in failed_jobs'
+// database (a local route) is read through the Store, which implements it
+// too.
+type JobStateReader interface {
+	JobStates(ctx context.Context, p JobStatesParams) (JobStates, error)
+}
+
+// StateReaderFor is what reads the jobs of a queue connection's route, or
+// nil when its backend cannot say.
+func (s *Service) StateReaderFor(connection string) JobStateReader {
+	r := s.RouteFor(connection)
+	var v any = r.Backend
+	if r.Local {
+		v = s.Store
+	}
+	if jr, ok := v.(JobStateReader); ok {
+		return jr
+	}
+	return nil
+}

@@ -47,6 +47,9 @@ type Queue interface {
 	// Consume removes the next job from queue as a worker that ran it
 	// successfully does (pop, then delete).
 	Consume(t *testing.T, queue string)
+	// Reserve takes the next job from queue as a worker that starts
+	// running it does (pop: reserved, not yet deleted).
+	Reserve(t *testing.T, queue string)
 }
 
 // Sizes of the suite's pushes.
@@ -95,6 +98,7 @@ func Run(t *testing.T, h Harness) {
 		{"EmptyUUID", testEmptyUUID},
 		{"LargeBatchFlatMemory", testLargeBatch},
 		{"CancelMidPushThenRerun", testCancel},
+		{"JobStates", testJobStates},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, h) })
@@ -434,4 +438,60 @@ func testCancel(t *testing.T, h Harness) {
 		t.Fatalf("the re-run reports %+v for %d moves", res, len(ms))
 	}
 	expectQueued(t, q, want(ms), queue)
+}
+
+// testJobStates: a follower finds each pushed job by uuid, per queue, as
+// waiting until a worker reserves it, running while reserved, and gone once
+// consumed; a uuid never pushed, or asked on another queue, is not found.
+func testJobStates(t *testing.T, h Harness) {
+	b, q := h.Open(t)
+	r, ok := b.(triage.JobStateReader)
+	if !ok {
+		t.Fatalf("%T does not implement triage.JobStateReader: retry --follow cannot follow its jobs", b)
+	}
+	at := now()
+	onA, onB := moves(3, at, 0, queueA), moves(2, at, 0, queueB)
+	expectResult(t, push(t, b, append(append([]triage.Move{}, onA...), onB...), at), len(onA)+len(onB), 0)
+	q.Reserve(t, queueA) // onA[0] runs
+	q.Consume(t, queueB) // onB[0] ran
+	stranger := NewUUID()
+	uuids := func(ms []triage.Move) []string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.UUID)
+		}
+		return out
+	}
+	got, err := r.JobStates(context.Background(), triage.JobStatesParams{UUIDs: map[string][]string{
+		queueA: append(uuids(onA), stranger, onB[1].UUID), // onB[1] is on another queue
+		queueB: uuids(onB),
+		queueC: {stranger},
+	}})
+	if err != nil {
+		t.Fatalf("JobStates: %v", err)
+	}
+	if got.Partial {
+		t.Error("JobStates is Partial for queues far below triage.MaxJobStateScan")
+	}
+	want := map[string]triage.JobState{
+		onA[0].UUID: triage.JobRunning, onA[1].UUID: triage.JobWaiting, onA[2].UUID: triage.JobWaiting,
+		onB[1].UUID: triage.JobWaiting,
+	}
+	if len(got.ByUUID) != len(want) {
+		t.Errorf("JobStates found %d jobs, want %d: %v", len(got.ByUUID), len(want), got.ByUUID)
+	}
+	for u, st := range want {
+		if got.ByUUID[u] != st {
+			t.Errorf("job %s: %v, want %v", u, got.ByUUID[u], st)
+		}
+	}
+	for _, u := range []string{onB[0].UUID, stranger} {
+		if st, found := got.ByUUID[u]; found {
+			t.Errorf("job %s is %v, want absent (consumed, or never pushed)", u, st)
+		}
+	}
+	empty, err := r.JobStates(context.Background(), triage.JobStatesParams{})
+	if err != nil || len(empty.ByUUID) != 0 {
+		t.Errorf("JobStates of nothing = %v, %v; want nothing", empty, err)
+	}
 }

@@ -137,6 +137,14 @@ func (q redisQueue) Consume(t *testing.T, queue string) {
 	}
 }
 
+// Reserve pops with Laravel's script, leaving the job reserved.
+func (q redisQueue) Reserve(t *testing.T, queue string) {
+	t.Helper()
+	if job, _ := pop(t, q.b, queue, time.Now()); job == "" {
+		t.Fatalf("queue %s is empty", queue)
+	}
+}
+
 func TestConformance(t *testing.T) {
 	backendtest.Run(t, backendtest.Harness{
 		Open: func(t *testing.T) (triage.QueueBackend, backendtest.Queue) {

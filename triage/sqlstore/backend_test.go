@@ -67,6 +67,20 @@ func (q jobsQueue) Consume(t *testing.T, queue string) {
 	}
 }
 
+// Reserve marks the oldest unreserved row of the queue reserved, as
+// DatabaseQueue's pop does.
+func (q jobsQueue) Reserve(t *testing.T, queue string) {
+	t.Helper()
+	db := q.s.DB()
+	var id int64
+	if err := db.Get(&id, db.Rebind("SELECT MIN(id) FROM jobs WHERE queue = ? AND reserved_at IS NULL"), queue); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(db.Rebind("UPDATE jobs SET reserved_at = ?, attempts = attempts + 1 WHERE id = ?"), time.Now().Unix(), id); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestJobsBackendConformance(t *testing.T) {
 	for _, driver := range sqltest.Drivers() {
 		for _, ledger := range []bool{false, true} {

@@ -1,0 +1,103 @@
+package redisqueue
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/tidwall/gjson"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// stateChunk is how many payloads one read of a JobStates call fetches:
+// replies stay small however long a queue is.
+const stateChunk = 1000
+
+var _ triage.JobStateReader = (*Backend)(nil)
+
+// JobStates finds the given uuids in each queue's keys as RedisQueue keeps
+// them: :reserved (running), :delayed and the list (waiting). Per queue it
+// reads at most triage.MaxJobStateScan payloads, reserved first, then
+// delayed, then the list from its newest end, stateChunk at a time; a queue
+// holding more makes the answer Partial.
+func (b *Backend) JobStates(ctx context.Context, p triage.JobStatesParams) (triage.JobStates, error) {
+	out := triage.JobStates{ByUUID: map[string]triage.JobState{}}
+	queues := make([]string, 0, len(p.UUIDs))
+	for q := range p.UUIDs {
+		queues = append(queues, q)
+	}
+	slices.Sort(queues)
+	for _, q := range queues {
+		want := map[string]bool{}
+		for _, u := range p.UUIDs[q] {
+			want[u] = true
+		}
+		partial, err := b.statesOn(ctx, q, want, out.ByUUID)
+		if err != nil {
+			return out, b.fail(ctx, "reading queue "+q, err)
+		}
+		out.Partial = out.Partial || partial
+	}
+	return out, nil
+}
+
+func (b *Backend) statesOn(ctx context.Context, queue string, want map[string]bool, into map[string]triage.JobState) (bool, error) {
+	k := b.QueueKey(queue)
+	pipe := b.client.Pipeline()
+	nReserved := pipe.ZCard(ctx, k+reservedSuffix)
+	nDelayed := pipe.ZCard(ctx, k+delayedSuffix)
+	nList := pipe.LLen(ctx, k)
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return false, err
+	}
+	budget := int64(triage.MaxJobStateScan)
+	note := func(payloads []string, st triage.JobState) {
+		for _, raw := range payloads {
+			u := gjson.Get(raw, "uuid").String()
+			if u != "" && want[u] {
+				if _, seen := into[u]; !seen || st == triage.JobRunning {
+					into[u] = st
+				}
+			}
+		}
+	}
+	zset := func(key string, n int64, st triage.JobState) error {
+		for start := int64(0); start < n && budget > 0; start += stateChunk {
+			stop := min(start+stateChunk, start+budget) - 1
+			got, err := b.client.ZRange(ctx, key, start, stop).Result()
+			if err != nil {
+				return err
+			}
+			budget -= int64(len(got))
+			note(got, st)
+			if len(got) == 0 {
+				break
+			}
+		}
+		return nil
+	}
+	if err := zset(k+reservedSuffix, nReserved.Val(), triage.JobRunning); err != nil {
+		return false, err
+	}
+	if err := zset(k+delayedSuffix, nDelayed.Val(), triage.JobWaiting); err != nil {
+		return false, err
+	}
+	// The list from its newest (right) end: retried jobs are the newest.
+	n := nList.Val()
+	for end := n; end > 0 && budget > 0; {
+		start := max(end-min(stateChunk, budget), 0)
+		got, err := b.client.LRange(ctx, k, start-n, end-n-1).Result()
+		if err != nil {
+			return false, err
+		}
+		budget -= int64(len(got))
+		note(got, triage.JobWaiting)
+		end = start
+		if len(got) == 0 {
+			break
+		}
+	}
+	return nReserved.Val()+nDelayed.Val()+n > triage.MaxJobStateScan, nil
+}

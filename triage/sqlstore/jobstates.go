@@ -1,0 +1,87 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"sort"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// jobStateHeadChars is how much of a jobs payload a state lookup reads:
+// DatabaseQueue writes "uuid" as the payload's first key, as queuedUUIDs
+// relies on too.
+const jobStateHeadChars = 120
+
+var (
+	_ triage.JobStateReader = (*Store)(nil)
+	_ triage.JobStateReader = (*JobsBackend)(nil)
+)
+
+// JobStates finds the given uuids in the jobs table, queue by queue: a row
+// with reserved_at set is running, any other row waiting. Each queue costs
+// one indexed statement reading at most triage.MaxJobStateScan payload
+// heads, newest first; a longer queue makes the answer Partial.
+func (s *Store) JobStates(ctx context.Context, p triage.JobStatesParams) (triage.JobStates, error) {
+	out := triage.JobStates{ByUUID: map[string]triage.JobState{}}
+	if err := s.requireJobs(); err != nil {
+		return out, err
+	}
+	queues := make([]string, 0, len(p.UUIDs))
+	for q := range p.UUIDs {
+		queues = append(queues, q)
+	}
+	sort.Strings(queues)
+	for _, q := range queues {
+		want := map[string]bool{}
+		for _, u := range p.UUIDs[q] {
+			want[u] = true
+		}
+		partial, err := s.jobStatesOn(ctx, q, want, out.ByUUID)
+		if err != nil {
+			return out, err
+		}
+		out.Partial = out.Partial || partial
+	}
+	return out, nil
+}
+
+func (s *Store) jobStatesOn(ctx context.Context, queue string, want map[string]bool, into map[string]triage.JobState) (partial bool, err error) {
+	q := "SELECT reserved_at, " + s.d.head("payload", jobStateHeadChars) + " FROM " + s.jobs +
+		" WHERE queue = ? ORDER BY id DESC LIMIT " + itoa(triage.MaxJobStateScan+1)
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), queue)
+	if err != nil {
+		return false, s.queryError(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+		if n > triage.MaxJobStateScan {
+			return true, nil
+		}
+		var reserved sql.NullInt64
+		var head string
+		if err := rows.Scan(&reserved, &head); err != nil {
+			return false, err
+		}
+		u := payloadUUID(head)
+		if u == "" || !want[u] {
+			continue
+		}
+		st := triage.JobWaiting
+		if reserved.Valid {
+			st = triage.JobRunning
+		}
+		into[u] = st
+	}
+	if err := rows.Err(); err != nil {
+		return false, s.queryError(err)
+	}
+	return false, nil
+}
+
+// JobStates is the store's JobStates.
+func (b *JobsBackend) JobStates(ctx context.Context, p triage.JobStatesParams) (triage.JobStates, error) {
+	return b.Store.JobStates(ctx, p)
+}
