@@ -142,13 +142,24 @@ func (s *Service) selection(ctx context.Context, q Query, refs []Ref, all bool) 
 	return chunks, Filter{}, missing, nil
 }
 
+// rechunk splits id chunks into chunks of at most size ids.
+func rechunk(chunks [][]int64, size int) [][]int64 {
+	var out [][]int64
+	for _, c := range chunks {
+		for i := 0; i < len(c); i += size {
+			out = append(out, c[i:min(i+size, len(c))])
+		}
+	}
+	return out
+}
+
 // FirstAfterID starts an ascending keyset scan or batch walk at the lowest
 // id a bigint primary key holds.
 const FirstAfterID = int64(math.MinInt64)
 
 // eachBatch runs a batch operation over explicit id chunks, or over the
 // filter in ascending keyset batches, until done says stop.
-func eachBatch(ctx context.Context, chunks [][]int64, f Filter, byIDs bool, now time.Time, dry bool,
+func eachBatch(ctx context.Context, chunks [][]int64, f Filter, byIDs bool, now time.Time, dry bool, size int,
 	run func(BatchParams) (BatchResult, error), stop func() bool) error {
 	if byIDs {
 		for _, c := range chunks {
@@ -163,7 +174,7 @@ func eachBatch(ctx context.Context, chunks [][]int64, f Filter, byIDs bool, now 
 	}
 	// The keyset starts below the lowest id, not at 0: rows with negative
 	// (or zero) ids are failed jobs too.
-	p := BatchParams{Filter: f, Limit: WriteBatch, Now: now, DryRun: dry, AfterID: FirstAfterID}
+	p := BatchParams{Filter: f, Limit: size, Now: now, DryRun: dry, AfterID: FirstAfterID}
 	for !stop() {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -212,12 +223,21 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 	// running batch added, to forget if it is rolled back.
 	var skipped keySet
 	var fresh []int64
+	// pushed are the running batch's moves, for OnPushed once it commits.
+	var pushed []Pushed
 	plan := func(r *FailedRow) (Move, bool) {
 		if p.Limit > 0 && res.Retried >= p.Limit {
 			return Move{}, false
 		}
 		j := JobFromRow(r)
 		if !byIDs && !p.Query.match(j) {
+			return Move{}, false
+		}
+		uuid := r.UUID
+		if uuid == "" {
+			uuid = gjson.GetBytes(r.Payload, "uuid").String()
+		}
+		if uuid != "" && p.Exclude[uuid] {
 			return Move{}, false
 		}
 		skip := func(code, reason string) (Move, bool) {
@@ -258,9 +278,8 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		res.IDs = append(res.IDs, j.ID)
 		res.ByQueue[queue]++
 		res.ByClass[j.Class]++
-		uuid := r.UUID
-		if uuid == "" {
-			uuid = gjson.GetBytes(r.Payload, "uuid").String()
+		if p.OnPushed != nil {
+			pushed = append(pushed, Pushed{UUID: uuid, ID: j.ID, Class: j.Class, Connection: r.Connection, Queue: queue})
 		}
 		return Move{UUID: uuid, Queue: queue, Payload: body, Connection: r.Connection, Local: route.Local, RowID: r.ID}, true
 	}
@@ -279,8 +298,15 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 			before.restore(&res)
 			skipped.undo(fresh)
 			fresh = fresh[:0]
+			pushed = pushed[:0]
 		}
 		fresh = fresh[:0]
+		pushed = pushed[:0]
+		if p.BeforeBatch != nil {
+			if err := p.BeforeBatch(ctx, res.Retried); err != nil {
+				return BatchResult{}, err
+			}
+		}
 		var br BatchResult
 		var err error
 		for round := 0; ; round++ {
@@ -309,13 +335,25 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 			}
 			res.IDs, res.Skipped = nil, nil
 		}
+		if p.OnPushed != nil && len(pushed) > 0 && !p.DryRun {
+			p.OnPushed(pushed)
+			pushed = nil
+		}
 		if p.Progress != nil {
 			p.Progress(res.Retried)
 		}
 		return br, nil
 	}
+	size := WriteBatch
+	if p.BatchSize > 0 && p.BatchSize < WriteBatch {
+		size = p.BatchSize
+		chunks = rechunk(chunks, size)
+	}
+	stop := func() bool {
+		return (p.Limit > 0 && res.Retried >= p.Limit) || (p.Stop != nil && p.Stop())
+	}
 	err = sweep(ctx, &conflicts, func() error {
-		return eachBatch(ctx, chunks, f, byIDs, now, p.DryRun, run, func() bool { return p.Limit > 0 && res.Retried >= p.Limit })
+		return eachBatch(ctx, chunks, f, byIDs, now, p.DryRun, size, run, stop)
 	})
 	return res, err
 }
@@ -442,7 +480,7 @@ func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, err
 		return br, nil
 	}
 	err = sweep(ctx, &conflicts, func() error {
-		return eachBatch(ctx, chunks, f, byIDs, s.Now(), p.DryRun, run, func() bool { return false })
+		return eachBatch(ctx, chunks, f, byIDs, s.Now(), p.DryRun, WriteBatch, run, func() bool { return false })
 	})
 	return res, err
 }

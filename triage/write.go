@@ -1,6 +1,9 @@
 package triage
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // RetryParams selects failed jobs to put back on their queues.
 type RetryParams struct {
@@ -27,6 +30,34 @@ type RetryParams struct {
 	// Skipped stay empty: retrying, or skipping, a million jobs then holds
 	// no list of a million.
 	OnBatch func(ids []string, skips []Skip) error
+	// OnPushed, when set, receives the jobs of each batch once it has
+	// committed (never in a dry run), with what a follower needs to find
+	// them in their backend: retry --follow watches them from here.
+	OnPushed func([]Pushed)
+	// BatchSize is the most rows one batch moves; 0 is WriteBatch. Pacing
+	// uses small batches so that pushes are spread, not bursts.
+	BatchSize int
+	// BeforeBatch, when set, runs before each batch with the number of
+	// jobs retried so far; a pacer waits in it. Its error ends the run.
+	BeforeBatch func(ctx context.Context, retried int) error
+	// Stop, when set, is asked before each batch; true ends the run with
+	// the rest of the selection left in failed_jobs (a breaker tripped).
+	Stop func() bool
+	// Exclude names payload uuids the run passes over silently, leaving
+	// them in failed_jobs: canaries that failed again and are back there.
+	Exclude map[string]bool
+}
+
+// Pushed is one job a retry put back on its queue.
+type Pushed struct {
+	// UUID is the payload uuid, the job's identity in its backend and,
+	// when it fails again, in failed_jobs; "" for a payload without one.
+	UUID string
+	// ID is how the operator addresses the failed job it came from.
+	ID         string
+	Class      string
+	Connection string
+	Queue      string
 }
 
 // Skip is a job a bulk action left alone, and why.

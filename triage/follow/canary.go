@@ -1,0 +1,82 @@
+package follow
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Decision is what a canary run says about the rest of the selection.
+type Decision int
+
+const (
+	// Wait: too few canaries have settled to tell.
+	Wait Decision = iota
+	// Continue: enough canaries succeeded; retry the rest.
+	Continue
+	// Stop: too many failed again (or could not settle); leave the rest.
+	Stop
+)
+
+func (d Decision) String() string {
+	switch d {
+	case Continue:
+		return "continue"
+	case Stop:
+		return "stop"
+	}
+	return "wait"
+}
+
+// Canary decides on the rest from the canaries' outcome.
+type Canary struct {
+	// Success is the share (0..1] of canaries that must succeed.
+	Success float64
+}
+
+// Needed is how many of n canaries must succeed.
+func (c Canary) Needed(n int) int {
+	return int(math.Ceil(c.Success*float64(n) - 1e-9))
+}
+
+// Decide reads the canaries' counts: Continue once enough are done, Stop as
+// soon as too many failed again for the share to be reached, and, when
+// final (the timeout passed), Stop for anything short of Continue.
+func (c Canary) Decide(n Counts, final bool) Decision {
+	total := n.Pushed - n.Untracked
+	need := c.Needed(total)
+	switch {
+	case n.Done >= need:
+		return Continue
+	case n.FailedAgain > total-need, final:
+		return Stop
+	}
+	return Wait
+}
+
+// ParseShare reads --canary-success: a percentage ("100%", "80%", "80") or
+// a fraction ("0.8"), in (0, 1].
+func ParseShare(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	t = strings.TrimSuffix(t, "%")
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) {
+		return 0, fmt.Errorf("%q is not a share: want a percentage like 80%% or a fraction like 0.8", s)
+	}
+	if pct || v > 1 {
+		v /= 100
+	}
+	if v <= 0 || v > 1 {
+		return 0, fmt.Errorf("%q is not a share between 0%% (excluded) and 100%%", s)
+	}
+	return v, nil
+}
+
+// Breaker trips once Limit followed jobs have failed again (never when
+// Limit is 0).
+type Breaker struct{ Limit int }
+
+// Tripped reports whether pushing must stop.
+func (b Breaker) Tripped(c Counts) bool { return b.Limit > 0 && c.FailedAgain >= b.Limit }

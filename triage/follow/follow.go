@@ -1,0 +1,443 @@
+// Package follow follows re-queued jobs through their queue backends until
+// they settle: waiting → running (reserved by a worker) → done (gone from
+// the queue and not back in failed_jobs) or failed again (its payload uuid
+// is back in failed_jobs). It also holds the rest of retry's follow-through:
+// the canary decision, the breaker and the pacer of a bulk retry. The clock
+// is injected; nothing here reads the wall clock but RealClock.
+package follow
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// State is where a followed job is.
+type State int
+
+const (
+	// Waiting: pushed, on its queue (available or delayed).
+	Waiting State = iota
+	// Running: reserved by a worker.
+	Running
+	// Done: left its queue and did not come back, nor into failed_jobs.
+	Done
+	// FailedAgain: its payload uuid is back in failed_jobs.
+	FailedAgain
+)
+
+func (s State) String() string {
+	switch s {
+	case Running:
+		return "running"
+	case Done:
+		return "done"
+	case FailedAgain:
+		return "failed again"
+	}
+	return "waiting"
+}
+
+// Settled reports whether a job in this state is finished with.
+func (s State) Settled() bool { return s == Done || s == FailedAgain }
+
+// DefaultSettleGrace is how long a job must be gone from its queue, and not
+// in failed_jobs, before it counts as done. A worker deletes a failing job
+// from its queue before it writes the failed_jobs row (Job::fail runs the
+// job's failed() hook in between), so a job seen gone once may still be on
+// its way to failed_jobs.
+const DefaultSettleGrace = 3 * time.Second
+
+// Observation is one look at the unsettled jobs.
+type Observation struct {
+	// Queued are the jobs their backends hold, by uuid; the others are
+	// gone, unless Partial.
+	Queued map[string]triage.JobState
+	// Partial: some backend could not read all of a queue, so a job not in
+	// Queued may still be there.
+	Partial bool
+	// Failed are the uuids found back in failed_jobs.
+	Failed map[string]bool
+}
+
+// Change is one job moving from one state to another.
+type Change struct {
+	Job      triage.Pushed
+	From, To State
+	At       time.Time
+}
+
+// Counts are the followed jobs by state.
+type Counts struct {
+	// Pushed is every job added; Untracked of them had no payload uuid and
+	// cannot be followed.
+	Pushed, Untracked                   int
+	Waiting, Running, Done, FailedAgain int
+}
+
+// Settled is Done + FailedAgain.
+func (c Counts) Settled() int { return c.Done + c.FailedAgain }
+
+// Unsettled are the tracked jobs still waiting or running.
+func (c Counts) Unsettled() int { return c.Waiting + c.Running }
+
+type entry struct {
+	job         triage.Pushed
+	state       State
+	goneSince   time.Time // zero while seen queued
+	goneLooks   int       // consecutive looks that did not find it
+	settledAt   time.Time
+	everRunning bool
+}
+
+// Tracker is the state machine of the followed jobs. It is not safe for
+// concurrent use; Follower guards it.
+type Tracker struct {
+	// Grace is how long a job must stay gone to be done (DefaultSettleGrace
+	// when zero).
+	Grace  time.Duration
+	jobs   map[string]*entry
+	order  []string
+	counts Counts
+}
+
+// NewTracker returns an empty tracker.
+func NewTracker(grace time.Duration) *Tracker {
+	if grace <= 0 {
+		grace = DefaultSettleGrace
+	}
+	return &Tracker{Grace: grace, jobs: map[string]*entry{}}
+}
+
+// Add starts following jobs, each waiting. A job without a uuid, or one
+// already followed, is counted but not tracked.
+func (t *Tracker) Add(jobs []triage.Pushed) {
+	for _, j := range jobs {
+		t.counts.Pushed++
+		if j.UUID == "" || t.jobs[j.UUID] != nil {
+			t.counts.Untracked++
+			continue
+		}
+		t.jobs[j.UUID] = &entry{job: j}
+		t.order = append(t.order, j.UUID)
+		t.counts.Waiting++
+	}
+}
+
+// minGoneLooks is how many consecutive looks must miss a job before it can
+// be done: one miss may be a job caught between two reads.
+const minGoneLooks = 2
+
+// Observe applies one look at the jobs and returns the changes, in the
+// order the jobs were added.
+func (t *Tracker) Observe(now time.Time, o Observation) []Change {
+	var out []Change
+	for _, u := range t.order {
+		e := t.jobs[u]
+		if e.state.Settled() {
+			continue
+		}
+		to := e.state
+		switch st, queued := o.Queued[u]; {
+		case o.Failed[u]:
+			to = FailedAgain
+		case queued:
+			e.goneSince, e.goneLooks = time.Time{}, 0
+			to = Waiting
+			if st == triage.JobRunning {
+				to = Running
+			}
+		case o.Partial:
+			// absence proves nothing this time
+		default:
+			if e.goneLooks == 0 {
+				e.goneSince = now
+			}
+			e.goneLooks++
+			if e.goneLooks >= minGoneLooks && now.Sub(e.goneSince) >= t.Grace {
+				to = Done
+			}
+		}
+		if to != e.state {
+			out = append(out, Change{Job: e.job, From: e.state, To: to, At: now})
+			t.move(e, to, now)
+		}
+	}
+	return out
+}
+
+func (t *Tracker) move(e *entry, to State, now time.Time) {
+	t.count(e.state, -1)
+	t.count(to, 1)
+	e.state = to
+	if to == Running {
+		e.everRunning = true
+	}
+	if to.Settled() {
+		e.settledAt = now
+	}
+}
+
+func (t *Tracker) count(s State, d int) {
+	switch s {
+	case Waiting:
+		t.counts.Waiting += d
+	case Running:
+		t.counts.Running += d
+	case Done:
+		t.counts.Done += d
+	case FailedAgain:
+		t.counts.FailedAgain += d
+	}
+}
+
+// Counts returns the jobs by state.
+func (t *Tracker) Counts() Counts { return t.counts }
+
+// Unsettled are the jobs still waiting or running, in the order added.
+func (t *Tracker) Unsettled() []triage.Pushed {
+	var out []triage.Pushed
+	for _, u := range t.order {
+		if e := t.jobs[u]; !e.state.Settled() {
+			out = append(out, e.job)
+		}
+	}
+	return out
+}
+
+// In returns the jobs in state s, in the order added.
+func (t *Tracker) In(s State) []triage.Pushed {
+	var out []triage.Pushed
+	for _, u := range t.order {
+		if e := t.jobs[u]; e.state == s {
+			out = append(out, e.job)
+		}
+	}
+	return out
+}
+
+// JobReport is one followed job's outcome.
+type JobReport struct {
+	Job   triage.Pushed
+	State State
+}
+
+// Report lists every tracked job with its state, in the order added.
+func (t *Tracker) Report() []JobReport {
+	out := make([]JobReport, 0, len(t.order))
+	for _, u := range t.order {
+		e := t.jobs[u]
+		out = append(out, JobReport{Job: e.job, State: e.state})
+	}
+	return out
+}
+
+// Source looks at jobs: where their backends hold them, and which are back
+// in failed_jobs.
+type Source interface {
+	Look(ctx context.Context, jobs []triage.Pushed) (Observation, error)
+}
+
+// Clock is the time a follower runs by.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+// RealClock is the wall clock.
+type RealClock struct{}
+
+// Now is time.Now.
+func (RealClock) Now() time.Time { return time.Now() }
+
+// After is time.After.
+func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// DefaultInterval is the time between two looks.
+const DefaultInterval = time.Second
+
+// Follower follows jobs as they are added, from any goroutine, until every
+// one settled or the timeout after the last was added passed.
+type Follower struct {
+	Source   Source
+	Clock    Clock
+	Interval time.Duration
+	// Timeout counts from Close: how long jobs may stay unsettled after
+	// the last was pushed.
+	Timeout time.Duration
+	// OnChange, when set, is told of every look's changes and the counts
+	// after it (from Run's goroutine).
+	OnChange func([]Change, Counts)
+
+	mu       sync.Mutex
+	tracker  *Tracker
+	closed   bool
+	deadline time.Time
+	wake     chan struct{}
+}
+
+// New returns a follower over a tracker with the given settle grace.
+func New(src Source, clock Clock, grace time.Duration) *Follower {
+	return &Follower{Source: src, Clock: clock, Interval: DefaultInterval, tracker: NewTracker(grace), wake: make(chan struct{}, 1)}
+}
+
+// Add follows more jobs.
+func (f *Follower) Add(jobs []triage.Pushed) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tracker.Add(jobs)
+}
+
+// Close says no job will be added any more; the timeout starts now.
+func (f *Follower) Close() {
+	f.mu.Lock()
+	f.closed = true
+	f.deadline = f.Clock.Now().Add(f.Timeout)
+	f.mu.Unlock()
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Counts returns the jobs by state so far.
+func (f *Follower) Counts() Counts {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tracker.Counts()
+}
+
+// Report lists every tracked job with its state.
+func (f *Follower) Report() []JobReport {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tracker.Report()
+}
+
+// In returns the jobs in state s.
+func (f *Follower) In(s State) []triage.Pushed {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tracker.In(s)
+}
+
+// Poll looks once at the unsettled jobs and applies what it saw.
+func (f *Follower) Poll(ctx context.Context) ([]Change, Counts, error) {
+	f.mu.Lock()
+	jobs := f.tracker.Unsettled()
+	f.mu.Unlock()
+	var o Observation
+	if len(jobs) > 0 {
+		var err error
+		if o, err = f.Source.Look(ctx, jobs); err != nil {
+			return nil, f.Counts(), err
+		}
+	}
+	now := f.Clock.Now()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch := f.tracker.Observe(now, o)
+	return ch, f.tracker.Counts(), nil
+}
+
+// Outcome is how a Run ended.
+type Outcome int
+
+const (
+	// Settled: every followed job is done or failed again.
+	Settled Outcome = iota
+	// TimedOut: the timeout passed with jobs unsettled.
+	TimedOut
+	// Stopped: stop said so.
+	Stopped
+)
+
+// Run looks every Interval until Close was called and every job settled,
+// the timeout after Close passed, or stop (when set) returns true after a
+// look. It returns ctx's error when ctx ends first.
+func (f *Follower) Run(ctx context.Context, stop func(Counts) bool) (Outcome, error) {
+	for {
+		ch, c, err := f.Poll(ctx)
+		if err != nil {
+			return TimedOut, err
+		}
+		if f.OnChange != nil && len(ch) > 0 {
+			f.OnChange(ch, c)
+		}
+		if stop != nil && stop(c) {
+			return Stopped, nil
+		}
+		f.mu.Lock()
+		closed, deadline := f.closed, f.deadline
+		f.mu.Unlock()
+		if closed && c.Unsettled() == 0 {
+			return Settled, nil
+		}
+		if closed && !f.Clock.Now().Before(deadline) {
+			return TimedOut, nil
+		}
+		wait := f.Interval
+		if closed {
+			wait = min(wait, max(deadline.Sub(f.Clock.Now()), 0))
+		}
+		select {
+		case <-ctx.Done():
+			return TimedOut, ctx.Err()
+		case <-f.Clock.After(wait):
+		case <-f.wake:
+		}
+	}
+}
+
+// Group is the jobs that failed again with one error signature.
+type Group struct {
+	Signature      string
+	Class          string
+	ExceptionClass string
+	Message        string // the newest raw message
+	IDs            []string
+}
+
+// MaxFailureDetails bounds how many failed-again rows are read for their
+// exceptions: a signature summary needs a sample, not every row.
+const MaxFailureDetails = 1000
+
+// NewFailures reads the failed_jobs rows of jobs that failed again (at most
+// MaxFailureDetails) and groups them by signature, most frequent first. It
+// returns how many were not read.
+func NewFailures(ctx context.Context, store triage.Store, jobs []triage.Pushed) ([]Group, int, error) {
+	by := map[string]*Group{}
+	var order []string
+	read := 0
+	for _, j := range jobs {
+		if read == MaxFailureDetails {
+			break
+		}
+		r, err := store.GetFailed(ctx, triage.Ref{UUID: j.UUID})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, 0, ctx.Err()
+			}
+			continue // gone again (forgotten, retried by someone else)
+		}
+		read++
+		fj := triage.JobFromRow(r)
+		g := by[fj.Signature]
+		if g == nil {
+			g = &Group{Signature: fj.Signature, Class: fj.Class, ExceptionClass: fj.ExceptionClass}
+			by[fj.Signature] = g
+			order = append(order, fj.Signature)
+		}
+		g.Message = fj.ExceptionMessage
+		g.IDs = append(g.IDs, fj.ID)
+	}
+	out := make([]Group, 0, len(order))
+	for _, s := range order {
+		out = append(out, *by[s])
+	}
+	sort.SliceStable(out, func(i, k int) bool { return len(out[i].IDs) > len(out[k].IDs) })
+	return out, len(jobs) - read, nil
+}
