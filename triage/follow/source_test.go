@@ -15,7 +15,7 @@ import (
 func fixture(i int, exc string) sqltest.FailedFixture {
 	u := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
 	return sqltest.FailedFixture{UUID: &u, Connection: "database", Queue: "default",
-		Payload: `{"uuid":"` + u + `","displayName":"App\\Jobs\\X","job":"Illuminate\\Queue\\CallQueuedHandler@call","data":{"commandName":"App\\Jobs\\X","command":"O:10:\"App\\Jobs\\X\":0:{}"}}`,
+		Payload:   `{"uuid":"` + u + `","displayName":"App\\Jobs\\X","job":"Illuminate\\Queue\\CallQueuedHandler@call","data":{"commandName":"App\\Jobs\\X","command":"O:10:\"App\\Jobs\\X\":0:{}"}}`,
 		Exception: exc + " in /app/X.php:1\nStack trace:\n#0 {main}", FailedAt: "2026-11-30 10:00:00"}
 }
 
