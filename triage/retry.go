@@ -459,6 +459,7 @@ func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, err
 	conflicts := 0
 	run := func(bp BatchParams) (BatchResult, error) {
 		bp.NeedException = p.Signature != ""
+		bp.Archive = p.Archive
 		deleted, ids := res.Deleted, len(res.IDs) // ids are only appended to
 		br, err := retryConflicts(ctx, &conflicts, func() (BatchResult, error) {
 			res.Deleted, res.IDs = deleted, res.IDs[:ids]
@@ -488,25 +489,43 @@ func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, err
 // Prune deletes the failed jobs older than hours, as queue:prune-failed
 // does (failed_at < now − hours, in the app timezone), in short batches.
 func (s *Service) Prune(ctx context.Context, hours float64, dry bool, progress func(int64)) (int64, error) {
+	return s.PruneArchived(ctx, hours, dry, nil, progress)
+}
+
+// PruneArchived is Prune handing each batch's rows to archive, which must
+// make them durable, before the batch is deleted (nil: no archive).
+func (s *Service) PruneArchived(ctx context.Context, hours float64, dry bool, archive func([]RawRow) error, progress func(int64)) (int64, error) {
 	if hours <= 0 {
 		return 0, fmt.Errorf("%w: --hours must be greater than 0, got %v", ErrInvalidInput, hours)
 	}
 	before := s.Now().Add(-time.Duration(hours * float64(time.Hour)))
-	return s.Store.DeleteBefore(ctx, PruneParams{Before: before, DryRun: dry, Progress: progress})
+	return s.Store.DeleteBefore(ctx, PruneParams{Before: before, DryRun: dry, Progress: progress, Archive: archive})
 }
 
 // Flush deletes every failed job, or with hours > 0 those that failed at or
 // before now − hours (queue:flush --hours, <=), in short batches.
 func (s *Service) Flush(ctx context.Context, hours float64, progress func(int64)) (int64, error) {
+	return s.FlushArchived(ctx, hours, nil, progress)
+}
+
+// FlushArchived is Flush handing each batch's rows to archive before the
+// batch is deleted (nil: no archive).
+func (s *Service) FlushArchived(ctx context.Context, hours float64, archive func([]RawRow) error, progress func(int64)) (int64, error) {
 	if hours < 0 {
 		return 0, fmt.Errorf("%w: --hours must not be negative, got %v", ErrInvalidInput, hours)
 	}
 	if hours == 0 {
-		return s.Store.DeleteAll(ctx, 1000, progress)
+		if archive != nil {
+			return s.Store.DeleteBefore(ctx, PruneParams{All: true, BatchSize: flushBatch, Progress: progress, Archive: archive})
+		}
+		return s.Store.DeleteAll(ctx, flushBatch, progress)
 	}
 	before := s.Now().Add(-time.Duration(hours * float64(time.Hour)))
-	return s.Store.DeleteBefore(ctx, PruneParams{Before: before, Inclusive: true, Progress: progress})
+	return s.Store.DeleteBefore(ctx, PruneParams{Before: before, Inclusive: true, Progress: progress, Archive: archive})
 }
+
+// flushBatch is the rows one statement of a flush deletes.
+const flushBatch = 1000
 
 // sweep runs a whole pass and, if any batch of it was rolled back and run
 // again, runs the pass once more (up to three times). With SKIP LOCKED a

@@ -190,6 +190,11 @@ type BatchParams struct {
 	// NeedException asks for the exception heads (signature filters);
 	// without it the rows carry an empty Exception.
 	NeedException bool
+	// Archive, when set on a delete (DeleteBatch), receives the rows the
+	// plan accepted, whole and as stored, inside the batch's transaction
+	// and before their DELETE; an error rolls the batch back. It must make
+	// them durable before it returns.
+	Archive func(rows []RawRow) error
 	// Push, when set, receives the batch's moves that are not Local (a
 	// queue backend other than this database's jobs table); it must make
 	// them durable there, idempotently by uuid, before the rows are
@@ -241,6 +246,49 @@ type PruneParams struct {
 	Progress       func(total int64)
 	// OnBatch reports each delete statement's row count and duration.
 	OnBatch func(n int64, took time.Duration)
+	// Archive, when set, receives each batch's rows whole and as stored,
+	// locked, before they are deleted in the same transaction; an error
+	// rolls the batch back and stops the run. It must make them durable
+	// before it returns.
+	Archive func(rows []RawRow) error
+	// All deletes every row present when the run starts (flush without
+	// --hours; Before and Inclusive are ignored); only with Archive.
+	All bool
+}
+
+// RawRow is a failed_jobs row exactly as the database holds it, for an
+// archive: nil is NULL, text columns keep their bytes, and FailedAt is the
+// database's own text for the value (what it parses back on insert).
+type RawRow struct {
+	ID int64
+	// UUID is nil when the value is NULL or the table has no uuid column.
+	UUID                                  *string
+	Connection, Queue, Payload, Exception *string
+	FailedAt                              *string
+}
+
+// RestoreParams re-inserts archived rows into failed_jobs.
+type RestoreParams struct {
+	Rows   []RawRow
+	DryRun bool
+}
+
+// RestoreResult counts what RestoreRows did (or, dry, would do) with a batch.
+type RestoreResult struct {
+	// Restored rows were inserted; Renumbered of them under a new id
+	// because their own was taken by another row.
+	Restored, Renumbered int
+	// Present rows were already there: a row with the same uuid (or, for
+	// a row without uuid, the same id and payload).
+	Present int
+}
+
+// Restorer is a store that can put archived rows back (sqlstore).
+type Restorer interface {
+	// RestoreRows inserts the rows not already present, in one
+	// transaction: with their original id when it is free, else with an
+	// id the database assigns.
+	RestoreRows(ctx context.Context, p RestoreParams) (RestoreResult, error)
 }
 
 // Errors the store and the service return; cmd maps them to exit codes.

@@ -99,6 +99,9 @@ type ForgetParams struct {
 	Progress func(done int)
 	// OnBatch is RetryParams.OnBatch for ForgetResult.IDs.
 	OnBatch func(ids []string) error
+	// Archive receives each batch's rows whole before they are deleted
+	// (BatchParams.Archive); not called on a dry run.
+	Archive func(rows []RawRow) error
 }
 
 // ForgetResult says what a forget did.

@@ -39,6 +39,9 @@ type dialect struct {
 	topException func(col string) string
 	// columnsQuery lists (name, nullable) of a table in the current schema.
 	columnsQuery string
+	// asText reads a column as the database's own text for its value
+	// (what it parses back on insert): an archive keeps failed_at so.
+	asText func(col string) string
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -63,6 +66,7 @@ func dialectFor(driver string) (dialect, bool) {
 			topException: func(col string) string { return "split_part(" + col + ", ?, -1)" },
 			columnsQuery: `SELECT column_name, is_nullable = 'YES' FROM information_schema.columns
 			WHERE table_schema = current_schema() AND table_name = ?`,
+			asText: func(col string) string { return "CAST(" + col + " AS text)" },
 		}, true
 	case "mysql":
 		return dialect{
@@ -85,6 +89,7 @@ func dialectFor(driver string) (dialect, bool) {
 			topException: func(col string) string { return "SUBSTRING_INDEX(" + col + ", ?, -1)" },
 			columnsQuery: `SELECT column_name, is_nullable = 'YES' FROM information_schema.columns
 			WHERE table_schema = DATABASE() AND table_name = ?`,
+			asText: func(col string) string { return "CAST(" + col + " AS CHAR)" },
 		}, true
 	case "sqlite":
 		return dialect{
@@ -97,6 +102,9 @@ func dialectFor(driver string) (dialect, bool) {
 			// the same code as for whole rows (and cheaper here than four
 			// searches in SQL).
 			columnsQuery: `SELECT name, "notnull" = 0 FROM pragma_table_info(?)`,
+			// Without the cast the driver turns a DATETIME column into a
+			// time.Time and the stored text is lost.
+			asText: func(col string) string { return "CAST(" + col + " AS TEXT)" },
 		}, true
 	}
 	return dialect{}, false

@@ -631,6 +631,15 @@ func (s *Store) DeleteBatch(ctx context.Context, p triage.BatchParams, plan func
 		}
 	}
 	if !p.DryRun && len(del) > 0 {
+		if p.Archive != nil {
+			rows, err := s.rawByIDs(ctx, tx, del)
+			if err != nil {
+				return triage.BatchResult{}, err
+			}
+			if err := p.Archive(rows); err != nil {
+				return triage.BatchResult{}, err
+			}
+		}
 		if err := s.deleteIDs(ctx, tx, del); err != nil {
 			return triage.BatchResult{}, err
 		}
@@ -735,6 +744,12 @@ func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.
 // behind newer rows would be out of failure order — a clock step — and is
 // still caught inside those batches).
 func (s *Store) DeleteBefore(ctx context.Context, p triage.PruneParams) (int64, error) {
+	if p.Archive != nil && !p.DryRun {
+		return s.deleteArchived(ctx, p)
+	}
+	if p.All {
+		return 0, fmt.Errorf("%w: PruneParams.All needs an Archive", triage.ErrInvalidInput)
+	}
 	batch := p.BatchSize
 	if batch <= 0 {
 		batch = 1000

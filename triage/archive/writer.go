@@ -1,0 +1,332 @@
+package archive
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// Stdout is the path that names standard output.
+const Stdout = "-"
+
+// filePerm keeps an archive private: payloads carry customer data.
+const filePerm = 0o600
+
+// Writer appends rows to an archive and makes each batch durable.
+type Writer struct {
+	path string
+	f    *os.File  // the archive file; nil when writing to stdout
+	out  io.Writer // where records go
+	// syncOut is stdout when it is a regular file (a shell redirect),
+	// which can be fsynced like an archive file.
+	syncOut *os.File
+	gz      bool
+	size    int64 // bytes of whole records (or members) in the file
+	keys    map[key]struct{}
+	now     func() time.Time
+	buf     bytes.Buffer
+	broken  error
+
+	// Existing counts the records the file held when it was opened.
+	Existing int64
+	// Cut is the size of a torn tail cut off when the file was opened.
+	Cut int64
+	// Written counts the records this writer added; Skipped the rows it
+	// was given that the archive already held.
+	Written, Skipped int64
+}
+
+// Open opens the archive at path for appending, creating it (mode 0600)
+// when it does not exist; Stdout ("-") writes to stdout, uncompressed.
+// A path ending in ".gz" is written as gzip, one member per batch. An
+// existing file is read first: its records are remembered (a row it holds
+// is not written again) and a torn tail is cut off. The file is locked
+// against a second writer until Close.
+func Open(path string, stdout io.Writer, now func() time.Time) (*Writer, error) {
+	w := &Writer{path: path, now: now, keys: map[key]struct{}{}}
+	if path == Stdout {
+		w.out = stdout
+		if f, ok := stdout.(*os.File); ok {
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				w.syncOut = f
+			}
+		}
+		return w, nil
+	}
+	w.gz = strings.HasSuffix(path, ".gz")
+	created := true
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, filePerm)
+	if errors.Is(err, fs.ErrExist) {
+		created = false
+		f, err = os.OpenFile(path, os.O_RDWR, 0)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("archive %s is being written by another process (%v)", path, err)
+	}
+	w.f, w.out = f, f
+	if created {
+		// The new name must survive a crash as well as the data.
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("archive %s: %w", path, err)
+		}
+		return w, nil
+	}
+	if err := w.load(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// load reads the existing file: its records' keys and where its last
+// whole record (or gzip member) ends; a torn tail after it is cut off.
+func (w *Writer) load() error {
+	st, err := w.f.Stat()
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	if st.Size() == 0 {
+		return nil
+	}
+	head := make([]byte, len(gzipMagic))
+	n, _ := io.ReadFull(w.f, head)
+	if _, err := w.f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	// The content decides, whatever the name says: appending must not
+	// mix plain lines and gzip members.
+	w.gz = n == len(gzipMagic) && bytes.Equal(head, gzipMagic)
+	var good int64
+	if w.gz {
+		good, err = w.loadGzip()
+	} else {
+		good, err = w.loadPlain()
+	}
+	if err != nil {
+		return err
+	}
+	if good < st.Size() {
+		w.Cut = st.Size() - good
+		if err := w.f.Truncate(good); err != nil {
+			return fmt.Errorf("archive %s: cutting off its torn tail: %w", w.path, err)
+		}
+		if err := w.f.Sync(); err != nil {
+			return fmt.Errorf("archive %s: %w", w.path, err)
+		}
+	}
+	if _, err := w.f.Seek(good, io.SeekStart); err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	w.size = good
+	return nil
+}
+
+func (w *Writer) notArchive(line int, err error) error {
+	return fmt.Errorf("%w: %s is not a jobtriage archive (line %d: %v); not appending to it", triage.ErrInvalidInput, w.path, line, err)
+}
+
+func (w *Writer) loadPlain() (int64, error) {
+	br := bufio.NewReaderSize(w.f, readBuffer)
+	var good int64
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("archive: %w", err)
+		}
+		if len(b) == 0 || b[len(b)-1] != '\n' {
+			return good, nil // the end, or a torn last line
+		}
+		if text := bytes.TrimSuffix(b, []byte("\n")); len(bytes.TrimSpace(text)) > 0 {
+			r, derr := decodeRecord(text)
+			if derr != nil {
+				return 0, w.notArchive(line, derr)
+			}
+			w.keys[keyOf(r)] = struct{}{}
+			w.Existing++
+		}
+		good += int64(len(b))
+	}
+}
+
+// countingReader counts the bytes read from the file, so that the end of
+// each gzip member is known (the bufio.Reader above it is the
+// io.ByteReader flate reads from, so nothing reads ahead of it).
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (w *Writer) loadGzip() (int64, error) {
+	cr := &countingReader{r: w.f}
+	br := bufio.NewReaderSize(cr, readBuffer)
+	zr := new(gzip.Reader)
+	var good int64
+	line := 0
+	for {
+		err := zr.Reset(br)
+		switch {
+		case errors.Is(err, io.EOF):
+			return good, nil
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return good, nil // a torn member header
+		case err != nil:
+			return 0, w.notArchive(line+1, err)
+		}
+		zr.Multistream(false)
+		lines := bufio.NewReaderSize(zr, readBuffer)
+		var keys []key
+		for {
+			b, err := lines.ReadBytes('\n')
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return good, nil // a torn member: cut off, with its records
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return 0, w.notArchive(line+1, err)
+			}
+			if len(b) == 0 {
+				break
+			}
+			line++
+			text := bytes.TrimSuffix(b, []byte("\n"))
+			if len(bytes.TrimSpace(text)) == 0 {
+				continue
+			}
+			r, derr := decodeRecord(text)
+			if derr != nil {
+				return 0, w.notArchive(line, derr)
+			}
+			keys = append(keys, keyOf(r))
+			if err != nil { // io.EOF: the member ended without a newline
+				break
+			}
+		}
+		for _, k := range keys {
+			w.keys[k] = struct{}{}
+		}
+		w.Existing += int64(len(keys))
+		good = cr.n - int64(br.Buffered())
+	}
+}
+
+// Write appends the rows the archive does not hold yet and makes them
+// durable (fsync) before it returns; only then may the caller delete
+// them. On an error nothing of the batch stays in the file, and the
+// writer refuses further batches.
+func (w *Writer) Write(rows []triage.RawRow) error {
+	if w.broken != nil {
+		return w.broken
+	}
+	w.buf.Reset()
+	at := w.now()
+	var fresh []key
+	inBatch := map[key]struct{}{}
+	for _, r := range rows {
+		k := keyOf(r)
+		_, had := w.keys[k]
+		_, twice := inBatch[k]
+		if had || twice {
+			w.Skipped++
+			continue
+		}
+		inBatch[k] = struct{}{}
+		fresh = append(fresh, k)
+		appendRecord(&w.buf, r, at)
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	data := w.buf.Bytes()
+	if w.gz {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		if _, err := zw.Write(data); err != nil {
+			return w.fail(err)
+		}
+		if err := zw.Close(); err != nil {
+			return w.fail(err)
+		}
+		data = z.Bytes()
+	}
+	if _, err := w.out.Write(data); err != nil {
+		return w.fail(err)
+	}
+	if err := w.sync(); err != nil {
+		return w.fail(err)
+	}
+	w.size += int64(len(data))
+	for _, k := range fresh {
+		w.keys[k] = struct{}{}
+	}
+	w.Written += int64(len(fresh))
+	return nil
+}
+
+func (w *Writer) sync() error {
+	switch {
+	case w.f != nil:
+		return w.f.Sync()
+	case w.syncOut != nil:
+		return w.syncOut.Sync()
+	}
+	return nil // a pipe or a terminal: nothing to sync
+}
+
+// fail cuts the file back to its last whole batch and breaks the writer.
+func (w *Writer) fail(err error) error {
+	where := w.path
+	if w.f != nil {
+		if terr := w.f.Truncate(w.size); terr == nil {
+			_, _ = w.f.Seek(w.size, io.SeekStart)
+			_ = w.f.Sync()
+		}
+	} else {
+		where = "standard output"
+	}
+	w.broken = fmt.Errorf("archive %s: %w (nothing of the batch was deleted)", where, err)
+	return w.broken
+}
+
+// Close releases the lock and closes the file (not stdout).
+func (w *Writer) Close() error {
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Close() // closing drops the flock
+	w.f = nil
+	return err
+}
+
+// syncDir fsyncs a directory, so that a file created in it survives a
+// crash of the machine.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, errSyncUnsupported) {
+		return err
+	}
+	return nil
+}

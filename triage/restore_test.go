@@ -1,0 +1,110 @@
+package triage_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// restoreStore records what Restore hands it; it fails the first call
+// with conflicts conflict errors.
+type restoreStore struct {
+	triage.Store
+	batches   [][]triage.RawRow
+	conflicts int
+	present   map[string]bool
+	fail      error
+}
+
+func (r *restoreStore) RestoreRows(_ context.Context, p triage.RestoreParams) (triage.RestoreResult, error) {
+	if r.conflicts > 0 {
+		r.conflicts--
+		return triage.RestoreResult{}, fmt.Errorf("deadlock: %w", triage.ErrConflict)
+	}
+	if r.fail != nil {
+		return triage.RestoreResult{}, r.fail
+	}
+	r.batches = append(r.batches, append([]triage.RawRow(nil), p.Rows...))
+	var res triage.RestoreResult
+	for _, row := range p.Rows {
+		if row.UUID != nil && r.present[*row.UUID] {
+			res.Present++
+		} else {
+			res.Restored++
+		}
+	}
+	return res, nil
+}
+
+func rowsFeed(rows []triage.RawRow) func() (triage.RawRow, error) {
+	i := 0
+	return func() (triage.RawRow, error) {
+		if i == len(rows) {
+			return triage.RawRow{}, io.EOF
+		}
+		i++
+		return rows[i-1], nil
+	}
+}
+
+func TestRestoreDeduplicatesAndBatches(t *testing.T) {
+	var rows []triage.RawRow
+	for i := 0; i < triage.RestoreBatch+5; i++ {
+		u := fmt.Sprintf("u-%d", i)
+		rows = append(rows, triage.RawRow{ID: int64(i), UUID: &u})
+	}
+	// The same uuid twice (a batch archived by two runs) and two rows
+	// without uuid (legacy rows: the store decides by id).
+	rows = append(rows, rows[3], triage.RawRow{ID: -1}, triage.RawRow{ID: -1})
+	st := &restoreStore{conflicts: 2, present: map[string]bool{"u-7": true}}
+	svc := &triage.Service{Store: st}
+	var progress int64
+	sum, err := svc.Restore(context.Background(), triage.RestoreRun{Next: rowsFeed(rows), Progress: func(n int64) { progress = n }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Restored: all but the duplicate and u-7, which was present.
+	want := triage.RestoreSummary{Read: int64(len(rows)), Restored: int64(len(rows)) - 2, Present: 1, Duplicates: 1}
+	if sum != want {
+		t.Errorf("summary %+v, want %+v", sum, want)
+	}
+	if len(st.batches) != 2 || len(st.batches[0]) != triage.RestoreBatch {
+		t.Errorf("%d batches", len(st.batches))
+	}
+	if progress != int64(len(rows)) {
+		t.Errorf("progress %d, want %d", progress, len(rows))
+	}
+}
+
+func TestRestoreStopsOnErrors(t *testing.T) {
+	u := "u"
+	rows := []triage.RawRow{{ID: 1, UUID: &u}}
+	boom := errors.New("boom")
+	svc := &triage.Service{Store: &restoreStore{fail: boom}}
+	if _, err := svc.Restore(context.Background(), triage.RestoreRun{Next: rowsFeed(rows)}); !errors.Is(err, boom) {
+		t.Errorf("store error: %v", err)
+	}
+	bad := func() (triage.RawRow, error) { return triage.RawRow{}, triage.ErrInvalidInput }
+	if _, err := (&triage.Service{Store: &restoreStore{}}).Restore(context.Background(), triage.RestoreRun{Next: bad}); !errors.Is(err, triage.ErrInvalidInput) {
+		t.Errorf("archive error: %v", err)
+	}
+	// Conflicts past the bound give up.
+	svc = &triage.Service{Store: &restoreStore{conflicts: 100}}
+	if _, err := svc.Restore(context.Background(), triage.RestoreRun{Next: rowsFeed(rows)}); !errors.Is(err, triage.ErrConflict) {
+		t.Errorf("endless conflicts: %v", err)
+	}
+	// A store that cannot restore (the file driver).
+	type readOnly struct{ triage.Store }
+	if _, err := (&triage.Service{Store: readOnly{}}).Restore(context.Background(), triage.RestoreRun{Next: rowsFeed(rows)}); !errors.Is(err, triage.ErrInvalidInput) {
+		t.Errorf("read-only store: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (&triage.Service{Store: &restoreStore{}}).Restore(ctx, triage.RestoreRun{Next: rowsFeed(rows)}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}

@@ -1,0 +1,407 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// archiveBatch is the rows one archived prune or flush transaction writes
+// to the archive and deletes, when PruneParams.BatchSize does not say.
+const archiveBatch = 1000
+
+// archiveAttempts bounds how often one archived batch runs again after
+// the database rolled it back as a deadlock victim.
+const archiveAttempts = 8
+
+// restoreInsertRows is the rows of one multi-row INSERT of a restore:
+// seven parameters a row keeps a statement well inside every driver's
+// parameter limit.
+const restoreInsertRows = 200
+
+// rawColumns selects a whole failed_jobs row as stored: failed_at as the
+// database's text for it, NULLs kept (scanRaw).
+func (s *Store) rawColumns() string {
+	uuid := "uuid"
+	if s.schema.IDMode != triage.IDModeUUID {
+		uuid = "NULL"
+	}
+	return "id, " + uuid + ", connection, queue, " + s.d.asText("failed_at") + ", payload, exception"
+}
+
+func scanRaw(rows *sql.Rows) ([]triage.RawRow, error) {
+	defer rows.Close()
+	var out []triage.RawRow
+	for rows.Next() {
+		var r triage.RawRow
+		var uuid, conn, queue, failedAt, payload, exc sql.NullString
+		if err := rows.Scan(&r.ID, &uuid, &conn, &queue, &failedAt, &payload, &exc); err != nil {
+			return nil, fmt.Errorf("reading a failed_jobs row: %w", err)
+		}
+		r.UUID, r.Connection, r.Queue = ptr(uuid), ptr(conn), ptr(queue)
+		r.FailedAt, r.Payload, r.Exception = ptr(failedAt), ptr(payload), ptr(exc)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func ptr(v sql.NullString) *string {
+	if !v.Valid {
+		return nil
+	}
+	return &v.String
+}
+
+// rawByIDs reads whole rows of the batch tx holds locked.
+func (s *Store) rawByIDs(ctx context.Context, tx *sqlx.Tx, ids []int64) ([]triage.RawRow, error) {
+	var out []triage.RawRow
+	const perSelect = 1000
+	for i := 0; i < len(ids); i += perSelect {
+		chunk := ids[i:min(i+perSelect, len(ids))]
+		args := make([]any, len(chunk))
+		for k, id := range chunk {
+			args[k] = id
+		}
+		q := "SELECT " + s.rawColumns() + " FROM " + s.failed + " WHERE id IN (" + marks(len(chunk)) + ") ORDER BY id"
+		rows, err := tx.QueryContext(ctx, s.db.Rebind(q), args...)
+		if err != nil {
+			return nil, s.queryError(err)
+		}
+		got, err := scanRaw(rows)
+		if err != nil {
+			return nil, s.queryError(err)
+		}
+		out = append(out, got...)
+	}
+	if len(out) != len(ids) {
+		// The rows are locked by this transaction; one missing means
+		// someone deleted it without a lock (SQLite aside, cannot happen).
+		return nil, fmt.Errorf("failed_jobs: %d of %d locked rows could not be read whole: %w", len(ids)-len(out), len(ids), triage.ErrConflict)
+	}
+	return out, nil
+}
+
+// deleteArchived is DeleteBefore with p.Archive: each batch is selected
+// whole and locked, handed to p.Archive (which makes it durable), and only
+// then deleted, in one transaction. A crash before the commit leaves the
+// batch in failed_jobs (and, perhaps, in the archive too: a repeated run
+// archives it again, and the archive writer keeps one copy).
+func (s *Store) deleteArchived(ctx context.Context, p triage.PruneParams) (int64, error) {
+	batch := p.BatchSize
+	if batch <= 0 {
+		batch = archiveBatch
+	}
+	stopAfter := p.StopAfterClean
+	if stopAfter <= 0 {
+		stopAfter = 3
+	}
+	var cond string
+	var condArgs []any
+	if p.All {
+		// Every row there at the start: failures arriving meanwhile stay.
+		var snapshot sql.NullInt64
+		if err := s.db.QueryRowContext(ctx, "SELECT MAX(id) FROM "+s.failed).Scan(&snapshot); err != nil {
+			return 0, s.queryError(err)
+		}
+		if !snapshot.Valid {
+			return 0, nil
+		}
+		cond, condArgs = "id <= ?", []any{snapshot.Int64}
+	} else {
+		op := "<"
+		if p.Inclusive {
+			op = "<="
+		}
+		cond, condArgs = "failed_at "+op+" ?", []any{s.wall(p.Before)}
+	}
+	var total int64
+	cursor := triage.FirstAfterID
+	clean := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		var hi sql.NullInt64
+		q := "SELECT MAX(id) FROM (SELECT id FROM " + s.failed + " WHERE id > ? ORDER BY id LIMIT ?) b"
+		if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), cursor, batch).Scan(&hi); err != nil {
+			return total, s.queryError(err)
+		}
+		if !hi.Valid {
+			return total, nil
+		}
+		start := time.Now()
+		var n int64
+		var err error
+		for attempt := 1; ; attempt++ {
+			n, err = s.archiveRange(ctx, cursor, hi.Int64, cond, condArgs, p.Archive)
+			if err == nil || !errors.Is(err, triage.ErrConflict) || attempt == archiveAttempts {
+				break
+			}
+		}
+		if err != nil {
+			return total, err
+		}
+		if p.OnBatch != nil {
+			p.OnBatch(n, time.Since(start))
+		}
+		total += n
+		if p.Progress != nil {
+			p.Progress(total)
+		}
+		if p.All && hi.Int64 >= condArgs[0].(int64) {
+			return total, nil
+		}
+		if n == 0 && !p.All {
+			clean++
+			if clean >= stopAfter {
+				return total, nil
+			}
+		} else {
+			clean = 0
+		}
+		cursor = hi.Int64
+	}
+}
+
+// archiveRange archives and deletes the rows in (lo, hi] that cond selects.
+func (s *Store) archiveRange(ctx context.Context, lo, hi int64, cond string, condArgs []any, archive func([]triage.RawRow) error) (int64, error) {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	q := "SELECT " + s.rawColumns() + " FROM " + s.failed + " WHERE id > ? AND id <= ? AND " + cond + " ORDER BY id" + s.lockClause()
+	rs, err := tx.QueryContext(ctx, s.db.Rebind(q), append([]any{lo, hi}, condArgs...)...)
+	if err != nil {
+		return 0, s.writeError(err, s.schema.FailedTable)
+	}
+	rows, err := scanRaw(rs)
+	if err != nil {
+		return 0, s.queryError(err)
+	}
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	if err := archive(rows); err != nil {
+		return 0, err
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	n, err := s.deleteCounted(ctx, tx, ids)
+	if err != nil {
+		return 0, err
+	}
+	if n != int64(len(ids)) {
+		return 0, fmt.Errorf("failed_jobs: %d of %d archived rows vanished under their locks: %w", int64(len(ids))-n, len(ids), triage.ErrConflict)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, s.queryError(err)
+	}
+	return n, nil
+}
+
+// RestoreRows puts archived rows back into failed_jobs (triage.Restorer),
+// in one transaction. A row is present, and skipped, when a row with its
+// uuid is there (the uuid is what Laravel and jobtriage address a job by);
+// a row without uuid (a legacy row, or a table without the column) when
+// a row with its id and the same payload is there. A restored row keeps
+// its original id when no row holds it — references in tickets, logs and
+// `queue:retry <id>` stay right — and gets a new one from the database
+// otherwise.
+func (s *Store) RestoreRows(ctx context.Context, p triage.RestoreParams) (triage.RestoreResult, error) {
+	var res triage.RestoreResult
+	if len(p.Rows) == 0 {
+		return res, nil
+	}
+	var tx *sqlx.Tx
+	var err error
+	if p.DryRun {
+		// A dry run writes nothing and needs no write privilege.
+		tx, err = s.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: s.d.name != "sqlite"})
+		if err != nil {
+			return res, s.queryError(err)
+		}
+	} else if tx, err = s.beginWrite(ctx); err != nil {
+		return res, err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	byUUID := s.schema.IDMode == triage.IDModeUUID
+	var uuids []any
+	var ids []any
+	for _, r := range p.Rows {
+		if byUUID && r.UUID != nil {
+			uuids = append(uuids, *r.UUID)
+		}
+		ids = append(ids, r.ID)
+	}
+	presentUUID := map[string]bool{}
+	if err := s.selectIn(ctx, tx, "SELECT uuid FROM "+s.failed+" WHERE uuid IN (%s)", uuids, func(rows *sql.Rows) error {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return err
+		}
+		presentUUID[u] = true
+		return nil
+	}); err != nil {
+		return res, err
+	}
+	// Which ids are taken, and by what payload (for rows without uuid).
+	taken := map[int64]*string{}
+	if err := s.selectIn(ctx, tx, "SELECT id, payload FROM "+s.failed+" WHERE id IN (%s)", ids, func(rows *sql.Rows) error {
+		var id int64
+		var payload sql.NullString
+		if err := rows.Scan(&id, &payload); err != nil {
+			return err
+		}
+		taken[id] = ptr(payload)
+		return nil
+	}); err != nil {
+		return res, err
+	}
+	var keepID, newID []triage.RawRow
+	seenUUID := map[string]bool{}
+	for _, r := range p.Rows {
+		if byUUID && r.UUID != nil {
+			if presentUUID[*r.UUID] || seenUUID[*r.UUID] {
+				res.Present++
+				continue
+			}
+			seenUUID[*r.UUID] = true
+		} else if have, ok := taken[r.ID]; ok && sameText(have, r.Payload) {
+			res.Present++
+			continue
+		}
+		if _, ok := taken[r.ID]; ok {
+			newID = append(newID, r)
+			continue
+		}
+		taken[r.ID] = r.Payload // a later row of the batch with this id is renumbered
+		keepID = append(keepID, r)
+	}
+	res.Restored, res.Renumbered = len(keepID)+len(newID), len(newID)
+	if p.DryRun {
+		return res, nil
+	}
+	if err := s.insertRaw(ctx, tx, keepID, true); err != nil {
+		return triage.RestoreResult{}, err
+	}
+	if err := s.insertRaw(ctx, tx, newID, false); err != nil {
+		return triage.RestoreResult{}, err
+	}
+	if len(keepID) > 0 && s.d.name == "postgres" {
+		if err := s.advanceSequence(ctx, tx); err != nil {
+			return triage.RestoreResult{}, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return triage.RestoreResult{}, s.queryError(err)
+	}
+	return res, nil
+}
+
+func sameText(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// selectIn runs q (with one %s for the placeholders) over vals in chunks.
+func (s *Store) selectIn(ctx context.Context, tx *sqlx.Tx, q string, vals []any, scan func(*sql.Rows) error) error {
+	const perSelect = 500
+	for i := 0; i < len(vals); i += perSelect {
+		chunk := vals[i:min(i+perSelect, len(vals))]
+		rows, err := tx.QueryContext(ctx, s.db.Rebind(fmt.Sprintf(q, marks(len(chunk)))), chunk...)
+		if err != nil {
+			return s.queryError(err)
+		}
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				rows.Close()
+				return s.queryError(err)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return s.queryError(err)
+		}
+	}
+	return nil
+}
+
+// insertRaw inserts archived rows, with their ids (withID) or without.
+// failed_at goes back as the text the database gave for it, which it
+// parses into the same value.
+func (s *Store) insertRaw(ctx context.Context, tx *sqlx.Tx, rows []triage.RawRow, withID bool) error {
+	cols := []string{"connection", "queue", "payload", "exception", "failed_at"}
+	if s.schema.IDMode == triage.IDModeUUID {
+		cols = append([]string{"uuid"}, cols...)
+	}
+	if withID {
+		cols = append([]string{"id"}, cols...)
+	}
+	row := "(" + marks(len(cols)) + ")"
+	for i := 0; i < len(rows); i += restoreInsertRows {
+		chunk := rows[i:min(i+restoreInsertRows, len(rows))]
+		values := make([]byte, 0, len(chunk)*(len(row)+2))
+		args := make([]any, 0, len(chunk)*len(cols))
+		for k, r := range chunk {
+			if k > 0 {
+				values = append(values, ", "...)
+			}
+			values = append(values, row...)
+			if withID {
+				args = append(args, r.ID)
+			}
+			if s.schema.IDMode == triage.IDModeUUID {
+				args = append(args, nullable(r.UUID))
+			}
+			args = append(args, nullable(r.Connection), nullable(r.Queue), nullable(r.Payload), nullable(r.Exception), nullable(r.FailedAt))
+		}
+		q := "INSERT INTO " + s.failed + " (" + strings.Join(cols, ", ") + ") VALUES " + string(values)
+		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
+			return s.writeError(err, s.schema.FailedTable)
+		}
+	}
+	return nil
+}
+
+// nullable is a column value as a driver argument: NULL for nil, text
+// otherwise (a string, so lib/pq does not send bytea).
+func nullable(v *string) any {
+	if v == nil {
+		return nil
+	}
+	return *v
+}
+
+// advanceSequence moves PostgreSQL's id sequence past the highest id, so
+// that the next failure Laravel records does not collide with an id a
+// restore inserted explicitly (MySQL's AUTO_INCREMENT and SQLite's rowid
+// advance by themselves). A table without a sequence is left alone.
+func (s *Store) advanceSequence(ctx context.Context, tx *sqlx.Tx) error {
+	var seq sql.NullString
+	if err := tx.QueryRowContext(ctx, "SELECT pg_get_serial_sequence($1, 'id')", s.failed).Scan(&seq); err != nil {
+		return s.queryError(err)
+	}
+	if !seq.Valid {
+		return nil
+	}
+	q := "SELECT setval(CAST($1 AS regclass), m) FROM (SELECT MAX(id) AS m FROM " + s.failed + ") x " +
+		"WHERE m > COALESCE(pg_sequence_last_value(CAST($1 AS regclass)), 0)"
+	if _, err := tx.ExecContext(ctx, q, seq.String); err != nil {
+		return s.writeError(err, s.schema.FailedTable)
+	}
+	return nil
+}
+
+var _ triage.Restorer = (*Store)(nil)
