@@ -1,0 +1,346 @@
+package triage
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage/signature"
+)
+
+// Signature is one error signature: failures of one job class with one top
+// exception class and the same message once ids, numbers and values are
+// normalised away.
+type Signature struct {
+	ID             string    `json:"signature"`
+	Class          string    `json:"class"`
+	ExceptionClass string    `json:"exception_class"`
+	Message        string    `json:"message"` // normalised
+	Example        string    `json:"example"` // the newest raw message
+	Count          int       `json:"count"`
+	FirstSeen      time.Time `json:"first_seen"`
+	LastSeen       time.Time `json:"last_seen"`
+	Queues         []string  `json:"queues"`
+	Connections    []string  `json:"connections"`
+	NewestID       string    `json:"newest_id"`
+
+	// Recent counts the failures of the last trend window (failed_at at or
+	// after now − window; a failed_at ahead of now counts here too), and
+	// Previous those of the window before it.
+	Recent   int `json:"recent"`
+	Previous int `json:"previous"`
+	// Spark splits the two windows into SparkBuckets equal slices, oldest
+	// first: the first half sums to Previous, the second to Recent.
+	Spark []int `json:"spark"`
+	// New: the signature was first seen at or after the grouping's
+	// NewSince.
+	New bool `json:"new"`
+}
+
+// Change is Recent − Previous: how much more (or, negative, less) the
+// signature failed in the last window than in the one before.
+func (s Signature) Change() int { return s.Recent - s.Previous }
+
+// Trend windows.
+const (
+	// DefaultTrendWindow is the trend window when none is asked for.
+	DefaultTrendWindow = time.Hour
+	// MaxTrendWindow bounds a trend window (two of them reach back twice
+	// as far).
+	MaxTrendWindow = 30 * 24 * time.Hour
+	// SparkBuckets is the number of sparkline slices over the two windows,
+	// half of them in each.
+	SparkBuckets = 8
+)
+
+// SortKey orders signatures.
+type SortKey int
+
+const (
+	// SortCount: most failures first (the default).
+	SortCount SortKey = iota
+	// SortLast: the most recent failure first.
+	SortLast
+	// SortFirst: the newest signature first, what just started failing.
+	SortFirst
+	// SortTrend: the biggest rise from the previous window to the last
+	// first.
+	SortTrend
+	sortKeys
+)
+
+var sortKeyNames = [...]string{"count", "last", "first", "trend"}
+
+func (k SortKey) String() string {
+	if k < 0 || k >= sortKeys {
+		return fmt.Sprintf("SortKey(%d)", int(k))
+	}
+	return sortKeyNames[k]
+}
+
+// SortKeys are the sort keys in the order a UI cycles through them.
+func SortKeys() []SortKey { return []SortKey{SortCount, SortLast, SortFirst, SortTrend} }
+
+// ParseSortKey reads a sort key's name (count, last, first, trend).
+func ParseSortKey(s string) (SortKey, error) {
+	for k, name := range sortKeyNames {
+		if strings.EqualFold(strings.TrimSpace(s), name) {
+			return SortKey(k), nil
+		}
+	}
+	return SortCount, fmt.Errorf("%w: sort %q: want one of %s", ErrInvalidInput, s, strings.Join(sortKeyNames[:], ", "))
+}
+
+// SortSignatures orders sigs by k, in place. Every key ends in the same
+// tie-breaks (count, last seen, id), so the order is total: two paths that
+// computed the same signatures list them the same way.
+func SortSignatures(sigs []Signature, k SortKey) {
+	sort.Slice(sigs, func(i, j int) bool { return signatureLess(&sigs[i], &sigs[j], k) })
+}
+
+func signatureLess(a, b *Signature, k SortKey) bool {
+	switch k {
+	case SortLast:
+		if !a.LastSeen.Equal(b.LastSeen) {
+			return a.LastSeen.After(b.LastSeen)
+		}
+	case SortFirst:
+		if !a.FirstSeen.Equal(b.FirstSeen) {
+			return a.FirstSeen.After(b.FirstSeen)
+		}
+	case SortTrend:
+		if a.Change() != b.Change() {
+			return a.Change() > b.Change()
+		}
+		if a.Recent != b.Recent {
+			return a.Recent > b.Recent
+		}
+	}
+	if a.Count != b.Count {
+		return a.Count > b.Count
+	}
+	if !a.LastSeen.Equal(b.LastSeen) {
+		return a.LastSeen.After(b.LastSeen)
+	}
+	return a.ID < b.ID
+}
+
+// GroupOptions fix what a grouping measures against.
+type GroupOptions struct {
+	// Now ends the last trend window.
+	Now time.Time
+	// Window is the trend window; 0 is DefaultTrendWindow.
+	Window time.Duration
+	// NewSince marks signatures first seen at or after it as New; zero is
+	// Now − Window.
+	NewSince time.Time
+}
+
+// Grouper folds failed jobs into signatures. It is the one place group
+// results are computed, whichever path reads the rows (a table scan, an
+// index): rows may come in any order, and the newest row of a signature
+// (the highest row id; the first added among equal ids) gives its example
+// message and id.
+type Grouper struct {
+	opts  GroupOptions
+	start time.Time // the previous window's start: Now − 2 × Window
+	byID  map[string]*sigState
+}
+
+type sigState struct {
+	sig         Signature
+	newestRow   int64
+	queues      map[string]struct{}
+	connections map[string]struct{}
+}
+
+// NewGrouper starts a grouping; o.Window must be within 0..MaxTrendWindow.
+func NewGrouper(o GroupOptions) (*Grouper, error) {
+	if o.Window == 0 {
+		o.Window = DefaultTrendWindow
+	}
+	if o.Window < 0 || o.Window > MaxTrendWindow {
+		return nil, fmt.Errorf("%w: trend window %s: want more than 0 and at most %s", ErrInvalidInput, o.Window, MaxTrendWindow)
+	}
+	if o.NewSince.IsZero() {
+		o.NewSince = o.Now.Add(-o.Window)
+	}
+	return &Grouper{opts: o, start: o.Now.Add(-2 * o.Window), byID: map[string]*sigState{}}, nil
+}
+
+// Options are the grouper's options with the defaults filled in.
+func (g *Grouper) Options() GroupOptions { return g.opts }
+
+// bucket is the sparkline slice a failure time falls in, -1 before the
+// previous window. Times after Now fall in the last slice: a worker's
+// clock a little ahead is still "now".
+func (g *Grouper) bucket(t time.Time) int {
+	if t.IsZero() || t.Before(g.start) {
+		return -1
+	}
+	per := SparkBuckets / 2
+	off := t.Sub(g.start)
+	w := 0
+	if off >= g.opts.Window {
+		w, off = 1, off-g.opts.Window
+	}
+	if off >= g.opts.Window {
+		return SparkBuckets - 1
+	}
+	// off < Window ≤ MaxTrendWindow, so off·per stays far from overflow.
+	return w*per + int(int64(off)*int64(per)/int64(g.opts.Window))
+}
+
+// Add folds one job in; normalize gives the normalised exception message,
+// and is called only when the job is its signature's newest so far (once
+// per signature when rows come newest first).
+func (g *Grouper) Add(j Job, normalize func(string) string) {
+	st, ok := g.byID[j.Signature]
+	if !ok {
+		st = &sigState{
+			sig: Signature{ID: j.Signature, Class: j.Class, ExceptionClass: j.ExceptionClass,
+				Message: normalize(j.ExceptionMessage), Example: j.ExceptionMessage, NewestID: j.ID,
+				Spark: make([]int, SparkBuckets)},
+			newestRow: j.RowID,
+			queues:    map[string]struct{}{}, connections: map[string]struct{}{},
+		}
+		g.byID[j.Signature] = st
+	} else if j.RowID > st.newestRow {
+		st.newestRow, st.sig.Example, st.sig.NewestID = j.RowID, j.ExceptionMessage, j.ID
+		st.sig.Message = normalize(j.ExceptionMessage)
+	}
+	st.sig.Count++
+	// A row whose failed_at could not be read (zero) counts, but says
+	// nothing about when the signature was seen.
+	if !j.FailedAt.IsZero() {
+		if st.sig.FirstSeen.IsZero() || j.FailedAt.Before(st.sig.FirstSeen) {
+			st.sig.FirstSeen = j.FailedAt
+		}
+		if st.sig.LastSeen.IsZero() || j.FailedAt.After(st.sig.LastSeen) {
+			st.sig.LastSeen = j.FailedAt
+		}
+	}
+	if b := g.bucket(j.FailedAt); b >= 0 {
+		st.sig.Spark[b]++
+		if b >= SparkBuckets/2 {
+			st.sig.Recent++
+		} else {
+			st.sig.Previous++
+		}
+	}
+	st.queues[j.Queue] = struct{}{}
+	st.connections[j.Connection] = struct{}{}
+}
+
+// Len is the number of signatures so far.
+func (g *Grouper) Len() int { return len(g.byID) }
+
+// Signatures returns the signatures folded so far in order k; with onlyNew,
+// only those first seen at or after NewSince.
+func (g *Grouper) Signatures(k SortKey, onlyNew bool) []Signature {
+	out := make([]Signature, 0, len(g.byID))
+	for _, st := range g.byID {
+		sig := st.sig
+		sig.New = !sig.FirstSeen.IsZero() && !sig.FirstSeen.Before(g.opts.NewSince)
+		if onlyNew && !sig.New {
+			continue
+		}
+		sig.Queues = keys(st.queues)
+		sig.Connections = keys(st.connections)
+		sig.Spark = append([]int(nil), st.sig.Spark...)
+		out = append(out, sig)
+	}
+	SortSignatures(out, k)
+	return out
+}
+
+func keys(m map[string]struct{}) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// GroupProgress reports a scan in flight: the signatures so far and how far
+// through the table (by id) the scan has come.
+type GroupProgress struct {
+	Scanned    int
+	Fraction   float64 // 0..1 of the id range covered
+	Signatures []Signature
+	Done       bool
+}
+
+// GroupParams asks for the error signatures of the matching jobs.
+type GroupParams struct {
+	Query
+	// Progress, when set, receives a snapshot every ProgressEvery rows
+	// (default 5000) and at the end, so a UI can show counts streaming in.
+	Progress      func(GroupProgress)
+	ProgressEvery int
+	// Window is the trend window (0: DefaultTrendWindow), ending at the
+	// service's Now.
+	Window time.Duration
+	// NewSince marks signatures first seen at or after it as New (zero:
+	// Now − Window); with OnlyNew only those are returned. First sightings
+	// are judged among the rows the query selects.
+	NewSince time.Time
+	OnlyNew  bool
+	// Sort orders the result (and every snapshot).
+	Sort SortKey
+}
+
+// Group folds every matching failed job into signatures, in p.Sort order.
+// Memory grows with the number of distinct signatures, not with the table.
+func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error) {
+	if s.Now == nil {
+		return nil, fmt.Errorf("%w: grouping needs the service clock", ErrInvalidInput)
+	}
+	if p.Sort < 0 || p.Sort >= sortKeys {
+		return nil, fmt.Errorf("%w: sort key %d", ErrInvalidInput, int(p.Sort))
+	}
+	g, err := NewGrouper(GroupOptions{Now: s.Now(), Window: p.Window, NewSince: p.NewSince})
+	if err != nil {
+		return nil, err
+	}
+	every := p.ProgressEvery
+	if every <= 0 {
+		every = 5000
+	}
+	var minID, maxID int64
+	scanned := 0
+	// Failures repeat: the same message normalised once per pass, not once
+	// per row.
+	cache := signature.NewCache(50000)
+	err = s.Store.ScanFailed(ctx, ScanParams{Filter: p.filter(), BatchSize: 2000}, func(r *FailedRow) error {
+		if maxID == 0 {
+			maxID = r.ID
+		}
+		minID = r.ID
+		j := jobFromRow(r, cache.Normalize)
+		if !p.match(j) {
+			return nil
+		}
+		g.Add(j, cache.Normalize)
+		scanned++
+		if p.Progress != nil && scanned%every == 0 {
+			frac := 0.0
+			if maxID > 0 {
+				frac = float64(maxID-minID) / float64(maxID)
+			}
+			p.Progress(GroupProgress{Scanned: scanned, Fraction: frac, Signatures: g.Signatures(p.Sort, p.OnlyNew)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := g.Signatures(p.Sort, p.OnlyNew)
+	if p.Progress != nil {
+		p.Progress(GroupProgress{Scanned: scanned, Fraction: 1, Signatures: out, Done: true})
+	}
+	return out, nil
+}
