@@ -55,7 +55,19 @@ func ptr(s string) *string { return &s }
 // hostile, and returns its DSN.
 func seed(t *testing.T) (string, *sqlstore.Store) {
 	t.Helper()
-	s := sqltest.OpenLaravel(t, "sqlite", sqlstore.SchemaLaravel8, time.UTC)
+	s := seedOn(t, "sqlite")
+	return "sqlite:" + s.Endpoint().Path, s
+}
+
+// seedDriver is seed's database on driver, by DSN.
+func seedDriver(t *testing.T, driver string) string {
+	t.Helper()
+	return sqltest.DSN(seedOn(t, driver).Endpoint())
+}
+
+func seedOn(t *testing.T, driver string) *sqlstore.Store {
+	t.Helper()
+	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
 	payload := func(uuid, class string) string {
 		c := strings.ReplaceAll(class, `\`, `\\`)
 		return `{"uuid":"` + uuid + `","displayName":"` + c + `","job":"Illuminate\\Queue\\CallQueuedHandler@call","maxTries":3,"maxExceptions":null,"failOnTimeout":false,"backoff":"10,60","timeout":120,"retryUntil":null,"data":{"commandName":"` + c + `","command":"O:23:\"App\\Jobs\\ProcessPodcast\":1:{s:12:\"\u0000*\u0000podcastId\";i:7;}"}}`
@@ -73,7 +85,7 @@ func seed(t *testing.T) (string, *sqlstore.Store) {
 		sqltest.FailedFixture{UUID: ptr("44444444-4444-4444-8444-444444444444"), Connection: "database", Queue: "default",
 			Payload: `{"uuid":"44444444-4444-4444-8444-444444444444","displayName":`, Exception: exc("broken"), FailedAt: "2026-11-30 11:45:00"},
 	)
-	return "sqlite:" + s.Endpoint().Path, s
+	return s
 }
 
 func TestHelpNeverDialsTheDatabase(t *testing.T) {

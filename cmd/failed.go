@@ -13,9 +13,14 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/jobtriage/jobtriage/alerts"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
+	"github.com/jobtriage/jobtriage/tui"
 )
+
+// alertsDuration renders a window the way the monitor and the TUI do.
+func alertsDuration(d time.Duration) string { return alerts.FormatDuration(d) }
 
 // FilterFlags are the selection flags that failed, retry and forget share.
 type FilterFlags struct {
@@ -111,6 +116,11 @@ type FailedOptions struct {
 	LimitSet bool
 	After    string
 	Group    bool
+	// NewSince, Window and Sort are --group's: only signatures first seen
+	// at or after NewSince; the trend window; the order.
+	NewSince string
+	Window   string
+	Sort     string
 	JSON     bool
 	NDJSON   bool
 	Full     bool
@@ -131,12 +141,17 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 			--group folds every matching failure into error signatures: job class + top
 			exception class + message with ids, numbers, uuids, emails, paths and quoted
 			values normalised away. The signature id works with --signature here and in
-			retry and forget.
+			retry and forget. Each signature has a trend: its failures in the last
+			--window against the window before (a change, and on a terminal a sparkline
+			over both windows); signatures first seen within the last window are marked
+			new. --new-since keeps only the signatures first seen at or after a time (the
+			deploy) or a duration back; --sort orders by count, last, first or trend.
 		`),
 		Example: examples(heredoc.Doc(`
 			  $ jobtriage failed
 			  $ jobtriage failed --queue emails --since 2h
 			  $ jobtriage failed --group
+			  $ jobtriage failed --group --new-since "2026-11-30 14:05" --sort trend
 			  $ jobtriage failed --signature 3fa9c2d1e0 --json
 			  $ jobtriage failed --ndjson --full > failed_jobs.ndjson
 		`)),
@@ -152,6 +167,23 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 			}
 			if opts.Group && (opts.NDJSON || opts.After != "") {
 				return FlagErrorf("--group takes neither --ndjson nor --after")
+			}
+			for _, name := range []string{"new-since", "window", "sort"} {
+				if c.Flags().Changed(name) && !opts.Group {
+					return FlagErrorf("--%s goes with --group", name)
+				}
+			}
+			if opts.NewSince != "" && opts.Filter.Since != "" {
+				// A signature's first sighting is judged among the rows
+				// read: --since would hide its older failures and make it
+				// look new.
+				return FlagErrorf("--new-since judges a signature by every failure it has; it does not combine with --since")
+			}
+			if _, err := parseTrendWindow("--window", opts.Window); err != nil {
+				return err
+			}
+			if _, err := triage.ParseSortKey(opts.Sort); err != nil {
+				return FlagErrorf("--sort %q: want count, last, first or trend", sanitize.Line(opts.Sort))
 			}
 			if opts.Full && !(opts.JSON || opts.NDJSON) {
 				return FlagErrorf("--full goes with --json or --ndjson")
@@ -172,6 +204,9 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 	fl.IntVarP(&opts.Limit, "limit", "L", 30, "jobs per page (group: signatures shown; --ndjson: all unless given; 0 = all)")
 	fl.StringVar(&opts.After, "after", "", "continue after this `cursor` (printed by the previous page)")
 	fl.BoolVar(&opts.Group, "group", false, "one row per error signature, by count")
+	fl.StringVar(&opts.NewSince, "new-since", "", "with --group: only signatures first seen at or after `WHEN` (a duration back or a time, e.g. the deploy)")
+	fl.StringVar(&opts.Window, "window", "1h", "with --group: the trend `window`; the last one is compared with the one before (30m, 6h, 1d; at most 30d)")
+	fl.StringVar(&opts.Sort, "sort", "count", "with --group: order by `KEY`: count, last (seen), first (seen) or trend (rise since the window before)")
 	fl.BoolVar(&opts.JSON, "json", false, "print a JSON array")
 	fl.BoolVar(&opts.NDJSON, "ndjson", false, "stream every matching job as one JSON object per line (whole-table export)")
 	fl.BoolVar(&opts.Full, "full", false, "include the whole payload and exception in JSON output")
@@ -393,8 +428,36 @@ func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q 
 	return nil
 }
 
+// parseTrendWindow reads a trend window flag: a duration (30m, 6h, 1d)
+// up to triage.MaxTrendWindow.
+func parseTrendWindow(flag, s string) (time.Duration, error) {
+	d, err := parseDuration(strings.TrimSpace(s))
+	if err != nil || d <= 0 || d > triage.MaxTrendWindow {
+		return 0, FlagErrorf("%s %q: want a duration above 0 and at most %s, like 30m, 6h or 1d", flag, sanitize.Line(s), alertsDuration(triage.MaxTrendWindow))
+	}
+	return d, nil
+}
+
 func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query, now time.Time) error {
-	p := triage.GroupParams{Query: q}
+	window, err := parseTrendWindow("--window", opts.Window)
+	if err != nil {
+		return err
+	}
+	sortKey, err := triage.ParseSortKey(opts.Sort)
+	if err != nil {
+		return FlagErrorf("--sort: %v", err)
+	}
+	p := triage.GroupParams{Query: q, Window: window, Sort: sortKey}
+	if opts.NewSince != "" {
+		if p.NewSince, err = parseTimeBound(opts.NewSince, now, svc.Location); err != nil {
+			return FlagErrorf("--new-since: %v", err)
+		}
+		p.OnlyNew = true
+	}
+	newSince := p.NewSince
+	if newSince.IsZero() {
+		newSince = now.Add(-window)
+	}
 	if opts.IO.IsStderrTTY() && !opts.JSON {
 		p.Progress = func(g triage.GroupProgress) {
 			if !g.Done {
@@ -420,7 +483,8 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 	}
 	if distinct == 0 && q.Signature != "" {
 		if opts.JSON {
-			if err := writeJSON(opts.IO.Out, groupDoc{SchemaVersion: jsonSchemaVersion, Signatures: []signatureDoc{}}); err != nil {
+			if err := writeJSON(opts.IO.Out, groupDoc{SchemaVersion: jsonSchemaVersion, Signatures: []signatureDoc{}, Sort: sortKey.String(),
+				WindowSeconds: int64(window / time.Second), NewSince: jsonTime(newSince), OnlyNew: p.OnlyNew}); err != nil {
 				return err
 			}
 		}
@@ -428,7 +492,8 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 	}
 	if opts.JSON {
 		doc := groupDoc{SchemaVersion: jsonSchemaVersion, Signatures: make([]signatureDoc, 0, len(sigs)),
-			TotalJobs: total, TotalSignatures: distinct}
+			TotalJobs: total, TotalSignatures: distinct, Sort: sortKey.String(), WindowSeconds: int64(window / time.Second),
+			NewSince: jsonTime(newSince), OnlyNew: p.OnlyNew}
 		for _, sg := range sigs {
 			doc.Signatures = append(doc.Signatures, newSignatureDoc(sg))
 		}
@@ -436,30 +501,39 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 	}
 	if len(sigs) == 0 {
 		if opts.IO.IsStdoutTTY() {
-			fmt.Fprintln(opts.IO.ErrOut, "No failed jobs match.")
+			if p.OnlyNew {
+				fmt.Fprintf(opts.IO.ErrOut, "No signature first seen since %s matches.\n", newSince.Format(time.RFC3339))
+			} else {
+				fmt.Fprintln(opts.IO.ErrOut, "No failed jobs match.")
+			}
 		}
 		return nil
 	}
 	if !opts.IO.IsStdoutTTY() {
-		t := newTable(opts.IO, -1, "SIGNATURE", "COUNT", "LAST", "FIRST", "QUEUES", "CLASS", "ERROR")
+		// Piped: the trend's numbers follow the existing columns, so that
+		// scripts reading the first seven keep working.
+		t := newTable(opts.IO, -1, "SIGNATURE", "COUNT", "LAST", "FIRST", "QUEUES", "CLASS", "ERROR",
+			"RECENT", "PREVIOUS", "CHANGE", "NEW")
 		for _, s := range sigs {
 			t.add(s.ID, strconv.Itoa(s.Count), timeCell(opts.IO, s.LastSeen, now), timeCell(opts.IO, s.FirstSeen, now),
-				strings.Join(s.Queues, ","), s.Class, s.ExceptionClass+": "+s.Message)
+				strings.Join(s.Queues, ","), s.Class, s.ExceptionClass+": "+s.Message,
+				strconv.Itoa(s.Recent), strconv.Itoa(s.Previous), strconv.Itoa(s.Change()), strconv.FormatBool(s.New))
 		}
 		return t.render()
 	}
 	// On a terminal the error gets its own line; a narrow one moves the
 	// class there too.
 	wide := opts.IO.TerminalWidth() >= 120
-	header := []string{"SIGNATURE", "COUNT", "LAST", "FIRST", "QUEUES"}
+	header := []string{"SIGNATURE", "COUNT", "TREND " + alertsDuration(window), "LAST", "FIRST", "QUEUES"}
 	if wide {
 		header = append(header, "CLASS")
 	}
 	t := newTable(opts.IO, len(header)-1, header...)
 	t.style(0, "245")
 	t.style(1, "214")
+	t.style(2, "110")
 	for _, s := range sigs {
-		cells := []string{s.ID, strconv.Itoa(s.Count), timeCell(opts.IO, s.LastSeen, now), timeCell(opts.IO, s.FirstSeen, now),
+		cells := []string{s.ID, strconv.Itoa(s.Count), trendCell(s), timeCell(opts.IO, s.LastSeen, now), timeCell(opts.IO, s.FirstSeen, now),
 			strings.Join(s.Queues, ",")}
 		errLine := shortClass(s.ExceptionClass) + ": " + s.Message
 		if wide {
@@ -474,7 +548,23 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 		return err
 	}
 	if opts.IO.IsStdoutTTY() {
-		fmt.Fprintf(opts.IO.ErrOut, "%s in %s\n", countNoun(total, "failed job"), countNoun(distinct, "signature"))
+		kind := "signature"
+		if p.OnlyNew {
+			kind = "new signature"
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "%s in %s; trend: the last %s against the %s before\n", countNoun(total, "failed job"),
+			countNoun(distinct, kind), alertsDuration(window), alertsDuration(window))
 	}
 	return nil
+}
+
+// trendCell is a signature's trend on a terminal: a sparkline over the two
+// windows, the change, and "new" for a signature first seen since
+// --new-since (or within the last window).
+func trendCell(s triage.Signature) string {
+	cell := tui.Sparkline(s.Spark) + " " + tui.Change(s.Change())
+	if s.New {
+		cell += " new"
+	}
+	return cell
 }

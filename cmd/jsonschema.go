@@ -124,6 +124,15 @@ type signatureDoc struct {
 	// NewestID is the newest job's id as show takes it: its uuid, or its
 	// row id as text.
 	NewestID string `json:"newest_id"`
+	// The trend (groupDoc's window_seconds): failures in the last window,
+	// in the one before, their difference, and the two windows in
+	// triage.SparkBuckets slices, oldest first.
+	Recent   int   `json:"recent"`
+	Previous int   `json:"previous"`
+	Change   int   `json:"change"`
+	Spark    []int `json:"spark"`
+	// New: first seen at or after groupDoc's new_since.
+	New bool `json:"new"`
 }
 
 // groupDoc is failed --group --json.
@@ -134,6 +143,13 @@ type groupDoc struct {
 	// --limit left out.
 	TotalJobs       int `json:"total_jobs"`
 	TotalSignatures int `json:"total_signatures"`
+	// Sort is the order (count, last, first, trend); WindowSeconds the
+	// trend window; NewSince the time a signature's first failure must
+	// not precede to be new; OnlyNew: --new-since kept only those.
+	Sort          string   `json:"sort"`
+	WindowSeconds int64    `json:"window_seconds"`
+	NewSince      jsonTime `json:"new_since"`
+	OnlyNew       bool     `json:"only_new"`
 }
 
 func newSignatureDoc(s triage.Signature) signatureDoc {
@@ -142,7 +158,15 @@ func newSignatureDoc(s triage.Signature) signatureDoc {
 		ExceptionMessage: s.Example, ExceptionMessageNormalized: s.Message,
 		Count: s.Count, FirstSeen: jsonTime(s.FirstSeen), LastSeen: jsonTime(s.LastSeen),
 		Queues: orEmpty(s.Queues), Connections: orEmpty(s.Connections), NewestID: s.NewestID,
+		Recent: s.Recent, Previous: s.Previous, Change: s.Change(), Spark: orEmptyInts(s.Spark), New: s.New,
 	}
+}
+
+func orEmptyInts(s []int) []int {
+	if s == nil {
+		return []int{}
+	}
+	return s
 }
 
 func orEmpty(s []string) []string {

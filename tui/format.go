@@ -50,3 +50,49 @@ func plural(n int, one, many string) string {
 // and the whole id is what `jobtriage failed --signature` takes, so it is
 // never cut: an operator copies it from here into a command.
 func shortID(id string) string { return id }
+
+// sparkLevels are the block characters of a sparkline, lowest first; the
+// first one stands for zero.
+const sparkLevels = "▁▂▃▄▅▆▇█"
+
+// Sparkline draws counts as one block character each, scaled to the
+// largest: zero is the lowest block, any failure at least the second, the
+// largest the full block. The CLI's failed --group draws its trend with it.
+func Sparkline(counts []int) string {
+	levels := []rune(sparkLevels)
+	top := 0
+	for _, c := range counts {
+		top = max(top, c)
+	}
+	out := make([]rune, len(counts))
+	for i, c := range counts {
+		l := 0
+		if c > 0 {
+			// 1..len-1, rounding up so that one failure never looks like none.
+			l = 1 + (c*(len(levels)-1)-1)/top
+		}
+		out[i] = levels[l]
+	}
+	return string(out)
+}
+
+// Change is a trend change as people read it: "+12", "-3", "0"; above
+// four digits in thousands, millions or billions ("+12k", "-3M"), so that
+// it never takes more than five cells.
+func Change(n int) string {
+	sign := ""
+	if n > 0 {
+		sign = "+"
+	} else if n < 0 {
+		sign, n = "-", -n
+	}
+	switch {
+	case n >= 1_000_000_000:
+		return sign + strconv.Itoa(n/1_000_000_000) + "G"
+	case n >= 1_000_000:
+		return sign + strconv.Itoa(n/1_000_000) + "M"
+	case n >= 10_000:
+		return sign + strconv.Itoa(n/1000) + "k"
+	}
+	return sign + strconv.Itoa(n)
+}
