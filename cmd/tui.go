@@ -23,7 +23,11 @@ type TUIOptions struct {
 	Threshold int
 	Window    time.Duration
 	Refresh   time.Duration
-	DBConns   []string
+	// TrendWindow and NewSince are the signatures' trend window and the
+	// time from which a signature counts as new (failed --group's).
+	TrendWindow string
+	NewSince    string
+	DBConns     []string
 }
 
 // NewCmdTUI builds `jobtriage tui`.
@@ -37,7 +41,10 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 			and first seen, class, top exception, queues) with the failures of the last
 			--window against --threshold in the header; Enter drills into a signature's
 			jobs and then into one job's detail; / filters (esc clears it); s sorts by
-			count, last or first seen; space marks rows; r retries and f forgets the
+			count, last seen, first seen or trend (the rise from the --trend-window
+			before to the last one, drawn as a sparkline); a * marks signatures first
+			seen since --new-since (default: within the last --trend-window); space
+			marks rows; r retries and f forgets the
 			marked rows, or the one under the cursor, after a confirmation that states
 			the count (a retry's shows a dry run: what would be skipped, and why); y
 			copies an id (OSC 52); ? shows every key. Counts stream in while a large
@@ -63,6 +70,9 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 			if opts.Threshold < 0 || opts.Window < 0 || opts.Refresh < 0 {
 				return FlagErrorf("--threshold, --window and --refresh must not be negative")
 			}
+			if _, err := parseTrendWindow("--trend-window", opts.TrendWindow); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -73,6 +83,8 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 	fl.BoolVar(&opts.ReadOnly, "read-only", false, "browse only: no retry or forget")
 	fl.IntVar(&opts.Threshold, "threshold", 10, "alert threshold the header's window count is shown against")
 	fl.DurationVar(&opts.Window, "window", time.Minute, "the failure-count window shown in the header")
+	fl.StringVar(&opts.TrendWindow, "trend-window", "1h", "the signatures' trend `window` (as failed --group --window)")
+	fl.StringVar(&opts.NewSince, "new-since", "", "mark signatures first seen at or after `WHEN` as new (a duration back or a time; default: within --trend-window)")
 	fl.DurationVar(&opts.Refresh, "refresh", 10*time.Second, "re-read the database this often (0: never)")
 	fl.StringSliceVar(&opts.DBConns, "database-connection", nil, "queue connection `names` that use the database driver (default database)")
 	return cmd
@@ -93,18 +105,28 @@ func tuiRun(ctx context.Context, opts *TUIOptions) error {
 	if err != nil {
 		return err
 	}
+	trend, err := parseTrendWindow("--trend-window", opts.TrendWindow)
+	if err != nil {
+		return err
+	}
+	newSince, err := parseTimeBound(opts.NewSince, opts.Now(), svc.Location)
+	if err != nil {
+		return FlagErrorf("--new-since: %v", err)
+	}
 	var actions tui.Actions = svc
 	if opts.ReadOnly {
 		actions = nil
 	}
 	err = tui.Run(ctx, svc, actions, tui.Options{
-		ReadOnly:   opts.ReadOnly,
-		Connection: conn,
-		Threshold:  opts.Threshold,
-		Window:     opts.Window,
-		Refresh:    opts.Refresh,
-		NoColor:    !opts.IO.ColorEnabled(),
-		Now:        opts.Now,
+		ReadOnly:    opts.ReadOnly,
+		Connection:  conn,
+		Threshold:   opts.Threshold,
+		Window:      opts.Window,
+		Refresh:     opts.Refresh,
+		TrendWindow: trend,
+		NewSince:    newSince,
+		NoColor:     !opts.IO.ColorEnabled(),
+		Now:         opts.Now,
 	}, opts.IO.In, opts.IO.Out)
 	if errors.Is(err, context.Canceled) {
 		return nil

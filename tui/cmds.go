@@ -130,24 +130,22 @@ const groupProgressEvery = 1000
 // full replaces nothing and is dropped: each snapshot is complete, so the UI
 // only ever needs the newest, and a slow terminal never slows the scan. The
 // final step is always delivered (or the scan was cancelled).
-func groupCmd(ctx context.Context, b Backend, q triage.Query, seq int) tea.Cmd {
+func groupCmd(ctx context.Context, b Backend, p triage.GroupParams, seq int) tea.Cmd {
 	return func() tea.Msg {
 		progress := make(chan triage.GroupProgress, 1)
 		done := make(chan groupMsg, 1)
 		go func() {
-			sigs, err := b.Group(ctx, triage.GroupParams{
-				Query:         q,
-				ProgressEvery: groupProgressEvery,
-				Progress: func(p triage.GroupProgress) {
-					if p.Done {
-						return // the final list arrives with done
-					}
-					select {
-					case progress <- p:
-					default:
-					}
-				},
-			})
+			p.ProgressEvery = groupProgressEvery
+			p.Progress = func(p triage.GroupProgress) {
+				if p.Done {
+					return // the final list arrives with done
+				}
+				select {
+				case progress <- p:
+				default:
+				}
+			}
+			sigs, err := b.Group(ctx, p)
 			done <- groupMsg{seq: seq, err: err,
 				progress: triage.GroupProgress{Signatures: sigs, Fraction: 1, Done: true, Scanned: total(sigs)}}
 		}()

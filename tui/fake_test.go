@@ -69,40 +69,25 @@ func (f *fakeBackend) match(q triage.Query, j triage.Job) bool {
 	return true
 }
 
-func (f *fakeBackend) signatures(q triage.Query) []triage.Signature {
-	byID := map[string]*triage.Signature{}
-	var order []string
+// signatures folds the matching jobs with the grouper failed --group uses,
+// at the test clock.
+func (f *fakeBackend) signatures(p triage.GroupParams) []triage.Signature {
+	g, err := triage.NewGrouper(triage.GroupOptions{Now: clock, Window: p.Window, NewSince: p.NewSince})
+	if err != nil {
+		panic(err)
+	}
 	for _, j := range f.jobs {
-		if !f.match(q, j) {
-			continue
-		}
-		s, ok := byID[j.Signature]
-		if !ok {
-			s = &triage.Signature{ID: j.Signature, Class: j.Class, ExceptionClass: j.ExceptionClass,
-				Message: j.ExceptionMessage, Example: j.ExceptionMessage, LastSeen: j.FailedAt, NewestID: j.ID}
-			byID[j.Signature] = s
-			order = append(order, j.Signature)
-		}
-		s.Count++
-		s.FirstSeen = j.FailedAt
-		if !containsString(s.Queues, j.Queue) {
-			s.Queues = append(s.Queues, j.Queue)
+		if f.match(p.Query, j) {
+			g.Add(j, func(s string) string { return s })
 		}
 	}
-	out := make([]triage.Signature, 0, len(order))
-	for _, id := range order {
-		s := *byID[id]
-		if n, ok := f.counts[id]; ok && isZeroQuery(q) {
-			s.Count = n
-		}
-		out = append(out, s)
-	}
-	// Biggest first, as triage sorts them.
-	for i := 1; i < len(out); i++ {
-		for k := i; k > 0 && out[k].Count > out[k-1].Count; k-- {
-			out[k], out[k-1] = out[k-1], out[k]
+	out := g.Signatures(p.Sort, p.OnlyNew)
+	for i, s := range out {
+		if n, ok := f.counts[s.ID]; ok && isZeroQuery(p.Query) {
+			out[i].Count = n
 		}
 	}
+	triage.SortSignatures(out, p.Sort)
 	return out
 }
 
@@ -119,7 +104,7 @@ func (f *fakeBackend) Group(ctx context.Context, p triage.GroupParams) ([]triage
 	f.mu.Lock()
 	f.groups = append(f.groups, p)
 	err := f.groupErr
-	sigs := f.signatures(p.Query)
+	sigs := f.signatures(p)
 	gate := f.gate
 	f.mu.Unlock()
 	if err != nil {

@@ -65,7 +65,7 @@ func TestCursorMarkInEveryProfile(t *testing.T) {
 		r.SetColorProfile(p)
 		h.m.st = newStyles(r)
 		h.keys("down")
-		if l := cursorLine(t, h.view()); !strings.Contains(l, "SendNewsletter") {
+		if l := cursorLine(t, h.view()); !strings.Contains(l, "endNewsletter") {
 			t.Errorf("profile %v: cursor line %q, want the second signature", p, l)
 		}
 	}
@@ -201,6 +201,9 @@ func TestSortSignatures(t *testing.T) {
 		{[]string{sigMailer, sigImport, sigInvoice}, "LAST SEEN▼"},
 		// The importer started failing 2 minutes ago; the others 2 hours ago.
 		{[]string{sigImport, sigInvoice, sigMailer}, "FIRST SEEN▼"},
+		// Last hour against the hour before: the mailer and the importer
+		// +1 each (the mailer has more failures), the invoices 58 against 60.
+		{[]string{sigMailer, sigImport, sigInvoice}, "TREND▼"},
 		{[]string{sigInvoice, sigMailer, sigImport}, "COUNT▼"},
 	} {
 		if diff := cmp.Diff(step.want, order()); diff != "" {
@@ -509,5 +512,38 @@ func TestRetryDialogWhileTheDryRunRuns(t *testing.T) {
 	h.run(cmd)
 	if v := h.view(); !strings.Contains(v, "Dry run: 120 would be retried onto default (120).") {
 		t.Fatalf("dialog:\n%s", v)
+	}
+}
+
+// TestNewSignaturesMarked: the gutter's * flags signatures first seen
+// since Options.NewSince (default: within the trend window), and the scan
+// is asked for the TUI's trend window and NewSince.
+func TestNewSignaturesMarked(t *testing.T) {
+	marks := func(opts Options) map[string]bool {
+		f := seed()
+		h := newHarness(t, f, f, opts, 120, 40)
+		got := map[string]bool{}
+		for _, line := range strings.Split(h.view(), "\n") {
+			for _, name := range []string{"SyncInvoice", "SendNewsletter", "ImportFeed"} {
+				if strings.Contains(line, name) {
+					r := []rune(line) // the gutter: cursor, marked, new
+					got[name] = len(r) > 2 && string(r[2]) == newMark
+				}
+			}
+		}
+		if len(f.groups) == 0 || f.groups[0].Window != opts.TrendWindow || !f.groups[0].NewSince.Equal(opts.NewSince) {
+			t.Errorf("group params %+v, want window %s new since %v", f.groups, opts.TrendWindow, opts.NewSince)
+		}
+		return got
+	}
+	// The importer started 2 minutes ago; the others about 2 hours ago.
+	if got := marks(Options{}); !got["ImportFeed"] || got["SyncInvoice"] || got["SendNewsletter"] {
+		t.Errorf("default marks %v", got)
+	}
+	if got := marks(Options{NewSince: clock.Add(-3 * time.Hour)}); !got["ImportFeed"] || !got["SyncInvoice"] || !got["SendNewsletter"] {
+		t.Errorf("since 3h: marks %v", got)
+	}
+	if got := marks(Options{TrendWindow: time.Minute}); got["ImportFeed"] || got["SyncInvoice"] || got["SendNewsletter"] {
+		t.Errorf("1m window: marks %v", got)
 	}
 }

@@ -447,7 +447,7 @@ func (m *Model) startGroup(refresh bool) tea.Cmd {
 	seq := m.nextSeq()
 	keep := refresh && len(m.sigs.items) > 0
 	m.sigs.startScan(seq, keep)
-	return groupCmd(ctx, m.backend, m.query, seq)
+	return groupCmd(ctx, m.backend, triage.GroupParams{Query: m.query, Window: m.opts.TrendWindow, NewSince: m.opts.NewSince}, seq)
 }
 
 func (m Model) onGroup(msg groupMsg) (tea.Model, tea.Cmd) {

@@ -46,6 +46,11 @@ type Options struct {
 	Threshold int
 	// Window is the alert window's width; 0 hides the window count.
 	Window time.Duration
+	// TrendWindow is the signatures' trend window (0: the triage default);
+	// NewSince marks signatures first seen at or after it (zero: within
+	// the last trend window).
+	TrendWindow time.Duration
+	NewSince    time.Time
 	// Refresh re-reads the database this often; 0 never refreshes by itself.
 	Refresh time.Duration
 	// NoColor renders plain text whatever the terminal supports.

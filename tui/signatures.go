@@ -1,9 +1,9 @@
 package tui
 
 import (
-	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -30,39 +30,38 @@ type sigList struct {
 	order sortOrder
 }
 
-// sortOrder is the signatures page's sort, cycled by s.
+// sortOrder is the signatures page's sort, cycled by s: the keys of
+// failed --group --sort, in the same order.
 type sortOrder int
 
 const (
 	sortCount     sortOrder = iota // biggest first, as triage returns them (the default)
 	sortLastSeen                   // most recent failure first
 	sortFirstSeen                  // newest signature first: what just started failing
+	sortTrend                      // biggest rise since the window before first
 	sortOrders
 )
 
 func (o sortOrder) String() string {
-	return [...]string{"count", "last seen", "first seen"}[o]
+	return [...]string{"count", "last seen", "first seen", "trend"}[o]
+}
+
+// key is the triage sort key the order sorts by.
+func (o sortOrder) key() triage.SortKey {
+	return [...]triage.SortKey{triage.SortCount, triage.SortLast, triage.SortFirst, triage.SortTrend}[o]
 }
 
 // sortColumn is the signatureColumns index the order sorts by.
 func (o sortOrder) sortColumn() int { return int(o) }
 
-// sorted returns sigs in order o; the input (a backend snapshot) is not
-// changed. Ties keep the order they came in.
+// sorted returns sigs in order o, with the tie-breaks failed --group uses;
+// the input (a backend snapshot) is not changed.
 func (o sortOrder) sorted(sigs []triage.Signature) []triage.Signature {
 	if len(sigs) < 2 {
 		return sigs
 	}
 	out := append([]triage.Signature(nil), sigs...)
-	sort.SliceStable(out, func(i, j int) bool {
-		switch o {
-		case sortLastSeen:
-			return out[i].LastSeen.After(out[j].LastSeen)
-		case sortFirstSeen:
-			return out[i].FirstSeen.After(out[j].FirstSeen)
-		}
-		return out[i].Count > out[j].Count
-	})
+	triage.SortSignatures(out, o.key())
 	return out
 }
 
@@ -286,14 +285,15 @@ func (m Model) signaturesKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // tableRows is how many data rows a table shows under its header.
 func (m Model) tableRows() int { return m.bodyHeight() - 1 }
 
-// signatureColumns: the first three are the sort keys, in sortOrder order;
+// signatureColumns: the first four are the sort keys, in sortOrder order;
 // their Min leaves room for the sort arrow.
 var signatureColumns = []column{
 	{Title: "COUNT", Min: 7, Right: true},
 	{Title: "LAST SEEN", Min: 10},
 	{Title: "FIRST SEEN", Min: 11},
-	{Title: "JOB", Min: 14, Max: 40, Flex: true, Weight: 2},
-	{Title: "EXCEPTION", Min: 20, Flex: true, Weight: 3},
+	{Title: "TREND", Min: trendWidth},
+	{Title: "JOB", Min: 12, Max: 40, Flex: true, Weight: 2},
+	{Title: "EXCEPTION", Min: 16, Flex: true, Weight: 3},
 	{Title: "QUEUES", Min: 8, Max: 24, Flex: true},
 }
 
@@ -317,14 +317,22 @@ func (m Model) signaturesBody(height int) []string {
 	for i := l.offset; i < len(l.items) && i < l.offset+rows; i++ {
 		s := l.items[i]
 		row := tableRow(cols, widths, []string{
-			count(s.Count), ago(now, s.LastSeen), ago(now, s.FirstSeen),
-			classTail(s.Class, widths[3]), exceptionText(s.ExceptionClass, s.Example),
+			count(s.Count), ago(now, s.LastSeen), ago(now, s.FirstSeen), trendText(s),
+			classTail(s.Class, widths[4]), exceptionText(s.ExceptionClass, s.Example),
 			strings.Join(s.Queues, ","),
 		})
-		lines = append(lines, m.tableLine(row, i == l.cursor, l.marked[s.ID]))
+		lines = append(lines, m.flaggedTableLine(row, i == l.cursor, l.marked[s.ID], s.New))
 	}
 	return lines
 }
+
+// trendWidth fits a sparkline of every slice, a space and a change as
+// Change writes it (at most five cells).
+const trendWidth = triage.SparkBuckets + 6
+
+// trendText is a signature's trend: the sparkline over the two windows and
+// the change from the previous window to the last.
+func trendText(s triage.Signature) string { return Sparkline(s.Spark) + " " + Change(s.Change()) }
 
 // sortArrow marks the column the signatures are sorted by (descending).
 const sortArrow = "▼"
@@ -379,4 +387,12 @@ func (m Model) totalText() string {
 		return count(n) + " matching"
 	}
 	return count(n) + " failed"
+}
+
+// trendWindow is the trend window the signatures are grouped with.
+func (m Model) trendWindow() time.Duration {
+	if m.opts.TrendWindow > 0 {
+		return m.opts.TrendWindow
+	}
+	return triage.DefaultTrendWindow
 }

@@ -62,7 +62,7 @@ func TestRefreshNeverLocksOutTheAppsWriters(t *testing.T) {
 				// What one refresh reads: the signature scan and the
 				// window count.
 				for ctx.Err() == nil {
-					for _, msg := range runAll(groupCmd(ctx, svc, triage.Query{}, 1), windowCmd(ctx, svc, clock, time.Hour, 1)) {
+					for _, msg := range runAll(groupCmd(ctx, svc, triage.GroupParams{}, 1), windowCmd(ctx, svc, clock, time.Hour, 1)) {
 						if g, ok := msg.(groupMsg); ok && g.err != nil && ctx.Err() == nil {
 							readerDone <- g.err
 							return

@@ -154,21 +154,35 @@ const (
 	gutterBlank = "   "
 )
 
-func gutter(cursor, marked bool) string {
-	c, s := " ", " "
+// newMark, in the gutter's last cell, flags a signature first seen since
+// the TUI's --new-since (or within the last trend window).
+const newMark = "*"
+
+func gutter(cursor, marked bool) string { return flaggedGutter(cursor, marked, false) }
+
+func flaggedGutter(cursor, marked, isNew bool) string {
+	c, s, n := " ", " ", " "
 	if cursor {
 		c = cursorMark
 	}
 	if marked {
 		s = markedMark
 	}
-	return c + s + " "
+	if isNew {
+		n = newMark
+	}
+	return c + s + n
 }
 
 // tableLine is one data row with its gutter; the cursor row is also drawn
 // in reverse video where the terminal has it.
 func (m Model) tableLine(row string, cursor, marked bool) string {
-	line := gutter(cursor, marked) + row
+	return m.flaggedTableLine(row, cursor, marked, false)
+}
+
+// flaggedTableLine is tableLine with the new mark in the gutter.
+func (m Model) flaggedTableLine(row string, cursor, marked, isNew bool) string {
+	line := flaggedGutter(cursor, marked, isNew) + row
 	if cursor {
 		return m.st.Selected.Render(line)
 	}

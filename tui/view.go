@@ -180,6 +180,10 @@ func (m Model) helpBody() []string {
 		lines = append(lines, "  "+l)
 	}
 	lines = append(lines, "", m.st.Muted.Render("  Global: ? help · ctrl+r refresh · q quit"))
+	if m.page == stateSignatures {
+		lines = append(lines, m.st.Muted.Render("  "+newMark+" new signature · TREND: the last "+
+			alerts.FormatDuration(m.trendWindow())+" against the one before"))
+	}
 	if m.readOnly() {
 		lines = append(lines, m.st.ReadOnly.Render("  Read-only: retry and forget are disabled."))
 	}
