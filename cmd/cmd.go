@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jobtriage/jobtriage/cmd/internal/earlysignal"
+	"github.com/jobtriage/jobtriage/internal/buildinfo"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -195,6 +196,8 @@ jobtriage doctor shows what it found and where each value came from.`,
 		NewCmdMonitor(f, nil),
 		NewCmdDoctor(f, nil),
 		NewCmdContext(f, nil),
+		NewCmdVersion(f, nil),
 	)
+	setVersionFlag(root, buildinfo.Read())
 	return root
 }

@@ -1,0 +1,64 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jobtriage/jobtriage/internal/buildinfo"
+)
+
+// VersionOptions are the inputs of `jobtriage version`.
+type VersionOptions struct {
+	IO   *IOStreams
+	Info func() buildinfo.Info
+}
+
+// NewCmdVersion builds `jobtriage version`; the root's --version prints the
+// same text.
+func NewCmdVersion(f *Factory, runF func(context.Context, *VersionOptions) error) *cobra.Command {
+	opts := &VersionOptions{IO: f.IO, Info: buildinfo.Read}
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print jobtriage's version, commit, build date and Go version",
+		Long: `Print jobtriage's version, the commit and date it was built from, and the Go
+version and platform it was built with. Release builds carry all of them;
+a build from a clone takes the commit from Go's build information
+(vcs.revision) and reports version "dev".`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return versionRun(opts)
+		},
+	}
+}
+
+func versionRun(opts *VersionOptions) error {
+	_, err := fmt.Fprint(opts.IO.Out, opts.Info().String())
+	return err
+}
+
+// setVersionFlag makes `jobtriage --version` print what `jobtriage version`
+// prints (cobra's template would print one line).
+func setVersionFlag(root *cobra.Command, info buildinfo.Info) {
+	root.Version = info.Version
+	root.SetVersionTemplate(escapeTemplate(info.String()))
+}
+
+// escapeTemplate quotes text for a text/template: every "{{" becomes an
+// action printing "{{".
+func escapeTemplate(s string) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '{' && i+1 < len(s) && s[i+1] == '{' {
+			out = append(out, `{{"{{"}}`...)
+			i++
+			continue
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
