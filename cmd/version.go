@@ -24,8 +24,9 @@ func NewCmdVersion(f *Factory, runF func(context.Context, *VersionOptions) error
 		Short: "Print jobtriage's version, commit, build date and Go version",
 		Long: `Print jobtriage's version, the commit and date it was built from, and the Go
 version and platform it was built with. Release builds carry all of them;
-a build from a clone takes the commit from Go's build information
-(vcs.revision) and reports version "dev".`,
+a build from a clone takes them from Go's build information: the tag at
+the commit or a pseudo-version naming it, and vcs.revision; "dev" when Go
+recorded nothing (go run, a git worktree, -buildvcs=false).`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if runF != nil {
