@@ -117,7 +117,7 @@ func checkStatementTimeout(c *cobra.Command, d time.Duration) error {
 }
 
 // destructiveCommands change jobs and write the audit log.
-var destructiveCommands = map[string]bool{"retry": true, "forget": true, "prune": true, "flush": true}
+var destructiveCommands = map[string]bool{"retry": true, "forget": true, "prune": true, "flush": true, "restore": true}
 
 // writesJobs reports whether c may change jobs: a destructive command that
 // is not a --dry-run.
@@ -191,6 +191,7 @@ jobtriage doctor shows what it found and where each value came from.`,
 		NewCmdForget(f, nil),
 		NewCmdPrune(f, nil),
 		NewCmdFlush(f, nil),
+		NewCmdRestore(f, nil),
 		NewCmdTUI(f, nil),
 		NewCmdDemo(f, nil),
 		NewCmdMonitor(f, nil),

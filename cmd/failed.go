@@ -124,6 +124,7 @@ type FailedOptions struct {
 	JSON     bool
 	NDJSON   bool
 	Full     bool
+	CSV      bool
 }
 
 // NewCmdFailed builds `jobtriage failed`.
@@ -154,6 +155,7 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 			  $ jobtriage failed --group --new-since "2026-11-30 14:05" --sort trend
 			  $ jobtriage failed --signature 3fa9c2d1e0 --json
 			  $ jobtriage failed --ndjson --full > failed_jobs.ndjson
+			  $ jobtriage failed --signature 3fa9c2d1e0 --csv > incident.csv
 		`)),
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -161,6 +163,9 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 			opts.LimitSet = c.Flags().Changed("limit")
 			if opts.Limit < 0 {
 				return FlagErrorf("--limit must be positive")
+			}
+			if with := csvConflict(opts); opts.CSV && with != "" {
+				return FlagErrorf("--csv is an export of the listing: it takes none of %s", with)
 			}
 			if opts.JSON && opts.NDJSON {
 				return FlagErrorf("--json and --ndjson are alternatives: pick one")
@@ -210,6 +215,7 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 	fl.BoolVar(&opts.JSON, "json", false, "print a JSON array")
 	fl.BoolVar(&opts.NDJSON, "ndjson", false, "stream every matching job as one JSON object per line (whole-table export)")
 	fl.BoolVar(&opts.Full, "full", false, "include the whole payload and exception in JSON output")
+	fl.BoolVar(&opts.CSV, "csv", false, "export every matching job as RFC 4180 CSV, the listing's columns (--limit N: the newest N)")
 	return cmd
 }
 
@@ -235,6 +241,8 @@ func failedRun(ctx context.Context, opts *FailedOptions) error {
 		return groupRun(ctx, opts, svc, q, now)
 	case opts.NDJSON:
 		return exportRun(ctx, opts, svc, q)
+	case opts.CSV:
+		return csvRun(ctx, opts, svc, q)
 	case opts.Limit == 0 && opts.After == "" && (opts.JSON || !opts.IO.IsStdoutTTY()):
 		return streamAllRun(ctx, opts, svc, q, now)
 	}

@@ -23,6 +23,7 @@ type ForgetOptions struct {
 	DryRun      bool
 	Yes         bool
 	JSON        bool
+	Archive     ArchiveFlag
 	commandLine []string
 }
 
@@ -37,11 +38,16 @@ func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) 
 			a filter selects (--queue, --class, --signature, --since, …). Deletes run in
 			short batches. It asks first on a terminal and needs --yes otherwise.
 			To empty the table use flush; to apply a retention period use prune.
+
+			With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
+			when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
+			deleted. jobtriage restore PATH puts the rows back.
 		`),
 		Example: examples(heredoc.Doc(`
 			  $ jobtriage forget 4e44390e-5a8c-4b8f-9d3e-1f2a3b4c5d6e
 			  $ jobtriage forget --signature 3fa9c2d1e0 --dry-run
 			  $ jobtriage forget --queue reports --until 7d --yes
+			  $ jobtriage forget --signature 3fa9c2d1e0 --archive incident-4711.ndjson --yes
 		`)),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service
@@ -52,6 +58,9 @@ func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) 
 			}
 			if len(args) == 0 && opts.Filter.empty() {
 				return FlagErrorf("name ids or a filter; to delete everything use flush")
+			}
+			if err := opts.Archive.check(opts.JSON); err != nil {
+				return err
 			}
 			for _, id := range args {
 				if _, err := triage.ParseRef(id); err != nil {
@@ -68,6 +77,7 @@ func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) 
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be deleted; change nothing")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	opts.Archive.register(cmd)
 	return cmd
 }
 
@@ -82,7 +92,7 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	}
 	p := triage.ForgetParams{Query: q, Refs: refsOf(opts.IDs)}
 	if !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
-		return confirm(opts.IO, false, "Delete the selected failed jobs"+onTarget(svc)+"?")
+		return confirm(opts.IO, false, archiveVerb(opts.Archive)+" the selected failed jobs"+onTarget(svc)+"?")
 	}
 	ids := newSpool()
 	defer ids.Close()
@@ -95,9 +105,13 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 			return err
 		}
 		if opts.DryRun || preview.Deleted == 0 {
-			return reportForget(opts, svc, preview, ids)
+			return reportForget(opts, svc, preview, ids, opts.Archive.doc(nil, int64(preview.Deleted)))
 		}
-		if err := confirm(opts.IO, opts.Yes, fmt.Sprintf("Delete %s for good%s?", countNoun(preview.Deleted, "failed job"), onTarget(svc))); err != nil {
+		forGood := " for good"
+		if opts.Archive.set() {
+			forGood = ""
+		}
+		if err := confirm(opts.IO, opts.Yes, fmt.Sprintf("%s %s%s%s?", archiveVerb(opts.Archive), countNoun(preview.Deleted, "failed job"), forGood, onTarget(svc))); err != nil {
 			return err
 		}
 		p.DryRun = false
@@ -106,30 +120,45 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 		}
 		total = int64(preview.Deleted)
 	}
+	arch, err := opts.Archive.open(opts.IO, opts.Now)
+	if err != nil {
+		return err
+	}
+	if arch != nil {
+		defer arch.Close()
+		p.Archive = arch.Write
+	}
 	pr := newMeter(opts.IO, "deleted", total)
 	p.Progress = func(n int) { pr.update(int64(n)) }
 	p.OnBatch = ids.AddIDs
-	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "forget", Args: opts.commandLine, Filter: q}); err != nil {
+	args := append(append([]string{}, opts.commandLine...), opts.Archive.args()...)
+	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "forget", Args: args, Filter: q}); err != nil {
 		return err
 	}
 	res, err := svc.Forget(ctx, p)
 	pr.done()
-	if aerr := opts.Audit(auditEntry{Command: "forget", Args: opts.commandLine, Filter: q, Count: int64(res.Deleted), IDs: res.IDs, spooled: ids,
+	if aerr := opts.Audit(auditEntry{Command: "forget", Args: args, Filter: q, Count: int64(res.Deleted), IDs: res.IDs, spooled: ids,
 		Error: auditError(err)}); aerr != nil && err == nil {
 		err = aerr
 	}
 	if err != nil {
+		if res.Deleted > 0 && arch != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "%s deleted before the error%s\n", countNoun(res.Deleted, "failed job"), opts.Archive.doc(arch, 0).phrase(false))
+		}
 		return err
 	}
-	return reportForget(opts, svc, res, ids)
+	if err := arch.Close(); err != nil {
+		return err
+	}
+	return reportForget(opts, svc, res, ids, opts.Archive.doc(arch, 0))
 }
 
-func reportForget(opts *ForgetOptions, svc *triage.Service, res triage.ForgetResult, ids *spool) error {
+func reportForget(opts *ForgetOptions, svc *triage.Service, res triage.ForgetResult, ids *spool, arch *archiveDoc) error {
 	if len(res.NotFound) > 0 && res.Deleted == 0 && !opts.JSON {
 		return notFoundError(res.NotFound)
 	}
 	if opts.JSON {
-		if err := writeJSONSpliced(opts.IO.Out, newForgetDoc(res), map[string]*spool{"ids": ids}); err != nil {
+		if err := writeJSONSpliced(opts.IO.Out, newForgetDoc(res, arch), map[string]*spool{"ids": ids}); err != nil {
 			return err
 		}
 	} else {
@@ -144,7 +173,7 @@ func reportForget(opts *ForgetOptions, svc *triage.Service, res triage.ForgetRes
 		if n := len(res.NotFound); n > 0 {
 			line += fmt.Sprintf("; %d not found", n)
 		}
-		fmt.Fprintln(opts.IO.Out, line+onTarget(svc)+".")
+		fmt.Fprintln(opts.Archive.out(opts.IO), line+onTarget(svc)+arch.phrase(res.DryRun)+".")
 	}
 	switch {
 	case opts.Filter.Signature != "" && res.Deleted == 0:

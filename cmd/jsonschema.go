@@ -346,10 +346,12 @@ type forgetDoc struct {
 	Deleted       int      `json:"deleted"`
 	IDs           []string `json:"ids"`
 	NotFound      []string `json:"not_found"`
+	// Archive is where the rows went first (--archive); null without it.
+	Archive *archiveDoc `json:"archive"`
 }
 
-func newForgetDoc(r triage.ForgetResult) forgetDoc {
-	return forgetDoc{SchemaVersion: jsonSchemaVersion, DryRun: r.DryRun, Deleted: r.Deleted, IDs: orEmpty(r.IDs), NotFound: orEmpty(r.NotFound)}
+func newForgetDoc(r triage.ForgetResult, arch *archiveDoc) forgetDoc {
+	return forgetDoc{SchemaVersion: jsonSchemaVersion, DryRun: r.DryRun, Deleted: r.Deleted, IDs: orEmpty(r.IDs), NotFound: orEmpty(r.NotFound), Archive: arch}
 }
 
 // contextDoc is one context in context list --json and context show

@@ -38,6 +38,8 @@ func TestJSONSchemas(t *testing.T) {
 		{"forget", []string{"forget", "22222222-2222-4222-8222-222222222222", "--yes", "--json"}, ExitOK},
 		{"prune-dry-run", []string{"prune", "--hours", "1", "--dry-run", "--json"}, ExitOK},
 		{"flush-dry-run", []string{"flush", "--dry-run", "--json"}, ExitOK},
+		{"prune-archive-dry-run", []string{"prune", "--hours", "1", "--dry-run", "--archive", "archive.ndjson.gz", "--json"}, ExitOK},
+		{"restore-dry-run", []string{"restore", filepath.Join("testdata", "archive.ndjson"), "--dry-run", "--json"}, ExitOK},
 		{"monitor", []string{"monitor", "--json", "--window", "168h"}, ExitOK},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ type PruneOptions struct {
 	DryRun   bool
 	Yes      bool
 	JSON     bool
+	Archive  ArchiveFlag
 }
 
 // NewCmdPrune builds `jobtriage prune --hours N`.
@@ -39,13 +40,20 @@ func NewCmdPrune(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 			timezone). failed_jobs has no index on failed_at, so instead of scanning
 			the table once per chunk it walks the primary key (ids grow with failure
 			time) and deletes in short batches. From cron, pass --yes.
+
+			With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
+			when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
+			deleted. jobtriage restore PATH puts the rows back.
 		`),
-		Example: "  $ jobtriage prune --hours 168 --yes\n  $ jobtriage prune --hours 48 --dry-run",
+		Example: "  $ jobtriage prune --hours 168 --yes\n  $ jobtriage prune --hours 48 --dry-run\n  $ jobtriage prune --hours 168 --archive failed-$(date +%F).ndjson.gz --yes",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service
 			if opts.Hours <= 0 {
 				return FlagErrorf("--hours must be greater than 0 (got %s); to delete everything use flush", strconv.FormatFloat(opts.Hours, 'f', -1, 64))
+			}
+			if err := opts.Archive.check(opts.JSON); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -68,14 +76,21 @@ func NewCmdFlush(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 			Delete all failed jobs, as php artisan queue:flush; with --hours N only those
 			that failed at or before now − N hours (queue:flush --hours, <=). Deletes run
 			in short batches. It asks first on a terminal and needs --yes otherwise.
+
+			With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
+			when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
+			deleted. jobtriage restore PATH puts the rows back.
 		`),
-		Example: "  $ jobtriage flush --yes\n  $ jobtriage flush --hours 72",
+		Example: "  $ jobtriage flush --yes\n  $ jobtriage flush --hours 72\n  $ jobtriage flush --archive failed_jobs.ndjson.gz --yes",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service
 			opts.HoursSet = c.Flags().Changed("hours")
 			if opts.HoursSet && opts.Hours <= 0 {
 				return FlagErrorf("--hours must be greater than 0 (got %s); without --hours flush deletes everything", strconv.FormatFloat(opts.Hours, 'f', -1, 64))
+			}
+			if err := opts.Archive.check(opts.JSON); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -92,6 +107,7 @@ func addPruneFlags(cmd *cobra.Command, opts *PruneOptions) {
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be deleted; change nothing")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	opts.Archive.register(cmd)
 }
 
 // pruneJSON is prune --json and flush --json.
@@ -102,6 +118,8 @@ type pruneJSON struct {
 	// Before is the bound (prune: failed_at < before; flush --hours: <=);
 	// null for a flush of everything.
 	Before jsonTime `json:"before"`
+	// Archive is where the rows went first (--archive); null without it.
+	Archive *archiveDoc `json:"archive"`
 }
 
 func pruneRun(ctx context.Context, opts *PruneOptions) error {
@@ -140,28 +158,37 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 			return err
 		}
 		if opts.DryRun {
-			return reportPrune(opts, svc, pruneJSON{DryRun: true, Deleted: n, Before: jsonTime(before)}, scope)
+			return reportPrune(opts, svc, pruneJSON{DryRun: true, Deleted: n, Before: jsonTime(before), Archive: opts.Archive.doc(nil, n)}, scope)
 		}
 		if n == 0 {
-			return reportPrune(opts, svc, pruneJSON{Before: jsonTime(before)}, scope)
+			return reportPrune(opts, svc, pruneJSON{Before: jsonTime(before), Archive: opts.Archive.doc(nil, 0)}, scope)
 		}
-		if err := confirm(opts.IO, false, fmt.Sprintf("Delete %s%s%s?", countNoun(n, "failed job"), scope, onTarget(svc))); err != nil {
+		if err := confirm(opts.IO, false, fmt.Sprintf("%s %s%s%s?", archiveVerb(opts.Archive), countNoun(n, "failed job"), scope, onTarget(svc))); err != nil {
 			return err
 		}
 		total = n
-	} else if err := confirm(opts.IO, opts.Yes, "Delete "+what+onTarget(svc)+"?"); err != nil {
+	} else if err := confirm(opts.IO, opts.Yes, archiveVerb(opts.Archive)+" "+what+onTarget(svc)+"?"); err != nil {
 		return err
 	}
+	arch, err := opts.Archive.open(opts.IO, opts.Now)
+	if err != nil {
+		return err
+	}
+	var write func([]triage.RawRow) error
+	if arch != nil {
+		defer arch.Close()
+		write = arch.Write
+	}
 	pr := newMeter(opts.IO, "deleted", total)
-	auditArgs := []string{name, "--hours", strconv.FormatFloat(opts.Hours, 'f', -1, 64)}
+	auditArgs := append([]string{name, "--hours", strconv.FormatFloat(opts.Hours, 'f', -1, 64)}, opts.Archive.args()...)
 	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: name, Args: auditArgs}); err != nil {
 		return err
 	}
 	var n int64
 	if opts.Flush {
-		n, err = svc.Flush(ctx, opts.Hours, pr.update)
+		n, err = svc.FlushArchived(ctx, opts.Hours, write, pr.update)
 	} else {
-		n, err = svc.Prune(ctx, opts.Hours, false, pr.update)
+		n, err = svc.PruneArchived(ctx, opts.Hours, false, write, pr.update)
 	}
 	pr.done()
 	if aerr := opts.Audit(auditEntry{Command: name, Args: auditArgs, Count: n, Error: auditError(err)}); aerr != nil && err == nil {
@@ -169,11 +196,22 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	}
 	if err != nil {
 		if n > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "%s deleted before the error\n", countNoun(n, "failed job"))
+			fmt.Fprintf(opts.IO.ErrOut, "%s deleted before the error%s\n", countNoun(n, "failed job"), opts.Archive.doc(arch, 0).phrase(false))
 		}
 		return err
 	}
-	return reportPrune(opts, svc, pruneJSON{Deleted: n, Before: jsonTime(before)}, scope)
+	if err := arch.Close(); err != nil {
+		return err
+	}
+	return reportPrune(opts, svc, pruneJSON{Deleted: n, Before: jsonTime(before), Archive: opts.Archive.doc(arch, 0)}, scope)
+}
+
+// archiveVerb is what a confirmation asks to do.
+func archiveVerb(a ArchiveFlag) string {
+	if a.set() {
+		return "Archive to " + a.Path + " and delete"
+	}
+	return "Delete"
 }
 
 func locOf(svc *triage.Service) *time.Location {
@@ -194,6 +232,6 @@ func reportPrune(opts *PruneOptions, svc *triage.Service, r pruneJSON, scope str
 	if r.DryRun {
 		verb = "Would delete"
 	}
-	_, err := fmt.Fprintf(opts.IO.Out, "%s %s%s%s.\n", verb, countNoun(r.Deleted, "failed job"), scope, onTarget(svc))
+	_, err := fmt.Fprintf(opts.Archive.out(opts.IO), "%s %s%s%s%s.\n", verb, countNoun(r.Deleted, "failed job"), scope, onTarget(svc), r.Archive.phrase(r.DryRun))
 	return err
 }

@@ -309,7 +309,7 @@ func (w *Writer) fail(err error) error {
 
 // Close releases the lock and closes the file (not stdout).
 func (w *Writer) Close() error {
-	if w.f == nil {
+	if w == nil || w.f == nil {
 		return nil
 	}
 	err := w.f.Close() // closing drops the flock

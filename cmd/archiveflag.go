@@ -1,0 +1,102 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jobtriage/jobtriage/triage/archive"
+)
+
+// ArchiveFlag is --archive of prune, flush and forget: every row is
+// appended whole to the archive, and fsynced, before its batch is deleted.
+type ArchiveFlag struct {
+	Path string
+}
+
+func (a *ArchiveFlag) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&a.Path, "archive", "",
+		"before deleting, append every row whole to `PATH` and fsync it (NDJSON; gzip when PATH ends in .gz; - for stdout)")
+}
+
+// set reports whether --archive was given.
+func (a *ArchiveFlag) set() bool { return a.Path != "" }
+
+// check refuses --archive - with --json: both would be stdout.
+func (a *ArchiveFlag) check(jsonOut bool) error {
+	if a.Path == archive.Stdout && jsonOut {
+		return FlagErrorf("--archive - writes the archive to stdout, where --json would go too: archive to a file, or drop --json")
+	}
+	return nil
+}
+
+// out is where the command's report goes: stderr when the archive is
+// stdout.
+func (a *ArchiveFlag) out(ios *IOStreams) io.Writer {
+	if a.Path == archive.Stdout {
+		return ios.ErrOut
+	}
+	return ios.Out
+}
+
+// open opens the archive for appending (nil, nil without --archive).
+func (a *ArchiveFlag) open(ios *IOStreams, now func() time.Time) (*archive.Writer, error) {
+	if !a.set() {
+		return nil, nil
+	}
+	w, err := archive.Open(a.Path, ios.Out, now)
+	if err != nil {
+		return nil, err
+	}
+	if w.Cut > 0 {
+		fmt.Fprintf(ios.ErrOut, "archive %s: cut off a torn last record (%d bytes) left by an interrupted run; its rows were not deleted and are archived again\n", a.Path, w.Cut)
+	}
+	return w, nil
+}
+
+// args are the flag as the audit log records it.
+func (a *ArchiveFlag) args() []string {
+	if !a.set() {
+		return nil
+	}
+	return []string{"--archive", a.Path}
+}
+
+// archiveDoc is the "archive" member of prune, flush and forget --json;
+// null without --archive.
+type archiveDoc struct {
+	Path string `json:"path"`
+	// Written counts the records appended (dry run: that would be).
+	Written int64 `json:"written"`
+	// Already counts deleted rows the archive already held, whole and
+	// identical (archived by a run that was interrupted before their
+	// delete committed), which were not written again.
+	Already int64 `json:"already_archived"`
+}
+
+// doc is the flag's archiveDoc: a dry run's from its count, a run's from
+// its writer.
+func (a *ArchiveFlag) doc(w *archive.Writer, dryCount int64) *archiveDoc {
+	switch {
+	case !a.set():
+		return nil
+	case w == nil:
+		return &archiveDoc{Path: a.Path, Written: dryCount}
+	}
+	return &archiveDoc{Path: a.Path, Written: w.Written, Already: w.Skipped}
+}
+
+// phrase is the text report's archive clause.
+func (d *archiveDoc) phrase(dry bool) string {
+	switch {
+	case d == nil:
+		return ""
+	case dry:
+		return fmt.Sprintf("; each row would first be archived to %s", d.Path)
+	case d.Already > 0:
+		return fmt.Sprintf("; archived to %s first (%s written, %s already there)", d.Path, countNoun(d.Written, "row"), countNoun(d.Already, "row"))
+	}
+	return fmt.Sprintf("; archived to %s first (%s written)", d.Path, countNoun(d.Written, "row"))
+}

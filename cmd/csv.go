@@ -1,0 +1,108 @@
+package cmd
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
+)
+
+// csvHeader names failed --csv's columns: the listing's, with the time as
+// failed_at in RFC 3339.
+var csvHeader = []string{"id", "connection", "queue", "class", "exception", "message", "failed_at"}
+
+// csvCell makes database text one CSV field. Line breaks, tabs, quotes and
+// commas stay: RFC 4180 quoting carries them, and a ticket should show the
+// message as it was. What a terminal would act on (escape sequences, other
+// control and invisible characters) becomes a visible escape, as in the
+// listing, because CSV is cat'ed as often as it is opened. A field a
+// spreadsheet would run as a formula (=, +, -, @ first, RFC-free but
+// OWASP's advice) gets a leading apostrophe, unless it is a number.
+func csvCell(s string) string {
+	s = sanitize.Text(s)
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@':
+		if _, err := strconv.ParseFloat(s, 64); err != nil {
+			return "'" + s
+		}
+	}
+	return s
+}
+
+// csvRun writes every match (or, with --limit N, the newest N) as CSV,
+// newest first, in constant memory.
+func csvRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query) error {
+	w := csv.NewWriter(opts.IO.Out)
+	w.UseCRLF = true // RFC 4180 ends records with CRLF
+	if err := w.Write(csvHeader); err != nil {
+		return err
+	}
+	limit := 0
+	if opts.LimitSet {
+		limit = opts.Limit
+	}
+	n := 0
+	err := svc.Each(ctx, q, false, func(j triage.Job, _ *triage.FailedRow) error {
+		if limit > 0 && n >= limit {
+			return errExportDone
+		}
+		n++
+		at := ""
+		if !j.FailedAt.IsZero() {
+			at = j.FailedAt.Format(time.RFC3339)
+		}
+		rec := []string{j.ID, j.Connection, j.Queue, j.Class, j.ExceptionClass, j.ExceptionMessage, at}
+		for i := range rec {
+			rec[i] = csvCell(rec[i])
+		}
+		if err := w.Write(rec); err != nil {
+			return err
+		}
+		if n%csvFlushRows == 0 {
+			w.Flush()
+			return w.Error()
+		}
+		return nil
+	})
+	w.Flush()
+	if err == nil {
+		err = w.Error()
+	}
+	if err != nil && !errors.Is(err, errExportDone) {
+		return err
+	}
+	if n == 0 && q.Signature != "" {
+		return opts.Filter.errNoSuchSignature()
+	}
+	if opts.IO.IsStderrTTY() {
+		fmt.Fprintf(opts.IO.ErrOut, "exported %s\n", countNoun(n, "failed job"))
+	}
+	return nil
+}
+
+// csvFlushRows is how many records are buffered before they are written,
+// so a pipe sees a large export progress.
+const csvFlushRows = 500
+
+// csvConflict names the flags given with --csv that it cannot go with.
+func csvConflict(opts *FailedOptions) string {
+	var with []string
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{opts.JSON, "--json"}, {opts.NDJSON, "--ndjson"}, {opts.Group, "--group"}, {opts.After != "", "--after"}, {opts.Full, "--full"}} {
+		if f.on {
+			with = append(with, f.name)
+		}
+	}
+	return strings.Join(with, ", ")
+}
