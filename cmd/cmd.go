@@ -69,6 +69,7 @@ func exitInterrupted(errOut io.Writer, prompting bool) {
 func Run(ctx context.Context, f *Factory, args []string) ExitCode {
 	defer f.Close()
 	f.Args = args
+	f.file = nil // the configuration file is read once per command line
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)

@@ -82,6 +82,37 @@ func exitCodeFor(err error) ExitCode {
 	return ExitError
 }
 
+// severity orders exit codes for a run over several apps (monitor
+// --all-contexts), whose exit code is the worst of theirs: healthy, then
+// unhealthy, then a missing table, then an unreachable database or bad
+// configuration, then anything else.
+func severity(c ExitCode) int {
+	switch c {
+	case ExitOK:
+		return 0
+	case ExitUnhealthy:
+		return 1
+	case ExitSchema:
+		return 2
+	case ExitUnreachable:
+		return 3
+	case ExitInterrupted:
+		return 5
+	}
+	return 4
+}
+
+// worstExit is the most severe of codes (ExitOK for none).
+func worstExit(codes ...ExitCode) ExitCode {
+	worst := ExitOK
+	for _, c := range codes {
+		if severity(c) > severity(worst) {
+			worst = c
+		}
+	}
+	return worst
+}
+
 // errConfig marks errors resolving where the database is.
 var errConfig = errors.New("configuration")
 

@@ -140,10 +140,13 @@ func (f *Factory) Context() (*config.Context, error) {
 }
 
 // ForContext is a factory for one context of the file (monitor
-// --all-contexts): the same streams, clock and flags, its own connections,
-// closed with f.
-func (f *Factory) ForContext(c config.Context) *Factory {
-	child := &Factory{IO: f.IO, Now: f.Now, Getenv: f.Getenv, Environ: f.Environ, Getwd: f.Getwd, Conn: f.Conn,
+// --all-contexts): the same clock and flags, its own streams (f's when ios
+// is nil) and connections, closed with f. Call it from one goroutine.
+func (f *Factory) ForContext(c config.Context, ios *IOStreams) *Factory {
+	if ios == nil {
+		ios = f.IO
+	}
+	child := &Factory{IO: ios, Now: f.Now, Getenv: f.Getenv, Environ: f.Environ, Getwd: f.Getwd, Conn: f.Conn,
 		AuditLog: f.AuditLog, Args: f.Args, ConfigFile: f.ConfigFile, fixed: &c, file: f.file}
 	child.Config = child.resolveConfig
 	child.Service = child.openService
@@ -208,7 +211,11 @@ func (f *Factory) resolveConfig() (appconfig.Config, error) {
 	cfg, err := appconfig.Resolve(o)
 	if err != nil {
 		if c != nil {
-			return appconfig.Config{}, fmt.Errorf("%w: %s: %v", errConfig, c.Marker(), err)
+			msg := err.Error()
+			if fromContext && strings.HasPrefix(msg, "--dsn") {
+				msg = "dsn" + strings.TrimPrefix(msg, "--dsn") // the DSN came from the file, not the flag
+			}
+			return appconfig.Config{}, fmt.Errorf("%w: %s: %s", errConfig, c.Marker(), msg)
 		}
 		return appconfig.Config{}, fmt.Errorf("%w: %v", errConfig, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/jobtriage/jobtriage/alerts"
 	"github.com/jobtriage/jobtriage/alerts/notify"
 	"github.com/jobtriage/jobtriage/alerts/watch"
+	"github.com/jobtriage/jobtriage/internal/config"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/appconfig"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
@@ -87,6 +88,28 @@ type MonitorOptions struct {
 	// BlindAfter is how long the watcher may fail to read the database
 	// before it alerts about its own blindness.
 	BlindAfter time.Duration
+
+	// AllContexts and Contexts check several contexts of the
+	// configuration file in one run (at most Parallel at once).
+	AllContexts bool
+	Contexts    []string
+	Parallel    int
+	// Listen serves /metrics and /healthz on this address while watching.
+	Listen string
+	// Listening is told the address the metrics server listens on (tests
+	// listen on port 0).
+	Listening func(addr string)
+
+	// Context is the context this check runs in (nil for none): its
+	// notifiers come after the flags and the environment.
+	Context *config.Context
+	// contextList returns the contexts to check; forContext binds a copy
+	// of the options to one of them, with its own streams.
+	contextList func() ([]config.Context, error)
+	forContext  func(c config.Context, ios *IOStreams) *MonitorOptions
+	// multiFlags are the flags that would replace every context's
+	// database: refused with several contexts.
+	multiFlags []string
 }
 
 // NewCmdMonitor builds `jobtriage monitor`.
@@ -157,8 +180,15 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 			opts.Config = f.Config
 			opts.EnvFile = f.Conn.EnvFile
 			opts.Queues = args
+			bindMonitorContexts(f, c, opts)
 			if err := opts.validate(); err != nil {
 				return err
+			}
+			if !opts.multiContext() {
+				var err error
+				if opts.Context, err = f.Context(); err != nil {
+					return err
+				}
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -186,10 +216,17 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 	fl.StringVar(&opts.NotifyCommand, "notify-command", "", "watch: run `PROGRAM [ARGS]` with each digest as JSON on stdin, no shell (env "+envNotifyCommand+")")
 	fl.StringVar(&opts.StateFile, "state-file", "", "watch: keep alert state across restarts in `PATH` (default $XDG_STATE_HOME/jobtriage/watch-<app>.json; none = memory only)")
 	fl.DurationVar(&opts.BlindAfter, "blind-after", watch.DefaultBlindAfter, "watch: alert when the database could not be read for this `long`")
+	fl.BoolVar(&opts.AllContexts, "all-contexts", false, "check every context of the configuration file, in parallel; one report, the worst exit code")
+	fl.StringSliceVar(&opts.Contexts, "contexts", nil, "check these contexts (comma-separated `NAMES`), as --all-contexts does")
+	fl.IntVar(&opts.Parallel, "parallel", defaultMonitorParallel, "with several contexts: check at most `N` at once")
+	fl.StringVar(&opts.Listen, "listen", "", "watch: serve Prometheus /metrics and /healthz on `HOST:PORT` (e.g. 127.0.0.1:9187)")
 	return cmd
 }
 
 func (o *MonitorOptions) validate() error {
+	if err := o.validateContexts(); err != nil {
+		return err
+	}
 	switch {
 	case o.MaxSize < 0 || o.MaxFailed < 0 || o.MaxAge < 0:
 		return FlagErrorf("--max, --max-age and --max-failed must not be negative")
@@ -221,7 +258,7 @@ func (o *MonitorOptions) validate() error {
 	case o.Interval < time.Second:
 		return FlagErrorf("--interval must be at least 1s")
 	case o.Format == "prometheus":
-		return FlagErrorf("--format prometheus is for one check at a time (cron); drop --watch")
+		return FlagErrorf("--format prometheus is for one check at a time (cron); drop --watch, or serve metrics with --listen")
 	case o.MaxFailed == 0 && o.MaxSize == 0 && o.MaxAge == 0:
 		return FlagErrorf("--watch needs something to alert on: --max-failed (with --window), --max or --max-age")
 	case o.BlindAfter < time.Second:
@@ -271,6 +308,9 @@ func (o *MonitorOptions) thresholds() triage.Thresholds {
 }
 
 func monitorRun(ctx context.Context, opts *MonitorOptions) error {
+	if opts.multiContext() {
+		return monitorContextsRun(ctx, opts)
+	}
 	src, p, err := monitorSetup(ctx, opts)
 	if err != nil {
 		return err
@@ -278,17 +318,9 @@ func monitorRun(ctx context.Context, opts *MonitorOptions) error {
 	if opts.Watch {
 		return watchRun(ctx, opts, src, p)
 	}
-	p.Now = opts.Now()
-	rep, err := triage.Monitor(ctx, src, p)
+	rep, breaches, err := monitorCheck(ctx, opts, src, p)
 	if err != nil {
 		return err
-	}
-	breaches := rep.Check(opts.thresholds())
-	if rep.NoJobsTable && len(p.Connections) == 0 {
-		fmt.Fprintln(opts.IO.ErrOut, "warning: no jobs table: sizes are 0 and only failures were counted")
-	}
-	for _, b := range rep.Blind {
-		fmt.Fprintln(opts.IO.ErrOut, "note: cannot see the queues of connection "+sanitize.Line(b)+" (failures still counted)")
 	}
 	switch {
 	case opts.JSON:
@@ -308,6 +340,23 @@ func monitorRun(ctx context.Context, opts *MonitorOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, "unhealthy: "+sanitize.Line(b.String()))
 	}
 	return silentExit(ExitUnhealthy)
+}
+
+// monitorCheck runs one check and says on stderr what it could not see.
+func monitorCheck(ctx context.Context, opts *MonitorOptions, src triage.MonitorSource, p triage.MonitorParams) (triage.Report, []triage.Breach, error) {
+	p.Now = opts.Now()
+	rep, err := triage.Monitor(ctx, src, p)
+	if err != nil {
+		return rep, nil, err
+	}
+	breaches := rep.Check(opts.thresholds())
+	if rep.NoJobsTable && len(p.Connections) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "warning: no jobs table: sizes are 0 and only failures were counted")
+	}
+	for _, b := range rep.Blind {
+		fmt.Fprintln(opts.IO.ErrOut, "note: cannot see the queues of connection "+sanitize.Line(b)+" (failures still counted)")
+	}
+	return rep, breaches, nil
 }
 
 func printReport(ios *IOStreams, rep triage.Report) error {
@@ -454,13 +503,16 @@ func writePrometheus(w io.Writer, rep triage.Report, breaches []triage.Breach) e
 }
 
 // secret reads a notification setting: the flag, else the environment, else
-// the app's .env file.
-func (o *MonitorOptions) secret(flag, env string, dotenv map[string]string) string {
+// the context, else the app's .env file.
+func (o *MonitorOptions) secret(flag, env, fromContext string, dotenv map[string]string) string {
 	if flag != "" {
 		return flag
 	}
 	if v := o.Getenv(env); v != "" {
 		return v
+	}
+	if fromContext != "" {
+		return fromContext
 	}
 	v, _ := appconfig.Cast(dotenv[env])
 	return v
@@ -470,6 +522,12 @@ func (o *MonitorOptions) secret(flag, env string, dotenv map[string]string) stri
 // unreadable file only means there are none there.
 func (o *MonitorOptions) dotenv() map[string]string {
 	path := o.EnvFile
+	if path == "" && o.Context != nil {
+		path = o.Context.EnvFile
+		if path == "" && o.Context.App != "" {
+			path = filepath.Join(o.Context.App, ".env")
+		}
+	}
 	if path == "" {
 		dir, err := o.Getwd()
 		if err != nil {
@@ -492,29 +550,33 @@ func (o *MonitorOptions) dotenv() map[string]string {
 // itself, so there is no log notifier here.
 func (o *MonitorOptions) notifiers() ([]notify.Notifier, error) {
 	env := o.dotenv()
+	var cn config.Notify
+	if o.Context != nil {
+		cn = o.Context.Notify
+	}
 	var out []notify.Notifier
-	if u := o.secret(o.SlackWebhook, envSlackWebhook, env); u != "" {
+	if u := o.secret(o.SlackWebhook, envSlackWebhook, cn.SlackWebhook, env); u != "" {
 		n, err := notify.NewSlack(notify.SlackConfig{WebhookURL: u})
 		if err != nil {
 			return nil, FlagErrorf("%v", err)
 		}
 		out = append(out, n)
 	}
-	if u := o.secret(o.WebhookURL, envWebhookURL, env); u != "" {
+	if u := o.secret(o.WebhookURL, envWebhookURL, cn.WebhookURL, env); u != "" {
 		n, err := notify.NewWebhook(notify.WebhookConfig{URL: u})
 		if err != nil {
 			return nil, FlagErrorf("%v", err)
 		}
 		out = append(out, n)
 	}
-	if k := o.secret(o.PagerDutyKey, envPagerDutyKey, env); k != "" {
+	if k := o.secret(o.PagerDutyKey, envPagerDutyKey, cn.PagerDutyRoutingKey, env); k != "" {
 		n, err := notify.NewPagerDuty(notify.PagerDutyConfig{RoutingKey: k})
 		if err != nil {
 			return nil, FlagErrorf("%v", err)
 		}
 		out = append(out, n)
 	}
-	if c := o.secret(o.NotifyCommand, envNotifyCommand, env); c != "" {
+	if c := o.secret(o.NotifyCommand, envNotifyCommand, cn.Command, env); c != "" {
 		fields := strings.Fields(c)
 		n, err := notify.NewCommand(notify.CommandConfig{Path: fields[0], Args: fields[1:]})
 		if err != nil {

@@ -1,0 +1,283 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jobtriage/jobtriage/internal/config"
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
+)
+
+// defaultMonitorParallel is how many contexts monitor checks at once by
+// default: enough to hide the round trips of a handful of apps, few enough
+// not to open a connection to every database of a long list at once.
+const defaultMonitorParallel = 4
+
+// multiContext: the run covers several contexts (--all-contexts, --contexts).
+func (o *MonitorOptions) multiContext() bool { return o.AllContexts || len(o.Contexts) > 0 }
+
+// bindMonitorContexts gives the options what they need to run over several
+// contexts: the list, a way to bind a copy to one of them, and the flags
+// and environment that would override every context's database.
+func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
+	o.multiFlags = nil
+	for _, name := range []string{"dsn", "jobs-dsn", "env", "context"} {
+		if fl := c.Flags().Lookup(name); fl != nil && fl.Changed {
+			o.multiFlags = append(o.multiFlags, "--"+name)
+		}
+	}
+	for _, env := range []string{"JOBTRIAGE_DSN", "JOBTRIAGE_JOBS_DSN"} {
+		if f.getenv(env) != "" {
+			o.multiFlags = append(o.multiFlags, env)
+		}
+	}
+	o.contextList = func() ([]config.Context, error) {
+		file, err := f.ConfigFileData()
+		if err != nil {
+			return nil, err
+		}
+		if o.AllContexts {
+			if len(file.Contexts) == 0 {
+				where, _ := config.Locate(f.ConfigFile, f.Getenv)
+				return nil, fmt.Errorf("%w: --all-contexts: no contexts in %s", errConfig, orNone(where))
+			}
+			return file.Contexts, nil
+		}
+		var out []config.Context
+		seen := map[string]bool{}
+		for _, name := range o.Contexts {
+			c, ok := file.Context(name)
+			if !ok {
+				return nil, FlagErrorf("--contexts: no context %q in %s (have: %s)", name, orNone(file.Path), orNone(strings.Join(file.Names(), ", ")))
+			}
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, c)
+			}
+		}
+		return out, nil
+	}
+	o.forContext = func(c config.Context, ios *IOStreams) *MonitorOptions {
+		child := f.ForContext(c, ios)
+		cp := *o
+		cp.IO, cp.Service, cp.Config, cp.EnvFile, cp.Context = ios, child.Service, child.Config, "", &c
+		cp.AllContexts, cp.Contexts = false, nil
+		return &cp
+	}
+}
+
+// validateContexts checks the flags of a run over several contexts, and
+// --listen.
+func (o *MonitorOptions) validateContexts() error {
+	if o.Listen != "" {
+		if !o.Watch {
+			return FlagErrorf("--listen serves the watcher's metrics: add --watch")
+		}
+		if _, _, err := net.SplitHostPort(o.Listen); err != nil {
+			return FlagErrorf("--listen %q: want HOST:PORT, e.g. 127.0.0.1:9187", o.Listen)
+		}
+	}
+	if !o.multiContext() {
+		return nil
+	}
+	switch {
+	case o.AllContexts && len(o.Contexts) > 0:
+		return FlagErrorf("--all-contexts and --contexts are alternatives: pick one")
+	case len(o.multiFlags) > 0:
+		return FlagErrorf("%s would replace the database of every context: drop it, or check one app with --context", strings.Join(o.multiFlags, ", "))
+	case o.Format == "prometheus":
+		return FlagErrorf("--format prometheus covers one app; over several contexts use --watch --listen (one /metrics with a context label)")
+	case o.Parallel < 1:
+		return FlagErrorf("--parallel must be at least 1")
+	}
+	return nil
+}
+
+// contextCheck is one context's part of a run over several.
+type contextCheck struct {
+	ctx         config.Context
+	opts        *MonitorOptions
+	out, errOut *bytes.Buffer
+	rep         triage.Report
+	breaches    []triage.Breach
+	err         error
+	code        ExitCode
+	target      string
+}
+
+// bindContexts makes one options copy per context, each with its own
+// buffered streams, so that parallel checks never write into each other.
+func bindContexts(opts *MonitorOptions, list []config.Context) []*contextCheck {
+	checks := make([]*contextCheck, len(list))
+	for i, c := range list {
+		cio := *opts.IO
+		out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
+		cio.Out, cio.ErrOut, cio.In = out, errOut, strings.NewReader("")
+		checks[i] = &contextCheck{ctx: c, out: out, errOut: errOut, opts: opts.forContext(c, &cio)}
+	}
+	return checks
+}
+
+// monitorContextsRun checks every context in parallel (at most --parallel at
+// once), then prints one report: a section per context (a CONTEXT column
+// when piped, one object per context with --json), the breaches and errors
+// on stderr each under its context's name, and exits with the worst code.
+func monitorContextsRun(ctx context.Context, opts *MonitorOptions) error {
+	list, err := opts.contextList()
+	if err != nil {
+		return err
+	}
+	if opts.Watch {
+		return watchContextsRun(ctx, opts, list)
+	}
+	checks := bindContexts(opts, list)
+	sem := make(chan struct{}, opts.Parallel)
+	var wg sync.WaitGroup
+	for _, ch := range checks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ch.run(ctx)
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	codes := make([]ExitCode, len(checks))
+	for i, ch := range checks {
+		codes[i] = ch.code
+	}
+	worst := worstExit(codes...)
+	if err := printContextsReport(opts, checks, worst); err != nil {
+		return err
+	}
+	for _, ch := range checks {
+		prefix := sanitize.Line(ch.ctx.Name) + ": "
+		for _, line := range strings.Split(strings.TrimRight(ch.errOut.String(), "\n"), "\n") {
+			if line != "" {
+				fmt.Fprintln(opts.IO.ErrOut, prefix+line)
+			}
+		}
+		for _, b := range ch.breaches {
+			fmt.Fprintln(opts.IO.ErrOut, prefix+"unhealthy: "+sanitize.Line(b.String()))
+		}
+		if ch.err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "%serror (exit %d): %s\n", prefix, ch.code, sanitize.Line(oneLine(ch.err.Error())))
+		}
+	}
+	if worst == ExitOK {
+		return nil
+	}
+	return silentExit(worst)
+}
+
+// run checks one context into its own buffers.
+func (ch *contextCheck) run(ctx context.Context) {
+	if cfg, err := ch.opts.Config(); err == nil {
+		ch.target = describeTarget(cfg)
+	}
+	src, p, err := monitorSetup(ctx, ch.opts)
+	if err == nil {
+		ch.rep, ch.breaches, err = monitorCheck(ctx, ch.opts, src, p)
+	}
+	ch.err = err
+	switch {
+	case err != nil:
+		ch.code = exitCodeFor(err)
+	case len(ch.breaches) > 0:
+		ch.code = ExitUnhealthy
+	default:
+		ch.code = ExitOK
+	}
+	if err == nil && !ch.opts.JSON {
+		if perr := printReport(ch.opts.IO, ch.rep); perr != nil {
+			ch.err, ch.code = perr, ExitError
+		}
+	}
+}
+
+// contextsReportDoc is monitor --all-contexts --json.
+type contextsReportDoc struct {
+	SchemaVersion int                 `json:"schema_version"`
+	Healthy       bool                `json:"healthy"`
+	ExitCode      int                 `json:"exit_code"`
+	Contexts      []contextMonitorDoc `json:"contexts"`
+}
+
+// contextMonitorDoc is one context's check: its report (monitor --json's
+// document), or null and the error that stopped it.
+type contextMonitorDoc struct {
+	Context    string         `json:"context"`
+	Label      *string        `json:"label"`
+	Production bool           `json:"production"`
+	Target     *string        `json:"target"`
+	ExitCode   int            `json:"exit_code"`
+	Error      *string        `json:"error"`
+	Report     *reportJSONOut `json:"report"`
+}
+
+func printContextsReport(opts *MonitorOptions, checks []*contextCheck, worst ExitCode) error {
+	ios := opts.IO
+	if opts.JSON {
+		doc := contextsReportDoc{SchemaVersion: monitorSchemaVersion, Healthy: worst == ExitOK, ExitCode: int(worst),
+			Contexts: []contextMonitorDoc{}}
+		for _, ch := range checks {
+			d := contextMonitorDoc{Context: ch.ctx.Name, Label: nullString(ch.ctx.Label), Production: ch.ctx.Production,
+				Target: nullString(ch.target), ExitCode: int(ch.code)}
+			if ch.err != nil {
+				d.Error = nullString(oneLine(ch.err.Error()))
+			} else {
+				r := reportJSON(ch.rep, ch.breaches)
+				d.Report = &r
+			}
+			doc.Contexts = append(doc.Contexts, d)
+		}
+		return writeJSON(ios.Out, doc)
+	}
+	var b strings.Builder
+	for i, ch := range checks {
+		if !ios.IsStdoutTTY() {
+			// One TSV table: the context is the first column.
+			for _, line := range strings.Split(strings.TrimRight(ch.out.String(), "\n"), "\n") {
+				if line != "" {
+					b.WriteString(sanitize.Line(ch.ctx.Name) + "\t" + line + "\n")
+				}
+			}
+			continue
+		}
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		head := contextMark(ios, ch.ctx)
+		if ch.target != "" {
+			head += " · " + sanitize.Line(ch.target)
+		}
+		status := "healthy"
+		switch {
+		case ch.err != nil:
+			status = fmt.Sprintf("error (exit %d)", ch.code)
+		case len(ch.breaches) > 0:
+			status = fmt.Sprintf("unhealthy (%d %s)", len(ch.breaches), pluralWord(len(ch.breaches), "breach", "breaches"))
+		}
+		b.WriteString(head + ": " + status + "\n")
+		b.WriteString(ch.out.String())
+	}
+	_, err := io.WriteString(ios.Out, b.String())
+	return err
+}
+
+// watchContextsRun is a placeholder until several contexts can be watched.
+func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []config.Context) error {
+	return FlagErrorf("--watch over several contexts is not supported yet")
+}
