@@ -13,16 +13,21 @@ import (
 
 // Exit codes; README's "Exit codes" table lists the same values.
 const (
-	ExitOK          ExitCode = 0   // success, including "nothing matched"
-	ExitError       ExitCode = 1   // any other error
-	ExitUsage       ExitCode = 2   // bad flag, argument or input
-	ExitCancelled   ExitCode = 3   // the operator said no, or --yes was missing without a TTY
-	ExitNotFound    ExitCode = 4   // an id that matches no failed job
-	ExitUnreachable ExitCode = 5   // bad DSN/config, or the database cannot be reached
-	ExitSchema      ExitCode = 6   // a Laravel table or column is missing
-	ExitPartial     ExitCode = 7   // a bulk action skipped some jobs (each reported with a reason)
-	ExitUnhealthy   ExitCode = 8   // monitor: a threshold was crossed
-	ExitInterrupted ExitCode = 130 // SIGINT
+	ExitOK          ExitCode = 0 // success, including "nothing matched"
+	ExitError       ExitCode = 1 // any other error
+	ExitUsage       ExitCode = 2 // bad flag, argument or input
+	ExitCancelled   ExitCode = 3 // the operator said no, or --yes was missing without a TTY
+	ExitNotFound    ExitCode = 4 // an id that matches no failed job
+	ExitUnreachable ExitCode = 5 // bad DSN/config, or the database cannot be reached
+	ExitSchema      ExitCode = 6 // a Laravel table or column is missing
+	ExitPartial     ExitCode = 7 // a bulk action skipped some jobs (each reported with a reason)
+	ExitUnhealthy   ExitCode = 8 // monitor: a threshold was crossed
+	// ExitFailedAgain: retry --follow/--canary: a followed job failed
+	// again, or the canaries stopped the retry.
+	ExitFailedAgain ExitCode = 9
+	// ExitFollowTimeout: --follow-timeout passed with jobs unsettled.
+	ExitFollowTimeout ExitCode = 10
+	ExitInterrupted   ExitCode = 130 // SIGINT
 )
 
 // FlagError is a usage mistake: the message is followed by a hint at --help.

@@ -322,6 +322,11 @@ type retryDoc struct {
 	ByClass       map[string]int `json:"by_class"`
 	Skipped       []triage.Skip  `json:"skipped"`
 	NotFound      []string       `json:"not_found"`
+	// Follow is the follow-through (--follow, --canary, --rate); absent
+	// without those flags.
+	Follow *followDoc `json:"follow,omitempty"`
+	// Plan is what a dry run with those flags would do; absent otherwise.
+	Plan *planDoc `json:"plan,omitempty"`
 }
 
 func newRetryDoc(r triage.RetryResult) retryDoc {
@@ -404,4 +409,68 @@ type contextShowDoc struct {
 	SchemaVersion int        `json:"schema_version"`
 	Config        *string    `json:"config"`
 	Context       contextDoc `json:"context"`
+}
+
+// followDoc is the "follow" object of retry --json with --follow, --canary
+// or --rate; null otherwise.
+type followDoc struct {
+	// Followed counts the jobs followed (every pushed job with --follow,
+	// the canaries alone without it).
+	Followed    int `json:"followed"`
+	Done        int `json:"done"`
+	FailedAgain int `json:"failed_again"`
+	Waiting     int `json:"waiting"`
+	Running     int `json:"running"`
+	// Untracked jobs had no payload uuid and were not followed.
+	Untracked int  `json:"untracked"`
+	TimedOut  bool `json:"timed_out"`
+	// StoppedByBreaker: --stop-after-failures tripped; NotPushed jobs of
+	// the selection were left in failed_jobs (by it or by a canary stop).
+	StoppedByBreaker bool              `json:"stopped_by_breaker"`
+	NotPushed        int               `json:"not_pushed"`
+	Canary           *canaryDoc        `json:"canary"`
+	Jobs             []followJobDoc    `json:"jobs"`
+	NewFailures      []failureGroupDoc `json:"new_failures"`
+	Unread           int               `json:"new_failures_unread"`
+}
+
+// planDoc is what a dry run with --canary, --follow or --rate would do.
+type planDoc struct {
+	Canaries int     `json:"canaries"`
+	Rest     int     `json:"rest"`
+	Needed   int     `json:"canaries_needed"`
+	Success  float64 `json:"canary_success"`
+	Follow   bool    `json:"follow"`
+	Rate     float64 `json:"rate_per_second"`
+}
+
+// canaryDoc is the canaries' outcome and the decision taken on the rest.
+type canaryDoc struct {
+	Size        int     `json:"size"`
+	Needed      int     `json:"needed"`
+	Success     float64 `json:"success"`
+	Done        int     `json:"done"`
+	FailedAgain int     `json:"failed_again"`
+	Unsettled   int     `json:"unsettled"`
+	Decision    string  `json:"decision"` // "continue" or "stop"
+}
+
+// followJobDoc is one followed job and where it ended.
+type followJobDoc struct {
+	ID         string `json:"id"`
+	UUID       string `json:"uuid"`
+	Connection string `json:"connection"`
+	Queue      string `json:"queue"`
+	Class      string `json:"class"`
+	State      string `json:"state"` // waiting, running, done, failed_again
+}
+
+// failureGroupDoc is the followed jobs that failed again with one signature.
+type failureGroupDoc struct {
+	Signature      string   `json:"signature"`
+	Class          string   `json:"class"`
+	ExceptionClass string   `json:"exception_class"`
+	Message        string   `json:"exception_message"`
+	Count          int      `json:"count"`
+	IDs            []string `json:"ids"`
 }

@@ -35,6 +35,9 @@ func TestJSONSchemas(t *testing.T) {
 		{"show-malformed", []string{"show", "--json", "44444444-4444-4444-8444-444444444444"}, ExitOK},
 		{"retry-dry-run", []string{"retry", "all", "--dry-run", "--json"}, ExitPartial},
 		{"retry", []string{"retry", "11111111-1111-4111-8111-111111111111", "--json"}, ExitOK},
+		{"retry-canary-dry-run", []string{"retry", "all", "--canary", "1", "--follow", "--rate", "50/s", "--dry-run", "--json"}, ExitPartial},
+		// No worker runs: the job is still waiting when the timeout passes.
+		{"retry-follow", []string{"retry", "11111111-1111-4111-8111-111111111111", "--follow", "--follow-timeout", "1ms", "--json"}, ExitFollowTimeout},
 		{"forget", []string{"forget", "22222222-2222-4222-8222-222222222222", "--yes", "--json"}, ExitOK},
 		{"prune-dry-run", []string{"prune", "--hours", "1", "--dry-run", "--json"}, ExitOK},
 		{"flush-dry-run", []string{"flush", "--dry-run", "--json"}, ExitOK},

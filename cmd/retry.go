@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/follow"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -36,7 +37,27 @@ type RetryOptions struct {
 	Yes         bool
 	JSON        bool
 	commandLine []string
+
+	// Follow-through (retry --follow, --canary, --rate).
+	Follow            bool
+	FollowTimeout     time.Duration
+	Canary            int
+	CanarySuccess     string
+	Rate              string
+	StopAfterFailures int
+	canaryShare       float64 // CanarySuccess parsed
+	rate              float64 // Rate parsed, jobs per second; 0 unpaced
+	// The follower's clock, look interval and settle grace; tests shorten them.
+	followClock    follow.Clock
+	followInterval time.Duration
+	followGrace    time.Duration
 }
+
+// DefaultFollowTimeout is --follow-timeout's default.
+const DefaultFollowTimeout = 10 * time.Minute
+
+// followed reports whether the run follows jobs or paces them.
+func (o *RetryOptions) followed() bool { return o.Follow || o.Canary > 0 || o.rate > 0 }
 
 // NewCmdRetry builds `jobtriage retry`.
 func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *cobra.Command {
@@ -104,6 +125,9 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 					return err
 				}
 			}
+			if err := opts.checkFollowFlags(c); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -120,7 +144,47 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "show what would be retried and skipped; change nothing")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	fl.BoolVar(&opts.Follow, "follow", false, "follow the re-queued jobs until each ran (done) or failed again; exit 9 if any failed again, 10 on timeout")
+	fl.DurationVar(&opts.FollowTimeout, "follow-timeout", DefaultFollowTimeout, "how long jobs may stay unsettled after the last push (with --follow or --canary)")
+	fl.IntVar(&opts.Canary, "canary", 0, "retry the `N` oldest first, follow them, and retry the rest only if --canary-success of them succeeded")
+	fl.StringVar(&opts.CanarySuccess, "canary-success", "100%", "the `share` of canaries that must succeed for the rest to be retried (e.g. 80%)")
+	fl.StringVar(&opts.Rate, "rate", "", "push at most `N/s` jobs a second (also N/m, N/h), in small steps")
+	fl.IntVar(&opts.StopAfterFailures, "stop-after-failures", 0, "with --follow: stop pushing once `N` re-queued jobs have failed again")
 	return cmd
+}
+
+// checkFollowFlags validates the follow-through flags.
+func (o *RetryOptions) checkFollowFlags(c *cobra.Command) error {
+	changed := func(name string) bool { return c.Flags().Changed(name) }
+	if o.Canary < 0 {
+		return FlagErrorf("--canary must be positive")
+	}
+	if o.StopAfterFailures < 0 {
+		return FlagErrorf("--stop-after-failures must be positive")
+	}
+	if o.StopAfterFailures > 0 && !o.Follow {
+		return FlagErrorf("--stop-after-failures counts jobs that failed again, which needs --follow")
+	}
+	if changed("canary-success") && o.Canary == 0 {
+		return FlagErrorf("--canary-success needs --canary N")
+	}
+	if changed("follow-timeout") && !o.Follow && o.Canary == 0 {
+		return FlagErrorf("--follow-timeout needs --follow or --canary")
+	}
+	if o.FollowTimeout <= 0 {
+		return FlagErrorf("--follow-timeout must be a positive duration")
+	}
+	share, err := follow.ParseShare(o.CanarySuccess)
+	if err != nil {
+		return FlagErrorf("--canary-success: %v", err)
+	}
+	o.canaryShare = share
+	if o.Rate != "" {
+		if o.rate, err = follow.ParseRate(o.Rate); err != nil {
+			return FlagErrorf("%v", err)
+		}
+	}
+	return nil
 }
 
 var rangeRE = regexp.MustCompile(`^([0-9]+)-([0-9]+)$`)
@@ -177,6 +241,10 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	}
 	p := triage.RetryParams{Query: q, Refs: refsOf(opts.IDs), All: opts.All, Limit: opts.Limit,
 		ToQueue: opts.ToQueue, RetryUntil: opts.RetryUntil}
+	if (opts.Follow || opts.Canary > 0) && svc.Store.Schema().IDMode != triage.IDModeUUID {
+		return FlagErrorf("--follow and --canary find the jobs that failed again by uuid, but %s has no uuid column (Laravel 8+ adds it)",
+			svc.Store.Schema().FailedTable)
+	}
 	if len(opts.Ranges) > 0 {
 		if svc.Store.Schema().IDMode == triage.IDModeUUID {
 			return FlagErrorf("--range selects integer ids, but %s addresses jobs by uuid; use ids, filters or --signature",
@@ -194,9 +262,22 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	defer ids.Close()
 	defer skipSpool.Close()
 	skips := newSkipReport(skipSpool)
+	// A canary run and the run of the rest walk the same selection: a
+	// skip is reported once.
+	skippedIDs := map[string]bool{}
 	collect := func(id []string, sk []triage.Skip) error {
 		if err := ids.AddIDs(id); err != nil {
 			return err
+		}
+		if opts.Canary > 0 {
+			fresh := sk[:0:0]
+			for _, k := range sk {
+				if !skippedIDs[k.ID] {
+					skippedIDs[k.ID] = true
+					fresh = append(fresh, k)
+				}
+			}
+			sk = fresh
 		}
 		return skips.Add(sk)
 	}
@@ -211,7 +292,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 			return err
 		}
 		if opts.DryRun || preview.Retried == 0 {
-			return reportRetry(opts, svc, preview, ids, skips)
+			return reportRetry(opts, svc, preview, ids, skips, dryRunPlan(opts, preview.Retried))
 		}
 		reportSkips(opts.IO, skips, "would skip")
 		question := fmt.Sprintf("Retry %s on %s%s?", countNoun(preview.Retried, "failed job"), countNoun(len(preview.ByQueue), "queue"), onTarget(svc))
@@ -228,14 +309,31 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 		total = int64(preview.Retried)
 	}
-	pr := newMeter(opts.IO, "retried", total)
-	p.Progress = func(n int) { pr.update(int64(n)) }
+	if opts.followed() && total == 0 {
+		// The count the follow-through's progress, ETA and "not pushed"
+		// go by.
+		pp := p
+		pp.DryRun = true
+		preview, err := svc.Retry(ctx, pp)
+		if err != nil {
+			return err
+		}
+		total = int64(preview.Retried)
+	}
 	p.OnBatch = collect
 	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "retry", Args: opts.commandLine, Filter: q}); err != nil {
 		return err
 	}
-	res, err := svc.Retry(ctx, p)
-	pr.done()
+	var res triage.RetryResult
+	var fr *followReport
+	if opts.followed() {
+		res, fr, err = retryFollowed(ctx, opts, svc, p, int(total))
+	} else {
+		pr := newMeter(opts.IO, "retried", total)
+		p.Progress = func(n int) { pr.update(int64(n)) }
+		res, err = svc.Retry(ctx, p)
+		pr.done()
+	}
 	if aerr := opts.Audit(auditEntry{Command: "retry", Args: opts.commandLine, Filter: q, Count: int64(res.Retried),
 		IDs: res.IDs, spooled: ids, Skipped: skips.Len() + len(res.Skipped), Error: auditError(err)}); aerr != nil && err == nil {
 		err = aerr
@@ -246,7 +344,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 		return err
 	}
-	return reportRetry(opts, svc, res, ids, skips)
+	return reportRetry(opts, svc, res, ids, skips, fr)
 }
 
 // checkDatabaseConnections refuses --database-connection for a connection
@@ -303,7 +401,7 @@ func countsLine(m map[string]int) string {
 
 // reportRetry prints the result and picks the exit code: 4 when every id
 // was unknown, 7 when something was skipped or not found.
-func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult, ids *spool, skips *skipReport) error {
+func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult, ids *spool, skips *skipReport, fr *followReport) error {
 	io := opts.IO
 	if err := skips.Add(res.Skipped); err != nil { // what the service kept (OnBatch failed)
 		return err
@@ -314,7 +412,9 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 		return notFoundError(res.NotFound)
 	}
 	if opts.JSON {
-		if err := writeJSONSpliced(io.Out, newRetryDoc(res), map[string]*spool{"ids": ids, "skipped": skips.all}); err != nil {
+		doc := newRetryDoc(res)
+		doc.Follow, doc.Plan = fr.doc(), fr.planDoc()
+		if err := writeJSONSpliced(io.Out, doc, map[string]*spool{"ids": ids, "skipped": skips.all}); err != nil {
 			return err
 		}
 	} else {
@@ -340,6 +440,10 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 			line += fmt.Sprintf("; %d not found", n)
 		}
 		fmt.Fprintln(io.Out, line+onTarget(svc)+".")
+		fr.print(io.Out)
+	}
+	if code, ok := fr.exitCode(); ok {
+		return silentExit(code)
 	}
 	switch {
 	case opts.Filter.Signature != "" && res.Retried == 0 && skipped == 0:
