@@ -29,8 +29,13 @@ func newHarness(t *testing.T, tty bool) *harness {
 	t.Helper()
 	h := &harness{dir: t.TempDir()}
 	f := &Factory{
-		Now:     func() time.Time { return testNow },
-		Getenv:  func(string) string { return "" },
+		Now: func() time.Time { return testNow },
+		Getenv: func(k string) string {
+			if k == "JOBTRIAGE_CACHE_DIR" {
+				return filepath.Join(h.dir, "cache")
+			}
+			return ""
+		},
 		Environ: func() []string { return nil },
 		Getwd:   func() (string, error) { return h.dir, nil },
 	}

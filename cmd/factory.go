@@ -14,6 +14,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/filestore"
 	"github.com/jobtriage/jobtriage/triage/redisqueue"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
+	"github.com/jobtriage/jobtriage/triage/sigindex"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 )
 
@@ -49,6 +50,9 @@ type Factory struct {
 	// ConfigFile is --config, ContextName --context ("" = unset).
 	ConfigFile  string
 	ContextName string
+	// NoCache (--no-cache) reads the table instead of the local signature
+	// index.
+	NoCache bool
 
 	// Config resolves the database settings (flags > env > .env).
 	Config func() (appconfig.Config, error)
@@ -270,6 +274,7 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 	}
 	f.closers = append(f.closers, store.Close)
 	svc.Store = store
+	svc.Index = f.signatureIndex(store)
 	var monitorConns []triage.MonitorConnection
 	svc.Routes, monitorConns = queueRoutes(cfg, f.backendOpeners())
 	for _, r := range svc.Routes {
@@ -303,6 +308,26 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 		svc.Jobs = jobs
 	}
 	return svc, nil
+}
+
+// signatureIndex is the local signature index of the store's table, in
+// JOBTRIAGE_CACHE_DIR or the user cache directory; nil with --no-cache or
+// when there is no cache directory (the table is read instead).
+func (f *Factory) signatureIndex(src triage.IndexSource) triage.SignatureIndex {
+	if f.NoCache {
+		return nil
+	}
+	dir := f.Getenv("JOBTRIAGE_CACHE_DIR")
+	if dir == "" {
+		d, err := sigindex.DefaultDir()
+		if err != nil {
+			return nil
+		}
+		dir = d
+	}
+	return sigindex.New(sigindex.Options{Dir: dir, Source: src, Notice: func(s string) {
+		fmt.Fprintln(f.IO.ErrOut, "note: "+sanitize.Line(s))
+	}})
 }
 
 // endpointOf is the store endpoint of a target, with the connection's

@@ -312,6 +312,22 @@ func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error)
 	}
 	var minID, maxID int64
 	scanned := 0
+	// The signature index, when it can answer, feeds the same grouper the
+	// rows a scan would, newest first.
+	handled, err := s.groupFromIndex(ctx, p.Query, func(j Job) {
+		g.Add(j, signature.Normalize)
+		scanned++
+	})
+	if err != nil {
+		return nil, err
+	}
+	if handled {
+		out := g.Signatures(p.Sort, p.OnlyNew)
+		if p.Progress != nil {
+			p.Progress(GroupProgress{Scanned: scanned, Fraction: 1, Signatures: out, Done: true})
+		}
+		return out, nil
+	}
 	// Failures repeat: the same message normalised once per pass, not once
 	// per row.
 	cache := signature.NewCache(50000)

@@ -39,6 +39,9 @@ type RowProblem struct {
 	Reason string // "is NULL", "\"garbage\" is not a time"
 }
 
+// ReasonNull is a RowProblem's reason for a NULL column.
+const ReasonNull = "is NULL"
+
 func (p RowProblem) String() string { return p.Column + " " + p.Reason }
 
 // describeProblems joins a row's problems for a listing or a skip reason.

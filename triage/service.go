@@ -43,6 +43,10 @@ type Service struct {
 	// already made safe for a terminal (the caller may colour it); "" for
 	// none.
 	TargetMark string
+	// Index, when set, answers groupings from a local signature index
+	// (triage/sigindex) instead of a pass over the table; nil with
+	// --no-cache and for stores it cannot serve.
+	Index SignatureIndex
 }
 
 // appKeys is AppKey followed by PreviousKeys, without empties.

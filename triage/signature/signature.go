@@ -12,6 +12,12 @@ import (
 	"unicode/utf8"
 )
 
+// Version numbers the definition of a signature: Normalize's output and
+// ID's recipe. Whatever stores signatures computed earlier (the local
+// signature index, triage/sigindex) rebuilds when it changes, so raise it
+// with any change to either that moves a single id.
+const Version = 1
+
 // MaxMessageBytes bounds the part of a message Normalize reads. Messages are
 // usually one line; a multi-megabyte one differs in its head anyway.
 const MaxMessageBytes = 2048

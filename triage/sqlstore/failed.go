@@ -229,7 +229,7 @@ func (s *Store) scanRow(rows *sql.Rows, full bool) (*triage.FailedRow, error) {
 	r.Payload = payload
 	r.Exception = exc.String
 	null := func(col string) {
-		r.Problems = append(r.Problems, triage.RowProblem{Column: col, Reason: "is NULL"})
+		r.Problems = append(r.Problems, triage.RowProblem{Column: col, Reason: triage.ReasonNull})
 	}
 	if !connection.Valid {
 		null("connection")

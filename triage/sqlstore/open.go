@@ -147,7 +147,9 @@ type Store struct {
 	loc    *time.Location
 	failed string // quoted table names
 	jobs   string
-	ep     Endpoint
+	// failedName is failed_jobs' name as configured (the index's identity).
+	failedName tableName
+	ep         Endpoint
 	// skipLocked: the server knows FOR UPDATE SKIP LOCKED (PostgreSQL,
 	// MySQL >= 8.0.1, MariaDB >= 10.6).
 	skipLocked bool
@@ -198,7 +200,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{db: db, d: d, loc: cfg.Location, ep: ep,
-		failed: tables[0].quoted(d), jobs: tables[1].quoted(d)}
+		failed: tables[0].quoted(d), jobs: tables[1].quoted(d), failedName: tables[0]}
 	if s.skipLocked, s.deleteReturning, err = s.detectServer(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -711,6 +713,9 @@ func (s *Store) Schema() triage.Schema { return s.schema }
 
 // Endpoint is where this store is connected.
 func (s *Store) Endpoint() Endpoint { return s.ep }
+
+// Location is the app timezone failed_at is read in.
+func (s *Store) Location() *time.Location { return s.loc }
 
 // DB exposes the pool to tests and benchmarks in this module.
 func (s *Store) DB() *sqlx.DB { return s.db }

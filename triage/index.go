@@ -1,0 +1,211 @@
+package triage
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// TableIdentity names one failed-jobs table on one server, for a local
+// cache that must never be shared between databases: where the server is,
+// which database and table, and the table's own identity where the server
+// exposes one (PostgreSQL's oid, MySQL's table id or creation time,
+// SQLite's file and root page), which changes when the table is dropped
+// and created again under the same name.
+type TableIdentity struct {
+	Dialect  string
+	Host     string
+	Port     string
+	Database string // the database name, or the SQLite file's path
+	Schema   string
+	Table    string
+	// Object is the table's identity on the server; "" when it exposes none.
+	Object string
+}
+
+// Key is everything but Object: the table a cache belongs to, whichever
+// incarnation of it.
+func (t TableIdentity) Key() string {
+	return t.Dialect + "\x00" + t.Host + "\x00" + t.Port + "\x00" + t.Database + "\x00" + t.Schema + "\x00" + t.Table
+}
+
+// IndexSource is what a store offers a local signature index: its
+// identity, the rows above an id with the columns grouping needs, and the
+// live ids (an index-only scan), so that rows deleted or retried by anyone
+// drop out of the index. sqlstore.Store implements it.
+type IndexSource interface {
+	IndexIdentity(ctx context.Context) (TableIdentity, error)
+	// ScanAbove streams the rows with id > afterID, ascending, as a listing
+	// reads them (payload class windows, top exception head).
+	ScanAbove(ctx context.Context, afterID int64, fn func(*FailedRow) error) error
+	// LiveIDs streams the ids ≤ upTo that exist, ascending.
+	LiveIDs(ctx context.Context, upTo int64, fn func(id int64) error) error
+}
+
+// IndexedSignature is what a signature index keeps once per signature: the
+// fields a grouping shows, and the newest row it indexed with the
+// signature, whose raw message is the signature's example.
+type IndexedSignature struct {
+	ID             string
+	Class          string
+	ExceptionClass string
+	Message        string // normalised
+	ExampleRowID   int64
+	ExampleID      string // the row's uuid, or its integer id
+	Example        string // the row's raw message
+}
+
+// IndexedRow is one live row as a signature index holds it.
+type IndexedRow struct {
+	RowID      int64
+	Queue      string
+	Connection string
+	FailedAt   time.Time // wall-clock time in the app timezone; zero when unreadable
+	Sig        *IndexedSignature
+	// NullQueue and NullConnection: the column is NULL (Queue or
+	// Connection is then ""), which no SQL filter on it matches.
+	NullQueue, NullConnection bool
+}
+
+// SignatureIndex answers groupings from a local index of each row's
+// signature (triage/sigindex) instead of a pass over the table.
+type SignatureIndex interface {
+	// Refresh brings the index up to date with the store and returns its
+	// live rows. It returns ErrIndexUnusable (wrapped) when this table
+	// cannot be indexed; the caller then scans.
+	Refresh(ctx context.Context, loc *time.Location) (IndexView, error)
+}
+
+// IndexView is the live rows of a refreshed index, in memory.
+type IndexView interface {
+	// Each calls fn for every live row, newest (highest id) first.
+	Each(fn func(IndexedRow) error) error
+}
+
+// ErrIndexUnusable: the index cannot serve this table (no identity, too
+// big); a pass over the table gives the answer instead.
+var ErrIndexUnusable = errors.New("signature index unusable")
+
+// JobFromRowWith is JobFromRow with the normaliser given, so that a pass
+// over many rows can use a signature.Cache.
+func JobFromRowWith(r *FailedRow, normalize func(string) string) Job { return jobFromRow(r, normalize) }
+
+// indexable reports whether a query can be answered from the index: every
+// filter it has is on a field the index keeps. Search looks inside the
+// texts, which it does not keep, and so does Class: a scan pre-filters the
+// payload text for the class as json_encode writes it (payload.ClassNeedle),
+// which a payload written otherwise does not contain. Since is left to the
+// store, which bounds the scan by id (sqlstore.SinceSlack), so that a
+// --since grouping reads only recent rows anyway and counts exactly the rows
+// it always did.
+func (q Query) indexable() bool {
+	f := q.Filter
+	return q.Class == "" && f.Search == "" && len(f.PayloadContains) == 0 && f.MinID == 0 && f.MaxID == 0 && f.Since.IsZero()
+}
+
+// matchIndexed is the query's filter on an indexed row, as the SQL filter
+// and Query.match decide it for the row: queues and connections exactly,
+// failed_at as the wall-clock text Laravel writes compared with the bound's
+// wall clock in the app timezone, class and signature as match does.
+func (q Query) matchIndexed(r IndexedRow, loc *time.Location) bool {
+	f := q.Filter
+	if len(f.Queues) > 0 && (r.NullQueue || !containsString(f.Queues, r.Queue)) {
+		return false
+	}
+	if len(f.Connections) > 0 && (r.NullConnection || !containsString(f.Connections, r.Connection)) {
+		return false
+	}
+	if !f.Until.IsZero() {
+		// SQL compares failed_at with the bound, written to the second as
+		// Store.wall writes it: a row whose failed_at is NULL or unreadable
+		// matches no bound.
+		if r.FailedAt.IsZero() || wallKey(r.FailedAt) > wallKey(f.Until.In(loc).Truncate(time.Second)) {
+			return false
+		}
+	}
+	return q.match(Job{Class: r.Sig.Class, Signature: r.Sig.ID})
+}
+
+// wallKey orders wall-clock times as their text does: the clock fields,
+// whatever the zone.
+func wallKey(t time.Time) int64 {
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC).UnixNano()
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// groupFromIndex folds the live rows the index holds into the grouping:
+// the same Jobs a scan would add, newest first. A signature's example is the
+// newest matching row's message; when that is not the row the index kept
+// it for (the kept one was deleted, or filtered out), the row is read.
+// handled is false when the index cannot answer and the caller must scan.
+func (s *Service) groupFromIndex(ctx context.Context, q Query, add func(Job)) (handled bool, err error) {
+	if s.Index == nil || !q.indexable() {
+		return false, nil
+	}
+	loc := s.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	// Pass 1: the newest matching row of each signature.
+	type example struct {
+		rowID   int64
+		id, msg string
+	}
+	newest := map[*IndexedSignature]*example{}
+	view, err := s.Index.Refresh(ctx, loc)
+	if errors.Is(err, ErrIndexUnusable) {
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	err = view.Each(func(r IndexedRow) error {
+		if !q.matchIndexed(r, loc) {
+			return nil
+		}
+		if _, ok := newest[r.Sig]; !ok {
+			newest[r.Sig] = &example{rowID: r.RowID, id: r.Sig.ExampleID, msg: r.Sig.Example}
+		}
+		return nil
+	})
+	if err != nil {
+		return true, err
+	}
+	for sig, ex := range newest {
+		if ex.rowID == sig.ExampleRowID {
+			continue
+		}
+		r, err := s.Store.GetFailed(ctx, Ref{ID: ex.rowID})
+		if errors.Is(err, ErrNotFound) {
+			continue // deleted since: keep what the index has
+		}
+		if err != nil {
+			return true, err
+		}
+		head := *r
+		head.Exception = TopExceptionHead(r.Exception)
+		j := JobFromRow(&head)
+		ex.id, ex.msg = j.ID, j.ExceptionMessage
+	}
+	// Pass 2: the Jobs a scan would have added, newest first.
+	return true, view.Each(func(r IndexedRow) error {
+		if !q.matchIndexed(r, loc) {
+			return nil
+		}
+		j := Job{RowID: r.RowID, Connection: r.Connection, Queue: r.Queue, FailedAt: r.FailedAt,
+			Class: r.Sig.Class, ExceptionClass: r.Sig.ExceptionClass, Signature: r.Sig.ID}
+		if ex := newest[r.Sig]; ex.rowID == r.RowID {
+			j.ID, j.ExceptionMessage = ex.id, ex.msg
+		}
+		add(j)
+		return nil
+	})
+}

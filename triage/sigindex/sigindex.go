@@ -1,0 +1,420 @@
+// Package sigindex is a local, incremental index of each failed job's error
+// signature, kept in the user's cache directory, so that grouping a large
+// failed_jobs table the second time reads only what changed: the rows above
+// the highest id already indexed, and the live ids (an index-only scan), so
+// that rows deleted or retried by anyone drop out.
+//
+// Rows in failed_jobs are append-only (Laravel never updates one, and ids
+// only grow), so a row's signature, once computed, never changes. One file
+// per table (host, port, database, schema, table); the table's server-side
+// identity is kept inside, and a table dropped and created again, ids that
+// went backwards, or a change of the signature definition make the index
+// start over, with a one-line notice. Files are written whole to a
+// temporary name and renamed, so two processes may refresh at once (the
+// last rename wins, each file is whole) and a file may be deleted at any
+// moment. Memory and disk are bounded by Options.MaxRows,
+// Options.MaxSignatures and Options.MaxFiles.
+package sigindex
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/payload"
+	"github.com/jobtriage/jobtriage/triage/signature"
+)
+
+// Definition is what decides a row's signature: the signature version and
+// how much of the payload and exception a listing reads. A file written
+// under another definition is rebuilt.
+var Definition = "signature/" + strconv.Itoa(signature.Version) +
+	" exception-head/" + strconv.Itoa(triage.ExceptionHeadChars) +
+	" class-window/" + strconv.Itoa(payload.ClassWindowChars) +
+	" class-keys/" + strings.Join(payload.ClassKeys[:], ",")
+
+// Bounds.
+const (
+	// DefaultMaxRows bounds the rows one index holds (about 24 bytes each
+	// in memory, under 10 on disk); a larger table is grouped by a pass.
+	DefaultMaxRows = 4_000_000
+	// DefaultMaxSignatures bounds the distinct signatures (each keeps its
+	// display fields, up to a few KB).
+	DefaultMaxSignatures = 100_000
+	// DefaultMaxFiles bounds the tables indexed; the least recently used
+	// file goes first.
+	DefaultMaxFiles = 32
+	// normalizeCacheSize is the signature.Cache of one pass.
+	normalizeCacheSize = 50_000
+	fileSuffix         = ".sigidx"
+)
+
+// Options configure an Index.
+type Options struct {
+	// Dir holds the index files (created when missing).
+	Dir    string
+	Source triage.IndexSource
+	// Notice receives one-line notices: an index ignored and rebuilt, or
+	// not used. Nil discards them.
+	Notice        func(string)
+	MaxRows       int
+	MaxSignatures int
+	MaxFiles      int
+}
+
+// Index is the signature index of the Source's table.
+type Index struct {
+	o Options
+}
+
+// New returns the index of o.Source's table in o.Dir.
+func New(o Options) *Index {
+	if o.MaxRows <= 0 {
+		o.MaxRows = DefaultMaxRows
+	}
+	if o.MaxSignatures <= 0 {
+		o.MaxSignatures = DefaultMaxSignatures
+	}
+	if o.MaxFiles <= 0 {
+		o.MaxFiles = DefaultMaxFiles
+	}
+	if o.Notice == nil {
+		o.Notice = func(string) {}
+	}
+	return &Index{o: o}
+}
+
+// Stats describe the last refresh.
+type Stats struct {
+	Path    string
+	Rows    int
+	Deleted int // rows dropped because they are gone from the table
+	Added   int // rows read above the highest indexed id
+	Rebuilt string
+	Bytes   int // the file's size after the refresh
+}
+
+// view is the live rows of a refreshed index.
+type view struct {
+	d   *data
+	loc *time.Location
+	st  Stats
+}
+
+// Each calls fn for every row, newest first.
+func (v *view) Each(fn func(triage.IndexedRow) error) error {
+	d := v.d
+	for i := len(d.ids) - 1; i >= 0; i-- {
+		p := d.places[d.place[i]]
+		r := triage.IndexedRow{RowID: d.ids[i], Queue: p.queue, Connection: p.connection,
+			FailedAt: timeOf(d.wall[i], d.nanos[d.ids[i]], v.loc), Sig: d.sigs[d.sig[i]],
+			NullQueue: p.nulls&placeNullQueue != 0, NullConnection: p.nulls&placeNullConnection != 0}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stats reports what the refresh did.
+func (v *view) Stats() Stats { return v.st }
+
+// Refresh brings the index up to date and returns its live rows. It
+// returns an error wrapping triage.ErrIndexUnusable when the table cannot
+// be indexed (no identity, over the bounds); the caller then scans.
+func (ix *Index) Refresh(ctx context.Context, loc *time.Location) (triage.IndexView, error) {
+	v, err := ix.refresh(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// RefreshStats is Refresh that also reports what it did.
+func (ix *Index) RefreshStats(ctx context.Context, loc *time.Location) (Stats, error) {
+	v, err := ix.refresh(ctx, loc)
+	if err != nil {
+		return Stats{}, err
+	}
+	return v.st, nil
+}
+
+func (ix *Index) unusable(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{triage.ErrIndexUnusable}, args...)...)
+}
+
+func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	id, err := ix.o.Source.IndexIdentity(ctx)
+	if err != nil {
+		return nil, ix.unusable("%v", err)
+	}
+	key := id.Key()
+	sum := sha256.Sum256([]byte(key))
+	path := filepath.Join(ix.o.Dir, hex.EncodeToString(sum[:16])+fileSuffix)
+	st := Stats{Path: path}
+
+	d := ix.load(path, key, id)
+	if d == nil {
+		d = newData(Definition, key, id.Object)
+	} else if d.object != id.Object {
+		st.Rebuilt = "the table was recreated"
+		d = newData(Definition, key, id.Object)
+	}
+	before := d.rows()
+	changed := false
+	if d.scanned != noneScanned {
+		deleted, backwards, err := ix.dropDeleted(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		if backwards {
+			st.Rebuilt = "ids went backwards"
+			d = newData(Definition, key, id.Object)
+			before = 0
+		} else {
+			st.Deleted = deleted
+			changed = deleted > 0
+		}
+	}
+	if st.Rebuilt != "" {
+		ix.o.Notice(fmt.Sprintf("signature index ignored (%s): rebuilding it", st.Rebuilt))
+		changed = true
+	}
+	scannedBefore := d.scanned
+	if err := ix.addAbove(ctx, d); err != nil {
+		return nil, err
+	}
+	st.Added = d.rows() - (before - st.Deleted)
+	if d.scanned != scannedBefore {
+		changed = true
+	}
+	st.Rows = d.rows()
+	if changed {
+		n, err := ix.save(path, d)
+		if err != nil {
+			// The answer stands; only the next pass pays again.
+			ix.o.Notice(fmt.Sprintf("signature index not saved: %v", err))
+		}
+		st.Bytes = n
+	} else {
+		now := time.Now()
+		_ = os.Chtimes(path, now, now) // recently used: pruned last
+		if fi, err := os.Stat(path); err == nil {
+			st.Bytes = int(fi.Size())
+		}
+	}
+	return &view{d: d, loc: loc, st: st}, nil
+}
+
+// load reads the table's file; nil when there is none or it cannot serve
+// (another definition, another table, unreadable), with a notice for the
+// latter ones.
+func (ix *Index) load(path, key string, id triage.TableIdentity) *data {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		ix.o.Notice(fmt.Sprintf("signature index ignored (%v): rebuilding it", err))
+		return nil
+	}
+	d, err := decode(b)
+	switch {
+	case err != nil:
+		ix.o.Notice("signature index ignored (unreadable file): rebuilding it")
+		return nil
+	case d.definition != Definition:
+		ix.o.Notice("signature index ignored (the signature definition changed): rebuilding it")
+		return nil
+	case d.key != key:
+		ix.o.Notice("signature index ignored (it belongs to another table): rebuilding it")
+		return nil
+	}
+	return d
+}
+
+// errBackwards stops the live-id scan at an id the index never saw below
+// its highest: the ids went backwards.
+var errBackwards = errors.New("ids went backwards")
+
+// dropDeleted keeps the rows whose ids are still live, compacting in place.
+func (ix *Index) dropDeleted(ctx context.Context, d *data) (deleted int, backwards bool, err error) {
+	i, w := 0, 0
+	n := len(d.ids)
+	keep := func(k int) {
+		if k != w {
+			d.ids[w], d.sig[w], d.place[w], d.wall[w] = d.ids[k], d.sig[k], d.place[k], d.wall[k]
+		}
+		w++
+	}
+	drop := func(k int) { delete(d.nanos, d.ids[k]) }
+	err = ix.o.Source.LiveIDs(ctx, d.scanned, func(id int64) error {
+		for i < n && d.ids[i] < id {
+			drop(i)
+			i++
+		}
+		if i == n || d.ids[i] != id {
+			return errBackwards
+		}
+		keep(i)
+		i++
+		return nil
+	})
+	if errors.Is(err, errBackwards) {
+		return 0, true, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	for ; i < n; i++ {
+		drop(i)
+	}
+	deleted = n - w
+	d.ids, d.sig, d.place, d.wall = d.ids[:w], d.sig[:w], d.place[:w], d.wall[:w]
+	return deleted, false, nil
+}
+
+// addAbove reads the rows above the highest indexed id and indexes them.
+func (ix *Index) addAbove(ctx context.Context, d *data) error {
+	bySig := make(map[string]uint32, len(d.sigs))
+	for i, s := range d.sigs {
+		bySig[s.ID] = uint32(i)
+	}
+	byPlace := make(map[place]uint32, len(d.places))
+	for i, p := range d.places {
+		byPlace[p] = uint32(i)
+	}
+	cache := signature.NewCache(normalizeCacheSize)
+	return ix.o.Source.ScanAbove(ctx, d.scanned, func(r *triage.FailedRow) error {
+		if r.ID <= d.scanned && d.scanned != noneScanned {
+			return fmt.Errorf("sigindex: the store returned id %d, not above %d", r.ID, d.scanned)
+		}
+		if len(d.ids) >= ix.o.MaxRows {
+			ix.o.Notice(fmt.Sprintf("signature index not used: the table has more than %d rows", ix.o.MaxRows))
+			return ix.unusable("more than %d rows", ix.o.MaxRows)
+		}
+		j := triage.JobFromRowWith(r, cache.Normalize)
+		si, ok := bySig[j.Signature]
+		if !ok {
+			if len(d.sigs) >= ix.o.MaxSignatures {
+				ix.o.Notice(fmt.Sprintf("signature index not used: the table has more than %d signatures", ix.o.MaxSignatures))
+				return ix.unusable("more than %d signatures", ix.o.MaxSignatures)
+			}
+			si = uint32(len(d.sigs))
+			bySig[j.Signature] = si
+			d.sigs = append(d.sigs, &triage.IndexedSignature{ID: j.Signature, Class: j.Class,
+				ExceptionClass: j.ExceptionClass, Message: cache.Normalize(j.ExceptionMessage)})
+		}
+		// Rows come oldest first: the last one seen is the newest.
+		s := d.sigs[si]
+		s.ExampleRowID, s.ExampleID, s.Example = r.ID, j.ID, j.ExceptionMessage
+		p := place{queue: r.Queue, connection: r.Connection}
+		for _, pr := range r.Problems {
+			switch {
+			case pr.Column == "queue" && pr.Reason == triage.ReasonNull:
+				p.nulls |= placeNullQueue
+			case pr.Column == "connection" && pr.Reason == triage.ReasonNull:
+				p.nulls |= placeNullConnection
+			}
+		}
+		pi, ok := byPlace[p]
+		if !ok {
+			pi = uint32(len(d.places))
+			byPlace[p] = pi
+			d.places = append(d.places, p)
+		}
+		w, ns := wallOf(r.FailedAt)
+		if ns != 0 {
+			d.nanos[r.ID] = ns
+		}
+		d.ids = append(d.ids, r.ID)
+		d.sig = append(d.sig, si)
+		d.place = append(d.place, pi)
+		d.wall = append(d.wall, w)
+		d.scanned = r.ID
+		return nil
+	})
+}
+
+// save writes the file whole under a temporary name and renames it over
+// the old one, then prunes the directory to MaxFiles.
+func (ix *Index) save(path string, d *data) (int, error) {
+	if err := os.MkdirAll(ix.o.Dir, 0o700); err != nil {
+		return 0, err
+	}
+	b := d.encode()
+	tmp, err := os.CreateTemp(ix.o.Dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return 0, err
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(tmp.Name())
+		return 0, err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		_ = os.Remove(tmp.Name())
+		return 0, err
+	}
+	ix.prune(path)
+	return len(b), nil
+}
+
+// prune removes the least recently used index files beyond MaxFiles, and
+// temporary files a crashed process left behind; keep is never removed.
+func (ix *Index) prune(keep string) {
+	entries, err := os.ReadDir(ix.o.Dir)
+	if err != nil {
+		return
+	}
+	type file struct {
+		path string
+		mod  time.Time
+	}
+	var files []file
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		p := filepath.Join(ix.o.Dir, e.Name())
+		if strings.Contains(e.Name(), fileSuffix+".tmp") && time.Since(info.ModTime()) > staleTemp {
+			_ = os.Remove(p)
+			continue
+		}
+		if strings.HasSuffix(e.Name(), fileSuffix) && p != keep {
+			files = append(files, file{p, info.ModTime()})
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod.After(files[j].mod) })
+	for k := ix.o.MaxFiles - 1; k < len(files); k++ {
+		_ = os.Remove(files[k].path)
+	}
+}
+
+// staleTemp is how old a temporary file must be before prune takes it for
+// a crashed writer's (a live writer renames within seconds).
+const staleTemp = time.Hour
+
+// DefaultDir is the index directory under the user cache directory.
+func DefaultDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, "jobtriage", "sigindex"), nil
+}

@@ -1,0 +1,208 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// The local signature index (triage/sigindex) asks three things of the
+// store: the table's identity, the rows above an id, and the live ids.
+
+var _ triage.IndexSource = (*Store)(nil)
+
+// errNoIdentity: the server does not say which table this is.
+var errNoIdentity = errors.New("the table's identity is unknown")
+
+// indexIdentitySQL selects, per dialect side by side, the failed-jobs
+// table's identity on the server: (schema, object). The object changes when
+// the table is dropped and created again under the same name.
+//
+//   - PostgreSQL: the table's oid, which a TRUNCATE, VACUUM FULL or CLUSTER
+//     (a new relfilenode) keeps; the schema the search_path resolved it in.
+//   - MySQL/MariaDB: the creation time (a second's resolution), refined by
+//     InnoDB's table id where the account may read it (indexIdentityInnoDB).
+//   - SQLite: the table's root page, which a table created again often
+//     reuses, so with the schema version (any DDL in the file changes it,
+//     and rebuilds the index); the file's identity is added in Go.
+var indexIdentitySQL = map[string]string{
+	"postgres": `SELECT n.nspname, CAST(c.oid AS text) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.oid = to_regclass(?)`,
+	"mysql": `SELECT TABLE_SCHEMA, COALESCE(CAST(CREATE_TIME AS CHAR), '') FROM information_schema.TABLES
+		WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?`,
+	"sqlite": `SELECT 'main', CAST(rootpage AS TEXT) || '/' || (SELECT schema_version FROM pragma_schema_version)
+		FROM sqlite_master WHERE type = 'table' AND name = ?`,
+}
+
+// indexIdentityInnoDB are InnoDB's table ids, MariaDB's view first, then
+// MySQL 8's; both need the PROCESS privilege, so an error just leaves them
+// out.
+var indexIdentityInnoDB = []string{
+	`SELECT CAST(TABLE_ID AS CHAR) FROM information_schema.INNODB_SYS_TABLES WHERE NAME = CONCAT(?, '/', ?)`,
+	`SELECT CAST(TABLE_ID AS CHAR) FROM information_schema.INNODB_TABLES WHERE NAME = CONCAT(?, '/', ?)`,
+}
+
+// IndexIdentity names the failed-jobs table for a local cache: server,
+// database, schema, table and the table's identity on the server.
+func (s *Store) IndexIdentity(ctx context.Context) (triage.TableIdentity, error) {
+	id := triage.TableIdentity{Dialect: s.d.name, Host: s.ep.Host, Port: strconv.Itoa(s.ep.Port),
+		Database: s.ep.Database, Table: s.failedName.name}
+	if s.ep.Socket != "" {
+		id.Host = s.ep.Socket
+	}
+	var args []any
+	switch s.d.name {
+	case "postgres":
+		args = []any{s.failed}
+	case "mysql":
+		var schema any
+		if s.failedName.schema != "" {
+			schema = s.failedName.schema
+		}
+		args = []any{schema, s.failedName.name}
+	case "sqlite":
+		if s.failedName.schema != "" {
+			return id, fmt.Errorf("%w: an attached SQLite database", errNoIdentity)
+		}
+		file, err := sqliteFileIdentity(s.ep.Path)
+		if err != nil {
+			return id, err
+		}
+		id.Host, id.Port, id.Database = "", "", file.path
+		id.Object = file.id + "/"
+		args = []any{s.failedName.name}
+	}
+	var schema, object sql.NullString
+	if err := s.db.QueryRowContext(ctx, s.db.Rebind(indexIdentitySQL[s.d.name]), args...).Scan(&schema, &object); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return id, fmt.Errorf("%w: table %s not found", errNoIdentity, s.failedName)
+		}
+		return id, s.queryError(err)
+	}
+	id.Schema = schema.String
+	id.Object += object.String
+	if s.d.name == "mysql" {
+		for _, q := range indexIdentityInnoDB {
+			var tid string
+			if err := s.db.QueryRowContext(ctx, q, schema.String, s.failedName.name).Scan(&tid); err == nil {
+				id.Object += "/" + tid
+				break
+			}
+		}
+	}
+	if id.Object == "" {
+		return id, errNoIdentity
+	}
+	return id, nil
+}
+
+type sqliteFile struct{ path, id string }
+
+// sqliteFileIdentity is the database file's absolute path and identity
+// (device and inode where the system has them, else its path): a file
+// replaced under the same name is another database.
+func sqliteFileIdentity(path string) (sqliteFile, error) {
+	if path == "" || path == ":memory:" {
+		return sqliteFile{}, fmt.Errorf("%w: an in-memory SQLite database", errNoIdentity)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return sqliteFile{}, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return sqliteFile{}, fmt.Errorf("%w: %v", errNoIdentity, err)
+	}
+	return sqliteFile{path: abs, id: fileID(fi)}, nil
+}
+
+// indexScanBatch is the rows per statement of ScanAbove: the listing's
+// batch for a whole-table pass (SQLite caps it, see sqliteReadBatch).
+const indexScanBatch = 2000
+
+// ScanAbove streams the rows with id > afterID, oldest first, with the
+// columns a grouping needs: the payload's class windows and the top
+// exception's head, cut in SQL where the server can (the listing's select).
+func (s *Store) ScanAbove(ctx context.Context, afterID int64, fn func(*triage.FailedRow) error) error {
+	return s.ScanFailed(ctx, triage.ScanParams{Ascending: true, AfterID: afterID, BatchSize: indexScanBatch}, fn)
+}
+
+// liveIDsSQL reads the live ids, per dialect side by side.
+//
+//   - PostgreSQL: keyset batches in id order, an index-only scan of the
+//     primary key.
+//   - MySQL/MariaDB: one statement without ORDER BY, which InnoDB answers
+//     from the smallest covering index (the uuid index holds the id too),
+//     not from the clustered primary key that carries whole rows; the ids
+//     are sorted in Go.
+//   - SQLite: keyset batches, short statements (see sqliteReadBatch).
+var liveIDsSQL = map[string]string{
+	"postgres": `SELECT id FROM %s WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
+	"mysql":    `SELECT id FROM %s WHERE id <= ?`,
+	"sqlite":   `SELECT id FROM %s WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
+}
+
+// liveIDsBatch is the ids per keyset statement.
+var liveIDsBatch = map[string]int{"postgres": 200_000, "sqlite": 20_000}
+
+// LiveIDs streams the ids ≤ upTo that exist, ascending.
+func (s *Store) LiveIDs(ctx context.Context, upTo int64, fn func(id int64) error) error {
+	q := s.db.Rebind(fmt.Sprintf(liveIDsSQL[s.d.name], s.failed))
+	if s.d.name == "mysql" {
+		var ids []int64
+		if err := s.eachID(ctx, q, []any{upTo}, func(id int64) error { ids = append(ids, id); return nil }); err != nil {
+			return err
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			if err := fn(id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	after := int64(minID)
+	batch := liveIDsBatch[s.d.name]
+	for {
+		n := 0
+		err := s.eachID(ctx, q, []any{after, upTo, batch}, func(id int64) error {
+			n++
+			after = id
+			return fn(id)
+		})
+		if err != nil || n < batch {
+			return err
+		}
+	}
+}
+
+// minID is below any id a bigint primary key holds.
+const minID = -1 << 63
+
+func (s *Store) eachID(ctx context.Context, q string, args []any, fn func(int64) error) error {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return s.queryError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return fmt.Errorf("reading a failed_jobs id: %w", err)
+		}
+		if err := fn(id); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.queryError(err)
+	}
+	return nil
+}
