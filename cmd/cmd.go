@@ -158,7 +158,6 @@ jobtriage doctor shows what it found and where each value came from.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.CompletionOptions.HiddenDefaultCmd = true
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.Conn.DSN, "dsn", "", "database `URL`: postgres://…, mysql://…, sqlite:PATH (env JOBTRIAGE_DSN)")
 	pf.StringVar(&f.Conn.JobsDSN, "jobs-dsn", "", "the jobs table's database `URL` when it is not failed_jobs' (env JOBTRIAGE_JOBS_DSN)")

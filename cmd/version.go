@@ -46,6 +46,7 @@ func versionRun(opts *VersionOptions) error {
 // prints (cobra's template would print one line).
 func setVersionFlag(root *cobra.Command, info buildinfo.Info) {
 	root.Version = info.Version
+	root.Flags().Bool("version", false, "print the version, commit, build date and Go version (as jobtriage version)")
 	root.SetVersionTemplate(escapeTemplate(info.String()))
 }
 
