@@ -295,6 +295,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 			return reportRetry(opts, svc, preview, ids, skips, dryRunPlan(opts, preview.Retried))
 		}
 		reportSkips(opts.IO, skips, "would skip")
+		dryRunPlan(opts, preview.Retried).print(opts.IO.ErrOut)
 		question := fmt.Sprintf("Retry %s on %s%s?", countNoun(preview.Retried, "failed job"), countNoun(len(preview.ByQueue), "queue"), onTarget(svc))
 		if err := confirm(opts.IO, opts.Yes, question); err != nil {
 			return err

@@ -358,7 +358,7 @@ func TestRetryFollowNeedsUUIDs(t *testing.T) {
 
 func TestFollowPrinterLine(t *testing.T) {
 	io, _, _, errOut := Test()
-	p := &followPrinter{io: io, clock: follow.RealClock{}, start: testNow, total: 100, pushedN: 40}
+	p := &followPrinter{io: io, clock: follow.RealClock{}, start: testNow, total: 100, pushedN: 40, following: true}
 	c := follow.Counts{Pushed: 40, Waiting: 18, Running: 2, Done: 18, FailedAgain: 2}
 	// 20 settled in 10 s; 80 left at 0.5 s a job.
 	if got, want := p.line(c, testNow.Add(10*time.Second)), "pushed 40 of 100 · running 2 · settled 20 · failed again 2 · about 40s left"; got != want {
@@ -366,6 +366,11 @@ func TestFollowPrinterLine(t *testing.T) {
 	}
 	if got := p.line(c, testNow.Add(100*time.Millisecond)); strings.Contains(got, "left") {
 		t.Errorf("an ETA before the warm-up: %q", got)
+	}
+	// --rate alone: pushes and their ETA at the rate.
+	paced := &followPrinter{io: io, clock: follow.RealClock{}, start: testNow, total: 100, pushedN: 40, rate: 10}
+	if got, want := paced.line(c, testNow.Add(4*time.Second)), "pushed 40 of 100 · about 6s left"; got != want {
+		t.Errorf("paced line %q, want %q", got, want)
 	}
 	// Not a terminal: changes are lines, no status line.
 	p.changes([]follow.Change{{Job: triage.Pushed{ID: "u-1", Class: "App\\Jobs\\X", Queue: "default", Connection: "database"}, To: follow.Running, At: testNow}}, c)

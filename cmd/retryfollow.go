@@ -81,7 +81,8 @@ func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service,
 		fl.Interval = opts.followInterval
 	}
 	fl.Timeout = opts.FollowTimeout
-	pr := &followPrinter{io: opts.IO, clock: clock, start: clock.Now(), total: total, rate: opts.rate, fl: fl}
+	pr := &followPrinter{io: opts.IO, clock: clock, start: clock.Now(), total: total, rate: opts.rate, fl: fl,
+		following: opts.Follow || opts.Canary > 0}
 	fl.OnChange = pr.changes
 	defer pr.done()
 	fr := &followReport{Followed: opts.Follow, Paced: opts.rate, StopAfter: opts.StopAfterFailures}
@@ -317,6 +318,8 @@ type followPrinter struct {
 	last    time.Time
 	shown   bool
 	pushedN int
+	// following: jobs are followed (else --rate alone: pushes only).
+	following bool
 }
 
 func (p *followPrinter) pushed(n int) {
@@ -357,8 +360,13 @@ func (p *followPrinter) line(c follow.Counts, now time.Time) string {
 	if p.total > 0 {
 		s += " of " + humanize.Comma(int64(p.total))
 	}
-	s += fmt.Sprintf(" · running %s · settled %s · failed again %s", humanize.Comma(int64(c.Running)),
-		humanize.Comma(int64(c.Settled())), humanize.Comma(int64(c.FailedAgain)))
+	if p.following {
+		s += fmt.Sprintf(" · running %s · settled %s · failed again %s", humanize.Comma(int64(c.Running)),
+			humanize.Comma(int64(c.Settled())), humanize.Comma(int64(c.FailedAgain)))
+	} else {
+		// Nothing settles that is not followed: the ETA is the pushes'.
+		c = follow.Counts{}
+	}
 	c.Pushed = max(c.Pushed, p.pushedN)
 	if eta, ok := follow.ETA(c, p.total, p.rate, now.Sub(p.start)); ok && now.Sub(p.start) >= meterWarmup {
 		s += " · about " + roundETA(eta) + " left"

@@ -224,6 +224,10 @@ func TestETA(t *testing.T) {
 	if d, ok := ETA(Counts{Pushed: 40, Done: 8, FailedAgain: 2, Waiting: 30}, 40, 0, 5*time.Second); !ok || d != 15*time.Second {
 		t.Errorf("ETA = %v, %v; want 15s", d, ok)
 	}
+	// Paced, nothing settled yet: the pushes still to make, at least.
+	if d, ok := ETA(Counts{Pushed: 40, Waiting: 40}, 100, 10, time.Second); !ok || d != 6*time.Second {
+		t.Errorf("paced ETA before any settled = %v, %v; want 6s", d, ok)
+	}
 	// Paced: 100 still to push at 10/s outlasts the settling.
 	if d, ok := ETA(Counts{Pushed: 10, Done: 10}, 110, 10, time.Second); !ok || d != 10*time.Second {
 		t.Errorf("paced ETA = %v, %v; want 10s", d, ok)

@@ -97,7 +97,7 @@ func ETA(c Counts, total int, rate float64, elapsed time.Duration) (time.Duratio
 		return eta, eta > 0
 	}
 	if c.Settled() == 0 || elapsed <= 0 {
-		return 0, false
+		return eta, eta > 0 // the pushes still to make, at least
 	}
 	perJob := elapsed.Seconds() / float64(c.Settled())
 	return max(eta, time.Duration(float64(left)*perJob*float64(time.Second))), true
