@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jobtriage/jobtriage/alerts"
+	"github.com/jobtriage/jobtriage/alerts/metrics"
 	"github.com/jobtriage/jobtriage/alerts/notify"
 	"github.com/jobtriage/jobtriage/alerts/watch"
 	"github.com/jobtriage/jobtriage/internal/config"
@@ -110,6 +111,12 @@ type MonitorOptions struct {
 	// multiFlags are the flags that would replace every context's
 	// database: refused with several contexts.
 	multiFlags []string
+	// metrics is the exporter the watcher reports to (--listen), shared
+	// by the watchers of several contexts; nil without --listen.
+	metrics *metrics.Exporter
+	// multiName is the context's name on each JSON line of a watch over
+	// several contexts ("" otherwise).
+	multiName string
 }
 
 // NewCmdMonitor builds `jobtriage monitor`.
@@ -259,8 +266,8 @@ func (o *MonitorOptions) validate() error {
 		return FlagErrorf("--interval must be at least 1s")
 	case o.Format == "prometheus":
 		return FlagErrorf("--format prometheus is for one check at a time (cron); drop --watch, or serve metrics with --listen")
-	case o.MaxFailed == 0 && o.MaxSize == 0 && o.MaxAge == 0:
-		return FlagErrorf("--watch needs something to alert on: --max-failed (with --window), --max or --max-age")
+	case o.MaxFailed == 0 && o.MaxSize == 0 && o.MaxAge == 0 && o.Listen == "":
+		return FlagErrorf("--watch needs something to alert on: --max-failed (with --window), --max or --max-age (or metrics to serve: --listen)")
 	case o.BlindAfter < time.Second:
 		return FlagErrorf("--blind-after must be at least 1s")
 	}
@@ -595,16 +602,31 @@ func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSourc
 	if err != nil {
 		return err
 	}
+	if opts.Listen != "" && opts.metrics == nil {
+		exp := newExporter(opts, opts.Context != nil)
+		stop, err := serveMetrics(ctx, opts, exp)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		opts.metrics = exp
+	}
 	app := opts.app()
 	statePath := opts.statePath(app)
 	ws := &watchSource{src: src, p: p}
+	if exp := opts.metrics; exp != nil {
+		name := opts.contextName()
+		exp.Register(name)
+		ws.onFailure = func(connection, queue string) { exp.CountFailure(name, connection, queue) }
+	}
 	out := &watchOutput{opts: opts, src: ws, notifiers: nts, statePath: statePath, app: app}
 	w := &watch.Watcher{
 		Config: watch.Config{
 			Failures: alerts.Rule{Threshold: int(min(opts.MaxFailed, int64(1<<31-1))), Window: opts.Window,
 				For: opts.For, Repeat: opts.Repeat, ResolveBelow: opts.ResolveBelow},
-			MaxSize: opts.MaxSize, MaxAge: opts.MaxAge, ReadGauges: opts.JSON,
-			Interval: opts.Interval, BlindAfter: opts.BlindAfter, App: app, StatePath: statePath,
+			MaxSize: opts.MaxSize, MaxAge: opts.MaxAge, ReadGauges: opts.JSON || opts.metrics != nil,
+			ReadFailures: opts.metrics != nil,
+			Interval:     opts.Interval, BlindAfter: opts.BlindAfter, App: app, StatePath: statePath,
 			FlushTimeout: watchFlushTimeout,
 		},
 		Source:     ws,
@@ -711,6 +733,9 @@ type watchSource struct {
 	src    triage.MonitorSource
 	p      triage.MonitorParams
 	report *triage.Report
+	// onFailure is told the connection and queue of every new failure
+	// (the metrics' counter); nil for none.
+	onFailure func(connection, queue string)
 }
 
 // lockAttempts is how many times Lock tries at once: the lock takes a
@@ -750,7 +775,11 @@ func (s *watchSource) Window(ctx context.Context, since time.Time, maxID int64, 
 func (s *watchSource) After(ctx context.Context, afterID int64, fn func(watch.Failure)) error {
 	return s.src.ScanFailed(ctx, triage.ScanParams{AfterID: afterID, Ascending: true},
 		func(r *triage.FailedRow) error {
-			fn(failureOf(r))
+			f := failureOf(r)
+			if s.onFailure != nil {
+				s.onFailure(r.Connection, f.Queue)
+			}
+			fn(f)
 			return nil
 		})
 }
@@ -799,6 +828,9 @@ type watchOutput struct {
 // tick plus the alerts. healthy is false while a threshold is crossed or an
 // alert fires.
 type watchTickJSON struct {
+	// Context names the context with several (monitor --watch
+	// --all-contexts); absent otherwise.
+	Context string `json:"context,omitempty"`
 	reportJSONOut
 	Holding       bool                      `json:"holding_lock"`
 	Firing        []string                  `json:"firing"`
@@ -820,11 +852,12 @@ func (o *watchOutput) tick(t watch.Tick) {
 	if t.Holding && t.Err == nil && o.src.report != nil {
 		breaches = o.src.report.Check(triage.Thresholds{MaxSize: o.opts.MaxSize, MaxAge: o.opts.MaxAge})
 	}
+	o.observe(t)
 	if o.opts.JSON {
 		if t.StandingBy {
 			return
 		}
-		line := watchTickJSON{Holding: t.Holding, Firing: t.Firing, Notifications: notify.NewBody(t.Digest).Notifications,
+		line := watchTickJSON{Context: o.opts.multiName, Holding: t.Holding, Firing: t.Firing, Notifications: notify.NewBody(t.Digest).Notifications,
 			BlindSeconds: int64(t.Blind / time.Second)}
 		if line.Firing == nil {
 			line.Firing = []string{}
@@ -866,11 +899,35 @@ func (o *watchOutput) tick(t watch.Tick) {
 	}
 }
 
+// observe reports the tick to the metrics exporter, if any.
+func (o *watchOutput) observe(t watch.Tick) {
+	exp := o.opts.metrics
+	if exp == nil {
+		return
+	}
+	name := o.opts.contextName()
+	if t.Err != nil {
+		exp.Failed(name)
+		return
+	}
+	c := metrics.Check{At: t.At, Holding: t.Holding, Firing: len(t.Firing), Window: o.opts.Window}
+	if t.Holding && o.src.report != nil {
+		rep := o.src.report
+		c.FailedWindow = rep.Failed
+		for _, q := range rep.Queues {
+			c.Queues = append(c.Queues, metrics.Queue{Connection: q.Connection, Queue: q.Queue, Pending: q.Pending,
+				Delayed: q.Delayed, Reserved: q.Reserved, Stuck: q.Stuck, OldestPendingAge: q.OldestPendingAge,
+				FailedWindow: q.Failed})
+		}
+	}
+	exp.Succeeded(name, c)
+}
+
 // startLine says what the watcher watches, how, where it tells, and
 // whether this process notifies.
 func (o *watchOutput) startLine(t watch.Tick) string {
 	opts := o.opts
-	var rules []string
+	rules := []string{}
 	if opts.MaxFailed > 0 {
 		r := fmt.Sprintf("≥ %d failures in %s", opts.MaxFailed, alerts.FormatDuration(opts.Window))
 		if len(opts.AlertPer) > 0 {
@@ -913,8 +970,15 @@ func (o *watchOutput) startLine(t watch.Tick) string {
 	if l := o.app.Label(); l != target && l != "" {
 		target = "app " + l + " · " + target
 	}
-	return sanitize.Line(fmt.Sprintf("watch: %s; alert on %s (%s); notifiers: %s; %s; %s",
-		target, strings.Join(rules, ", "), timing, strings.Join(names, ", "), state, lock))
+	alertOn := "alert on " + strings.Join(rules, ", ")
+	if len(rules) == 0 {
+		alertOn = "no alert rules (metrics only)"
+	}
+	if mark := opts.contextMarker(); mark != "" {
+		target = mark + " · " + target
+	}
+	return sanitize.Line(fmt.Sprintf("watch: %s; %s (%s); notifiers: %s; %s; %s",
+		target, alertOn, timing, strings.Join(names, ", "), state, lock))
 }
 
 func pluralWord(n int, one, many string) string {

@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/jobtriage/jobtriage/alerts/metrics"
+	"github.com/jobtriage/jobtriage/internal/buildinfo"
 	"github.com/jobtriage/jobtriage/internal/config"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
@@ -277,7 +281,154 @@ func printContextsReport(opts *MonitorOptions, checks []*contextCheck, worst Exi
 	return err
 }
 
-// watchContextsRun is a placeholder until several contexts can be watched.
+// contextName is the context label of the metrics ("" for none).
+func (o *MonitorOptions) contextName() string {
+	if o.Context == nil {
+		return ""
+	}
+	return o.Context.Name
+}
+
+// contextMarker names the context in the watcher's start line.
+func (o *MonitorOptions) contextMarker() string {
+	if o.Context == nil {
+		return ""
+	}
+	return o.Context.Marker()
+}
+
+// newExporter is the metrics exporter of --listen: blind after
+// --blind-after, with a context label when the watcher runs in a context.
+func newExporter(opts *MonitorOptions, contexts bool) *metrics.Exporter {
+	bi := buildinfo.Read()
+	return metrics.New(metrics.Options{Build: metrics.Build{Version: bi.Version, Commit: bi.Commit, GoVersion: bi.GoVersion},
+		Contexts: contexts, Stale: opts.BlindAfter, Now: opts.Now})
+}
+
+// metricsReadHeaderTimeout bounds a scrape's request headers (a client that
+// never finishes them must not hold a connection).
+const metricsReadHeaderTimeout = 5 * time.Second
+
+// metricsShutdownTimeout is how long a stopping watcher lets a scrape in
+// flight finish.
+const metricsShutdownTimeout = watchFlushTimeout
+
+// serveMetrics listens on --listen and serves the exporter until stop is
+// called. A port that cannot be bound is an error before anything starts.
+func serveMetrics(ctx context.Context, opts *MonitorOptions, exp *metrics.Exporter) (stop func(), err error) {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", opts.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("--listen: %w", err)
+	}
+	srv := &http.Server{Handler: exp.Handler(), ReadHeaderTimeout: metricsReadHeaderTimeout}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln) // ends with http.ErrServerClosed
+	}()
+	addr := ln.Addr().String()
+	fmt.Fprintf(opts.IO.ErrOut, "watch: serving http://%s%s and %s\n", addr, metrics.PathMetrics, metrics.PathHealth)
+	if opts.Listening != nil {
+		opts.Listening(addr)
+	}
+	return func() {
+		sctx, cancel := context.WithTimeout(context.Background(), metricsShutdownTimeout)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		<-done
+	}, nil
+}
+
+// prefixWriter writes whole lines to w, each after prefix, under a lock
+// shared by the watchers of several contexts, so that their lines never
+// mix.
+type prefixWriter struct {
+	mu     *sync.Mutex
+	w      io.Writer
+	prefix string
+	buf    []byte
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.buf = append(p.buf, b...)
+	i := bytes.LastIndexByte(p.buf, '\n')
+	if i < 0 {
+		return len(b), nil
+	}
+	var out []byte
+	for _, line := range bytes.SplitAfter(p.buf[:i+1], []byte("\n")) {
+		if len(line) > 0 {
+			out = append(append(out, p.prefix...), line...)
+		}
+	}
+	p.buf = append(p.buf[:0], p.buf[i+1:]...)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := p.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// watchContextsRun watches several contexts at once: one watcher per app
+// (its own lock, state file and notifiers), lines prefixed with the
+// context's name ("context" in each JSON line), one metrics endpoint with a
+// context label. A context that cannot be opened is reported (and is blind
+// on /healthz) and left out; the others run until ctx ends (exit 0, as one
+// watcher). When every context failed, the exit code is the worst of theirs.
 func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []config.Context) error {
-	return FlagErrorf("--watch over several contexts is not supported yet")
+	var exp *metrics.Exporter
+	if opts.Listen != "" {
+		exp = newExporter(opts, true)
+		for _, c := range list {
+			exp.Register(c.Name) // a context that never opens is blind
+		}
+		stop, err := serveMetrics(ctx, opts, exp)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	var outMu, errMu sync.Mutex
+	errs := make([]error, len(list))
+	var wg sync.WaitGroup
+	for i, c := range list {
+		cio := *opts.IO
+		prefix := ""
+		if !opts.JSON {
+			prefix = "[" + sanitize.Line(c.Name) + "] "
+		}
+		cio.Out = &prefixWriter{mu: &outMu, w: opts.IO.Out, prefix: prefix}
+		cio.ErrOut = &prefixWriter{mu: &errMu, w: opts.IO.ErrOut, prefix: "[" + sanitize.Line(c.Name) + "] "}
+		cio.In = strings.NewReader("")
+		co := opts.forContext(c, &cio)
+		co.metrics, co.Listen, co.Listening, co.multiName = exp, "", nil, c.Name
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			src, p, err := monitorSetup(ctx, co)
+			if err == nil {
+				err = watchRun(ctx, co, src, p)
+			}
+			if err != nil && ctx.Err() == nil {
+				fmt.Fprintf(co.IO.ErrOut, "error (exit %d), not watched: %s\n", exitCodeFor(err), oneLine(err.Error()))
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil // stopped by a signal: a clean end, as with one watcher
+	}
+	var codes []ExitCode
+	for _, err := range errs {
+		if err != nil {
+			codes = append(codes, exitCodeFor(err))
+		}
+	}
+	if w := worstExit(codes...); w != ExitOK {
+		return silentExit(w)
+	}
+	return nil
 }

@@ -71,6 +71,9 @@ type Config struct {
 	// ReadGauges reads the gauges every tick even without MaxSize and
 	// MaxAge (for a per-tick report).
 	ReadGauges bool
+	// ReadFailures reads the new failures every tick even without a
+	// failure threshold (for a metrics endpoint that counts them).
+	ReadFailures bool
 	// Interval is the time between ticks.
 	Interval time.Duration
 	// BlindAfter: default DefaultBlindAfter.
@@ -174,7 +177,7 @@ func (c *Config) Validate() error {
 	if c.Interval <= 0 {
 		return errors.New("watch: the interval must be positive")
 	}
-	if c.Failures.Threshold <= 0 && c.MaxSize <= 0 && c.MaxAge <= 0 {
+	if c.Failures.Threshold <= 0 && c.MaxSize <= 0 && c.MaxAge <= 0 && !c.ReadGauges && !c.ReadFailures {
 		return errors.New("watch: nothing to alert on")
 	}
 	if c.BlindAfter < 0 {
@@ -337,7 +340,7 @@ func (w *Watcher) read(ctx context.Context, now time.Time, t *Tick) error {
 		return err
 	}
 	t.Holding = true
-	if w.Failures.Threshold > 0 {
+	if w.Failures.Threshold > 0 || w.ReadFailures {
 		if !w.started {
 			maxID, err := w.Source.MaxID(ctx)
 			if err != nil {

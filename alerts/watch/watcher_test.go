@@ -475,3 +475,25 @@ func TestStateFileWrittenOnlyOnChange(t *testing.T) {
 		t.Errorf("state file: %+v", st)
 	}
 }
+
+// A metrics-only watcher (no threshold) reads new failures and gauges every
+// tick and alerts on nothing.
+func TestReadFailuresAndGaugesWithoutRules(t *testing.T) {
+	src := &fakeSource{gauges: []Gauge{{Queue: "default", Size: 9}}}
+	src.add(t0.Add(-time.Second), "q", "C", 2)
+	rec := &recorder{}
+	w := newWatcher(src, rec, Config{ReadFailures: true, ReadGauges: true})
+	ticks := run(t, w, t0, []func(time.Time){func(now time.Time) { src.add(now, "q", "C", 3) }, quiet})
+	if len(ticks) != 3 || ticks[0].LastID != 2 || ticks[1].New != 3 || ticks[1].LastID != 5 || ticks[2].New != 0 {
+		t.Fatalf("ticks %+v", ticks)
+	}
+	if len(ticks[1].Gauges) != 1 || ticks[1].Gauges[0].Size != 9 || len(ticks[1].Firing) != 0 {
+		t.Errorf("tick %+v", ticks[1])
+	}
+	if rec.got() != "" {
+		t.Errorf("alerted %q", rec.got())
+	}
+	if err := (&Config{Interval: time.Second}).Validate(); err == nil || !strings.Contains(err.Error(), "nothing to alert on") {
+		t.Errorf("a watcher reading nothing: %v", err)
+	}
+}
