@@ -8,6 +8,10 @@
 // once, in Redis or in failed_jobs; `--jobs-dsn` killed between its push and
 // delete queues nothing twice with `--jobs-ledger` and, without it, shows the
 // documented window (a job a worker ran meanwhile is queued again).
+// `prune --archive` SIGKILLed at random moments never deletes a row that is
+// not in its archive, a completing run leaves each deleted row there exactly
+// once and byte-identical, and `restore` gives the same rows back
+// (archive_test.go).
 //
 // Faults and signals (signal_test.go, audit_test.go): SIGINT and SIGTERM at
 // a [y/N] prompt on a pseudo-terminal exit 130 at once; SIGINT at random
