@@ -166,10 +166,20 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 			Pending and firing alerts are kept in --state-file, so a restarted watcher
 			neither fires them again nor forgets to resolve them.
 
-			Secrets come from the flags, the environment or the app's .env file:
-			JOBTRIAGE_SLACK_WEBHOOK, JOBTRIAGE_WEBHOOK_URL,
+			Secrets come from the flags, the environment, the context's notify table or
+			the app's .env file: JOBTRIAGE_SLACK_WEBHOOK, JOBTRIAGE_WEBHOOK_URL,
 			JOBTRIAGE_PAGERDUTY_ROUTING_KEY, JOBTRIAGE_NOTIFY_COMMAND. They are never
 			printed. The command gets each digest as JSON on stdin.
+
+			--listen HOST:PORT (with --watch) serves Prometheus /metrics and /healthz
+			(200 while the last successful check is within --blind-after, else 503);
+			thresholds are then optional. docs/monitor.md lists the metrics.
+
+			--all-contexts (or --contexts a,b) checks every app of the configuration
+			file in one run, --parallel at a time: one report with a section per app
+			(a CONTEXT column when piped, one object per context with --json) and the
+			worst exit code; with --watch, one watcher per app and one --listen endpoint
+			whose series carry a context label.
 		`),
 		Example: examples(heredoc.Doc(`
 			# CI or cron: fail when a queue is backed up or jobs are failing
@@ -177,6 +187,12 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 
 			# node_exporter textfile collector (every minute from cron)
 			$ jobtriage monitor --format prometheus > /var/lib/node_exporter/jobtriage.prom.tmp; mv /var/lib/node_exporter/jobtriage.prom.tmp /var/lib/node_exporter/jobtriage.prom
+
+			# every app of the configuration file, one report, the worst exit code
+			$ jobtriage monitor --all-contexts --max 1000 --max-age 10m
+
+			# a Prometheus exporter for every app, alerting on nothing
+			$ jobtriage monitor --watch --all-contexts --listen 127.0.0.1:9187
 
 			# page on 100 failures a minute per queue, held for 2 minutes, reminders hourly
 			$ JOBTRIAGE_SLACK_WEBHOOK=https://hooks.slack.com/services/… \
