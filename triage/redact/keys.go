@@ -1,0 +1,652 @@
+package redact
+
+// Key redaction: the values of payload keys and command properties whose
+// names are on a list (password, token, card, …) are replaced by Redacted.
+// It is the sibling of Text's password masking: Text masks known passwords
+// in connection errors, Keys masks whatever value a listed key holds, in
+// the three shapes a failed job carries them.
+//
+// A key name matches a list entry when a run of consecutive words of the
+// name, joined, equals the entry (or the entry with a trailing "s"), case
+// ignored. Words are split at every character other than a letter or digit
+// and at camelCase humps; entries are compared without their separators.
+// So "password" matches password, user_password, PASSWORD_CONFIRMATION,
+// newPasswords and X-Password; "api_key" and "apikey" both match api_key,
+// apiKey, X-API-Key and stripe_api_key; "card" matches card_number and
+// giftCard but not discard; "auth" matches auth, basic_auth and auth_token
+// but not author. A PHP property's visibility prefix ("\0*\0") is dropped
+// first.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Redacted replaces the value of a listed key.
+const Redacted = "[redacted]"
+
+// DefaultKeyNames is the list a zero Keys uses.
+func DefaultKeyNames() []string {
+	return []string{"password", "passwd", "secret", "token", "api_key", "apikey", "authorization", "auth",
+		"cookie", "card", "cvv", "iban", "ssn"}
+}
+
+// Keys is a list of key names whose values are redacted. The zero Keys is
+// the default list (DefaultKeyNames).
+type Keys struct {
+	names   []string // as given
+	entries []string // lower case, letters and digits only
+}
+
+// DefaultKeys is the default list.
+func DefaultKeys() Keys { k, _ := newKeys(DefaultKeyNames()); return k }
+
+// ErrBadKeys: a key list that names no key.
+var ErrBadKeys = errors.New("bad redaction key list")
+
+// ParseKeys reads a comma-separated list (--redact-keys). Entries that all
+// start with '+' are added to the default list; otherwise the list
+// replaces it. Blanks around entries are ignored.
+func ParseKeys(list string) (Keys, error) {
+	var names []string
+	plus, plain := 0, 0
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		if strings.HasPrefix(n, "+") {
+			plus++
+			n = strings.TrimSpace(n[1:])
+		} else {
+			plain++
+		}
+		if normalizeKey(n) == "" {
+			return Keys{}, fmt.Errorf("%w: %q has no letter or digit", ErrBadKeys, n)
+		}
+		names = append(names, n)
+	}
+	switch {
+	case len(names) == 0:
+		return Keys{}, fmt.Errorf("%w: it is empty", ErrBadKeys)
+	case plus > 0 && plain > 0:
+		return Keys{}, fmt.Errorf("%w: either every entry starts with + (added to the defaults) or none does (the list replaces them)", ErrBadKeys)
+	case plus > 0:
+		names = append(DefaultKeyNames(), names...)
+	}
+	return newKeys(names)
+}
+
+func newKeys(names []string) (Keys, error) {
+	k := Keys{names: append([]string(nil), names...)}
+	for _, n := range names {
+		k.entries = append(k.entries, normalizeKey(n))
+	}
+	return k, nil
+}
+
+// Names is the list as given (the defaults for a zero Keys).
+func (k Keys) Names() []string {
+	if k.entries == nil {
+		return DefaultKeyNames()
+	}
+	return append([]string(nil), k.names...)
+}
+
+func (k Keys) list() []string {
+	if k.entries == nil {
+		return DefaultKeys().entries
+	}
+	return k.entries
+}
+
+// normalizeKey lower-cases a name and keeps its letters and digits.
+func normalizeKey(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// keyWords splits a key name into lower-case words: at every character
+// other than a letter or digit, and at camelCase humps ("apiKey",
+// "APIKey" → api, key).
+func keyWords(name string) []string {
+	if i := strings.LastIndexByte(name, 0); i >= 0 {
+		name = name[i+1:] // PHP's "\0*\0prop" and "\0Class\0prop"
+	}
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush()
+			continue
+		}
+		if unicode.IsUpper(r) && len(cur) > 0 {
+			prev := rs[i-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return words
+}
+
+// maxKeyName bounds the names Match looks at: longer ones are data, not
+// keys.
+const maxKeyName = 128
+
+// Match reports whether a key name is on the list (the package comment
+// has the rule).
+func (k Keys) Match(name string) bool {
+	if name == "" || len(name) > maxKeyName {
+		return false
+	}
+	words := keyWords(name)
+	entries := k.list()
+	for i := range words {
+		run := ""
+		for j := i; j < len(words); j++ {
+			run += words[j]
+			longest := 0
+			for _, e := range entries {
+				if run == e || run == e+"s" {
+					return true
+				}
+				longest = max(longest, len(e)+1)
+			}
+			if len(run) > longest {
+				break
+			}
+		}
+	}
+	return false
+}
+
+// textKeyRE finds a key and its separator in free text: "key": and
+// \"key\": (JSON, also escaped inside a string), 'key' =>, [key] => and
+// ["key"]=> (PHP's print_r, var_export, var_dump), key= (query strings,
+// logfmt), key: (headers, YAML).
+var textKeyRE = regexp.MustCompile(`(?:\\?"([^"'\\\n\]]{1,128})\\?"|'([^"'\\\n\]]{1,128})'|\[\s*["']?([^"'\\\n\[\]]{1,128}?)["']?\s*\]|([\p{L}\p{N}_.\-]{1,128}))(\s*(?:=>|:|=)[ \t]*)`)
+
+// authScheme reports whether a word starts an Authorization value; the
+// token after it is part of the value.
+func authScheme(word string) bool {
+	switch strings.ToLower(word) {
+	case "bearer", "basic", "token", "digest", "apikey":
+		return true
+	}
+	return false
+}
+
+// Text masks, in free text such as an exception message, the value that
+// follows a listed key: key=VALUE, "key": "VALUE", 'key' => 'VALUE',
+// [key] => VALUE, key: VALUE. A quoted value is masked up to its closing
+// quote, a bracketed one ([…], {…}) to its closing bracket, a bare one up
+// to the next blank or , ; & ) ] } < > or quote ("Bearer abc" as one).
+// Everything else is kept byte for byte.
+func (k Keys) Text(s string) string {
+	var out strings.Builder
+	pos := 0
+	for pos < len(s) {
+		m := textKeyRE.FindStringSubmatchIndex(s[pos:])
+		if m == nil {
+			break
+		}
+		name := ""
+		for g := 1; g <= 4; g++ {
+			if m[2*g] >= 0 {
+				name = s[pos+m[2*g] : pos+m[2*g+1]]
+				break
+			}
+		}
+		valStart := pos + m[1]
+		if !k.Match(name) {
+			// Step past the key only: what follows may hold the next key
+			// ("url: https://x/?token=…").
+			next := pos + m[2*5]
+			out.WriteString(s[pos:next])
+			pos = next
+			continue
+		}
+		vs, ve := valueSpan(s, valStart)
+		out.WriteString(s[pos:vs])
+		if ve > vs {
+			out.WriteString(Redacted)
+		}
+		pos = ve
+	}
+	out.WriteString(s[pos:])
+	return out.String()
+}
+
+// maxValue bounds a bracketed value's scan; an unclosed bracket masks to
+// the end of the line.
+const maxValue = 1 << 16
+
+// valueSpan is the part of s from i that Text masks: inside the quotes of
+// a quoted value, a whole bracketed value, or a bare token.
+func valueSpan(s string, i int) (int, int) {
+	if i >= len(s) {
+		return i, i
+	}
+	if strings.HasPrefix(s[i:], "string(") { // var_dump: string(7) "hunter2"
+		if j := strings.Index(s[i:], ") "); j > 0 && j < 20 {
+			i += j + 2
+		}
+	}
+	switch {
+	case strings.HasPrefix(s[i:], `\"`):
+		if j := strings.Index(s[i+2:], `\"`); j >= 0 {
+			return i + 2, i + 2 + j
+		}
+		return i + 2, lineEnd(s, i+2)
+	case s[i] == '"' || s[i] == '\'':
+		q := s[i]
+		for j := i + 1; j < len(s); j++ {
+			switch s[j] {
+			case '\\':
+				j++
+			case q:
+				return i + 1, j
+			case '\n':
+				return i + 1, j
+			}
+		}
+		return i + 1, len(s)
+	case s[i] == '[' || s[i] == '{':
+		return i, bracketEnd(s, i)
+	}
+	j := i
+	for j < len(s) && !bareStop(s[j]) {
+		j++
+	}
+	if authScheme(s[i:j]) && j+1 < len(s) && s[j] == ' ' && !bareStop(s[j+1]) {
+		j++
+		for j < len(s) && !bareStop(s[j]) {
+			j++
+		}
+	}
+	return i, j
+}
+
+func bareStop(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || strings.IndexByte(",;&)]}<>\"'", c) >= 0
+}
+
+func lineEnd(s string, i int) int {
+	if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(s)
+}
+
+// bracketEnd is the end of the balanced [..] or {..} at i, quotes
+// respected; an unbalanced one ends at the line's end.
+func bracketEnd(s string, i int) int {
+	depth := 0
+	var quote byte
+	for j := i; j < len(s) && j-i < maxValue; j++ {
+		c := s[j]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				j++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return lineEnd(s, i)
+}
+
+// maxJSONDepth bounds JSON's nesting here; deeper documents are masked as
+// text.
+const maxJSONDepth = 20000
+
+// JSON masks the values of listed keys in a JSON document at any depth,
+// and inside string values that hold a PHP serialization (a queued job's
+// data.command), the listed properties' values. The document keeps its
+// key order and formatting; a masked value becomes the string Redacted.
+// Text that is not JSON is masked as Text.
+func (k Keys) JSON(doc []byte) []byte {
+	w := jsonRedactor{k: k, in: doc}
+	i, ok := w.value(w.skipWS(0), 0)
+	if ok && w.skipWS(i) == len(doc) {
+		return w.out.Bytes()
+	}
+	return []byte(k.Text(string(doc)))
+}
+
+type jsonRedactor struct {
+	k   Keys
+	in  []byte
+	out bytes.Buffer
+}
+
+func (w *jsonRedactor) skipWS(i int) int {
+	for i < len(w.in) && (w.in[i] == ' ' || w.in[i] == '\t' || w.in[i] == '\n' || w.in[i] == '\r') {
+		w.out.WriteByte(w.in[i])
+		i++
+	}
+	return i
+}
+
+// value copies (or masks inside) the value at i and returns its end.
+func (w *jsonRedactor) value(i, depth int) (int, bool) {
+	if i >= len(w.in) || depth > maxJSONDepth {
+		return i, false
+	}
+	switch c := w.in[i]; {
+	case c == '{' || c == '[':
+		close := byte('}')
+		if c == '[' {
+			close = ']'
+		}
+		w.out.WriteByte(c)
+		i = w.skipWS(i + 1)
+		if i < len(w.in) && w.in[i] == close {
+			w.out.WriteByte(close)
+			return i + 1, true
+		}
+		for {
+			if c == '{' {
+				end, ok := stringEnd(w.in, i)
+				if !ok {
+					return i, false
+				}
+				var name string
+				if json.Unmarshal(w.in[i:end], &name) != nil {
+					return i, false
+				}
+				w.out.Write(w.in[i:end])
+				i = w.skipWS(end)
+				if i >= len(w.in) || w.in[i] != ':' {
+					return i, false
+				}
+				w.out.WriteByte(':')
+				i = w.skipWS(i + 1)
+				if w.k.Match(name) {
+					var sink jsonRedactor
+					sink.in = w.in
+					end, ok := sink.value(i, depth+1)
+					if !ok {
+						return i, false
+					}
+					w.out.WriteString(`"` + Redacted + `"`)
+					i = end
+				} else {
+					var ok bool
+					if i, ok = w.value(i, depth+1); !ok {
+						return i, false
+					}
+				}
+			} else {
+				var ok bool
+				if i, ok = w.value(i, depth+1); !ok {
+					return i, false
+				}
+			}
+			i = w.skipWS(i)
+			if i >= len(w.in) {
+				return i, false
+			}
+			switch w.in[i] {
+			case ',':
+				w.out.WriteByte(',')
+				i = w.skipWS(i + 1)
+			case close:
+				w.out.WriteByte(close)
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == '"':
+		end, ok := stringEnd(w.in, i)
+		if !ok {
+			return i, false
+		}
+		w.out.Write(w.stringValue(w.in[i:end]))
+		return end, true
+	default:
+		j := i
+		for j < len(w.in) && strings.IndexByte(",]} \t\n\r", w.in[j]) < 0 {
+			j++
+		}
+		if j == i || !json.Valid(w.in[i:j]) {
+			return i, false
+		}
+		w.out.Write(w.in[i:j])
+		return j, true
+	}
+}
+
+// stringValue masks the listed properties of a PHP serialization held in a
+// JSON string; any other string is kept as written.
+func (w *jsonRedactor) stringValue(raw []byte) []byte {
+	if len(raw) < 6 || !(bytes.HasPrefix(raw, []byte(`"O:`)) || bytes.HasPrefix(raw, []byte(`"a:`))) {
+		return raw
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return raw
+	}
+	masked, ok := w.k.PHP(s)
+	if !ok || masked == s {
+		return raw
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(masked) != nil {
+		return raw
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// stringEnd is the end (after the closing quote) of the JSON string at i.
+func stringEnd(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return i, false
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return i, false
+}
+
+// redactedPHP is a masked property's value in a PHP serialization.
+func redactedPHP() string { return `s:` + strconv.Itoa(len(Redacted)) + `:"` + Redacted + `";` }
+
+// PHP masks the values of listed array keys and object properties in a
+// PHP serialization (serialize()'s format, as Laravel stores a queued
+// command), at any depth; a masked value becomes the string Redacted.
+// ok is false, and s is returned as it is, when s is not a serialization
+// this reader follows to its end.
+func (k Keys) PHP(s string) (string, bool) {
+	p := phpRedactor{k: k, s: s}
+	end, ok := p.value(0, 0)
+	if !ok || end != len(s) {
+		return s, false
+	}
+	p.out.WriteString(s[p.copied:])
+	return p.out.String(), true
+}
+
+type phpRedactor struct {
+	k      Keys
+	s      string
+	out    strings.Builder
+	copied int // s[:copied] is written to out
+	// skipping > 0 inside a value that is masked whole: nothing in it is
+	// written.
+	skipping int
+}
+
+// phpMaxDepth bounds nesting as phpser does.
+const phpMaxDepth = 512
+
+// number reads digits (with an optional sign) at i up to the byte end.
+func (p *phpRedactor) number(i int, end byte) (int, int, bool) {
+	j := i
+	if j < len(p.s) && (p.s[j] == '-' || p.s[j] == '+') {
+		j++
+	}
+	for j < len(p.s) && p.s[j] >= '0' && p.s[j] <= '9' {
+		j++
+	}
+	if j == i || j >= len(p.s) || p.s[j] != end {
+		return 0, i, false
+	}
+	n, err := strconv.Atoi(p.s[i:j])
+	if err != nil || n < 0 {
+		return 0, i, false
+	}
+	return n, j + 1, true
+}
+
+// str reads `len:"bytes"` at i (after "s:") and returns the text and the
+// index after the closing quote.
+func (p *phpRedactor) str(i int) (string, int, bool) {
+	n, j, ok := p.number(i, ':')
+	if !ok || j >= len(p.s) || p.s[j] != '"' || j+1+n+1 > len(p.s) || p.s[j+1+n] != '"' {
+		return "", i, false
+	}
+	return p.s[j+1 : j+1+n], j + 1 + n + 1, true
+}
+
+// value reads the value at i and returns its end.
+func (p *phpRedactor) value(i, depth int) (int, bool) {
+	if i+1 >= len(p.s) || depth > phpMaxDepth {
+		return i, false
+	}
+	t := p.s[i]
+	if t == 'N' {
+		if p.s[i+1] == ';' {
+			return i + 2, true
+		}
+		return i, false
+	}
+	if p.s[i+1] != ':' {
+		return i, false
+	}
+	i += 2
+	switch t {
+	case 'b', 'i', 'd', 'r', 'R':
+		j := strings.IndexByte(p.s[i:], ';')
+		if j < 0 {
+			return i, false
+		}
+		return i + j + 1, true
+	case 's', 'E':
+		_, j, ok := p.str(i)
+		if !ok || j >= len(p.s) || p.s[j] != ';' {
+			return i, false
+		}
+		return j + 1, true
+	case 'a':
+		n, j, ok := p.number(i, ':')
+		if !ok || j >= len(p.s) || p.s[j] != '{' {
+			return i, false
+		}
+		return p.members(j+1, n, depth)
+	case 'O':
+		_, j, ok := p.str(i)
+		if !ok || j >= len(p.s) || p.s[j] != ':' {
+			return i, false
+		}
+		n, j, ok := p.number(j+1, ':')
+		if !ok || j >= len(p.s) || p.s[j] != '{' {
+			return i, false
+		}
+		return p.members(j+1, n, depth)
+	case 'C':
+		// Custom serialization: opaque bytes, kept as they are.
+		_, j, ok := p.str(i)
+		if !ok || j >= len(p.s) || p.s[j] != ':' {
+			return i, false
+		}
+		n, j, ok := p.number(j+1, ':')
+		if !ok || j >= len(p.s) || p.s[j] != '{' || j+1+n >= len(p.s) || p.s[j+1+n] != '}' {
+			return i, false
+		}
+		return j + 1 + n + 1, true
+	}
+	return i, false
+}
+
+// members reads n key/value pairs and the closing brace, masking the
+// values of listed string keys.
+func (p *phpRedactor) members(i, n, depth int) (int, bool) {
+	if n > len(p.s)-i {
+		return i, false
+	}
+	for ; n > 0; n-- {
+		name, isString := "", false
+		if strings.HasPrefix(p.s[i:], "s:") {
+			var ok bool
+			if name, _, ok = p.str(i + 2); ok {
+				isString = true
+			}
+		}
+		vstart, ok := p.value(i, depth+1)
+		if !ok {
+			return i, false
+		}
+		mask := isString && p.k.Match(name)
+		if mask {
+			p.skipping++
+		}
+		vend, ok := p.value(vstart, depth+1)
+		if mask {
+			p.skipping--
+		}
+		if !ok {
+			return i, false
+		}
+		if mask && p.skipping == 0 && p.s[vstart:vend] != redactedPHP() {
+			p.out.WriteString(p.s[p.copied:vstart])
+			p.out.WriteString(redactedPHP())
+			p.copied = vend
+		}
+		i = vend
+	}
+	if i >= len(p.s) || p.s[i] != '}' {
+		return i, false
+	}
+	return i + 1, true
+}
