@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/jobtriage/jobtriage/cmd/internal/earlysignal"
 	"github.com/jobtriage/jobtriage/internal/buildinfo"
+	"github.com/jobtriage/jobtriage/triage/redact"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -171,10 +173,15 @@ jobtriage doctor shows what it found and where each value came from.`,
 	pf.StringVar(&f.ContextName, "context", "", "run in the context `NAME` of the configuration file (env JOBTRIAGE_CONTEXT; default its current-context)")
 	pf.BoolVar(&f.NoCache, "no-cache", false, "read failed_jobs whole instead of the local signature index (in JOBTRIAGE_CACHE_DIR or the user cache directory) that --group, the TUI and monitor keep")
 	pf.StringVar(&f.AuditLog, "audit-log", "", "append one JSON line per destructive action to this `file` (env JOBTRIAGE_AUDIT_LOG)")
+	pf.BoolVar(&f.Redact.On, "redact", false, "mask the values of listed payload keys and command properties in show, the TUI, listings and exports (env JOBTRIAGE_REDACT=1; alert bodies always are)")
+	pf.StringVar(&f.Redact.Keys, "redact-keys", "", "the key `names` to mask, comma-separated; +name,… adds to the default list (env JOBTRIAGE_REDACT_KEYS; default "+strings.Join(redact.DefaultKeyNames(), ",")+")")
 	registerColorFlag(root, f.IO)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{err} })
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if err := checkStatementTimeout(c, f.Conn.Timeout); err != nil {
+			return err
+		}
+		if _, _, err := f.redaction(); err != nil {
 			return err
 		}
 		if writesJobs(c) {

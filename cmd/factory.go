@@ -44,6 +44,8 @@ type Factory struct {
 	Conn    ConnFlags
 	// AuditLog is where destructive actions are recorded ("" = JOBTRIAGE_AUDIT_LOG or off).
 	AuditLog string
+	// Redact is --redact and --redact-keys.
+	Redact RedactFlags
 	// Args is the command line as typed (without the program name), for
 	// the audit log; nil when unknown.
 	Args []string
@@ -239,6 +241,11 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 		fmt.Fprintln(f.IO.ErrOut, "warning: "+sanitize.Line(w))
 	}
 	svc := &triage.Service{Now: f.Now, AppKey: cfg.AppKey, Location: cfg.Location, Target: describeTarget(cfg)}
+	if on, keys, err := f.redaction(); err != nil {
+		return nil, err
+	} else if on {
+		svc.Redact = &keys
+	}
 	c, err := f.Context()
 	if err != nil {
 		return nil, err

@@ -340,7 +340,7 @@ func writeJobsJSON(ctx context.Context, opts *FailedOptions, svc *triage.Service
 		var r *triage.FailedRow
 		if opts.Full {
 			var err error
-			if r, err = svc.Store.GetFailed(ctx, triage.Ref{ID: j.RowID}); err != nil {
+			if r, err = svc.GetFailed(ctx, triage.Ref{ID: j.RowID}); err != nil {
 				return err
 			}
 		}

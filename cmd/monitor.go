@@ -24,6 +24,7 @@ import (
 	"github.com/jobtriage/jobtriage/internal/config"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/appconfig"
+	"github.com/jobtriage/jobtriage/triage/redact"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -60,6 +61,8 @@ type MonitorOptions struct {
 	// Sleep waits between watch ticks; tests replace it with a tick they
 	// control.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// AlertRedaction gives the keys whose values alert bodies mask.
+	AlertRedaction func() (bool, redact.Keys, error)
 	// Notifiers are added to those the flags configure (tests record).
 	Notifiers []notify.Notifier
 
@@ -121,7 +124,7 @@ type MonitorOptions struct {
 
 // NewCmdMonitor builds `jobtriage monitor`.
 func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error) *cobra.Command {
-	opts := &MonitorOptions{IO: f.IO, Now: f.Now, Getenv: f.Getenv, Getwd: f.Getwd, Sleep: notify.Sleep}
+	opts := &MonitorOptions{IO: f.IO, Now: f.Now, Getenv: f.Getenv, Getwd: f.Getwd, Sleep: notify.Sleep, AlertRedaction: f.redaction}
 	cmd := &cobra.Command{
 		Use:   "monitor [queue...]",
 		Short: "Check queue health once (exit 8 when a threshold is crossed), or --watch and alert",
@@ -636,8 +639,15 @@ func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSourc
 		ws.onFailure = func(connection, queue string) { exp.CountFailure(name, connection, queue) }
 	}
 	out := &watchOutput{opts: opts, src: ws, notifiers: nts, statePath: statePath, app: app}
+	var alertKeys redact.Keys // zero: the default list
+	if opts.AlertRedaction != nil {
+		if _, alertKeys, err = opts.AlertRedaction(); err != nil {
+			return err
+		}
+	}
 	w := &watch.Watcher{
 		Config: watch.Config{
+			Redact: alertKeys,
 			Failures: alerts.Rule{Threshold: int(min(opts.MaxFailed, int64(1<<31-1))), Window: opts.Window,
 				For: opts.For, Repeat: opts.Repeat, ResolveBelow: opts.ResolveBelow},
 			MaxSize: opts.MaxSize, MaxAge: opts.MaxAge, ReadGauges: opts.JSON || opts.metrics != nil,

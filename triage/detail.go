@@ -52,7 +52,12 @@ func (s *Service) Show(ctx context.Context, id string) (Detail, error) {
 func (s *Service) detailOf(r *FailedRow) Detail {
 	head := *r
 	head.Exception = TopExceptionHead(r.Exception)
-	d := Detail{Job: JobFromRow(&head), Payload: r.Payload, Exception: r.Exception}
+	// The job (its signature) from the row as stored; what is shown of it
+	// masked when redaction is on.
+	d := Detail{Job: JobFromRow(&head)}
+	s.redactJob(&d.Job)
+	r = s.redactRow(r)
+	d.Payload, d.Exception = r.Payload, r.Exception
 	d.Chain = exception.Parse(r.Exception)
 	env, err := payload.Parse(r.Payload)
 	if err != nil {
@@ -88,7 +93,7 @@ func (s *Service) detailOf(r *FailedRow) Detail {
 			d.Command, d.CommandErr = CommandEncrypted, err
 			return d
 		}
-		d.Command, cmd = CommandDecrypted, plain
+		d.Command, cmd = CommandDecrypted, s.redactCommand(plain)
 	case strings.HasPrefix(cmd, "O:"):
 		d.Command = CommandPlain
 	default:

@@ -347,14 +347,14 @@ func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error)
 			if maxID > 0 {
 				frac = float64(maxID-minID) / float64(maxID)
 			}
-			p.Progress(GroupProgress{Scanned: scanned, Fraction: frac, Signatures: g.Signatures(p.Sort, p.OnlyNew)})
+			p.Progress(GroupProgress{Scanned: scanned, Fraction: frac, Signatures: s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew))})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := g.Signatures(p.Sort, p.OnlyNew)
+	out := s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew))
 	if p.Progress != nil {
 		p.Progress(GroupProgress{Scanned: scanned, Fraction: 1, Signatures: out, Done: true})
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jobtriage/jobtriage/triage/payload"
+	"github.com/jobtriage/jobtriage/triage/redact"
 )
 
 // Service holds the use-cases the CLI and the TUI share.
@@ -35,6 +36,10 @@ type Service struct {
 	// connections as monitor sees them (empty outside an app profile).
 	MonitorConnections []MonitorConnection
 	DefaultConnection  string
+	// Redact, when set, masks the values of its keys in what the read
+	// use-cases return for people (triage/redaction.go); nil shows rows as
+	// stored.
+	Redact *redact.Keys
 	// Target names the app and the failed-jobs store for confirmations and
 	// write summaries ("app shop (production) · postgres://…/shop table failed_jobs").
 	Target string
@@ -139,6 +144,7 @@ func (s *Service) List(ctx context.Context, p ListParams) (Page, error) {
 				page.Next = Cursor{BeforeID: lastShown}.String()
 				return errPageFull
 			}
+			s.redactJob(&j)
 			page.Jobs = append(page.Jobs, j)
 			lastShown = r.ID
 			return nil
@@ -166,6 +172,10 @@ func (s *Service) Each(ctx context.Context, q Query, full bool, fn func(Job, *Fa
 			}
 			if !q.match(j) {
 				return nil
+			}
+			s.redactJob(&j)
+			if full {
+				r = s.redactRow(r)
 			}
 			return fn(j, r)
 		})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jobtriage/jobtriage/alerts"
 	"github.com/jobtriage/jobtriage/alerts/notify"
+	"github.com/jobtriage/jobtriage/triage/redact"
 )
 
 // Defaults of a Config's zero fields.
@@ -86,6 +87,11 @@ type Config struct {
 	StatePath string
 	// FlushTimeout: default DefaultFlushTimeout.
 	FlushTimeout time.Duration
+	// Redact lists the keys whose values no alert body shows (the zero
+	// value is redact.DefaultKeyNames): the example message under each key
+	// is masked when it is read, so neither a channel, the printed line
+	// nor the state file ever holds the value.
+	Redact redact.Keys
 }
 
 // Tick is what one tick saw and did, for the caller's output.
@@ -528,7 +534,7 @@ func (w *Watcher) observe(f Failure) {
 			w.keys[name] = k
 		}
 		k.window.Add(f.At)
-		k.detail.Class, k.detail.Message = f.Class, f.Message
+		k.detail.Class, k.detail.Message = f.Class, w.Redact.Text(f.Message)
 	}
 }
 
@@ -580,6 +586,9 @@ func (w *Watcher) evaluate(now time.Time, gauges []Gauge) []alerts.Notification 
 		}
 		for _, n := range k.eval.Evaluate(now, map[string]int{name: count}).Notifications {
 			n.Detail = k.detail
+			// Again here: a state file written before redaction existed
+			// may hold an unmasked example.
+			n.Detail.Message = w.Redact.Text(n.Detail.Message)
 			out = append(out, n)
 		}
 		st := k.eval.States()[0]
@@ -595,7 +604,7 @@ func (w *Watcher) evaluate(now time.Time, gauges []Gauge) []alerts.Notification 
 func (w *Watcher) evaluateBlind(now time.Time, blind time.Duration) []alerts.Notification {
 	d := w.blind.Evaluate(now, map[string]int{BlindKey: int(min(int64(blind/time.Second), maxInt32))})
 	for i := range d.Notifications {
-		d.Notifications[i].Detail = alerts.Detail{Message: w.blindErr}
+		d.Notifications[i].Detail = alerts.Detail{Message: w.Redact.Text(w.blindErr)}
 		if w.LookCloser != nil {
 			d.Notifications[i].Detail.Command = w.LookCloser(BlindKey)
 		}

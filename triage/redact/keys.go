@@ -198,13 +198,61 @@ func authScheme(word string) bool {
 	return false
 }
 
+// phpPairRE finds a string property and a string value of a PHP
+// serialization in text, its quotes possibly escaped (a payload that is
+// not JSON): s:N:"name";s:M:" — the value follows.
+var phpPairRE = regexp.MustCompile(`s:\d{1,6}:(\\?)"([^"]{0,160}?)\\?";s:\d{1,9}:\\?"`)
+
+// phpEscapedNUL is how a NUL of a property name reads in escaped text.
+var phpEscapedNUL = regexp.MustCompile(`\\(?:x00|u0000|0)`)
+
 // Text masks, in free text such as an exception message, the value that
 // follows a listed key: key=VALUE, "key": "VALUE", 'key' => 'VALUE',
-// [key] => VALUE, key: VALUE. A quoted value is masked up to its closing
-// quote, a bracketed one ([…], {…}) to its closing bracket, a bare one up
-// to the next blank or , ; & ) ] } < > or quote ("Bearer abc" as one).
-// Everything else is kept byte for byte.
+// [key] => VALUE, key: VALUE, and a PHP serialization's s:N:"key";s:M:"VALUE".
+// A quoted value is masked up to its closing quote, a bracketed one ([…],
+// {…}) to its closing bracket, a bare one up to the next blank or
+// , ; & ) ] } < > or quote ("Bearer abc" as one). Everything else is kept
+// byte for byte.
 func (k Keys) Text(s string) string {
+	return k.phpText(k.plainText(s))
+}
+
+// phpText masks the string values of listed properties of PHP
+// serializations in text.
+func (k Keys) phpText(s string) string {
+	var out strings.Builder
+	pos := 0
+	for pos < len(s) {
+		m := phpPairRE.FindStringSubmatchIndex(s[pos:])
+		if m == nil {
+			break
+		}
+		name := phpEscapedNUL.ReplaceAllString(s[pos+m[4]:pos+m[5]], "\x00")
+		vs := pos + m[1]
+		if !k.Match(name) {
+			out.WriteString(s[pos : pos+m[5]])
+			pos += m[5]
+			continue
+		}
+		end := `";`
+		if m[3] > m[2] { // the name's quote was escaped: so is the value's
+			end = `\";`
+		}
+		ve := strings.Index(s[vs:], end)
+		if ve < 0 {
+			ve = lineEnd(s, vs) - vs
+		}
+		out.WriteString(s[pos:vs])
+		if ve > 0 {
+			out.WriteString(Redacted)
+		}
+		pos = vs + ve
+	}
+	out.WriteString(s[pos:])
+	return out.String()
+}
+
+func (k Keys) plainText(s string) string {
 	var out strings.Builder
 	pos := 0
 	for pos < len(s) {
@@ -338,6 +386,9 @@ const maxJSONDepth = 20000
 // key order and formatting; a masked value becomes the string Redacted.
 // Text that is not JSON is masked as Text.
 func (k Keys) JSON(doc []byte) []byte {
+	if !json.Valid(doc) {
+		return []byte(k.Text(string(doc)))
+	}
 	w := jsonRedactor{k: k, in: doc}
 	i, ok := w.value(w.skipWS(0), 0)
 	if ok && w.skipWS(i) == len(doc) {

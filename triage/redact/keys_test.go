@@ -212,3 +212,20 @@ func FuzzKeys(f *testing.F) {
 		}
 	})
 }
+
+func TestKeysTextPHP(t *testing.T) {
+	k := DefaultKeys()
+	for _, in := range []string{
+		command,
+		strconv.Quote(command), // Go's escapes: \x00, \"
+		strings.ReplaceAll(strings.ReplaceAll(command, `"`, `\"`), "\x00", `\u0000`), // JSON's
+	} {
+		got := k.Text(in)
+		if strings.Contains(got, secret) || !strings.Contains(got, "customerId") {
+			t.Errorf("Text(%q) = %q", in, got)
+		}
+		if k.Text(got) != got {
+			t.Errorf("not idempotent: %q", got)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package triage
+
+import "context"
+
+// Redaction: with Service.Redact set, everything the read use-cases hand
+// to people — listings, exports, group examples, show's payload, command
+// and exception — has the values of the listed keys masked. Ids,
+// signatures and classes are computed from the rows as stored, so a
+// signature id is the same with and without redaction. Nothing that is
+// written back (retry's payloads) or archived (prune --archive) passes
+// through here: those stay byte-faithful.
+
+// redactJob masks a listing's message.
+func (s *Service) redactJob(j *Job) {
+	if s.Redact != nil {
+		j.ExceptionMessage = s.Redact.Text(j.ExceptionMessage)
+	}
+}
+
+// redactRow is a copy of r with its payload and exception masked; r itself
+// when redaction is off.
+func (s *Service) redactRow(r *FailedRow) *FailedRow {
+	if s.Redact == nil || r == nil {
+		return r
+	}
+	c := *r
+	if r.Payload != nil {
+		c.Payload = s.Redact.JSON(r.Payload)
+	}
+	c.Exception = s.Redact.Text(r.Exception)
+	return &c
+}
+
+// redactSignatures masks the example and the normalised message of each
+// signature, in place.
+func (s *Service) redactSignatures(sigs []Signature) []Signature {
+	if s.Redact != nil {
+		for i := range sigs {
+			sigs[i].Example = s.Redact.Text(sigs[i].Example)
+			sigs[i].Message = s.Redact.Text(sigs[i].Message)
+		}
+	}
+	return sigs
+}
+
+// redactCommand masks a decrypted command's serialization.
+func (s *Service) redactCommand(cmd string) string {
+	if s.Redact == nil {
+		return cmd
+	}
+	if masked, ok := s.Redact.PHP(cmd); ok {
+		return masked
+	}
+	return s.Redact.Text(cmd)
+}
+
+// GetFailed reads one whole row for people to read (failed --json --full):
+// masked when redaction is on.
+func (s *Service) GetFailed(ctx context.Context, ref Ref) (*FailedRow, error) {
+	r, err := s.Store.GetFailed(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return s.redactRow(r), nil
+}
