@@ -49,6 +49,9 @@ func TestRedactWalksEveryOutput(t *testing.T) {
 				{"failed"}, {"failed", "--limit", "0"}, {"failed", "--json"}, {"failed", "--json", "--full"},
 				{"failed", "--json", "--limit", "0", "--full"}, {"failed", "--ndjson"}, {"failed", "--ndjson", "--full"},
 				{"failed", "--csv"}, {"failed", "--group"}, {"failed", "--group", "--json"}, {"failed", "--search", "charge"},
+				// Twice: the first builds the signature index, the second
+				// reads it; --no-cache scans.
+				{"failed", "--group", "--json"}, {"failed", "--group", "--json", "--no-cache"},
 			}
 			for _, id := range ids {
 				ref := strconv.FormatInt(id, 10)
@@ -58,13 +61,15 @@ func TestRedactWalksEveryOutput(t *testing.T) {
 			for _, how := range []string{"flag", "env"} {
 				for _, tty := range []bool{false, true} {
 					h := newHarness(t, tty)
-					if how == "env" {
-						h.f.Getenv = func(k string) string {
-							if k == "JOBTRIAGE_REDACT" {
-								return "1"
-							}
-							return ""
+					cache := t.TempDir()
+					h.f.Getenv = func(k string) string {
+						switch {
+						case k == "JOBTRIAGE_CACHE_DIR":
+							return cache
+						case k == "JOBTRIAGE_REDACT" && how == "env":
+							return "1"
 						}
+						return ""
 					}
 					for _, args := range runs {
 						full := append(append([]string{}, args...), "--dsn", dsn)

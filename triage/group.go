@@ -322,7 +322,7 @@ func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error)
 		return nil, err
 	}
 	if handled {
-		out := g.Signatures(p.Sort, p.OnlyNew)
+		out := s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew))
 		if p.Progress != nil {
 			p.Progress(GroupProgress{Scanned: scanned, Fraction: 1, Signatures: out, Done: true})
 		}
