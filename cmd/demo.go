@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -20,11 +21,14 @@ type DemoOptions struct {
 	Now   func() time.Time
 	Path  string
 	Force bool
+	// Executable is the running binary's path (os.Executable): the hint
+	// says `go run .` when it is a `go run` build, so it works as printed.
+	Executable func() (string, error)
 }
 
 // NewCmdDemo builds `jobtriage demo`.
 func NewCmdDemo(f *Factory, runF func(context.Context, *DemoOptions) error) *cobra.Command {
-	opts := &DemoOptions{IO: f.IO, Now: f.Now}
+	opts := &DemoOptions{IO: f.IO, Now: f.Now, Executable: os.Executable}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Create a SQLite demo database with realistic Laravel failed jobs",
@@ -67,7 +71,19 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 	}
 	abs, _ := filepath.Abs(opts.Path)
 	fmt.Fprintf(opts.IO.ErrOut, "created %s (APP_KEY for encrypted jobs: %s)\n", abs, demodata.DemoAppKey)
-	fmt.Fprintf(opts.IO.ErrOut, "try: jobtriage failed --group --dsn sqlite:%s\n", opts.Path)
+	fmt.Fprintf(opts.IO.ErrOut, "try: %s failed --group --dsn sqlite:%s\n", invocationOf(opts.Executable), opts.Path)
 	fmt.Fprintln(opts.IO.Out, "sqlite:"+opts.Path)
 	return nil
+}
+
+// invocationOf is how the operator ran jobtriage, for hints that must work
+// as printed: "go run ." when the binary is one `go run` built in its
+// temporary go-build directory, else "jobtriage".
+func invocationOf(executable func() (string, error)) string {
+	if executable != nil {
+		if exe, err := executable(); err == nil && strings.Contains(filepath.ToSlash(exe), "/go-build") {
+			return "go run ."
+		}
+	}
+	return "jobtriage"
 }
