@@ -5,12 +5,21 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/jobtriage/jobtriage/triage/appconfig"
+	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
 
 // contextsFile writes a configuration file with a production and a staging
@@ -317,5 +326,90 @@ func TestContextJSONSchema(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("context list --json differs (-want +got):\n%s", diff)
+	}
+}
+
+// The TUI's confirmation dialogs name the context too.
+func TestTUIDialogsNameTheContext(t *testing.T) {
+	path, prodDSN, _ := contextsFile(t, "shop-prod")
+	h := newHarness(t, true)
+	withEnv(h, map[string]string{"JOBTRIAGE_CONFIG": path})
+	var target string
+	cmd := NewCmdTUI(h.f, func(_ context.Context, o *TUIOptions) error {
+		var err error
+		target, err = o.Config()
+		return err
+	})
+	cmd.SetArgs(nil)
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "context shop-prod (Shop EU) [PRODUCTION] · sqlite:" + strings.TrimPrefix(prodDSN, "sqlite:") + " table failed_jobs"; target != want {
+		t.Errorf("target %q, want %q", target, want)
+	}
+}
+
+// A context's redis URL replaces the address and credentials of the app's
+// Redis queue connections, and keeps their prefix.
+func TestRedisOverride(t *testing.T) {
+	rc := appconfig.RedisConnection{Name: "default", URL: "redis://old:6379", Host: "old", Port: 6379, Password: "p",
+		Database: 0, Scheme: "tcp", Prefix: "laravel_database_"}
+	got := withRedisOverride(rc, "rediss://u:s3cret@cache.internal:6380/2")
+	want := appconfig.RedisConnection{Name: "default", Host: "cache.internal", Port: 6380, Username: "u", Password: "s3cret",
+		Database: 2, Scheme: "tls", Prefix: "laravel_database_"}
+	if got != want {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	if got := withRedisOverride(rc, "redis://cache"); got.Database != 0 || got.Host != "cache" || got.Password != "" || got.Scheme != "tcp" {
+		t.Errorf("no database in the URL: %+v", got)
+	}
+}
+
+// A context that names an app directory reads that app's profile from
+// anywhere; its notifiers are used (after the flags and the environment),
+// never printed.
+func TestContextAppDirectoryAndNotifiers(t *testing.T) {
+	appH := newHarness(t, false)
+	s := makeDoctorApp(t, appH, false, "")
+	var bodies []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, r.URL.Path+" "+string(b))
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	doc := "[contexts.shop]\napp = " + strconv.Quote(appH.dir) + "\n[contexts.shop.notify]\nwebhook-url = " +
+		strconv.Quote(srv.URL+"/hooks/ctx-s3cr3t") + "\n"
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	h := newHarness(t, false) // another working directory
+	withEnv(h, map[string]string{"JOBTRIAGE_CONFIG": path})
+	if code := h.run("failed", "--json", "--context", "shop"); code != ExitOK || !strings.Contains(h.out.String(), "11111111-1111-4111-8111-111111111111") {
+		t.Fatalf("failed in the context's app: %d %s %s", code, h.out.String(), h.errOut.String())
+	}
+	if code := h.run("forget", "11111111-1111-4111-8111-111111111111", "--dry-run", "--context", "shop"); code != ExitOK ||
+		!strings.Contains(h.out.String(), "— context shop · app Shop") {
+		t.Errorf("summary: %d %q %q", code, h.out.String(), h.errOut.String())
+	}
+
+	h.f.ContextName = "shop"
+	steps := []func(time.Time){func(now time.Time) {
+		sqltest.InsertFailed(t, s, monitorFailure(300, "default", `App\Jobs\A`, now), monitorFailure(301, "default", `App\Jobs\A`, now))
+	}}
+	if code := watchHarness(t, h, []string{"--watch", "--max-failed", "2", "--window", "2m", "--state-file", "none"}, &recorder{}, steps); code != ExitOK {
+		t.Fatalf("watch exit %d: %s", code, h.errOut.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 1 || !strings.HasPrefix(bodies[0], "/hooks/ctx-s3cr3t ") || !strings.Contains(bodies[0], `"firing"`) {
+		t.Errorf("the context's webhook got %q", bodies)
+	}
+	if out := h.out.String() + h.errOut.String(); strings.Contains(out, "ctx-s3cr3t") || !strings.Contains(out, "watch: context shop · app Shop") {
+		t.Errorf("output:\n%s", out)
 	}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -301,5 +302,56 @@ func TestWatchListenOnABusyPort(t *testing.T) {
 	if code := h.run("monitor", "--dsn", dsn, "--watch", "--listen", ln.Addr().String(), "--state-file", "none"); code != ExitError ||
 		!strings.Contains(h.errOut.String(), "jobtriage: --listen: listen tcp "+ln.Addr().String()) {
 		t.Errorf("exit %d: %q", code, h.errOut.String())
+	}
+}
+
+// monitor --watch --all-contexts --json: every line names its context.
+func TestWatchSeveralContextsJSON(t *testing.T) {
+	aDSN, _ := queueDB(t, "sqlite", 1, time.Minute, 0)
+	bDSN, _ := queueDB(t, "sqlite", 2, time.Minute, 0)
+	path := writeContexts(t, map[string]string{"a": aDSN, "b": bDSN}, nil)
+	h := newHarness(t, false)
+	withEnv(h, map[string]string{"JOBTRIAGE_CONFIG": path})
+	h.f.Now = func() time.Time { return testNow }
+	out := &syncBuffer{}
+	h.f.IO.Out, h.f.IO.ErrOut = out, &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ticked := make(chan struct{}, 2)
+	cmd := NewCmdMonitor(h.f, func(ctx context.Context, o *MonitorOptions) error {
+		o.Sleep = func(ctx context.Context, _ time.Duration) error {
+			ticked <- struct{}{}
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return monitorRun(ctx, o)
+	})
+	cmd.SetArgs([]string{"--watch", "--all-contexts", "--max", "3", "--json", "--state-file", "none"})
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	<-ticked
+	<-ticked
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	sizes := map[string]float64{}
+	for _, line := range lines {
+		var doc struct {
+			Context string
+			Healthy bool
+			Queues  []struct{ Size float64 }
+		}
+		if err := json.Unmarshal([]byte(line), &doc); err != nil || len(doc.Queues) != 1 {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		sizes[doc.Context] = doc.Queues[0].Size
+		if doc.Healthy != (doc.Context == "a") {
+			t.Errorf("%s healthy %v", doc.Context, doc.Healthy)
+		}
+	}
+	if len(lines) != 2 || sizes["a"] != 2 || sizes["b"] != 3 {
+		t.Errorf("lines %q", lines)
 	}
 }

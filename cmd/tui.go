@@ -62,7 +62,12 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 				if err != nil {
 					return "", err
 				}
-				return describeTarget(cfg), nil
+				target := describeTarget(cfg)
+				if ctxt, err := f.Context(); err == nil && ctxt != nil {
+					// The dialogs name the context first, as the prompts do.
+					target = ctxt.Marker() + " · " + target
+				}
+				return target, nil
 			}
 			if !opts.IO.IsStdoutTTY() || !opts.IO.stdinTTY {
 				return FlagErrorf("tui needs a terminal; in scripts use `jobtriage failed --group`, `jobtriage failed --json` or `jobtriage show <id>`")
