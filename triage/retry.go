@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -395,20 +396,139 @@ func RetryPayload(raw []byte, now time.Time, extend time.Duration) (payload []by
 // payload that lacks it, because Redis's pop script does arithmetic on it
 // and loses a job without it inside Redis (queue-spec §6.2).
 func retryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool) (payload []byte, code, reason string) {
-	if !gjson.ValidBytes(raw) || !gjson.ParseBytes(raw).IsObject() {
-		return nil, SkipMalformed, "malformed payload: not a JSON object (left in failed_jobs; see show)"
+	if !gjson.ValidBytes(raw) {
+		return nil, SkipMalformed, malformedPayload
 	}
+	obj := gjson.Parse(string(raw))
+	if !obj.IsObject() {
+		return nil, SkipMalformed, malformedPayload
+	}
+	// One walk over the top-level keys finds every key a retry reads,
+	// each at its first occurrence (as a lookup by name finds it); the
+	// edits then replace values at the offsets the walk found.
+	k := topKeysOf(obj)
 	// A worker resolves the handler from "job" (Job::fire parses it with
 	// JobName::parse); without it the worker cannot run the job and deletes
 	// it without a failure record: lost. Such a payload stays here.
+	if k.job.Type != gjson.String || strings.TrimSpace(k.job.String()) == "" {
+		return nil, SkipMalformed, `malformed payload: no "job" string naming its handler, so no worker can run it (left in failed_jobs; see show)`
+	}
+	var insert []string // keys a Redis payload must gain, in this order
+	if forRedis && !k.id.Exists() {
+		// RedisQueue payloads always carry an id (the job id workers
+		// report); Horizon uses the uuid for it, and so does a retry.
+		if k.uuid.String() == "" {
+			return nil, SkipMalformed, "payload has neither id nor uuid, which a Redis job needs (left in failed_jobs; see show)"
+		}
+		insert = append(insert, "id")
+	}
+	if forRedis && !k.attempts.Exists() {
+		insert = append(insert, "attempts")
+	}
+	var edits []valueEdit
+	if k.attempts.Exists() && (k.attempts.Type != gjson.Number || k.attempts.Raw != "0") {
+		edits = append(edits, valueEdit{at: k.attempts.Index, old: k.attempts.Raw, new: "0"})
+	}
+	if ru := k.retryUntil; ru.Type == gjson.Number && ru.Int() > 0 && ru.Int() <= now.Unix() {
+		if extend <= 0 {
+			return nil, SkipRetryUntil, fmt.Sprintf("retryUntil passed at %s: the worker would fail it at once "+
+				"(MaxAttemptsExceededException); --retry-until gives it a new deadline",
+				time.Unix(ru.Int(), 0).UTC().Format(time.RFC3339))
+		}
+		edits = append(edits, valueEdit{at: ru.Index, old: ru.Raw, new: strconv.FormatInt(now.Add(extend).Unix(), 10)})
+	}
+	out, ok := applyEdits(raw, edits)
+	if !ok {
+		// The offsets did not point at the values (cannot happen for a
+		// valid payload); edit by name instead.
+		return retryPayloadByName(raw, now, extend, forRedis)
+	}
+	var err error
+	for _, key := range insert {
+		var v any = 0
+		if key == "id" {
+			v = k.uuid.String()
+		}
+		if out, err = sjson.SetBytes(out, key, v); err != nil {
+			return nil, SkipMalformed, "payload " + key + " cannot be set: " + err.Error()
+		}
+	}
+	return out, "", ""
+}
+
+const malformedPayload = "malformed payload: not a JSON object (left in failed_jobs; see show)"
+
+// topKeys are the top-level values of a payload that a retry reads.
+type topKeys struct {
+	job, id, uuid, attempts, retryUntil gjson.Result
+}
+
+// topKeysOf walks obj's top-level keys once; a repeated key keeps its first
+// value, as gjson.Get finds it.
+func topKeysOf(obj gjson.Result) topKeys {
+	var k topKeys
+	obj.ForEach(func(key, v gjson.Result) bool {
+		var dst *gjson.Result
+		switch key.Str {
+		case "job":
+			dst = &k.job
+		case "id":
+			dst = &k.id
+		case "uuid":
+			dst = &k.uuid
+		case "attempts":
+			dst = &k.attempts
+		case "retryUntil":
+			dst = &k.retryUntil
+		default:
+			return true
+		}
+		if !dst.Exists() {
+			*dst = v
+		}
+		return true
+	})
+	return k
+}
+
+// valueEdit replaces the value old found at offset at with new.
+type valueEdit struct {
+	at       int
+	old, new string
+}
+
+// applyEdits returns raw with the edits made, in a new slice (raw itself
+// when there are none); false when an edit's offset does not hold its old
+// value.
+func applyEdits(raw []byte, edits []valueEdit) ([]byte, bool) {
+	if len(edits) == 0 {
+		return raw, true
+	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].at < edits[j].at })
+	out := make([]byte, 0, len(raw)+16)
+	pos := 0
+	for _, e := range edits {
+		if e.at < pos || e.at+len(e.old) > len(raw) || string(raw[e.at:e.at+len(e.old)]) != e.old {
+			return nil, false
+		}
+		out = append(append(out, raw[pos:e.at]...), e.new...)
+		pos = e.at + len(e.old)
+	}
+	return append(out, raw[pos:]...), true
+}
+
+// retryPayloadByName is retryPayload with every key looked up and edited
+// by name: the reference the one-walk version must agree with.
+func retryPayloadByName(raw []byte, now time.Time, extend time.Duration, forRedis bool) (payload []byte, code, reason string) {
+	if !gjson.ValidBytes(raw) || !gjson.ParseBytes(raw).IsObject() {
+		return nil, SkipMalformed, malformedPayload
+	}
 	if j := gjson.GetBytes(raw, "job"); j.Type != gjson.String || strings.TrimSpace(j.String()) == "" {
 		return nil, SkipMalformed, `malformed payload: no "job" string naming its handler, so no worker can run it (left in failed_jobs; see show)`
 	}
 	out := raw
 	var err error
 	if forRedis && !gjson.GetBytes(raw, "id").Exists() {
-		// RedisQueue payloads always carry an id (the job id workers
-		// report); Horizon uses the uuid for it, and so does a retry.
 		u := gjson.GetBytes(raw, "uuid").String()
 		if u == "" {
 			return nil, SkipMalformed, "payload has neither id nor uuid, which a Redis job needs (left in failed_jobs; see show)"

@@ -107,6 +107,15 @@ func cutChars(raw []byte, n int) []byte {
 // the same answer.
 func JobClass(raw []byte) string {
 	if len(raw) == 0 || raw[0] != ClassWindowSep {
+		// The displayName window decides for nearly every payload: read it
+		// in place before cutting all four. A string it yields has no raw
+		// control character, so the joined windows hold the same text up
+		// to its closing quote and give the same answer.
+		if i := bytes.LastIndex(raw, []byte(ClassKeys[windowDisplayName])); i >= 0 {
+			if s, ok := stringAfter(cutChars(raw[i:], ClassWindowChars), ClassKeys[windowDisplayName]); ok && s != "" {
+				return s
+			}
+		}
 		raw = ClassWindows(raw)
 	}
 	var w [len(ClassKeys)][]byte

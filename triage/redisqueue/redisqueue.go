@@ -36,9 +36,12 @@ import (
 //
 // One script per pipeline rather than per job: a script call costs Redis
 // several times the commands it runs (about 15 µs against 2–3 µs per job),
-// which made the server, not the network, the bound of a retry. Consecutive
-// jobs of one queue go by one RPUSH of all their payloads, as a run of
-// pushRaw calls leaves the list.
+// which made the server, not the network, the bound of a retry. The jobs
+// of each queue go by one RPUSH of all their payloads, in the order given:
+// each list gets its jobs in the order a run of pushRaw calls would leave
+// them, and lists of different queues are independent. (Pushing each run
+// of consecutive same-queue jobs separately cost one RPUSH pair per run —
+// on a backlog whose queues interleave, nearly one per job.)
 //
 // KEYS: three per job: its queue, queue:notify, and its uuid's marker (the
 // queue key again for a job without a uuid, so that every key is declared
@@ -59,30 +62,28 @@ for i = 1, #KEYS, 3 do
     end
   end
 end
-local out, run, ones, n, q = {}, {}, {}, 0, 0
-local function flush()
-  if n > 0 then
-    redis.call('rpush', KEYS[q], unpack(run))
-    redis.call('rpush', KEYS[q + 1], unpack(ones))
-    run, ones, n = {}, {}, 0
-  end
-end
+local out, order, runs = {}, {}, {}
 for i = 1, #KEYS / 3 do
   local k = 3 * i - 2
   if ARGV[2 * i] ~= '1' or redis.call('set', KEYS[k + 2], '1', 'NX', 'EX', ARGV[1]) then
-    if q == 0 or KEYS[q] ~= KEYS[k] then
-      flush()
-      q = k
+    local r = runs[KEYS[k]]
+    if not r then
+      r = {k = k, n = 0, payloads = {}, ones = {}}
+      runs[KEYS[k]] = r
+      order[#order + 1] = r
     end
-    n = n + 1
-    run[n] = ARGV[2 * i + 1]
-    ones[n] = 1
+    r.n = r.n + 1
+    r.payloads[r.n] = ARGV[2 * i + 1]
+    r.ones[r.n] = 1
     out[i] = 1
   else
     out[i] = 0
   end
 end
-flush()
+for _, r in ipairs(order) do
+  redis.call('rpush', KEYS[r.k], unpack(r.payloads))
+  redis.call('rpush', KEYS[r.k + 1], unpack(r.ones))
+end
 return out`
 
 // Key names under the prefix, as RedisQueue names them, and the marker
@@ -98,7 +99,7 @@ const (
 // A pipeline carries at most pipelineJobs jobs and, past the first job, at
 // most pipelineBytes of payloads: one round trip and one script for many
 // jobs, while the client's buffers stay the same size whatever the batch.
-// pushScript unpacks a queue's run of payloads into one RPUSH, and Lua's
+// pushScript unpacks a queue's payloads into one RPUSH, and Lua's
 // unpack stops at about 8,000 values (LUAI_MAXCSTACK): pipelineJobs stays
 // well below it.
 const (
