@@ -202,6 +202,31 @@ type BatchParams struct {
 	Push func(ctx context.Context, moves []Move, now time.Time) error
 }
 
+// BatchStarter is a Store that can split MoveBatch in two, so that a retry
+// reads and plans the next batch while this one is pushed to its queue
+// backend: StartMoveBatch takes the batch (its rows deleted in a
+// transaction not yet committed, or locked) and plans it; the OpenBatch
+// pushes the remote moves, inserts the local ones and commits. Until
+// Commit returns nil nothing of the batch is gone from failed_jobs, so the
+// contract is MoveBatch's.
+type BatchStarter interface {
+	// CanStartMoveBatch reports whether StartMoveBatch takes these
+	// params; when false, MoveBatch must be used.
+	CanStartMoveBatch(p BatchParams) bool
+	StartMoveBatch(ctx context.Context, p BatchParams, plan func(*FailedRow) (Move, bool)) (OpenBatch, BatchResult, error)
+}
+
+// OpenBatch is a batch StartMoveBatch took and planned. Exactly one of
+// Commit and Rollback is called; Commit may run on another goroutine than
+// StartMoveBatch did, while the next batch is started.
+type OpenBatch interface {
+	// Commit pushes, inserts and commits, and returns the BatchResult
+	// with Done set; on an error the batch is rolled back whole.
+	Commit(ctx context.Context) (BatchResult, error)
+	// Rollback abandons the batch: nothing of it was pushed or deleted.
+	Rollback()
+}
+
 // JobsPusher is a jobs table in a database other than failed_jobs'.
 type JobsPusher interface {
 	// PushJobs inserts the moves into jobs in one transaction, skipping any

@@ -161,7 +161,10 @@ type Store struct {
 	jobsProblem error
 }
 
-var _ triage.Store = (*Store)(nil)
+var (
+	_ triage.Store        = (*Store)(nil)
+	_ triage.BatchStarter = (*Store)(nil)
+)
 
 // Open connects, checks the schema and returns the store. Every error it
 // returns names the endpoint without its password.

@@ -2,10 +2,12 @@ package sqlstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -159,9 +161,13 @@ func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*
 		if err := s.requireJobs(); err != nil {
 			return triage.BatchResult{}, err
 		}
-		if s.deleteReturning && !p.DryRun {
-			return s.moveByDelete(ctx, p, plan)
+	}
+	if s.CanStartMoveBatch(p) {
+		b, res, err := s.StartMoveBatch(ctx, p, plan)
+		if err != nil {
+			return res, err
 		}
+		return b.Commit(ctx)
 	}
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
@@ -231,21 +237,73 @@ func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*
 	return res, nil
 }
 
-// moveByDelete is MoveBatch on MariaDB, in one pass over failed_jobs
-// instead of three: DELETE … RETURNING locks, reads and deletes the batch,
-// and the moves are inserted from what it returned. Locking, copying and
-// deleting in separate statements visits each 2 KB row three times, and on
-// InnoDB, with the purge of earlier batches' deletes competing for the
-// buffer pool, that made a 100,000-row retry 1.7× slower (bench/README.md).
-// Rows that plan turns down (skipped, filtered out, past --limit) are put
-// back by rolling back to a savepoint taken before the DELETE — the row
-// locks stay — and only the accepted ones are deleted again.
-func (s *Store) moveByDelete(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
+// CanStartMoveBatch: a batch is taken by one DELETE … RETURNING on MariaDB
+// (any batch) and on PostgreSQL (batches with remote moves: a batch whose
+// moves all stay in this database is copied by the server, copyVerbatim,
+// and MoveBatch keeps that). Dry runs take nothing; MySQL has no DELETE …
+// RETURNING, and SQLite has one writer, so a second open batch could only
+// wait for the first.
+func (s *Store) CanStartMoveBatch(p triage.BatchParams) bool {
+	if p.DryRun {
+		return false
+	}
+	switch s.d.name {
+	case "mysql":
+		return s.deleteReturning
+	case "postgres":
+		return p.Push != nil
+	}
+	return false
+}
+
+// StartMoveBatch takes a batch in one pass over failed_jobs instead of
+// three: DELETE … RETURNING locks, reads and deletes it, and the moves are
+// made from what it returned. Locking, copying and deleting in separate
+// statements visits each 2 KB row three times; on InnoDB, with the purge
+// of earlier batches' deletes competing for the buffer pool, that made a
+// 100,000-row retry 1.7× slower (bench/README.md), and on PostgreSQL the
+// locking SELECT … FOR UPDATE alone cost more than the DELETE. Rows that
+// plan turns down (skipped, filtered out, past --limit) are put back by
+// rolling back to a savepoint taken before the DELETE and deleting only
+// the accepted ones again. The deletes commit only in OpenBatch.Commit,
+// after the remote moves were pushed.
+//
+// PostgreSQL's DELETE has no ORDER BY or LIMIT: the batch is chosen by a
+// subquery that locks its rows with SKIP LOCKED, as lockBatch does; the
+// rows RETURNING gives are put back into id order here.
+func (s *Store) StartMoveBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.OpenBatch, triage.BatchResult, error) {
+	if !s.CanStartMoveBatch(p) {
+		return nil, triage.BatchResult{}, fmt.Errorf("sqlstore: StartMoveBatch on %s with these params (CanStartMoveBatch is false)", s.d.name)
+	}
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
-		return triage.BatchResult{}, err
+		return nil, triage.BatchResult{}, err
 	}
-	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	b := &openMove{s: s, tx: tx, p: p, local: map[int64]triage.Move{}}
+	res, err := b.start(ctx, plan)
+	if err != nil {
+		_ = tx.Rollback()
+		return nil, triage.BatchResult{}, err
+	}
+	return b, res, nil
+}
+
+// openMove is a batch StartMoveBatch took: its accepted rows are deleted
+// in tx, not yet committed.
+type openMove struct {
+	s      *Store
+	tx     *sqlx.Tx
+	p      triage.BatchParams
+	rows   []*triage.FailedRow
+	moved  []int64
+	remote []triage.Move
+	locals []triage.Move
+	local  map[int64]triage.Move // by row id, for isolate
+	res    triage.BatchResult
+}
+
+func (b *openMove) start(ctx context.Context, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
+	s, tx, p := b.s, b.tx, b.p
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT jobtriage_batch"); err != nil {
 		return triage.BatchResult{}, s.queryError(err)
 	}
@@ -254,7 +312,13 @@ func (s *Store) moveByDelete(ctx context.Context, p triage.BatchParams, plan fun
 	if err != nil {
 		return triage.BatchResult{}, err
 	}
-	q := "DELETE FROM " + s.failed + " WHERE " + cond + " ORDER BY id LIMIT ? RETURNING " + sel
+	var q string
+	if s.d.name == "postgres" {
+		q = "DELETE FROM " + s.failed + " WHERE id IN (SELECT id FROM " + s.failed + " WHERE " + cond +
+			" ORDER BY id LIMIT ?" + s.lockClause() + ") RETURNING " + sel
+	} else {
+		q = "DELETE FROM " + s.failed + " WHERE " + cond + " ORDER BY id LIMIT ? RETURNING " + sel
+	}
 	all := append(append(append([]any{}, args...), p.Limit), selArgs...)
 	rs, err := tx.QueryContext(ctx, s.db.Rebind(q), all...)
 	if err != nil {
@@ -264,44 +328,77 @@ func (s *Store) moveByDelete(ctx context.Context, p triage.BatchParams, plan fun
 	if err != nil {
 		return triage.BatchResult{}, err
 	}
+	slices.SortFunc(rows, func(a, b *triage.FailedRow) int { return cmp.Compare(a.ID, b.ID) })
+	b.rows = rows
 	res := triage.BatchResult{Locked: len(rows)}
-	var moved []int64
-	var moves []triage.Move
-	local := map[int64]triage.Move{}
 	for _, r := range rows {
 		res.LastID = r.ID
-		if m, ok := plan(r); ok {
-			moved = append(moved, r.ID)
-			moves = append(moves, m)
-			local[r.ID] = m
+		m, ok := plan(r)
+		if !ok {
+			continue
+		}
+		b.moved = append(b.moved, r.ID)
+		if p.Push != nil && !m.Local {
+			b.remote = append(b.remote, m)
+		} else {
+			b.locals = append(b.locals, m)
+			b.local[r.ID] = m
 		}
 	}
-	if len(moved) == 0 {
-		return res, nil // the deferred rollback puts every row back
+	b.res = res
+	if len(b.moved) == 0 || len(b.moved) == len(rows) {
+		return res, nil // with none moved, Commit rolls every row back
 	}
-	if len(moved) < len(rows) {
-		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT jobtriage_batch"); err != nil {
-			return triage.BatchResult{}, s.queryError(err)
-		}
-		n, err := s.deleteCounted(ctx, tx, moved)
-		if err != nil {
+	if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT jobtriage_batch"); err != nil {
+		return triage.BatchResult{}, s.queryError(err)
+	}
+	n, err := s.deleteCounted(ctx, tx, b.moved)
+	if err != nil {
+		return triage.BatchResult{}, err
+	}
+	if n != int64(len(b.moved)) {
+		// MariaDB keeps the rows' locks past the savepoint; PostgreSQL
+		// releases them, and another retry may have taken a row since.
+		// Pushing now could queue a job another transaction moves:
+		// run the batch again.
+		return triage.BatchResult{}, fmt.Errorf("failed_jobs: %d of %d rows were taken by another transaction: %w", int64(len(b.moved))-n, len(b.moved), triage.ErrConflict)
+	}
+	return res, nil
+}
+
+// Commit pushes the remote moves (p.Push), inserts the local ones and
+// commits the deletes: a crash before the commit leaves every row in
+// failed_jobs, and a re-run's push skips the uuids already pushed.
+func (b *openMove) Commit(ctx context.Context) (triage.BatchResult, error) {
+	s, tx := b.s, b.tx
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	if len(b.moved) == 0 {
+		return b.res, nil // the deferred rollback puts every row back
+	}
+	if len(b.locals) > 0 {
+		if err := s.requireJobs(); err != nil {
 			return triage.BatchResult{}, err
 		}
-		if n != int64(len(moved)) {
-			// Cannot happen while the locks hold; if it did, inserting
-			// would queue a job another transaction took: run it again.
-			return triage.BatchResult{}, fmt.Errorf("failed_jobs: %d of %d rows vanished under their locks: %w", int64(len(moved))-n, len(moved), triage.ErrConflict)
+	}
+	if len(b.remote) > 0 {
+		if err := b.p.Push(ctx, b.remote, b.p.Now); err != nil {
+			return triage.BatchResult{}, err
 		}
 	}
-	if err := s.insertJobs(ctx, tx, moves, p.Now.Unix()); err != nil {
-		return triage.BatchResult{}, s.isolate(ctx, tx, err, rows, local, p.Now.Unix())
+	now := b.p.Now.Unix()
+	if err := s.insertJobs(ctx, tx, b.locals, now); err != nil {
+		return triage.BatchResult{}, s.isolate(ctx, tx, err, b.rows, b.local, now)
 	}
 	if err := tx.Commit(); err != nil {
 		return triage.BatchResult{}, s.queryError(err)
 	}
-	res.Done = moved
+	res := b.res
+	res.Done = b.moved
 	return res, nil
 }
+
+// Rollback abandons the batch.
+func (b *openMove) Rollback() { _ = b.tx.Rollback() }
 
 // isolate turns a batch insert into jobs that failed for a row-specific
 // reason (a value the column cannot hold, a constraint) into
