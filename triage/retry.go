@@ -158,36 +158,66 @@ func rechunk(chunks [][]int64, size int) [][]int64 {
 // id a bigint primary key holds.
 const FirstAfterID = int64(math.MinInt64)
 
-// eachBatch runs a batch operation over explicit id chunks, or over the
-// filter in ascending keyset batches, until done says stop.
-func eachBatch(ctx context.Context, chunks [][]int64, f Filter, byIDs bool, now time.Time, dry bool, size int,
-	run func(BatchParams) (BatchResult, error), stop func() bool) error {
-	if byIDs {
-		for _, c := range chunks {
-			if stop() {
-				return nil
-			}
-			if _, err := run(BatchParams{IDs: c, Limit: len(c), Now: now, DryRun: dry}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+// batchSeq yields the params of a bulk write's batches: the explicit id
+// chunks in order, or ascending keyset batches over the filter, each
+// starting after the previous one's last id, until one comes back short.
+// It is a value: a copy taken before next is the sequence from that batch.
+type batchSeq struct {
+	chunks [][]int64
+	byIDs  bool
+	i      int
+	p      BatchParams
+	done   bool
+}
+
+func newBatchSeq(chunks [][]int64, f Filter, byIDs bool, now time.Time, dry bool, size int) batchSeq {
 	// The keyset starts below the lowest id, not at 0: rows with negative
 	// (or zero) ids are failed jobs too.
-	p := BatchParams{Filter: f, Limit: size, Now: now, DryRun: dry, AfterID: FirstAfterID}
+	return batchSeq{chunks: chunks, byIDs: byIDs,
+		p: BatchParams{Filter: f, Limit: size, Now: now, DryRun: dry, AfterID: FirstAfterID}}
+}
+
+// next is the params of the next batch; false when there is none.
+func (q *batchSeq) next() (BatchParams, bool) {
+	if q.byIDs {
+		if q.i >= len(q.chunks) {
+			return BatchParams{}, false
+		}
+		c := q.chunks[q.i]
+		return BatchParams{IDs: c, Limit: len(c), Now: q.p.Now, DryRun: q.p.DryRun}, true
+	}
+	return q.p, !q.done
+}
+
+// advance moves past the batch next gave, which ran with result res.
+func (q *batchSeq) advance(res BatchResult) {
+	if q.byIDs {
+		q.i++
+		return
+	}
+	if res.Locked < q.p.Limit {
+		q.done = true
+		return
+	}
+	q.p.AfterID = res.LastID
+}
+
+// eachBatch runs a batch operation over the sequence until it ends or
+// stop says so.
+func eachBatch(ctx context.Context, seq batchSeq, run func(BatchParams) (BatchResult, error), stop func() bool) error {
 	for !stop() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		res, err := run(p)
+		bp, ok := seq.next()
+		if !ok {
+			return nil
+		}
+		res, err := run(bp)
 		if err != nil {
 			return err
 		}
-		if res.Locked < p.Limit {
-			return nil
-		}
-		p.AfterID = res.LastID
+		seq.advance(res)
 	}
 	return nil
 }
@@ -353,10 +383,184 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 	stop := func() bool {
 		return (p.Limit > 0 && res.Retried >= p.Limit) || (p.Stop != nil && p.Stop())
 	}
-	err = sweep(ctx, &conflicts, func() error {
-		return eachBatch(ctx, chunks, f, byIDs, now, p.DryRun, size, run, stop)
-	})
+	seq := newBatchSeq(chunks, f, byIDs, now, p.DryRun, size)
+	pass := func() error { return eachBatch(ctx, seq, run, stop) }
+	// Pipelined only for a plain retry: pacing (BeforeBatch), a breaker
+	// (Stop) and following (OnPushed) decide batch by batch on what the
+	// previous batches did, which the serial loop gives them.
+	plain := p.BeforeBatch == nil && p.Stop == nil && p.OnPushed == nil
+	if bs, ok := s.Store.(BatchStarter); ok && push != nil && plain {
+		if first, more := seq.next(); more {
+			first.Push = push
+			if bs.CanStartMoveBatch(first) {
+				pass = func() error {
+					return s.retryPipelined(ctx, bs, seq, &res, &retryPlan{plan: plan, push: push, signature: p.Signature != "",
+						skipped: &skipped, fresh: &fresh, onBatch: p.OnBatch, progress: p.Progress},
+						func(from batchSeq) error { return eachBatch(ctx, from, run, stop) }, stop, &conflicts)
+				}
+			}
+		}
+	}
+	err = sweep(ctx, &conflicts, pass)
 	return res, err
+}
+
+// serialHandles reports whether the serial batch loop deals with err by
+// running the batch again (a conflict, rows the backend refused); any
+// other error ends a retry, pipelined or not.
+func serialHandles(err error) bool {
+	var rej *RejectedRows
+	return errors.Is(err, ErrConflict) || errors.As(err, &rej)
+}
+
+// retryPlan is what a pipelined retry pass shares with Retry: the plan of
+// each row and the state plan keeps.
+type retryPlan struct {
+	plan      func(*FailedRow) (Move, bool)
+	push      func(context.Context, []Move, time.Time) error
+	signature bool
+	skipped   *keySet
+	fresh     *[]int64 // the skips the batch being planned added
+	onBatch   func(ids []string, skipped []Skip) error
+	progress  func(retried int)
+}
+
+// openRetry is a batch of a pipelined pass that was planned and not yet
+// reported: what it added to the result, to report or take back.
+type openRetry struct {
+	ob         OpenBatch
+	from       batchSeq  // the sequence from this batch on
+	mark       retryMark // the result before it was planned
+	fresh      []int64
+	ids, skips int // entries it appended to IDs and Skipped
+}
+
+// retryPipelined is a retry pass that reads and plans batch n+1 while
+// batch n is pushed and committed on another goroutine, so that the SQL
+// server, the queue backend and the planning overlap instead of adding up
+// (bench/README.md, "Retry into Redis"). At most two batches are open.
+// Pushes keep their order: batch n+1 is committed (and pushed) only after
+// batch n's commit returned. Each batch is still pushed first and deleted
+// second, in its own transaction, so the exactly-once contract is the
+// serial one's.
+//
+// On an error the open batches are rolled back and taken back from the
+// result. A conflict or refused rows make the pass go on serially (serial,
+// Retry's batch loop) from the first batch not committed, which runs
+// conflicts again and isolates refused rows; any other error ends it, as
+// it ends the serial loop. A batch rolled back counts as a conflict, so
+// that sweep runs one more pass for rows a concurrent retry skipped while
+// this one held them.
+func (s *Service) retryPipelined(ctx context.Context, bs BatchStarter, seq batchSeq, res *RetryResult, rp *retryPlan,
+	serial func(from batchSeq) error, stop func() bool, conflicts *int) error {
+	type outcome struct {
+		res BatchResult
+		err error
+	}
+	var prev *openRetry
+	var prevDone chan outcome
+	// takeBack removes what the given batches (oldest first, none of them
+	// committed) added to the result.
+	takeBack := func(bs ...*openRetry) {
+		n, k := 0, 0
+		for _, b := range bs {
+			n += b.ids
+			k += b.skips
+			rp.skipped.undo(b.fresh)
+		}
+		res.IDs = res.IDs[:len(res.IDs)-n]
+		res.Skipped = res.Skipped[:len(res.Skipped)-k]
+		res.Retried = bs[0].mark.retried
+		res.ByQueue = maps.Clone(bs[0].mark.byQueue)
+		res.ByClass = maps.Clone(bs[0].mark.byClass)
+	}
+	// report hands a committed batch's ids and skips to OnBatch, as the
+	// serial loop does after each batch; retried is the count up to it.
+	report := func(b *openRetry, retried int) error {
+		if rp.onBatch != nil && (b.ids > 0 || b.skips > 0) {
+			if err := rp.onBatch(res.IDs[:b.ids], res.Skipped[:b.skips]); err != nil {
+				return err
+			}
+			res.IDs, res.Skipped = res.IDs[b.ids:], res.Skipped[b.skips:]
+		}
+		if rp.progress != nil {
+			rp.progress(retried)
+		}
+		return nil
+	}
+	for {
+		var cur *openRetry
+		var br BatchResult
+		var startErr error
+		if !stop() && ctx.Err() == nil {
+			if bp, ok := seq.next(); ok {
+				bp.Push = rp.push
+				bp.NeedException = rp.signature
+				cur = &openRetry{from: seq, mark: markOf(*res)}
+				ids, skips := len(res.IDs), len(res.Skipped)
+				*rp.fresh = nil
+				cur.ob, br, startErr = bs.StartMoveBatch(ctx, bp, rp.plan)
+				cur.fresh = *rp.fresh
+				cur.ids, cur.skips = len(res.IDs)-ids, len(res.Skipped)-skips
+			}
+		}
+		if prev != nil {
+			out := <-prevDone
+			err := out.err
+			if err == nil {
+				retried := res.Retried
+				if cur != nil {
+					retried = cur.mark.retried
+				}
+				if err = report(prev, retried); err != nil {
+					// prev is committed and stays reported as far as
+					// OnBatch got; only cur is taken back.
+					if cur != nil {
+						if startErr == nil {
+							cur.ob.Rollback()
+						}
+						takeBack(cur)
+					}
+					return err
+				}
+			} else {
+				// prev was rolled back by its Commit.
+				*conflicts++
+				if cur != nil {
+					if startErr == nil {
+						cur.ob.Rollback()
+					}
+					takeBack(prev, cur)
+				} else {
+					takeBack(prev)
+				}
+				if !serialHandles(err) {
+					return err
+				}
+				return serial(prev.from)
+			}
+		}
+		if cur == nil {
+			if err := ctx.Err(); err != nil && !stop() {
+				return err
+			}
+			return nil
+		}
+		if startErr != nil {
+			*conflicts++
+			takeBack(cur)
+			if !serialHandles(startErr) {
+				return startErr
+			}
+			return serial(cur.from)
+		}
+		seq.advance(br)
+		prev, prevDone = cur, make(chan outcome, 1)
+		go func(ob OpenBatch, done chan<- outcome) {
+			r, err := ob.Commit(ctx)
+			done <- outcome{r, err}
+		}(cur.ob, prevDone)
+	}
 }
 
 // retryMark is a RetryResult as it was before a batch. Ids and skips are
@@ -601,7 +805,7 @@ func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, err
 		return br, nil
 	}
 	err = sweep(ctx, &conflicts, func() error {
-		return eachBatch(ctx, chunks, f, byIDs, s.Now(), p.DryRun, WriteBatch, run, func() bool { return false })
+		return eachBatch(ctx, newBatchSeq(chunks, f, byIDs, s.Now(), p.DryRun, WriteBatch), run, func() bool { return false })
 	})
 	return res, err
 }

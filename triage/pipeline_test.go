@@ -1,0 +1,249 @@
+package triage_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sqlstore"
+)
+
+// scriptedBackend is a Redis stand-in whose pushes can fail: fail says,
+// for the n-th call (from 1), which error to return instead of pushing.
+type scriptedBackend struct {
+	mu     sync.Mutex
+	calls  int
+	pushed []string // uuids, in push order
+	fail   func(call int) error
+}
+
+func (b *scriptedBackend) Describe() string { return "scripted://redis" }
+func (b *scriptedBackend) Close() error     { return nil }
+func (b *scriptedBackend) Stats(context.Context, triage.QueueStatsParams) ([]triage.QueueStats, error) {
+	return nil, nil
+}
+
+func (b *scriptedBackend) Push(_ context.Context, moves []triage.Move, _ time.Time) (triage.PushResult, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.calls++
+	if b.fail != nil {
+		if err := b.fail(b.calls); err != nil {
+			return triage.PushResult{}, err
+		}
+	}
+	for _, m := range moves {
+		if gjson.GetBytes(m.Payload, "attempts").Raw != "0" {
+			return triage.PushResult{}, fmt.Errorf("%s pushed with attempts %s", m.UUID, gjson.GetBytes(m.Payload, "attempts").Raw)
+		}
+		b.pushed = append(b.pushed, m.UUID)
+	}
+	return triage.PushResult{Pushed: len(moves)}, nil
+}
+
+// insertRedisRows fills failed_jobs with n Redis jobs on two interleaved
+// queues, every skipEvery-th (if > 0) on a connection jobtriage cannot
+// write to; it returns the uuids of the writable ones, in id order, and of
+// the others.
+func insertRedisRows(t *testing.T, s *sqlstore.Store, n, skipEvery int) (movable, stay []string) {
+	t.Helper()
+	db := s.DB()
+	const perInsert = 250
+	for i := 0; i < n; i += perInsert {
+		var marks []string
+		var args []any
+		for k := i; k < min(i+perInsert, n); k++ {
+			u := fmt.Sprintf("00000000-0000-4000-8000-%012d", k)
+			conn := "redis"
+			if skipEvery > 0 && k%skipEvery == skipEvery-1 {
+				conn = "gone"
+				stay = append(stay, u)
+			} else {
+				movable = append(movable, u)
+			}
+			queue := []string{"default", "emails"}[k%2]
+			payload := payloadOf(u, `,"id":"r`+fmt.Sprint(k)+`","attempts":`+fmt.Sprint(1+k%3))
+			marks = append(marks, "(?, ?, ?, ?, ?, ?)")
+			args = append(args, u, conn, queue, payload, "RuntimeException: x in /a.php:1", "2026-11-30 23:00:00")
+		}
+		q := "INSERT INTO failed_jobs (uuid, connection, queue, payload, exception, failed_at) VALUES " + strings.Join(marks, ", ")
+		if _, err := db.Exec(db.Rebind(q), args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return movable, stay
+}
+
+func redisService(t *testing.T, driver string, b triage.QueueBackend) (*triage.Service, *sqlstore.Store) {
+	svc, store := newService(t, driver)
+	svc.Routes = map[string]triage.Route{
+		"database": {Driver: triage.DriverDatabase, Local: true},
+		"redis":    {Driver: triage.DriverRedis, Backend: b},
+	}
+	return svc, store
+}
+
+// failedUUIDs are the uuids left in failed_jobs.
+func failedUUIDs(t *testing.T, s *sqlstore.Store) map[string]bool {
+	t.Helper()
+	var us []string
+	if err := s.DB().Select(&us, "SELECT uuid FROM failed_jobs"); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, u := range us {
+		out[u] = true
+	}
+	return out
+}
+
+// TestRetryManyBatchesToRedis: a retry of several batches to a remote
+// backend (pipelined where the store can start a batch while the previous
+// one is pushed) pushes every job once and in id order, reports every
+// batch's ids and skips once and in order, and leaves exactly the skipped
+// rows.
+func TestRetryManyBatchesToRedis(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		b := &scriptedBackend{}
+		svc, store := redisService(t, driver, b)
+		n := 2*triage.WriteBatch + 7
+		movable, stay := insertRedisRows(t, store, n, 97)
+		var reported []string
+		var skips []string
+		var progress []int
+		res, err := svc.Retry(context.Background(), triage.RetryParams{All: true,
+			OnBatch: func(ids []string, skipped []triage.Skip) error {
+				reported = append(reported, ids...)
+				for _, s := range skipped {
+					skips = append(skips, s.ID)
+				}
+				return nil
+			},
+			Progress: func(n int) { progress = append(progress, n) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Retried != len(movable) || strings.Join(b.pushed, ",") != strings.Join(movable, ",") {
+			t.Fatalf("retried %d, pushed %d jobs; want %d, each once in id order", res.Retried, len(b.pushed), len(movable))
+		}
+		if strings.Join(reported, ",") != strings.Join(movable, ",") || strings.Join(skips, ",") != strings.Join(stay, ",") {
+			t.Fatalf("OnBatch got %d ids and %d skips, want %d and %d, each once in order", len(reported), len(skips), len(movable), len(stay))
+		}
+		if len(progress) < 3 || progress[len(progress)-1] != len(movable) {
+			t.Fatalf("progress %v, want one per batch ending at %d", progress, len(movable))
+		}
+		for i := 1; i < len(progress); i++ {
+			if progress[i] < progress[i-1] {
+				t.Fatalf("progress went back: %v", progress)
+			}
+		}
+		left := failedUUIDs(t, store)
+		if len(left) != len(stay) {
+			t.Fatalf("%d rows left in failed_jobs, want the %d skipped", len(left), len(stay))
+		}
+		for _, u := range stay {
+			if !left[u] {
+				t.Fatalf("skipped %s is not in failed_jobs", u)
+			}
+		}
+	})
+}
+
+// TestRetryToRedisStopsAtFailedPush: a push that fails for good ends the
+// retry with its error; what was reported retried is exactly what left
+// failed_jobs and was pushed, and the rest stays.
+func TestRetryToRedisStopsAtFailedPush(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		down := errors.New("redis is down")
+		b := &scriptedBackend{fail: func(call int) error {
+			if call >= 3 {
+				return down
+			}
+			return nil
+		}}
+		svc, store := redisService(t, driver, b)
+		n := 4*triage.WriteBatch + 3
+		movable, _ := insertRedisRows(t, store, n, 0)
+		var reported []string
+		res, err := svc.Retry(context.Background(), triage.RetryParams{All: true,
+			OnBatch: func(ids []string, _ []triage.Skip) error { reported = append(reported, ids...); return nil }})
+		if !errors.Is(err, down) {
+			t.Fatalf("Retry = %v, want the push error", err)
+		}
+		if res.Retried != len(reported) || len(reported) != len(b.pushed) || len(reported) == 0 {
+			t.Fatalf("retried %d, reported %d, pushed %d: want the same, not 0", res.Retried, len(reported), len(b.pushed))
+		}
+		left := failedUUIDs(t, store)
+		if len(left)+len(reported) != len(movable) {
+			t.Fatalf("%d left + %d retried != %d", len(left), len(reported), len(movable))
+		}
+		for _, u := range reported {
+			if left[u] {
+				t.Fatalf("%s reported retried but still in failed_jobs", u)
+			}
+		}
+	})
+}
+
+// TestRetryToRedisRunsAConflictAgain: a batch whose push reports a
+// conflict is rolled back and run again; every job ends pushed once.
+func TestRetryToRedisRunsAConflictAgain(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		b := &scriptedBackend{fail: func(call int) error {
+			if call == 2 {
+				return fmt.Errorf("%w: deadlock in the other store", triage.ErrConflict)
+			}
+			return nil
+		}}
+		svc, store := redisService(t, driver, b)
+		n := 3*triage.WriteBatch + 11
+		movable, _ := insertRedisRows(t, store, n, 0)
+		var reported []string
+		res, err := svc.Retry(context.Background(), triage.RetryParams{All: true,
+			OnBatch: func(ids []string, _ []triage.Skip) error { reported = append(reported, ids...); return nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Retried != len(movable) || len(b.pushed) != len(movable) || len(reported) != len(movable) {
+			t.Fatalf("retried %d, pushed %d, reported %d; want %d each", res.Retried, len(b.pushed), len(reported), len(movable))
+		}
+		seen := map[string]bool{}
+		for _, u := range b.pushed {
+			if seen[u] {
+				t.Fatalf("%s pushed twice", u)
+			}
+			seen[u] = true
+		}
+		if left := failedUUIDs(t, store); len(left) != 0 {
+			t.Fatalf("%d rows left in failed_jobs", len(left))
+		}
+	})
+}
+
+// TestRetryToRedisLimit: --limit stops a multi-batch retry at exactly
+// that many jobs.
+func TestRetryToRedisLimit(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		b := &scriptedBackend{}
+		svc, store := redisService(t, driver, b)
+		movable, _ := insertRedisRows(t, store, 3*triage.WriteBatch, 0)
+		limit := triage.WriteBatch + 5
+		res, err := svc.Retry(context.Background(), triage.RetryParams{All: true, Limit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Retried != limit || strings.Join(b.pushed, ",") != strings.Join(movable[:limit], ",") {
+			t.Fatalf("retried %d, pushed %d; want the first %d", res.Retried, len(b.pushed), limit)
+		}
+		if left := failedUUIDs(t, store); len(left) != len(movable)-limit {
+			t.Fatalf("%d rows left, want %d", len(left), len(movable)-limit)
+		}
+	})
+}
