@@ -154,7 +154,8 @@ func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), "
 // does and deletes them from failed_jobs — all in one transaction, so a crash
 // at any moment leaves every job in exactly one of the two tables. With
 // p.Push set, moves that are not Local (Redis, a jobs table elsewhere) are
-// pushed there first, inside the batch's lock, and deleted here second.
+// pushed there first, inside the batch's lock, and the deletes commit
+// second. It is StartMoveBatch and Commit, run one after the other.
 func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
 	if p.Push == nil {
 		// Every move is local: without a jobs table there is nothing to do.
@@ -162,147 +163,136 @@ func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*
 			return triage.BatchResult{}, err
 		}
 	}
-	if s.CanStartMoveBatch(p) {
-		b, res, err := s.StartMoveBatch(ctx, p, plan)
-		if err != nil {
-			return res, err
-		}
-		return b.Commit(ctx)
+	b, res, err := s.startMove(ctx, p, plan)
+	if err != nil {
+		return res, err
 	}
+	return b.Commit(ctx)
+}
+
+// CanStartMoveBatch: a retry may hold a second batch open on PostgreSQL
+// and MariaDB/MySQL. Dry runs take nothing, and SQLite has one writer: a
+// second open batch could only wait for the first.
+func (s *Store) CanStartMoveBatch(p triage.BatchParams) bool {
+	return !p.DryRun && s.d.name != "sqlite"
+}
+
+// StartMoveBatch takes and plans a batch; the returned OpenBatch pushes,
+// inserts and commits it (see startMove).
+func (s *Store) StartMoveBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.OpenBatch, triage.BatchResult, error) {
+	if !s.CanStartMoveBatch(p) {
+		return nil, triage.BatchResult{}, fmt.Errorf("sqlstore: StartMoveBatch on %s with these params (CanStartMoveBatch is false)", s.d.name)
+	}
+	if p.Push == nil {
+		if err := s.requireJobs(); err != nil {
+			return nil, triage.BatchResult{}, err
+		}
+	}
+	b, res, err := s.startMove(ctx, p, plan)
+	if err != nil {
+		return nil, res, err
+	}
+	return b, res, nil
+}
+
+// startMove begins a batch's transaction and takes the batch: on MariaDB
+// by DELETE … RETURNING (startByDelete), elsewhere, and in dry runs, by a
+// locking SELECT whose rows are deleted at Commit (startByLock).
+func (s *Store) startMove(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (*openMove, triage.BatchResult, error) {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
-		return triage.BatchResult{}, err
+		return nil, triage.BatchResult{}, err
 	}
-	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
-	rows, err := s.lockBatch(ctx, tx, p)
+	b := &openMove{s: s, tx: tx, p: p, local: map[int64]triage.Move{}}
+	var res triage.BatchResult
+	if s.deleteReturning && !p.DryRun {
+		res, err = b.startByDelete(ctx, plan)
+	} else {
+		res, err = b.startByLock(ctx, plan)
+	}
 	if err != nil {
-		return triage.BatchResult{}, err
+		_ = tx.Rollback()
+		return nil, triage.BatchResult{}, err
 	}
+	b.res = res
+	if len(b.local) == 0 {
+		// Only isolate reads the rows again; without local moves, letting
+		// them go halves what an open batch holds while the next is read.
+		b.rows = nil
+	}
+	return b, res, nil
+}
+
+// openMove is a batch startMove took: its rows locked (byLock) or its
+// accepted rows already deleted (byDelete), in tx, not yet committed.
+type openMove struct {
+	s      *Store
+	tx     *sqlx.Tx
+	p      triage.BatchParams
+	byLock bool
+	rows   []*triage.FailedRow
+	moved  []int64
+	remote []triage.Move
+	// Local moves: rows copied by the server (their own queue and payload
+	// bytes, byLock only) and moves inserted from here.
+	verbatim []int64
+	edited   []triage.Move
+	local    map[int64]triage.Move // by row id, for isolate
+	res      triage.BatchResult
+}
+
+// take plans the rows in id order and sorts the moves into remote,
+// verbatim and edited.
+func (b *openMove) take(rows []*triage.FailedRow, plan func(*triage.FailedRow) (triage.Move, bool)) triage.BatchResult {
+	b.rows = rows
 	res := triage.BatchResult{Locked: len(rows)}
-	now := p.Now.Unix()
-	var moved, verbatim []int64
-	var remote, edited []triage.Move
-	local := map[int64]triage.Move{} // what goes into this jobs table, by row id
 	for _, r := range rows {
 		res.LastID = r.ID
 		m, ok := plan(r)
 		if !ok {
 			continue
 		}
-		moved = append(moved, r.ID)
-		if p.Push == nil || m.Local {
-			local[r.ID] = m
-		}
+		b.moved = append(b.moved, r.ID)
 		switch {
-		case p.Push != nil && !m.Local:
-			remote = append(remote, m)
+		case b.p.Push != nil && !m.Local:
+			b.remote = append(b.remote, m)
 		// A job going back to its own queue with its payload untouched (the
-		// common case) is copied by the server, not sent back over the wire.
-		case m.Queue == r.Queue && bytes.Equal(m.Payload, r.Payload):
-			verbatim = append(verbatim, r.ID)
+		// common case) is copied by the server, not sent back over the
+		// wire — while its row is still there to copy from.
+		case b.byLock && m.Queue == r.Queue && bytes.Equal(m.Payload, r.Payload):
+			b.verbatim = append(b.verbatim, r.ID)
+			b.local[r.ID] = m
 		default:
-			edited = append(edited, m)
+			b.edited = append(b.edited, m)
+			b.local[r.ID] = m
 		}
 	}
-	if p.DryRun || len(moved) == 0 {
-		res.Done = moved
-		return res, nil
-	}
-	if len(verbatim)+len(edited) > 0 {
-		if err := s.requireJobs(); err != nil {
-			return triage.BatchResult{}, err
-		}
-	}
-	if len(remote) > 0 {
-		// Another store: push (and commit there) first, delete here
-		// second. A crash in between leaves the rows in failed_jobs, and
-		// the push of a repeated run skips the uuids already queued.
-		if err := p.Push(ctx, remote, p.Now); err != nil {
-			return triage.BatchResult{}, err
-		}
-	}
-	if err := s.copyVerbatim(ctx, tx, verbatim, now); err != nil {
-		return triage.BatchResult{}, s.isolate(ctx, tx, err, rows, local, now)
-	}
-	if err := s.insertJobs(ctx, tx, edited, now); err != nil {
-		return triage.BatchResult{}, s.isolate(ctx, tx, err, rows, local, now)
-	}
-	if err := s.deleteIDs(ctx, tx, moved); err != nil {
+	return res
+}
+
+// startByLock selects and locks the batch (lockBatch) and plans it; the
+// rows are deleted at Commit, after the push.
+func (b *openMove) startByLock(ctx context.Context, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
+	b.byLock = true
+	rows, err := b.s.lockBatch(ctx, b.tx, b.p)
+	if err != nil {
 		return triage.BatchResult{}, err
 	}
-	if err := tx.Commit(); err != nil {
-		return triage.BatchResult{}, s.queryError(err)
-	}
-	res.Done = moved
-	return res, nil
+	return b.take(rows, plan), nil
 }
 
-// CanStartMoveBatch: a batch is taken by one DELETE … RETURNING on MariaDB
-// (any batch) and on PostgreSQL (batches with remote moves: a batch whose
-// moves all stay in this database is copied by the server, copyVerbatim,
-// and MoveBatch keeps that). Dry runs take nothing; MySQL has no DELETE …
-// RETURNING, and SQLite has one writer, so a second open batch could only
-// wait for the first.
-func (s *Store) CanStartMoveBatch(p triage.BatchParams) bool {
-	if p.DryRun {
-		return false
-	}
-	switch s.d.name {
-	case "mysql":
-		return s.deleteReturning
-	case "postgres":
-		return p.Push != nil
-	}
-	return false
-}
-
-// StartMoveBatch takes a batch in one pass over failed_jobs instead of
-// three: DELETE … RETURNING locks, reads and deletes it, and the moves are
-// made from what it returned. Locking, copying and deleting in separate
-// statements visits each 2 KB row three times; on InnoDB, with the purge
-// of earlier batches' deletes competing for the buffer pool, that made a
-// 100,000-row retry 1.7× slower (bench/README.md), and on PostgreSQL the
-// locking SELECT … FOR UPDATE alone cost more than the DELETE. Rows that
-// plan turns down (skipped, filtered out, past --limit) are put back by
-// rolling back to a savepoint taken before the DELETE and deleting only
-// the accepted ones again. The deletes commit only in OpenBatch.Commit,
-// after the remote moves were pushed.
-//
-// PostgreSQL's DELETE has no ORDER BY or LIMIT: the batch is chosen by a
-// subquery that locks its rows with SKIP LOCKED, as lockBatch does; the
-// rows RETURNING gives are put back into id order here.
-func (s *Store) StartMoveBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.OpenBatch, triage.BatchResult, error) {
-	if !s.CanStartMoveBatch(p) {
-		return nil, triage.BatchResult{}, fmt.Errorf("sqlstore: StartMoveBatch on %s with these params (CanStartMoveBatch is false)", s.d.name)
-	}
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return nil, triage.BatchResult{}, err
-	}
-	b := &openMove{s: s, tx: tx, p: p, local: map[int64]triage.Move{}}
-	res, err := b.start(ctx, plan)
-	if err != nil {
-		_ = tx.Rollback()
-		return nil, triage.BatchResult{}, err
-	}
-	return b, res, nil
-}
-
-// openMove is a batch StartMoveBatch took: its accepted rows are deleted
-// in tx, not yet committed.
-type openMove struct {
-	s      *Store
-	tx     *sqlx.Tx
-	p      triage.BatchParams
-	rows   []*triage.FailedRow
-	moved  []int64
-	remote []triage.Move
-	locals []triage.Move
-	local  map[int64]triage.Move // by row id, for isolate
-	res    triage.BatchResult
-}
-
-func (b *openMove) start(ctx context.Context, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
+// startByDelete is MariaDB's batch in one pass over failed_jobs instead of
+// three: DELETE … RETURNING locks, reads and deletes the batch, and the
+// moves are made from what it returned. Locking, copying and deleting in
+// separate statements visits each 2 KB row three times, and on InnoDB,
+// with the purge of earlier batches' deletes competing for the buffer
+// pool, that made a 100,000-row retry 1.7× slower (bench/README.md). Rows
+// that plan turns down (skipped, filtered out, past --limit) are put back
+// by rolling back to a savepoint taken before the DELETE — the row locks
+// stay — and only the accepted ones are deleted again. The deletes commit
+// at Commit, after the push: a crash before it leaves every row in
+// failed_jobs.
+func (b *openMove) startByDelete(ctx context.Context, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
 	s, tx, p := b.s, b.tx, b.p
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT jobtriage_batch"); err != nil {
 		return triage.BatchResult{}, s.queryError(err)
@@ -312,13 +302,7 @@ func (b *openMove) start(ctx context.Context, plan func(*triage.FailedRow) (tria
 	if err != nil {
 		return triage.BatchResult{}, err
 	}
-	var q string
-	if s.d.name == "postgres" {
-		q = "DELETE FROM " + s.failed + " WHERE id IN (SELECT id FROM " + s.failed + " WHERE " + cond +
-			" ORDER BY id LIMIT ?" + s.lockClause() + ") RETURNING " + sel
-	} else {
-		q = "DELETE FROM " + s.failed + " WHERE " + cond + " ORDER BY id LIMIT ? RETURNING " + sel
-	}
+	q := "DELETE FROM " + s.failed + " WHERE " + cond + " ORDER BY id LIMIT ? RETURNING " + sel
 	all := append(append(append([]any{}, args...), p.Limit), selArgs...)
 	rs, err := tx.QueryContext(ctx, s.db.Rebind(q), all...)
 	if err != nil {
@@ -329,23 +313,7 @@ func (b *openMove) start(ctx context.Context, plan func(*triage.FailedRow) (tria
 		return triage.BatchResult{}, err
 	}
 	slices.SortFunc(rows, func(a, b *triage.FailedRow) int { return cmp.Compare(a.ID, b.ID) })
-	b.rows = rows
-	res := triage.BatchResult{Locked: len(rows)}
-	for _, r := range rows {
-		res.LastID = r.ID
-		m, ok := plan(r)
-		if !ok {
-			continue
-		}
-		b.moved = append(b.moved, r.ID)
-		if p.Push != nil && !m.Local {
-			b.remote = append(b.remote, m)
-		} else {
-			b.locals = append(b.locals, m)
-			b.local[r.ID] = m
-		}
-	}
-	b.res = res
+	res := b.take(rows, plan)
 	if len(b.moved) == 0 || len(b.moved) == len(rows) {
 		return res, nil // with none moved, Commit rolls every row back
 	}
@@ -357,42 +325,54 @@ func (b *openMove) start(ctx context.Context, plan func(*triage.FailedRow) (tria
 		return triage.BatchResult{}, err
 	}
 	if n != int64(len(b.moved)) {
-		// MariaDB keeps the rows' locks past the savepoint; PostgreSQL
-		// releases them, and another retry may have taken a row since.
-		// Pushing now could queue a job another transaction moves:
-		// run the batch again.
-		return triage.BatchResult{}, fmt.Errorf("failed_jobs: %d of %d rows were taken by another transaction: %w", int64(len(b.moved))-n, len(b.moved), triage.ErrConflict)
+		// Cannot happen while the locks hold; if it did, pushing would
+		// queue a job another transaction took: run it again.
+		return triage.BatchResult{}, fmt.Errorf("failed_jobs: %d of %d rows vanished under their locks: %w", int64(len(b.moved))-n, len(b.moved), triage.ErrConflict)
 	}
 	return res, nil
 }
 
-// Commit pushes the remote moves (p.Push), inserts the local ones and
-// commits the deletes: a crash before the commit leaves every row in
-// failed_jobs, and a re-run's push skips the uuids already pushed.
+// Commit pushes the remote moves (p.Push), inserts the local ones,
+// deletes the rows (byLock) and commits: a crash before the commit leaves
+// every row in failed_jobs, and a re-run's push skips the uuids already
+// pushed. A dry run commits nothing and reports the rows it would move.
 func (b *openMove) Commit(ctx context.Context) (triage.BatchResult, error) {
 	s, tx := b.s, b.tx
 	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
-	if len(b.moved) == 0 {
-		return b.res, nil // the deferred rollback puts every row back
+	res := b.res
+	if b.p.DryRun || len(b.moved) == 0 {
+		res.Done = b.moved
+		return res, nil // the deferred rollback puts every row back
 	}
-	if len(b.locals) > 0 {
+	if len(b.verbatim)+len(b.edited) > 0 {
 		if err := s.requireJobs(); err != nil {
 			return triage.BatchResult{}, err
 		}
 	}
 	if len(b.remote) > 0 {
+		// Another store: push (and commit there) first, commit the
+		// deletes here second. A crash in between leaves the rows in
+		// failed_jobs, and the push of a repeated run skips the uuids
+		// already queued.
 		if err := b.p.Push(ctx, b.remote, b.p.Now); err != nil {
 			return triage.BatchResult{}, err
 		}
 	}
 	now := b.p.Now.Unix()
-	if err := s.insertJobs(ctx, tx, b.locals, now); err != nil {
+	if err := s.copyVerbatim(ctx, tx, b.verbatim, now); err != nil {
 		return triage.BatchResult{}, s.isolate(ctx, tx, err, b.rows, b.local, now)
+	}
+	if err := s.insertJobs(ctx, tx, b.edited, now); err != nil {
+		return triage.BatchResult{}, s.isolate(ctx, tx, err, b.rows, b.local, now)
+	}
+	if b.byLock {
+		if err := s.deleteIDs(ctx, tx, b.moved); err != nil {
+			return triage.BatchResult{}, err
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return triage.BatchResult{}, s.queryError(err)
 	}
-	res := b.res
 	res.Done = b.moved
 	return res, nil
 }
