@@ -71,13 +71,31 @@ func ClassWindows(raw []byte) []byte {
 		out = append(out, ClassWindowSep)
 		find := bytes.Index
 		if ClassKeyLast[k] {
-			find = bytes.LastIndex
+			find = lastIndex
 		}
 		if i := find(raw, []byte(key)); i >= 0 {
 			out = append(out, cutChars(raw[i:], ClassWindowChars)...)
 		}
 	}
 	return out
+}
+
+// lastIndex is bytes.LastIndex, found by searching forward: a key occurs
+// once or twice in a payload, and the forward search is many times faster
+// than the backward one on 2 KB payloads.
+func lastIndex(s, sep []byte) int {
+	last, pos := -1, 0
+	for {
+		i := bytes.Index(s[pos:], sep)
+		if i < 0 {
+			return last
+		}
+		last = pos + i
+		pos = last + 1
+		if pos > len(s) {
+			return last
+		}
+	}
 }
 
 // cutChars returns the first n characters of raw. For valid UTF-8 these
@@ -111,7 +129,7 @@ func JobClass(raw []byte) string {
 		// in place before cutting all four. A string it yields has no raw
 		// control character, so the joined windows hold the same text up
 		// to its closing quote and give the same answer.
-		if i := bytes.LastIndex(raw, []byte(ClassKeys[windowDisplayName])); i >= 0 {
+		if i := lastIndex(raw, []byte(ClassKeys[windowDisplayName])); i >= 0 {
 			if s, ok := stringAfter(cutChars(raw[i:], ClassWindowChars), ClassKeys[windowDisplayName]); ok && s != "" {
 				return s
 			}

@@ -1,6 +1,9 @@
 package payload
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
 
 // classSeeds put displayName where the in-place read of JobClass must agree
 // with the joined windows: absent, empty, repeated, cut by the window, with
@@ -42,4 +45,16 @@ func FuzzJobClassInPlace(f *testing.F) {
 			t.Fatalf("%q: JobClass %q, from the windows %q", raw, got, want)
 		}
 	})
+}
+
+// TestLastIndex: the forward search finds what bytes.LastIndex finds.
+func TestLastIndex(t *testing.T) {
+	for _, c := range []struct{ s, sep string }{
+		{"", "a"}, {"a", ""}, {"", ""}, {"abc", "abc"}, {"aaaa", "aa"}, {"xaxa", "a"},
+		{`{"displayName":"A","displayName":"B"}`, `"displayName":`}, {"abc", "d"},
+	} {
+		if got, want := lastIndex([]byte(c.s), []byte(c.sep)), bytes.LastIndex([]byte(c.s), []byte(c.sep)); got != want {
+			t.Errorf("lastIndex(%q, %q) = %d, want %d", c.s, c.sep, got, want)
+		}
+	}
 }
