@@ -133,7 +133,7 @@ artisan_cmd() {
 # median and min of the runs and the peak RSS over them. After each run the
 # rows left in failed_jobs go to stderr (0 for retry, ~0 for prune).
 consumed() {
-	local s=$1 z=$2 label=$3 runs=$4 src=$5 rows=$6 i line times="" rss=0 r p0 t0 purged
+	local s=$1 z=$2 label=$3 runs=$4 src=$5 rows=$6 i line times="" rss=0 r p0 t0 purged left
 	shift 7
 	for ((i = 0; i < runs; i++)); do
 		restore "$s" "$src" "$rows"
@@ -158,7 +158,14 @@ consumed() {
 			printf '%s\t%s\t%s\tuntil purged s %s\n' "$s" "$z" "$label" "${purged//[^0-9.]/}" | tee -a "$RESULTS"
 		fi
 		after_run "$s" "$label"
-		echo "   $label run $((i + 1)): $(cut -f3 <<<"$line") s$purged, failed_jobs left $(copy_count "$s" failed_jobs), jobs $(copy_count "$s" jobs)" >&2
+		left=$(copy_count "$s" failed_jobs)
+		echo "   $label run $((i + 1)): $(cut -f3 <<<"$line") s$purged, failed_jobs left $left, jobs $(copy_count "$s" jobs)" >&2
+		if [ -n "$MUST_EMPTY" ] && [ "$left" != 0 ]; then
+			# A tool that left rows did not do the compared work (artisan
+			# aborts at the first job it cannot restore): no figure.
+			printf '%s\t%s\t%s\tINCOMPLETE: %s rows left in failed_jobs\n' "$s" "$z" "$label" "$left" | tee -a "$RESULTS"
+			return 0
+		fi
 		times+="$(cut -f3 <<<"$line")"$'\n'
 		r=$(cut -f5 <<<"$line")
 		rss=$(awk -v a="$rss" -v b="$r" 'BEGIN { print (b > a) ? b : a }')
@@ -174,6 +181,7 @@ consumed() {
 # when the purge of its deletes was done (InnoDB's purge_del_mark_records
 # counter, switched on for the run), which compares the work of both fairly.
 PURGE_WAIT=${PURGE_WAIT:-}
+MUST_EMPTY="" # set by bench_retry: every run must empty failed_jobs
 purge_count() { my -N -B -e "SELECT count FROM information_schema.innodb_metrics WHERE name = 'purge_del_mark_records'"; }
 if [ -n "$PURGE_WAIT" ] && [[ " $SERVERS " == *" mysql "* ]]; then
 	my -e "SET GLOBAL innodb_monitor_enable = 'purge_del_mark_records'"
@@ -222,8 +230,12 @@ after_run() {
 # --- d. retry all: jobtriage vs php artisan queue:retry all vs one INSERT…SELECT+DELETE
 # Source: jobtriage_bench_100k, seeded with only database-connection rows of
 # the scenarios whose commands unserialize in testdata/laravel-app (artisan
-# restores SerializesModels models of known classes; App\Models\User etc.
-# are not in the app). Goals: jobtriage ≥ 20× faster than artisan, within
+# restores SerializesModels models of known classes — SyncInvoice,
+# InvoicePaid; App\Models\* are not in the app — and ImportFeed's typed
+# property; either aborts the whole queue:retry all). bench/seed reseeds a
+# database seeded with other flags, so stale rows of those classes cannot
+# linger, and a run that leaves rows in failed_jobs is reported INCOMPLETE,
+# not timed. Goals: jobtriage ≥ 20× faster than artisan, within
 # 3× of the SQL. artisan takes ~6.5 ms a row, so it is compared at
 # RETRY_ARTISAN_ROWS (default 10000, the first ids of the same data).
 RETRY_SOURCE=jobtriage_bench_100k
@@ -234,6 +246,7 @@ retry_sql_postgres="BEGIN; INSERT INTO jobs (queue, payload, attempts, available
 retry_sql_mysql="BEGIN; INSERT INTO jobs (queue, payload, attempts, available_at, created_at) SELECT queue, payload, 0, UNIX_TIMESTAMP(), UNIX_TIMESTAMP() FROM failed_jobs ORDER BY id; DELETE FROM failed_jobs; COMMIT;"
 bench_retry() {
 	local s=$1 n
+	MUST_EMPTY=1
 	for n in $(printf '%s\n' "$RETRY_ARTISAN_ROWS" "$RETRY_ROWS" | sort -un); do
 		local z=$((n / 1000))k
 		consumed "$s" "$z" "retry all --yes" "$CONSUME_RUNS" $RETRY_SOURCE "$n" -- "$JT" retry all --yes --dsn "$(copy_dsn "$s")"
@@ -246,6 +259,7 @@ bench_retry() {
 			consumed "$s" "$z" "php artisan queue:retry all" 1 $RETRY_SOURCE "$n" -- "${ARTISAN[@]}" queue:retry all
 		fi
 	done
+	MUST_EMPTY=""
 	drop_copy "$s"
 }
 

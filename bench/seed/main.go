@@ -33,6 +33,9 @@ func main() {
 	}
 }
 
+// seedTable records the parameters a benchmark database was seeded with.
+const seedTable = "jobtriage_bench_seed"
+
 var dbNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -73,12 +76,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer db.Close()
+	// A database is reused only when it was seeded with the same
+	// parameters: a count alone kept stale data (rows of scenarios a
+	// script has since excluded) across changes of the flags.
+	params := fmt.Sprintf("rows=%d jobs=%d payload=%d exception=%d seed=%d connections=%s scenarios=%s",
+		*rows, *jobs, *payload, *exc, *seed, *conns, *scenarios)
 	var have int
+	var had string
 	if err := db.GetContext(ctx, &have, "SELECT count(*) FROM failed_jobs"); err == nil && have == *rows && !*force {
-		fmt.Fprintf(stdout, "%s: reusing %d failed_jobs rows\n", *name, have)
-		return nil
+		if err := db.GetContext(ctx, &had, "SELECT params FROM "+seedTable); err == nil && had == params {
+			fmt.Fprintf(stdout, "%s: reusing %d failed_jobs rows (%s)\n", *name, have, params)
+			return nil
+		}
+		fmt.Fprintf(stderr, "%s: %d rows, but seeded with other parameters (%q, want %q): reseeding\n", *name, have, had, params)
 	}
-	for _, t := range []string{"failed_jobs", "jobs", "job_batches"} {
+	for _, t := range []string{"failed_jobs", "jobs", "job_batches", seedTable} {
 		if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 			return err
 		}
@@ -109,6 +121,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, _ = db.ExecContext(ctx, "VACUUM ANALYZE failed_jobs")
 	} else {
 		_, _ = db.ExecContext(ctx, "ANALYZE TABLE failed_jobs")
+	}
+	if _, err := db.ExecContext(ctx, "CREATE TABLE "+seedTable+" (params varchar(500) NOT NULL)"); err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, db.Rebind("INSERT INTO "+seedTable+" (params) VALUES (?)"), params); err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "\n")
 	fmt.Fprintf(stdout, "%s: seeded %d failed_jobs and %d jobs rows in %s\n", *name, *rows, *jobs, time.Since(start).Round(time.Second))
