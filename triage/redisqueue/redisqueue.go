@@ -37,52 +37,59 @@ import (
 // One script per pipeline rather than per job: a script call costs Redis
 // several times the commands it runs (about 15 µs against 2–3 µs per job),
 // which made the server, not the network, the bound of a retry. The jobs
-// of each queue go by one RPUSH of all their payloads, in the order given:
-// each list gets its jobs in the order a run of pushRaw calls would leave
-// them, and lists of different queues are independent. (Pushing each run
-// of consecutive same-queue jobs separately cost one RPUSH pair per run —
-// on a backlog whose queues interleave, nearly one per job.)
+// come grouped by queue, each queue's in the order given, and each queue's
+// go by one RPUSH of all its payloads: each list gets its jobs in the order
+// a run of pushRaw calls would leave them, and lists of different queues
+// are independent. When none of a queue's jobs was pushed before (the
+// common case), the payloads go from ARGV to RPUSH directly, without a
+// table of their own in the script.
 //
-// KEYS: three per job: its queue, queue:notify, and its uuid's marker (the
-// queue key again for a job without a uuid, so that every key is declared
-// and a cluster sees one slot). ARGV[1]: the markers' lifetime in seconds;
-// then two per job: "1" when it has a marker, else "0"; its payload,
-// verbatim. Returns, per job in order, 1 when it queued the job and 0 when
-// the marker already existed.
-const pushScript = `local checked = {}
-for i = 1, #KEYS, 3 do
-  for j = i, i + 1 do
-    local k = KEYS[j]
-    if not checked[k] then
-      local t = redis.call('type', k)['ok']
-      if t ~= 'list' and t ~= 'none' then
-        return redis.error_reply('WRONGTYPE ' .. k .. ' holds a ' .. t .. ', not a list; nothing was pushed')
-      end
-      checked[k] = true
-    end
+// KEYS: the queue and queue:notify of each group, then the marker of each
+// job that has a uuid, in the groups' order. ARGV[1]: the markers'
+// lifetime in seconds; ARGV[2]: the number of groups; then per group its
+// job count n, n flags ("1": the job has a marker, "0": it has none, and
+// is pushed every time) and its n payloads, verbatim. Returns, per job in
+// the groups' order, 1 when it queued the job and 0 when the marker
+// already existed.
+const pushScript = `local groups = tonumber(ARGV[2])
+for i = 1, 2 * groups do
+  local t = redis.call('type', KEYS[i])['ok']
+  if t ~= 'list' and t ~= 'none' then
+    return redis.error_reply('WRONGTYPE ' .. KEYS[i] .. ' holds a ' .. t .. ', not a list; nothing was pushed')
   end
 end
-local out, order, runs = {}, {}, {}
-for i = 1, #KEYS / 3 do
-  local k = 3 * i - 2
-  if ARGV[2 * i] ~= '1' or redis.call('set', KEYS[k + 2], '1', 'NX', 'EX', ARGV[1]) then
-    local r = runs[KEYS[k]]
-    if not r then
-      r = {k = k, n = 0, payloads = {}, ones = {}}
-      runs[KEYS[k]] = r
-      order[#order + 1] = r
+local out, ones, m, a, k = {}, {}, 0, 3, 2 * groups + 1
+for g = 1, groups do
+  local n = tonumber(ARGV[a])
+  local flags, first = a + 1, a + 1 + n
+  a = first + n
+  local fresh = {}
+  for i = 0, n - 1 do
+    local new = true
+    if ARGV[flags + i] == '1' then
+      new = redis.call('set', KEYS[k], '1', 'NX', 'EX', ARGV[1])
+      k = k + 1
     end
-    r.n = r.n + 1
-    r.payloads[r.n] = ARGV[2 * i + 1]
-    r.ones[r.n] = 1
-    out[i] = 1
-  else
-    out[i] = 0
+    m = m + 1
+    if new then
+      fresh[#fresh + 1] = first + i
+      out[m] = 1
+    else
+      out[m] = 0
+    end
   end
-end
-for _, r in ipairs(order) do
-  redis.call('rpush', KEYS[r.k], unpack(r.payloads))
-  redis.call('rpush', KEYS[r.k + 1], unpack(r.ones))
+  local f = #fresh
+  if f > 0 then
+    if f == n then
+      redis.call('rpush', KEYS[2 * g - 1], unpack(ARGV, first, first + n - 1))
+    else
+      local ps = {}
+      for i = 1, f do ps[i] = ARGV[fresh[i]] end
+      redis.call('rpush', KEYS[2 * g - 1], unpack(ps))
+    end
+    for i = #ones + 1, f do ones[i] = 1 end
+    redis.call('rpush', KEYS[2 * g], unpack(ones, 1, f))
+  end
 end
 return out`
 
@@ -371,21 +378,43 @@ func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64,
 	type call struct {
 		keys []string
 		args []any
+		jobs []int // batch indices in the script's order: grouped by queue
 	}
 	calls := make([]call, len(groups))
 	for g, idx := range groups {
-		c := call{keys: make([]string, 0, 3*len(idx)), args: make([]any, 0, 1+2*len(idx))}
-		c.args = append(c.args, ttl)
+		// The script's groups: this call's queues in the order they first
+		// appear, each with its jobs in the order given.
+		var queues []string
+		byQueue := map[string][]int{}
 		for _, j := range idx {
-			m := batch[j]
-			q := b.QueueKey(m.Queue)
-			if m.UUID == "" {
-				c.keys = append(c.keys, q, q+notifySuffix, q)
-				c.args = append(c.args, "0", m.Payload)
-			} else {
-				c.keys = append(c.keys, q, q+notifySuffix, b.MarkerKey(m.Queue, m.UUID))
-				c.args = append(c.args, "1", m.Payload)
+			q := batch[j].Queue
+			if _, ok := byQueue[q]; !ok {
+				queues = append(queues, q)
 			}
+			byQueue[q] = append(byQueue[q], j)
+		}
+		c := call{keys: make([]string, 0, 2*len(queues)+len(idx)), args: make([]any, 0, 2+len(queues)+2*len(idx)),
+			jobs: make([]int, 0, len(idx))}
+		c.args = append(c.args, ttl, len(queues))
+		for _, q := range queues {
+			k := b.QueueKey(q)
+			c.keys = append(c.keys, k, k+notifySuffix)
+		}
+		for _, q := range queues {
+			jobs := byQueue[q]
+			c.args = append(c.args, len(jobs))
+			for _, j := range jobs {
+				if batch[j].UUID == "" {
+					c.args = append(c.args, "0")
+				} else {
+					c.args = append(c.args, "1")
+					c.keys = append(c.keys, b.MarkerKey(q, batch[j].UUID))
+				}
+			}
+			for _, j := range jobs {
+				c.args = append(c.args, batch[j].Payload)
+			}
+			c.jobs = append(c.jobs, jobs...)
 		}
 		calls[g] = c
 	}
@@ -409,7 +438,7 @@ func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64,
 				for k, n := range res {
 					if n == 1 {
 						rep.Pushed++
-						if batch[groups[g][k]].UUID == "" {
+						if batch[calls[g].jobs[k]].UUID == "" {
 							rep.Unmarked++
 						}
 					} else {
