@@ -215,6 +215,11 @@ func (fr *followReport) finish(ctx context.Context, svc *triage.Service, fl *fol
 	fr.Jobs = fl.Report()
 	var err error
 	fr.Groups, fr.Unread, err = follow.NewFailures(ctx, svc.Store, fl.In(follow.FailedAgain))
+	// Grouped by the rows as stored (the ids failed --group shows); the
+	// example message is shown masked under --redact.
+	for i := range fr.Groups {
+		fr.Groups[i].Message = svc.RedactText(fr.Groups[i].Message)
+	}
 	return err
 }
 

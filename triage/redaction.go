@@ -17,6 +17,16 @@ func (s *Service) redactJob(j *Job) {
 	}
 }
 
+// RedactText masks free text for people (an exception message a command
+// shows beside ids it computed from the stored rows); text as it is when
+// redaction is off.
+func (s *Service) RedactText(text string) string {
+	if s.Redact == nil {
+		return text
+	}
+	return s.Redact.Text(text)
+}
+
 // redactRow is a copy of r with its payload and exception masked; r itself
 // when redaction is off.
 func (s *Service) redactRow(r *FailedRow) *FailedRow {

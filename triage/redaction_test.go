@@ -160,3 +160,14 @@ func TestServiceRedaction(t *testing.T) {
 		}
 	})
 }
+
+func TestRedactText(t *testing.T) {
+	keys := redact.DefaultKeys()
+	in := "auth failed: token=" + redactSecrets[0]
+	if got := (&triage.Service{}).RedactText(in); got != in {
+		t.Errorf("off: %q", got)
+	}
+	if got := (&triage.Service{Redact: &keys}).RedactText(in); got != "auth failed: token=[redacted]" {
+		t.Errorf("on: %q", got)
+	}
+}
