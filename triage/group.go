@@ -80,9 +80,6 @@ func (k SortKey) String() string {
 	return sortKeyNames[k]
 }
 
-// SortKeys are the sort keys in the order a UI cycles through them.
-func SortKeys() []SortKey { return []SortKey{SortCount, SortLast, SortFirst, SortTrend} }
-
 // ParseSortKey reads a sort key's name (count, last, first, trend).
 func ParseSortKey(s string) (SortKey, error) {
 	for k, name := range sortKeyNames {
@@ -233,9 +230,6 @@ func (g *Grouper) Add(j Job, normalize func(string) string) {
 	st.queues[j.Queue] = struct{}{}
 	st.connections[j.Connection] = struct{}{}
 }
-
-// Len is the number of signatures so far.
-func (g *Grouper) Len() int { return len(g.byID) }
 
 // Signatures returns the signatures folded so far in order k; with onlyNew,
 // only those first seen at or after NewSince.
