@@ -253,3 +253,39 @@ func TestCSVCell(t *testing.T) {
 		}
 	}
 }
+
+// TestArchiveRerunAfterACrash: a row archived by a run that died before its
+// delete committed is in the archive and still in failed_jobs; the next
+// run deletes it without writing it twice, and says so.
+func TestArchiveRerunAfterACrash(t *testing.T) {
+	dsn, store := seed(t)
+	h := newHarness(t, false)
+	path := filepath.Join(t.TempDir(), "a.ndjson")
+	if code := h.run("forget", "--queue", "emails", "--yes", "--archive", path, "--dsn", dsn); code != ExitOK {
+		t.Fatalf("forget: exit %d %s", code, h.errOut.String())
+	}
+	// The crash: the row is back as it was (restore), and archived.
+	if code := h.run("restore", path, "--dsn", dsn); code != ExitOK {
+		t.Fatalf("restore: exit %d %s", code, h.errOut.String())
+	}
+	if code := h.run("forget", "--queue", "emails", "--yes", "--archive", path, "--dsn", dsn); code != ExitOK {
+		t.Fatalf("forget again: exit %d %s", code, h.errOut.String())
+	}
+	if !strings.Contains(h.out.String(), "(0 rows written, 1 row already there)") {
+		t.Errorf("re-run: %q", h.out.String())
+	}
+	if b, _ := os.ReadFile(path); bytes.Count(b, []byte("\n")) != 1 {
+		t.Errorf("the archive holds %d records, want 1", bytes.Count(b, []byte("\n")))
+	}
+	// Restored where another row took the id: a new id, said so.
+	sqlDB := store.DB()
+	if _, err := sqlDB.Exec("UPDATE failed_jobs SET id = 2 WHERE uuid = '44444444-4444-4444-8444-444444444444'"); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.run("restore", path, "--dsn", dsn); code != ExitOK || !strings.Contains(h.out.String(), "1 row under a new id") {
+		t.Errorf("renumbered: exit %d %q %s", code, h.out.String(), h.errOut.String())
+	}
+	if n := len(failedRows(t, store)); n != 4 {
+		t.Errorf("%d rows, want 4", n)
+	}
+}

@@ -369,6 +369,12 @@ func (s *Store) insertRaw(ctx context.Context, tx *sqlx.Tx, rows []triage.RawRow
 		}
 		q := "INSERT INTO " + s.failed + " (" + strings.Join(cols, ", ") + ") VALUES " + string(values)
 		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
+			if isUniqueViolation(err) {
+				// A concurrent restore (or a worker's failure) took a uuid
+				// or an id first: the batch rolls back whole, and run
+				// again it finds them present (or taken).
+				return fmt.Errorf("failed_jobs: %s: %w", scrub(err, s.ep), triage.ErrConflict)
+			}
 			return s.writeError(err, s.schema.FailedTable)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ func TestArchiveConformance(t *testing.T) {
 		{"ArchivedDeleteBatch", testArchivedDeleteBatch},
 		{"RestoreRoundTrip", testRestoreRoundTrip},
 		{"RestoreLegacyTable", testRestoreLegacy},
+		{"ConcurrentRestoresInsertOnce", testConcurrentRestores},
 	}
 	for _, driver := range sqltest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
@@ -300,5 +302,54 @@ func testRestoreLegacy(t *testing.T, driver string) {
 		if err != nil || res != want {
 			t.Fatalf("round %d: %+v, %v; want %+v", round, res, err, want)
 		}
+	}
+}
+
+// testConcurrentRestores: two restores of one archive at once insert each
+// row once; the loser of a uuid race runs its batch again (ErrConflict)
+// and finds the rows present.
+func testConcurrentRestores(t *testing.T, driver string) {
+	ctx := context.Background()
+	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+	var fx []sqltest.FailedFixture
+	for i := 1; i <= 300; i++ {
+		fx = append(fx, hostileFixture(i, "2026-11-30 10:00:00"))
+	}
+	sqltest.InsertFailed(t, s, fx...)
+	sink := &archiveSink{}
+	if _, err := s.DeleteBefore(ctx, triage.PruneParams{All: true, Archive: sink.archive}); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		sum triage.RestoreSummary
+		err error
+	}
+	results := make(chan result, 2)
+	for range 2 {
+		go func() {
+			svc := &triage.Service{Store: s}
+			i := 0
+			next := func() (triage.RawRow, error) {
+				if i == len(sink.rows) {
+					return triage.RawRow{}, io.EOF
+				}
+				i++
+				return sink.rows[i-1], nil
+			}
+			sum, err := svc.Restore(ctx, triage.RestoreRun{Next: next})
+			results <- result{sum, err}
+		}()
+	}
+	var restored, present int64
+	for range 2 {
+		r := <-results
+		if r.err != nil {
+			t.Fatalf("concurrent restore: %v", r.err)
+		}
+		restored += r.sum.Restored
+		present += r.sum.Present
+	}
+	if restored != 300 || present != 300 || failedCount(t, s) != 300 {
+		t.Errorf("restored %d, present %d, %d rows; want 300, 300, 300", restored, present, failedCount(t, s))
 	}
 }
