@@ -413,3 +413,20 @@ func TestContextAppDirectoryAndNotifiers(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// A configuration file with secrets that others may read is named in a
+// warning by every command that opens a database.
+func TestExposedConfigFileWarns(t *testing.T) {
+	path, _, _ := contextsFile(t, "shop-prod") // holds a Slack webhook
+	h := newHarness(t, false)
+	withEnv(h, map[string]string{"JOBTRIAGE_CONFIG": path})
+	if code := h.run("failed"); code != ExitOK || strings.Contains(h.errOut.String(), "holds secrets") {
+		t.Errorf("0600: %d %q", code, h.errOut.String())
+	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.run("failed"); code != ExitOK || !strings.Contains(h.errOut.String(), "warning: "+path+" holds secrets and other users may read it: chmod 600 it") {
+		t.Errorf("0640: %d %q", code, h.errOut.String())
+	}
+}

@@ -228,6 +228,9 @@ func (f *Factory) resolveConfig() (appconfig.Config, error) {
 	if fromContext {
 		cfg.Source = c.Marker()
 	}
+	if file, err := f.ConfigFileData(); err == nil && file.Exposed {
+		cfg.Warnings = append(cfg.Warnings, file.Path+" holds secrets and other users may read it: chmod 600 it")
+	}
 	cfg.Warnings = append(cfg.Warnings, warnings...)
 	return cfg, nil
 }

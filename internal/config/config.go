@@ -58,6 +58,9 @@ type File struct {
 	CurrentContext string
 	// Contexts, sorted by name.
 	Contexts []Context
+	// Exposed: the file holds a secret (a DSN password, a notifier) and
+	// other users may read it (group or world permission bits).
+	Exposed bool
 }
 
 // Context is one app.
@@ -254,7 +257,29 @@ func Load(path string, explicit bool) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	f, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
+		for _, c := range f.Contexts {
+			f.Exposed = f.Exposed || c.hasSecret()
+		}
+	}
+	return f, nil
+}
+
+// hasSecret: the context holds a password, a key or a webhook.
+func (c Context) hasSecret() bool {
+	for _, dsn := range []string{c.DSN, c.JobsDSN} {
+		if t, err := appconfig.ParseDSN(dsn); err == nil && t.Password != "" {
+			return true
+		}
+	}
+	if r, err := ParseRedis(c.Redis); c.Redis != "" && err == nil && r.Password != "" {
+		return true
+	}
+	return c.Notify != Notify{}
 }
 
 func readBounded(path string) ([]byte, error) {

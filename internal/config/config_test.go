@@ -233,3 +233,23 @@ func TestParseRedis(t *testing.T) {
 		}
 	}
 }
+
+func TestExposedSecrets(t *testing.T) {
+	p := writeFile(t, "config.toml", sample)
+	if f, err := Load(p, true); err != nil || f.Exposed {
+		t.Errorf("0600: %v exposed %v", err, f.Exposed)
+	}
+	if err := os.Chmod(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Load(p, true); err != nil || !f.Exposed {
+		t.Errorf("0644 with secrets: %v exposed %v", err, f.Exposed)
+	}
+	plain := writeFile(t, "plain.toml", "[contexts.a]\napp = \"/srv/a\"\ndsn = \"postgres://u@db/a\"\n")
+	if err := os.Chmod(plain, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Load(plain, true); err != nil || f.Exposed {
+		t.Errorf("0644 without secrets: %v exposed %v", err, f.Exposed)
+	}
+}
