@@ -22,7 +22,10 @@ type lazyBackend struct {
 	err error
 }
 
-var _ triage.QueueBackend = (*lazyBackend)(nil)
+var (
+	_ triage.QueueBackend   = (*lazyBackend)(nil)
+	_ triage.JobStateReader = (*lazyBackend)(nil)
+)
 
 func (l *lazyBackend) get(ctx context.Context) (triage.QueueBackend, error) {
 	l.mu.Lock()
@@ -61,6 +64,20 @@ func (l *lazyBackend) Queues(ctx context.Context) ([]string, error) {
 		return ql.Queues(ctx)
 	}
 	return nil, nil
+}
+
+// JobStates says where the backend's jobs are when it can
+// (triage.JobStateReader); a backend that cannot makes every answer
+// Partial, so that retry --follow never takes "not seen" for done.
+func (l *lazyBackend) JobStates(ctx context.Context, p triage.JobStatesParams) (triage.JobStates, error) {
+	b, err := l.get(ctx)
+	if err != nil {
+		return triage.JobStates{}, err
+	}
+	if r, ok := b.(triage.JobStateReader); ok {
+		return r.JobStates(ctx, p)
+	}
+	return triage.JobStates{ByUUID: map[string]triage.JobState{}, Partial: true}, nil
 }
 
 func (l *lazyBackend) Close() error {

@@ -392,3 +392,33 @@ type fixedClock time.Time
 
 func (c fixedClock) Now() time.Time                         { return time.Time(c) }
 func (c fixedClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// stateBackend is a queue backend that can say where its jobs are.
+type stateBackend struct {
+	triage.QueueBackend
+	states triage.JobStates
+}
+
+func (b stateBackend) JobStates(context.Context, triage.JobStatesParams) (triage.JobStates, error) {
+	return b.states, nil
+}
+
+// The composition root's lazy backend passes JobStates through (retry
+// --follow of Redis jobs found none before it did), and answers Partial
+// for a backend that cannot say, so absence is never taken for done.
+func TestLazyBackendJobStates(t *testing.T) {
+	want := triage.JobStates{ByUUID: map[string]triage.JobState{"u": triage.JobRunning}}
+	l := &lazyBackend{open: func(context.Context) (triage.QueueBackend, error) { return stateBackend{states: want}, nil }}
+	got, err := l.JobStates(context.Background(), triage.JobStatesParams{})
+	if err != nil || got.ByUUID["u"] != triage.JobRunning || got.Partial {
+		t.Errorf("JobStates through lazyBackend = %+v, %v", got, err)
+	}
+	blind := &lazyBackend{open: func(context.Context) (triage.QueueBackend, error) { return stateBackend{}.QueueBackend, nil }}
+	if got, err := blind.JobStates(context.Background(), triage.JobStatesParams{}); err != nil || !got.Partial {
+		t.Errorf("a backend without JobStates: %+v, %v; want Partial", got, err)
+	}
+	svc := &triage.Service{Routes: map[string]triage.Route{"redis": {Driver: triage.DriverRedis, Backend: l}}}
+	if svc.StateReaderFor("redis") == nil {
+		t.Error("StateReaderFor(redis) is nil over a lazy backend")
+	}
+}
