@@ -202,12 +202,23 @@ func TestPacerKeepsTheSchedule(t *testing.T) {
 	if d := p.Delay(done); d != 97*time.Millisecond {
 		t.Errorf("Delay on schedule = %v, want 97ms", d)
 	}
-	// Behind schedule (a slow batch): no wait.
+	// Behind schedule by a stall of a second: no wait now, and the next
+	// batch is due a batch's time later, not at once (no catch-up burst).
 	clk.mu.Lock()
 	clk.now = clk.now.Add(time.Second)
 	clk.mu.Unlock()
 	if d := p.Delay(done); d != 0 {
 		t.Errorf("Delay when behind = %v", d)
+	}
+	if d := p.Delay(done + 10); d != 100*time.Millisecond {
+		t.Errorf("Delay of the batch after a stall = %v, want 100ms (the rate, not a burst)", d)
+	}
+	// Behind by less than a slice (jitter): caught up, the schedule kept.
+	clk.mu.Lock()
+	clk.now = clk.now.Add(150 * time.Millisecond) // 50 ms late for done+10
+	clk.mu.Unlock()
+	if d := p.Delay(done + 20); d != 50*time.Millisecond {
+		t.Errorf("Delay after jitter = %v, want 50ms", d)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()

@@ -12,9 +12,11 @@ import (
 )
 
 // Pacer spaces pushes to a rate: the n-th job is pushed no earlier than
-// start + n/rate. A schedule rather than a token bucket: it never bursts
-// to catch up beyond one batch, and over a long run the rate is the limit
-// exactly, whatever the time each batch took.
+// start + n/rate. A schedule rather than a token bucket: over a long run
+// the rate is the limit exactly, whatever the time each batch took. A
+// stall (a slow commit, a paused process) is not caught up in a burst:
+// once the schedule is behind by more than PaceSlice, it starts again from
+// now, so no second ever sees more than the rate and one batch.
 type Pacer struct {
 	Rate  float64 // jobs per second, > 0
 	Clock Clock
@@ -31,8 +33,11 @@ func (p *Pacer) Delay(done int) time.Duration {
 	if p.start.IsZero() {
 		p.start = now
 	}
-	due := p.start.Add(time.Duration(float64(done) / p.Rate * float64(time.Second)))
-	return max(due.Sub(now), 0)
+	at := func(n int) time.Time { return p.start.Add(time.Duration(float64(n) / p.Rate * float64(time.Second))) }
+	if behind := now.Sub(at(done)); behind > PaceSlice {
+		p.start = p.start.Add(behind) // forgive the stall: no burst
+	}
+	return max(at(done).Sub(now), 0)
 }
 
 // Wait waits Delay(done), or until ctx ends.
