@@ -208,5 +208,6 @@ jobtriage doctor shows what it found and where each value came from.`,
 		NewCmdVersion(f, nil),
 	)
 	setVersionFlag(root, buildinfo.Read())
+	registerCompletions(root, databaseSuggester(f))
 	return root
 }

@@ -1,0 +1,133 @@
+package cmd
+
+import (
+	"context"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
+)
+
+// completionTimeout bounds what dynamic completion may spend reading the
+// database: past it (a slow or unreachable server, a huge table) the shell
+// gets no candidates rather than a frozen prompt.
+const completionTimeout = time.Second
+
+// What a completion offers.
+type suggestKind int
+
+const (
+	suggestQueues suggestKind = iota
+	suggestConnections
+	suggestSignatures
+	suggestIDs
+)
+
+// suggester reads suggestions from the database, or fails.
+type suggester func(ctx context.Context) (triage.Suggestions, error)
+
+// databaseSuggester opens the service as the command would (the --dsn,
+// --context … flags already parsed by cobra's __complete) with chatter
+// discarded: completion is silent, whatever happens.
+func databaseSuggester(f *Factory) suggester {
+	return func(ctx context.Context) (triage.Suggestions, error) {
+		f.IO.ErrOut = io.Discard
+		svc, err := f.Service(ctx)
+		if err != nil {
+			return triage.Suggestions{}, err
+		}
+		return svc.Suggest(ctx, 0)
+	}
+}
+
+// completeFrom is a cobra completion function offering one kind of
+// suggestion, filtered by what was typed; in a comma-separated list (the
+// --queue and --connection flags) it completes the last element. Any
+// failure offers nothing, silently. extra values (retry's "all") are
+// always offered.
+func completeFrom(s suggester, kind suggestKind, list bool, extra ...triage.Suggestion) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+		defer cancel()
+		prefix, typed := "", toComplete
+		if list {
+			if i := strings.LastIndex(toComplete, ","); i >= 0 {
+				prefix, typed = toComplete[:i+1], toComplete[i+1:]
+			}
+		}
+		var cands []triage.Suggestion
+		if got, err := s(ctx); err == nil {
+			switch kind {
+			case suggestQueues:
+				cands = got.Queues
+			case suggestConnections:
+				cands = got.Connections
+			case suggestSignatures:
+				cands = got.Signatures
+			case suggestIDs:
+				cands = got.IDs
+			}
+		}
+		var out []cobra.Completion
+		for _, c := range append(append([]triage.Suggestion(nil), extra...), cands...) {
+			// Database text reaches the terminal made inert: a name
+			// that would change doing so (control characters) cannot be
+			// typed back as it is, so it is not offered.
+			if !strings.HasPrefix(c.Value, typed) || sanitize.Line(c.Value) != c.Value || strings.ContainsAny(c.Value, " \t") {
+				continue
+			}
+			if d := completionDescription(sanitize.Line(c.Description)); d != "" {
+				out = append(out, cobra.CompletionWithDesc(prefix+c.Value, d))
+			} else {
+				out = append(out, prefix+c.Value)
+			}
+		}
+		dir := cobra.ShellCompDirectiveNoFileComp
+		if list && len(out) > 0 {
+			dir |= cobra.ShellCompDirectiveNoSpace // another ",name" may follow
+		}
+		return out, dir
+	}
+}
+
+// completionDescription is one line, short enough for a shell menu.
+func completionDescription(s string) string {
+	const maxRunes = 60
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > maxRunes {
+		return string(r[:maxRunes-1]) + "…"
+	}
+	return s
+}
+
+// registerCompletions adds dynamic completion to every command of the tree
+// with a --queue, --connection or --signature flag, and to the job ids
+// show, retry and forget take.
+func registerCompletions(root *cobra.Command, s suggester) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for flag, kind := range map[string]suggestKind{"queue": suggestQueues, "connection": suggestConnections, "signature": suggestSignatures} {
+			if c.Flags().Lookup(flag) != nil {
+				_ = c.RegisterFlagCompletionFunc(flag, completeFrom(s, kind, kind != suggestSignatures))
+			}
+		}
+		if c.Parent() == root && c.ValidArgsFunction == nil {
+			switch c.Name() {
+			case "show", "forget":
+				c.ValidArgsFunction = completeFrom(s, suggestIDs, false)
+			case "retry":
+				c.ValidArgsFunction = completeFrom(s, suggestIDs, false, triage.Suggestion{Value: "all", Description: "every failed job the filters select"})
+			case "monitor":
+				c.ValidArgsFunction = completeFrom(s, suggestQueues, true)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}

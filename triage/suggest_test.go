@@ -1,0 +1,71 @@
+package triage_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+)
+
+func suggestPayload(uuid, class string) string {
+	c := strings.ReplaceAll(class, `\`, `\\`)
+	return `{"uuid":"` + uuid + `","displayName":"` + c + `","job":"Illuminate\\Queue\\CallQueuedHandler@call","data":{"commandName":"` + c + `","command":"O:8:\"stdClass\":0:{}"}}`
+}
+
+func TestSuggest(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		svc, store := newService(t, driver)
+		var fx []sqltest.FailedFixture
+		add := func(n int, conn, queue, class, exc string) {
+			for range n {
+				u := fmt.Sprintf("00000000-0000-4000-8000-%012d", len(fx)+1)
+				fx = append(fx, sqltest.FailedFixture{UUID: &u, Connection: conn, Queue: queue,
+					Payload: suggestPayload(u, class), Exception: exc + " in /app/X.php:1\nStack trace:\n#0 {main}",
+					FailedAt: "2026-11-30 10:00:00"})
+			}
+		}
+		add(3, "database", "emails", `App\Jobs\SendMail`, "RuntimeException: SMTP 421")
+		add(1, "redis", "default", `App\Jobs\Sync`, "RuntimeException: deadlock 7")
+		add(2, "redis", "default", `App\Jobs\Sync`, "RuntimeException: deadlock 9")
+		sqltest.InsertFailed(t, store, fx...)
+		svc.MonitorConnections = []triage.MonitorConnection{{Name: "sqs", DefaultQueue: "reports"}}
+
+		got, err := svc.Suggest(context.Background(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff([]triage.Suggestion{{Value: "default", Description: "3 recent failures"}, {Value: "emails", Description: "3 recent failures"},
+			{Value: "reports", Description: "no recent failures"}}, got.Queues); d != "" {
+			t.Errorf("queues (-want +got):\n%s", d)
+		}
+		if d := cmp.Diff([]triage.Suggestion{{Value: "database", Description: "3 recent failures"}, {Value: "redis", Description: "3 recent failures"},
+			{Value: "sqs", Description: "no recent failures"}}, got.Connections); d != "" {
+			t.Errorf("connections (-want +got):\n%s", d)
+		}
+		// Two signatures of three rows each: the deadlocks (numbers
+		// normalised away) are newer, so they come first.
+		if len(got.Signatures) != 2 || !strings.Contains(got.Signatures[0].Description, `App\Jobs\Sync · RuntimeException: deadlock`) {
+			t.Errorf("signatures: %+v", got.Signatures)
+		}
+		page, err := svc.List(context.Background(), triage.ListParams{Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.IDs) != len(fx) || got.IDs[0].Value != page.Jobs[0].ID || got.Signatures[0].Value != page.Jobs[0].Signature {
+			t.Errorf("ids %+v: want %d, newest %s (signature %s) first", got.IDs, len(fx), page.Jobs[0].ID, page.Jobs[0].Signature)
+		}
+
+		few, err := svc.Suggest(context.Background(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(few.IDs) != 2 || len(few.Queues) != 2 { // default (2 newest rows) + reports
+			t.Errorf("Suggest(2) read more than two rows: %+v", few)
+		}
+	})
+}
