@@ -412,6 +412,9 @@ func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []config.C
 				err = watchRun(ctx, co, src, p)
 			}
 			if err != nil && ctx.Err() == nil {
+				if exp != nil {
+					exp.Failed(c.Name) // counted in jobtriage_check_errors_total; blind on /healthz
+				}
 				fmt.Fprintf(co.IO.ErrOut, "error (exit %d), not watched: %s\n", exitCodeFor(err), oneLine(err.Error()))
 			}
 			errs[i] = err

@@ -253,6 +253,13 @@ func TestWatchSeveralContextsWithMetrics(t *testing.T) {
 			t.Fatalf("ended early: %v\n%s", err, errOut.String())
 		}
 	}
+	// The context that cannot be opened reports itself once it failed.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(errOut.String(), "[gone] error"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no error for the context gone:\n%s", errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	_, mf, _ := scrape(t, "http://"+addr+"/metrics")
 	code, _, health := scrape(t, "http://"+addr+"/healthz")
 	cancel()
@@ -275,7 +282,10 @@ func TestWatchSeveralContextsWithMetrics(t *testing.T) {
 		t.Error("the context that never opened has a successful check")
 	}
 	// Blindness counts from the start: within --blind-after, all is well.
-	if code != http.StatusOK || !strings.Contains(health, "context gone: ok: last successful check 0s ago") ||
+	if v, ok := sample(mf, "jobtriage_check_errors_total", map[string]string{"context": "gone"}); !ok || v != 1 {
+		t.Errorf("the context that never opened: check errors %v (%v), want 1", v, ok)
+	}
+	if code != http.StatusOK || !strings.Contains(health, "context gone: ok: no successful check yet, started 0s ago") ||
 		!strings.Contains(health, "context a: ok") {
 		t.Errorf("/healthz %d %q", code, health)
 	}

@@ -281,6 +281,8 @@ type AppHealth struct {
 	// when there was none.
 	Since time.Time
 	Age   time.Duration
+	// Checked: a check has succeeded (Since is its time, not the start).
+	Checked bool
 }
 
 // Health reports whether every app's last successful check (or its
@@ -296,7 +298,7 @@ func (e *Exporter) Health() (bool, []AppHealth) {
 		if since.IsZero() {
 			since = a.since
 		}
-		h := AppHealth{Context: context, Since: since, Age: max(now.Sub(since), 0)}
+		h := AppHealth{Context: context, Since: since, Age: max(now.Sub(since), 0), Checked: !a.lastOK.IsZero()}
 		h.OK = h.Age < e.opts.Stale
 		ok = ok && h.OK
 		out = append(out, h)
@@ -325,7 +327,11 @@ func (e *Exporter) Handler() http.Handler {
 			if e.opts.Contexts {
 				name = "context " + label(a.Context) + ": "
 			}
-			fmt.Fprintf(&b, "%s%s: last successful check %s ago\n", name, state, a.Age.Truncate(time.Second))
+			if a.Checked {
+				fmt.Fprintf(&b, "%s%s: last successful check %s ago\n", name, state, a.Age.Truncate(time.Second))
+			} else {
+				fmt.Fprintf(&b, "%s%s: no successful check yet, started %s ago\n", name, state, a.Age.Truncate(time.Second))
+			}
 		}
 		if len(apps) == 0 {
 			b.WriteString("starting\n")

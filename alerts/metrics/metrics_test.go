@@ -144,7 +144,7 @@ func TestHealthz(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 	e.Register("")
-	if code, body := get(); code != http.StatusOK || body != "ok: last successful check 0s ago\n" {
+	if code, body := get(); code != http.StatusOK || body != "ok: no successful check yet, started 0s ago\n" {
 		t.Errorf("just started: %d %q", code, body)
 	}
 	now = t0.Add(59 * time.Second)
@@ -152,7 +152,7 @@ func TestHealthz(t *testing.T) {
 		t.Errorf("within the bound before any check: %d", code)
 	}
 	now = t0.Add(time.Minute)
-	if code, body := get(); code != http.StatusServiceUnavailable || !strings.HasPrefix(body, "blind: last successful check 1m0s ago") {
+	if code, body := get(); code != http.StatusServiceUnavailable || !strings.HasPrefix(body, "blind: no successful check yet, started 1m0s ago") {
 		t.Errorf("never checked for a minute: %d %q", code, body)
 	}
 	e.Succeeded("", Check{At: now, Holding: true})
@@ -191,7 +191,7 @@ func TestHealthzNamesEachContext(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	e.Handler().ServeHTTP(rec, httptest.NewRequest("GET", PathHealth, nil))
-	if rec.Code != http.StatusServiceUnavailable || rec.Body.String() != "context a: ok: last successful check 0s ago\ncontext b: blind: last successful check 2m0s ago\n" {
+	if rec.Code != http.StatusServiceUnavailable || rec.Body.String() != "context a: ok: last successful check 0s ago\ncontext b: blind: no successful check yet, started 2m0s ago\n" {
 		t.Errorf("%d %q", rec.Code, rec.Body.String())
 	}
 }
