@@ -10,7 +10,7 @@
 #
 # Every measured run gets a fresh copy of the source database (not timed)
 # and its own Redis key prefix; the keys are checked and deleted afterwards.
-# Wall time and peak RSS come from `/usr/bin/time -v`.
+# Wall time, CPU time and peak RSS come from `/usr/bin/time -v`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -153,17 +153,20 @@ env_for() {
 		INTEROP_STORAGE="$OUT/laravel-storage")
 }
 
-# wall_rss FILE: "seconds rss_mib" from /usr/bin/time -v's report.
+# wall_rss FILE: "seconds rss_mib cpu_seconds" from /usr/bin/time -v's
+# report (cpu: user + system of the command itself; on a loaded machine the
+# wall time says more about the other processes than about the command).
 wall_rss() {
 	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, a, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + a[i]; w = s }
 		/Maximum resident set size/ { r = $2 / 1024 }
-		END { printf "%.3f %.1f\n", w, r }' "$1"
+		/User time \(seconds\)|System time \(seconds\)/ { c += $2 }
+		END { printf "%.3f %.1f %.2f\n", w, r, c }' "$1"
 }
 
-printf 'server\trows\tcommand\truns\tmedian_s\tmin_s\tmax_s\tpeak_rss_mib\n' | tee "$RESULTS"
+printf 'server\trows\tcommand\truns\tmedian_s\tmin_s\tmax_s\tpeak_rss_mib\tmedian_cpu_s\n' | tee "$RESULTS"
 # bench SERVER ROWS LABEL RUNS KIND: KIND is jobtriage, baseline or artisan.
 bench() {
-	local s=$1 rows=$2 label=$3 runs=$4 kind=$5 i prefix tf times="" rss=0 w r q
+	local s=$1 rows=$2 label=$3 runs=$4 kind=$5 i prefix tf times="" cpus="" rss=0 w r c q load
 	mkdir -p "$OUT/laravel-storage"
 	for ((i = 1; i <= runs; i++)); do
 		restore "$s" "$rows"
@@ -175,22 +178,26 @@ bench() {
 		drop_prefix "$prefix"
 		env_for "$s" "$prefix"
 		tf=$(mktemp)
+		load=$(cut -d' ' -f1 /proc/loadavg)
 		case $kind in
 		jobtriage) /usr/bin/time -v -o "$tf" "${ENVV[@]}" "$JT" retry all --yes --retry-until 1h >/dev/null ;;
 		baseline) /usr/bin/time -v -o "$tf" "$OUT/redisbaseline" -dsn "$(copy_dsn "$s")" -redis "$REDIS_HOST:$REDIS_PORT" -prefix "$prefix" >/dev/null ;;
 		artisan) /usr/bin/time -v -o "$tf" "${ENVV[@]}" php artisan queue:retry all >/dev/null ;;
 		esac
-		read -r w r < <(wall_rss "$tf")
+		read -r w r c < <(wall_rss "$tf")
 		rm -f "$tf"
 		q=$(queued "$prefix")
-		echo "   $s $rows $label run $i: ${w} s, ${r} MiB, failed_jobs left $(failed_left "$s"), Redis jobs/notify ${q/ //}" >&2
+		echo "   $s $rows $label run $i: ${w} s, cpu ${c} s, ${r} MiB, load ${load} at start, failed_jobs left $(failed_left "$s"), Redis jobs/notify ${q/ //}" >&2
 		drop_prefix "$prefix"
 		times+="$w"$'\n'
+		cpus+="$c"$'\n'
 		rss=$(awk -v a="$rss" -v b="$r" 'BEGIN { print (b > a) ? b : a }')
 	done
-	sort -g <<<"${times%$'\n'}" | awk -v s="$s" -v n="$rows" -v l="$label" -v runs="$runs" -v rss="$rss" '
+	local cpu
+	cpu=$(sort -g <<<"${cpus%$'\n'}" | awk '{ v[NR] = $1 } END { printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+	sort -g <<<"${times%$'\n'}" | awk -v s="$s" -v n="$rows" -v l="$label" -v runs="$runs" -v rss="$rss" -v cpu="$cpu" '
 		{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%s\n", s, n, l, runs, m, v[1], v[NR], rss }' | tee -a "$RESULTS"
+		printf "%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%s\t%s\n", s, n, l, runs, m, v[1], v[NR], rss, cpu }' | tee -a "$RESULTS"
 }
 
 for s in $SERVERS; do
