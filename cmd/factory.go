@@ -178,42 +178,19 @@ func (f *Factory) resolveConfig() (appconfig.Config, error) {
 	if err != nil {
 		return appconfig.Config{}, err
 	}
+	m := config.Merge(c, config.Settings{Dir: dir, EnvFile: f.Conn.EnvFile, DSN: f.Conn.DSN, FailedTable: f.Conn.FailedTable,
+		JobsTable: f.Conn.JobsTable, Timezone: f.Conn.Timezone}, f.Getenv)
 	o := appconfig.Options{
-		DSN:         f.Conn.DSN,
-		EnvFile:     f.Conn.EnvFile,
-		Dir:         dir,
+		DSN:         m.DSN,
+		EnvFile:     m.EnvFile,
+		Dir:         m.Dir,
 		Cwd:         dir,
-		FailedTable: f.Conn.FailedTable,
-		JobsTable:   f.Conn.JobsTable,
-		Timezone:    f.Conn.Timezone,
+		FailedTable: m.FailedTable,
+		JobsTable:   m.JobsTable,
+		Timezone:    m.Timezone,
 		Environ:     f.Environ(),
 	}
-	var warnings []string
-	fromContext := false
-	if c != nil {
-		if c.App != "" {
-			o.Dir = c.App
-		}
-		if o.EnvFile == "" {
-			o.EnvFile = c.EnvFile
-		}
-		if c.DSN != "" && o.DSN == "" {
-			if f.getenv("JOBTRIAGE_DSN") != "" {
-				warnings = append(warnings, "JOBTRIAGE_DSN overrides the dsn of "+c.Marker())
-			} else {
-				o.DSN, fromContext = c.DSN, true
-			}
-		}
-		if o.FailedTable == "" {
-			o.FailedTable = c.FailedTable
-		}
-		if o.JobsTable == "" {
-			o.JobsTable = c.JobsTable
-		}
-		if o.Timezone == "" && f.getenv("JOBTRIAGE_TIMEZONE") == "" {
-			o.Timezone = c.Timezone
-		}
-	}
+	fromContext, warnings := m.DSNFromContext, m.Warnings
 	cfg, err := appconfig.Resolve(o)
 	if err != nil {
 		if c != nil {
@@ -294,9 +271,10 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 	}
 	svc.MonitorConnections = monitorConns
 	svc.DefaultConnection = cfg.DefaultQueueConnection()
+	// --jobs-dsn > JOBTRIAGE_JOBS_DSN > the context's jobs-dsn.
 	jobsDSN := f.Conn.JobsDSN
 	if jobsDSN == "" {
-		jobsDSN = f.Getenv("JOBTRIAGE_JOBS_DSN")
+		jobsDSN = f.Getenv(config.EnvJobsDSN)
 	}
 	if jobsDSN == "" && c != nil {
 		jobsDSN = c.JobsDSN
