@@ -252,6 +252,19 @@ type Move struct {
 	RowID int64
 }
 
+// PushKey is what makes a push of a job the same push again: its uuid and
+// the failed_jobs row it came from. A run repeated after a crash between
+// the push and the delete repeats both, and must not push twice; a job
+// that ran, failed again and is retried once more comes from a new row
+// (a worker's failer inserts one), and must be pushed again. A move
+// without a row (RowID 0) is keyed by its uuid alone.
+func (m Move) PushKey() string {
+	if m.RowID == 0 {
+		return m.UUID
+	}
+	return m.UUID + "#" + strconv.FormatInt(m.RowID, 10)
+}
+
 // BatchResult reports one batch: how many rows were locked, the last id
 // seen (the next batch's AfterID), and the ids acted on.
 type BatchResult struct {

@@ -99,6 +99,7 @@ func Run(t *testing.T, h Harness) {
 		{"LargeBatchFlatMemory", testLargeBatch},
 		{"CancelMidPushThenRerun", testCancel},
 		{"JobStates", testJobStates},
+		{"FailedAgainIsPushedAgain", testFailedAgain},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, h) })
@@ -494,4 +495,26 @@ func testJobStates(t *testing.T, h Harness) {
 	if err != nil || len(empty.ByUUID) != 0 {
 		t.Errorf("JobStates of nothing = %v, %v; want nothing", empty, err)
 	}
+}
+
+// testFailedAgain: a job retried, run and failed again comes back from a new
+// failed_jobs row (same uuid, another RowID); retrying it once more queues
+// it again, on every backend, while a repeat of the same row's push (the
+// re-run after a crash) still queues nothing. Without this, a backend that
+// remembers pushed uuids would let the retry delete the new row with the
+// job queued nowhere.
+func testFailedAgain(t *testing.T, h Harness) {
+	b, q := h.Open(t)
+	at := now()
+	first := moves(1, at, 0, queueA)[0]
+	first.RowID = 41
+	expectResult(t, push(t, b, []triage.Move{first}, at), 1, 0)
+	q.Consume(t, queueA) // ran, and failed again: a new row
+	again := first
+	again.RowID = 97
+	expectResult(t, push(t, b, []triage.Move{again}, at), 1, 0)
+	expectQueued(t, q, map[string][][]byte{queueA: {again.Payload}}, queueA)
+	// The crash re-run of that last push: nothing twice.
+	expectResult(t, push(t, b, []triage.Move{again}, at), 0, 1)
+	expectQueued(t, q, map[string][][]byte{queueA: {again.Payload}}, queueA)
 }

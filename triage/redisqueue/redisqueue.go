@@ -47,10 +47,13 @@ import (
 // KEYS: the queue and queue:notify of each group, then the marker of each
 // job that has a uuid, in the groups' order. ARGV[1]: the markers'
 // lifetime in seconds; ARGV[2]: the number of groups; then per group its
-// job count n, n flags ("1": the job has a marker, "0": it has none, and
-// is pushed every time) and its n payloads, verbatim. Returns, per job in
-// the groups' order, 1 when it queued the job and 0 when the marker
-// already existed.
+// job count n, n marker values ("0": the job has no marker and is pushed
+// every time; else the move's triage.Move.PushKey, prefixed "k") and its n
+// payloads, verbatim. A job is pushed unless its marker already holds its
+// value: a marker of the same uuid from another failed_jobs row (the job
+// failed again after an earlier retry) is overwritten and the job pushed.
+// Returns, per job in the groups' order, 1 when it queued the job and 0
+// when the marker already held its value.
 const pushScript = `local groups = tonumber(ARGV[2])
 for i = 1, 2 * groups do
   local t = redis.call('type', KEYS[i])['ok']
@@ -66,8 +69,12 @@ for g = 1, groups do
   local fresh = {}
   for i = 0, n - 1 do
     local new = true
-    if ARGV[flags + i] == '1' then
-      new = redis.call('set', KEYS[k], '1', 'NX', 'EX', ARGV[1])
+    local v = ARGV[flags + i]
+    if v ~= '0' then
+      new = redis.call('get', KEYS[k]) ~= v
+      if new then
+        redis.call('set', KEYS[k], v, 'EX', ARGV[1])
+      end
       k = k + 1
     end
     m = m + 1
@@ -407,7 +414,7 @@ func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64,
 				if batch[j].UUID == "" {
 					c.args = append(c.args, "0")
 				} else {
-					c.args = append(c.args, "1")
+					c.args = append(c.args, "k"+batch[j].PushKey())
 					c.keys = append(c.keys, b.MarkerKey(q, batch[j].UUID))
 				}
 			}

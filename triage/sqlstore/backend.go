@@ -153,13 +153,13 @@ func (b *JobsBackend) push(ctx context.Context, moves []triage.Move, now time.Ti
 		switch {
 		case m.UUID == "":
 			fresh = append(fresh, m)
-		case !known[m.UUID] && !queued[m.UUID]:
+		case !known[ledgerKey(m)] && !queued[m.UUID]:
 			fresh = append(fresh, m)
-			record = append(record, m.UUID)
-		case !known[m.UUID]:
+			record = append(record, ledgerKey(m))
+		case !known[ledgerKey(m)]:
 			// Queued by a run without the ledger: record it now, so that
 			// the record outlives the job.
-			record = append(record, m.UUID)
+			record = append(record, ledgerKey(m))
 		}
 	}
 	if b.Ledger {
@@ -245,12 +245,25 @@ func (b *JobsBackend) ensureLedger(ctx context.Context) error {
 	return nil
 }
 
-// recorded returns which of the moves' uuids the ledger holds.
+// ledgerKey is what the ledger records of a move: its PushKey, so that a
+// job that failed again (a new failed_jobs row) is pushed again; the uuid
+// alone where the key would not fit the column.
+func ledgerKey(m triage.Move) string {
+	if k := m.PushKey(); len(k) <= ledgerKeyMax {
+		return k
+	}
+	return m.UUID
+}
+
+// ledgerKeyMax is the width of the ledger's key column (varchar(255)).
+const ledgerKeyMax = 255
+
+// recorded returns which of the moves' ledger keys the ledger holds.
 func (b *JobsBackend) recorded(ctx context.Context, tx *sqlx.Tx, moves []triage.Move) (map[string]bool, error) {
 	var uuids []any
 	for _, m := range moves {
 		if m.UUID != "" {
-			uuids = append(uuids, m.UUID)
+			uuids = append(uuids, ledgerKey(m))
 		}
 	}
 	out := make(map[string]bool, len(uuids))
