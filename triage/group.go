@@ -308,7 +308,7 @@ func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error)
 	scanned := 0
 	// The signature index, when it can answer, feeds the same grouper the
 	// rows a scan would, newest first.
-	handled, err := s.groupFromIndex(ctx, p.Query, func(j Job) {
+	fix, handled, err := s.groupFromIndex(ctx, p.Query, func(j Job) {
 		g.Add(j, signature.Normalize)
 		scanned++
 	})
@@ -316,7 +316,11 @@ func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error)
 		return nil, err
 	}
 	if handled {
-		out := s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew))
+		out := g.Signatures(p.Sort, p.OnlyNew)
+		if err := fix(out); err != nil {
+			return nil, err
+		}
+		out = s.redactSignatures(out)
 		if p.Progress != nil {
 			p.Progress(GroupProgress{Scanned: scanned, Fraction: 1, Signatures: out, Done: true})
 		}

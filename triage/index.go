@@ -141,71 +141,132 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// groupFromIndex folds the live rows the index holds into the grouping:
-// the same Jobs a scan would add, newest first. A signature's example is the
-// newest matching row's message; when that is not the row the index kept
-// it for (the kept one was deleted, or filtered out), the row is read.
-// handled is false when the index cannot answer and the caller must scan.
-func (s *Service) groupFromIndex(ctx context.Context, q Query, add func(Job)) (handled bool, err error) {
+// groupFromIndex folds the live rows the index holds into the grouping,
+// in one pass: the same Jobs a scan would add, newest first. A signature's
+// example is the newest matching row's message; each signature's first row
+// carries the example the index kept, and fix replaces it in the result
+// where that is not the newest matching row (the kept one was deleted, or
+// filtered out), reading that row. handled is false when the index cannot
+// answer and the caller must scan.
+func (s *Service) groupFromIndex(ctx context.Context, q Query, add func(Job)) (fix func([]Signature) error, handled bool, err error) {
 	if s.Index == nil || !q.indexable() {
-		return false, nil
+		return nil, false, nil
 	}
 	loc := s.Location
 	if loc == nil {
 		loc = time.UTC
 	}
-	// Pass 1: the newest matching row of each signature.
-	type example struct {
-		rowID   int64
-		id, msg string
-	}
-	newest := map[*IndexedSignature]*example{}
 	view, err := s.Index.Refresh(ctx, loc)
 	if errors.Is(err, ErrIndexUnusable) {
-		return false, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return true, err
+		return nil, true, err
 	}
+	newest := map[*IndexedSignature]int64{}
 	err = view.Each(func(r IndexedRow) error {
-		if !q.matchIndexed(r, loc) {
-			return nil
-		}
-		if _, ok := newest[r.Sig]; !ok {
-			newest[r.Sig] = &example{rowID: r.RowID, id: r.Sig.ExampleID, msg: r.Sig.Example}
-		}
-		return nil
-	})
-	if err != nil {
-		return true, err
-	}
-	for sig, ex := range newest {
-		if ex.rowID == sig.ExampleRowID {
-			continue
-		}
-		r, err := s.Store.GetFailed(ctx, Ref{ID: ex.rowID})
-		if errors.Is(err, ErrNotFound) {
-			continue // deleted since: keep what the index has
-		}
-		if err != nil {
-			return true, err
-		}
-		head := *r
-		head.Exception = TopExceptionHead(r.Exception)
-		j := JobFromRow(&head)
-		ex.id, ex.msg = j.ID, j.ExceptionMessage
-	}
-	// Pass 2: the Jobs a scan would have added, newest first.
-	return true, view.Each(func(r IndexedRow) error {
 		if !q.matchIndexed(r, loc) {
 			return nil
 		}
 		j := Job{RowID: r.RowID, Connection: r.Connection, Queue: r.Queue, FailedAt: r.FailedAt,
 			Class: r.Sig.Class, ExceptionClass: r.Sig.ExceptionClass, Signature: r.Sig.ID}
-		if ex := newest[r.Sig]; ex.rowID == r.RowID {
-			j.ID, j.ExceptionMessage = ex.id, ex.msg
+		if _, seen := newest[r.Sig]; !seen {
+			newest[r.Sig] = r.RowID
+			j.ID, j.ExceptionMessage = r.Sig.ExampleID, r.Sig.Example
 		}
 		add(j)
 		return nil
 	})
+	if err != nil {
+		return nil, true, err
+	}
+	stale := map[string]int64{}
+	for sig, id := range newest {
+		if id != sig.ExampleRowID {
+			stale[sig.ID] = id
+		}
+	}
+	return func(sigs []Signature) error {
+		for i := range sigs {
+			id, ok := stale[sigs[i].ID]
+			if !ok {
+				continue
+			}
+			r, err := s.Store.GetFailed(ctx, Ref{ID: id})
+			if errors.Is(err, ErrNotFound) {
+				continue // deleted since: keep what the index has
+			}
+			if err != nil {
+				return err
+			}
+			head := *r
+			head.Exception = TopExceptionHead(r.Exception)
+			j := JobFromRow(&head)
+			sigs[i].Example, sigs[i].NewestID = j.ExceptionMessage, j.ID
+		}
+		return nil
+	}, true, nil
+}
+
+// errEnoughIDs stops a walk over the index once a page's ids are found.
+var errEnoughIDs = errors.New("enough ids")
+
+// listFromIndex serves a page of one signature's jobs (failed --signature)
+// from the index: the index names the page's rows, newest first, and only
+// they are read, instead of every row of the table. ok is false when the
+// index cannot answer and the caller must scan.
+func (s *Service) listFromIndex(ctx context.Context, p ListParams, cur Cursor) (page Page, ok bool, err error) {
+	if s.Index == nil || p.Signature == "" || !p.Query.indexable() {
+		return page, false, nil
+	}
+	loc := s.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	view, err := s.Index.Refresh(ctx, loc)
+	if errors.Is(err, ErrIndexUnusable) {
+		return page, false, nil
+	}
+	if err != nil {
+		return page, true, err
+	}
+	var ids []int64
+	err = view.Each(func(r IndexedRow) error {
+		if cur.BeforeID != 0 && r.RowID >= cur.BeforeID {
+			return nil
+		}
+		if !p.matchIndexed(r, loc) {
+			return nil
+		}
+		ids = append(ids, r.RowID)
+		if len(ids) > p.Limit {
+			return errEnoughIDs
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errEnoughIDs) {
+		return page, true, err
+	}
+	var lastShown int64
+	for _, id := range ids {
+		r, err := s.Store.GetFailed(ctx, Ref{ID: id})
+		if errors.Is(err, ErrNotFound) {
+			continue // deleted since the refresh
+		}
+		if err != nil {
+			return page, true, err
+		}
+		if len(page.Jobs) == p.Limit {
+			page.Next = Cursor{BeforeID: lastShown}.String()
+			break
+		}
+		// A whole row, cut as a listing's SQL cuts it (as Each does).
+		head := *r
+		head.Exception = TopExceptionHead(r.Exception)
+		j := JobFromRow(&head)
+		s.redactJob(&j)
+		page.Jobs = append(page.Jobs, j)
+		lastShown = id
+	}
+	return page, true, nil
 }

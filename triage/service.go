@@ -128,6 +128,9 @@ func (s *Service) List(ctx context.Context, p ListParams) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
+	if page, ok, err := s.listFromIndex(ctx, p, cur); ok || err != nil {
+		return page, err
+	}
 	var page Page
 	batch := p.Limit + 1
 	if p.Class != "" || p.Signature != "" {

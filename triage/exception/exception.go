@@ -44,8 +44,12 @@ type Chain []Exception
 
 const (
 	nextMarker  = "\n\nNext "
-	traceMarker = "\nStack trace:"
+	traceMarker = TraceMarker
 )
+
+// TraceMarker ends a block's header: Head reads only the text before its
+// first occurrence, so a store may cut the text there.
+const TraceMarker = "\nStack trace:"
 
 // Parse reads the whole text. Empty or blank text gives an empty chain.
 func Parse(text string) Chain {

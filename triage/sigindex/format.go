@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/jobtriage/jobtriage/triage"
@@ -79,12 +80,17 @@ func wallOf(t time.Time) (int64, int32) {
 	return u.Unix(), int32(u.Nanosecond())
 }
 
-// timeOf is wallOf's inverse in the app timezone.
+// timeOf is wallOf's inverse in the app timezone. In UTC the wall clock
+// is the instant (the common case, and a grouping makes a million of
+// these); elsewhere time.Date resolves the zone, as the store does.
 func timeOf(sec int64, nsec int32, loc *time.Location) time.Time {
 	if sec == zeroWall {
 		return time.Time{}
 	}
 	u := time.Unix(sec, int64(nsec)).UTC()
+	if loc == time.UTC {
+		return u
+	}
 	return time.Date(u.Year(), u.Month(), u.Day(), u.Hour(), u.Minute(), u.Second(), u.Nanosecond(), loc)
 }
 
@@ -278,4 +284,22 @@ func decode(b []byte) (*data, error) {
 		return nil, r.err
 	}
 	return d, nil
+}
+
+// sortTail sorts the rows from k on by id, every column along.
+func (d *data) sortTail(k int) {
+	n := len(d.ids) - k
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = k + i
+	}
+	sort.Slice(perm, func(a, b int) bool { return d.ids[perm[a]] < d.ids[perm[b]] })
+	ids, sig, place, wall := make([]int64, n), make([]uint32, n), make([]uint32, n), make([]int64, n)
+	for i, p := range perm {
+		ids[i], sig[i], place[i], wall[i] = d.ids[p], d.sig[p], d.place[p], d.wall[p]
+	}
+	copy(d.ids[k:], ids)
+	copy(d.sig[k:], sig)
+	copy(d.place[k:], place)
+	copy(d.wall[k:], wall)
 }

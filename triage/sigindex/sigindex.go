@@ -175,27 +175,37 @@ func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error)
 	}
 	before := d.rows()
 	changed := false
+	from := d.scanned
 	if d.scanned != noneScanned {
-		deleted, backwards, err := ix.dropDeleted(ctx, d)
+		deleted, late, backwards, err := ix.dropDeleted(ctx, d)
 		if err != nil {
 			return nil, err
 		}
 		if backwards {
 			st.Rebuilt = "ids went backwards"
 			d = newData(Definition, key, id.Object)
+			from = d.scanned
 			before = 0
 		} else {
 			st.Deleted = deleted
 			changed = deleted > 0
+			if late > 0 {
+				// Committed after a higher id was read: read again from
+				// the lowest of them.
+				from = min(from, late-1)
+			}
 		}
 	}
 	if st.Rebuilt != "" {
 		ix.o.Notice(fmt.Sprintf("signature index ignored (%s): rebuilding it", st.Rebuilt))
 		changed = true
 	}
-	scannedBefore := d.scanned
-	if err := ix.addAbove(ctx, d); err != nil {
+	scannedBefore, rowsBefore := d.scanned, d.rows()
+	if err := ix.addAbove(ctx, d, from); err != nil {
 		return nil, err
+	}
+	if d.rows() != rowsBefore {
+		changed = true
 	}
 	st.Added = d.rows() - (before - st.Deleted)
 	if d.scanned != scannedBefore {
@@ -246,12 +256,21 @@ func (ix *Index) load(path, key string, id triage.TableIdentity) *data {
 	return d
 }
 
-// errBackwards stops the live-id scan at an id the index never saw below
-// its highest: the ids went backwards.
+// lateIDs is how far below the highest indexed id a row the index never
+// saw may appear and still be taken for a late commit, not for ids that
+// went backwards: concurrent inserts commit out of id order (a sequence
+// hands out ids before the transactions commit), and a refresh between
+// them reads a higher id before a lower one exists.
+const lateIDs = 10_000
+
+// errBackwards stops the live-id scan at an id the index never saw, far
+// below its highest: the ids went backwards.
 var errBackwards = errors.New("ids went backwards")
 
-// dropDeleted keeps the rows whose ids are still live, compacting in place.
-func (ix *Index) dropDeleted(ctx context.Context, d *data) (deleted int, backwards bool, err error) {
+// dropDeleted keeps the rows whose ids are still live, compacting in place,
+// and reports the lowest live id the index does not hold (0 for none; a
+// late commit to read again) or that the ids went backwards.
+func (ix *Index) dropDeleted(ctx context.Context, d *data) (deleted int, late int64, backwards bool, err error) {
 	i, w := 0, 0
 	n := len(d.ids)
 	keep := func(k int) {
@@ -266,29 +285,49 @@ func (ix *Index) dropDeleted(ctx context.Context, d *data) (deleted int, backwar
 			drop(i)
 			i++
 		}
-		if i == n || d.ids[i] != id {
+		if i < n && d.ids[i] == id {
+			keep(i)
+			i++
+			return nil
+		}
+		if id < d.scanned-lateIDs {
 			return errBackwards
 		}
-		keep(i)
-		i++
+		if late == 0 {
+			late = id
+		}
 		return nil
 	})
 	if errors.Is(err, errBackwards) {
-		return 0, true, nil
+		return 0, 0, true, nil
 	}
 	if err != nil {
-		return 0, false, err
+		return 0, 0, false, err
 	}
 	for ; i < n; i++ {
 		drop(i)
 	}
 	deleted = n - w
 	d.ids, d.sig, d.place, d.wall = d.ids[:w], d.sig[:w], d.place[:w], d.wall[:w]
-	return deleted, false, nil
+	return deleted, late, false, nil
 }
 
-// addAbove reads the rows above the highest indexed id and indexes them.
-func (ix *Index) addAbove(ctx context.Context, d *data) error {
+// addAbove reads the rows above from and indexes those it does not hold
+// (from is below the highest indexed id after a late commit), keeping the
+// rows sorted by id.
+func (ix *Index) addAbove(ctx context.Context, d *data, from int64) error {
+	// The rows already held above from, to skip; late commits sit among
+	// them, so the tail is sorted again afterwards.
+	tail := sort.Search(len(d.ids), func(k int) bool { return d.ids[k] > from })
+	held := make(map[int64]bool, len(d.ids)-tail)
+	for _, id := range d.ids[tail:] {
+		held[id] = true
+	}
+	defer func() {
+		if !sort.SliceIsSorted(d.ids[tail:], func(a, b int) bool { return d.ids[tail+a] < d.ids[tail+b] }) {
+			d.sortTail(tail)
+		}
+	}()
 	bySig := make(map[string]uint32, len(d.sigs))
 	for i, s := range d.sigs {
 		bySig[s.ID] = uint32(i)
@@ -298,9 +337,12 @@ func (ix *Index) addAbove(ctx context.Context, d *data) error {
 		byPlace[p] = uint32(i)
 	}
 	cache := signature.NewCache(normalizeCacheSize)
-	return ix.o.Source.ScanAbove(ctx, d.scanned, func(r *triage.FailedRow) error {
-		if r.ID <= d.scanned && d.scanned != noneScanned {
-			return fmt.Errorf("sigindex: the store returned id %d, not above %d", r.ID, d.scanned)
+	return ix.o.Source.ScanAbove(ctx, from, func(r *triage.FailedRow) error {
+		if r.ID <= from && from != noneScanned {
+			return fmt.Errorf("sigindex: the store returned id %d, not above %d", r.ID, from)
+		}
+		if held[r.ID] {
+			return nil
 		}
 		if len(d.ids) >= ix.o.MaxRows {
 			ix.o.Notice(fmt.Sprintf("signature index not used: the table has more than %d rows", ix.o.MaxRows))
@@ -344,7 +386,7 @@ func (ix *Index) addAbove(ctx context.Context, d *data) error {
 		d.sig = append(d.sig, si)
 		d.place = append(d.place, pi)
 		d.wall = append(d.wall, w)
-		d.scanned = r.ID
+		d.scanned = max(d.scanned, r.ID)
 		return nil
 	})
 }

@@ -260,13 +260,38 @@ func TestIDsBackwardsRebuilds(t *testing.T) {
 	var n notices
 	f.fill(1, 20)
 	f.del(10)
+	f.fill(lateIDs+100, lateIDs+100)
 	check(t, newIndex(t, dir, f, &n), f)
-	// The sequence was reset: an id below the highest indexed one, which
-	// the index never saw, appears.
+	// The sequence was reset: an id far below the highest indexed one,
+	// which the index never saw, appears.
 	f.add(10, `App\Jobs\New`, "new", "default", base)
 	check(t, newIndex(t, dir, f, &n), f)
 	if got := n.take(); len(got) != 1 || !strings.Contains(got[0], "backwards") {
 		t.Errorf("notices %q", got)
+	}
+}
+
+func TestLateCommitsAreMerged(t *testing.T) {
+	dir := t.TempDir()
+	f := newFake()
+	var n notices
+	f.fill(1, 50)
+	f.del(40, 45)
+	check(t, newIndex(t, dir, f, &n), f)
+	// 40 and 45 commit after 50 was read; 51..55 are new; 3 is deleted.
+	f.fill(40, 40)
+	f.fill(45, 45)
+	f.fill(51, 55)
+	f.del(3)
+	st := check(t, newIndex(t, dir, f, &n), f)
+	if st.Added != 7 || st.Deleted != 1 || st.Rebuilt != "" {
+		t.Errorf("stats %+v", st)
+	}
+	if got := n.take(); len(got) != 0 {
+		t.Errorf("notices %q", got)
+	}
+	if got := f.readAt[len(f.readAt)-1]; got != 39 {
+		t.Errorf("read again above %d, want above 39 (the lowest late id minus one)", got)
 	}
 }
 

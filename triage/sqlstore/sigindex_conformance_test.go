@@ -104,9 +104,56 @@ func testSignatureIndex(t *testing.T, driver string) {
 			t.Fatal(err)
 		}
 	}
+	// A late commit (an id just below the highest, committed after it was
+	// read) is merged; an unseen id far below is ids going backwards.
 	insertAt(1000, 200)
 	insertAt(1002, 202)
 	step("explicit ids", 2, 0, "")
 	insertAt(1001, 201)
-	step("backwards", 8, 0, "ids went backwards")
+	step("late commit", 1, 0, "")
+	insertAt(50_000, 203)
+	step("far ahead", 1, 0, "")
+	insertAt(900, 204)
+	step("backwards", 10, 0, "ids went backwards")
+}
+
+// TestIndexScanSendsLess: ScanAbove sends only the displayName string when
+// it decides the class, and the windows otherwise (an empty displayName, an
+// invalid escape, a value longer than its window, no displayName), and
+// every row gets the listing's class either way.
+func TestIndexScanSendsLess(t *testing.T) {
+	for _, driver := range sqltest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+			plain := fixture(1, "default", `App\Jobs\SendInvoice`, "2026-11-30 10:00:00")
+			empty := fixture(2, "default", `App\Jobs\FromCommand`, "2026-11-30 10:00:00")
+			empty.Payload = strings.Replace(empty.Payload, `"displayName":"App\\Jobs\\FromCommand"`, `"displayName":""`, 1)
+			badEscape := fixture(3, "default", `App\Jobs\Bad`, "2026-11-30 10:00:00")
+			badEscape.Payload = strings.Replace(badEscape.Payload, `"displayName":"App\\Jobs\\Bad"`, `"displayName":"App\x\\Jobs"`, 1)
+			long := fixture(4, "default", `App\Jobs\`+strings.Repeat("L", 600), "2026-11-30 10:00:00")
+			spaced := fixture(5, "default", `App\Jobs\Spaced`, "2026-11-30 10:00:00")
+			spaced.Payload = strings.Replace(spaced.Payload, `"displayName":"`, "\"displayName\": \t\"", 1)
+			ids := sqltest.InsertFailed(t, s, plain, empty, badEscape, long, spaced)
+			sent := map[int64]int{}
+			if err := s.ScanAbove(ctx, 0, func(r *triage.FailedRow) error {
+				sent[r.ID] = len(r.Payload)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if driver != "sqlite" {
+				if sent[ids[0]] > 64 || sent[ids[4]] > 64 {
+					t.Errorf("a plain displayName sent %d and %d payload bytes, want only its string", sent[ids[0]], sent[ids[4]])
+				}
+				for _, k := range []int{1, 2, 3} {
+					if sent[ids[k]] < 200 {
+						t.Errorf("row %d sent %d payload bytes: its class windows are needed", k+1, sent[ids[k]])
+					}
+				}
+			}
+			sqltest.IndexAgrees(t, s, t.TempDir())
+		})
+	}
 }
