@@ -258,6 +258,12 @@ func TestSystemdUnit(t *testing.T) {
 		}
 		c := exec.Command(binary, args...)
 		c.Env = append(os.Environ(), "JOBTRIAGE_DSN=sqlite:"+db, "NO_COLOR=1")
+		cacheRoot := t.TempDir()
+		for _, l := range strings.Split(string(unit), "\n") {
+			if kv, ok := strings.CutPrefix(l, "Environment="); ok {
+				c.Env = append(c.Env, strings.ReplaceAll(kv, "%C", cacheRoot))
+			}
+		}
 		var out bytes.Buffer
 		c.Stdout, c.Stderr = &out, &out
 		if err := c.Start(); err != nil {
@@ -340,6 +346,11 @@ func dig(v any, keys ...string) any {
 	return v
 }
 
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
 func strs(t *testing.T, v any) []string {
 	t.Helper()
 	l, ok := v.([]any)
@@ -364,9 +375,18 @@ func checkPod(t *testing.T, name string, pod any) []map[string]any {
 	if len(cs) == 0 {
 		t.Fatalf("%s: no containers", name)
 	}
+	volumes := map[string]bool{}
+	for _, v := range asList(dig(pod, "volumes")) {
+		volumes[fmt.Sprint(dig(v, "name"))] = true
+	}
 	var out []map[string]any
 	for _, c := range cs {
 		cm := c.(map[string]any)
+		for _, m := range asList(cm["volumeMounts"]) {
+			if !volumes[fmt.Sprint(dig(m, "name"))] {
+				t.Errorf("%s: volumeMount %v names no volume of the pod", name, dig(m, "name"))
+			}
+		}
 		if img, _ := cm["image"].(string); !strings.HasPrefix(img, "ghcr.io/jobtriage/jobtriage:") {
 			t.Errorf("%s: image %q", name, img)
 		}
