@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jobtriage/jobtriage/internal/config"
+	"github.com/jobtriage/jobtriage/internal/buildinfo"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/exception"
 	"github.com/jobtriage/jobtriage/triage/payload"
@@ -473,4 +474,20 @@ type failureGroupDoc struct {
 	Message        string   `json:"exception_message"`
 	Count          int      `json:"count"`
 	IDs            []string `json:"ids"`
+}
+
+// versionDoc is version --json. Unknown values are null.
+type versionDoc struct {
+	SchemaVersion int     `json:"schema_version"`
+	Version       string  `json:"version"`
+	Commit        *string `json:"commit"`
+	BuildDate     *string `json:"build_date"`
+	Modified      bool    `json:"modified"`
+	GoVersion     string  `json:"go_version"`
+	Platform      string  `json:"platform"`
+}
+
+func newVersionDoc(in buildinfo.Info) versionDoc {
+	return versionDoc{SchemaVersion: jsonSchemaVersion, Version: in.Version, Commit: nullString(in.Commit),
+		BuildDate: nullString(in.Date), Modified: in.Modified, GoVersion: in.GoVersion, Platform: in.Platform}
 }

@@ -13,13 +13,14 @@ import (
 type VersionOptions struct {
 	IO   *IOStreams
 	Info func() buildinfo.Info
+	JSON bool
 }
 
 // NewCmdVersion builds `jobtriage version`; the root's --version prints the
 // same text.
 func NewCmdVersion(f *Factory, runF func(context.Context, *VersionOptions) error) *cobra.Command {
 	opts := &VersionOptions{IO: f.IO, Info: buildinfo.Read}
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print jobtriage's version, commit, build date and Go version",
 		Long: `Print jobtriage's version, the commit and date it was built from, and the Go
@@ -35,10 +36,16 @@ recorded nothing (go run, a git worktree, -buildvcs=false).`,
 			return versionRun(opts)
 		},
 	}
+	c.Flags().BoolVar(&opts.JSON, "json", false, "print the version as JSON")
+	return c
 }
 
 func versionRun(opts *VersionOptions) error {
-	_, err := fmt.Fprint(opts.IO.Out, opts.Info().String())
+	in := opts.Info()
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, newVersionDoc(in))
+	}
+	_, err := fmt.Fprint(opts.IO.Out, in.String())
 	return err
 }
 

@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -66,4 +68,33 @@ func TestVersionTemplateKeepsBraces(t *testing.T) {
 	if b.String() != in.String() {
 		t.Errorf("--version printed\n%s\nwant\n%s", b.String(), in.String())
 	}
+}
+
+func TestVersionJSON(t *testing.T) {
+	f := &Factory{}
+	f.IO, _, _, _ = Test()
+	var got *VersionOptions
+	c := NewCmdVersion(f, func(_ context.Context, o *VersionOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--json"})
+	if err := c.Execute(); err != nil || !got.JSON {
+		t.Fatalf("--json not parsed: %v %+v", err, got)
+	}
+	io, _, out, _ := Test()
+	in := buildinfo.Info{Version: "1.2.0", Commit: "abc", GoVersion: "go1.26.8", Platform: "linux/arm64"}
+	if err := versionRun(&VersionOptions{IO: io, JSON: true, Info: func() buildinfo.Info { return in }}); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"schema_version":1,"version":"1.2.0","commit":"abc","build_date":null,"modified":false,"go_version":"go1.26.8","platform":"linux/arm64"}`
+	if compact(t, out.String()) != want {
+		t.Errorf("version --json =\n%s\nwant\n%s", out, want)
+	}
+}
+
+func compact(t *testing.T, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
+	}
+	return b.String()
 }
