@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jobtriage/jobtriage/internal/config"
 	"github.com/jobtriage/jobtriage/internal/buildinfo"
+	"github.com/jobtriage/jobtriage/internal/config"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/exception"
 	"github.com/jobtriage/jobtriage/triage/payload"
