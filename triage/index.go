@@ -40,6 +40,9 @@ type IndexSource interface {
 	ScanAbove(ctx context.Context, afterID int64, fn func(*FailedRow) error) error
 	// LiveIDs streams the ids ≤ upTo that exist, ascending.
 	LiveIDs(ctx context.Context, upTo int64, fn func(id int64) error) error
+	// MaxFailedID is the highest id, 0 when the table is empty: it sizes
+	// the index's columns before a pass, once, instead of growing them.
+	MaxFailedID(ctx context.Context) (int64, error)
 }
 
 // IndexedSignature is what a signature index keeps once per signature: the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -302,4 +303,12 @@ func (d *data) sortTail(k int) {
 	copy(d.sig[k:], sig)
 	copy(d.place[k:], place)
 	copy(d.wall[k:], wall)
+}
+
+// grow makes room for n more rows.
+func (d *data) grow(n int) {
+	d.ids = slices.Grow(d.ids, n)
+	d.sig = slices.Grow(d.sig, n)
+	d.place = slices.Grow(d.place, n)
+	d.wall = slices.Grow(d.wall, n)
 }

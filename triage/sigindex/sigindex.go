@@ -337,6 +337,17 @@ func (ix *Index) addAbove(ctx context.Context, d *data, from int64) error {
 		byPlace[p] = uint32(i)
 	}
 	cache := signature.NewCache(normalizeCacheSize)
+	// Room for every id up to the highest, at most MaxRows: a million rows
+	// grown by doubling would hold two copies of the columns for a moment.
+	if top, err := ix.o.Source.MaxFailedID(ctx); err == nil && top > from {
+		low := from
+		if low == noneScanned {
+			low = 0
+		}
+		if n := top - low; n > 0 && n <= int64(ix.o.MaxRows) {
+			d.grow(int(n))
+		}
+	}
 	return ix.o.Source.ScanAbove(ctx, from, func(r *triage.FailedRow) error {
 		if r.ID <= from && from != noneScanned {
 			return fmt.Errorf("sigindex: the store returned id %d, not above %d", r.ID, from)

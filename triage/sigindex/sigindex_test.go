@@ -66,6 +66,16 @@ func (f *fakeSource) ScanAbove(_ context.Context, after int64, fn func(*triage.F
 	return nil
 }
 
+func (f *fakeSource) MaxFailedID(context.Context) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	top := int64(0)
+	for id := range f.rows {
+		top = max(top, id)
+	}
+	return top, nil
+}
+
 func (f *fakeSource) LiveIDs(_ context.Context, upTo int64, fn func(int64) error) error {
 	f.mu.Lock()
 	ids := f.sorted()

@@ -195,14 +195,15 @@ func (s *Store) ScanAbove(ctx context.Context, afterID int64, fn func(*triage.Fa
 //
 //   - PostgreSQL: keyset batches in id order, an index-only scan of the
 //     primary key.
-//   - MySQL/MariaDB: one statement without ORDER BY, which InnoDB answers
-//     from the smallest covering index (the uuid index holds the id too),
-//     not from the clustered primary key that carries whole rows; the ids
-//     are sorted in Go.
+//   - MySQL/MariaDB: one statement without ORDER BY or WHERE, which InnoDB
+//     answers from the smallest covering index (the uuid index holds the
+//     id too), not from the clustered primary key that carries whole rows
+//     (a range on id would read those); the ids are bounded and sorted in
+//     Go.
 //   - SQLite: keyset batches, short statements (see sqliteReadBatch).
 var liveIDsSQL = map[string]string{
 	"postgres": `SELECT id FROM %s WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
-	"mysql":    `SELECT id FROM %s WHERE id <= ?`,
+	"mysql":    `SELECT id FROM %s`,
 	"sqlite":   `SELECT id FROM %s WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
 }
 
@@ -214,7 +215,13 @@ func (s *Store) LiveIDs(ctx context.Context, upTo int64, fn func(id int64) error
 	q := s.db.Rebind(fmt.Sprintf(liveIDsSQL[s.d.name], s.failed))
 	if s.d.name == "mysql" {
 		var ids []int64
-		if err := s.eachID(ctx, q, []any{upTo}, func(id int64) error { ids = append(ids, id); return nil }); err != nil {
+		err := s.eachID(ctx, q, nil, func(id int64) error {
+			if id <= upTo {
+				ids = append(ids, id)
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 		slices.Sort(ids)
