@@ -1,0 +1,74 @@
+package cmd
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// parsed is what a NewCmdX test learns from one command line: the options
+// runF received (nil when RunE refused the line before calling it), the exit
+// code Run would map the error to, and the error's text.
+type parsed[O any] struct {
+	opts *O
+	code ExitCode
+	err  string
+}
+
+// parseWith runs args through the command newCmd builds, with runF
+// capturing its options instead of running anything: flag parsing and
+// validation only, no I/O. The command hangs under a root configured as
+// NewCmdRoot configures it (flag errors are FlagErrors).
+func parseWith[O any](t *testing.T, newCmd func(*Factory, func(context.Context, *O) error) *cobra.Command, args ...string) parsed[O] {
+	t.Helper()
+	return parseOn(t, false, newCmd, args...)
+}
+
+func parseOn[O any](t *testing.T, tty bool, newCmd func(*Factory, func(context.Context, *O) error) *cobra.Command, args ...string) parsed[O] {
+	t.Helper()
+	h := newHarness(t, tty)
+	h.f.Service = nil // parsing must never open the store
+	var p parsed[O]
+	c := newCmd(h.f, func(_ context.Context, o *O) error { p.opts = o; return nil })
+	root := &cobra.Command{Use: "jobtriage", SilenceErrors: true, SilenceUsage: true}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &FlagError{err} })
+	root.AddCommand(c)
+	root.SetArgs(append(fullPath(c), args...))
+	root.SetOut(h.out)
+	root.SetErr(h.errOut)
+	err := root.ExecuteContext(context.Background())
+	p.code = exitCodeFor(err)
+	if isCobraUsageError(err) {
+		p.code = ExitUsage
+	}
+	if err != nil {
+		p.err = err.Error()
+		if p.opts != nil {
+			t.Fatalf("%v: runF ran although RunE failed: %v", args, err)
+		}
+	}
+	return p
+}
+
+// fullPath is c's name (its own Use word), as typed after the program name.
+func fullPath(c *cobra.Command) []string { return []string{c.Name()} }
+
+// usageCases checks that every line in bad is refused as a usage error
+// (exit 2) whose message contains the given text, and that runF never ran.
+func usageCases[O any](t *testing.T, newCmd func(*Factory, func(context.Context, *O) error) *cobra.Command, bad map[string][]string) {
+	t.Helper()
+	for want, args := range bad {
+		p := parseWith(t, newCmd, args...)
+		if p.code != ExitUsage || p.opts != nil || !strings.Contains(p.err, want) {
+			t.Errorf("%q: exit %d, err %q, ran %v; want exit %d with %q", args, p.code, p.err, p.opts != nil, ExitUsage, want)
+		}
+	}
+}
+
+// parseWithTTY is parseWith on a terminal (stdin and stdout).
+func parseWithTTY[O any](t *testing.T, newCmd func(*Factory, func(context.Context, *O) error) *cobra.Command, args ...string) parsed[O] {
+	t.Helper()
+	return parseOn(t, true, newCmd, args...)
+}
