@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -55,4 +56,24 @@ func TestNewCmdFailed(t *testing.T) {
 		"invalid argument":              {"--limit", "many"},
 		"unknown flag":                  {"--frobnicate"},
 	})
+}
+
+// TestFailedRun: failed on the in-memory store lists newest first, pages
+// with --limit and the printed cursor, and filters by queue.
+func TestFailedRun(t *testing.T) {
+	h, _ := fakeHarness(t, false, 5)
+	if code := h.run("failed", "--queue", "emails"); code != ExitOK {
+		t.Fatalf("exit %d %s", code, h.errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(h.out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], fakeUUID(4)+"\t") || !strings.HasPrefix(lines[1], fakeUUID(2)+"\t") {
+		t.Errorf("--queue emails:\n%s", h.out.String())
+	}
+	if code := h.run("failed", "--limit", "2", "--json"); code != ExitOK || strings.Count(h.out.String(), `"uuid"`) != 2 ||
+		strings.Index(h.out.String(), fakeUUID(5)) > strings.Index(h.out.String(), fakeUUID(4)) {
+		t.Errorf("--limit 2 --json: exit %d %s", code, h.out.String())
+	}
+	if code := h.run("failed", "--group", "--json"); code != ExitOK || !strings.Contains(h.out.String(), `"count": 5`) {
+		t.Errorf("--group: exit %d %s %s", code, h.out.String(), h.errOut.String())
+	}
 }

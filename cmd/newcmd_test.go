@@ -2,10 +2,15 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 // parsed is what a NewCmdX test learns from one command line: the options
@@ -72,3 +77,30 @@ func parseWithTTY[O any](t *testing.T, newCmd func(*Factory, func(context.Contex
 	t.Helper()
 	return parseOn(t, true, newCmd, args...)
 }
+
+// fakeHarness is a harness whose commands run on an in-memory store
+// (triagetest) holding n failed jobs: ids 1..n, uuids fakeUUID(i), on
+// queue "default" (odd ids) or "emails" (even), connection "database",
+// one a minute from 10:00 on testNow's day.
+func fakeHarness(t *testing.T, tty bool, n int) (*harness, *triagetest.Store) {
+	t.Helper()
+	h := newHarness(t, tty)
+	st := triagetest.New(triage.IDModeUUID, time.UTC)
+	for i := 1; i <= n; i++ {
+		queue := "default"
+		if i%2 == 0 {
+			queue = "emails"
+		}
+		class := `App\\Jobs\\SendMail`
+		st.Add(triagetest.Row{UUID: fakeUUID(i), Connection: "database", Queue: queue,
+			Payload:   `{"uuid":"` + fakeUUID(i) + `","displayName":"` + class + `","job":"Illuminate\\Queue\\CallQueuedHandler@call","maxTries":null,"data":{"commandName":"` + class + `","command":"O:17:\"App\\Jobs\\SendMail\":0:{}"}}`,
+			Exception: "RuntimeException: SMTP down in /app/app/Jobs/SendMail.php:12\nStack trace:\n#0 {main}",
+			FailedAt:  time.Date(testNow.Year(), testNow.Month(), testNow.Day(), 10, i, 0, 0, time.UTC).Format(time.DateTime)})
+	}
+	h.f.Service = func(context.Context) (*triage.Service, error) {
+		return &triage.Service{Store: st, Now: h.f.Now, Location: time.UTC, Target: "fake table failed_jobs"}, nil
+	}
+	return h, st
+}
+
+func fakeUUID(i int) string { return fmt.Sprintf("%08d-aaaa-4aaa-8aaa-aaaaaaaaaaaa", i) }

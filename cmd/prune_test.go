@@ -1,6 +1,11 @@
 package cmd
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
 
 func TestNewCmdPrune(t *testing.T) {
 	p := parseWith(t, NewCmdPrune)
@@ -33,4 +38,24 @@ func TestNewCmdFlush(t *testing.T) {
 		"without --hours flush deletes everything": {"--hours", "0"},
 		"--archive - writes":                       {"--archive", "-", "--json"},
 	})
+}
+
+// TestPruneRun: prune on the in-memory store deletes what failed before
+// now − hours, counts under --dry-run, and needs --yes without a terminal;
+// flush empties the table.
+func TestPruneRun(t *testing.T) {
+	h, st := fakeHarness(t, false, 6) // failures at 10:01 … 10:06, now is 12:00
+	cut := "--hours=" + strconv.FormatFloat(testNow.Sub(time.Date(testNow.Year(), testNow.Month(), testNow.Day(), 10, 4, 0, 0, time.UTC)).Hours(), 'f', -1, 64)
+	if code := h.run("prune", cut); code != ExitCancelled || st.Len() != 6 {
+		t.Fatalf("no --yes: exit %d, %d left", code, st.Len())
+	}
+	if code := h.run("prune", cut, "--dry-run", "--json"); code != ExitOK || st.Len() != 6 || !strings.Contains(h.out.String(), `"deleted": 3`) {
+		t.Fatalf("--dry-run: exit %d, %d left %s %s", code, st.Len(), h.out.String(), h.errOut.String())
+	}
+	if code := h.run("prune", cut, "--yes", "--json"); code != ExitOK || st.Len() != 3 || !strings.Contains(h.out.String(), `"deleted": 3`) {
+		t.Fatalf("--yes: exit %d, %d left %s %s", code, st.Len(), h.out.String(), h.errOut.String())
+	}
+	if code := h.run("flush", "--yes"); code != ExitOK || st.Len() != 0 {
+		t.Errorf("flush: exit %d, %d left %s", code, st.Len(), h.errOut.String())
+	}
 }

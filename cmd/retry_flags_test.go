@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 // TestNewCmdRetry: retry's flags through runF, its defaults, and every
@@ -116,5 +119,41 @@ func TestRetryRange(t *testing.T) {
 	if code := h.run("retry", "--dsn", dsnUUID, "--range", "1-2", "--yes"); code != ExitUsage ||
 		!strings.Contains(h.errOut.String(), "--range selects integer ids") {
 		t.Errorf("--range on a uuid table: exit %d, %s", code, h.errOut.String())
+	}
+}
+
+// TestRetryRunFake: retry on the in-memory store moves local jobs into its
+// jobs table, pushes a connection routed to a queue backend there (once
+// per uuid), and keeps every row when the backend refuses the push.
+func TestRetryRunFake(t *testing.T) {
+	h, st := fakeHarness(t, false, 4)
+	if code := h.run("retry", "--queue", "emails", "--yes", "--json"); code != ExitOK || st.Len() != 2 || len(st.Jobs()) != 2 {
+		t.Fatalf("local: exit %d, %d left, %d jobs: %s %s", code, st.Len(), len(st.Jobs()), h.out.String(), h.errOut.String())
+	}
+	for _, m := range st.Jobs() {
+		if m.Queue != "emails" || (m.UUID != fakeUUID(2) && m.UUID != fakeUUID(4)) || !strings.Contains(string(m.Payload), `"uuid":"`+m.UUID+`"`) {
+			t.Errorf("moved job %+v", m)
+		}
+	}
+
+	b := &triagetest.Backend{Name: "fake redis", Err: errors.New("connection refused")}
+	open := h.f.Service
+	h.f.Service = func(ctx context.Context) (*triage.Service, error) {
+		svc, err := open(ctx)
+		if err == nil {
+			svc.Routes = map[string]triage.Route{"database": {Connection: "database", Driver: triage.DriverRedis, Backend: b}}
+		}
+		return svc, err
+	}
+	if code := h.run("retry", "all", "--yes"); code != ExitError || st.Len() != 2 || len(b.Queued()) != 0 ||
+		!strings.Contains(h.errOut.String(), "connection refused") {
+		t.Fatalf("refused push: exit %d, %d left, %d queued: %s", code, st.Len(), len(b.Queued()), h.errOut.String())
+	}
+	b.Err = nil
+	if code := h.run("retry", "all", "--yes"); code != ExitOK || st.Len() != 0 || len(b.Queued()) != 2 || len(st.Jobs()) != 2 {
+		t.Fatalf("pushed: exit %d, %d left, %d queued, %d local: %s", code, st.Len(), len(b.Queued()), len(st.Jobs()), h.errOut.String())
+	}
+	if code := h.run("retry", "all", "--yes"); code != ExitOK {
+		t.Errorf("an empty table: exit %d %s", code, h.errOut.String())
 	}
 }

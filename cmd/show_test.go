@@ -1,6 +1,9 @@
 package cmd
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNewCmdShow(t *testing.T) {
 	p := parseWith(t, NewCmdShow, "11111111-1111-4111-8111-111111111111")
@@ -17,4 +20,24 @@ func TestNewCmdShow(t *testing.T) {
 		"is not a valid row id":     {"0"},
 		"invalid argument":          {"1", "--frames", "x"},
 	})
+}
+
+// TestShowRun: show on the in-memory store prints the job's detail (text
+// and JSON) and answers an unknown id with exit 4 and one line.
+func TestShowRun(t *testing.T) {
+	h, _ := fakeHarness(t, false, 3)
+	if code := h.run("show", fakeUUID(2)); code != ExitOK {
+		t.Fatalf("exit %d %s", code, h.errOut.String())
+	}
+	for _, want := range []string{fakeUUID(2), "emails", `App\Jobs\SendMail`, "SMTP down"} {
+		if !strings.Contains(h.out.String(), want) {
+			t.Errorf("show lacks %q:\n%s", want, h.out.String())
+		}
+	}
+	if code := h.run("show", "2", "--json"); code != ExitOK || !strings.Contains(h.out.String(), `"uuid": "`+fakeUUID(2)+`"`) {
+		t.Errorf("--json by integer id: exit %d %s %s", code, h.out.String(), h.errOut.String())
+	}
+	if code := h.run("show", "42"); code != ExitNotFound || h.out.Len() != 0 || strings.Count(h.errOut.String(), "\n") != 1 {
+		t.Errorf("unknown id: exit %d out %q err %q", code, h.out.String(), h.errOut.String())
+	}
 }

@@ -1,0 +1,446 @@
+// Package triagetest holds in-memory fakes of the triage storage
+// interfaces, for tests of the layers above (cmd, tui) that need a store
+// but not a database: Store (triage.Store) and Backend (triage.QueueBackend).
+//
+// The fake keeps the contract the conformance suite holds sqlstore to, and
+// store_test.go checks it against sqlstore on SQLite row for row, so a test
+// that passes on the fake does not pass only because the fake is kinder.
+// Where SQL is dialect-bound the fake behaves as SQLite does: Search and
+// PayloadContains fold ASCII case only, listing scans return the whole
+// payload, and failed_at is compared as Laravel's wall-clock text.
+package triagetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// wallLayout is how Laravel writes failed_at.
+const wallLayout = "2006-01-02 15:04:05"
+
+// defaultBatch is the batch a scan or a prune uses when none is given.
+const defaultBatch = 1000
+
+// Row is a failed job to add: FailedAt is Laravel's wall-clock text in
+// the store's location ("2026-11-30 14:28:15").
+type Row struct {
+	UUID       string
+	Connection string
+	Queue      string
+	Payload    string
+	Exception  string
+	FailedAt   string
+}
+
+// Store is an in-memory triage.Store. It is safe for concurrent use.
+type Store struct {
+	mu     sync.Mutex
+	schema triage.Schema
+	loc    *time.Location
+	rows   []row // ascending id
+	nextID int64
+	// jobs are the local moves MoveBatch inserted, in order.
+	jobs   []triage.Move
+	closed bool
+}
+
+type row struct {
+	id       int64
+	r        Row
+	failedAt time.Time
+}
+
+// New is an empty store addressing jobs by uuid (Laravel 8+) with a jobs
+// table, failed_at in loc (UTC when nil).
+func New(mode triage.IDMode, loc *time.Location) *Store {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return &Store{loc: loc, nextID: 1, schema: triage.Schema{Dialect: "fake", FailedTable: "failed_jobs", JobsTable: "jobs",
+		HasJobs: true, IDMode: mode}}
+}
+
+// Add inserts rows as Laravel's failer does and returns their ids.
+func (s *Store) Add(rows ...Row) []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]int64, 0, len(rows))
+	for _, r := range rows {
+		if s.schema.IDMode == triage.IDModeInteger {
+			r.UUID = ""
+		}
+		at, err := time.ParseInLocation(wallLayout, r.FailedAt, s.loc)
+		if err != nil {
+			panic(fmt.Sprintf("triagetest: failed_at %q: %v", r.FailedAt, err))
+		}
+		s.rows = append(s.rows, row{id: s.nextID, r: r, failedAt: at})
+		ids = append(ids, s.nextID)
+		s.nextID++
+	}
+	return ids
+}
+
+// Jobs are the moves retried into the (local) jobs table so far.
+func (s *Store) Jobs() []triage.Move {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.jobs)
+}
+
+// Len is the number of failed jobs.
+func (s *Store) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.rows)
+}
+
+// Schema implements triage.Store.
+func (s *Store) Schema() triage.Schema { return s.schema }
+
+// Close implements triage.Store; a closed store refuses every call.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
+
+func (s *Store) open(ctx context.Context) error {
+	if s.closed {
+		return fmt.Errorf("%w: triagetest store closed", triage.ErrUnreachable)
+	}
+	return ctx.Err()
+}
+
+// foldContains is SQLite's LIKE '%sub%': ASCII letters match either case.
+func foldContains(s, sub string) bool {
+	return strings.Contains(asciiLower(s), asciiLower(sub))
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func (s *Store) matches(r row, f triage.Filter) bool {
+	if len(f.Queues) > 0 && !slices.Contains(f.Queues, r.r.Queue) {
+		return false
+	}
+	if len(f.Connections) > 0 && !slices.Contains(f.Connections, r.r.Connection) {
+		return false
+	}
+	if f.Search != "" && !foldContains(r.r.Payload, f.Search) && !foldContains(r.r.Exception, f.Search) {
+		return false
+	}
+	for _, p := range f.PayloadContains {
+		if !foldContains(r.r.Payload, p) {
+			return false
+		}
+	}
+	// failed_at is compared as wall-clock text, to the second.
+	wall := r.failedAt.Format(wallLayout)
+	if !f.Since.IsZero() && wall < f.Since.In(s.loc).Format(wallLayout) {
+		return false
+	}
+	if !f.Until.IsZero() && wall > f.Until.In(s.loc).Format(wallLayout) {
+		return false
+	}
+	if f.MinID > 0 && r.id < f.MinID {
+		return false
+	}
+	if f.MaxID > 0 && r.id > f.MaxID {
+		return false
+	}
+	return true
+}
+
+func (s *Store) failedRow(r row, full bool) *triage.FailedRow {
+	exc := r.r.Exception
+	if !full {
+		exc = triage.TopExceptionHead(exc)
+	}
+	return &triage.FailedRow{ID: r.id, UUID: r.r.UUID, Connection: r.r.Connection, Queue: r.r.Queue,
+		FailedAt: r.failedAt, Payload: []byte(r.r.Payload), Exception: exc}
+}
+
+// ScanFailed implements triage.Store: newest first (or oldest with
+// Ascending), after BeforeID / AfterID, at most Limit rows.
+func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*triage.FailedRow) error) error {
+	s.mu.Lock()
+	if err := s.open(ctx); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	var out []*triage.FailedRow
+	for _, r := range s.rows {
+		if p.BeforeID != 0 && r.id >= p.BeforeID || p.AfterID != 0 && r.id <= p.AfterID || !s.matches(r, p.Filter) {
+			continue
+		}
+		out = append(out, s.failedRow(r, p.Full))
+	}
+	s.mu.Unlock()
+	if !p.Ascending {
+		slices.Reverse(out)
+	}
+	if p.Limit > 0 && len(out) > p.Limit {
+		out = out[:p.Limit]
+	}
+	for _, r := range out {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GetFailed implements triage.Store.
+func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRow, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.open(ctx); err != nil {
+		return nil, err
+	}
+	if ref.UUID != "" && s.schema.IDMode != triage.IDModeUUID {
+		return nil, fmt.Errorf("%w: failed job %s (table %s has no uuid column; use the integer id)", triage.ErrNotFound, ref.UUID, s.schema.FailedTable)
+	}
+	if ref.UUID == "" && ref.ID <= 0 {
+		return nil, fmt.Errorf("%w: empty failed job id", triage.ErrNotFound)
+	}
+	for _, r := range s.rows {
+		if ref.UUID != "" && r.r.UUID == ref.UUID || ref.UUID == "" && r.id == ref.ID {
+			return s.failedRow(r, true), nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no failed job with id %s", triage.ErrNotFound, ref)
+}
+
+// ResolveRefs implements triage.Store.
+func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.Ref]int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.open(ctx); err != nil {
+		return nil, err
+	}
+	out := map[triage.Ref]int64{}
+	for _, ref := range refs {
+		for _, r := range s.rows {
+			if ref.UUID != "" && s.schema.IDMode == triage.IDModeUUID && r.r.UUID == ref.UUID || ref.UUID == "" && ref.ID > 0 && r.id == ref.ID {
+				out[ref] = r.id
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// Count implements triage.Store.
+func (s *Store) Count(ctx context.Context, f triage.Filter) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.open(ctx); err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, r := range s.rows {
+		if s.matches(r, f) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// batch is the next batch of a bulk write: ascending ids after AfterID,
+// among IDs when given, matching the filter, at most Limit.
+func (s *Store) batch(p triage.BatchParams) []row {
+	limit := p.Limit
+	if limit <= 0 {
+		limit = defaultBatch
+	}
+	var out []row
+	for _, r := range s.rows {
+		if r.id <= p.AfterID && p.AfterID != 0 || len(p.IDs) > 0 && !slices.Contains(p.IDs, r.id) || !s.matches(r, p.Filter) {
+			continue
+		}
+		out = append(out, r)
+		if len(out) == limit {
+			break
+		}
+	}
+	return out
+}
+
+func (s *Store) deleteIDs(ids []int64) {
+	s.rows = slices.DeleteFunc(s.rows, func(r row) bool { return slices.Contains(ids, r.id) })
+}
+
+func (s *Store) raw(rows []row, ids []int64) []triage.RawRow {
+	var out []triage.RawRow
+	for _, r := range rows {
+		if !slices.Contains(ids, r.id) {
+			continue
+		}
+		c, q, p, e, at := r.r.Connection, r.r.Queue, r.r.Payload, r.r.Exception, r.failedAt.Format(wallLayout)
+		rr := triage.RawRow{ID: r.id, Connection: &c, Queue: &q, Payload: &p, Exception: &e, FailedAt: &at}
+		if r.r.UUID != "" {
+			u := r.r.UUID
+			rr.UUID = &u
+		}
+		out = append(out, rr)
+	}
+	return out
+}
+
+// MoveBatch implements triage.Store: the remote moves go to p.Push first,
+// and only when it succeeds are the rows deleted and the local moves
+// recorded in Jobs, all at once.
+func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.open(ctx); err != nil {
+		return triage.BatchResult{}, err
+	}
+	rows := s.batch(p)
+	res := triage.BatchResult{Locked: len(rows)}
+	var local, remote []triage.Move
+	var done []int64
+	for _, r := range rows {
+		res.LastID = r.id
+		fr := s.failedRow(r, true)
+		if !p.NeedException {
+			fr.Exception = ""
+		} else {
+			fr.Exception = triage.TopExceptionHead(r.r.Exception)
+		}
+		m, ok := plan(fr)
+		if !ok {
+			continue
+		}
+		m.RowID = r.id
+		if m.Local || p.Push == nil {
+			m.Local = true
+			local = append(local, m)
+		} else {
+			remote = append(remote, m)
+		}
+		done = append(done, r.id)
+	}
+	if p.DryRun {
+		res.Done = done
+		return res, nil
+	}
+	if len(remote) > 0 {
+		if err := p.Push(ctx, remote, p.Now); err != nil {
+			return triage.BatchResult{}, err
+		}
+	}
+	s.deleteIDs(done)
+	s.jobs = append(s.jobs, local...)
+	res.Done = done
+	return res, nil
+}
+
+// DeleteBatch implements triage.Store.
+func (s *Store) DeleteBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) bool) (triage.BatchResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.open(ctx); err != nil {
+		return triage.BatchResult{}, err
+	}
+	rows := s.batch(p)
+	res := triage.BatchResult{Locked: len(rows)}
+	var del []int64
+	for _, r := range rows {
+		res.LastID = r.id
+		fr := s.failedRow(r, true)
+		if p.NeedException {
+			fr.Exception = triage.TopExceptionHead(r.r.Exception)
+		} else {
+			fr.Exception = ""
+		}
+		if plan(fr) {
+			del = append(del, r.id)
+		}
+	}
+	if !p.DryRun && len(del) > 0 {
+		if p.Archive != nil {
+			if err := p.Archive(s.raw(rows, del)); err != nil {
+				return triage.BatchResult{}, err
+			}
+		}
+		s.deleteIDs(del)
+	}
+	res.Done = del
+	return res, nil
+}
+
+// DeleteBefore implements triage.Store. Unlike sqlstore it does not stop
+// after clean batches: it deletes (or, dry, counts) every row before the
+// cut-off, in one batch.
+func (s *Store) DeleteBefore(ctx context.Context, p triage.PruneParams) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.open(ctx); err != nil {
+		return 0, err
+	}
+	if p.All && p.Archive == nil {
+		return 0, fmt.Errorf("%w: PruneParams.All needs an Archive", triage.ErrInvalidInput)
+	}
+	cut := p.Before.In(s.loc).Format(wallLayout)
+	var ids []int64
+	for _, r := range s.rows {
+		wall := r.failedAt.Format(wallLayout)
+		if p.All || wall < cut || p.Inclusive && wall == cut {
+			ids = append(ids, r.id)
+		}
+	}
+	if p.DryRun || len(ids) == 0 {
+		if p.Progress != nil && len(ids) > 0 {
+			p.Progress(int64(len(ids)))
+		}
+		return int64(len(ids)), nil
+	}
+	if p.Archive != nil {
+		if err := p.Archive(s.raw(s.rows, ids)); err != nil {
+			return 0, err
+		}
+	}
+	s.deleteIDs(ids)
+	if p.OnBatch != nil {
+		p.OnBatch(int64(len(ids)), 0)
+	}
+	if p.Progress != nil {
+		p.Progress(int64(len(ids)))
+	}
+	return int64(len(ids)), nil
+}
+
+// DeleteAll implements triage.Store.
+func (s *Store) DeleteAll(ctx context.Context, _ int, progress func(int64)) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.open(ctx); err != nil {
+		return 0, err
+	}
+	n := int64(len(s.rows))
+	s.rows = nil
+	if progress != nil && n > 0 {
+		progress(n)
+	}
+	return n, nil
+}
+
+var _ triage.Store = (*Store)(nil)

@@ -1,0 +1,234 @@
+package triagetest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sqlstore"
+	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
+)
+
+// fixtures: queues, connections, classes, mixed case, chained exceptions,
+// failures a second apart and at the same second.
+func fixtures(withUUID bool) []triagetest.Row {
+	var rows []triagetest.Row
+	classes := []string{`App\\Jobs\\SendMail`, `App\\Jobs\\ProcessPodcast`, `App\\Jobs\\ImportFeed`}
+	for i := range 23 {
+		uuid := ""
+		if withUUID {
+			uuid = fmt.Sprintf("%08d-1111-4111-8111-111111111111", i)
+		}
+		class := classes[i%len(classes)]
+		exc := fmt.Sprintf("RuntimeException: Mail %d DOWN in /app/X.php:1\nStack trace:\n#0 {main}", i%4)
+		if i%5 == 0 {
+			exc = "PDOException: gone\n#0 {main}\n\nNext Illuminate\\Database\\QueryException: Timeout " + fmt.Sprint(i) + "\n#0 {main}"
+		}
+		rows = append(rows, triagetest.Row{UUID: uuid, Connection: []string{"database", "redis"}[i%2], Queue: []string{"default", "emails", "high"}[i%3],
+			Payload:   `{"uuid":"` + uuid + `","displayName":"` + class + `","data":{"commandName":"` + class + `"}}`,
+			Exception: exc, FailedAt: time.Date(2026, 11, 30, 10, i/2, 0, 0, time.UTC).Format("2006-01-02 15:04:05")})
+	}
+	return rows
+}
+
+// pair is the fake and sqlstore on SQLite holding the same rows.
+func pair(t *testing.T, mode triage.IDMode) (*triagetest.Store, *sqlstore.Store) {
+	t.Helper()
+	variant := sqlstore.SchemaLaravel8
+	if mode == triage.IDModeInteger {
+		variant = sqlstore.SchemaLegacy
+	}
+	real := sqltest.OpenLaravel(t, "sqlite", variant, time.UTC)
+	fake := triagetest.New(mode, time.UTC)
+	rows := fixtures(mode == triage.IDModeUUID)
+	var fx []sqltest.FailedFixture
+	for _, r := range rows {
+		u := r.UUID
+		fx = append(fx, sqltest.FailedFixture{UUID: &u, Connection: r.Connection, Queue: r.Queue, Payload: r.Payload, Exception: r.Exception, FailedAt: r.FailedAt})
+	}
+	realIDs := sqltest.InsertFailed(t, real, fx...)
+	if fakeIDs := fake.Add(rows...); !reflect.DeepEqual(fakeIDs, realIDs) {
+		t.Fatalf("ids: fake %v, sqlstore %v", fakeIDs, realIDs)
+	}
+	return fake, real
+}
+
+type view struct {
+	ID                           int64
+	UUID, Connection, Queue, Exc string
+	FailedAt                     string
+	Payload                      string
+}
+
+func scan(t *testing.T, s triage.Store, p triage.ScanParams) []view {
+	t.Helper()
+	var out []view
+	err := s.ScanFailed(context.Background(), p, func(r *triage.FailedRow) error {
+		v := view{ID: r.ID, UUID: r.UUID, Connection: r.Connection, Queue: r.Queue, Exc: r.Exception, FailedAt: r.FailedAt.Format(time.DateTime)}
+		if p.Full {
+			v.Payload = string(r.Payload)
+		}
+		out = append(out, v)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("%T ScanFailed(%+v): %v", s, p, err)
+	}
+	return out
+}
+
+var filters = []triage.Filter{
+	{},
+	{Queues: []string{"emails", "high"}},
+	{Connections: []string{"redis"}},
+	{Search: "mail 2 down"}, // case-folded, in the exception
+	{Search: "PROCESSPODCAST"},
+	{PayloadContains: []string{"ImportFeed"}},
+	{Since: time.Date(2026, 11, 30, 10, 3, 0, 0, time.UTC), Until: time.Date(2026, 11, 30, 10, 7, 0, 0, time.UTC)},
+	{MinID: 4, MaxID: 9, Queues: []string{"default"}},
+}
+
+// TestFakeAgreesWithSQLite: every read and write of the fake gives what
+// sqlstore gives on SQLite for the same rows and parameters.
+func TestFakeAgreesWithSQLite(t *testing.T) {
+	for _, mode := range []triage.IDMode{triage.IDModeUUID, triage.IDModeInteger} {
+		t.Run(mode.String(), func(t *testing.T) {
+			fake, real := pair(t, mode)
+			ctx := context.Background()
+			if fake.Schema().IDMode != real.Schema().IDMode || fake.Schema().HasJobs != real.Schema().HasJobs {
+				t.Errorf("schema: fake %+v, sqlstore %+v", fake.Schema(), real.Schema())
+			}
+			for _, f := range filters {
+				for _, p := range []triage.ScanParams{
+					{Filter: f}, {Filter: f, Full: true}, {Filter: f, Ascending: true, Limit: 4},
+					{Filter: f, BeforeID: 12, Limit: 5, BatchSize: 2}, {Filter: f, AfterID: 7, Ascending: true, Full: true},
+				} {
+					if got, want := scan(t, fake, p), scan(t, real, p); !reflect.DeepEqual(got, want) {
+						t.Errorf("ScanFailed(%+v):\nfake    %v\nsqlstore %v", p, got, want)
+					}
+				}
+				gotN, err1 := fake.Count(ctx, f)
+				wantN, err2 := real.Count(ctx, f)
+				if gotN != wantN || err1 != nil || err2 != nil {
+					t.Errorf("Count(%+v): fake %d %v, sqlstore %d %v", f, gotN, err1, wantN, err2)
+				}
+			}
+			refs := []triage.Ref{{ID: 3}, {ID: 99}, {UUID: "00000005-1111-4111-8111-111111111111"}, {UUID: "nope"}}
+			gotR, err1 := fake.ResolveRefs(ctx, refs)
+			wantR, err2 := real.ResolveRefs(ctx, refs)
+			if !reflect.DeepEqual(gotR, wantR) || err1 != nil || err2 != nil {
+				t.Errorf("ResolveRefs: fake %v %v, sqlstore %v %v", gotR, err1, wantR, err2)
+			}
+			for _, ref := range refs {
+				g, err1 := fake.GetFailed(ctx, ref)
+				w, err2 := real.GetFailed(ctx, ref)
+				if errors.Is(err1, triage.ErrNotFound) != errors.Is(err2, triage.ErrNotFound) || (err1 == nil) != (err2 == nil) {
+					t.Errorf("GetFailed(%v): fake %v, sqlstore %v", ref, err1, err2)
+					continue
+				}
+				if err1 == nil && (g.ID != w.ID || g.UUID != w.UUID || string(g.Payload) != string(w.Payload) || g.Exception != w.Exception || !g.FailedAt.Equal(w.FailedAt)) {
+					t.Errorf("GetFailed(%v): fake %+v, sqlstore %+v", ref, g, w)
+				}
+			}
+
+			// Writes: the same batches leave the same rows.
+			now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+			odd := func(r *triage.FailedRow) (triage.Move, bool) {
+				return triage.Move{UUID: r.UUID, Queue: r.Queue, Payload: r.Payload, Local: true}, r.ID%2 == 1
+			}
+			for _, p := range []triage.BatchParams{
+				{Filter: triage.Filter{Queues: []string{"emails"}}, Limit: 3, Now: now, DryRun: true},
+				{Filter: triage.Filter{Queues: []string{"emails"}}, Limit: 3, Now: now},
+				{IDs: []int64{1, 2, 3, 21}, Limit: 10, Now: now, NeedException: true},
+				{AfterID: 10, Limit: 4, Now: now},
+			} {
+				g, err1 := fake.MoveBatch(ctx, p, odd)
+				w, err2 := real.MoveBatch(ctx, p, odd)
+				if !reflect.DeepEqual(g, w) || err1 != nil || err2 != nil {
+					t.Errorf("MoveBatch(%+v): fake %+v %v, sqlstore %+v %v", p, g, err1, w, err2)
+				}
+			}
+			if got := len(fake.Jobs()); got == 0 {
+				t.Error("no local move reached the fake's jobs")
+			}
+			even := func(r *triage.FailedRow) bool { return r.ID%2 == 0 }
+			for _, p := range []triage.BatchParams{
+				{Filter: triage.Filter{Connections: []string{"database"}}, Limit: 5, DryRun: true},
+				{Filter: triage.Filter{Connections: []string{"database"}}, Limit: 5},
+			} {
+				var gotArch, wantArch []triage.RawRow
+				pf, pr := p, p
+				pf.Archive = func(rows []triage.RawRow) error { gotArch = append(gotArch, rows...); return nil }
+				pr.Archive = func(rows []triage.RawRow) error { wantArch = append(wantArch, rows...); return nil }
+				g, err1 := fake.DeleteBatch(ctx, pf, even)
+				w, err2 := real.DeleteBatch(ctx, pr, even)
+				if !reflect.DeepEqual(g, w) || err1 != nil || err2 != nil {
+					t.Errorf("DeleteBatch(%+v): fake %+v %v, sqlstore %+v %v", p, g, err1, w, err2)
+				}
+				if !reflect.DeepEqual(gotArch, wantArch) {
+					t.Errorf("DeleteBatch archived: fake %v, sqlstore %v", gotArch, wantArch)
+				}
+			}
+			for _, p := range []triage.PruneParams{
+				{Before: time.Date(2026, 11, 30, 10, 4, 0, 0, time.UTC), DryRun: true},
+				{Before: time.Date(2026, 11, 30, 10, 4, 0, 0, time.UTC), Inclusive: true, DryRun: true},
+				{Before: time.Date(2026, 11, 30, 10, 4, 0, 0, time.UTC), Inclusive: true},
+			} {
+				g, err1 := fake.DeleteBefore(ctx, p)
+				w, err2 := real.DeleteBefore(ctx, p)
+				if g != w || err1 != nil || err2 != nil {
+					t.Errorf("DeleteBefore(%+v): fake %d %v, sqlstore %d %v", p, g, err1, w, err2)
+				}
+			}
+			if got, want := scan(t, fake, triage.ScanParams{Full: true}), scan(t, real, triage.ScanParams{Full: true}); !reflect.DeepEqual(got, want) {
+				t.Errorf("after the writes:\nfake    %v\nsqlstore %v", got, want)
+			}
+			g, err1 := fake.DeleteAll(ctx, 3, nil)
+			w, err2 := real.DeleteAll(ctx, 3, nil)
+			if g != w || g == 0 || err1 != nil || err2 != nil || fake.Len() != 0 {
+				t.Errorf("DeleteAll: fake %d %v, sqlstore %d %v", g, err1, w, err2)
+			}
+		})
+	}
+}
+
+// TestFakePushFailureKeepsRows: a push that fails leaves every row of the
+// batch in failed_jobs, as sqlstore's transaction does.
+func TestFakePushFailureKeepsRows(t *testing.T) {
+	fake := triagetest.New(triage.IDModeUUID, nil)
+	fake.Add(fixtures(true)[:3]...)
+	b := &triagetest.Backend{Err: errors.New("redis down")}
+	push := func(ctx context.Context, ms []triage.Move, now time.Time) error {
+		_, err := b.Push(ctx, ms, now)
+		return err
+	}
+	_, err := fake.MoveBatch(context.Background(), triage.BatchParams{Limit: 10, Push: push}, func(r *triage.FailedRow) (triage.Move, bool) {
+		return triage.Move{UUID: r.UUID, Queue: r.Queue, Payload: r.Payload}, true
+	})
+	if err == nil || fake.Len() != 3 || len(b.Queued()) != 0 {
+		t.Fatalf("err %v, %d rows left, %d queued", err, fake.Len(), len(b.Queued()))
+	}
+	b.Err = nil
+	res, err := fake.MoveBatch(context.Background(), triage.BatchParams{Limit: 10, Push: push}, func(r *triage.FailedRow) (triage.Move, bool) {
+		return triage.Move{UUID: r.UUID, Queue: r.Queue, Payload: r.Payload}, true
+	})
+	if err != nil || len(res.Done) != 3 || fake.Len() != 0 || len(b.Queued()) != 3 || len(fake.Jobs()) != 0 {
+		t.Fatalf("second run: %+v %v; %d left, %d queued, %d local", res, err, fake.Len(), len(b.Queued()), len(fake.Jobs()))
+	}
+	// Pushing the same uuids again queues nothing twice.
+	again, err := b.Push(context.Background(), b.Queued(), time.Time{})
+	if err != nil || again.Pushed != 0 || again.Already != 3 {
+		t.Errorf("a repeated push: %+v %v", again, err)
+	}
+	if err := fake.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fake.Count(context.Background(), triage.Filter{}); !errors.Is(err, triage.ErrUnreachable) {
+		t.Errorf("a closed store: %v", err)
+	}
+}
