@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -155,5 +156,29 @@ func TestRetryRunFake(t *testing.T) {
 	}
 	if code := h.run("retry", "all", "--yes"); code != ExitOK {
 		t.Errorf("an empty table: exit %d %s", code, h.errOut.String())
+	}
+}
+
+// TestRetryJobsDSN: with --jobs-dsn the jobs go into the other database's
+// jobs table (openJobsBackend), and leave failed_jobs.
+func TestRetryJobsDSN(t *testing.T) {
+	dsn, failed := seed(t)
+	jobs := sqltest.OpenLaravel(t, "sqlite", sqlstore.SchemaLaravel8, time.UTC)
+	h := newHarness(t, false)
+	if code := h.run("retry", "--dsn", dsn, "--jobs-dsn", "sqlite:"+jobs.Endpoint().Path, "--queue", "emails", "--yes"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	stats, err := jobs.QueueStats(t.Context(), triage.QueueStatsParams{Now: testNow})
+	if err != nil || len(stats) != 1 || stats[0].Queue != "emails" || stats[0].Size != 1 {
+		t.Errorf("the jobs database holds %+v, %v; want one job on emails", stats, err)
+	}
+	if n, err := failed.Count(t.Context(), triage.Filter{Queues: []string{"emails"}}); err != nil || n != 0 {
+		t.Errorf("failed_jobs still holds %d emails jobs (%v)", n, err)
+	}
+	if code := h.run("retry", "--dsn", dsn, "--jobs-dsn", "sqlite:"+filepath.Join(h.dir, "nowhere", "jobs.sqlite"), "all", "--yes"); code != ExitUnreachable {
+		t.Errorf("an unreachable --jobs-dsn: exit %d %s", code, h.errOut.String())
+	}
+	if code := h.run("retry", "--dsn", dsn, "--jobs-dsn", "bogus://x", "all", "--yes"); code != ExitUnreachable || !strings.Contains(h.errOut.String(), "--jobs-dsn") {
+		t.Errorf("a malformed --jobs-dsn: exit %d %s", code, h.errOut.String())
 	}
 }
