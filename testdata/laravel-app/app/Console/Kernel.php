@@ -12,5 +12,6 @@ class Kernel extends ConsoleKernel
         Commands\StatusCommand::class,
         Commands\ExportFailedCommand::class,
         Commands\DispatchRedisCommand::class,
+        Commands\DispatchOrdersCommand::class,
     ];
 }
