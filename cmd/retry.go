@@ -88,7 +88,8 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 			  $ jobtriage retry 4e44390e-5a8c-4b8f-9d3e-1f2a3b4c5d6e
 			  $ jobtriage retry all --dry-run
 			  $ jobtriage retry --queue emails --since 1h --yes
-			  $ jobtriage retry --signature 3fa9c2d1e0 --limit 10     # a canary first
+			  $ jobtriage retry --signature 3fa9c2d1e0 --canary 3 --follow   # 3 first, the rest if they run
+			  $ jobtriage retry all --follow --rate 50/s --stop-after-failures 20
 			  $ jobtriage retry --class ImportFeed --retry-until 30m
 			  $ jobtriage retry --range 1-5 --range 9-9
 		`)),
@@ -148,7 +149,7 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 	fl.DurationVar(&opts.FollowTimeout, "follow-timeout", DefaultFollowTimeout, "how long jobs may stay unsettled after the last push (with --follow or --canary)")
 	fl.IntVar(&opts.Canary, "canary", 0, "retry the `N` oldest first, follow them, and retry the rest only if --canary-success of them succeeded")
 	fl.StringVar(&opts.CanarySuccess, "canary-success", "100%", "the `share` of canaries that must succeed for the rest to be retried (e.g. 80%)")
-	fl.StringVar(&opts.Rate, "rate", "", "push at most `N/s` jobs a second (also N/m, N/h), in small steps")
+	fl.StringVar(&opts.Rate, "rate", "", "push at most `N/s` jobs (also N/m, N/h), in small steps")
 	fl.IntVar(&opts.StopAfterFailures, "stop-after-failures", 0, "with --follow: stop pushing once `N` re-queued jobs have failed again")
 	return cmd
 }
