@@ -104,14 +104,14 @@ func measure(ctx context.Context, bin, host string, jobs int, rate float64, stdo
 	}
 	ep := sqlstore.Endpoint{Driver: "postgres", Host: host, Port: 5432, User: "postgres", Database: benchDatabase}
 	dsn := fmt.Sprintf("postgres://postgres@%s:5432/%s?sslmode=disable", host, benchDatabase)
-	raw, err := sqlstore.OpenRaw(ctx, ep)
+	seeder, err := sqlstore.OpenSeeder(ctx, ep)
 	if err != nil {
 		return err
 	}
-	if err = sqlstore.CreateLaravelSchema(ctx, raw, "postgres", sqlstore.SchemaLaravel8); err == nil {
-		err = demodata.Populate(ctx, raw, "postgres", demodata.Options{Failed: jobs, Seed: 7, Connections: []string{"database"}})
+	if err = seeder.CreateLaravelSchema(ctx, sqlstore.SchemaLaravel8); err == nil {
+		err = demodata.Populate(ctx, seeder, demodata.Options{Failed: jobs, Seed: 7, Connections: []string{"database"}})
 	}
-	raw.Close()
+	seeder.Close()
 	if err != nil {
 		return err
 	}

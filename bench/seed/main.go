@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,9 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-	_ "github.com/lib/pq"
-
 	"github.com/jobtriage/jobtriage/triage/demodata"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 )
@@ -32,9 +28,6 @@ func main() {
 		os.Exit(1)
 	}
 }
-
-// seedTable records the parameters a benchmark database was seeded with.
-const seedTable = "jobtriage_bench_seed"
 
 var dbNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
@@ -67,35 +60,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "mysql") {
 		return fmt.Errorf("-server %q: want postgres://… or mysql://…", *server)
 	}
-	ep, err := ensureDatabase(ctx, u, *name)
+	ep, err := sqlstore.EnsureDatabase(ctx, adminEndpoint(u), *name)
 	if err != nil {
 		return err
 	}
-	db, err := sqlstore.OpenRaw(ctx, ep)
+	seeder, err := sqlstore.OpenSeeder(ctx, ep)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer seeder.Close()
 	// A database is reused only when it was seeded with the same
 	// parameters: a count alone kept stale data (rows of scenarios a
 	// script has since excluded) across changes of the flags.
 	params := fmt.Sprintf("rows=%d jobs=%d payload=%d exception=%d seed=%d connections=%s scenarios=%s",
 		*rows, *jobs, *payload, *exc, *seed, *conns, *scenarios)
-	var have int
-	var had string
-	if err := db.GetContext(ctx, &have, "SELECT count(*) FROM failed_jobs"); err == nil && have == *rows && !*force {
-		if err := db.GetContext(ctx, &had, "SELECT params FROM "+seedTable); err == nil && had == params {
+	if have, had, ok := seeder.SeededWith(ctx); have == int64(*rows) && !*force {
+		if ok && had == params {
 			fmt.Fprintf(stdout, "%s: reusing %d failed_jobs rows (%s)\n", *name, have, params)
 			return nil
 		}
 		fmt.Fprintf(stderr, "%s: %d rows, but seeded with other parameters (%q, want %q): reseeding\n", *name, have, had, params)
 	}
-	for _, t := range []string{"failed_jobs", "jobs", "job_batches", seedTable} {
-		if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
-			return err
-		}
-	}
-	if err := sqlstore.CreateLaravelSchema(ctx, db, ep.Driver, sqlstore.SchemaLaravel8); err != nil {
+	if err := seeder.ResetLaravelSchema(ctx, sqlstore.SchemaLaravel8); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -114,18 +100,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			next = done + total/100
 		}
 	}
-	if err := demodata.Populate(ctx, db, ep.Driver, opts); err != nil {
+	if err := demodata.Populate(ctx, seeder, opts); err != nil {
 		return err
 	}
-	if ep.Driver == "postgres" {
-		_, _ = db.ExecContext(ctx, "VACUUM ANALYZE failed_jobs")
-	} else {
-		_, _ = db.ExecContext(ctx, "ANALYZE TABLE failed_jobs")
-	}
-	if _, err := db.ExecContext(ctx, "CREATE TABLE "+seedTable+" (params varchar(500) NOT NULL)"); err != nil {
-		return err
-	}
-	if _, err := db.ExecContext(ctx, db.Rebind("INSERT INTO "+seedTable+" (params) VALUES (?)"), params); err != nil {
+	if err := seeder.RecordSeed(ctx, params); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "\n")
@@ -133,50 +111,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// ensureDatabase creates the database on the server when missing and
-// returns its endpoint.
-func ensureDatabase(ctx context.Context, u *url.URL, name string) (sqlstore.Endpoint, error) {
-	host := u.Hostname()
+// adminEndpoint is the server's admin DSN as a store endpoint.
+func adminEndpoint(u *url.URL) sqlstore.Endpoint {
 	port, _ := strconv.Atoi(u.Port())
 	pw, _ := u.User.Password()
-	ep := sqlstore.Endpoint{Driver: u.Scheme, Host: host, Port: port, Database: name, User: u.User.Username(), Password: pw, Params: map[string]string{}}
-	switch u.Scheme {
-	case "postgres":
-		if ep.Port == 0 {
-			ep.Port = 5432
-		}
-		for k, v := range u.Query() {
-			ep.Params[k] = v[0]
-		}
-		admin, err := sql.Open("postgres", u.String())
-		if err != nil {
-			return ep, err
-		}
-		defer admin.Close()
-		var exists bool
-		if err := admin.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
-			return ep, fmt.Errorf("postgres: %w", err)
-		}
-		if !exists {
-			if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-				return ep, err
-			}
-		}
-	case "mysql":
-		if ep.Port == 0 {
-			ep.Port = 3306
-		}
-		mc := mysql.NewConfig()
-		mc.User, mc.Passwd, mc.Net, mc.Addr = ep.User, pw, "tcp", u.Host
-		conn, err := mysql.NewConnector(mc)
-		if err != nil {
-			return ep, err
-		}
-		admin := sql.OpenDB(conn)
-		defer admin.Close()
-		if _, err := admin.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"); err != nil {
-			return ep, fmt.Errorf("mysql: %w", err)
-		}
+	ep := sqlstore.Endpoint{Driver: u.Scheme, Host: u.Hostname(), Port: port, Database: strings.TrimPrefix(u.Path, "/"),
+		User: u.User.Username(), Password: pw, Params: map[string]string{}}
+	for k, v := range u.Query() {
+		ep.Params[k] = v[0]
 	}
-	return ep, nil
+	if ep.Port == 0 {
+		ep.Port = map[string]int{"postgres": 5432, "mysql": 3306}[u.Scheme]
+	}
+	return ep
 }

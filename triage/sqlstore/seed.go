@@ -1,0 +1,271 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jmoiron/sqlx"
+)
+
+// Seeder writes generated rows in bulk into a Laravel schema: the demo
+// database (jobtriage demo), the benchmark databases (bench/seed) and the
+// tests that need many rows. It is the only way rows are written in bulk
+// outside the use-cases, so that sqlstore stays the one package that holds
+// SQL and imports database drivers. jobtriage never seeds an application's
+// database.
+type Seeder struct {
+	db  *sqlx.DB
+	d   dialect
+	own bool // Close closes db
+}
+
+// seedRowsPerStatement keeps a multi-row INSERT under each server's limits:
+// SQLite's 32,766 bound variables, MariaDB's packet size.
+const (
+	seedRowsPerStatementSQLite = 100
+	seedRowsPerStatement       = 200
+)
+
+// OpenSeeder connects to ep for seeding (a SQLite file is created when
+// missing).
+func OpenSeeder(ctx context.Context, ep Endpoint) (*Seeder, error) {
+	d, ok := dialectFor(ep.Driver)
+	if !ok {
+		return nil, fmt.Errorf("sqlstore: unsupported driver %q (want postgres, mysql or sqlite)", ep.Driver)
+	}
+	db, err := OpenRaw(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	return &Seeder{db: db, d: d, own: true}, nil
+}
+
+// Seeder seeds the store's database over its connection pool; closing the
+// store closes it.
+func (s *Store) Seeder() *Seeder { return &Seeder{db: s.db, d: s.d} }
+
+// Driver is the seeder's dialect: postgres, mysql or sqlite.
+func (s *Seeder) Driver() string { return s.d.name }
+
+// Close closes the connection OpenSeeder made.
+func (s *Seeder) Close() error {
+	if !s.own {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// ResetLaravelSchema drops the Laravel queue tables and what RecordSeed
+// recorded (when they exist) and creates the Laravel schema variant v.
+func (s *Seeder) ResetLaravelSchema(ctx context.Context, v SchemaVariant) error {
+	for _, t := range []string{"failed_jobs", "jobs", "job_batches", seedParamsTable} {
+		if _, err := s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+s.d.quote(t)); err != nil {
+			return err
+		}
+	}
+	return s.CreateLaravelSchema(ctx, v)
+}
+
+// CreateLaravelSchema creates Laravel's jobs, failed_jobs and job_batches
+// tables (variant v) in an empty database.
+func (s *Seeder) CreateLaravelSchema(ctx context.Context, v SchemaVariant) error {
+	return CreateLaravelSchema(ctx, s.db, s.d.name, v)
+}
+
+// Insert writes up to max rows that next yields into table's columns in
+// one transaction — COPY on PostgreSQL, multi-row INSERTs on MySQL and
+// SQLite — and returns how many it wrote (0 when next yielded none: the
+// transaction is rolled back). Memory stays constant in max.
+func (s *Seeder) Insert(ctx context.Context, table string, cols []string, max int, next func() ([]any, bool, error)) (n int, err error) {
+	for _, c := range append([]string{table}, cols...) {
+		if !identRE.MatchString(c) {
+			return 0, fmt.Errorf("sqlstore: invalid identifier %q", c)
+		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err != nil || n == 0 {
+			_ = tx.Rollback()
+		}
+	}()
+	if s.d.name == "postgres" {
+		n, err = seedCopy(ctx, tx, table, cols, max, next)
+	} else {
+		n, err = s.seedInserts(ctx, tx, table, cols, max, next)
+	}
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	return n, tx.Commit()
+}
+
+func seedCopy(ctx context.Context, tx *sql.Tx, table string, cols []string, max int, next func() ([]any, bool, error)) (int, error) {
+	stmt, err := tx.PrepareContext(ctx, copyFrom(table, cols...))
+	if err != nil {
+		return 0, err
+	}
+	defer stmt.Close()
+	n := 0
+	for n < max {
+		vals, ok, err := next()
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			break
+		}
+		if _, err := stmt.ExecContext(ctx, vals...); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	if _, err := stmt.ExecContext(ctx); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+func (s *Seeder) seedInserts(ctx context.Context, tx *sql.Tx, table string, cols []string, max int, next func() ([]any, bool, error)) (int, error) {
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = s.d.quote(c)
+	}
+	head := "INSERT INTO " + s.d.quote(table) + " (" + strings.Join(quoted, ", ") + ") VALUES "
+	tuple := "(" + marks(len(cols)) + ")"
+	per := seedRowsPerStatement
+	if s.d.name == "sqlite" {
+		per = seedRowsPerStatementSQLite
+	}
+	args := make([]any, 0, per*len(cols))
+	rows, n := 0, 0
+	flush := func() error {
+		if rows == 0 {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, head+strings.TrimSuffix(strings.Repeat(tuple+", ", rows), ", "), args...)
+		args, rows = args[:0], 0
+		return err
+	}
+	for n < max {
+		vals, ok, err := next()
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			break
+		}
+		args = append(args, vals...)
+		rows++
+		n++
+		if rows == per {
+			if err := flush(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// seedParamsTable records the parameters a seeded database was made with.
+const seedParamsTable = "jobtriage_bench_seed"
+
+// SeededWith reports the failed_jobs row count and the parameters
+// RecordSeed stored; ok is false when either cannot be read (a new or
+// unfinished database).
+func (s *Seeder) SeededWith(ctx context.Context) (rows int64, params string, ok bool) {
+	if err := s.db.GetContext(ctx, &rows, "SELECT count(*) FROM failed_jobs"); err != nil {
+		return 0, "", false
+	}
+	if err := s.db.GetContext(ctx, &params, "SELECT params FROM "+seedParamsTable); err != nil {
+		return rows, "", false
+	}
+	return rows, params, true
+}
+
+// RecordSeed refreshes the planner's statistics of failed_jobs and stores
+// params for SeededWith (after the rows: a seed cut short has none);
+// ResetLaravelSchema drops them.
+func (s *Seeder) RecordSeed(ctx context.Context, params string) error {
+	switch s.d.name {
+	case "postgres":
+		_, _ = s.db.ExecContext(ctx, "VACUUM ANALYZE failed_jobs")
+	case "mysql":
+		_, _ = s.db.ExecContext(ctx, "ANALYZE TABLE failed_jobs")
+	}
+	if _, err := s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+seedParamsTable); err != nil {
+		return err
+	}
+	if _, err := s.db.ExecContext(ctx, "CREATE TABLE "+seedParamsTable+" (params varchar(500) NOT NULL)"); err != nil {
+		return err
+	}
+	_, err := s.db.ExecContext(ctx, s.db.Rebind("INSERT INTO "+seedParamsTable+" (params) VALUES (?)"), params)
+	return err
+}
+
+// EnsureDatabase creates the database name on the server admin reaches
+// (PostgreSQL or MySQL/MariaDB) when it does not exist, and returns admin
+// with Database set to it.
+func EnsureDatabase(ctx context.Context, admin Endpoint, name string) (Endpoint, error) {
+	if !identRE.MatchString(name) {
+		return admin, fmt.Errorf("sqlstore: invalid database name %q", name)
+	}
+	ep := admin
+	ep.Database = name
+	switch admin.Driver {
+	case "postgres":
+		db, err := OpenRaw(ctx, admin)
+		if err != nil {
+			return ep, err
+		}
+		defer db.Close()
+		var exists bool
+		if err := db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+			return ep, fmt.Errorf("postgres: %w", err)
+		}
+		if !exists {
+			if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+				return ep, err
+			}
+		}
+	case "mysql":
+		// Without a database: the admin DSN's may not exist yet either.
+		mc := mysql.NewConfig()
+		mc.User, mc.Passwd, mc.Net, mc.Addr = admin.User, admin.Password, "tcp", fmt.Sprintf("%s:%d", admin.Host, admin.Port)
+		conn, err := mysql.NewConnector(mc)
+		if err != nil {
+			return ep, err
+		}
+		db := sql.OpenDB(conn)
+		defer db.Close()
+		if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"); err != nil {
+			return ep, fmt.Errorf("mysql: %w", err)
+		}
+	default:
+		return ep, errors.New("sqlstore: EnsureDatabase needs a postgres or mysql server")
+	}
+	return ep, nil
+}
+
+// DropDatabase drops the database name on the seeder's server (tests
+// clean up what EnsureDatabase made).
+func (s *Seeder) DropDatabase(ctx context.Context, name string) error {
+	if !identRE.MatchString(name) {
+		return fmt.Errorf("sqlstore: invalid database name %q", name)
+	}
+	q := "DROP DATABASE IF EXISTS " + name
+	if s.d.name == "postgres" {
+		q += " WITH (FORCE)"
+	}
+	_, err := s.db.ExecContext(ctx, q)
+	return err
+}
