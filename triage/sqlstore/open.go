@@ -150,9 +150,6 @@ type Store struct {
 	// failedName is failed_jobs' name as configured (the index's identity).
 	failedName tableName
 	ep         Endpoint
-	// skipLocked: the server knows FOR UPDATE SKIP LOCKED (PostgreSQL,
-	// MySQL >= 8.0.1, MariaDB >= 10.6).
-	skipLocked bool
 	// deleteReturning: the server has DELETE … RETURNING (MariaDB >= 10.0.5),
 	// which moves a retry batch in one pass (moveByDelete).
 	deleteReturning bool
@@ -204,7 +201,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	s := &Store{db: db, d: d, loc: cfg.Location, ep: ep,
 		failed: tables[0].quoted(d), jobs: tables[1].quoted(d), failedName: tables[0]}
-	if s.skipLocked, s.deleteReturning, err = s.detectServer(ctx); err != nil {
+	if s.deleteReturning, err = s.detectServer(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -612,20 +609,18 @@ func openMySQL(ctx context.Context, ep Endpoint, cfg Config) (*sqlx.DB, error) {
 	return sqlx.NewDb(sql.OpenDB(conn), "mysql"), nil
 }
 
-// detectServer finds what the server can do: FOR UPDATE SKIP LOCKED, and
-// DELETE … RETURNING.
-func (s *Store) detectServer(ctx context.Context) (skipLocked, deleteReturning bool, err error) {
-	switch s.d.name {
-	case "postgres":
-		return true, false, nil
-	case "mysql":
-		var v string
-		if err := s.db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
-			return false, false, s.queryError(err)
-		}
-		return mysqlHasSkipLocked(v), mariadbHasDeleteReturning(v), nil
+// detectServer finds whether the server has DELETE … RETURNING. (Whether
+// MySQL/MariaDB knows SKIP LOCKED is not asked: their batches take waiting
+// locks by design, see lockClause.)
+func (s *Store) detectServer(ctx context.Context) (deleteReturning bool, err error) {
+	if s.d.name != "mysql" {
+		return false, nil
 	}
-	return false, false, nil
+	var v string
+	if err := s.db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
+		return false, s.queryError(err)
+	}
+	return mariadbHasDeleteReturning(v), nil
 }
 
 // mariadbHasDeleteReturning: MariaDB 10.0.5 added DELETE … RETURNING; MySQL
@@ -633,16 +628,6 @@ func (s *Store) detectServer(ctx context.Context) (skipLocked, deleteReturning b
 func mariadbHasDeleteReturning(version string) bool {
 	maria, major, minor, patch := parseMySQLVersion(version)
 	return maria && (major > 10 || (major == 10 && (minor > 0 || patch >= 5)))
-}
-
-// mysqlHasSkipLocked applies Laravel's rule (MySqlGrammar): MariaDB >= 10.6,
-// MySQL >= 8.0.1.
-func mysqlHasSkipLocked(version string) bool {
-	maria, major, minor, patch := parseMySQLVersion(version)
-	if maria {
-		return major > 10 || (major == 10 && minor >= 6)
-	}
-	return major > 8 || (major == 8 && (minor > 0 || patch >= 1))
 }
 
 // parseMySQLVersion reads SELECT VERSION() of MySQL or MariaDB (which some

@@ -28,7 +28,7 @@ func (s *Store) lockClause() string {
 		// write lock at BEGIN, so a second writer waits (busy_timeout) and
 		// then reads what the first one committed.
 		return ""
-	case s.skipLocked && s.d.name != "mysql":
+	case s.d.name == "postgres":
 		return " FOR UPDATE SKIP LOCKED"
 	default:
 		// MySQL/MariaDB: a locking read waits, then sees the committed state
