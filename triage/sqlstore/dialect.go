@@ -37,8 +37,6 @@ type dialect struct {
 	// It takes the separator as a bound argument. Empty when the dialect
 	// has no such function and Go must split.
 	topException func(col string) string
-	// columnsQuery lists (name, nullable) of a table in the current schema.
-	columnsQuery string
 	// asText reads a column as the database's own text for its value
 	// (what it parses back on insert): an archive keeps failed_at so.
 	asText func(col string) string
@@ -64,9 +62,7 @@ func dialectFor(driver string) (dialect, bool) {
 			unitSep: "chr(31)",
 			// split_part with a negative field counts from the end (PostgreSQL 14+).
 			topException: func(col string) string { return "split_part(" + col + ", ?, -1)" },
-			columnsQuery: `SELECT column_name, is_nullable = 'YES' FROM information_schema.columns
-			WHERE table_schema = current_schema() AND table_name = ?`,
-			asText: func(col string) string { return "CAST(" + col + " AS text)" },
+			asText:       func(col string) string { return "CAST(" + col + " AS text)" },
 		}, true
 	case "mysql":
 		return dialect{
@@ -87,9 +83,7 @@ func dialectFor(driver string) (dialect, bool) {
 			concat:       func(parts []string) string { return "CONCAT(" + strings.Join(parts, ", ") + ")" },
 			unitSep:      "CHAR(31 USING utf8mb4)",
 			topException: func(col string) string { return "SUBSTRING_INDEX(" + col + ", ?, -1)" },
-			columnsQuery: `SELECT column_name, is_nullable = 'YES' FROM information_schema.columns
-			WHERE table_schema = DATABASE() AND table_name = ?`,
-			asText: func(col string) string { return "CAST(" + col + " AS CHAR)" },
+			asText:       func(col string) string { return "CAST(" + col + " AS CHAR)" },
 		}, true
 	case "sqlite":
 		return dialect{
@@ -101,7 +95,6 @@ func dialectFor(driver string) (dialect, bool) {
 			// whole payload and payload.JobClass cuts the windows in Go,
 			// the same code as for whole rows (and cheaper here than four
 			// searches in SQL).
-			columnsQuery: `SELECT name, "notnull" = 0 FROM pragma_table_info(?)`,
 			// Without the cast the driver turns a DATETIME column into a
 			// time.Time and the stored text is lost.
 			asText: func(col string) string { return "CAST(" + col + " AS TEXT)" },
