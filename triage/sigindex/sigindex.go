@@ -54,8 +54,9 @@ const (
 	// DefaultMaxFiles bounds the tables indexed; the least recently used
 	// file goes first.
 	DefaultMaxFiles = 32
-	// normalizeCacheSize is the signature.Cache of one pass.
-	normalizeCacheSize = 50_000
+	// normalizeCacheSize is the signature.Cache of one pass: repeats are
+	// mostly recent, and a bigger cache is most of a cold pass's memory.
+	normalizeCacheSize = 10_000
 	fileSuffix         = ".sigidx"
 )
 
