@@ -171,7 +171,7 @@ jobtriage doctor shows what it found and where each value came from.`,
 	pf.BoolVar(&f.Conn.JobsLedger, "jobs-ledger", false, "with --jobs-dsn or a database queue in another database: record pushed uuids in a jobtriage_pushed table there (opt-in), so a re-run never queues a job twice even after it ran")
 	pf.StringVar(&f.ConfigFile, "config", "", "jobtriage's configuration `file` (env JOBTRIAGE_CONFIG; default $XDG_CONFIG_HOME/jobtriage/config.toml)")
 	pf.StringVar(&f.ContextName, "context", "", "run in the context `NAME` of the configuration file (env JOBTRIAGE_CONTEXT; default its current-context)")
-	pf.BoolVar(&f.NoCache, "no-cache", false, "read failed_jobs whole instead of the local signature index (in JOBTRIAGE_CACHE_DIR or the user cache directory) that --group, the TUI and monitor keep")
+	pf.BoolVar(&f.NoCache, "no-cache", false, "read failed_jobs instead of the local signature index (in JOBTRIAGE_CACHE_DIR or the user cache directory) that failed --group, failed --signature and the TUI keep")
 	pf.StringVar(&f.AuditLog, "audit-log", "", "append one JSON line per destructive action to this `file` (env JOBTRIAGE_AUDIT_LOG)")
 	pf.BoolVar(&f.Redact.On, "redact", false, "mask the values of listed payload keys and command properties in show, the TUI, listings and exports (env JOBTRIAGE_REDACT=1; alert bodies always are)")
 	pf.StringVar(&f.Redact.Keys, "redact-keys", "", "the key `names` to mask, comma-separated; +name,… adds to the default list (env JOBTRIAGE_REDACT_KEYS; default "+strings.Join(redact.DefaultKeyNames(), ",")+")")
