@@ -91,15 +91,6 @@ func (f *fakeBackend) signatures(p triage.GroupParams) []triage.Signature {
 	return out
 }
 
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func (f *fakeBackend) Group(ctx context.Context, p triage.GroupParams) ([]triage.Signature, error) {
 	f.mu.Lock()
 	f.groups = append(f.groups, p)

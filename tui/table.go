@@ -158,8 +158,6 @@ const (
 // the TUI's --new-since (or within the last trend window).
 const newMark = "*"
 
-func gutter(cursor, marked bool) string { return flaggedGutter(cursor, marked, false) }
-
 func flaggedGutter(cursor, marked, isNew bool) string {
 	c, s, n := " ", " ", " "
 	if cursor {
