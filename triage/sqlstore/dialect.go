@@ -40,6 +40,18 @@ type dialect struct {
 	// asText reads a column as the database's own text for its value
 	// (what it parses back on insert): an archive keeps failed_at so.
 	asText func(col string) string
+	// lockRows is appended to a write batch's SELECT: rows a concurrent
+	// jobtriage (or anything else) holds are skipped instead of waited for
+	// where that is safe. PostgreSQL skips locked rows. MySQL/MariaDB
+	// waits: with SKIP LOCKED, two concurrent retries on MariaDB 10.11
+	// deadlocked in their DELETEs and a row the victim had locked was
+	// skipped by both, left in failed_jobs while both exited 0
+	// (stress.TestRetryAllTwiceAtOnce); waiting locks taken in id order do
+	// not deadlock, and a locking read then sees the committed state (rows
+	// already moved are gone). SQLite has no row locks: _txlock=immediate
+	// takes the write lock at BEGIN, so a second writer waits (busy_timeout)
+	// and then reads what the first committed.
+	lockRows string
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -63,6 +75,7 @@ func dialectFor(driver string) (dialect, bool) {
 			// split_part with a negative field counts from the end (PostgreSQL 14+).
 			topException: func(col string) string { return "split_part(" + col + ", ?, -1)" },
 			asText:       func(col string) string { return "CAST(" + col + " AS text)" },
+			lockRows:     " FOR UPDATE SKIP LOCKED",
 		}, true
 	case "mysql":
 		return dialect{
@@ -84,6 +97,7 @@ func dialectFor(driver string) (dialect, bool) {
 			unitSep:      "CHAR(31 USING utf8mb4)",
 			topException: func(col string) string { return "SUBSTRING_INDEX(" + col + ", ?, -1)" },
 			asText:       func(col string) string { return "CAST(" + col + " AS CHAR)" },
+			lockRows:     " FOR UPDATE",
 		}, true
 	case "sqlite":
 		return dialect{
