@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"database/sql"
 	"strconv"
 	"strings"
 
@@ -52,6 +53,11 @@ type dialect struct {
 	// takes the write lock at BEGIN, so a second writer waits (busy_timeout)
 	// and then reads what the first committed.
 	lockRows string
+	// writeIsolation is a write transaction's isolation level (0: the
+	// server's default). READ COMMITTED keeps InnoDB from holding locks on
+	// rows the WHERE clause rejected and from taking gap locks that would
+	// collide with workers inserting into jobs.
+	writeIsolation sql.IsolationLevel
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -98,6 +104,8 @@ func dialectFor(driver string) (dialect, bool) {
 			topException: func(col string) string { return "SUBSTRING_INDEX(" + col + ", ?, -1)" },
 			asText:       func(col string) string { return "CAST(" + col + " AS CHAR)" },
 			lockRows:     " FOR UPDATE",
+
+			writeIsolation: sql.LevelReadCommitted,
 		}, true
 	case "sqlite":
 		return dialect{

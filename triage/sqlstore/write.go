@@ -23,9 +23,7 @@ import (
 // so two retries never move one job twice.
 func (s *Store) lockClause() string { return s.d.lockRows }
 
-// beginWrite starts a write transaction. READ COMMITTED keeps InnoDB from
-// holding locks on rows the WHERE clause rejected and from taking gap locks
-// that would collide with workers inserting into jobs.
+// beginWrite starts a write transaction at the dialect's writeIsolation.
 //
 // On PostgreSQL the transaction is begun without ctx's cancellation:
 // database/sql rolls a cancelled transaction back from another goroutine,
@@ -34,10 +32,7 @@ func (s *Store) lockClause() string { return s.d.lockRows }
 // cancels the running statement on the server and the batch rolls back
 // through the error path, whole.
 func (s *Store) beginWrite(ctx context.Context) (*sqlx.Tx, error) {
-	opts := &sql.TxOptions{}
-	if s.d.name == "mysql" {
-		opts.Isolation = sql.LevelReadCommitted
-	}
+	opts := &sql.TxOptions{Isolation: s.d.writeIsolation}
 	txCtx := ctx
 	if s.d.name == "postgres" {
 		txCtx = context.WithoutCancel(ctx)
