@@ -58,6 +58,13 @@ type dialect struct {
 	// rows the WHERE clause rejected and from taking gap locks that would
 	// collide with workers inserting into jobs.
 	writeIsolation sql.IsolationLevel
+	// detachedWrites begins write transactions without the context's
+	// cancellation (PostgreSQL): database/sql rolls a cancelled
+	// transaction back from another goroutine, and lib/pq then sends
+	// ROLLBACK in the middle of a COPY and waits forever for its answer
+	// (lib/pq#768). Each statement still takes the context, so Ctrl-C
+	// cancels the running statement and the batch rolls back, whole.
+	detachedWrites bool
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -82,6 +89,8 @@ func dialectFor(driver string) (dialect, bool) {
 			topException: func(col string) string { return "split_part(" + col + ", ?, -1)" },
 			asText:       func(col string) string { return "CAST(" + col + " AS text)" },
 			lockRows:     " FOR UPDATE SKIP LOCKED",
+
+			detachedWrites: true,
 		}, true
 	case "mysql":
 		return dialect{

@@ -23,18 +23,13 @@ import (
 // so two retries never move one job twice.
 func (s *Store) lockClause() string { return s.d.lockRows }
 
-// beginWrite starts a write transaction at the dialect's writeIsolation.
-//
-// On PostgreSQL the transaction is begun without ctx's cancellation:
-// database/sql rolls a cancelled transaction back from another goroutine,
-// and lib/pq then sends ROLLBACK in the middle of a COPY and waits forever
-// for its answer (lib/pq#768). Each statement still takes ctx, so Ctrl-C
-// cancels the running statement on the server and the batch rolls back
-// through the error path, whole.
+// beginWrite starts a write transaction at the dialect's writeIsolation,
+// detached from ctx's cancellation where the dialect needs it
+// (detachedWrites).
 func (s *Store) beginWrite(ctx context.Context) (*sqlx.Tx, error) {
 	opts := &sql.TxOptions{Isolation: s.d.writeIsolation}
 	txCtx := ctx
-	if s.d.name == "postgres" {
+	if s.d.detachedWrites {
 		txCtx = context.WithoutCancel(ctx)
 	}
 	tx, err := s.db.BeginTxx(txCtx, opts)
