@@ -65,6 +65,10 @@ type dialect struct {
 	// (lib/pq#768). Each statement still takes the context, so Ctrl-C
 	// cancels the running statement and the batch rolls back, whole.
 	detachedWrites bool
+	// concurrentBatches: a retry may hold a second batch open while one is
+	// pushed (triage.BatchStarter). Not on SQLite, which has one writer: a
+	// second open batch could only wait for the first.
+	concurrentBatches bool
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -90,7 +94,8 @@ func dialectFor(driver string) (dialect, bool) {
 			asText:       func(col string) string { return "CAST(" + col + " AS text)" },
 			lockRows:     " FOR UPDATE SKIP LOCKED",
 
-			detachedWrites: true,
+			detachedWrites:    true,
+			concurrentBatches: true,
 		}, true
 	case "mysql":
 		return dialect{
@@ -114,7 +119,8 @@ func dialectFor(driver string) (dialect, bool) {
 			asText:       func(col string) string { return "CAST(" + col + " AS CHAR)" },
 			lockRows:     " FOR UPDATE",
 
-			writeIsolation: sql.LevelReadCommitted,
+			writeIsolation:    sql.LevelReadCommitted,
+			concurrentBatches: true,
 		}, true
 	case "sqlite":
 		return dialect{

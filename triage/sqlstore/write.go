@@ -142,11 +142,10 @@ func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*
 	return b.Commit(ctx)
 }
 
-// CanStartMoveBatch: a retry may hold a second batch open on PostgreSQL
-// and MariaDB/MySQL. Dry runs take nothing, and SQLite has one writer: a
-// second open batch could only wait for the first.
+// CanStartMoveBatch: a retry may hold a second batch open where the
+// dialect allows it (concurrentBatches). Dry runs take nothing.
 func (s *Store) CanStartMoveBatch(p triage.BatchParams) bool {
-	return !p.DryRun && s.d.name != "sqlite"
+	return !p.DryRun && s.d.concurrentBatches
 }
 
 // StartMoveBatch takes and plans a batch; the returned OpenBatch pushes,
