@@ -69,6 +69,11 @@ type dialect struct {
 	// pushed (triage.BatchStarter). Not on SQLite, which has one writer: a
 	// second open batch could only wait for the first.
 	concurrentBatches bool
+	// maxReadBatch bounds the rows one keyset read statement fetches (0:
+	// the caller's batch). SQLite: in rollback-journal mode (Laravel's
+	// default) a statement's shared lock keeps the app's writers from
+	// committing until it ends, so each statement stays short.
+	maxReadBatch int
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -135,6 +140,8 @@ func dialectFor(driver string) (dialect, bool) {
 			// Without the cast the driver turns a DATETIME column into a
 			// time.Time and the stored text is lost.
 			asText: func(col string) string { return "CAST(" + col + " AS TEXT)" },
+
+			maxReadBatch: sqliteReadBatch,
 		}, true
 	}
 	return dialect{}, false

@@ -13,9 +13,7 @@ import (
 
 const (
 	defaultBatch = 500
-	// sqliteReadBatch bounds one SQLite read statement: in rollback-journal
-	// mode (Laravel's default) a statement's shared lock keeps the app's
-	// writers from committing until it ends, so each statement stays short.
+	// sqliteReadBatch is SQLite's dialect.maxReadBatch.
 	sqliteReadBatch = 200
 	exceptionChars  = triage.ExceptionHeadChars
 	// wallLayout is how Laravel writes failed_at (Y-m-d H:i:s).
@@ -134,8 +132,8 @@ func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*tr
 	if batch <= 0 {
 		batch = defaultBatch
 	}
-	if s.d.name == "sqlite" && batch > sqliteReadBatch {
-		batch = sqliteReadBatch
+	if s.d.maxReadBatch > 0 && batch > s.d.maxReadBatch {
+		batch = s.d.maxReadBatch
 	}
 	sel, selArgs := s.selectList(p.Full)
 	f, err := s.withSinceBound(ctx, s.db, p.Filter)
