@@ -226,7 +226,7 @@ func (s *Store) RestoreRows(ctx context.Context, p triage.RestoreParams) (triage
 	var err error
 	if p.DryRun {
 		// A dry run writes nothing and needs no write privilege.
-		tx, err = s.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: s.d.name != "sqlite"})
+		tx, err = s.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: s.d.readOnlyTx})
 		if err != nil {
 			return res, s.queryError(err)
 		}

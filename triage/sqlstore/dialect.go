@@ -74,6 +74,9 @@ type dialect struct {
 	// default) a statement's shared lock keeps the app's writers from
 	// committing until it ends, so each statement stays short.
 	maxReadBatch int
+	// readOnlyTx: the driver begins a read-only transaction (a dry run
+	// needs no write privilege); the SQLite driver refuses the option.
+	readOnlyTx bool
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -101,6 +104,7 @@ func dialectFor(driver string) (dialect, bool) {
 
 			detachedWrites:    true,
 			concurrentBatches: true,
+			readOnlyTx:        true,
 		}, true
 	case "mysql":
 		return dialect{
@@ -126,6 +130,7 @@ func dialectFor(driver string) (dialect, bool) {
 
 			writeIsolation:    sql.LevelReadCommitted,
 			concurrentBatches: true,
+			readOnlyTx:        true,
 		}, true
 	case "sqlite":
 		return dialect{
