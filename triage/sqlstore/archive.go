@@ -297,7 +297,7 @@ func (s *Store) RestoreRows(ctx context.Context, p triage.RestoreParams) (triage
 	if err := s.insertRaw(ctx, tx, newID, false); err != nil {
 		return triage.RestoreResult{}, err
 	}
-	if len(keepID) > 0 && s.d.name == "postgres" {
+	if len(keepID) > 0 && s.d.explicitIDsAdvanceSequence {
 		if err := s.advanceSequence(ctx, tx); err != nil {
 			return triage.RestoreResult{}, err
 		}
@@ -392,8 +392,8 @@ func nullable(v *string) any {
 
 // advanceSequence moves PostgreSQL's id sequence past the highest id, so
 // that the next failure Laravel records does not collide with an id a
-// restore inserted explicitly (MySQL's AUTO_INCREMENT and SQLite's rowid
-// advance by themselves). A table without a sequence is left alone.
+// restore inserted explicitly (dialect.explicitIDsAdvanceSequence). A table
+// without a sequence is left alone.
 func (s *Store) advanceSequence(ctx context.Context, tx *sqlx.Tx) error {
 	var seq sql.NullString
 	if err := tx.QueryRowContext(ctx, "SELECT pg_get_serial_sequence($1, 'id')", s.failed).Scan(&seq); err != nil {

@@ -77,6 +77,11 @@ type dialect struct {
 	// readOnlyTx: the driver begins a read-only transaction (a dry run
 	// needs no write privilege); the SQLite driver refuses the option.
 	readOnlyTx bool
+	// explicitIDsAdvanceSequence: rows inserted with their own id leave the
+	// id sequence behind (PostgreSQL's serial), so a restore that kept ids
+	// must move it past them; MySQL's AUTO_INCREMENT and SQLite's rowid
+	// follow the highest id by themselves.
+	explicitIDsAdvanceSequence bool
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -105,6 +110,8 @@ func dialectFor(driver string) (dialect, bool) {
 			detachedWrites:    true,
 			concurrentBatches: true,
 			readOnlyTx:        true,
+
+			explicitIDsAdvanceSequence: true,
 		}, true
 	case "mysql":
 		return dialect{
