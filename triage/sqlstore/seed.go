@@ -95,7 +95,7 @@ func (s *Seeder) Insert(ctx context.Context, table string, cols []string, max in
 			_ = tx.Rollback()
 		}
 	}()
-	if s.d.name == "postgres" {
+	if s.d.bulkCopy {
 		n, err = seedCopy(ctx, tx, table, cols, max, next)
 	} else {
 		n, err = s.seedInserts(ctx, tx, table, cols, max, next)

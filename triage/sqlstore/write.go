@@ -534,14 +534,13 @@ func (s *Store) copyVerbatim(ctx context.Context, tx *sqlx.Tx, ids []int64, now 
 }
 
 // insertJobs inserts as DatabaseQueue::pushRaw does: attempts 0,
-// reserved_at NULL, available_at = created_at = now. PostgreSQL gets COPY:
-// a multi-row INSERT of 2 KB payloads is parsed and planned anew for every
-// statement and cost three times the whole hand-written move (bench/).
+// reserved_at NULL, available_at = created_at = now; by COPY where the
+// dialect has it (bulkCopy).
 func (s *Store) insertJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move, now int64) error {
 	if len(moves) == 0 {
 		return nil
 	}
-	if s.d.name == "postgres" {
+	if s.d.bulkCopy {
 		return s.copyJobs(ctx, tx, moves, now)
 	}
 	const perInsert = 200 // keeps one statement's parameters and size modest
