@@ -126,7 +126,7 @@ func (b *JobsBackend) push(ctx context.Context, moves []triage.Move, now time.Ti
 		return 0, err
 	}
 	txCtx := ctx
-	if s.d.name == "postgres" {
+	if s.d.detachedWrites {
 		txCtx = context.WithoutCancel(ctx)
 	}
 	tx, err := s.beginWrite(txCtx)
