@@ -87,6 +87,12 @@ type dialect struct {
 	// statement: for 2 KB payloads three times the whole hand-written move
 	// (bench/).
 	bulkCopy bool
+	// failedAtAsText: listings read failed_at as text (PostgreSQL): lib/pq
+	// fails the whole result set on a timestamp it cannot decode
+	// ('infinity', a BC date), so one poison row would stop every listing;
+	// as text, such a row is read, and only its failed_at is marked
+	// unreadable.
+	failedAtAsText bool
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -118,6 +124,7 @@ func dialectFor(driver string) (dialect, bool) {
 
 			explicitIDsAdvanceSequence: true,
 			bulkCopy:                   true,
+			failedAtAsText:             true,
 		}, true
 	case "mysql":
 		return dialect{

@@ -40,13 +40,11 @@ func (s *Store) selectList(full bool) (string, []any) {
 	return cols + s.exceptionHead() + " AS exception", []any{nextSeparator}
 }
 
-// failedAtColumn selects failed_at. PostgreSQL's is read as text: lib/pq
-// fails the whole result set on a timestamp it cannot decode ('infinity',
-// a BC date), so one poison row would stop every listing; as text, such a
-// row is read, and only its failed_at is marked unreadable.
+// failedAtColumn selects failed_at, as text where the dialect needs it
+// (failedAtAsText).
 func (s *Store) failedAtColumn() string {
-	if s.d.name == "postgres" {
-		return "CAST(failed_at AS text) AS failed_at"
+	if s.d.failedAtAsText {
+		return s.d.asText("failed_at") + " AS failed_at"
 	}
 	return "failed_at"
 }
