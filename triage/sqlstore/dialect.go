@@ -93,6 +93,9 @@ type dialect struct {
 	// as text, such a row is read, and only its failed_at is marked
 	// unreadable.
 	failedAtAsText bool
+	// bytesAreBinary: the driver sends a []byte argument as binary (lib/pq:
+	// bytea), so text columns must be given strings.
+	bytesAreBinary bool
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -125,6 +128,7 @@ func dialectFor(driver string) (dialect, bool) {
 			explicitIDsAdvanceSequence: true,
 			bulkCopy:                   true,
 			failedAtAsText:             true,
+			bytesAreBinary:             true,
 		}, true
 	case "mysql":
 		return dialect{

@@ -409,7 +409,7 @@ func (s *Store) probe(ctx context.Context, moves []triage.Move, now int64) ([]st
 			return nil, err
 		}
 		var payload any = m.Payload
-		if s.d.name == "postgres" {
+		if s.d.bytesAreBinary {
 			payload = string(m.Payload) // text, not bytea
 		}
 		if _, err := tx.ExecContext(ctx, q, m.Queue, now, now, payload); err != nil {
