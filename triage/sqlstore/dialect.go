@@ -96,6 +96,10 @@ type dialect struct {
 	// bytesAreBinary: the driver sends a []byte argument as binary (lib/pq:
 	// bytea), so text columns must be given strings.
 	bytesAreBinary bool
+	// insertRowsPerStatement keeps a multi-row INSERT (the Seeder's) under
+	// the server's limits: SQLite's 32,766 bound variables, MariaDB's
+	// packet size.
+	insertRowsPerStatement int
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -129,6 +133,7 @@ func dialectFor(driver string) (dialect, bool) {
 			bulkCopy:                   true,
 			failedAtAsText:             true,
 			bytesAreBinary:             true,
+			insertRowsPerStatement:     seedRowsPerStatement,
 		}, true
 	case "mysql":
 		return dialect{
@@ -155,6 +160,8 @@ func dialectFor(driver string) (dialect, bool) {
 			writeIsolation:    sql.LevelReadCommitted,
 			concurrentBatches: true,
 			readOnlyTx:        true,
+
+			insertRowsPerStatement: seedRowsPerStatement,
 		}, true
 	case "sqlite":
 		return dialect{
@@ -170,7 +177,8 @@ func dialectFor(driver string) (dialect, bool) {
 			// time.Time and the stored text is lost.
 			asText: func(col string) string { return "CAST(" + col + " AS TEXT)" },
 
-			maxReadBatch: sqliteReadBatch,
+			maxReadBatch:           sqliteReadBatch,
+			insertRowsPerStatement: seedRowsPerStatementSQLite,
 		}, true
 	}
 	return dialect{}, false

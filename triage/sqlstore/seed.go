@@ -23,8 +23,7 @@ type Seeder struct {
 	own bool // Close closes db
 }
 
-// seedRowsPerStatement keeps a multi-row INSERT under each server's limits:
-// SQLite's 32,766 bound variables, MariaDB's packet size.
+// Rows of one multi-row INSERT: dialect.insertRowsPerStatement.
 const (
 	seedRowsPerStatementSQLite = 100
 	seedRowsPerStatement       = 200
@@ -139,10 +138,7 @@ func (s *Seeder) seedInserts(ctx context.Context, tx *sql.Tx, table string, cols
 	}
 	head := "INSERT INTO " + s.d.quote(table) + " (" + strings.Join(quoted, ", ") + ") VALUES "
 	tuple := "(" + marks(len(cols)) + ")"
-	per := seedRowsPerStatement
-	if s.d.name == "sqlite" {
-		per = seedRowsPerStatementSQLite
-	}
+	per := s.d.insertRowsPerStatement
 	args := make([]any, 0, per*len(cols))
 	rows, n := 0, 0
 	flush := func() error {
