@@ -100,6 +100,9 @@ type dialect struct {
 	// the server's limits: SQLite's 32,766 bound variables, MariaDB's
 	// packet size.
 	insertRowsPerStatement int
+	// analyze refreshes the planner's statistics of a table ("" where
+	// there is nothing to do).
+	analyze func(table string) string
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -134,6 +137,7 @@ func dialectFor(driver string) (dialect, bool) {
 			failedAtAsText:             true,
 			bytesAreBinary:             true,
 			insertRowsPerStatement:     seedRowsPerStatement,
+			analyze:                    func(t string) string { return "VACUUM ANALYZE " + t },
 		}, true
 	case "mysql":
 		return dialect{
@@ -162,6 +166,7 @@ func dialectFor(driver string) (dialect, bool) {
 			readOnlyTx:        true,
 
 			insertRowsPerStatement: seedRowsPerStatement,
+			analyze:                func(t string) string { return "ANALYZE TABLE " + t },
 		}, true
 	case "sqlite":
 		return dialect{
@@ -179,6 +184,7 @@ func dialectFor(driver string) (dialect, bool) {
 
 			maxReadBatch:           sqliteReadBatch,
 			insertRowsPerStatement: seedRowsPerStatementSQLite,
+			analyze:                func(string) string { return "" },
 		}, true
 	}
 	return dialect{}, false
