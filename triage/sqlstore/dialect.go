@@ -103,6 +103,9 @@ type dialect struct {
 	// analyze refreshes the planner's statistics of a table ("" where
 	// there is nothing to do).
 	analyze func(table string) string
+	// dropDatabaseSuffix ends DROP DATABASE: PostgreSQL's WITH (FORCE)
+	// ends the sessions still connected to it.
+	dropDatabaseSuffix string
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -138,6 +141,7 @@ func dialectFor(driver string) (dialect, bool) {
 			bytesAreBinary:             true,
 			insertRowsPerStatement:     seedRowsPerStatement,
 			analyze:                    func(t string) string { return "VACUUM ANALYZE " + t },
+			dropDatabaseSuffix:         " WITH (FORCE)",
 		}, true
 	case "mysql":
 		return dialect{

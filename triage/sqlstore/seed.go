@@ -255,10 +255,6 @@ func (s *Seeder) DropDatabase(ctx context.Context, name string) error {
 	if !identRE.MatchString(name) {
 		return fmt.Errorf("sqlstore: invalid database name %q", name)
 	}
-	q := "DROP DATABASE IF EXISTS " + name
-	if s.d.name == "postgres" {
-		q += " WITH (FORCE)"
-	}
-	_, err := s.db.ExecContext(ctx, q)
+	_, err := s.db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+s.d.dropDatabaseSuffix)
 	return err
 }
