@@ -106,6 +106,10 @@ type dialect struct {
 	// dropDatabaseSuffix ends DROP DATABASE: PostgreSQL's WITH (FORCE)
 	// ends the sessions still connected to it.
 	dropDatabaseSuffix string
+	// deleteReturning reads from the server's SELECT VERSION() whether it
+	// has DELETE … RETURNING (MariaDB ≥ 10.0.5; MySQL has none); nil where
+	// the store never uses it.
+	deleteReturning func(version string) bool
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -171,6 +175,7 @@ func dialectFor(driver string) (dialect, bool) {
 
 			insertRowsPerStatement: seedRowsPerStatement,
 			analyze:                func(t string) string { return "ANALYZE TABLE " + t },
+			deleteReturning:        mariadbHasDeleteReturning,
 		}, true
 	case "sqlite":
 		return dialect{

@@ -609,18 +609,19 @@ func openMySQL(ctx context.Context, ep Endpoint, cfg Config) (*sqlx.DB, error) {
 	return sqlx.NewDb(sql.OpenDB(conn), "mysql"), nil
 }
 
-// detectServer finds whether the server has DELETE … RETURNING. (Whether
-// MySQL/MariaDB knows SKIP LOCKED is not asked: their batches take waiting
-// locks by design, see lockClause.)
+// detectServer finds whether the server has DELETE … RETURNING, where the
+// dialect asks (dialect.deleteReturning). (Whether MySQL/MariaDB knows SKIP
+// LOCKED is not asked: their batches take waiting locks by design, see
+// dialect.lockRows.)
 func (s *Store) detectServer(ctx context.Context) (deleteReturning bool, err error) {
-	if s.d.name != "mysql" {
+	if s.d.deleteReturning == nil {
 		return false, nil
 	}
 	var v string
 	if err := s.db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
 		return false, s.queryError(err)
 	}
-	return mariadbHasDeleteReturning(v), nil
+	return s.d.deleteReturning(v), nil
 }
 
 // mariadbHasDeleteReturning: MariaDB 10.0.5 added DELETE … RETURNING; MySQL
