@@ -206,18 +206,9 @@ func (b *JobsBackend) ledgerQuoted() string {
 }
 
 // LedgerDDL is the statement that creates the ledger, for an operator who
-// creates it by hand. The uuid column is as wide as failed_jobs.uuid; on
-// MySQL it compares bytes, as uuids are compared everywhere else.
+// creates it by hand (columns: dialect.ledgerColumns).
 func (b *JobsBackend) LedgerDDL() string {
-	t := b.ledgerQuoted()
-	switch b.Store.d.name {
-	case "mysql":
-		return "CREATE TABLE IF NOT EXISTS " + t + " (`uuid` varchar(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, `pushed_at` bigint NOT NULL)"
-	case "postgres":
-		return "CREATE TABLE IF NOT EXISTS " + t + ` ("uuid" varchar(255) NOT NULL PRIMARY KEY, "pushed_at" bigint NOT NULL)`
-	default:
-		return "CREATE TABLE IF NOT EXISTS " + t + ` ("uuid" text NOT NULL PRIMARY KEY, "pushed_at" integer NOT NULL)`
-	}
+	return "CREATE TABLE IF NOT EXISTS " + b.ledgerQuoted() + " " + b.Store.d.ledgerColumns
 }
 
 // ensureLedger creates the ledger once per backend.

@@ -110,6 +110,10 @@ type dialect struct {
 	// has DELETE … RETURNING (MariaDB ≥ 10.0.5; MySQL has none); nil where
 	// the store never uses it.
 	deleteReturning func(version string) bool
+	// ledgerColumns are the columns of the jobs ledger (JobsBackend.Ledger):
+	// the uuid as wide as failed_jobs.uuid, compared by bytes on MySQL as
+	// uuids are compared everywhere else.
+	ledgerColumns string
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -146,6 +150,7 @@ func dialectFor(driver string) (dialect, bool) {
 			insertRowsPerStatement:     seedRowsPerStatement,
 			analyze:                    func(t string) string { return "VACUUM ANALYZE " + t },
 			dropDatabaseSuffix:         " WITH (FORCE)",
+			ledgerColumns:              `("uuid" varchar(255) NOT NULL PRIMARY KEY, "pushed_at" bigint NOT NULL)`,
 		}, true
 	case "mysql":
 		return dialect{
@@ -176,6 +181,7 @@ func dialectFor(driver string) (dialect, bool) {
 			insertRowsPerStatement: seedRowsPerStatement,
 			analyze:                func(t string) string { return "ANALYZE TABLE " + t },
 			deleteReturning:        mariadbHasDeleteReturning,
+			ledgerColumns:          "(`uuid` varchar(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, `pushed_at` bigint NOT NULL)",
 		}, true
 	case "sqlite":
 		return dialect{
@@ -194,6 +200,7 @@ func dialectFor(driver string) (dialect, bool) {
 			maxReadBatch:           sqliteReadBatch,
 			insertRowsPerStatement: seedRowsPerStatementSQLite,
 			analyze:                func(string) string { return "" },
+			ledgerColumns:          `("uuid" text NOT NULL PRIMARY KEY, "pushed_at" integer NOT NULL)`,
 		}, true
 	}
 	return dialect{}, false
