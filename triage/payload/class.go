@@ -49,8 +49,8 @@ var ClassKeys = [...]string{`"displayName":`, `"command":`, `"commandName":`, `"
 // The other keys keep their first occurrence: "job" and "command" also
 // occur inside a string job's data (user arrays), after the top-level key.
 //
-// In SQL the last occurrence is the first one in the reversed text, which
-// both servers find in characters (triage/sqlstore's dialect.windowLast).
+// In SQL the window is the key and the text after its last occurrence
+// (triage/sqlstore's dialect.windowLast).
 var ClassKeyLast = [len(ClassKeys)]bool{windowDisplayName: true}
 
 const (

@@ -26,8 +26,10 @@ type dialect struct {
 	// characters and matching case-sensitively. Nil when listings read the
 	// whole payload and Go cuts the windows.
 	window func(col, key string, n int) string
-	// windowLast is window from the key's last occurrence: the first one in
-	// the reversed text (payload.ClassKeyLast).
+	// windowLast is window from the key's last occurrence
+	// (payload.ClassKeyLast): the key and what follows its last occurrence.
+	// The key is ASCII (payload.ClassKeys), so its length in bytes is its
+	// length in characters.
 	windowLast func(col, key string, n int) string
 	// concat joins texts; NULL parts must have been coalesced.
 	concat func(parts []string) string
@@ -128,9 +130,14 @@ func dialectFor(driver string) (dialect, bool) {
 			window: func(col, key string, n int) string {
 				return "substr(" + col + ", nullif(strpos(" + col + ", " + sqlString(key) + "), 0), " + itoa(n) + ")"
 			},
+			// split_part with a negative field (PostgreSQL 14+) is the text
+			// after the key's last occurrence: two forward searches, where
+			// reverse() copied the whole payload character by character
+			// (the cold index pass spent most of its server time there).
 			windowLast: func(col, key string, n int) string {
-				return "substr(" + col + ", length(" + col + ") - nullif(strpos(reverse(" + col + "), " + sqlString(reverseString(key)) + "), 0) - " +
-					itoa(len(key)) + " + 2, " + itoa(n) + ")"
+				k := sqlString(key)
+				return "CASE WHEN strpos(" + col + ", " + k + ") > 0 THEN " + k + " || left(split_part(" + col + ", " + k + ", -1), " +
+					itoa(n-len(key)) + ") END"
 			},
 			concat:  func(parts []string) string { return strings.Join(parts, " || ") },
 			unitSep: "chr(31)",
@@ -164,9 +171,13 @@ func dialectFor(driver string) (dialect, bool) {
 			window: func(col, key string, n int) string {
 				return "SUBSTRING(" + col + ", NULLIF(LOCATE(_utf8mb4" + sqlString(key) + " COLLATE utf8mb4_bin, " + col + "), 0), " + itoa(n) + ")"
 			},
+			// SUBSTRING_INDEX with a negative count is the text after the
+			// key's last occurrence, found without REVERSE copying the
+			// whole payload; it matches case-sensitively, as _bin does.
 			windowLast: func(col, key string, n int) string {
-				return "SUBSTRING(" + col + ", CHAR_LENGTH(" + col + ") - NULLIF(LOCATE(_utf8mb4" + sqlString(reverseString(key)) +
-					" COLLATE utf8mb4_bin, REVERSE(" + col + ")), 0) - " + itoa(len(key)) + " + 2, " + itoa(n) + ")"
+				k := "_utf8mb4" + sqlString(key) + " COLLATE utf8mb4_bin"
+				return "CASE WHEN LOCATE(" + k + ", " + col + ") > 0 THEN CONCAT(" + k + ", LEFT(SUBSTRING_INDEX(" + col + ", " + k + ", -1), " +
+					itoa(n-len(key)) + ")) END"
 			},
 			concat:       func(parts []string) string { return "CONCAT(" + strings.Join(parts, ", ") + ")" },
 			unitSep:      "CHAR(31 USING utf8mb4)",
@@ -225,16 +236,6 @@ func (d dialect) classWindows(col string) string {
 		parts = append(parts, d.unitSep, "coalesce("+window(col, key, payload.ClassWindowChars)+", '')")
 	}
 	return d.concat(parts)
-}
-
-// reverseString reverses an ASCII key (ClassKeys are ASCII), for the
-// windowLast searches in reversed text.
-func reverseString(s string) string {
-	b := []byte(s)
-	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
-		b[i], b[j] = b[j], b[i]
-	}
-	return string(b)
 }
 
 // sqlString quotes a constant as a SQL string literal.
