@@ -3,8 +3,6 @@ package cmd
 import (
 	"context"
 	"encoding/csv"
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -77,16 +75,7 @@ func csvRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q tri
 	if err == nil {
 		err = w.Error()
 	}
-	if err != nil && !errors.Is(err, errExportDone) {
-		return err
-	}
-	if n == 0 && q.Signature != "" {
-		return opts.Filter.errNoSuchSignature()
-	}
-	if opts.IO.IsStderrTTY() {
-		fmt.Fprintf(opts.IO.ErrOut, "exported %s\n", countNoun(n, "failed job"))
-	}
-	return nil
+	return exportDone(opts, q, n, err)
 }
 
 // csvFlushRows is how many records are buffered before they are written,

@@ -424,6 +424,12 @@ func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q 
 		_, err = opts.IO.Out.Write(b)
 		return err
 	})
+	return exportDone(opts, q, n, err)
+}
+
+// exportDone ends an export (NDJSON or CSV) of n records: err is what the
+// walk returned, errExportDone when it stopped at --limit.
+func exportDone(opts *FailedOptions, q triage.Query, n int, err error) error {
 	if err != nil && !errors.Is(err, errExportDone) {
 		return err
 	}

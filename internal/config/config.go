@@ -282,24 +282,7 @@ func (c Context) hasSecret() bool {
 	return c.Notify != Notify{}
 }
 
-func readBounded(path string) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if st.Size() > maxFileSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxFileSize)
-	}
-	return os.ReadFile(path)
-}
+func readBounded(path string) ([]byte, error) { return appconfig.ReadBounded(path, maxFileSize) }
 
 // fileTOML is the file's shape; unknown keys are errors.
 type fileTOML struct {

@@ -106,7 +106,11 @@ func laravelVersion(root string) (version, source string) {
 // caches are kilobytes; anything far larger is not one.
 const maxConfigFileBytes = 16 << 20
 
-func readBounded(path string) ([]byte, error) {
+func readBounded(path string) ([]byte, error) { return ReadBounded(path, maxConfigFileBytes) }
+
+// ReadBounded reads a regular file of at most limit bytes: a FIFO, a device
+// or a file far larger than any configuration is refused before it is read.
+func ReadBounded(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -119,10 +123,18 @@ func readBounded(path string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	if st.Size() > maxConfigFileBytes {
-		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxConfigFileBytes>>20)
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s is larger than %s", path, byteSize(limit))
 	}
 	return os.ReadFile(path)
+}
+
+// byteSize renders a limit in MiB when it is a whole number of them.
+func byteSize(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 func majorOf(version string) int {
