@@ -193,7 +193,9 @@ func TestDatabaseURLMatchesLaravel(t *testing.T) {
 }
 
 func FuzzParseDSN(f *testing.F) {
-	for _, seed := range []string{"postgres://u:p@h:5432/d?sslmode=require", "mysql://u:a@b@[::1]:3306/d", "sqlite:///x.db", "x.sqlite", "mysql://h:0/d#f", "%", "sqlite:?"} {
+	for _, seed := range []string{"postgres://u:p@h:5432/d?sslmode=require", "mysql://u:a@b@[::1]:3306/d", "sqlite:///x.db", "x.sqlite", "mysql://h:0/d#f", "%", "sqlite:?",
+		// CI's finding: the password "0 0" is also part of the host.
+		"mYsql://0:0 0@\"0 0/0000000000000000"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
@@ -213,8 +215,15 @@ func FuzzParseDSN(f *testing.F) {
 		default:
 			t.Fatalf("%q: unexpected driver %q", in, got.Driver)
 		}
-		if len(got.Password) >= 3 && strings.Contains(got.Redacted(), got.Password) {
-			t.Fatalf("%q: Redacted shows the password", in)
+		// Redacted must not depend on the password at all. (A containment
+		// check alone is wrong: a short password may also be part of the
+		// host or the database name, which are shown on purpose.)
+		if got.Password != "" {
+			other := got
+			other.Password = got.Password + "x"
+			if got.Redacted() != other.Redacted() {
+				t.Fatalf("%q: Redacted depends on the password: %s", in, got.Redacted())
+			}
 		}
 	})
 }
