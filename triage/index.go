@@ -45,6 +45,19 @@ type IndexSource interface {
 	MaxFailedID(ctx context.Context) (int64, error)
 }
 
+// RangeScanner is an IndexSource that can read ranges of ids on
+// connections of their own, so that a long pass (the first one over a
+// large table) reads several ranges at once: the server's work per row is
+// most of a pass, and one statement runs on one server process.
+type RangeScanner interface {
+	// ScanRange streams the rows with afterID < id ≤ upTo, ascending, as
+	// ScanAbove does. Calls for disjoint ranges may run concurrently.
+	ScanRange(ctx context.Context, afterID, upTo int64, fn func(*FailedRow) error) error
+	// RangeScans is how many ScanRange calls may usefully run at once; 1
+	// when the store reads through one connection.
+	RangeScans() int
+}
+
 // IndexedSignature is what a signature index keeps once per signature: the
 // fields a grouping shows, and the newest row it indexed with the
 // signature, whose raw message is the signature's example.

@@ -23,11 +23,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jobtriage/jobtriage/triage"
@@ -54,6 +56,10 @@ const (
 	// DefaultMaxFiles bounds the tables indexed; the least recently used
 	// file goes first.
 	DefaultMaxFiles = 32
+	// DefaultRangeMinRows is the id span from which a pass reads ranges at
+	// once: below it a pass takes a second or two, and one range is as
+	// quick.
+	DefaultRangeMinRows = 200_000
 	// normalizeCacheSize is the signature.Cache of one pass: repeats are
 	// mostly recent, and a bigger cache is most of a cold pass's memory.
 	normalizeCacheSize = 10_000
@@ -71,6 +77,9 @@ type Options struct {
 	MaxRows       int
 	MaxSignatures int
 	MaxFiles      int
+	// RangeMinRows is the id span from which a pass over a
+	// triage.RangeScanner reads ranges at once (0: DefaultRangeMinRows).
+	RangeMinRows int
 }
 
 // Index is the signature index of the Source's table.
@@ -88,6 +97,9 @@ func New(o Options) *Index {
 	}
 	if o.MaxFiles <= 0 {
 		o.MaxFiles = DefaultMaxFiles
+	}
+	if o.RangeMinRows <= 0 {
+		o.RangeMinRows = DefaultRangeMinRows
 	}
 	if o.Notice == nil {
 		o.Notice = func(string) {}
@@ -315,7 +327,8 @@ func (ix *Index) dropDeleted(ctx context.Context, d *data) (deleted int, late in
 
 // addAbove reads the rows above from and indexes those it does not hold
 // (from is below the highest indexed id after a late commit), keeping the
-// rows sorted by id.
+// rows sorted by id. A long pass over a RangeScanner reads ranges of ids at
+// once (addRanges).
 func (ix *Index) addAbove(ctx context.Context, d *data, from int64) error {
 	// The rows already held above from, to skip; late commits sit among
 	// them, so the tail is sorted again afterwards.
@@ -329,78 +342,238 @@ func (ix *Index) addAbove(ctx context.Context, d *data, from int64) error {
 			d.sortTail(tail)
 		}
 	}()
-	bySig := make(map[string]uint32, len(d.sigs))
-	for i, s := range d.sigs {
-		bySig[s.ID] = uint32(i)
+	b := newBuilder(d, held, ix.o.MaxRows, ix.o.MaxSignatures)
+	top, err := ix.o.Source.MaxFailedID(ctx)
+	if err != nil || top <= from {
+		return ix.limited(ix.o.Source.ScanAbove(ctx, from, b.rangeAdd(from, maxID)))
 	}
-	byPlace := make(map[place]uint32, len(d.places))
-	for i, p := range d.places {
-		byPlace[p] = uint32(i)
+	low := from
+	if low == noneScanned {
+		low = 0
 	}
-	cache := signature.NewCache(normalizeCacheSize)
+	rs, ok := ix.o.Source.(triage.RangeScanner)
+	if n := top - low; ok && n >= int64(ix.o.RangeMinRows) && rs.RangeScans() > 1 {
+		return ix.limited(ix.addRanges(ctx, b, rs, from, low, top))
+	}
 	// Room for every id up to the highest, at most MaxRows: a million rows
 	// grown by doubling would hold two copies of the columns for a moment.
-	if top, err := ix.o.Source.MaxFailedID(ctx); err == nil && top > from {
-		low := from
-		if low == noneScanned {
-			low = 0
+	if n := top - low; n > 0 && n <= int64(ix.o.MaxRows) {
+		d.grow(int(n))
+	}
+	return ix.limited(ix.o.Source.ScanAbove(ctx, from, b.rangeAdd(from, maxID)))
+}
+
+// maxID is above every id.
+const maxID = math.MaxInt64
+
+// addRanges reads (from, top] in rs.RangeScans() ranges at once, each
+// into its own columns (the first straight into d, whose rows are all at
+// or below from), then appends the others in id order, then reads what
+// was added above top meanwhile.
+func (ix *Index) addRanges(ctx context.Context, b *builder, rs triage.RangeScanner, from, low, top int64) error {
+	n := rs.RangeScans()
+	bounds := make([]int64, n+1)
+	bounds[0], bounds[n] = from, top
+	for k := 1; k < n; k++ {
+		bounds[k] = low + (top-low)*int64(k)/int64(n)
+	}
+	span := func(k int) int64 { return bounds[k+1] - max(bounds[k], low) }
+	builders := make([]*builder, n)
+	builders[0] = b
+	// d gets room for every range (the others are appended to it); each
+	// other range for its own rows.
+	if s := top - low; s > 0 && s <= int64(ix.o.MaxRows) {
+		b.d.grow(int(s))
+	}
+	for k := 1; k < n; k++ {
+		part := newData(b.d.definition, b.d.key, b.d.object)
+		if s := span(k); s > 0 && s <= int64(ix.o.MaxRows) {
+			part.grow(int(s))
 		}
-		if n := top - low; n > 0 && n <= int64(ix.o.MaxRows) {
-			d.grow(int(n))
+		builders[k] = newBuilder(part, b.held, ix.o.MaxRows, ix.o.MaxSignatures)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for k := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = rs.ScanRange(ctx, bounds[k], bounds[k+1], builders[k].rangeAdd(bounds[k], bounds[k+1]))
+			if errs[k] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return err
+	}
+	for _, part := range builders[1:] {
+		if err := b.merge(part.d); err != nil {
+			return err
 		}
 	}
-	return ix.o.Source.ScanAbove(ctx, from, func(r *triage.FailedRow) error {
-		if r.ID <= from && from != noneScanned {
-			return fmt.Errorf("sigindex: the store returned id %d, not above %d", r.ID, from)
+	return ix.o.Source.ScanAbove(ctx, top, b.rangeAdd(top, maxID))
+}
+
+// firstError is the first error that is not a cancellation another
+// range's error caused, else the first error.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
 		}
-		if held[r.ID] {
-			return nil
+	}
+	return errors.Join(errs...)
+}
+
+// limited turns a builder's bound errors into a notice and
+// triage.ErrIndexUnusable.
+func (ix *Index) limited(err error) error {
+	switch {
+	case errors.Is(err, errTooManyRows):
+		ix.o.Notice(fmt.Sprintf("signature index not used: the table has more than %d rows", ix.o.MaxRows))
+		return ix.unusable("more than %d rows", ix.o.MaxRows)
+	case errors.Is(err, errTooManySignatures):
+		ix.o.Notice(fmt.Sprintf("signature index not used: the table has more than %d signatures", ix.o.MaxSignatures))
+		return ix.unusable("more than %d signatures", ix.o.MaxSignatures)
+	}
+	return err
+}
+
+var (
+	errTooManyRows       = errors.New("too many rows")
+	errTooManySignatures = errors.New("too many signatures")
+)
+
+// builder indexes rows into one data's columns, ascending by id.
+type builder struct {
+	d       *data
+	held    map[int64]bool // read-only: rows d's caller holds already
+	bySig   map[string]uint32
+	byPlace map[place]uint32
+	cache   *signature.Cache
+	maxRows int
+	maxSigs int
+}
+
+func newBuilder(d *data, held map[int64]bool, maxRows, maxSigs int) *builder {
+	b := &builder{d: d, held: held, maxRows: maxRows, maxSigs: maxSigs,
+		bySig: make(map[string]uint32, len(d.sigs)), byPlace: make(map[place]uint32, len(d.places)),
+		cache: signature.NewCache(normalizeCacheSize)}
+	for i, s := range d.sigs {
+		b.bySig[s.ID] = uint32(i)
+	}
+	for i, p := range d.places {
+		b.byPlace[p] = uint32(i)
+	}
+	return b
+}
+
+// rangeAdd is add for the rows of (after, upTo], which it checks the store
+// kept to.
+func (b *builder) rangeAdd(after, upTo int64) func(*triage.FailedRow) error {
+	return func(r *triage.FailedRow) error {
+		if (r.ID <= after && after != noneScanned) || r.ID > upTo {
+			return fmt.Errorf("sigindex: the store returned id %d, not in (%d, %d]", r.ID, after, upTo)
 		}
-		if len(d.ids) >= ix.o.MaxRows {
-			ix.o.Notice(fmt.Sprintf("signature index not used: the table has more than %d rows", ix.o.MaxRows))
-			return ix.unusable("more than %d rows", ix.o.MaxRows)
-		}
-		j := triage.JobFromRowWith(r, cache.Normalize)
-		si, ok := bySig[j.Signature]
-		if !ok {
-			if len(d.sigs) >= ix.o.MaxSignatures {
-				ix.o.Notice(fmt.Sprintf("signature index not used: the table has more than %d signatures", ix.o.MaxSignatures))
-				return ix.unusable("more than %d signatures", ix.o.MaxSignatures)
-			}
-			si = uint32(len(d.sigs))
-			bySig[j.Signature] = si
-			d.sigs = append(d.sigs, &triage.IndexedSignature{ID: j.Signature, Class: j.Class,
-				ExceptionClass: j.ExceptionClass, Message: cache.Normalize(j.ExceptionMessage)})
-		}
-		// Rows come oldest first: the last one seen is the newest.
-		s := d.sigs[si]
-		s.ExampleRowID, s.ExampleID, s.Example = r.ID, j.ID, j.ExceptionMessage
-		p := place{queue: r.Queue, connection: r.Connection}
-		for _, pr := range r.Problems {
-			switch {
-			case pr.Column == "queue" && pr.Reason == triage.ReasonNull:
-				p.nulls |= placeNullQueue
-			case pr.Column == "connection" && pr.Reason == triage.ReasonNull:
-				p.nulls |= placeNullConnection
-			}
-		}
-		pi, ok := byPlace[p]
-		if !ok {
-			pi = uint32(len(d.places))
-			byPlace[p] = pi
-			d.places = append(d.places, p)
-		}
-		w, ns := wallOf(r.FailedAt)
-		if ns != 0 {
-			d.nanos[r.ID] = ns
-		}
-		d.ids = append(d.ids, r.ID)
-		d.sig = append(d.sig, si)
-		d.place = append(d.place, pi)
-		d.wall = append(d.wall, w)
-		d.scanned = max(d.scanned, r.ID)
+		return b.add(r)
+	}
+}
+
+func (b *builder) add(r *triage.FailedRow) error {
+	d := b.d
+	if b.held[r.ID] {
 		return nil
-	})
+	}
+	if len(d.ids) >= b.maxRows {
+		return errTooManyRows
+	}
+	j := triage.JobFromRowWith(r, b.cache.Normalize)
+	si, ok := b.bySig[j.Signature]
+	if !ok {
+		if len(d.sigs) >= b.maxSigs {
+			return errTooManySignatures
+		}
+		si = uint32(len(d.sigs))
+		b.bySig[j.Signature] = si
+		d.sigs = append(d.sigs, &triage.IndexedSignature{ID: j.Signature, Class: j.Class,
+			ExceptionClass: j.ExceptionClass, Message: b.cache.Normalize(j.ExceptionMessage)})
+	}
+	// Rows come oldest first: the last one seen is the newest.
+	s := d.sigs[si]
+	s.ExampleRowID, s.ExampleID, s.Example = r.ID, j.ID, j.ExceptionMessage
+	p := place{queue: r.Queue, connection: r.Connection}
+	for _, pr := range r.Problems {
+		switch {
+		case pr.Column == "queue" && pr.Reason == triage.ReasonNull:
+			p.nulls |= placeNullQueue
+		case pr.Column == "connection" && pr.Reason == triage.ReasonNull:
+			p.nulls |= placeNullConnection
+		}
+	}
+	w, ns := wallOf(r.FailedAt)
+	if ns != 0 {
+		d.nanos[r.ID] = ns
+	}
+	b.append(r.ID, si, b.placeOf(p), w)
+	return nil
+}
+
+func (b *builder) placeOf(p place) uint32 {
+	pi, ok := b.byPlace[p]
+	if !ok {
+		pi = uint32(len(b.d.places))
+		b.byPlace[p] = pi
+		b.d.places = append(b.d.places, p)
+	}
+	return pi
+}
+
+func (b *builder) append(id int64, si, pi uint32, w int64) {
+	d := b.d
+	d.ids = append(d.ids, id)
+	d.sig = append(d.sig, si)
+	d.place = append(d.place, pi)
+	d.wall = append(d.wall, w)
+	d.scanned = max(d.scanned, id)
+}
+
+// merge appends part's rows, all above b's, mapping its signatures and
+// places to b's; its examples are newer and replace b's.
+func (b *builder) merge(part *data) error {
+	if len(b.d.ids)+len(part.ids) > b.maxRows {
+		return errTooManyRows
+	}
+	sigs := make([]uint32, len(part.sigs))
+	for i, ps := range part.sigs {
+		si, ok := b.bySig[ps.ID]
+		if !ok {
+			if len(b.d.sigs) >= b.maxSigs {
+				return errTooManySignatures
+			}
+			si = uint32(len(b.d.sigs))
+			b.bySig[ps.ID] = si
+			b.d.sigs = append(b.d.sigs, ps)
+		} else {
+			s := b.d.sigs[si]
+			s.ExampleRowID, s.ExampleID, s.Example = ps.ExampleRowID, ps.ExampleID, ps.Example
+		}
+		sigs[i] = si
+	}
+	places := make([]uint32, len(part.places))
+	for i, p := range part.places {
+		places[i] = b.placeOf(p)
+	}
+	for k, id := range part.ids {
+		b.append(id, sigs[part.sig[k]], places[part.place[k]], part.wall[k])
+	}
+	for id, ns := range part.nanos {
+		b.d.nanos[id] = ns
+	}
+	return nil
 }
 
 // save writes the file whole under a temporary name and renames it over

@@ -504,3 +504,127 @@ func TestPruneKeepsMaxFiles(t *testing.T) {
 		t.Errorf("%d files kept, want 3", len(files))
 	}
 }
+
+// rangeSource is a fakeSource that reads ranges at once.
+type rangeSource struct {
+	*fakeSource
+	scans  int
+	ranges [][2]int64 // ScanRange calls
+}
+
+func (f *rangeSource) RangeScans() int { return f.scans }
+
+func (f *rangeSource) ScanRange(ctx context.Context, after, upTo int64, fn func(*triage.FailedRow) error) error {
+	f.mu.Lock()
+	f.ranges = append(f.ranges, [2]int64{after, upTo})
+	f.mu.Unlock()
+	return f.fakeSource.ScanAbove(ctx, after, func(r *triage.FailedRow) error {
+		if r.ID > upTo {
+			return nil
+		}
+		return fn(r)
+	})
+}
+
+// A pass that reads ranges at once builds the index a single pass builds:
+// the same rows, signatures, places and examples (the newest row of each
+// signature, wherever its range), then serves incremental passes as usual.
+func TestRangesAgreeWithOnePass(t *testing.T) {
+	for _, scans := range []int{2, 3, 4} {
+		t.Run(fmt.Sprint(scans), func(t *testing.T) {
+			f := &rangeSource{fakeSource: newFake(), scans: scans}
+			f.fill(1, 3000)
+			f.del(1, 2, 1500, 1501, 2999)
+			// A signature only the top range holds, and one only the bottom.
+			f.add(2500, `App\Jobs\Late`, "late", "late", base)
+			f.add(10, `App\Jobs\Early`, "early", "early", base)
+			f.add(3000, `App\Jobs\Early`, "early", "early", base) // its example is in the top range
+			var n notices
+			ranged := New(Options{Dir: t.TempDir(), Source: f, Notice: n.add, RangeMinRows: 100})
+			st := check(t, ranged, f.fakeSource)
+			if len(f.ranges) != scans {
+				t.Fatalf("%d ranges read, want %d: %v", len(f.ranges), scans, f.ranges)
+			}
+			sort.Slice(f.ranges, func(a, b int) bool { return f.ranges[a][0] < f.ranges[b][0] })
+			if f.ranges[0][0] != noneScanned || f.ranges[scans-1][1] != 3000 {
+				t.Errorf("ranges %v do not span the table", f.ranges)
+			}
+			for k := 1; k < scans; k++ {
+				if f.ranges[k][0] != f.ranges[k-1][1] {
+					t.Errorf("ranges %v leave a gap or overlap", f.ranges)
+				}
+			}
+			one := New(Options{Dir: t.TempDir(), Source: f.fakeSource, Notice: n.add})
+			v1, err := one.refresh(context.Background(), time.UTC)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vr, err := ranged.refresh(context.Background(), time.UTC)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(examples(vr.d), examples(v1.d)) {
+				t.Errorf("examples differ:\n ranges %v\n one pass %v", examples(vr.d), examples(v1.d))
+			}
+			if st.Rows != 2995 || len(v1.d.places) != len(vr.d.places) {
+				t.Errorf("ranges: %+v, %d places, one pass %d", st, len(vr.d.places), len(v1.d.places))
+			}
+			// Incremental afterwards: new rows and deletes.
+			f.fill(3001, 3010)
+			f.del(5, 3005)
+			if st := check(t, New(Options{Dir: ranged.o.Dir, Source: f, Notice: n.add, RangeMinRows: 100}), f.fakeSource); st.Added != 9 || st.Deleted != 1 {
+				t.Errorf("warm after ranges: %+v", st)
+			}
+			if got := n.take(); len(got) != 0 {
+				t.Errorf("notices %q", got)
+			}
+		})
+	}
+}
+
+// examples maps each signature to its example and normalised message.
+func examples(d *data) map[string]triage.IndexedSignature {
+	m := make(map[string]triage.IndexedSignature, len(d.sigs))
+	for _, s := range d.sigs {
+		m[s.ID] = *s
+	}
+	return m
+}
+
+// A range over the bounds stops the pass with one notice, as one pass does.
+func TestRangesKeepTheBounds(t *testing.T) {
+	f := &rangeSource{fakeSource: newFake(), scans: 3}
+	f.fill(1, 300)
+	var n notices
+	ix := New(Options{Dir: t.TempDir(), Source: f, Notice: n.add, RangeMinRows: 10, MaxRows: 250})
+	if _, err := ix.Refresh(context.Background(), time.UTC); !errors.Is(err, triage.ErrIndexUnusable) {
+		t.Errorf("over MaxRows: %v", err)
+	}
+	ix = New(Options{Dir: t.TempDir(), Source: f, Notice: n.add, RangeMinRows: 10, MaxSignatures: 2})
+	if _, err := ix.Refresh(context.Background(), time.UTC); !errors.Is(err, triage.ErrIndexUnusable) {
+		t.Errorf("over MaxSignatures: %v", err)
+	}
+	if got := n.take(); len(got) != 2 {
+		t.Errorf("notices %q", got)
+	}
+}
+
+// An error in one range cancels the others and is the one reported.
+func TestRangeErrorStopsThePass(t *testing.T) {
+	f := &failingRanges{rangeSource: rangeSource{fakeSource: newFake(), scans: 2}}
+	f.fill(1, 300)
+	_, err := New(Options{Dir: t.TempDir(), Source: f, RangeMinRows: 10}).Refresh(context.Background(), time.UTC)
+	if err == nil || err.Error() != "connection reset" {
+		t.Errorf("err = %v, want the range's own error", err)
+	}
+}
+
+type failingRanges struct{ rangeSource }
+
+func (f *failingRanges) ScanRange(ctx context.Context, after, upTo int64, fn func(*triage.FailedRow) error) error {
+	if after > 0 {
+		return errors.New("connection reset")
+	}
+	<-ctx.Done() // the other range runs until it is cancelled
+	return ctx.Err()
+}

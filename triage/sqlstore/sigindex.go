@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 
@@ -18,7 +19,10 @@ import (
 // The local signature index (triage/sigindex) asks three things of the
 // store: the table's identity, the rows above an id, and the live ids.
 
-var _ triage.IndexSource = (*Store)(nil)
+var (
+	_ triage.IndexSource  = (*Store)(nil)
+	_ triage.RangeScanner = (*Store)(nil)
+)
 
 // errNoIdentity: the server does not say which table this is.
 var errNoIdentity = errors.New("the table's identity is unknown")
@@ -176,13 +180,50 @@ func (s *Store) indexSelect() (string, []any) {
 // columns a grouping needs, cut in SQL where the server can (indexSelect);
 // on SQLite the listing's columns, cut in Go.
 func (s *Store) ScanAbove(ctx context.Context, afterID int64, fn func(*triage.FailedRow) error) error {
+	return s.scanIndex(ctx, afterID, maxID, fn)
+}
+
+// ScanRange is ScanAbove for afterID < id ≤ upTo. Each call reads through
+// one connection of the pool, so calls for disjoint ranges run on as many
+// server processes.
+func (s *Store) ScanRange(ctx context.Context, afterID, upTo int64, fn func(*triage.FailedRow) error) error {
+	return s.scanIndex(ctx, afterID, upTo, fn)
+}
+
+// RangeScans is how many ScanRange calls a pass may run at once: one per
+// client CPU, at least two (a pass is mostly the server's work) and at
+// most maxRangeScans, or one on SQLite, which reads through one
+// connection.
+func (s *Store) RangeScans() int {
 	if s.d.topException == nil || s.d.window == nil {
-		return s.ScanFailed(ctx, triage.ScanParams{Ascending: true, AfterID: afterID, BatchSize: indexScanBatch}, fn)
+		return 1
+	}
+	return min(max(runtime.GOMAXPROCS(0), 2), maxRangeScans)
+}
+
+// maxRangeScans bounds the connections a pass holds at once.
+const maxRangeScans = 4
+
+// errPastRange stops a listing scan at the end of a range.
+var errPastRange = errors.New("past the range")
+
+func (s *Store) scanIndex(ctx context.Context, afterID, upTo int64, fn func(*triage.FailedRow) error) error {
+	if s.d.topException == nil || s.d.window == nil {
+		err := s.ScanFailed(ctx, triage.ScanParams{Ascending: true, AfterID: afterID, BatchSize: indexScanBatch}, func(r *triage.FailedRow) error {
+			if r.ID > upTo {
+				return errPastRange
+			}
+			return fn(r)
+		})
+		if errors.Is(err, errPastRange) {
+			return nil
+		}
+		return err
 	}
 	sel, selArgs := s.indexSelect()
-	q := s.db.Rebind("SELECT " + sel + " FROM " + s.failed + " WHERE id > ? ORDER BY id ASC LIMIT ?")
+	q := s.db.Rebind("SELECT " + sel + " FROM " + s.failed + " WHERE id > ? AND id <= ? ORDER BY id ASC LIMIT ?")
 	for {
-		args := append(append([]any{}, selArgs...), afterID, indexScanBatch)
+		args := append(append([]any{}, selArgs...), afterID, upTo, indexScanBatch)
 		got, last, err := s.scanBatch(ctx, q, args, false, fn)
 		if err != nil || got < indexScanBatch {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -67,24 +68,20 @@ func IndexAgrees(tb testing.TB, s *sqlstore.Store, dir string) (sigindex.Stats, 
 		triage.GroupParams{Window: 30 * time.Minute, Sort: triage.SortLast},
 		triage.GroupParams{NewSince: indexCheckNow.Add(-90 * time.Minute), OnlyNew: true, Sort: triage.SortFirst},
 	)
-	for _, p := range params {
-		q := p.Query
-		want, err := scan.Group(ctx, p)
-		if err != nil {
-			tb.Errorf("group %+v without the index: %v", q, err)
-			continue
-		}
-		got, err := indexed.Group(ctx, p)
-		if err != nil {
-			tb.Errorf("group %+v with the index: %v", q, err)
-			continue
-		}
-		wj, _ := json.Marshal(want)
-		gj, _ := json.Marshal(got)
-		if string(wj) != string(gj) {
-			tb.Errorf("group %+v differs with the index (%+v):\n with: %s\n scan: %s", q, st, gj, wj)
-		}
+	groupsAgree(tb, scan, indexed, params, st, "")
+	// The same index built by reading ranges of ids at once, as the first
+	// pass over a large table does.
+	ranged := sigindex.New(sigindex.Options{Dir: filepath.Join(dir, "ranges"), Source: s, RangeMinRows: 1,
+		Notice: func(n string) { tb.Logf("index notice: %s", n) }})
+	rst, err := ranged.RefreshStats(ctx, s.Location())
+	if err != nil {
+		tb.Errorf("index refresh by ranges: %v", err)
+		return st, false
 	}
+	if rst.Rows != st.Rows {
+		tb.Errorf("the index read by ranges holds %d rows, in one pass %d", rst.Rows, st.Rows)
+	}
+	groupsAgree(tb, scan, &triage.Service{Store: s, Now: scan.Now, Location: s.Location(), Index: ranged}, params, rst, " read by ranges")
 	// failed --signature: pages of two, cursor by cursor, for the biggest
 	// and the smallest signatures (a scan per page keeps it to a few).
 	if len(all) > 2 {
@@ -113,4 +110,28 @@ func IndexAgrees(tb testing.TB, s *sqlstore.Store, dir string) (sigindex.Stats, 
 		}
 	}
 	return st, true
+}
+
+// groupsAgree compares each grouping with and without the index.
+func groupsAgree(tb testing.TB, scan, indexed *triage.Service, params []triage.GroupParams, st sigindex.Stats, how string) {
+	tb.Helper()
+	ctx := context.Background()
+	for _, p := range params {
+		q := p.Query
+		want, err := scan.Group(ctx, p)
+		if err != nil {
+			tb.Errorf("group %+v without the index: %v", q, err)
+			continue
+		}
+		got, err := indexed.Group(ctx, p)
+		if err != nil {
+			tb.Errorf("group %+v with the index%s: %v", q, how, err)
+			continue
+		}
+		wj, _ := json.Marshal(want)
+		gj, _ := json.Marshal(got)
+		if string(wj) != string(gj) {
+			tb.Errorf("group %+v differs with the index%s (%+v):\n with: %s\n scan: %s", q, how, st, gj, wj)
+		}
+	}
 }
