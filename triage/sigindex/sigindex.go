@@ -26,6 +26,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -352,7 +353,7 @@ func (ix *Index) addAbove(ctx context.Context, d *data, from int64) error {
 		low = 0
 	}
 	rs, ok := ix.o.Source.(triage.RangeScanner)
-	if n := top - low; ok && n >= int64(ix.o.RangeMinRows) && rs.RangeScans() > 1 {
+	if n := top - low; ok && n >= int64(ix.o.RangeMinRows) && n <= int64(ix.o.MaxRows) && rs.RangeScans() > 1 {
 		return ix.limited(ix.addRanges(ctx, b, rs, from, low, top))
 	}
 	// Room for every id up to the highest, at most MaxRows: a million rows
@@ -367,9 +368,12 @@ func (ix *Index) addAbove(ctx context.Context, d *data, from int64) error {
 const maxID = math.MaxInt64
 
 // addRanges reads (from, top] in rs.RangeScans() ranges at once, each
-// into its own columns (the first straight into d, whose rows are all at
-// or below from), then appends the others in id order, then reads what
-// was added above top meanwhile.
+// into its own columns, then appends them to d in id order, then reads
+// what was added above top meanwhile. The ranges' columns are windows of
+// d's own arrays, one after the other, so a pass holds the columns once:
+// appending range k moves its rows down over the unused ends of the
+// windows before it. (A window overflows only with ids at or below zero;
+// then every range is copied out before the appends.)
 func (ix *Index) addRanges(ctx context.Context, b *builder, rs triage.RangeScanner, from, low, top int64) error {
 	n := rs.RangeScans()
 	bounds := make([]int64, n+1)
@@ -377,19 +381,17 @@ func (ix *Index) addRanges(ctx context.Context, b *builder, rs triage.RangeScann
 	for k := 1; k < n; k++ {
 		bounds[k] = low + (top-low)*int64(k)/int64(n)
 	}
-	span := func(k int) int64 { return bounds[k+1] - max(bounds[k], low) }
+	d := b.d
+	d.grow(int(top - low))
 	builders := make([]*builder, n)
-	builders[0] = b
-	// d gets room for every range (the others are appended to it); each
-	// other range for its own rows.
-	if s := top - low; s > 0 && s <= int64(ix.o.MaxRows) {
-		b.d.grow(int(s))
-	}
-	for k := 1; k < n; k++ {
-		part := newData(b.d.definition, b.d.key, b.d.object)
-		if s := span(k); s > 0 && s <= int64(ix.o.MaxRows) {
-			part.grow(int(s))
-		}
+	windows := make([]int, n)
+	off := len(d.ids)
+	for k := range n {
+		w := int(bounds[k+1] - max(bounds[k], low))
+		windows[k] = w
+		part := newData(d.definition, d.key, d.object)
+		part.ids, part.sig, part.place, part.wall = d.ids[off:off:off+w], d.sig[off:off:off+w], d.place[off:off:off+w], d.wall[off:off:off+w]
+		off += w
 		builders[k] = newBuilder(part, b.held, ix.o.MaxRows, ix.o.MaxSignatures)
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -410,7 +412,17 @@ func (ix *Index) addRanges(ctx context.Context, b *builder, rs triage.RangeScann
 	if err := firstError(errs); err != nil {
 		return err
 	}
-	for _, part := range builders[1:] {
+	// A window that overflowed would be merged over the next one's rows:
+	// copy the windows out first (rare: ids at or below zero).
+	for k, part := range builders {
+		if len(part.d.ids) > windows[k] {
+			for _, p := range builders {
+				p.d.ids, p.d.sig, p.d.place, p.d.wall = slices.Clone(p.d.ids), slices.Clone(p.d.sig), slices.Clone(p.d.place), slices.Clone(p.d.wall)
+			}
+			break
+		}
+	}
+	for _, part := range builders {
 		if err := b.merge(part.d); err != nil {
 			return err
 		}
