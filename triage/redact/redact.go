@@ -244,11 +244,19 @@ var (
 // fieldSpans is rule 2.
 func fieldSpans(s string, forms []string) []span {
 	var out []span
+	masked := 0 // the end of the last value masked
 	for _, m := range fieldRE.FindAllStringIndex(s, -1) {
+		// A key inside a value already masked is part of that value (a
+		// password "pAss=" is no field of its own): the value's span
+		// covers it, and its own would run past the value's end.
+		if m[0] < masked {
+			continue
+		}
 		// A known password may begin with blanks, so it is tried right
 		// after the '=' or ':' before the blanks are skipped.
 		if sp, ok := fieldValue(s, m[1], forms, true); ok {
 			out = append(out, sp)
+			masked = sp.end
 			continue
 		}
 		v := m[1]
@@ -257,6 +265,7 @@ func fieldSpans(s string, forms []string) []span {
 		}
 		if sp, ok := fieldValue(s, v, forms, false); ok {
 			out = append(out, sp)
+			masked = sp.end
 		}
 	}
 	return out
