@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/exception"
@@ -177,14 +178,20 @@ func (s *Store) indexQuery() (string, []any) {
 		}
 		value, args := indexDisplayNamePG(indexRest)
 		class := "coalesce(" + sep + " || " + value + " || " + sep + " || " + sep + " || " + sep + ", " + s.d.classWindows("payload") + ")"
-		head := "split_part(" + s.exceptionHead() + ", ?, 1)"
-		// The subquery computes what follows displayName's last occurrence
-		// once per row: PostgreSQL would compute (and decompress the
-		// payload for) each reference to it again.
+		// The head: the top block cut at its trace, then at
+		// ExceptionHeadChars, which is the listing's head cut at its trace
+		// unless the trace marker straddles that cut; a cut head that long
+		// takes the listing's expression (indexHeadExact).
+		head := "CASE WHEN octet_length(" + indexHead + ") > " + itoa(indexHeadExact) + " THEN split_part(" + s.exceptionHead() + ", ?, 1) ELSE " + indexHead + " END"
+		// The subquery computes once per row what follows displayName's
+		// last occurrence and the cut head: PostgreSQL would compute (and
+		// decompress the column for) each reference to them again.
 		return "SELECT " + cols + "CASE WHEN payload IS NULL THEN NULL ELSE " + class + " END AS payload, " + head + " AS exception" +
-				" FROM (SELECT " + inner + ", split_part(" + sqlString(indexKeyGuard) + " || payload, " + sqlString(payload.ClassKeys[0]) + ", -1) AS " + indexRest +
+				" FROM (SELECT " + inner +
+				", split_part(" + sqlString(indexKeyGuard) + " || payload, " + sqlString(payload.ClassKeys[0]) + ", -1) AS " + indexRest +
+				", split_part(" + s.d.topException("exception") + ", ?, 1) AS " + indexHead +
 				" FROM " + s.failed + " WHERE id > ? AND id <= ? ORDER BY id LIMIT ?) AS rows ORDER BY id",
-			append(args, nextSeparator, exception.TraceMarker)
+			append(args, nextSeparator, exception.TraceMarker, nextSeparator, exception.TraceMarker)
 	default: // mysql
 		dn := s.d.windowLast("payload", payload.ClassKeys[0], payload.ClassWindowChars)
 		class := "coalesce(CONCAT(" + sep + ", NULLIF(REGEXP_SUBSTR(" + dn + " COLLATE utf8mb4_bin, ?), ''), " + sep + ", " + sep + ", " + sep + "), " + s.d.classWindows("payload") + ")"
@@ -198,6 +205,17 @@ func (s *Store) indexQuery() (string, []any) {
 // indexRest names the subquery's column of what follows displayName's
 // last occurrence (a name no failed_jobs column has).
 const indexRest = "jobtriage_display_name_rest"
+
+// indexHead names the subquery's column of the top exception block cut at
+// its first exception.TraceMarker.
+const indexHead = "jobtriage_exception_head"
+
+// indexHeadExact is the longest cut head, in bytes, that is certainly the
+// listing's head cut at its trace: the listing cuts the top block at
+// ExceptionHeadChars characters first, which changes the answer only when
+// the trace marker starts within its own length of that cut; a head of at
+// most this many bytes has at most as many characters, and ends before.
+var indexHeadExact = exceptionChars - utf8.RuneCountInString(exception.TraceMarker)
 
 // indexKeyGuard is put before the payload when it is split at its last
 // displayName key: without the key, split_part returns the whole text,

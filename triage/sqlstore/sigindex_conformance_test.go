@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/exception"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
@@ -174,6 +176,50 @@ func TestIndexScanSendsLess(t *testing.T) {
 						t.Errorf("row %d sent %d payload bytes: its class windows are needed", k+1, sent[ids[k]])
 					}
 				}
+			}
+			sqltest.IndexAgrees(t, s, t.TempDir())
+		})
+	}
+}
+
+// TestIndexHeadAtTheCut: the index pass cuts the top exception block at its
+// trace before the listing's ExceptionHeadChars cut, and takes the
+// listing's expression where the two could differ: a trace marker that
+// starts just before the cut, across it, or just after, with multibyte
+// characters before it. Every row gets the listing's message and signature.
+func TestIndexHeadAtTheCut(t *testing.T) {
+	for _, driver := range sqltest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+			marker := utf8.RuneCountInString(exception.TraceMarker)
+			var fixtures []sqltest.FailedFixture
+			for i, start := 0, triage.ExceptionHeadChars-2*marker; start <= triage.ExceptionHeadChars+marker; i, start = i+1, start+1 {
+				f := fixture(i+1, "default", `App\Jobs\Cut`, "2026-11-30 10:00:00")
+				head := "RuntimeException: cut " + strings.Repeat("ö", i%3)
+				head += strings.Repeat("x", start-utf8.RuneCountInString(head))
+				f.Exception = "LogicException: first\n\nNext " + head + exception.TraceMarker + "\n#0 {main}"
+				fixtures = append(fixtures, f)
+			}
+			sqltest.InsertFailed(t, s, fixtures...)
+			listed := map[int64]triage.Job{}
+			for _, r := range collect(t, s, triage.ScanParams{Ascending: true}) {
+				listed[r.ID] = triage.JobFromRow(r)
+			}
+			n := 0
+			if err := s.ScanAbove(ctx, 0, func(r *triage.FailedRow) error {
+				n++
+				got, want := triage.JobFromRow(r), listed[r.ID]
+				if got.Signature != want.Signature || got.ExceptionMessage != want.ExceptionMessage {
+					t.Errorf("row %d: index %q %s, listing %q %s", r.ID, got.ExceptionMessage, got.Signature, want.ExceptionMessage, want.Signature)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if n != len(fixtures) || len(listed) != n {
+				t.Errorf("index pass read %d rows, listing %d, inserted %d", n, len(listed), len(fixtures))
 			}
 			sqltest.IndexAgrees(t, s, t.TempDir())
 		})
