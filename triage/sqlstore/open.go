@@ -156,6 +156,9 @@ type Store struct {
 	// jobsProblem says why an existing jobs table cannot be used
 	// (triage.ErrSchema); requireJobs returns it.
 	jobsProblem error
+	// liveIDsConcatMax replaces group_concat_max_len's value in
+	// liveIDsConcat (tests cut the list with it); "" is the packet size.
+	liveIDsConcatMax string
 }
 
 var (

@@ -1,10 +1,12 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -308,8 +310,9 @@ func (s *Store) scanIndex(ctx context.Context, afterID, upTo int64, fn func(*tri
 //   - MySQL/MariaDB: one statement without ORDER BY or WHERE, which InnoDB
 //     answers from the smallest covering index (the uuid index holds the
 //     id too), not from the clustered primary key that carries whole rows
-//     (a range on id would read those); the ids are bounded and sorted in
-//     Go.
+//     (a range on id would read those); the ids come as one text
+//     (liveIDsConcatSQL) where it fits a packet, else as rows, and are
+//     bounded and sorted in Go.
 //   - SQLite: keyset batches, short statements (see sqliteReadBatch).
 var liveIDsSQL = map[string]string{
 	"postgres": `SELECT id FROM %s WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
@@ -324,17 +327,18 @@ var liveIDsBatch = map[string]int{"postgres": 200_000, "sqlite": 20_000}
 func (s *Store) LiveIDs(ctx context.Context, upTo int64, fn func(id int64) error) error {
 	q := s.db.Rebind(fmt.Sprintf(liveIDsSQL[s.d.name], s.failed))
 	if s.d.name == "mysql" {
-		var ids []int64
-		err := s.eachID(ctx, q, nil, func(id int64) error {
-			if id <= upTo {
+		ids, ok, err := s.liveIDsConcat(ctx)
+		if err == nil && !ok {
+			err = s.eachID(ctx, q, nil, func(id int64) error {
 				ids = append(ids, id)
-			}
-			return nil
-		})
+				return nil
+			})
+		}
 		if err != nil {
 			return err
 		}
-		slices.Sort(ids)
+		ids = slices.DeleteFunc(ids, func(id int64) bool { return id > upTo })
+		sortUnique(ids)
 		for _, id := range ids {
 			if err := fn(id); err != nil {
 				return err
@@ -356,6 +360,106 @@ func (s *Store) LiveIDs(ctx context.Context, upTo int64, fn func(id int64) error
 		}
 	}
 }
+
+// liveIDsConcatSQL reads every id as one comma-separated text, with the
+// count to tell a whole text from one cut at group_concat_max_len: a
+// million ids as rows cost the server and the driver a row each (0.79 s
+// against 0.33 s as one text, measured with the mysql client on the
+// benchmark's table).
+var liveIDsConcatSQL = [...]string{
+	`SET SESSION group_concat_max_len = %s`,
+	`SELECT COUNT(*), COALESCE(GROUP_CONCAT(id), '') FROM %s`,
+	`SET SESSION group_concat_max_len = DEFAULT`,
+}
+
+// liveIDsConcat reads the ids by liveIDsConcatSQL, unsorted; ok is false
+// when the text was cut (more ids than a packet holds: read them as rows).
+func (s *Store) liveIDsConcat(ctx context.Context) (ids []int64, ok bool, err error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, false, s.queryError(err)
+	}
+	defer conn.Close()
+	limit := "@@max_allowed_packet"
+	if s.liveIDsConcatMax != "" {
+		limit = s.liveIDsConcatMax
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(liveIDsConcatSQL[0], limit)); err != nil {
+		return nil, false, s.queryError(err)
+	}
+	var n int64
+	var text []byte
+	err = conn.QueryRowContext(ctx, fmt.Sprintf(liveIDsConcatSQL[1], s.failed)).Scan(&n, &text)
+	if _, rerr := conn.ExecContext(ctx, liveIDsConcatSQL[2]); err == nil && rerr != nil {
+		err = rerr
+	}
+	if err != nil {
+		return nil, false, s.queryError(err)
+	}
+	ids, ok = parseIDList(text, int(n))
+	return ids, ok && len(ids) == int(n), nil
+}
+
+// parseIDList parses "1,2,-3" (room made for n ids); ok is false for
+// anything else, such as a list cut in the middle of an id or after a
+// comma.
+func parseIDList(b []byte, n int) (ids []int64, ok bool) {
+	if len(b) == 0 {
+		return nil, n == 0
+	}
+	ids = make([]int64, 0, n)
+	for len(b) > 0 {
+		end := bytes.IndexByte(b, ',')
+		field := b
+		if end >= 0 {
+			field, b = b[:end], b[end+1:]
+			if len(b) == 0 {
+				return nil, false
+			}
+		} else {
+			b = nil
+		}
+		id, err := strconv.ParseInt(string(field), 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		ids = append(ids, id)
+	}
+	return ids, true
+}
+
+// sortUnique sorts distinct ids. Dense ones (as a table's ids are) go by a
+// bitmap of their range, in time linear in the ids; sparse ones by
+// slices.Sort.
+func sortUnique(ids []int64) {
+	if len(ids) < 2 {
+		return
+	}
+	lo, hi := slices.Min(ids), slices.Max(ids)
+	span := uint64(hi) - uint64(lo)
+	if span/bitmapDensity >= uint64(len(ids)) {
+		slices.Sort(ids)
+		return
+	}
+	set := make([]uint64, span/64+1)
+	for _, id := range ids {
+		off := uint64(id) - uint64(lo)
+		set[off/64] |= 1 << (off % 64)
+	}
+	k := 0
+	for w, word := range set {
+		for word != 0 {
+			b := uint64(bits.TrailingZeros64(word))
+			ids[k] = int64(uint64(lo) + uint64(w)*64 + b)
+			k++
+			word &= word - 1
+		}
+	}
+}
+
+// bitmapDensity: sortUnique takes the bitmap while the ids' range is under
+// this many times their number (a bitmap of at most this many bits per id).
+const bitmapDensity = 64
 
 // minID is below any id a bigint primary key holds.
 const minID = -1 << 63
