@@ -226,50 +226,58 @@ func TestIndexHeadAtTheCut(t *testing.T) {
 	}
 }
 
-// TestLiveIDs: the live ids, ascending and bounded, after deletes; on
-// MySQL/MariaDB also when the one-text list is cut (group_concat_max_len
-// smaller than the list), which must be read as rows instead.
+// TestLiveIDs: the live ids, ascending and bounded, after deletes, for
+// each era of the table (a uuid index with NULL uuids in it after an
+// upgrade from 7, none before 8); on MySQL/MariaDB also when the one-text
+// list is cut (group_concat_max_len smaller than the list), which must be
+// read as rows instead.
 func TestLiveIDs(t *testing.T) {
 	for _, driver := range sqltest.Drivers() {
-		t.Run(driver, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
-			var fixtures []sqltest.FailedFixture
-			for i := range 40 {
-				fixtures = append(fixtures, fixture(i+1, "default", `App\Jobs\Live`, "2026-11-30 10:00:00"))
-			}
-			ids := sqltest.InsertFailed(t, s, fixtures...)
-			var want []int64
-			for k, id := range ids {
-				if k%3 == 1 {
-					if _, err := s.DB().Exec(s.DB().Rebind("DELETE FROM failed_jobs WHERE id = ?"), id); err != nil {
+		for name, v := range map[string]sqlstore.SchemaVariant{"laravel8": sqlstore.SchemaLaravel8, "upgraded-from-7": sqlstore.SchemaUpgradedFrom7, "legacy": sqlstore.SchemaLegacy} {
+			t.Run(driver+"/"+name, func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				s := sqltest.OpenLaravel(t, driver, v, time.UTC)
+				var fixtures []sqltest.FailedFixture
+				for i := range 40 {
+					f := fixture(i+1, "default", `App\Jobs\Live`, "2026-11-30 10:00:00")
+					if v == sqlstore.SchemaUpgradedFrom7 && i%4 == 0 {
+						f.UUID = nil // failed before the upgrade
+					}
+					fixtures = append(fixtures, f)
+				}
+				ids := sqltest.InsertFailed(t, s, fixtures...)
+				var want []int64
+				for k, id := range ids {
+					if k%3 == 1 {
+						if _, err := s.DB().Exec(s.DB().Rebind("DELETE FROM failed_jobs WHERE id = ?"), id); err != nil {
+							t.Fatal(err)
+						}
+					} else if k < 30 {
+						want = append(want, id)
+					}
+				}
+				upTo := ids[29]
+				limits := []string{""}
+				if driver == "mysql" {
+					limits = append(limits, "4")
+				}
+				for _, limit := range limits {
+					if driver == "mysql" {
+						sqlstore.SetLiveIDsConcatMax(s, limit)
+					}
+					var got []int64
+					if err := s.LiveIDs(ctx, upTo, func(id int64) error {
+						got = append(got, id)
+						return nil
+					}); err != nil {
 						t.Fatal(err)
 					}
-				} else if k < 30 {
-					want = append(want, id)
+					if fmt.Sprint(got) != fmt.Sprint(want) {
+						t.Errorf("group_concat_max_len %q: live ids %v, want %v", limit, got, want)
+					}
 				}
-			}
-			upTo := ids[29]
-			limits := []string{""}
-			if driver == "mysql" {
-				limits = append(limits, "4")
-			}
-			for _, limit := range limits {
-				if driver == "mysql" {
-					sqlstore.SetLiveIDsConcatMax(s, limit)
-				}
-				var got []int64
-				if err := s.LiveIDs(ctx, upTo, func(id int64) error {
-					got = append(got, id)
-					return nil
-				}); err != nil {
-					t.Fatal(err)
-				}
-				if fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Errorf("group_concat_max_len %q: live ids %v, want %v", limit, got, want)
-				}
-			}
-		})
+			})
+		}
 	}
 }
