@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -244,6 +245,74 @@ func TestRetryToRedisLimit(t *testing.T) {
 		}
 		if left := failedUUIDs(t, store); len(left) != len(movable)-limit {
 			t.Fatalf("%d rows left, want %d", len(left), len(movable)-limit)
+		}
+	})
+}
+
+// checkedBackend records each move's payload and whether the retry marked
+// it checked for Redis.
+type checkedBackend struct {
+	scriptedBackend
+	unchecked []string
+}
+
+func (b *checkedBackend) Push(ctx context.Context, moves []triage.Move, now time.Time) (triage.PushResult, error) {
+	for _, m := range moves {
+		if !m.RedisChecked {
+			b.unchecked = append(b.unchecked, m.UUID)
+		}
+	}
+	return b.scriptedBackend.Push(ctx, moves, now)
+}
+
+// TestRetryToRedisSkipsUncheckablePayloads: a Redis job whose payload has
+// an "id" that is null or empty, or repeats "id" or "attempts" (which Lua's
+// cjson reads as the last one), is skipped with its reason and stays in
+// failed_jobs, while the rest go, each marked checked (the backend then
+// trusts it: Move.RedisChecked). Such a row used to reach the backend,
+// which refused the whole push.
+func TestRetryToRedisSkipsUncheckablePayloads(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		b := &checkedBackend{}
+		svc, store := redisService(t, driver, b)
+		extras := map[string]string{
+			"00000000-0000-4000-8000-000000000001": `,"id":"a","attempts":1`,
+			"00000000-0000-4000-8000-000000000002": `,"id":null,"attempts":1`,
+			"00000000-0000-4000-8000-000000000003": `,"id":"","attempts":1`,
+			"00000000-0000-4000-8000-000000000004": `,"id":"b","attempts":1,"attempts":"x"`,
+			"00000000-0000-4000-8000-000000000005": `,"id":"c","attempts":2,"\u0069d":"d"`,
+			"00000000-0000-4000-8000-000000000006": ``,
+		}
+		db := store.DB()
+		for u, extra := range extras {
+			if _, err := db.Exec(db.Rebind("INSERT INTO failed_jobs (uuid, connection, queue, payload, exception, failed_at) VALUES (?, 'redis', 'default', ?, 'RuntimeException: x in /a.php:1', '2026-11-30 23:00:00')"),
+				u, payloadOf(u, extra)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := svc.Retry(context.Background(), triage.RetryParams{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reasons := map[string]string{}
+		for _, s := range res.Skipped {
+			reasons[s.ID] = s.Code + ": " + s.Reason
+		}
+		for _, n := range []string{"2", "3", "4", "5"} {
+			u := "00000000-0000-4000-8000-00000000000" + n
+			if !strings.HasPrefix(reasons[u], triage.SkipMalformed+": payload") {
+				t.Errorf("%s: skipped %q, want a malformed-payload skip", u, reasons[u])
+			}
+		}
+		slices.Sort(b.pushed)
+		if res.Retried != 2 || strings.Join(b.pushed, ",") != "00000000-0000-4000-8000-000000000001,00000000-0000-4000-8000-000000000006" {
+			t.Errorf("retried %d, pushed %v; want the two checkable jobs", res.Retried, b.pushed)
+		}
+		if len(b.unchecked) > 0 {
+			t.Errorf("moves not marked checked: %v", b.unchecked)
+		}
+		if left := failedUUIDs(t, store); len(left) != 4 {
+			t.Errorf("%d rows left in failed_jobs, want the 4 skipped", len(left))
 		}
 	})
 }

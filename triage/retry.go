@@ -319,7 +319,8 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		if p.OnPushed != nil {
 			pushed = append(pushed, Pushed{UUID: uuid, ID: j.ID, Class: j.Class, Connection: r.Connection, Queue: queue})
 		}
-		return Move{UUID: uuid, Queue: queue, Payload: body, Connection: r.Connection, Local: route.Local, RowID: r.ID}, true
+		return Move{UUID: uuid, Queue: queue, Payload: body, Connection: r.Connection, Local: route.Local, RowID: r.ID,
+			RedisChecked: route.Driver == DriverRedis}, true
 	}
 	var push func(context.Context, []Move, time.Time) error
 	if s.hasRemote() {
@@ -605,9 +606,26 @@ func RetryPayload(raw []byte, now time.Time, extend time.Duration) (payload []by
 	return retryPayload(raw, now, extend, false)
 }
 
+// RedisRetryPayload is RetryPayload for a job that goes back to a Redis
+// queue. A payload it returns is what Move.RedisChecked promises: a JSON
+// object with an integer "attempts" (0) and an "id" that is neither null
+// nor empty, each once at the top level.
+func RedisRetryPayload(raw []byte, now time.Time, extend time.Duration) (payload []byte, code, reason string) {
+	return retryPayload(raw, now, extend, true)
+}
+
+// Why a Redis job's payload stays in failed_jobs (see retryPayload).
+const (
+	redisEmptyID    = `payload "id" is null or empty, which a Redis job needs (left in failed_jobs; see show)`
+	redisRepeatsKey = `payload repeats "id" or "attempts" at its top level, which Redis's pop script would read another way than a retry edits (left in failed_jobs; see show)`
+)
+
 // retryPayload is RetryPayload; forRedis also puts "attempts":0 into a
 // payload that lacks it, because Redis's pop script does arithmetic on it
-// and loses a job without it inside Redis (queue-spec §6.2).
+// and loses a job without it inside Redis (queue-spec §6.2), and refuses a
+// payload whose "id" is null or empty or that repeats "id" or "attempts"
+// (a retry edits the first, Lua's cjson reads the last), so that what it
+// returns for Redis needs no second check (Move.RedisChecked).
 func retryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool) (payload []byte, code, reason string) {
 	if !gjson.ValidBytes(raw) {
 		return nil, SkipMalformed, malformedPayload
@@ -625,6 +643,14 @@ func retryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool
 	// it without a failure record: lost. Such a payload stays here.
 	if k.job.Type != gjson.String || strings.TrimSpace(k.job.String()) == "" {
 		return nil, SkipMalformed, `malformed payload: no "job" string naming its handler, so no worker can run it (left in failed_jobs; see show)`
+	}
+	if forRedis {
+		if k.repeated {
+			return nil, SkipMalformed, redisRepeatsKey
+		}
+		if k.id.Exists() && (k.id.Type == gjson.Null || (k.id.Type == gjson.String && k.id.Str == "")) {
+			return nil, SkipMalformed, redisEmptyID
+		}
 	}
 	var insert []string // keys a Redis payload must gain, in this order
 	if forRedis && !k.id.Exists() {
@@ -671,9 +697,11 @@ func retryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool
 
 const malformedPayload = "malformed payload: not a JSON object (left in failed_jobs; see show)"
 
-// topKeys are the top-level values of a payload that a retry reads.
+// topKeys are the top-level values of a payload that a retry reads;
+// repeated says "id" or "attempts" occurs more than once.
 type topKeys struct {
 	job, id, uuid, attempts, retryUntil gjson.Result
+	repeated                            bool
 }
 
 // topKeysOf walks obj's top-level keys once; a repeated key keeps its first
@@ -698,6 +726,8 @@ func topKeysOf(obj gjson.Result) topKeys {
 		}
 		if !dst.Exists() {
 			*dst = v
+		} else if dst == &k.id || dst == &k.attempts {
+			k.repeated = true
 		}
 		return true
 	})
@@ -738,6 +768,19 @@ func retryPayloadByName(raw []byte, now time.Time, extend time.Duration, forRedi
 	}
 	if j := gjson.GetBytes(raw, "job"); j.Type != gjson.String || strings.TrimSpace(j.String()) == "" {
 		return nil, SkipMalformed, `malformed payload: no "job" string naming its handler, so no worker can run it (left in failed_jobs; see show)`
+	}
+	if forRedis {
+		counts := map[string]int{}
+		gjson.ParseBytes(raw).ForEach(func(k, _ gjson.Result) bool {
+			counts[k.Str]++
+			return true
+		})
+		if counts["id"] > 1 || counts["attempts"] > 1 {
+			return nil, SkipMalformed, redisRepeatsKey
+		}
+		if id := gjson.GetBytes(raw, "id"); id.Exists() && (id.Type == gjson.Null || (id.Type == gjson.String && id.Str == "")) {
+			return nil, SkipMalformed, redisEmptyID
+		}
 	}
 	out := raw
 	var err error

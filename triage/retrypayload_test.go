@@ -22,6 +22,9 @@ var retryPayloadSeeds = []string{
 	`{"uuid":"u1","job":"  ","attempts":1}`,
 	`{"uuid":"u1","job":"J@handle","retryUntil":-5,"attempts":1}`,
 	`{"uuid":"u1","job":"J@handle","retryUntil":"100","attempts":1}`,
+	`{"uuid":"u1","job":"J@handle","id":"","attempts":1}`,
+	`{"uuid":"u1","job":"J@handle","id":"a","attempts":1,"\u0069d":"b"}`,
+	`{"uuid":"u1","job":"J@handle","attempts":1,"id":7,"attempts":"x"}`,
 	`[1,2]`, `{"job":`, ``, `null`, `{}`,
 }
 
