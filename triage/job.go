@@ -71,6 +71,16 @@ func JobFromRow(r *FailedRow) Job { return jobFromRow(r, signature.Normalize) }
 
 // jobFromRow takes the normaliser, so a whole-table pass can use a cache.
 func jobFromRow(r *FailedRow, normalize func(string) string) Job {
+	j := jobWithoutSignature(r)
+	j.ExceptionClass, j.ExceptionMessage = exception.Head(r.Exception)
+	j.Signature = signature.ID(j.Class, j.ExceptionClass, normalize(j.ExceptionMessage))
+	return j
+}
+
+// jobWithoutSignature is JobFromRow without the exception's head and the
+// signature, which a retry or forget that does not select by signature
+// never reads (they cost a tenth of a retry's CPU).
+func jobWithoutSignature(r *FailedRow) Job {
 	j := Job{
 		RowID:      r.ID,
 		UUID:       r.UUID,
@@ -86,8 +96,6 @@ func jobFromRow(r *FailedRow, normalize func(string) string) Job {
 	if j.ID == "" {
 		j.ID = strconv.FormatInt(r.ID, 10)
 	}
-	j.ExceptionClass, j.ExceptionMessage = exception.Head(r.Exception)
-	j.Signature = signature.ID(j.Class, j.ExceptionClass, normalize(j.ExceptionMessage))
 	return j
 }
 

@@ -267,7 +267,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		if p.Limit > 0 && res.Retried >= p.Limit {
 			return Move{}, false
 		}
-		j := JobFromRow(r)
+		j := p.Query.jobFor(r)
 		if !byIDs && !p.Query.match(j) {
 			return Move{}, false
 		}
@@ -824,7 +824,7 @@ func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, err
 	res.NotFound = missing
 	byIDs := len(p.Refs) > 0
 	plan := func(r *FailedRow) bool {
-		j := JobFromRow(r)
+		j := p.Query.jobFor(r)
 		if !byIDs && !p.Query.match(j) {
 			return false
 		}

@@ -92,6 +92,15 @@ func (q Query) empty() bool {
 		f.Search == "" && len(f.PayloadContains) == 0 && f.Since.IsZero() && f.Until.IsZero() && f.MinID == 0 && f.MaxID == 0
 }
 
+// jobFor is the row as match needs it: with its signature only when the
+// query selects by one.
+func (q Query) jobFor(r *FailedRow) Job {
+	if q.Signature == "" {
+		return jobWithoutSignature(r)
+	}
+	return JobFromRow(r)
+}
+
 func (q Query) match(j Job) bool {
 	if q.Class != "" && !strings.Contains(strings.ToLower(j.Class), strings.ToLower(q.Class)) {
 		return false

@@ -574,3 +574,38 @@ func TestBulkActionsHandIDsOverPerBatch(t *testing.T) {
 		}
 	})
 }
+
+// TestRetryAndForgetBySignature: a retry or forget that selects by
+// signature computes each row's signature (the others skip it) and takes
+// exactly that signature's rows; by class it takes the class's rows.
+func TestRetryAndForgetBySignature(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		ctx := context.Background()
+		svc, store := newService(t, driver)
+		insertReal(t, store, loadRealRows(t, driver))
+		sigs, err := svc.Group(ctx, triage.GroupParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := sigs[0] // three ChargeCard failures
+		retry, err := svc.Retry(ctx, triage.RetryParams{Query: triage.Query{Signature: top.ID}, DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if retry.Retried+len(retry.Skipped) != top.Count {
+			t.Errorf("retry by signature %s took %d (+%d skipped) rows, want its %d", top.ID, retry.Retried, len(retry.Skipped), top.Count)
+		}
+		last := sigs[len(sigs)-1]
+		forget, err := svc.Forget(ctx, triage.ForgetParams{Query: triage.Query{Signature: last.ID}, DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if forget.Deleted != last.Count {
+			t.Errorf("forget by signature %s took %d rows, want its %d", last.ID, forget.Deleted, last.Count)
+		}
+		all, err := svc.Forget(ctx, triage.ForgetParams{Query: triage.Query{Class: "chargecard"}, DryRun: true})
+		if err != nil || all.Deleted != top.Count {
+			t.Errorf("forget by class took %d rows, want %d: %v", all.Deleted, top.Count, err)
+		}
+	})
+}
