@@ -98,12 +98,9 @@ func (s *Store) deleteArchived(ctx context.Context, p triage.PruneParams) (int64
 	if batch <= 0 {
 		batch = archiveBatch
 	}
-	stopAfter := p.StopAfterClean
-	if stopAfter <= 0 {
-		stopAfter = 3
-	}
 	var cond string
 	var condArgs []any
+	var upTo int64
 	if p.All {
 		// Every row there at the start: failures arriving meanwhile stay.
 		var snapshot sql.NullInt64
@@ -113,7 +110,7 @@ func (s *Store) deleteArchived(ctx context.Context, p triage.PruneParams) (int64
 		if !snapshot.Valid {
 			return 0, nil
 		}
-		cond, condArgs = "id <= ?", []any{snapshot.Int64}
+		cond, condArgs, upTo = "id <= ?", []any{snapshot.Int64}, snapshot.Int64
 	} else {
 		op := "<"
 		if p.Inclusive {
@@ -121,53 +118,22 @@ func (s *Store) deleteArchived(ctx context.Context, p triage.PruneParams) (int64
 		}
 		cond, condArgs = "failed_at "+op+" ?", []any{s.wall(p.Before)}
 	}
-	var total int64
-	cursor := triage.FirstAfterID
-	clean := 0
-	for {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		var hi sql.NullInt64
-		q := "SELECT MAX(id) FROM (SELECT id FROM " + s.failed + " WHERE id > ? ORDER BY id LIMIT ?) b"
-		if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), cursor, batch).Scan(&hi); err != nil {
-			return total, s.queryError(err)
-		}
-		if !hi.Valid {
-			return total, nil
-		}
-		start := time.Now()
-		var n int64
-		var err error
-		for attempt := 1; ; attempt++ {
-			n, err = s.archiveRange(ctx, cursor, hi.Int64, cond, condArgs, p.Archive)
-			if err == nil || !errors.Is(err, triage.ErrConflict) || attempt == archiveAttempts {
-				break
+	return s.walkPrune(ctx, pruneWalk{batch: batch, stopAfter: p.StopAfterClean, all: p.All, upTo: upTo, progress: p.Progress},
+		func(lo, hi int64) (int64, error) {
+			start := time.Now()
+			var n int64
+			var err error
+			for attempt := 1; ; attempt++ {
+				n, err = s.archiveRange(ctx, lo, hi, cond, condArgs, p.Archive)
+				if err == nil || !errors.Is(err, triage.ErrConflict) || attempt == archiveAttempts {
+					break
+				}
 			}
-		}
-		if err != nil {
-			return total, err
-		}
-		if p.OnBatch != nil {
-			p.OnBatch(n, time.Since(start))
-		}
-		total += n
-		if p.Progress != nil {
-			p.Progress(total)
-		}
-		if p.All && hi.Int64 >= condArgs[0].(int64) {
-			return total, nil
-		}
-		if n == 0 && !p.All {
-			clean++
-			if clean >= stopAfter {
-				return total, nil
+			if err == nil && p.OnBatch != nil {
+				p.OnBatch(n, time.Since(start))
 			}
-		} else {
-			clean = 0
-		}
-		cursor = hi.Int64
-	}
+			return n, err
+		})
 }
 
 // archiveRange archives and deletes the rows in (lo, hi] that cond selects.

@@ -124,62 +124,57 @@ func testSignatureIndex(t *testing.T, driver string) {
 // invalid escape, a value longer than its window, no displayName), and
 // every row gets the listing's class either way.
 func TestIndexScanSendsLess(t *testing.T) {
-	for _, driver := range sqltest.Drivers() {
-		t.Run(driver, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
-			plain := fixture(1, "default", `App\Jobs\SendInvoice`, "2026-11-30 10:00:00")
-			empty := fixture(2, "default", `App\Jobs\FromCommand`, "2026-11-30 10:00:00")
-			empty.Payload = strings.Replace(empty.Payload, `"displayName":"App\\Jobs\\FromCommand"`, `"displayName":""`, 1)
-			badEscape := fixture(3, "default", `App\Jobs\Bad`, "2026-11-30 10:00:00")
-			badEscape.Payload = strings.Replace(badEscape.Payload, `"displayName":"App\\Jobs\\Bad"`, `"displayName":"App\x\\Jobs"`, 1)
-			long := fixture(4, "default", `App\Jobs\`+strings.Repeat("L", 600), "2026-11-30 10:00:00")
-			spaced := fixture(5, "default", `App\Jobs\Spaced`, "2026-11-30 10:00:00")
-			spaced.Payload = strings.Replace(spaced.Payload, `"displayName":"`, "\"displayName\": \t\"", 1)
-			quoted := fixture(6, "default", `App\Jobs\Quoted`, "2026-11-30 10:00:00")
-			quoted.Payload = strings.Replace(quoted.Payload, `"displayName":"App\\Jobs\\Quoted"`, `"displayName":"App\\Jobs\\\"Quoted\""`, 1)
-			control := fixture(7, "default", `App\Jobs\Control`, "2026-11-30 10:00:00")
-			control.Payload = strings.Replace(control.Payload, `"displayName":"App\\Jobs\\Control"`, "\"displayName\":\"App\\\\Jobs\x01Control\"", 1)
-			unicode := fixture(8, "default", `App\Jobs\Unicode`, "2026-11-30 10:00:00")
-			unicode.Payload = strings.Replace(unicode.Payload, `"displayName":"App\\Jobs\\Unicode"`, `"displayName":"App\\Jobs\\Unic\u00f6de"`, 1)
-			ids := sqltest.InsertFailed(t, s, plain, empty, badEscape, long, spaced, quoted, control, unicode)
-			sent := map[int64]int{}
-			if err := s.ScanAbove(ctx, 0, func(r *triage.FailedRow) error {
-				sent[r.ID] = len(r.Payload)
-				return nil
-			}); err != nil {
-				t.Fatal(err)
+	onEachLaravel8(t, func(t *testing.T, driver string, ctx context.Context, s *sqlstore.Store) {
+		plain := fixture(1, "default", `App\Jobs\SendInvoice`, "2026-11-30 10:00:00")
+		empty := fixture(2, "default", `App\Jobs\FromCommand`, "2026-11-30 10:00:00")
+		empty.Payload = strings.Replace(empty.Payload, `"displayName":"App\\Jobs\\FromCommand"`, `"displayName":""`, 1)
+		badEscape := fixture(3, "default", `App\Jobs\Bad`, "2026-11-30 10:00:00")
+		badEscape.Payload = strings.Replace(badEscape.Payload, `"displayName":"App\\Jobs\\Bad"`, `"displayName":"App\x\\Jobs"`, 1)
+		long := fixture(4, "default", `App\Jobs\`+strings.Repeat("L", 600), "2026-11-30 10:00:00")
+		spaced := fixture(5, "default", `App\Jobs\Spaced`, "2026-11-30 10:00:00")
+		spaced.Payload = strings.Replace(spaced.Payload, `"displayName":"`, "\"displayName\": \t\"", 1)
+		quoted := fixture(6, "default", `App\Jobs\Quoted`, "2026-11-30 10:00:00")
+		quoted.Payload = strings.Replace(quoted.Payload, `"displayName":"App\\Jobs\\Quoted"`, `"displayName":"App\\Jobs\\\"Quoted\""`, 1)
+		control := fixture(7, "default", `App\Jobs\Control`, "2026-11-30 10:00:00")
+		control.Payload = strings.Replace(control.Payload, `"displayName":"App\\Jobs\\Control"`, "\"displayName\":\"App\\\\Jobs\x01Control\"", 1)
+		unicode := fixture(8, "default", `App\Jobs\Unicode`, "2026-11-30 10:00:00")
+		unicode.Payload = strings.Replace(unicode.Payload, `"displayName":"App\\Jobs\\Unicode"`, `"displayName":"App\\Jobs\\Unic\u00f6de"`, 1)
+		ids := sqltest.InsertFailed(t, s, plain, empty, badEscape, long, spaced, quoted, control, unicode)
+		sent := map[int64]int{}
+		if err := s.ScanAbove(ctx, 0, func(r *triage.FailedRow) error {
+			sent[r.ID] = len(r.Payload)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if driver != "sqlite" {
+			if sent[ids[0]] > 64 {
+				t.Errorf("a plain displayName sent %d payload bytes, want only its string", sent[ids[0]])
 			}
-			if driver != "sqlite" {
-				if sent[ids[0]] > 64 {
-					t.Errorf("a plain displayName sent %d payload bytes, want only its string", sent[ids[0]])
-				}
-				// Blanks after the key (which PHP's json_encode and Redis's
-				// cjson never write): MySQL's regular expression takes the
-				// string, PostgreSQL's string functions send the windows.
-				if driver == "mysql" && sent[ids[4]] > 64 {
-					t.Errorf("a displayName after blanks sent %d payload bytes, want only its string", sent[ids[4]])
-				}
-				// PostgreSQL takes the string without a regular expression:
-				// an escaped quote, a control character or an escape other
-				// than a backslash's send the windows there.
-				if driver == "postgres" {
-					for _, k := range []int{5, 6, 7} {
-						if sent[ids[k]] < 200 {
-							t.Errorf("row %d sent %d payload bytes: its class windows are needed", k+1, sent[ids[k]])
-						}
-					}
-				}
-				for _, k := range []int{1, 2, 3} {
+			// Blanks after the key (which PHP's json_encode and Redis's
+			// cjson never write): MySQL's regular expression takes the
+			// string, PostgreSQL's string functions send the windows.
+			if driver == "mysql" && sent[ids[4]] > 64 {
+				t.Errorf("a displayName after blanks sent %d payload bytes, want only its string", sent[ids[4]])
+			}
+			// PostgreSQL takes the string without a regular expression:
+			// an escaped quote, a control character or an escape other
+			// than a backslash's send the windows there.
+			if driver == "postgres" {
+				for _, k := range []int{5, 6, 7} {
 					if sent[ids[k]] < 200 {
 						t.Errorf("row %d sent %d payload bytes: its class windows are needed", k+1, sent[ids[k]])
 					}
 				}
 			}
-			sqltest.IndexAgrees(t, s, t.TempDir())
-		})
-	}
+			for _, k := range []int{1, 2, 3} {
+				if sent[ids[k]] < 200 {
+					t.Errorf("row %d sent %d payload bytes: its class windows are needed", k+1, sent[ids[k]])
+				}
+			}
+		}
+		sqltest.IndexAgrees(t, s, t.TempDir())
+	})
 }
 
 // TestIndexHeadAtTheCut: the index pass cuts the top exception block at its
@@ -188,42 +183,37 @@ func TestIndexScanSendsLess(t *testing.T) {
 // starts just before the cut, across it, or just after, with multibyte
 // characters before it. Every row gets the listing's message and signature.
 func TestIndexHeadAtTheCut(t *testing.T) {
-	for _, driver := range sqltest.Drivers() {
-		t.Run(driver, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
-			marker := utf8.RuneCountInString(exception.TraceMarker)
-			var fixtures []sqltest.FailedFixture
-			for i, start := 0, triage.ExceptionHeadChars-2*marker; start <= triage.ExceptionHeadChars+marker; i, start = i+1, start+1 {
-				f := fixture(i+1, "default", `App\Jobs\Cut`, "2026-11-30 10:00:00")
-				head := "RuntimeException: cut " + strings.Repeat("ö", i%3)
-				head += strings.Repeat("x", start-utf8.RuneCountInString(head))
-				f.Exception = "LogicException: first\n\nNext " + head + exception.TraceMarker + "\n#0 {main}"
-				fixtures = append(fixtures, f)
+	onEachLaravel8(t, func(t *testing.T, _ string, ctx context.Context, s *sqlstore.Store) {
+		marker := utf8.RuneCountInString(exception.TraceMarker)
+		var fixtures []sqltest.FailedFixture
+		for i, start := 0, triage.ExceptionHeadChars-2*marker; start <= triage.ExceptionHeadChars+marker; i, start = i+1, start+1 {
+			f := fixture(i+1, "default", `App\Jobs\Cut`, "2026-11-30 10:00:00")
+			head := "RuntimeException: cut " + strings.Repeat("ö", i%3)
+			head += strings.Repeat("x", start-utf8.RuneCountInString(head))
+			f.Exception = "LogicException: first\n\nNext " + head + exception.TraceMarker + "\n#0 {main}"
+			fixtures = append(fixtures, f)
+		}
+		sqltest.InsertFailed(t, s, fixtures...)
+		listed := map[int64]triage.Job{}
+		for _, r := range collect(t, s, triage.ScanParams{Ascending: true}) {
+			listed[r.ID] = triage.JobFromRow(r)
+		}
+		n := 0
+		if err := s.ScanAbove(ctx, 0, func(r *triage.FailedRow) error {
+			n++
+			got, want := triage.JobFromRow(r), listed[r.ID]
+			if got.Signature != want.Signature || got.ExceptionMessage != want.ExceptionMessage {
+				t.Errorf("row %d: index %q %s, listing %q %s", r.ID, got.ExceptionMessage, got.Signature, want.ExceptionMessage, want.Signature)
 			}
-			sqltest.InsertFailed(t, s, fixtures...)
-			listed := map[int64]triage.Job{}
-			for _, r := range collect(t, s, triage.ScanParams{Ascending: true}) {
-				listed[r.ID] = triage.JobFromRow(r)
-			}
-			n := 0
-			if err := s.ScanAbove(ctx, 0, func(r *triage.FailedRow) error {
-				n++
-				got, want := triage.JobFromRow(r), listed[r.ID]
-				if got.Signature != want.Signature || got.ExceptionMessage != want.ExceptionMessage {
-					t.Errorf("row %d: index %q %s, listing %q %s", r.ID, got.ExceptionMessage, got.Signature, want.ExceptionMessage, want.Signature)
-				}
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			if n != len(fixtures) || len(listed) != n {
-				t.Errorf("index pass read %d rows, listing %d, inserted %d", n, len(listed), len(fixtures))
-			}
-			sqltest.IndexAgrees(t, s, t.TempDir())
-		})
-	}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n != len(fixtures) || len(listed) != n {
+			t.Errorf("index pass read %d rows, listing %d, inserted %d", n, len(listed), len(fixtures))
+		}
+		sqltest.IndexAgrees(t, s, t.TempDir())
+	})
 }
 
 // TestLiveIDs: the live ids, ascending and bounded, after deletes, for
@@ -279,5 +269,16 @@ func TestLiveIDs(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// onEachLaravel8 runs fn, in parallel, on a Laravel 8 schema on each
+// driver.
+func onEachLaravel8(t *testing.T, fn func(t *testing.T, driver string, ctx context.Context, s *sqlstore.Store)) {
+	for _, driver := range sqltest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			fn(t, driver, context.Background(), sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC))
+		})
 	}
 }

@@ -801,17 +801,59 @@ func (s *Store) DeleteBefore(ctx context.Context, p triage.PruneParams) (int64, 
 	if batch <= 0 {
 		batch = 1000
 	}
-	stopAfter := p.StopAfterClean
-	if stopAfter <= 0 {
-		stopAfter = 3
-	}
 	op := "<"
 	if p.Inclusive {
 		op = "<="
 	}
 	cut := s.wall(p.Before)
+	return s.walkPrune(ctx, pruneWalk{batch: batch, stopAfter: p.StopAfterClean, progress: p.Progress}, func(lo, hi int64) (int64, error) {
+		var n int64
+		if p.DryRun {
+			q := "SELECT COUNT(*) FROM " + s.failed + " WHERE id > ? AND id <= ? AND failed_at " + op + " ?"
+			if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), lo, hi, cut).Scan(&n); err != nil {
+				return 0, s.queryError(err)
+			}
+			return n, nil
+		}
+		q := "DELETE FROM " + s.failed + " WHERE id > ? AND id <= ? AND failed_at " + op + " ?"
+		start := time.Now()
+		res, err := s.db.ExecContext(ctx, s.db.Rebind(q), lo, hi, cut)
+		if err != nil {
+			return 0, s.queryError(err)
+		}
+		n, _ = res.RowsAffected()
+		if p.OnBatch != nil {
+			p.OnBatch(n, time.Since(start))
+		}
+		return n, nil
+	})
+}
+
+// pruneWalk is how walkPrune walks: batches of batch ids; with all, up to
+// the batch that reaches upTo (the highest id when the prune began), else
+// until stopAfter (0: defaultStopAfterClean) batches in a row found
+// nothing to delete (a prune by age meets the old rows first).
+type pruneWalk struct {
+	batch, stopAfter int
+	all              bool
+	upTo             int64
+	progress         func(total int64)
+}
+
+// defaultStopAfterClean is how many batches in a row without a row to
+// prune end a prune by age.
+const defaultStopAfterClean = 3
+
+// walkPrune walks failed_jobs in primary-key batches from the first id
+// (rows with negative ids are pruned too), calling step with each batch's
+// range (lo, hi], which step deletes (or counts, or archives and deletes)
+// and returns the rows it did.
+func (s *Store) walkPrune(ctx context.Context, w pruneWalk, step func(lo, hi int64) (int64, error)) (int64, error) {
+	if w.stopAfter <= 0 {
+		w.stopAfter = defaultStopAfterClean
+	}
 	var total int64
-	cursor := triage.FirstAfterID // rows with negative ids are pruned too
+	cursor := triage.FirstAfterID
 	clean := 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -820,40 +862,31 @@ func (s *Store) DeleteBefore(ctx context.Context, p triage.PruneParams) (int64, 
 		// The upper id of the next batch, by the primary key alone.
 		var hi sql.NullInt64
 		q := "SELECT MAX(id) FROM (SELECT id FROM " + s.failed + " WHERE id > ? ORDER BY id LIMIT ?) b"
-		if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), cursor, batch).Scan(&hi); err != nil {
+		if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), cursor, w.batch).Scan(&hi); err != nil {
 			return total, s.queryError(err)
 		}
 		if !hi.Valid {
 			return total, nil
 		}
-		var n int64
-		if p.DryRun {
-			q = "SELECT COUNT(*) FROM " + s.failed + " WHERE id > ? AND id <= ? AND failed_at " + op + " ?"
-			if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), cursor, hi.Int64, cut).Scan(&n); err != nil {
-				return total, s.queryError(err)
-			}
-		} else {
-			q = "DELETE FROM " + s.failed + " WHERE id > ? AND id <= ? AND failed_at " + op + " ?"
-			start := time.Now()
-			res, err := s.db.ExecContext(ctx, s.db.Rebind(q), cursor, hi.Int64, cut)
-			if err != nil {
-				return total, s.queryError(err)
-			}
-			n, _ = res.RowsAffected()
-			if p.OnBatch != nil {
-				p.OnBatch(n, time.Since(start))
-			}
+		n, err := step(cursor, hi.Int64)
+		if err != nil {
+			return total, err
 		}
 		total += n
-		if p.Progress != nil {
-			p.Progress(total)
+		if w.progress != nil {
+			w.progress(total)
 		}
-		if n == 0 {
-			clean++
-			if clean >= stopAfter {
+		switch {
+		case w.all:
+			if hi.Int64 >= w.upTo {
 				return total, nil
 			}
-		} else {
+		case n == 0:
+			clean++
+			if clean >= w.stopAfter {
+				return total, nil
+			}
+		default:
 			clean = 0
 		}
 		cursor = hi.Int64
