@@ -619,7 +619,7 @@ func RedisRetryPayload(raw []byte, now time.Time, extend time.Duration) (payload
 // Why a Redis job's payload stays in failed_jobs (see retryPayload).
 const (
 	redisEmptyID    = `payload "id" is null or empty, which a Redis job needs (left in failed_jobs; see show)`
-	redisRepeatsKey = `payload repeats "id" or "attempts" at its top level, which Redis's pop script would read another way than a retry edits (left in failed_jobs; see show)`
+	redisRepeatsKey = `payload repeats "id" or "attempts" at its top level: a retry would reset the first, Redis's pop script reads the last (left in failed_jobs; see show)`
 )
 
 // retryPayload is RetryPayload; forRedis also puts "attempts":0 into a

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/exception"
@@ -216,9 +215,10 @@ const indexHead = "jobtriage_exception_head"
 // indexHeadExact is the longest cut head, in bytes, that is certainly the
 // listing's head cut at its trace: the listing cuts the top block at
 // ExceptionHeadChars characters first, which changes the answer only when
-// the trace marker starts within its own length of that cut; a head of at
-// most this many bytes has at most as many characters, and ends before.
-var indexHeadExact = exceptionChars - utf8.RuneCountInString(exception.TraceMarker)
+// the trace marker (ASCII: as many characters as bytes) starts within its
+// own length of that cut; a head of at most this many bytes has at most as
+// many characters, and ends before.
+const indexHeadExact = exceptionChars - len(exception.TraceMarker)
 
 // indexKeyGuard is put before the payload when it is split at its last
 // displayName key: without the key, split_part returns the whole text,
