@@ -343,7 +343,7 @@ func (ix *Index) addAbove(ctx context.Context, d *data, from int64) error {
 			d.sortTail(tail)
 		}
 	}()
-	b := newBuilder(d, held, ix.o.MaxRows, ix.o.MaxSignatures)
+	b := newBuilder(d, held, ix.o.MaxRows, ix.o.MaxSignatures, normalizeCacheSize)
 	top, err := ix.o.Source.MaxFailedID(ctx)
 	if err != nil || top <= from {
 		return ix.limited(ix.o.Source.ScanAbove(ctx, from, b.rangeAdd(from, maxID)))
@@ -392,7 +392,9 @@ func (ix *Index) addRanges(ctx context.Context, b *builder, rs triage.RangeScann
 		part := newData(d.definition, d.key, d.object)
 		part.ids, part.sig, part.place, part.wall = d.ids[off:off:off+w], d.sig[off:off:off+w], d.place[off:off:off+w], d.wall[off:off:off+w]
 		off += w
-		builders[k] = newBuilder(part, b.held, ix.o.MaxRows, ix.o.MaxSignatures)
+		// Each range sees its share of the rows, and keeps its share of
+		// the normalisation cache (most of a pass's memory).
+		builders[k] = newBuilder(part, b.held, ix.o.MaxRows, ix.o.MaxSignatures, normalizeCacheSize/n)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -471,10 +473,10 @@ type builder struct {
 	maxSigs int
 }
 
-func newBuilder(d *data, held map[int64]bool, maxRows, maxSigs int) *builder {
+func newBuilder(d *data, held map[int64]bool, maxRows, maxSigs, cacheSize int) *builder {
 	b := &builder{d: d, held: held, maxRows: maxRows, maxSigs: maxSigs,
 		bySig: make(map[string]uint32, len(d.sigs)), byPlace: make(map[place]uint32, len(d.places)),
-		cache: signature.NewCache(normalizeCacheSize)}
+		cache: signature.NewCache(cacheSize)}
 	for i, s := range d.sigs {
 		b.bySig[s.ID] = uint32(i)
 	}
