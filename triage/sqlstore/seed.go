@@ -111,19 +111,12 @@ func seedCopy(ctx context.Context, tx *sql.Tx, table string, cols []string, max 
 		return 0, err
 	}
 	defer stmt.Close()
-	n := 0
-	for n < max {
-		vals, ok, err := next()
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			break
-		}
-		if _, err := stmt.ExecContext(ctx, vals...); err != nil {
-			return 0, err
-		}
-		n++
+	n, err := pullRows(max, next, func(vals []any) error {
+		_, err := stmt.ExecContext(ctx, vals...)
+		return err
+	})
+	if err != nil {
+		return 0, err
 	}
 	if _, err := stmt.ExecContext(ctx); err != nil {
 		return 0, err
@@ -140,7 +133,7 @@ func (s *Seeder) seedInserts(ctx context.Context, tx *sql.Tx, table string, cols
 	tuple := "(" + marks(len(cols)) + ")"
 	per := s.d.insertRowsPerStatement
 	args := make([]any, 0, per*len(cols))
-	rows, n := 0, 0
+	rows := 0
 	flush := func() error {
 		if rows == 0 {
 			return nil
@@ -149,6 +142,26 @@ func (s *Seeder) seedInserts(ctx context.Context, tx *sql.Tx, table string, cols
 		args, rows = args[:0], 0
 		return err
 	}
+	n, err := pullRows(max, next, func(vals []any) error {
+		args = append(args, vals...)
+		if rows++; rows == per {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if err := flush(); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// pullRows hands put each row next gives, at most max, and returns how
+// many it handed.
+func pullRows(max int, next func() ([]any, bool, error), put func([]any) error) (int, error) {
+	n := 0
 	for n < max {
 		vals, ok, err := next()
 		if err != nil {
@@ -157,17 +170,10 @@ func (s *Seeder) seedInserts(ctx context.Context, tx *sql.Tx, table string, cols
 		if !ok {
 			break
 		}
-		args = append(args, vals...)
-		rows++
-		n++
-		if rows == per {
-			if err := flush(); err != nil {
-				return 0, err
-			}
+		if err := put(vals); err != nil {
+			return 0, err
 		}
-	}
-	if err := flush(); err != nil {
-		return 0, err
+		n++
 	}
 	return n, nil
 }
