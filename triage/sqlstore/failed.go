@@ -3,11 +3,15 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/jobtriage/jobtriage/triage"
 )
 
@@ -300,7 +304,32 @@ func (s *Store) queryError(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
+	if lost := s.lostConnection(err); lost != nil {
+		return lost
+	}
 	return &dbError{msg: "query on " + s.ep.Redacted() + " failed: " + scrub(err, s.ep), cause: err}
+}
+
+// lostConnection names a call that lost its connection to the server as
+// triage.ErrUnreachable: the server stopped answering (a connection's
+// client deadline fired; go-sql-driver/mysql reports that as its own
+// ErrInvalidConn, so the store's silence says which it was), or it went
+// away (the connection broke, or no new one could be made). nil for any
+// other error.
+func (s *Store) lostConnection(err error) error {
+	var op *net.OpError
+	broken := errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &op)
+	if errors.Is(err, triage.ErrUnreachable) || !broken {
+		return nil // already named (lib/pq returns ErrServerSilent itself), or not lost
+	}
+	at := "query on " + s.ep.Redacted() + " failed: "
+	if s.heard != nil && s.heard.fired.Load() {
+		silent := silentError(s.heard.idle)
+		return &dbError{msg: at + silent.Error(), cause: errors.Join(silent, err)}
+	}
+	return &dbError{msg: at + "lost the connection to the database server (" + scrub(err, s.ep) + ")",
+		cause: fmt.Errorf("%w: %w", triage.ErrUnreachable, err)}
 }
 
 // dbError keeps the driver error for errors.As (deadlock codes) while its

@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -156,6 +158,9 @@ type Store struct {
 	// jobsProblem says why an existing jobs table cannot be used
 	// (triage.ErrSchema); requireJobs returns it.
 	jobsProblem error
+	// heard tells whether a connection's client deadline fired
+	// (lostConnection).
+	heard *silence
 	// liveIDsConcatMax replaces group_concat_max_len's value in
 	// liveIDsConcat (tests cut the list with it); "" is the packet size.
 	liveIDsConcatMax string
@@ -198,11 +203,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if !ok {
 		return nil, fmt.Errorf("unsupported database driver %q (want postgres, mysql or sqlite)", cfg.Endpoint.Driver)
 	}
-	db, ep, err := connect(ctx, cfg)
+	heard := &silence{idle: clientDeadline(cfg)}
+	db, ep, err := connect(ctx, cfg, heard)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, d: d, loc: cfg.Location, ep: ep,
+	s := &Store{db: db, d: d, loc: cfg.Location, ep: ep, heard: heard,
 		failed: tables[0].quoted(d), jobs: tables[1].quoted(d), failedName: tables[0]}
 	if s.deleteReturning, err = s.detectServer(ctx); err != nil {
 		db.Close()
@@ -219,7 +225,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 // reached: a MySQL "localhost" names the socket it found, and a socket that
 // fell back to TCP names the TCP address, so that messages say where the
 // store is.
-func connect(ctx context.Context, cfg Config) (*sqlx.DB, Endpoint, error) {
+func connect(ctx context.Context, cfg Config, heard *silence) (*sqlx.DB, Endpoint, error) {
 	ep := cfg.Endpoint
 	var (
 		db  *sqlx.DB
@@ -228,13 +234,13 @@ func connect(ctx context.Context, cfg Config) (*sqlx.DB, Endpoint, error) {
 	switch ep.Driver {
 	case "postgres":
 		ep = choosePostgresNetwork(ctx, ep, cfg.ConnectTimeout)
-		db, err = openPostgres(ep, cfg)
+		db, err = openPostgres(ep, cfg, heard)
 	case "mysql":
 		ep = chooseMySQLNetwork(ctx, ep, cfg.ConnectTimeout)
 		if err = checkMySQLTimezone(ep.Timezone); err != nil {
 			return nil, ep, err
 		}
-		db, err = openMySQL(ctx, ep, cfg)
+		db, err = openMySQL(ctx, ep, cfg, heard)
 	case "sqlite":
 		if ep.Path == "" {
 			return nil, ep, errors.New("sqlite: no database file given")
@@ -422,12 +428,12 @@ func clientDeadline(cfg Config) time.Duration { return cfg.StatementTimeout + cl
 // stops answering (a frozen backend, a dead network path) cannot hold a call
 // for longer than the statement timeout plus clientDeadlineMargin: the
 // server-side statement_timeout cannot fire in a backend that is not running.
-func openPostgres(ep Endpoint, cfg Config) (*sqlx.DB, error) {
+func openPostgres(ep Endpoint, cfg Config, heard *silence) (*sqlx.DB, error) {
 	conn, err := pq.NewConnector(postgresDSN(ep, cfg))
 	if err != nil {
 		return nil, err
 	}
-	conn.Dialer(deadlineDialer{idle: clientDeadline(cfg)})
+	conn.Dialer(deadlineDialer{idle: clientDeadline(cfg), heard: heard})
 	return sqlx.NewDb(sql.OpenDB(conn), "postgres"), nil
 }
 
@@ -435,6 +441,8 @@ func openPostgres(ep Endpoint, cfg Config) (*sqlx.DB, error) {
 type deadlineDialer struct {
 	idle time.Duration
 	d    net.Dialer
+	// heard, when set, records that a connection's deadline ended a call.
+	heard *silence
 }
 
 func (d deadlineDialer) Dial(network, address string) (net.Conn, error) {
@@ -452,7 +460,30 @@ func (d deadlineDialer) DialContext(ctx context.Context, network, address string
 	if err != nil {
 		return nil, err
 	}
-	return &deadlineConn{Conn: c, idle: d.idle}, nil
+	dc := &deadlineConn{Conn: c, idle: d.idle, heard: d.heard}
+	if sc, ok := c.(syscall.Conn); ok {
+		// go-sql-driver/mysql checks a pooled connection's socket before
+		// reusing it (CheckConnLiveness) only through syscall.Conn.
+		return &rawDeadlineConn{deadlineConn: dc, raw: sc}, nil
+	}
+	return dc, nil
+}
+
+// rawDeadlineConn is a deadlineConn whose socket can be reached.
+type rawDeadlineConn struct {
+	*deadlineConn
+	raw syscall.Conn
+}
+
+func (c *rawDeadlineConn) SyscallConn() (syscall.RawConn, error) { return c.raw.SyscallConn() }
+
+// silence is what a pool's connections share: whether a deadlineConn's
+// own deadline ended a call. go-sql-driver/mysql logs the read error and
+// returns its own ErrInvalidConn, so the store learns from here, not from
+// the error, that the server went silent (lostConnection).
+type silence struct {
+	idle  time.Duration
+	fired atomic.Bool
 }
 
 // deadlineConn gives every Read and Write a deadline of idle from its start,
@@ -464,6 +495,7 @@ func (d deadlineDialer) DialContext(ctx context.Context, network, address string
 type deadlineConn struct {
 	net.Conn
 	idle          time.Duration
+	heard         *silence // nil: nobody listens
 	mu            sync.Mutex
 	read, written time.Time // deadlines the driver set; zero: none
 }
@@ -514,7 +546,14 @@ func (c *deadlineConn) explain(err error) error {
 	if !own {
 		return err
 	}
-	return fmt.Errorf("%w (nothing for %s: statement timeout + %s)", ErrServerSilent, c.idle, clientDeadlineMargin)
+	if c.heard != nil {
+		c.heard.fired.Store(true)
+	}
+	return silentError(c.idle)
+}
+
+func silentError(idle time.Duration) error {
+	return fmt.Errorf("%w (nothing for %s: statement timeout + %s)", ErrServerSilent, idle, clientDeadlineMargin)
 }
 
 func (c *deadlineConn) SetDeadline(t time.Time) error {
@@ -556,7 +595,7 @@ func (l mysqlLogger) Print(v ...any) {
 	fmt.Fprintln(l.w, "jobtriage: warning: mysql driver: "+sanitize.Line(msg))
 }
 
-func mysqlConfig(ep Endpoint, cfg Config) *mysql.Config {
+func mysqlConfig(ep Endpoint, cfg Config, heard *silence) *mysql.Config {
 	mc := mysql.NewConfig()
 	mc.User = ep.User
 	mc.Passwd = ep.Password
@@ -567,9 +606,11 @@ func mysqlConfig(ep Endpoint, cfg Config) *mysql.Config {
 		mc.Net, mc.Addr = "tcp", net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port))
 	}
 	mc.Timeout = cfg.ConnectTimeout
-	// Read/write timeouts catch a server that stops answering mid-statement.
-	mc.ReadTimeout = clientDeadline(cfg)
-	mc.WriteTimeout = clientDeadline(cfg)
+	// Every read and write has the client deadline (deadlineConn), which
+	// catches a server that stops answering mid-statement; the driver's own
+	// ReadTimeout would do the same but hide which deadline fired.
+	dd := deadlineDialer{idle: clientDeadline(cfg), heard: heard}
+	mc.DialFunc = dd.DialContext
 	// Laravel's default connection charset and collation.
 	mc.Collation = "utf8mb4_unicode_ci"
 	if c := ep.Params["collation"]; c != "" {
@@ -586,8 +627,8 @@ func mysqlConfig(ep Endpoint, cfg Config) *mysql.Config {
 
 // openMySQL asks the server what it is first: MariaDB and MySQL name their
 // statement timeout differently, and an unknown variable fails the connection.
-func openMySQL(ctx context.Context, ep Endpoint, cfg Config) (*sqlx.DB, error) {
-	mc := mysqlConfig(ep, cfg)
+func openMySQL(ctx context.Context, ep Endpoint, cfg Config, heard *silence) (*sqlx.DB, error) {
+	mc := mysqlConfig(ep, cfg, heard)
 	probe, err := mysql.NewConnector(mc)
 	if err != nil {
 		return nil, err
@@ -693,7 +734,7 @@ func OpenRaw(ctx context.Context, ep Endpoint) (*sqlx.DB, error) {
 			}
 		}
 	}
-	db, _, err := connect(ctx, Config{Endpoint: ep, ConnectTimeout: defaultConnectTimeout, StatementTimeout: defaultStatementTimeout})
+	db, _, err := connect(ctx, Config{Endpoint: ep, ConnectTimeout: defaultConnectTimeout, StatementTimeout: defaultStatementTimeout}, nil)
 	return db, err
 }
 
