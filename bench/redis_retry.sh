@@ -11,6 +11,11 @@
 # Every measured run gets a fresh copy of the source database (not timed)
 # and its own Redis key prefix; the keys are checked and deleted afterwards.
 # Wall time, CPU time and peak RSS come from `/usr/bin/time -v`.
+#
+# FLOOR=1 (the default) also times one server-side `DELETE FROM failed_jobs`
+# of the same rows through the server's own client: no row leaves the
+# server, nothing is pushed. No retry that deletes its rows can be faster
+# than that on the same server, so it bounds every ratio to artisan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +29,7 @@ ROWS=${ROWS:-100000}     # rows retried (the first ids of the source)
 RUNS=${RUNS:-3}          # runs of jobtriage and of the baseline (median)
 ARTISAN=${ARTISAN:-1}    # 0: skip artisan; it runs once
 ARTISAN_ROWS=${ARTISAN_ROWS:-$ROWS}
+FLOOR=${FLOOR:-1}        # 0: skip the server-side DELETE floor
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -183,6 +189,10 @@ bench() {
 		jobtriage) /usr/bin/time -v -o "$tf" "${ENVV[@]}" "$JT" retry all --yes --retry-until 1h >/dev/null ;;
 		baseline) /usr/bin/time -v -o "$tf" "$OUT/redisbaseline" -dsn "$(copy_dsn "$s")" -redis "$REDIS_HOST:$REDIS_PORT" -prefix "$prefix" >/dev/null ;;
 		artisan) /usr/bin/time -v -o "$tf" "${ENVV[@]}" php artisan queue:retry all >/dev/null ;;
+		floor) case $s in
+			postgres) /usr/bin/time -v -o "$tf" psql -h "$PG_HOST" -U "$PG_USER" -X -q -d $COPY_DB -c "DELETE FROM failed_jobs" ;;
+			mysql) /usr/bin/time -v -o "$tf" mariadb -h "$MY_HOST" -u "$MY_USER" $COPY_DB -e "DELETE FROM failed_jobs" ;;
+			esac ;;
 		esac
 		read -r w r c < <(wall_rss "$tf")
 		rm -f "$tf"
@@ -205,6 +215,9 @@ for s in $SERVERS; do
 	make_source "$s"
 	bench "$s" "$ROWS" "jobtriage retry all --yes --retry-until 1h" "$RUNS" jobtriage
 	bench "$s" "$ROWS" "baseline RPUSH pipelines + DELETE" "$RUNS" baseline
+	if [ "$FLOOR" = 1 ]; then
+		bench "$s" "$ROWS" "floor: one server-side DELETE FROM failed_jobs" "$RUNS" floor
+	fi
 	if [ "$ARTISAN" = 1 ]; then
 		bench "$s" "$ARTISAN_ROWS" "php artisan queue:retry all" 1 artisan
 	fi
