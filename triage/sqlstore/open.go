@@ -577,19 +577,21 @@ func (c *deadlineConn) SetWriteDeadline(t time.Time) error {
 	return c.Conn.SetWriteDeadline(t)
 }
 
-func init() {
-	// The MySQL driver logs some errors (a connection the server closed,
-	// "packets.go: unexpected EOF") with the standard logger before
-	// returning them. Those lines carried no "jobtriage:" prefix and broke
-	// the one-line error contract; the error itself still reaches the
-	// caller, so the log line is kept only as a prefixed, sanitised warning.
-	_ = mysql.SetLogger(mysqlLogger{w: os.Stderr})
-}
-
 // mysqlLogger writes the driver's log lines as one prefixed line each.
+// The driver logs some errors (a connection the server closed,
+// "packets.go: unexpected EOF") with the standard logger before returning
+// them; those lines carried no "jobtriage:" prefix and broke the one-line
+// error contract. The error itself still reaches the caller, so the line
+// is kept only as a prefixed, sanitised warning, and a silence the store
+// reports itself (lostConnection) is not logged twice.
 type mysqlLogger struct{ w io.Writer }
 
 func (l mysqlLogger) Print(v ...any) {
+	for _, x := range v {
+		if err, ok := x.(error); ok && errors.Is(err, ErrServerSilent) {
+			return
+		}
+	}
 	msg := strings.TrimSpace(fmt.Sprint(v...))
 	msg = strings.Join(strings.Fields(msg), " ")
 	fmt.Fprintln(l.w, "jobtriage: warning: mysql driver: "+sanitize.Line(msg))
@@ -597,6 +599,7 @@ func (l mysqlLogger) Print(v ...any) {
 
 func mysqlConfig(ep Endpoint, cfg Config, heard *silence) *mysql.Config {
 	mc := mysql.NewConfig()
+	mc.Logger = mysqlLogger{w: os.Stderr}
 	mc.User = ep.User
 	mc.Passwd = ep.Password
 	mc.DBName = ep.Database

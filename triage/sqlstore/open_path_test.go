@@ -143,3 +143,13 @@ func TestMySQLLoggerPrefixes(t *testing.T) {
 		t.Errorf("log line %q", got)
 	}
 }
+
+// A silence the store reports as the command's error is not also logged
+// by the driver: one line, not two.
+func TestMySQLLoggerLeavesSilenceToTheStore(t *testing.T) {
+	var b strings.Builder
+	mysqlLogger{w: &b}.Print("packets.go:58 ", silentError(time.Second))
+	if b.Len() != 0 {
+		t.Errorf("logged %q", b.String())
+	}
+}

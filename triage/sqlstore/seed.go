@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -239,6 +240,7 @@ func EnsureDatabase(ctx context.Context, admin Endpoint, name string) (Endpoint,
 	case "mysql":
 		// Without a database: the admin DSN's may not exist yet either.
 		mc := mysql.NewConfig()
+		mc.Logger = mysqlLogger{w: os.Stderr}
 		mc.User, mc.Passwd, mc.Net, mc.Addr = admin.User, admin.Password, "tcp", fmt.Sprintf("%s:%d", admin.Host, admin.Port)
 		conn, err := mysql.NewConnector(mc)
 		if err != nil {
