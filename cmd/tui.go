@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/archive"
 	"github.com/jobtriage/jobtriage/tui"
 )
 
@@ -28,6 +29,8 @@ type TUIOptions struct {
 	TrendWindow string
 	NewSince    string
 	DBConns     []string
+	// Archive is --archive: forgets append each row to it first.
+	Archive ArchiveFlag
 }
 
 // NewCmdTUI builds `jobtriage tui`.
@@ -49,11 +52,13 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 			the count (a retry's shows a dry run: what would be skipped, and why); y
 			copies an id (OSC 52); ? shows every key. Counts stream in while a large
 			table is scanned, and the list refreshes every --refresh. --read-only hides
-			the actions.
+			the actions. With --archive every row a forget deletes is first appended
+			whole to the archive and fsynced, as forget --archive does (restore puts
+			it back).
 
 			It needs a terminal: for scripts use failed, failed --group and show.
 		`),
-		Example: "  $ jobtriage tui\n  $ jobtriage tui --read-only --dsn postgres://readonly@db/app",
+		Example: "  $ jobtriage tui\n  $ jobtriage tui --archive /var/backups/failed-jobs.ndjson.gz\n  $ jobtriage tui --read-only --dsn postgres://readonly@db/app",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service
@@ -78,6 +83,12 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 			if _, err := parseTrendWindow("--trend-window", opts.TrendWindow); err != nil {
 				return err
 			}
+			switch {
+			case opts.Archive.Path == archive.Stdout:
+				return FlagErrorf("--archive -: the terminal UI draws on stdout; give the archive a file")
+			case opts.Archive.set() && opts.ReadOnly:
+				return FlagErrorf("--archive archives what a forget deletes, and --read-only forgets nothing: drop one of them")
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -92,6 +103,7 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 	fl.StringVar(&opts.NewSince, "new-since", "", "mark signatures first seen at or after `WHEN` as new (a duration back or a time; default: within --trend-window)")
 	fl.DurationVar(&opts.Refresh, "refresh", 10*time.Second, "re-read the database this often (0: never)")
 	fl.StringSliceVar(&opts.DBConns, "database-connection", nil, "queue connection `names` that use the database driver (default database)")
+	opts.Archive.register(cmd)
 	return cmd
 }
 
@@ -122,7 +134,18 @@ func tuiRun(ctx context.Context, opts *TUIOptions) error {
 	if opts.ReadOnly {
 		actions = nil
 	}
+	arch, err := opts.Archive.open(opts.IO, opts.Now)
+	if err != nil {
+		return err
+	}
+	defer arch.Close()
+	var archiveRows func([]triage.RawRow) error
+	if arch != nil {
+		archiveRows = arch.Write
+	}
 	err = tui.Run(ctx, svc, actions, tui.Options{
+		Archive:     archiveRows,
+		ArchivePath: opts.Archive.Path,
 		ReadOnly:    opts.ReadOnly,
 		Connection:  conn,
 		Threshold:   opts.Threshold,

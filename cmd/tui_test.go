@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -26,10 +27,15 @@ func TestNewCmdTUI(t *testing.T) {
 		o.NewSince != "2d" || o.Refresh != 0 || !reflect.DeepEqual(o.DBConns, []string{"db"}) {
 		t.Errorf("flags: exit %d %s %+v", p.code, p.err, o)
 	}
+	if p := tty(t, "--archive", "forgotten.ndjson.gz"); p.code != ExitOK || p.opts.Archive.Path != "forgotten.ndjson.gz" {
+		t.Errorf("--archive: exit %d %s %+v", p.code, p.err, p.opts)
+	}
 	for want, args := range map[string][]string{
-		"must not be negative": {"--threshold", "-1"},
-		"--trend-window":       {"--trend-window", "soon"},
-		"takes no arguments":   {"extra"},
+		"the terminal UI draws on stdout": {"--archive", "-"},
+		"--read-only forgets nothing":     {"--archive", "a.ndjson", "--read-only"},
+		"must not be negative":            {"--threshold", "-1"},
+		"--trend-window":                  {"--trend-window", "soon"},
+		"takes no arguments":              {"extra"},
 	} {
 		if p := tty(t, args...); p.code != ExitUsage || p.opts != nil || !strings.Contains(p.err, want) {
 			t.Errorf("%v: exit %d %q", args, p.code, p.err)
@@ -80,8 +86,14 @@ func TestTUIRunErrors(t *testing.T) {
 	if err := tuiRun(context.Background(), opts); exitCodeFor(err) != ExitUsage || !strings.Contains(err.Error(), "--new-since") {
 		t.Errorf("a bad --new-since: %v", err)
 	}
-	// An interrupt (the context cancelled) ends the TUI without an error.
+	// An archive that cannot be opened stops the TUI before it starts.
 	opts.NewSince = ""
+	opts.Archive.Path = filepath.Join(t.TempDir(), "missing", "forgotten.ndjson")
+	if err := tuiRun(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "forgotten.ndjson") {
+		t.Errorf("an archive in a missing directory: %v", err)
+	}
+	opts.Archive.Path = ""
+	// An interrupt (the context cancelled) ends the TUI without an error.
 	cancelled, cancel := context.WithCancel(context.Background())
 	opts.Service = func(context.Context) (*triage.Service, error) {
 		defer cancel() // interrupted once the store is open

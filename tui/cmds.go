@@ -73,6 +73,10 @@ type action struct {
 	single bool   // one job
 	whole  bool   // whole signatures, not chosen jobs
 	parts  []actionPart
+	// archive receives a forget's rows before they are deleted (nil: no
+	// archive); archivePath names it.
+	archive     func(rows []triage.RawRow) error
+	archivePath string
 }
 
 // actionMsg answers an action: the results of its calls merged, and how
@@ -292,7 +296,7 @@ func runAction(ctx context.Context, a Actions, act action, report func(int)) act
 			}
 			continue
 		}
-		r, err := a.Forget(ctx, triage.ForgetParams{Query: p.query, Refs: p.refs, Progress: progress})
+		r, err := a.Forget(ctx, triage.ForgetParams{Query: p.query, Refs: p.refs, Progress: progress, Archive: act.archive})
 		msg.forget.Deleted += r.Deleted
 		msg.forget.IDs = append(msg.forget.IDs, r.IDs...)
 		msg.forget.NotFound = append(msg.forget.NotFound, r.NotFound...)

@@ -136,6 +136,9 @@ func (m *Model) askSignatures(kind actionKind, sigs []triage.Signature, partial 
 // retryUntil deadlines) and where the rest would go.
 func (m *Model) openConfirm(c confirmation) tea.Cmd {
 	m.cancelDryRun()
+	if c.act.kind == actionForget && m.opts.Archive != nil {
+		c.act.archive, c.act.archivePath = m.opts.Archive, m.opts.ArchivePath
+	}
 	m.page, m.state = m.state, stateConfirm
 	if c.act.kind != actionRetry {
 		m.confirm = c
@@ -241,7 +244,10 @@ func (m Model) confirmBody(height int) []string {
 		}
 	}
 	hint := "y confirm · n cancel"
-	if m.confirm.act.kind == actionForget {
+	switch a := m.confirm.act; {
+	case a.kind == actionForget && a.archive != nil:
+		hint = "y forget (each row archived to " + sanitize.Line(a.archivePath) + " first) · n cancel"
+	case a.kind == actionForget:
 		hint = "y forget (cannot be undone) · n cancel"
 	}
 	lines = append(lines, "", hint)
@@ -308,9 +314,13 @@ func actionSummary(msg actionMsg) string {
 		return b.String() + "."
 	}
 	f := msg.forget
+	archived := ""
+	if a.archive != nil && f.Deleted > 0 {
+		archived = "; archived to " + sanitize.Line(a.archivePath) + " first"
+	}
 	switch {
 	case a.single && f.Deleted == 1:
-		return "Forgot " + a.object + "."
+		return "Forgot " + a.object + archived + "."
 	case a.single:
 		return capitalize(a.object) + " was already gone."
 	case a.whole:
@@ -321,7 +331,7 @@ func actionSummary(msg actionMsg) string {
 	if n := len(f.NotFound); n > 0 {
 		b.WriteString("; " + count(n) + " already gone")
 	}
-	return b.String() + "."
+	return b.String() + archived + "."
 }
 
 func capitalize(s string) string {

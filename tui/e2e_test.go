@@ -64,10 +64,17 @@ func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 
 func startProgram(t *testing.T, b Backend, a Actions) *teatest.TestModel {
 	t.Helper()
+	return startProgramWith(t, b, a, Options{})
+}
+
+// startProgramWith starts the program with opts over the end-to-end
+// defaults (connection, clock, no colour, window and threshold).
+func startProgramWith(t *testing.T, b Backend, a Actions, opts Options) *teatest.TestModel {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	m := New(ctx, b, a, Options{Connection: "sqlite:laravel.sqlite", Now: fixedNow, NoColor: true,
-		Window: time.Hour, Threshold: 10}, nil)
+	opts.Connection, opts.Now, opts.NoColor, opts.Window, opts.Threshold = "sqlite:laravel.sqlite", fixedNow, true, time.Hour, 10
+	m := New(ctx, b, a, opts, nil)
 	return teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 }
 

@@ -1,9 +1,15 @@
 package tui
 
 import (
-	"github.com/jobtriage/jobtriage/triage"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/archive"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
@@ -67,5 +73,59 @@ func TestEndToEndMarkAndRetry(t *testing.T) {
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
 	if len(final.jobs.items) != 0 || len(final.sigs.items) != 1 {
 		t.Fatalf("after the retry: %d jobs, %d signatures", len(final.jobs.items), len(final.sigs.items))
+	}
+}
+
+// A forget with an archive (tui --archive) appends the row whole to the
+// archive before deleting it, through the real service and archive writer.
+func TestEndToEndForgetArchivesTheRow(t *testing.T) {
+	svc := seededService(t)
+	const id = "5c0e0000-1111-4222-8333-000000000032"
+	before, err := svc.Store.GetFailed(t.Context(), triage.Ref{UUID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "forgotten.ndjson")
+	w, err := archive.Open(path, io.Discard, fixedNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	tm := startProgramWith(t, svc, svc, Options{Archive: w.Write, ArchivePath: path})
+
+	waitFor(t, tm, "32 failed")
+	tm.Send(tea.KeyMsg{Type: tea.KeyDown}) // ImportFeed, 2 jobs
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor(t, tm, id)
+	tm.Type("f")
+	waitFor(t, tm, "Forget 1 failed job "+id+"?", "archived to")
+	tm.Type("y")
+	waitFor(t, tm, "Forgot job "+id+"; archived to", "31 failed")
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
+
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := archive.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := r.Next()
+	if err != nil {
+		t.Fatalf("the archive holds no record: %v", err)
+	}
+	if rec.UUID == nil || *rec.UUID != id || rec.Payload == nil || *rec.Payload != string(before.Payload) {
+		t.Errorf("archived %+v, want the row of %s whole", rec, id)
+	}
+	if _, err := r.Next(); !errors.Is(err, io.EOF) {
+		t.Errorf("a second record: %v", err)
+	}
+	if _, err := svc.Store.GetFailed(t.Context(), triage.Ref{UUID: id}); !errors.Is(err, triage.ErrNotFound) {
+		t.Errorf("the forgotten row is still there: %v", err)
 	}
 }

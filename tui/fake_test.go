@@ -271,6 +271,16 @@ func (f *fakeBackend) Forget(_ context.Context, p triage.ForgetParams) (triage.F
 		defer func() { f.jobs = kept }()
 	}
 	ids := f.take(p.Query, p.Refs)
+	if p.Archive != nil && !p.DryRun && len(ids) > 0 {
+		// As the store does: the rows go to the archive before the delete.
+		rows := make([]triage.RawRow, len(ids))
+		for i := range ids {
+			rows[i] = triage.RawRow{UUID: &ids[i]}
+		}
+		if err := p.Archive(rows); err != nil {
+			return triage.ForgetResult{}, err
+		}
+	}
 	if p.Progress != nil && !p.DryRun {
 		for n := 50; n < len(ids); n += 50 {
 			p.Progress(n) // in batches, as the store reports

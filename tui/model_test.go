@@ -464,3 +464,46 @@ func TestResizeKeepsEveryLineInside(t *testing.T) {
 		}
 	}
 }
+
+// With an archive (tui --archive), a forget hands every row to it before
+// the delete, and the dialog and the status line say where they went;
+// without one the dialog says a forget cannot be undone.
+func TestForgetArchivesWhenAsked(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 100, 24)
+	h.keys("f")
+	if v := h.view(); !strings.Contains(v, "y forget (cannot be undone)") || strings.Contains(v, "archived") {
+		t.Fatalf("dialog without an archive:\n%s", v)
+	}
+	h.keys("n")
+
+	var archived []string
+	opts := Options{ArchivePath: "/var/archive/failed.ndjson.gz", Archive: func(rows []triage.RawRow) error {
+		for _, r := range rows {
+			archived = append(archived, *r.UUID)
+		}
+		return nil
+	}}
+	f = seed()
+	h = newHarness(t, f, f, opts, 100, 24)
+	h.keys("enter", "f")
+	if v := h.view(); !strings.Contains(v, "y forget (each row archived to /var/archive/failed.ndjson.gz first)") {
+		t.Fatalf("dialog with an archive:\n%s", v)
+	}
+	h.keys("y")
+	if len(f.forgets) != 1 || len(archived) != 1 || f.forgets[0].Archive == nil {
+		t.Fatalf("forgets %+v, archived %v", f.forgets, archived)
+	}
+	if v := h.view(); !strings.Contains(v, "; archived to /var/archive/failed.ndjson.gz first.") {
+		t.Fatalf("status after the forget:\n%s", v)
+	}
+
+	// A failing archive stops the forget, and the status says so.
+	f = seed()
+	opts.Archive = func([]triage.RawRow) error { return errors.New("archive: no space left on device") }
+	h = newHarness(t, f, f, opts, 100, 24)
+	h.keys("f", "y")
+	if v := h.view(); !strings.Contains(v, "no space left on device") {
+		t.Fatalf("status after a failed archive:\n%s", v)
+	}
+}

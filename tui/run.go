@@ -59,6 +59,11 @@ type Options struct {
 	// lipgloss, which asks the terminal with a 5 s timeout: Run decides it
 	// first (termbg.Dark, at most termbg.Timeout) whenever colour is on.
 	DarkBackground *bool
+	// Archive, when set, receives every row a forget deletes, whole, before
+	// its batch is deleted (triage.ForgetParams.Archive); ArchivePath names
+	// it in the forget dialog and the status line.
+	Archive     func(rows []triage.RawRow) error
+	ArchivePath string
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
