@@ -119,8 +119,9 @@ func checkStatementTimeout(c *cobra.Command, d time.Duration) error {
 	return nil
 }
 
-// destructiveCommands change jobs and write the audit log.
-var destructiveCommands = map[string]bool{"retry": true, "forget": true, "prune": true, "flush": true, "restore": true}
+// destructiveCommands change jobs and write the audit log (tui unless
+// --read-only: its retries and forgets).
+var destructiveCommands = map[string]bool{"retry": true, "forget": true, "prune": true, "flush": true, "restore": true, "tui": true}
 
 // writesJobs reports whether c may change jobs: a destructive command that
 // is not a --dry-run.
@@ -128,8 +129,10 @@ func writesJobs(c *cobra.Command) bool {
 	if !destructiveCommands[c.Name()] || c.Parent() == nil || c.Parent().Parent() != nil {
 		return false
 	}
-	if fl := c.Flags().Lookup("dry-run"); fl != nil && fl.Value.String() == "true" {
-		return false
+	for _, name := range []string{"dry-run", "read-only"} {
+		if fl := c.Flags().Lookup(name); fl != nil && fl.Value.String() == "true" {
+			return false
+		}
 	}
 	return true
 }

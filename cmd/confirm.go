@@ -95,13 +95,17 @@ func auditError(err error) string {
 }
 
 // auditRunID ties one process's intent and outcome lines together.
-var auditRunID = sync.OnceValue(func() string {
+var auditRunID = sync.OnceValue(newAuditRunID)
+
+// newAuditRunID is a fresh run id: the process's (auditRunID), or one per
+// action where a process acts more than once (the terminal UI).
+func newAuditRunID() string {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return strconv.FormatInt(time.Now().UnixNano(), 16)
 	}
 	return hex.EncodeToString(b[:])
-})
+}
 
 // auditPath is the configured audit log, or "" when there is none.
 func auditPath(f *Factory) string {
@@ -145,7 +149,9 @@ func audit(f *Factory, e auditEntry) error {
 		return nil
 	}
 	e.SchemaVersion, e.Time = auditSchemaVersion, rfc3339(f.Now())
-	e.Run = auditRunID()
+	if e.Run == "" {
+		e.Run = auditRunID()
+	}
 	if e.Phase == "" {
 		e.Phase = auditOutcome
 	}
@@ -210,6 +216,9 @@ type auditFilter struct {
 	Until       string   `json:"until,omitempty"`
 	MinID       int64    `json:"min_id,omitempty"`
 	MaxID       int64    `json:"max_id,omitempty"`
+	// Jobs are the jobs chosen one by one in the terminal UI (uuid, or row
+	// id for a row without one).
+	Jobs []string `json:"jobs,omitempty"`
 }
 
 func auditFilterOf(q triage.Query) *auditFilter {

@@ -15,7 +15,9 @@ import (
 
 // TUIOptions are the inputs of `jobtriage tui`.
 type TUIOptions struct {
-	IO      *IOStreams
+	IO *IOStreams
+	// Audit records each retry and forget (auditedActions).
+	Audit   func(auditEntry) error
 	Service func(context.Context) (*triage.Service, error)
 	Config  func() (string, error) // the redacted endpoint for the header
 	Now     func() time.Time
@@ -35,7 +37,7 @@ type TUIOptions struct {
 
 // NewCmdTUI builds `jobtriage tui`.
 func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra.Command {
-	opts := &TUIOptions{IO: f.IO, Now: f.Now}
+	opts := &TUIOptions{IO: f.IO, Now: f.Now, Audit: func(e auditEntry) error { return audit(f, e) }}
 	cmd := &cobra.Command{
 		Use:   "tui",
 		Short: "Browse failures by signature and act on them in a terminal UI",
@@ -54,7 +56,8 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 			table is scanned, and the list refreshes every --refresh. --read-only hides
 			the actions. With --archive every row a forget deletes is first appended
 			whole to the archive and fsynced, as forget --archive does (restore puts
-			it back).
+			it back). Each retry and forget writes its intent and outcome lines to
+			--audit-log, as the commands do.
 
 			It needs a terminal: for scripts use failed, failed --group and show.
 		`),
@@ -130,7 +133,8 @@ func tuiRun(ctx context.Context, opts *TUIOptions) error {
 	if err != nil {
 		return FlagErrorf("--new-since: %v", err)
 	}
-	var actions tui.Actions = svc
+	var actions tui.Actions = auditedActions{inner: svc, audit: opts.Audit,
+		args: append([]string{"tui"}, opts.Archive.args()...), newID: newAuditRunID}
 	if opts.ReadOnly {
 		actions = nil
 	}

@@ -1,0 +1,113 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jobtriage/jobtriage/triage"
+)
+
+// recordingActions is a tui.Actions that records its calls.
+type recordingActions struct {
+	calls []string
+	err   error
+}
+
+func (r *recordingActions) Retry(_ context.Context, p triage.RetryParams) (triage.RetryResult, error) {
+	r.calls = append(r.calls, "retry dry="+strconv.FormatBool(p.DryRun))
+	return triage.RetryResult{Retried: 2, IDs: []string{"u1", "u2"}, Skipped: []triage.Skip{{ID: "u3"}}}, r.err
+}
+
+func (r *recordingActions) Forget(_ context.Context, p triage.ForgetParams) (triage.ForgetResult, error) {
+	r.calls = append(r.calls, "forget")
+	return triage.ForgetResult{Deleted: 1, IDs: []string{"u1"}}, r.err
+}
+
+// TestAuditedActions: each retry and forget the TUI makes writes an intent
+// line before it and an outcome line after it, under a run id of its own;
+// a preview writes nothing; an intent that cannot be written stops the
+// call before it changes anything.
+func TestAuditedActions(t *testing.T) {
+	var lines []auditEntry
+	inner := &recordingActions{}
+	n := 0
+	a := auditedActions{inner: inner, args: []string{"tui"}, audit: func(e auditEntry) error { lines = append(lines, e); return nil },
+		newID: func() string { n++; return "run" + strconv.Itoa(n) }}
+	ctx := context.Background()
+	q := triage.Query{Signature: "ab12cd34ef", Filter: triage.Filter{Queues: []string{"emails"}}}
+
+	if _, err := a.Retry(ctx, triage.RetryParams{Query: q, DryRun: true}); err != nil || len(lines) != 0 {
+		t.Fatalf("a dry run wrote %d lines (%v)", len(lines), err)
+	}
+	if _, err := a.Retry(ctx, triage.RetryParams{Query: q}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Forget(ctx, triage.ForgetParams{Refs: []triage.Ref{{UUID: "u1"}, {ID: 42}}}); err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		run, phase, command string
+		count               int64
+		ids                 []string
+		skipped             int
+		filter              auditFilter
+	}
+	var got []line
+	for _, e := range lines {
+		got = append(got, line{e.Run, e.Phase, e.Command, e.Count, e.IDs, e.Skipped, *e.Filter.(*auditFilter)})
+	}
+	want := []line{
+		{"run1", auditIntent, "tui retry", 0, nil, 0, auditFilter{Queues: []string{"emails"}, Signature: "ab12cd34ef"}},
+		{"run1", auditOutcome, "tui retry", 2, []string{"u1", "u2"}, 1, auditFilter{Queues: []string{"emails"}, Signature: "ab12cd34ef"}},
+		{"run2", auditIntent, "tui forget", 0, nil, 0, auditFilter{Jobs: []string{"u1", "42"}}},
+		{"run2", auditOutcome, "tui forget", 1, []string{"u1"}, 0, auditFilter{Jobs: []string{"u1", "42"}}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("audit lines\n got %+v\nwant %+v", got, want)
+	}
+
+	// The action's own error is the outcome's error.
+	inner.err = errors.New("deadlock")
+	lines = nil
+	if _, err := a.Forget(ctx, triage.ForgetParams{Query: q}); err == nil || len(lines) != 2 || lines[1].Error != "deadlock" {
+		t.Errorf("a failed forget: %v, lines %+v", err, lines)
+	}
+
+	// No intent line, no action.
+	inner.calls, inner.err = nil, nil
+	a.audit = func(e auditEntry) error { return errors.New("audit log: disk full") }
+	for name, call := range map[string]func() error{
+		"retry":  func() error { _, err := a.Retry(ctx, triage.RetryParams{Query: q}); return err },
+		"forget": func() error { _, err := a.Forget(ctx, triage.ForgetParams{Query: q}); return err },
+	} {
+		if err := call(); err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Errorf("%s without an intent line: %v", name, err)
+		}
+	}
+	if len(inner.calls) != 0 {
+		t.Errorf("acted without an intent line: %v", inner.calls)
+	}
+}
+
+// TestTUIChecksTheAuditLogFirst: a tui that may act refuses an audit log
+// it cannot append to before it starts (exit 5); --read-only never writes
+// one, so it does not check.
+func TestTUIChecksTheAuditLogFirst(t *testing.T) {
+	dsn, _ := seed(t)
+	bad := filepath.Join(t.TempDir(), "missing", "audit.log")
+	h := newHarness(t, true)
+	if code := Run(context.Background(), h.f, []string{"tui", "--dsn", dsn, "--audit-log", bad, "--refresh", "0"}); code != ExitUnreachable ||
+		!strings.Contains(h.errOut.String(), "audit log") {
+		t.Errorf("tui with an unwritable audit log: exit %d: %s", code, h.errOut.String())
+	}
+	h = newHarness(t, true)
+	h.in.WriteString("q")
+	if code := Run(context.Background(), h.f, []string{"tui", "--dsn", dsn, "--audit-log", bad, "--read-only", "--refresh", "0"}); code != ExitOK {
+		t.Errorf("tui --read-only with an unwritable audit log: exit %d: %s", code, h.errOut.String())
+	}
+}
