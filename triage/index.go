@@ -248,7 +248,7 @@ func (s *Service) listFromIndex(ctx context.Context, p ListParams, cur Cursor) (
 	}
 	var ids []int64
 	err = view.Each(func(r IndexedRow) error {
-		if cur.BeforeID != 0 && r.RowID >= cur.BeforeID {
+		if cur.Bounded() && r.RowID >= cur.BeforeID {
 			return nil
 		}
 		if !p.matchIndexed(r, loc) {
@@ -273,7 +273,7 @@ func (s *Service) listFromIndex(ctx context.Context, p ListParams, cur Cursor) (
 			return page, true, err
 		}
 		if len(page.Jobs) == p.Limit {
-			page.Next = Cursor{BeforeID: lastShown}.String()
+			page.Next = CursorBefore(lastShown).String()
 			break
 		}
 		// A whole row, cut as a listing's SQL cuts it (as Each does).

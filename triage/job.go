@@ -131,15 +131,35 @@ func truncate(s string, n int) string {
 }
 
 // Cursor is the opaque continuation of a listing: the last row id it showed.
-// It is base64 so that nobody is tempted to compute with it.
-type Cursor struct{ BeforeID int64 }
+// It is base64 so that nobody is tempted to compute with it. The zero
+// Cursor starts from the newest row; CursorBefore(0) continues below a row
+// with id 0 (rows with negative ids follow it).
+type Cursor struct {
+	BeforeID int64
+	atZero   bool // BeforeID 0 is a bound, not "from the newest"
+}
+
+// CursorBefore continues a listing below the row with this id.
+func CursorBefore(id int64) Cursor { return Cursor{BeforeID: id, atZero: id == 0} }
+
+// Bounded reports whether the cursor continues a listing, rather than
+// starting it from the newest row.
+func (c Cursor) Bounded() bool { return c.BeforeID != 0 || c.atZero }
 
 const cursorPrefix = "v1:"
 
-// A listing of rows with negative ids continues below them; a cursor at
-// id 0 would mean "from the newest" again, so there is none.
+// below narrows f to the rows a cursor at id 0 continues with: a store's
+// BeforeID 0 means no bound, so "below 0" is said as MaxID -1 (ids are
+// integers), or a lower MaxID f already has.
+func (c Cursor) below(f Filter) Filter {
+	if c.atZero && c.BeforeID == 0 && (f.MaxID == 0 || f.MaxID > -1) {
+		f.MaxID = -1
+	}
+	return f
+}
+
 func (c Cursor) String() string {
-	if c.BeforeID == 0 {
+	if !c.Bounded() {
 		return ""
 	}
 	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.FormatInt(c.BeforeID, 10)))
@@ -155,8 +175,8 @@ func ParseCursor(s string) (Cursor, error) {
 		return Cursor{}, fmt.Errorf("%w: %q was not printed by jobtriage failed", ErrInvalidCursor, truncate(s, 40))
 	}
 	n, err := strconv.ParseInt(strings.TrimPrefix(string(raw), cursorPrefix), 10, 64)
-	if err != nil || n == 0 {
+	if err != nil {
 		return Cursor{}, fmt.Errorf("%w: %q was not printed by jobtriage failed", ErrInvalidCursor, truncate(s, 40))
 	}
-	return Cursor{BeforeID: n}, nil
+	return CursorBefore(n), nil
 }

@@ -146,14 +146,14 @@ func (s *Service) List(ctx context.Context, p ListParams) (Page, error) {
 		batch = 500 // matches are sparse; fetch more per round trip
 	}
 	var lastShown int64
-	err = s.Store.ScanFailed(ctx, ScanParams{Filter: p.filter(), BeforeID: cur.BeforeID, BatchSize: batch},
+	err = s.Store.ScanFailed(ctx, ScanParams{Filter: cur.below(p.filter()), BeforeID: cur.BeforeID, BatchSize: batch},
 		func(r *FailedRow) error {
 			j := JobFromRow(r)
 			if !p.match(j) {
 				return nil
 			}
 			if len(page.Jobs) == p.Limit {
-				page.Next = Cursor{BeforeID: lastShown}.String()
+				page.Next = CursorBefore(lastShown).String()
 				return errPageFull
 			}
 			s.redactJob(&j)

@@ -336,7 +336,7 @@ func (s *Store) matcher(f triage.Filter) *matcher {
 
 func (m *matcher) match(e *entry, id int64) bool {
 	switch {
-	case m.f.MinID > 0 && id < m.f.MinID, m.f.MaxID > 0 && id > m.f.MaxID:
+	case m.f.MinID != 0 && id < m.f.MinID, m.f.MaxID != 0 && id > m.f.MaxID:
 		return false
 	case m.queues != nil && !m.queues[e.queue], m.connections != nil && !m.connections[e.connection]:
 		return false

@@ -109,11 +109,11 @@ func (s *Store) where(f triage.Filter) (string, []any) {
 		conds = append(conds, "failed_at <= ?")
 		args = append(args, s.wall(f.Until))
 	}
-	if f.MinID > 0 {
+	if f.MinID != 0 {
 		conds = append(conds, "id >= ?")
 		args = append(args, f.MinID)
 	}
-	if f.MaxID > 0 {
+	if f.MaxID != 0 {
 		conds = append(conds, "id <= ?")
 		args = append(args, f.MaxID)
 	}

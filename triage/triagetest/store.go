@@ -156,10 +156,10 @@ func (s *Store) matches(r row, f triage.Filter) bool {
 	if !f.Until.IsZero() && wall > f.Until.In(s.loc).Format(wallLayout) {
 		return false
 	}
-	if f.MinID > 0 && r.id < f.MinID {
+	if f.MinID != 0 && r.id < f.MinID {
 		return false
 	}
-	if f.MaxID > 0 && r.id > f.MaxID {
+	if f.MaxID != 0 && r.id > f.MaxID {
 		return false
 	}
 	return true
