@@ -242,10 +242,6 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	}
 	p := triage.RetryParams{Query: q, Refs: refsOf(opts.IDs), All: opts.All, Limit: opts.Limit,
 		ToQueue: opts.ToQueue, RetryUntil: opts.RetryUntil}
-	if (opts.Follow || opts.Canary > 0) && svc.Store.Schema().IDMode != triage.IDModeUUID {
-		return FlagErrorf("--follow and --canary find the jobs that failed again by uuid, but %s has no uuid column (Laravel 8+ adds it)",
-			svc.Store.Schema().FailedTable)
-	}
 	if len(opts.Ranges) > 0 {
 		if svc.Store.Schema().IDMode == triage.IDModeUUID {
 			return FlagErrorf("--range selects integer ids, but %s addresses jobs by uuid; use ids, filters or --signature",

@@ -61,7 +61,12 @@ func TestNewCmdRetryFollowFlags(t *testing.T) {
 // class, oldest first.
 func followFixture(t *testing.T, n int) (*sqlstore.Store, []string) {
 	t.Helper()
-	s := sqltest.OpenLaravel(t, "sqlite", sqlstore.SchemaLaravel8, time.UTC)
+	return followFixtureOn(t, n, sqlstore.SchemaLaravel8)
+}
+
+func followFixtureOn(t *testing.T, n int, v sqlstore.SchemaVariant) (*sqlstore.Store, []string) {
+	t.Helper()
+	s := sqltest.OpenLaravel(t, "sqlite", v, time.UTC)
 	var uuids []string
 	for i := 1; i <= n; i++ {
 		u := fmt.Sprintf("aaaaaaaa-0000-4000-8000-%012d", i)
@@ -348,11 +353,49 @@ func TestRetryCanaryDryRunShowsThePlan(t *testing.T) {
 	}
 }
 
-func TestRetryFollowNeedsUUIDs(t *testing.T) {
-	s := sqltest.OpenLaravel(t, "sqlite", sqlstore.SchemaLegacy, time.UTC)
-	r := runFollow(t, s, func(o *RetryOptions) { o.Follow = true })
-	if r.code != ExitUsage {
-		t.Errorf("exit %d, want %d", r.code, ExitUsage)
+// TestRetryFollowOnALegacyTable: a failed_jobs table without a uuid column
+// (Laravel 7, failed.driver "database") used to refuse --follow. The jobs
+// that fail again are found by the payload uuid of the rows the worker
+// adds, and the new failures name those rows by id, as failed lists them.
+func TestRetryFollowOnALegacyTable(t *testing.T) {
+	s, uuids := followFixtureOn(t, 4, sqlstore.SchemaLegacy)
+	broken := map[string]bool{uuids[2]: true}
+	w := &fakeWorker{s: s, fail: func(u string) bool { return broken[u] }}
+	w.start(t)
+	r := runFollow(t, s, func(o *RetryOptions) { o.Follow = true; o.JSON = true })
+	if r.code != ExitFailedAgain {
+		t.Fatalf("exit %d, want %d\n%s%s", r.code, ExitFailedAgain, r.out, r.errOut)
+	}
+	var doc struct {
+		Follow struct {
+			Done        int `json:"done"`
+			FailedAgain int `json:"failed_again"`
+			Jobs        []struct {
+				UUID, State string
+			} `json:"jobs"`
+			NewFailures []struct {
+				IDs []string `json:"ids"`
+			} `json:"new_failures"`
+		} `json:"follow"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, r.out)
+	}
+	f := doc.Follow
+	if f.Done != 3 || f.FailedAgain != 1 || len(f.Jobs) != 4 {
+		t.Fatalf("follow %+v", f)
+	}
+	for _, j := range f.Jobs {
+		if want := map[bool]string{true: "failed_again", false: "done"}[broken[j.UUID]]; j.State != want {
+			t.Errorf("job %s: %s, want %s", j.UUID, j.State, want)
+		}
+	}
+	var rowIDs []string
+	if err := s.DB().Select(&rowIDs, "SELECT CAST(id AS CHAR) FROM failed_jobs"); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.NewFailures) != 1 || fmt.Sprint(f.NewFailures[0].IDs) != fmt.Sprint(rowIDs) {
+		t.Errorf("new failures %+v, want the worker's row %v", f.NewFailures, rowIDs)
 	}
 }
 

@@ -76,7 +76,13 @@ func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service,
 	if clock == nil {
 		clock = follow.RealClock{}
 	}
-	fl := follow.New(follow.ServiceSource{Svc: svc}, clock, opts.followGrace)
+	// Made before the first push: on a table without a uuid column it
+	// notes where the rows of jobs failing again will start.
+	src, err := follow.NewServiceSource(ctx, svc)
+	if err != nil {
+		return triage.RetryResult{}, nil, err
+	}
+	fl := follow.New(src, clock, opts.followGrace)
 	if opts.followInterval > 0 {
 		fl.Interval = opts.followInterval
 	}
@@ -130,7 +136,7 @@ func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service,
 		if fr.Canary.Decision == follow.Stop {
 			fr.TimedOut = final && c.Unsettled() > 0
 			fr.NotPushed = max(total-res.Retried, 0)
-			return res, fr, fr.finish(ctx, svc, fl)
+			return res, fr, fr.finish(ctx, svc, fl, src)
 		}
 		p.Exclude = map[string]bool{}
 		for _, j := range canaries {
@@ -138,7 +144,7 @@ func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service,
 		}
 		if p.Limit > 0 {
 			if p.Limit -= res.Retried; p.Limit <= 0 {
-				return res, fr, fr.finish(ctx, svc, fl)
+				return res, fr, fr.finish(ctx, svc, fl, src)
 			}
 		}
 		base = res.Retried
@@ -185,7 +191,7 @@ func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service,
 	if err != nil {
 		return res, fr, err
 	}
-	return res, fr, fr.finish(ctx, svc, fl)
+	return res, fr, fr.finish(ctx, svc, fl, src)
 }
 
 // mergeRetry adds the run of the rest to the canaries' run. With canaries,
@@ -210,11 +216,11 @@ func mergeRetry(a, b triage.RetryResult, canaried bool) triage.RetryResult {
 }
 
 // finish records the final states and groups the new failures.
-func (fr *followReport) finish(ctx context.Context, svc *triage.Service, fl *follow.Follower) error {
+func (fr *followReport) finish(ctx context.Context, svc *triage.Service, fl *follow.Follower, src *follow.ServiceSource) error {
 	fr.Counts = fl.Counts()
 	fr.Jobs = fl.Report()
 	var err error
-	fr.Groups, fr.Unread, err = follow.NewFailures(ctx, svc.Store, fl.In(follow.FailedAgain))
+	fr.Groups, fr.Unread, err = follow.NewFailures(ctx, svc.Store, fl.In(follow.FailedAgain), src.RefOf)
 	// Grouped by the rows as stored (the ids failed --group shows); the
 	// example message is shown masked under --redact.
 	for i := range fr.Groups {

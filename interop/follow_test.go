@@ -295,3 +295,85 @@ func TestFollowCanaryOnRealWorkers(t *testing.T) {
 		})
 	}
 }
+
+// TestFollowOnALegacyFailedJobsTable: an app whose failed_jobs has no uuid
+// column (the 7.x table, queue.failed.driver "database": Laravel 8.83's
+// DatabaseFailedJobProvider writes no uuid) on MariaDB, with a real worker.
+// retry --follow finds the job that failed again by the payload uuid of the
+// row the worker added, reports exactly what the worker did, and names the
+// new failure by its row id, as failed lists it.
+func TestFollowOnALegacyFailedJobsTable(t *testing.T) {
+	requireInterop(t)
+	bin := buildJobtriage(t)
+	var my dialect
+	for _, d := range dialects(t) {
+		if d.name == "mysql" {
+			my = d
+		}
+	}
+	broken := filepath.Join(t.TempDir(), "broken")
+	s := failScenario(t, my, "interop:dispatch-orders", "QUEUE_FAILED_DRIVER=database", "INTEROP_FAILED_SCHEMA=legacy",
+		"INTEROP_BROKEN_FILE="+broken)
+	if len(s.manifest.Failures) != followOrders {
+		t.Fatalf("manifest lists %d orders, want %d", len(s.manifest.Failures), followOrders)
+	}
+	order := map[string]int{}
+	for i, f := range s.manifest.Failures {
+		order[f.UUID] = i + 1
+	}
+	if rows := bin.failedRows(t, s.app); len(rows) != 1 {
+		// Legacy rows have no uuid: every row lists under "".
+		t.Fatalf("failed --json lists uuids %v, want none (a table without a uuid column)", rows)
+	}
+	const brokenOrder = 5
+	if err := os.WriteFile(broken, []byte(fmt.Sprintln(brokenOrder)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.app.setFlag(t)
+	s.app.startWorker(t)
+
+	doc, code, stderr := bin.retryFollow(t, s.app, "all", "--follow", "--yes", "--json")
+	if code != 9 {
+		t.Fatalf("exit %d, want 9 (one failed again)", code)
+	}
+	f := doc.Follow
+	if doc.Retried != followOrders || f.Followed != followOrders || f.Done != followOrders-1 || f.FailedAgain != 1 || f.TimedOut {
+		t.Fatalf("follow: %+v", doc)
+	}
+	var reportedDone, reportedFailed []int
+	for _, j := range f.Jobs {
+		switch j.State {
+		case "done":
+			reportedDone = append(reportedDone, order[j.UUID])
+		case "failed_again":
+			reportedFailed = append(reportedFailed, order[j.UUID])
+		}
+	}
+	var ran []int
+	for _, r := range s.app.readResults(t) {
+		if r.Class == `App\Jobs\SettleOrder` {
+			n, _ := r.Args["order"].(float64)
+			ran = append(ran, int(n))
+		}
+	}
+	sort.Ints(ran)
+	sort.Ints(reportedDone)
+	if fmt.Sprint(reportedDone) != fmt.Sprint(ran) || len(ran) != followOrders-1 {
+		t.Errorf("follow reports done %v; the worker ran %v", reportedDone, ran)
+	}
+	if fmt.Sprint(reportedFailed) != fmt.Sprint([]int{brokenOrder}) {
+		t.Errorf("follow reports failed again %v, want [%d]", reportedFailed, brokenOrder)
+	}
+	left := bin.failedRows(t, s.app)
+	row, ok := left[""]
+	if len(left) != 1 || !ok {
+		t.Fatalf("failed_jobs after the retry: %v, want the broken order's new row", left)
+	}
+	if len(f.NewFailures) != 1 || !strings.Contains(f.NewFailures[0].ExceptionMessage, fmt.Sprintf("Order %d was cancelled", brokenOrder)) ||
+		fmt.Sprint(f.NewFailures[0].IDs) != fmt.Sprintf("[%d]", row) {
+		t.Errorf("new failures %+v, want order %d's row %d", f.NewFailures, brokenOrder, row)
+	}
+	if !strings.Contains(stderr, "failed again: ") {
+		t.Errorf("no change line for the failed order on stderr")
+	}
+}

@@ -406,9 +406,10 @@ type Group struct {
 const MaxFailureDetails = 1000
 
 // NewFailures reads the failed_jobs rows of jobs that failed again (at most
-// MaxFailureDetails) and groups them by signature, most frequent first. It
-// returns how many were not read.
-func NewFailures(ctx context.Context, store triage.Store, jobs []triage.Pushed) ([]Group, int, error) {
+// MaxFailureDetails), each addressed by refOf (ServiceSource.RefOf), and
+// groups them by signature, most frequent first. It returns how many were
+// not read.
+func NewFailures(ctx context.Context, store triage.Store, jobs []triage.Pushed, refOf func(uuid string) triage.Ref) ([]Group, int, error) {
 	by := map[string]*Group{}
 	var order []string
 	read := 0
@@ -416,7 +417,7 @@ func NewFailures(ctx context.Context, store triage.Store, jobs []triage.Pushed) 
 		if read == MaxFailureDetails {
 			break
 		}
-		r, err := store.GetFailed(ctx, triage.Ref{UUID: j.UUID})
+		r, err := store.GetFailed(ctx, refOf(j.UUID))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, 0, ctx.Err()

@@ -3,6 +3,9 @@ package follow
 import (
 	"context"
 	"sort"
+	"sync"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/jobtriage/jobtriage/triage"
 )
@@ -11,14 +14,46 @@ import (
 // says where its jobs are (triage.Service.StateReaderFor), and failed_jobs
 // says which are back, by uuid. The cost of one look is one state read per
 // connection and queue and one uuid lookup per chunk of the unsettled jobs.
+//
+// A failed_jobs table without a uuid column (Laravel 7 and older, or
+// failed.driver "database") records a job that failed again as a new row
+// whose payload carries the uuid: there the source reads the rows added
+// since it was made (NewServiceSource notes the highest id), each once.
 type ServiceSource struct {
 	Svc *triage.Service
+
+	mu     sync.Mutex
+	legacy bool             // failed_jobs has no uuid column
+	after  int64            // legacy: rows up to this id were read
+	found  map[string]int64 // legacy: payload uuid → the newest row id with it
+}
+
+// legacyScanBatch is the rows a legacy look reads per statement.
+const legacyScanBatch = 500
+
+// NewServiceSource makes the source for a retry about to push: it must
+// exist before the first job is pushed, so that on a table without a uuid
+// column the rows of jobs that fail again are the ones after the highest
+// id now.
+func NewServiceSource(ctx context.Context, svc *triage.Service) (*ServiceSource, error) {
+	s := &ServiceSource{Svc: svc, legacy: svc.Store.Schema().IDMode != triage.IDModeUUID, found: map[string]int64{}}
+	if !s.legacy {
+		return s, nil
+	}
+	err := svc.Store.ScanFailed(ctx, triage.ScanParams{Limit: 1}, func(r *triage.FailedRow) error {
+		s.after = r.ID
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Look implements Source. Jobs of a connection whose backend cannot say
 // where its jobs are make the observation Partial: they settle only by
 // failing again, or time out.
-func (s ServiceSource) Look(ctx context.Context, jobs []triage.Pushed) (Observation, error) {
+func (s *ServiceSource) Look(ctx context.Context, jobs []triage.Pushed) (Observation, error) {
 	o := Observation{Queued: map[string]triage.JobState{}, Failed: map[string]bool{}}
 	byConn := map[string]map[string][]string{}
 	refs := make([]triage.Ref, 0, len(jobs))
@@ -51,6 +86,19 @@ func (s ServiceSource) Look(ctx context.Context, jobs []triage.Pushed) (Observat
 	}
 	// failed_jobs last: a job that failed between the two reads is then
 	// seen failed, never gone.
+	if s.legacy {
+		if err := s.readNewRows(ctx); err != nil {
+			return o, err
+		}
+		s.mu.Lock()
+		for _, j := range jobs {
+			if _, ok := s.found[j.UUID]; ok {
+				o.Failed[j.UUID] = true
+			}
+		}
+		s.mu.Unlock()
+		return o, nil
+	}
 	found, err := s.Svc.Store.ResolveRefs(ctx, refs)
 	if err != nil {
 		return o, err
@@ -59,4 +107,32 @@ func (s ServiceSource) Look(ctx context.Context, jobs []triage.Pushed) (Observat
 		o.Failed[r.UUID] = true
 	}
 	return o, nil
+}
+
+// readNewRows reads the rows added since the last look (legacy tables) and
+// notes each payload uuid's newest row.
+func (s *ServiceSource) readNewRows(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Full: a listing's payload is cut to the windows its class is read
+	// from, which need not hold the uuid.
+	return s.Svc.Store.ScanFailed(ctx, triage.ScanParams{Ascending: true, AfterID: s.after, BatchSize: legacyScanBatch, Full: true},
+		func(r *triage.FailedRow) error {
+			if u := gjson.GetBytes(r.Payload, "uuid").String(); u != "" {
+				s.found[u] = r.ID
+			}
+			s.after = r.ID
+			return nil
+		})
+}
+
+// RefOf addresses the failed_jobs row of a job that failed again: by
+// uuid, or on a table without a uuid column by the row a look found.
+func (s *ServiceSource) RefOf(uuid string) triage.Ref {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id, ok := s.found[uuid]; ok && s.legacy {
+		return triage.Ref{ID: id}
+	}
+	return triage.Ref{UUID: uuid}
 }

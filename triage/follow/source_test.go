@@ -23,10 +23,18 @@ func fixture(i int, exc string) sqltest.FailedFixture {
 // batch (OnPushed), paces (BeforeBatch with small batches), stops when
 // asked, passes over excluded uuids; a ServiceSource then sees each pushed
 // job waiting, running, gone, or back in failed_jobs, and NewFailures
-// groups the failed-again ones by signature.
+// groups the failed-again ones by signature. On a table without a uuid
+// column (Laravel 7, failed.driver "database") the job that failed again is
+// found by the payload uuid of a row added since the source was made.
 func TestRetryHooksAndServiceSource(t *testing.T) {
+	for name, v := range map[string]sqlstore.SchemaVariant{"uuid": sqlstore.SchemaLaravel8, "legacy": sqlstore.SchemaLegacy} {
+		t.Run(name, func(t *testing.T) { testRetryHooksAndServiceSource(t, v) })
+	}
+}
+
+func testRetryHooksAndServiceSource(t *testing.T, v sqlstore.SchemaVariant) {
 	ctx := context.Background()
-	store := sqltest.OpenLaravel(t, "sqlite", sqlstore.SchemaLaravel8, time.UTC)
+	store := sqltest.OpenLaravel(t, "sqlite", v, time.UTC)
 	svc := &triage.Service{Store: store, Now: func() time.Time { return time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) }, Location: time.UTC}
 	var fx []sqltest.FailedFixture
 	for i := 1; i <= 8; i++ {
@@ -34,6 +42,10 @@ func TestRetryHooksAndServiceSource(t *testing.T) {
 	}
 	sqltest.InsertFailed(t, store, fx...)
 
+	src, err := follow.NewServiceSource(ctx, svc) // before the first push
+	if err != nil {
+		t.Fatal(err)
+	}
 	var pushed []triage.Pushed
 	var before []int
 	batches := 0
@@ -63,7 +75,6 @@ func TestRetryHooksAndServiceSource(t *testing.T) {
 		t.Errorf("%d rows left in failed_jobs, want 3 (excluded and unpushed)", n)
 	}
 
-	src := follow.ServiceSource{Svc: svc}
 	o, err := src.Look(ctx, pushed)
 	if err != nil {
 		t.Fatal(err)
@@ -87,9 +98,8 @@ func TestRetryHooksAndServiceSource(t *testing.T) {
 	}
 	mustExec(`UPDATE jobs SET reserved_at = 1 WHERE payload LIKE ?`, `%`+pushed[0].UUID+`%`)
 	mustExec(`DELETE FROM jobs WHERE payload LIKE ? OR payload LIKE ?`, `%`+pushed[1].UUID+`%`, `%`+pushed[2].UUID+`%`)
-	again := fixture(3, "RuntimeException: Card declined")
-	again.UUID = &pushed[2].UUID
-	sqltest.InsertFailed(t, store, again)
+	again := fixture(4, "RuntimeException: Card declined") // pushed[2]'s row, as the worker writes it
+	againID := sqltest.InsertFailed(t, store, again)[0]
 
 	o, err = src.Look(ctx, pushed)
 	if err != nil {
@@ -105,13 +115,18 @@ func TestRetryHooksAndServiceSource(t *testing.T) {
 		t.Errorf("failed %v, want only %s", o.Failed, pushed[2].UUID)
 	}
 
-	groups, unread, err := follow.NewFailures(ctx, store, []triage.Pushed{pushed[2], pushed[3]})
+	groups, unread, err := follow.NewFailures(ctx, store, []triage.Pushed{pushed[2], pushed[3]}, src.RefOf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// pushed[3] is not in failed_jobs: not read, not grouped.
+	// pushed[3] is not in failed_jobs: not read, not grouped. The group
+	// names the row as failed lists it: by uuid, or by row id.
+	wantID := pushed[2].UUID
+	if v == sqlstore.SchemaLegacy {
+		wantID = fmt.Sprint(againID)
+	}
 	if unread != 1 || len(groups) != 1 || groups[0].ExceptionClass != "RuntimeException" || groups[0].Message != "Card declined" ||
-		len(groups[0].IDs) != 1 || groups[0].IDs[0] != pushed[2].UUID || groups[0].Signature == "" {
+		len(groups[0].IDs) != 1 || groups[0].IDs[0] != wantID || groups[0].Signature == "" {
 		t.Errorf("NewFailures = %+v, unread %d", groups, unread)
 	}
 }

@@ -31,9 +31,15 @@ class ResetSchemaCommand extends Command
             $table->unsignedInteger('available_at');
             $table->unsignedInteger('created_at');
         });
-        $schema->create('failed_jobs', function (Blueprint $table) {
+        // INTEROP_FAILED_SCHEMA=legacy: the 7.x stub, without the uuid
+        // column (an app that never ran the 8.0 upgrade, with
+        // queue.failed.driver "database").
+        $legacy = env('INTEROP_FAILED_SCHEMA') === 'legacy';
+        $schema->create('failed_jobs', function (Blueprint $table) use ($legacy) {
             $table->id();
-            $table->string('uuid')->unique();
+            if (! $legacy) {
+                $table->string('uuid')->unique();
+            }
             $table->text('connection');
             $table->text('queue');
             $table->longText('payload');
