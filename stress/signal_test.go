@@ -290,6 +290,13 @@ func TestFrozenPostgresBackendCannotHoldACommand(t *testing.T) {
 	})
 }
 
+// sigintRows is the table TestSIGINTDuringRetryAlwaysExits130 retries: large
+// enough that its eight runs, each interrupted at most 430 ms in, cannot
+// finish it (with 20,000 rows a whole PostgreSQL retry took under 400 ms
+// once the retry was pipelined, the first run could end it, and the seven
+// after it had nothing to do).
+const sigintRows = 100_000
+
 // TestSIGINTDuringRetryAlwaysExits130: Ctrl-C exited 1 instead of 130 in 4
 // of 14 PostgreSQL runs (the cancellation surfaced as a driver error). A
 // retry interrupted at random moments exits 130 every time it was still
@@ -301,7 +308,7 @@ func TestSIGINTDuringRetryAlwaysExits130(t *testing.T) {
 	t.Logf("signal schedule seed %d (replay with %s=%d)", base, seedEnv, base)
 	for _, driver := range []string{"postgres", "mysql"} {
 		t.Run(driver, func(t *testing.T) {
-			s := seed(t, driver, 20_000)
+			s := seed(t, driver, sigintRows)
 			rng := rand.New(rand.NewPCG(base, streamOf(driver)))
 			interrupted := 0
 			for i := range 8 {
