@@ -180,6 +180,44 @@ func TestRetryFollowEveryJobSucceeds(t *testing.T) {
 	}
 }
 
+// followJSON is the part of retry --json a follow test reads.
+type followJSON struct {
+	Retried int `json:"retried"`
+	Follow  struct {
+		Followed    int `json:"followed"`
+		Done        int `json:"done"`
+		FailedAgain int `json:"failed_again"`
+		Jobs        []struct {
+			UUID, State string
+		} `json:"jobs"`
+		NewFailures []struct {
+			ExceptionClass string   `json:"exception_class"`
+			Count          int      `json:"count"`
+			IDs            []string `json:"ids"`
+		} `json:"new_failures"`
+	} `json:"follow"`
+}
+
+func decodeFollow(t *testing.T, r followRun) followJSON {
+	t.Helper()
+	var doc followJSON
+	if err := json.Unmarshal([]byte(r.out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, r.out)
+	}
+	return doc
+}
+
+// checkFollowStates: every followed job ended failed again if broken,
+// done otherwise.
+func checkFollowStates(t *testing.T, doc followJSON, broken map[string]bool) {
+	t.Helper()
+	for _, j := range doc.Follow.Jobs {
+		if want := map[bool]string{true: "failed_again", false: "done"}[broken[j.UUID]]; j.State != want {
+			t.Errorf("job %s: %s, want %s", j.UUID, j.State, want)
+		}
+	}
+}
+
 func TestRetryFollowReportsFailedAgainBySignature(t *testing.T) {
 	s, uuids := followFixture(t, 5)
 	broken := map[string]bool{uuids[1]: true, uuids[3]: true}
@@ -189,38 +227,12 @@ func TestRetryFollowReportsFailedAgainBySignature(t *testing.T) {
 	if r.code != ExitFailedAgain {
 		t.Fatalf("exit %d, want %d\n%s%s", r.code, ExitFailedAgain, r.out, r.errOut)
 	}
-	var doc struct {
-		Retried int `json:"retried"`
-		Follow  struct {
-			Followed    int `json:"followed"`
-			Done        int `json:"done"`
-			FailedAgain int `json:"failed_again"`
-			Jobs        []struct {
-				UUID, State string
-			} `json:"jobs"`
-			NewFailures []struct {
-				ExceptionClass string   `json:"exception_class"`
-				Count          int      `json:"count"`
-				IDs            []string `json:"ids"`
-			} `json:"new_failures"`
-		} `json:"follow"`
-	}
-	if err := json.Unmarshal([]byte(r.out), &doc); err != nil {
-		t.Fatalf("%v\n%s", err, r.out)
-	}
+	doc := decodeFollow(t, r)
 	f := doc.Follow
 	if doc.Retried != 5 || f.Followed != 5 || f.Done != 3 || f.FailedAgain != 2 || len(f.Jobs) != 5 {
 		t.Errorf("doc %+v", doc)
 	}
-	for _, j := range f.Jobs {
-		want := "done"
-		if broken[j.UUID] {
-			want = "failed_again"
-		}
-		if j.State != want {
-			t.Errorf("job %s: %s, want %s", j.UUID, j.State, want)
-		}
-	}
+	checkFollowStates(t, doc, broken)
 	if len(f.NewFailures) != 1 || f.NewFailures[0].ExceptionClass != `App\Exceptions\CardDeclined` || f.NewFailures[0].Count != 2 {
 		t.Errorf("new failures %+v", f.NewFailures)
 	}
@@ -366,30 +378,12 @@ func TestRetryFollowOnALegacyTable(t *testing.T) {
 	if r.code != ExitFailedAgain {
 		t.Fatalf("exit %d, want %d\n%s%s", r.code, ExitFailedAgain, r.out, r.errOut)
 	}
-	var doc struct {
-		Follow struct {
-			Done        int `json:"done"`
-			FailedAgain int `json:"failed_again"`
-			Jobs        []struct {
-				UUID, State string
-			} `json:"jobs"`
-			NewFailures []struct {
-				IDs []string `json:"ids"`
-			} `json:"new_failures"`
-		} `json:"follow"`
-	}
-	if err := json.Unmarshal([]byte(r.out), &doc); err != nil {
-		t.Fatalf("%v\n%s", err, r.out)
-	}
+	doc := decodeFollow(t, r)
 	f := doc.Follow
 	if f.Done != 3 || f.FailedAgain != 1 || len(f.Jobs) != 4 {
 		t.Fatalf("follow %+v", f)
 	}
-	for _, j := range f.Jobs {
-		if want := map[bool]string{true: "failed_again", false: "done"}[broken[j.UUID]]; j.State != want {
-			t.Errorf("job %s: %s, want %s", j.UUID, j.State, want)
-		}
-	}
+	checkFollowStates(t, doc, broken)
 	var rowIDs []string
 	if err := s.DB().Select(&rowIDs, "SELECT CAST(id AS CHAR) FROM failed_jobs"); err != nil {
 		t.Fatal(err)

@@ -24,28 +24,34 @@ func (a auditedActions) Retry(ctx context.Context, p triage.RetryParams) (triage
 	if p.DryRun {
 		return a.inner.Retry(ctx, p)
 	}
-	e := auditEntry{Run: a.newID(), Phase: auditIntent, Command: "tui retry", Args: a.args, Filter: tuiAuditFilter(p.Query, p.Refs)}
-	if err := a.audit(e); err != nil {
-		return triage.RetryResult{}, err
-	}
-	res, err := a.inner.Retry(ctx, p)
-	e.Phase, e.Count, e.IDs, e.Skipped, e.Error = auditOutcome, int64(res.Retried), res.IDs, len(res.Skipped), auditError(err)
-	if aerr := a.audit(e); aerr != nil && err == nil {
-		err = aerr
-	}
-	return res, err
+	return auditedCall(a, "tui retry", tuiAuditFilter(p.Query, p.Refs),
+		func() (triage.RetryResult, error) { return a.inner.Retry(ctx, p) },
+		func(r triage.RetryResult, e *auditEntry) {
+			e.Count, e.IDs, e.Skipped = int64(r.Retried), r.IDs, len(r.Skipped)
+		})
 }
 
 func (a auditedActions) Forget(ctx context.Context, p triage.ForgetParams) (triage.ForgetResult, error) {
 	if p.DryRun {
 		return a.inner.Forget(ctx, p)
 	}
-	e := auditEntry{Run: a.newID(), Phase: auditIntent, Command: "tui forget", Args: a.args, Filter: tuiAuditFilter(p.Query, p.Refs)}
+	return auditedCall(a, "tui forget", tuiAuditFilter(p.Query, p.Refs),
+		func() (triage.ForgetResult, error) { return a.inner.Forget(ctx, p) },
+		func(r triage.ForgetResult, e *auditEntry) { e.Count, e.IDs = int64(r.Deleted), r.IDs })
+}
+
+// auditedCall writes the intent line, makes the call (not without that
+// line), and writes the outcome line that outcome fills from its result.
+// A failing outcome line is the call's error when the call had none.
+func auditedCall[R any](a auditedActions, command string, filter *auditFilter, call func() (R, error), outcome func(R, *auditEntry)) (R, error) {
+	e := auditEntry{Run: a.newID(), Phase: auditIntent, Command: command, Args: a.args, Filter: filter}
 	if err := a.audit(e); err != nil {
-		return triage.ForgetResult{}, err
+		var none R
+		return none, err
 	}
-	res, err := a.inner.Forget(ctx, p)
-	e.Phase, e.Count, e.IDs, e.Error = auditOutcome, int64(res.Deleted), res.IDs, auditError(err)
+	res, err := call()
+	e.Phase, e.Error = auditOutcome, auditError(err)
+	outcome(res, &e)
 	if aerr := a.audit(e); aerr != nil && err == nil {
 		err = aerr
 	}

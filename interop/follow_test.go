@@ -144,6 +144,37 @@ func (j jobtriage) failedRows(t *testing.T, app *laravelApp) map[string]int64 {
 	return rows
 }
 
+// followMatchesWorker checks a follow against what the worker did: done
+// exactly the orders it ran (every one but brokenOrder), failed again only
+// brokenOrder. order maps a job's uuid to its order number.
+func followMatchesWorker(t *testing.T, doc retryFollowDoc, order map[string]int, app *laravelApp, brokenOrder int) {
+	t.Helper()
+	var reportedDone, reportedFailed []int
+	for _, j := range doc.Follow.Jobs {
+		switch j.State {
+		case "done":
+			reportedDone = append(reportedDone, order[j.UUID])
+		case "failed_again":
+			reportedFailed = append(reportedFailed, order[j.UUID])
+		}
+	}
+	var ran []int
+	for _, r := range app.readResults(t) {
+		if r.Class == `App\Jobs\SettleOrder` {
+			n, _ := r.Args["order"].(float64)
+			ran = append(ran, int(n))
+		}
+	}
+	sort.Ints(ran)
+	sort.Ints(reportedDone)
+	if fmt.Sprint(reportedDone) != fmt.Sprint(ran) || len(ran) != followOrders-1 {
+		t.Errorf("follow reports done %v; the worker ran %v", reportedDone, ran)
+	}
+	if fmt.Sprint(reportedFailed) != fmt.Sprint([]int{brokenOrder}) {
+		t.Errorf("follow reports failed again %v, want [%d]", reportedFailed, brokenOrder)
+	}
+}
+
 // TestFollowCanaryOnRealWorkers: on the database queue (PostgreSQL) and on
 // Redis (failed_jobs in MariaDB), with a real Laravel 8.83 worker running:
 //
@@ -256,30 +287,7 @@ func TestFollowCanaryOnRealWorkers(t *testing.T) {
 			if fmt.Sprint(canaries) != "[4 5 6]" {
 				t.Errorf("canaries were orders %v, want [4 5 6] (the oldest failed_jobs rows)", canaries)
 			}
-			var reportedDone, reportedFailed []int
-			for _, j := range f.Jobs {
-				switch j.State {
-				case "done":
-					reportedDone = append(reportedDone, order[j.UUID])
-				case "failed_again":
-					reportedFailed = append(reportedFailed, order[j.UUID])
-				}
-			}
-			var ran []int
-			for _, r := range s.app.readResults(t) {
-				if r.Class == `App\Jobs\SettleOrder` {
-					n, _ := r.Args["order"].(float64)
-					ran = append(ran, int(n))
-				}
-			}
-			sort.Ints(ran)
-			sort.Ints(reportedDone)
-			if fmt.Sprint(reportedDone) != fmt.Sprint(ran) || len(ran) != followOrders-1 {
-				t.Errorf("follow reports done %v; the worker ran %v", reportedDone, ran)
-			}
-			if fmt.Sprint(reportedFailed) != fmt.Sprint([]int{brokenOrder}) {
-				t.Errorf("follow reports failed again %v, want [%d]", reportedFailed, brokenOrder)
-			}
+			followMatchesWorker(t, doc, order, s.app, brokenOrder)
 			if len(f.NewFailures) != 1 || !strings.Contains(f.NewFailures[0].ExceptionMessage, fmt.Sprintf("Order %d was cancelled", brokenOrder)) {
 				t.Errorf("new failures %+v", f.NewFailures)
 			}
@@ -340,30 +348,7 @@ func TestFollowOnALegacyFailedJobsTable(t *testing.T) {
 	if doc.Retried != followOrders || f.Followed != followOrders || f.Done != followOrders-1 || f.FailedAgain != 1 || f.TimedOut {
 		t.Fatalf("follow: %+v", doc)
 	}
-	var reportedDone, reportedFailed []int
-	for _, j := range f.Jobs {
-		switch j.State {
-		case "done":
-			reportedDone = append(reportedDone, order[j.UUID])
-		case "failed_again":
-			reportedFailed = append(reportedFailed, order[j.UUID])
-		}
-	}
-	var ran []int
-	for _, r := range s.app.readResults(t) {
-		if r.Class == `App\Jobs\SettleOrder` {
-			n, _ := r.Args["order"].(float64)
-			ran = append(ran, int(n))
-		}
-	}
-	sort.Ints(ran)
-	sort.Ints(reportedDone)
-	if fmt.Sprint(reportedDone) != fmt.Sprint(ran) || len(ran) != followOrders-1 {
-		t.Errorf("follow reports done %v; the worker ran %v", reportedDone, ran)
-	}
-	if fmt.Sprint(reportedFailed) != fmt.Sprint([]int{brokenOrder}) {
-		t.Errorf("follow reports failed again %v, want [%d]", reportedFailed, brokenOrder)
-	}
+	followMatchesWorker(t, doc, order, s.app, brokenOrder)
 	left := bin.failedRows(t, s.app)
 	row, ok := left[""]
 	if len(left) != 1 || !ok {

@@ -17,17 +17,8 @@ import (
 // opens its jobs side as a JobsBackend.
 func openJobsBackend(t *testing.T, driver string, ledger bool) *sqlstore.JobsBackend {
 	t.Helper()
-	ep := sqltest.NewEndpoint(t, driver)
+	ep := sqltest.LaravelEndpoint(t, driver, sqlstore.SchemaLaravel8)
 	ctx := context.Background()
-	raw, err := sqlstore.OpenRaw(ctx, ep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sqlstore.CreateLaravelSchema(ctx, raw, driver, sqlstore.SchemaLaravel8); err != nil {
-		raw.Close()
-		t.Fatal(err)
-	}
-	raw.Close()
 	s, err := sqlstore.Open(ctx, sqlstore.Config{Endpoint: ep, JobsOnly: true})
 	if err != nil {
 		t.Fatal(err)

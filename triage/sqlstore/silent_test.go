@@ -122,16 +122,8 @@ func TestServerThatStopsAnsweringIsUnreachable(t *testing.T) {
 }
 
 func testLostServer(t *testing.T, driver string) {
-	ep := sqltest.NewEndpoint(t, driver)
+	ep := sqltest.LaravelEndpoint(t, driver, sqlstore.SchemaLaravel8)
 	ctx := context.Background()
-	raw, err := sqlstore.OpenRaw(ctx, ep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sqlstore.CreateLaravelSchema(ctx, raw, driver, sqlstore.SchemaLaravel8); err != nil {
-		t.Fatal(err)
-	}
-	raw.Close()
 
 	const timeout = 200 * time.Millisecond
 	open := func(t *testing.T, r *relay) *sqlstore.Store {

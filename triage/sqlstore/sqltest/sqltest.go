@@ -206,9 +206,9 @@ func userinfo(ep sqlstore.Endpoint) *url.Userinfo {
 	return url.User(ep.User)
 }
 
-// OpenLaravel creates an isolated database with Laravel's schema and opens a
-// store on it.
-func OpenLaravel(tb testing.TB, driver string, v sqlstore.SchemaVariant, loc *time.Location) *sqlstore.Store {
+// LaravelEndpoint creates an isolated database with Laravel's schema and
+// returns where it is, for tests that open it their own way.
+func LaravelEndpoint(tb testing.TB, driver string, v sqlstore.SchemaVariant) sqlstore.Endpoint {
 	tb.Helper()
 	ep := NewEndpoint(tb, driver)
 	ctx := context.Background()
@@ -216,12 +216,19 @@ func OpenLaravel(tb testing.TB, driver string, v sqlstore.SchemaVariant, loc *ti
 	if err != nil {
 		tb.Fatal(err)
 	}
+	defer raw.Close()
 	if err := sqlstore.CreateLaravelSchema(ctx, raw, driver, v); err != nil {
-		raw.Close()
 		tb.Fatal(err)
 	}
-	raw.Close()
-	s, err := sqlstore.Open(ctx, sqlstore.Config{Endpoint: ep, Location: loc})
+	return ep
+}
+
+// OpenLaravel creates an isolated database with Laravel's schema and opens a
+// store on it.
+func OpenLaravel(tb testing.TB, driver string, v sqlstore.SchemaVariant, loc *time.Location) *sqlstore.Store {
+	tb.Helper()
+	ep := LaravelEndpoint(tb, driver, v)
+	s, err := sqlstore.Open(context.Background(), sqlstore.Config{Endpoint: ep, Location: loc})
 	if err != nil {
 		tb.Fatal(err)
 	}
