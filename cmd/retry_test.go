@@ -207,6 +207,19 @@ func decodeFollow(t *testing.T, r followRun) followJSON {
 	return doc
 }
 
+// followBroken runs retry all --follow --json over s while a fake worker
+// fails the broken uuids again, and wants exit 9.
+func followBroken(t *testing.T, s *sqlstore.Store, broken map[string]bool) (followJSON, *fakeWorker) {
+	t.Helper()
+	w := &fakeWorker{s: s, fail: func(u string) bool { return broken[u] }}
+	w.start(t)
+	r := runFollow(t, s, func(o *RetryOptions) { o.Follow = true; o.JSON = true })
+	if r.code != ExitFailedAgain {
+		t.Fatalf("exit %d, want %d\n%s%s", r.code, ExitFailedAgain, r.out, r.errOut)
+	}
+	return decodeFollow(t, r), w
+}
+
 // checkFollowStates: every followed job ended failed again if broken,
 // done otherwise.
 func checkFollowStates(t *testing.T, doc followJSON, broken map[string]bool) {
@@ -221,13 +234,7 @@ func checkFollowStates(t *testing.T, doc followJSON, broken map[string]bool) {
 func TestRetryFollowReportsFailedAgainBySignature(t *testing.T) {
 	s, uuids := followFixture(t, 5)
 	broken := map[string]bool{uuids[1]: true, uuids[3]: true}
-	w := &fakeWorker{s: s, fail: func(u string) bool { return broken[u] }}
-	w.start(t)
-	r := runFollow(t, s, func(o *RetryOptions) { o.Follow = true; o.JSON = true })
-	if r.code != ExitFailedAgain {
-		t.Fatalf("exit %d, want %d\n%s%s", r.code, ExitFailedAgain, r.out, r.errOut)
-	}
-	doc := decodeFollow(t, r)
+	doc, w := followBroken(t, s, broken)
 	f := doc.Follow
 	if doc.Retried != 5 || f.Followed != 5 || f.Done != 3 || f.FailedAgain != 2 || len(f.Jobs) != 5 {
 		t.Errorf("doc %+v", doc)
@@ -372,13 +379,7 @@ func TestRetryCanaryDryRunShowsThePlan(t *testing.T) {
 func TestRetryFollowOnALegacyTable(t *testing.T) {
 	s, uuids := followFixtureOn(t, 4, sqlstore.SchemaLegacy)
 	broken := map[string]bool{uuids[2]: true}
-	w := &fakeWorker{s: s, fail: func(u string) bool { return broken[u] }}
-	w.start(t)
-	r := runFollow(t, s, func(o *RetryOptions) { o.Follow = true; o.JSON = true })
-	if r.code != ExitFailedAgain {
-		t.Fatalf("exit %d, want %d\n%s%s", r.code, ExitFailedAgain, r.out, r.errOut)
-	}
-	doc := decodeFollow(t, r)
+	doc, _ := followBroken(t, s, broken)
 	f := doc.Follow
 	if f.Done != 3 || f.FailedAgain != 1 || len(f.Jobs) != 4 {
 		t.Fatalf("follow %+v", f)
