@@ -110,6 +110,16 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 	return cmd
 }
 
+// tuiActions is what the UI may do to jobs: nothing with --read-only,
+// else the service's retry and forget, each recorded in the audit log.
+func tuiActions(svc tui.Actions, opts *TUIOptions) tui.Actions {
+	if opts.ReadOnly {
+		return nil
+	}
+	return auditedActions{inner: svc, audit: opts.Audit,
+		args: append([]string{"tui"}, opts.Archive.args()...), newID: newAuditRunID}
+}
+
 func tuiRun(ctx context.Context, opts *TUIOptions) error {
 	svc, err := opts.Service(ctx)
 	if err != nil {
@@ -133,11 +143,7 @@ func tuiRun(ctx context.Context, opts *TUIOptions) error {
 	if err != nil {
 		return FlagErrorf("--new-since: %v", err)
 	}
-	var actions tui.Actions = auditedActions{inner: svc, audit: opts.Audit,
-		args: append([]string{"tui"}, opts.Archive.args()...), newID: newAuditRunID}
-	if opts.ReadOnly {
-		actions = nil
-	}
+	actions := tuiActions(svc, opts)
 	arch, err := opts.Archive.open(opts.IO, opts.Now)
 	if err != nil {
 		return err

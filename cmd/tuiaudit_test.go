@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -109,5 +110,56 @@ func TestTUIChecksTheAuditLogFirst(t *testing.T) {
 	h.in.WriteString("q")
 	if code := Run(context.Background(), h.f, []string{"tui", "--dsn", dsn, "--audit-log", bad, "--read-only", "--refresh", "0"}); code != ExitOK {
 		t.Errorf("tui --read-only with an unwritable audit log: exit %d: %s", code, h.errOut.String())
+	}
+}
+
+// TestTUIActionsAreAudited: the actions tui hands the UI are the service's,
+// recorded in the factory's audit log (a forget through them leaves an
+// intent and an outcome line and deletes the row), and none with
+// --read-only.
+func TestTUIActionsAreAudited(t *testing.T) {
+	dsn, store := seed(t)
+	h := newHarness(t, true)
+	h.f.Conn.DSN = dsn
+	logPath := filepath.Join(t.TempDir(), "audit.log")
+	h.f.AuditLog = logPath
+	parse := func(args ...string) *TUIOptions {
+		t.Helper()
+		var got *TUIOptions
+		c := NewCmdTUI(h.f, func(_ context.Context, o *TUIOptions) error { got = o; return nil })
+		c.SetArgs(args)
+		if err := c.Execute(); err != nil || got == nil {
+			t.Fatalf("tui %v: %v", args, err)
+		}
+		return got
+	}
+	ctx := context.Background()
+	svc, err := h.f.Service(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := tuiActions(svc, parse("--read-only")); a != nil {
+		t.Errorf("--read-only: actions %T, want none", a)
+	}
+	before, _ := store.Count(ctx, triage.Filter{})
+	var one triage.FailedRow
+	if err := store.ScanFailed(ctx, triage.ScanParams{Limit: 1}, func(r *triage.FailedRow) error { one = *r; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tuiActions(svc, parse()).Forget(ctx, triage.ForgetParams{Refs: []triage.Ref{{UUID: one.UUID}}})
+	if err != nil || res.Deleted != 1 {
+		t.Fatalf("forget through the TUI's actions: %+v, %v", res, err)
+	}
+	if after, _ := store.Count(ctx, triage.Filter{}); after != before-1 {
+		t.Errorf("%d rows left of %d", after, before)
+	}
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"phase":"intent"`) || !strings.Contains(lines[1], `"phase":"outcome"`) ||
+		!strings.Contains(lines[1], `"command":"tui forget"`) || !strings.Contains(lines[1], one.UUID) {
+		t.Errorf("audit log:\n%s", b)
 	}
 }
