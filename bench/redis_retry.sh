@@ -36,7 +36,7 @@ OUT=$(cd "$OUT" && pwd)
 RESULTS="$OUT/redis-retry-$(date -u +%Y%m%dT%H%M%SZ).tsv"
 
 # Source: jobtriage_bench_100k (bench/run.sh's retry data: database-connection
-# rows of demodata scenarios whose commands unserialize in
+# rows of demo scenarios whose commands unserialize in
 # testdata/laravel-app, payload ≈ 2 KB, exception ≈ 4 KB) turned into the rows
 # RedisQueue jobs leave: connection "redis" and the payload with RedisQueue's
 # "id" (32 characters) and the reserved JSON's "attempts" (1–3) appended, as
@@ -51,7 +51,7 @@ BASE_DB=jobtriage_bench_100k
 SRC_DB=jobtriage_bench_redis_100k
 COPY_DB=jobtriage_bench_redis_copy
 APP_DIR=$PWD/testdata/laravel-app
-DEMO_APP_KEY=base64:am9idHJpYWdlLWRlbW8tYXBwLWtleS1ub3QtcmVhbCE= # demodata.DemoAppKey seals the rows
+DEMO_APP_KEY=base64:am9idHJpYWdlLWRlbW8tYXBwLWtleS1ub3QtcmVhbCE= # demo.DemoAppKey seals the rows
 
 echo "== building" >&2
 go build -o "$OUT/jobtriage" .

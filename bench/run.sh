@@ -88,7 +88,7 @@ bench_export() {
 # copy is not timed and is dropped at the end.
 COPY_DB=jobtriage_bench_copy
 APP_DIR=$PWD/testdata/laravel-app
-DEMO_APP_KEY=base64:am9idHJpYWdlLWRlbW8tYXBwLWtleS1ub3QtcmVhbCE= # demodata.DemoAppKey seals the rows
+DEMO_APP_KEY=base64:am9idHJpYWdlLWRlbW8tYXBwLWtleS1ub3QtcmVhbCE= # demo.DemoAppKey seals the rows
 PG_LOG=${PG_LOG:-/var/log/postgresql/postgresql-15-main.log}
 pg() { psql -h "$PG_HOST" -U "$PG_USER" -X -q -v ON_ERROR_STOP=1 "$@"; }
 my() { mariadb -h "$MY_HOST" -u "$MY_USER" "$@"; }

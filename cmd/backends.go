@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jobtriage/jobtriage/internal/appprofile"
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/appconfig"
 )
 
 // lazyBackend opens its queue backend on first use, so that a command that
@@ -93,15 +93,15 @@ func (l *lazyBackend) Close() error {
 // failed_jobs database's own jobs table. Tests replace them with fakes.
 type backendOpeners struct {
 	// Redis opens a redis queue connection.
-	Redis func(ctx context.Context, rc appconfig.RedisConnection, retryAfter time.Duration) (triage.QueueBackend, error)
+	Redis func(ctx context.Context, rc appprofile.RedisConnection, retryAfter time.Duration) (triage.QueueBackend, error)
 	// Database opens the jobs table of another database.
-	Database func(ctx context.Context, dc appconfig.DatabaseConnection, table string) (triage.QueueBackend, error)
+	Database func(ctx context.Context, dc appprofile.DatabaseConnection, table string) (triage.QueueBackend, error)
 }
 
 // queueRoutes turns the app profile's queue connections into routes: where
 // retry puts each connection's jobs, and what monitor counts. Connections
 // whose driver jobtriage cannot write to get a route with a reason.
-func queueRoutes(cfg appconfig.Config, open backendOpeners) (map[string]triage.Route, []triage.MonitorConnection) {
+func queueRoutes(cfg appprofile.Config, open backendOpeners) (map[string]triage.Route, []triage.MonitorConnection) {
 	// Outside an app (no artisan found) the queue connections are only
 	// jobtriage's defaults, not the app's: keep to the database queue.
 	if cfg.Profile == nil || !cfg.Profile.IsApp || len(cfg.Queues) == 0 {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobtriage/jobtriage/internal/appprofile"
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/appconfig"
 )
 
 const routesQueuePHP = `<?php
@@ -39,7 +39,7 @@ return [
 ];
 `
 
-func routesConfig(t *testing.T) appconfig.Config {
+func routesConfig(t *testing.T) appprofile.Config {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range map[string]string{
@@ -56,7 +56,7 @@ func routesConfig(t *testing.T) appconfig.Config {
 			t.Fatal(err)
 		}
 	}
-	cfg, err := appconfig.Resolve(appconfig.Options{Dir: dir, Cwd: dir})
+	cfg, err := appprofile.Resolve(appprofile.Options{Dir: dir, Cwd: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +69,11 @@ func TestQueueRoutes(t *testing.T) {
 	cfg := routesConfig(t)
 	var opened []string
 	routes, conns := queueRoutes(cfg, backendOpeners{
-		Redis: func(_ context.Context, rc appconfig.RedisConnection, retryAfter time.Duration) (triage.QueueBackend, error) {
+		Redis: func(_ context.Context, rc appprofile.RedisConnection, retryAfter time.Duration) (triage.QueueBackend, error) {
 			opened = append(opened, "redis "+rc.Host+" "+rc.Prefix+" "+retryAfter.String())
 			return nil, context.Canceled
 		},
-		Database: func(_ context.Context, dc appconfig.DatabaseConnection, table string) (triage.QueueBackend, error) {
+		Database: func(_ context.Context, dc appprofile.DatabaseConnection, table string) (triage.QueueBackend, error) {
 			opened = append(opened, "db "+dc.Name+" "+table)
 			return nil, context.Canceled
 		},

@@ -17,7 +17,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/jobtriage/jobtriage/internal/config"
+	"github.com/jobtriage/jobtriage/internal/contexts"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/redact"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
@@ -329,7 +329,7 @@ func ansiColor(name string) string {
 // ("context shop (Shop EU) [PRODUCTION]"), bold in the context's colour when
 // the output may carry colour. The marker text is the same either way, so
 // NO_COLOR loses nothing.
-func contextMark(ios *IOStreams, c config.Context) string {
+func contextMark(ios *IOStreams, c contexts.Context) string {
 	mark := sanitize.Line(c.Marker())
 	code := ansiColor(c.DisplayColor())
 	if code == "" || ios == nil || !ios.ColorEnabled() {

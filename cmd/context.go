@@ -12,7 +12,7 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
-	"github.com/jobtriage/jobtriage/internal/config"
+	"github.com/jobtriage/jobtriage/internal/contexts"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -21,8 +21,8 @@ type ContextOptions struct {
 	IO *IOStreams
 	// File loads the configuration file; Current is the context in force
 	// (nil when none).
-	File    func() (*config.File, error)
-	Current func() (*config.Context, error)
+	File    func() (*contexts.File, error)
+	Current func() (*contexts.Context, error)
 	Getenv  func(string) string
 
 	Action string // "list", "show" or "use"
@@ -38,14 +38,14 @@ func NewCmdContext(f *Factory, runF func(context.Context, *ContextOptions) error
 		Short: "List, show and switch the named apps of the configuration file",
 		Long: heredoc.Doc(`
 			A context names one Laravel app in jobtriage's configuration file
-			($XDG_CONFIG_HOME/jobtriage/config.toml, else ~/.config/jobtriage/config.toml;
+			($XDG_CONFIG_HOME/jobtriage/contexts.toml, else ~/.config/jobtriage/contexts.toml;
 			--config or JOBTRIAGE_CONFIG name another): its directory or DSNs, Redis,
 			timezone, notifiers, and a label and colour that mark production. Every
 			command runs in the context --context or JOBTRIAGE_CONTEXT names, else in
 			the file's current-context; every prompt and write summary names it.
 
 			Precedence: flags > environment (JOBTRIAGE_DSN, …) > context > the app's
-			own profile (bootstrap/cache/config.php, config/*.php, .env).
+			own profile (bootstrap/cache/contexts.php, config/*.php, .env).
 		`),
 		Example: examples(heredoc.Doc(`
 			$ jobtriage context list
@@ -118,7 +118,7 @@ func (o *ContextOptions) inForce() string {
 	return c.Name
 }
 
-func contextList(opts *ContextOptions, file *config.File) error {
+func contextList(opts *ContextOptions, file *contexts.File) error {
 	current := opts.inForce()
 	if opts.JSON {
 		doc := contextListDoc{SchemaVersion: jsonSchemaVersion, Config: nullString(file.Path), Current: nullString(current),
@@ -131,7 +131,7 @@ func contextList(opts *ContextOptions, file *config.File) error {
 	if len(file.Contexts) == 0 {
 		where := file.Path
 		if where == "" {
-			where, _ = config.Locate("", opts.Getenv)
+			where, _ = contexts.Locate("", opts.Getenv)
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "no contexts: add [contexts.NAME] tables to %s (see README, Contexts)\n", sanitize.Line(where))
 		return nil
@@ -152,19 +152,19 @@ func contextList(opts *ContextOptions, file *config.File) error {
 
 // contextWhere is where a context points: its app directory, else its DSN
 // (redacted by the caller).
-func contextWhere(c config.Context) string {
+func contextWhere(c contexts.Context) string {
 	if c.App != "" {
 		return c.App
 	}
 	return c.DSN
 }
 
-func contextShow(opts *ContextOptions, file *config.File) error {
+func contextShow(opts *ContextOptions, file *contexts.File) error {
 	name := opts.Name
 	if name == "" {
 		name = opts.inForce()
 		if name == "" {
-			return FlagErrorf("no context in force: name one (jobtriage context show NAME), or set one with --context, %s or jobtriage context use", config.EnvContext)
+			return FlagErrorf("no context in force: name one (jobtriage context show NAME), or set one with --context, %s or jobtriage context use", contexts.EnvContext)
 		}
 	}
 	c, ok := file.Context(name)
@@ -222,15 +222,15 @@ func orNone(s string) string {
 	return s
 }
 
-func contextUse(opts *ContextOptions, file *config.File) error {
+func contextUse(opts *ContextOptions, file *contexts.File) error {
 	if file.Path == "" {
-		path, _ := config.Locate("", opts.Getenv)
+		path, _ := contexts.Locate("", opts.Getenv)
 		return fmt.Errorf("%w: no configuration file (create %s with a [contexts.%s] table)", errConfig, orNone(path), opts.Name)
 	}
 	if _, ok := file.Context(opts.Name); !ok {
 		return FlagErrorf("no context %q in %s (have: %s)", opts.Name, file.Path, orNone(strings.Join(file.Names(), ", ")))
 	}
-	if err := config.SetCurrent(file.Path, opts.Name); err != nil {
+	if err := contexts.SetCurrent(file.Path, opts.Name); err != nil {
 		if errors.Is(err, os.ErrPermission) {
 			return fmt.Errorf("%w: %v", errConfig, err)
 		}
@@ -238,8 +238,8 @@ func contextUse(opts *ContextOptions, file *config.File) error {
 	}
 	c, _ := file.Context(opts.Name)
 	fmt.Fprintf(opts.IO.Out, "Switched to %s (%s).\n", contextMark(opts.IO, c), sanitize.Line(file.Path))
-	if env := opts.Getenv(config.EnvContext); env != "" && env != opts.Name {
-		fmt.Fprintf(opts.IO.ErrOut, "note: %s=%s is set and wins over the file in this shell\n", config.EnvContext, sanitize.Line(env))
+	if env := opts.Getenv(contexts.EnvContext); env != "" && env != opts.Name {
+		fmt.Fprintf(opts.IO.ErrOut, "note: %s=%s is set and wins over the file in this shell\n", contexts.EnvContext, sanitize.Line(env))
 	}
 	return nil
 }

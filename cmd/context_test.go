@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/jobtriage/jobtriage/triage/appconfig"
+	"github.com/jobtriage/jobtriage/internal/appprofile"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
 
@@ -352,10 +352,10 @@ func TestTUIDialogsNameTheContext(t *testing.T) {
 // A context's redis URL replaces the address and credentials of the app's
 // Redis queue connections, and keeps their prefix.
 func TestRedisOverride(t *testing.T) {
-	rc := appconfig.RedisConnection{Name: "default", URL: "redis://old:6379", Host: "old", Port: 6379, Password: "p",
+	rc := appprofile.RedisConnection{Name: "default", URL: "redis://old:6379", Host: "old", Port: 6379, Password: "p",
 		Database: 0, Scheme: "tcp", Prefix: "laravel_database_"}
 	got := withRedisOverride(rc, "rediss://u:s3cret@cache.internal:6380/2")
-	want := appconfig.RedisConnection{Name: "default", Host: "cache.internal", Port: 6380, Username: "u", Password: "s3cret",
+	want := appprofile.RedisConnection{Name: "default", Host: "cache.internal", Port: 6380, Username: "u", Password: "s3cret",
 		Database: 2, Scheme: "tls", Prefix: "laravel_database_"}
 	if got != want {
 		t.Errorf("got %+v\nwant %+v", got, want)

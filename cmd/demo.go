@@ -12,7 +12,7 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
-	"github.com/jobtriage/jobtriage/triage/demodata"
+	"github.com/jobtriage/jobtriage/internal/demo"
 )
 
 // DemoOptions are the inputs of `jobtriage demo`.
@@ -66,11 +66,11 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	if err := demodata.CreateDemoSQLite(ctx, opts.Path, opts.Now()); err != nil {
+	if err := demo.CreateDemoSQLite(ctx, opts.Path, opts.Now()); err != nil {
 		return fmt.Errorf("creating the demo database: %w", err)
 	}
 	abs, _ := filepath.Abs(opts.Path)
-	fmt.Fprintf(opts.IO.ErrOut, "created %s (APP_KEY for encrypted jobs: %s)\n", abs, demodata.DemoAppKey)
+	fmt.Fprintf(opts.IO.ErrOut, "created %s (APP_KEY for encrypted jobs: %s)\n", abs, demo.DemoAppKey)
 	fmt.Fprintf(opts.IO.ErrOut, "try: %s failed --group --dsn sqlite:%s\n", invocationOf(opts.Executable), opts.Path)
 	fmt.Fprintln(opts.IO.Out, "sqlite:"+opts.Path)
 	return nil

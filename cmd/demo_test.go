@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jobtriage/jobtriage/triage/demodata"
+	"github.com/jobtriage/jobtriage/internal/demo"
 )
 
 func TestNewCmdDemo(t *testing.T) {
@@ -36,7 +36,7 @@ func TestDemoRun(t *testing.T) {
 	if got := h.out.String(); got != "sqlite:"+path+"\n" {
 		t.Errorf("stdout %q, want the DSN alone", got)
 	}
-	if e := h.errOut.String(); !strings.Contains(e, "created "+path) || !strings.Contains(e, demodata.DemoAppKey) ||
+	if e := h.errOut.String(); !strings.Contains(e, "created "+path) || !strings.Contains(e, demo.DemoAppKey) ||
 		!strings.Contains(e, " failed --group --dsn sqlite:"+path+"\n") {
 		t.Errorf("stderr: %q", e)
 	}

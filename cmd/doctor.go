@@ -12,8 +12,8 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
+	"github.com/jobtriage/jobtriage/internal/appprofile"
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/appconfig"
 	"github.com/jobtriage/jobtriage/triage/filestore"
 	"github.com/jobtriage/jobtriage/triage/redact"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
@@ -36,11 +36,11 @@ type DoctorOptions struct {
 	IO      *IOStreams
 	Now     func() time.Time
 	Getenv  func(string) string
-	Config  func() (appconfig.Config, error)
+	Config  func() (appprofile.Config, error)
 	Service func(context.Context) (*triage.Service, error)
 	// ResolveOptions are the inputs Config resolves from; doctor evaluates
 	// the app again from them without its config cache.
-	ResolveOptions func() (appconfig.Options, error)
+	ResolveOptions func() (appprofile.Options, error)
 	// Backends open the queue connections' backends for the live checks.
 	Backends backendOpeners
 	// TimezoneFlag is --timezone, to say where the timezone came from.
@@ -89,7 +89,7 @@ func NewCmdDoctor(f *Factory, runF func(context.Context, *DoctorOptions) error) 
 			opts.Service = f.Service
 			opts.Backends = f.backendOpeners()
 			opts.TimezoneFlag = f.Conn.Timezone
-			opts.ResolveOptions = func() (appconfig.Options, error) { return doctorResolveOptions(f) }
+			opts.ResolveOptions = func() (appprofile.Options, error) { return doctorResolveOptions(f) }
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -100,27 +100,27 @@ func NewCmdDoctor(f *Factory, runF func(context.Context, *DoctorOptions) error) 
 	return cmd
 }
 
-// doctorResolveOptions are the appconfig.Options the factory resolves
+// doctorResolveOptions are the appprofile.Options the factory resolves
 // with: the same flags, directory and environment.
-func doctorResolveOptions(f *Factory) (appconfig.Options, error) {
+func doctorResolveOptions(f *Factory) (appprofile.Options, error) {
 	dir, err := f.Getwd()
 	if err != nil {
-		return appconfig.Options{}, err
+		return appprofile.Options{}, err
 	}
-	return appconfig.Options{DSN: f.Conn.DSN, EnvFile: f.Conn.EnvFile, Dir: dir, Cwd: dir,
+	return appprofile.Options{DSN: f.Conn.DSN, EnvFile: f.Conn.EnvFile, Dir: dir, Cwd: dir,
 		FailedTable: f.Conn.FailedTable, JobsTable: f.Conn.JobsTable, Timezone: f.Conn.Timezone, Environ: f.Environ()}, nil
 }
 
 // doctorReport is the whole report; --json prints it as is.
 type doctorReport struct {
-	SchemaVersion  int                       `json:"schema_version"`
-	App            doctorApp                 `json:"app"`
-	Settings       []appconfig.Setting       `json:"settings"`
-	Connections    []doctorConnection        `json:"connections"`
-	Contradictions []appconfig.Contradiction `json:"contradictions"`
-	Checks         []doctorCheck             `json:"checks"`
-	Indexes        []sqlstore.IndexAdvice    `json:"indexes"`
-	OK             bool                      `json:"ok"`
+	SchemaVersion  int                        `json:"schema_version"`
+	App            doctorApp                  `json:"app"`
+	Settings       []appprofile.Setting       `json:"settings"`
+	Connections    []doctorConnection         `json:"connections"`
+	Contradictions []appprofile.Contradiction `json:"contradictions"`
+	Checks         []doctorCheck              `json:"checks"`
+	Indexes        []sqlstore.IndexAdvice     `json:"indexes"`
+	OK             bool                       `json:"ok"`
 }
 
 type doctorApp struct {
@@ -181,7 +181,7 @@ type doctorCheck struct {
 // configuration or a database safe to print and free of known passwords.
 type doctorState struct {
 	opts    *DoctorOptions
-	cfg     appconfig.Config
+	cfg     appprofile.Config
 	rep     doctorReport
 	secrets []string
 	// localQueue: a queue connection of the app puts its jobs into the
@@ -198,14 +198,14 @@ func (d *doctorState) check(name, status, detail string) {
 	d.rep.Checks = append(d.rep.Checks, doctorCheck{Name: d.clean(name), Status: status, Detail: d.clean(oneLine(detail))})
 }
 
-func (d *doctorState) contradiction(c appconfig.Contradiction) {
+func (d *doctorState) contradiction(c appprofile.Contradiction) {
 	c.Key, c.Message = d.clean(c.Key), d.clean(c.Message)
 	d.rep.Contradictions = append(d.rep.Contradictions, c)
 }
 
 func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	d := &doctorState{opts: opts}
-	d.rep = doctorReport{SchemaVersion: jsonSchemaVersion, Settings: []appconfig.Setting{}, Connections: []doctorConnection{}, Contradictions: []appconfig.Contradiction{},
+	d.rep = doctorReport{SchemaVersion: jsonSchemaVersion, Settings: []appprofile.Setting{}, Connections: []doctorConnection{}, Contradictions: []appprofile.Contradiction{},
 		Checks: []doctorCheck{}, Indexes: []sqlstore.IndexAdvice{}}
 	d.rep.App.ConfigFiles, d.rep.App.Warnings = []string{}, []string{}
 	cfg, err := opts.Config()
@@ -233,7 +233,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	}
 	// Last: the checks above resolved Redis and database connections, which
 	// records the values they needed but could not evaluate.
-	for _, c := range appconfig.UnknownContradictions(cfg.Profile) {
+	for _, c := range appprofile.UnknownContradictions(cfg.Profile) {
 		d.contradiction(c)
 	}
 	return d.finish()
@@ -323,10 +323,10 @@ func (d *doctorState) describeApp() {
 	}
 	a.EnvFile = d.clean(p.EnvFile)
 	for _, s := range p.Settings() {
-		if appconfig.SecretKey(s.Key) && strings.HasPrefix(s.Value, "? ") {
+		if appprofile.SecretKey(s.Key) && strings.HasPrefix(s.Value, "? ") {
 			s.Value = "? (a secret's expression, not shown)"
 		}
-		d.rep.Settings = append(d.rep.Settings, appconfig.Setting{Key: d.clean(s.Key), Value: d.clean(s.Value), Source: d.clean(s.Source)})
+		d.rep.Settings = append(d.rep.Settings, appprofile.Setting{Key: d.clean(s.Key), Value: d.clean(s.Value), Source: d.clean(s.Source)})
 	}
 }
 
@@ -377,11 +377,11 @@ func (d *doctorState) describeConnections() map[string]triage.Route {
 				c.Note = fmt.Sprintf("jobtriage cannot write to or read the %s driver", driverName(qc.Driver))
 			}
 			c.Artisan = fmt.Sprintf("php artisan queue:retry <id> (retry), php artisan queue:monitor %s:%s (monitor)", qc.Name, queue)
-			severity := appconfig.SeverityInfo
+			severity := appprofile.SeverityInfo
 			if c.Default {
-				severity = appconfig.SeverityWarning
+				severity = appprofile.SeverityWarning
 			}
-			d.contradiction(appconfig.Contradiction{Severity: severity, Kind: appconfig.KindUnwritable, Key: "queue.connections." + qc.Name,
+			d.contradiction(appprofile.Contradiction{Severity: severity, Kind: appprofile.KindUnwritable, Key: "queue.connections." + qc.Name,
 				Message: fmt.Sprintf("queue connection %s (%s) uses the %s driver: jobtriage cannot retry into it or monitor it; use %s",
 					qc.Name, qc.Source, driverName(qc.Driver), c.Artisan)})
 		}
@@ -412,17 +412,17 @@ func (d *doctorState) configContradictions() {
 		files = nil
 		o, err := d.opts.ResolveOptions()
 		if err == nil {
-			files, err = appconfig.ProfileWithoutCache(p, o)
+			files, err = appprofile.ProfileWithoutCache(p, o)
 		}
 		if err != nil {
-			d.contradiction(appconfig.Contradiction{Severity: appconfig.SeverityWarning, Kind: appconfig.KindCacheVsEnv,
+			d.contradiction(appprofile.Contradiction{Severity: appprofile.SeverityWarning, Kind: appprofile.KindCacheVsEnv,
 				Message: "could not evaluate config/*.php with .env to compare with the config cache: " + oneLine(err.Error())})
 		}
-		for _, c := range appconfig.CacheContradictions(p, files) {
+		for _, c := range appprofile.CacheContradictions(p, files) {
 			d.contradiction(c)
 		}
 	}
-	if c := appconfig.TimezoneIgnored(files); c != nil {
+	if c := appprofile.TimezoneIgnored(files); c != nil {
 		d.contradiction(*c)
 	}
 }
@@ -547,7 +547,7 @@ func (d *doctorState) serverTimezone(info sqlstore.ServerInfo) {
 	default:
 		affects = "ad-hoc SQL comparing failed_at with datetime('now') is off by the difference"
 	}
-	d.contradiction(appconfig.Contradiction{Severity: appconfig.SeverityInfo, Kind: appconfig.KindServerTimezone, Key: "app.timezone",
+	d.contradiction(appprofile.Contradiction{Severity: appprofile.SeverityInfo, Kind: appprofile.KindServerTimezone, Key: "app.timezone",
 		Message: fmt.Sprintf("the database's timezone is %s (%s) but the app writes failed_at in %s (%s): Laravel and jobtriage agree with each other; %s",
 			server, setting, app, d.rep.App.TimezoneSource, affects)})
 }
@@ -648,14 +648,14 @@ func (d *doctorState) finish() error {
 		}
 	}
 	for _, c := range d.rep.Contradictions {
-		if c.Severity == appconfig.SeverityError {
+		if c.Severity == appprofile.SeverityError {
 			errs++
 		}
 	}
 	d.rep.OK = failed == 0 && errs == 0
 	// Errors first, then warnings, then notes; each group in the order found.
-	rank := map[string]int{appconfig.SeverityError: 0, appconfig.SeverityWarning: 1, appconfig.SeverityInfo: 2}
-	slices.SortStableFunc(d.rep.Contradictions, func(a, b appconfig.Contradiction) int { return rank[a.Severity] - rank[b.Severity] })
+	rank := map[string]int{appprofile.SeverityError: 0, appprofile.SeverityWarning: 1, appprofile.SeverityInfo: 2}
+	slices.SortStableFunc(d.rep.Contradictions, func(a, b appprofile.Contradiction) int { return rank[a.Severity] - rank[b.Severity] })
 	var err error
 	if d.opts.JSON {
 		err = writeJSON(d.opts.IO.Out, d.rep)
@@ -821,9 +821,9 @@ func (d *doctorState) failedStoreText() string {
 
 func severityLabel(s string) string {
 	switch s {
-	case appconfig.SeverityError:
+	case appprofile.SeverityError:
 		return "error"
-	case appconfig.SeverityWarning:
+	case appprofile.SeverityWarning:
 		return "warn "
 	}
 	return "note "

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobtriage/jobtriage/internal/appprofile"
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/appconfig"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
@@ -178,13 +178,13 @@ func (f fakeQueue) Close() error { return nil }
 // in a URL, as a careless driver might).
 func fakeOpeners(err error) backendOpeners {
 	return backendOpeners{
-		Redis: func(_ context.Context, rc appconfig.RedisConnection, _ time.Duration) (triage.QueueBackend, error) {
+		Redis: func(_ context.Context, rc appprofile.RedisConnection, _ time.Duration) (triage.QueueBackend, error) {
 			if err != nil {
 				return nil, err
 			}
 			return fakeQueue{describe: rc.Redacted()}, nil
 		},
-		Database: func(_ context.Context, dc appconfig.DatabaseConnection, table string) (triage.QueueBackend, error) {
+		Database: func(_ context.Context, dc appprofile.DatabaseConnection, table string) (triage.QueueBackend, error) {
 			return fakeQueue{describe: dc.Target.Redacted() + " table " + table}, nil
 		},
 	}
@@ -194,7 +194,7 @@ func fakeOpeners(err error) backendOpeners {
 func doctorOpts(h *harness, openers backendOpeners, jsonOut bool) *DoctorOptions {
 	return &DoctorOptions{IO: h.f.IO, Now: h.f.Now, Getenv: h.f.Getenv, Config: h.f.Config, Service: h.f.Service,
 		Backends: openers, JSON: jsonOut,
-		ResolveOptions: func() (appconfig.Options, error) { return doctorResolveOptions(h.f) }}
+		ResolveOptions: func() (appprofile.Options, error) { return doctorResolveOptions(h.f) }}
 }
 
 // runDoctor runs the run function and returns its exit code.
@@ -290,9 +290,9 @@ func TestDoctorCacheContradictsEnv(t *testing.T) {
 	}
 	var rep struct {
 		App            map[string]any
-		Settings       []appconfig.Setting
+		Settings       []appprofile.Setting
 		Connections    []doctorConnection
-		Contradictions []appconfig.Contradiction
+		Contradictions []appprofile.Contradiction
 		Checks         []doctorCheck
 		Indexes        []sqlstore.IndexAdvice
 		OK             *bool

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jobtriage/jobtriage/internal/config"
+	"github.com/jobtriage/jobtriage/internal/appprofile"
+	"github.com/jobtriage/jobtriage/internal/contexts"
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/appconfig"
 	"github.com/jobtriage/jobtriage/triage/filestore"
 	"github.com/jobtriage/jobtriage/triage/redisqueue"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
@@ -57,7 +57,7 @@ type Factory struct {
 	NoCache bool
 
 	// Config resolves the database settings (flags > env > .env).
-	Config func() (appconfig.Config, error)
+	Config func() (appprofile.Config, error)
 	// Service opens the store and returns the use-cases over it.
 	Service func(ctx context.Context) (*triage.Service, error)
 
@@ -65,7 +65,7 @@ type Factory struct {
 
 	// fixed is the context of a factory made by ForContext (monitor
 	// --all-contexts): it wins over --context and the file's current one.
-	fixed *config.Context
+	fixed *contexts.Context
 	// file caches the configuration file, shared with ForContext's children.
 	file *configFile
 }
@@ -73,7 +73,7 @@ type Factory struct {
 // configFile loads the configuration file once.
 type configFile struct {
 	once sync.Once
-	f    *config.File
+	f    *contexts.File
 	err  error
 }
 
@@ -93,13 +93,13 @@ func NewFactory() *Factory {
 
 // ConfigFileData loads the configuration file (--config, JOBTRIAGE_CONFIG,
 // else the XDG one; none is no contexts), once.
-func (f *Factory) ConfigFileData() (*config.File, error) {
+func (f *Factory) ConfigFileData() (*contexts.File, error) {
 	if f.file == nil {
 		f.file = &configFile{}
 	}
 	f.file.once.Do(func() {
-		path, explicit := config.Locate(f.ConfigFile, f.Getenv)
-		f.file.f, f.file.err = config.Load(path, explicit)
+		path, explicit := contexts.Locate(f.ConfigFile, f.Getenv)
+		f.file.f, f.file.err = contexts.Load(path, explicit)
 		if f.file.err != nil {
 			f.file.err = fmt.Errorf("%w: %v", errConfig, f.file.err)
 		}
@@ -111,13 +111,13 @@ func (f *Factory) ConfigFileData() (*config.File, error) {
 // --context, else JOBTRIAGE_CONTEXT, else the file's current-context; nil
 // when none is chosen. A name that is not in the file is an error (exit 2
 // for the flag and the environment, 5 for the file).
-func (f *Factory) Context() (*config.Context, error) {
+func (f *Factory) Context() (*contexts.Context, error) {
 	if f.fixed != nil {
 		return f.fixed, nil
 	}
 	name, from := f.ContextName, "--context"
 	if name == "" && f.Getenv != nil {
-		name, from = f.Getenv(config.EnvContext), config.EnvContext
+		name, from = f.Getenv(contexts.EnvContext), contexts.EnvContext
 	}
 	file, err := f.ConfigFileData()
 	if err != nil {
@@ -148,7 +148,7 @@ func (f *Factory) Context() (*config.Context, error) {
 // ForContext is a factory for one context of the file (monitor
 // --all-contexts): the same clock and flags, its own streams (f's when ios
 // is nil) and connections, closed with f. Call it from one goroutine.
-func (f *Factory) ForContext(c config.Context, ios *IOStreams) *Factory {
+func (f *Factory) ForContext(c contexts.Context, ios *IOStreams) *Factory {
 	if ios == nil {
 		ios = f.IO
 	}
@@ -169,18 +169,18 @@ func (f *Factory) getenv(k string) string {
 
 // resolveConfig settles where the database is: flags > environment >
 // context > the app's own profile.
-func (f *Factory) resolveConfig() (appconfig.Config, error) {
+func (f *Factory) resolveConfig() (appprofile.Config, error) {
 	dir, err := f.Getwd()
 	if err != nil {
-		return appconfig.Config{}, fmt.Errorf("%w: %v", errConfig, err)
+		return appprofile.Config{}, fmt.Errorf("%w: %v", errConfig, err)
 	}
 	c, err := f.Context()
 	if err != nil {
-		return appconfig.Config{}, err
+		return appprofile.Config{}, err
 	}
-	m := config.Merge(c, config.Settings{Dir: dir, EnvFile: f.Conn.EnvFile, DSN: f.Conn.DSN, FailedTable: f.Conn.FailedTable,
+	m := contexts.Merge(c, contexts.Settings{Dir: dir, EnvFile: f.Conn.EnvFile, DSN: f.Conn.DSN, FailedTable: f.Conn.FailedTable,
 		JobsTable: f.Conn.JobsTable, Timezone: f.Conn.Timezone}, f.Getenv)
-	o := appconfig.Options{
+	o := appprofile.Options{
 		DSN:         m.DSN,
 		EnvFile:     m.EnvFile,
 		Dir:         m.Dir,
@@ -191,16 +191,16 @@ func (f *Factory) resolveConfig() (appconfig.Config, error) {
 		Environ:     f.Environ(),
 	}
 	fromContext, warnings := m.DSNFromContext, m.Warnings
-	cfg, err := appconfig.Resolve(o)
+	cfg, err := appprofile.Resolve(o)
 	if err != nil {
 		if c != nil {
 			msg := err.Error()
 			if fromContext && strings.HasPrefix(msg, "--dsn") {
 				msg = "dsn" + strings.TrimPrefix(msg, "--dsn") // the DSN came from the file, not the flag
 			}
-			return appconfig.Config{}, fmt.Errorf("%w: %s: %s", errConfig, c.Marker(), msg)
+			return appprofile.Config{}, fmt.Errorf("%w: %s: %s", errConfig, c.Marker(), msg)
 		}
-		return appconfig.Config{}, fmt.Errorf("%w: %v", errConfig, err)
+		return appprofile.Config{}, fmt.Errorf("%w: %v", errConfig, err)
 	}
 	if fromContext {
 		cfg.Source = c.Marker()
@@ -274,18 +274,18 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 	// --jobs-dsn > JOBTRIAGE_JOBS_DSN > the context's jobs-dsn.
 	jobsDSN := f.Conn.JobsDSN
 	if jobsDSN == "" {
-		jobsDSN = f.Getenv(config.EnvJobsDSN)
+		jobsDSN = f.Getenv(contexts.EnvJobsDSN)
 	}
 	if jobsDSN == "" && c != nil {
 		jobsDSN = c.JobsDSN
 	}
 	if jobsDSN != "" {
-		jt, err := appconfig.ParseDSN(jobsDSN)
+		jt, err := appprofile.ParseDSN(jobsDSN)
 		if err != nil {
 			return nil, fmt.Errorf("%w: --jobs-dsn: %v", errConfig, err)
 		}
 		jobs, err := openJobsBackend(ctx, sqlstore.Config{
-			Endpoint:         endpointOf(jt, appconfig.DatabaseConnection{}),
+			Endpoint:         endpointOf(jt, appprofile.DatabaseConnection{}),
 			JobsTable:        cfg.JobsTable,
 			StatementTimeout: f.Conn.Timeout,
 		}, f.Conn.JobsLedger)
@@ -320,7 +320,7 @@ func (f *Factory) signatureIndex(src triage.IndexSource) triage.SignatureIndex {
 
 // endpointOf is the store endpoint of a target, with the connection's
 // PostgreSQL search_path and MySQL session timezone.
-func endpointOf(t appconfig.Target, dc appconfig.DatabaseConnection) sqlstore.Endpoint {
+func endpointOf(t appprofile.Target, dc appprofile.DatabaseConnection) sqlstore.Endpoint {
 	return sqlstore.Endpoint{Driver: t.Driver, Host: t.Host, Port: t.Port, Database: t.Database,
 		User: t.User, Password: t.Password, Socket: t.Socket, Path: t.Path, Params: t.Params,
 		Schema: dc.Schema, Timezone: dc.Timezone}
@@ -329,14 +329,14 @@ func endpointOf(t appconfig.Target, dc appconfig.DatabaseConnection) sqlstore.En
 // backendOpeners are the real queue backends.
 func (f *Factory) backendOpeners() backendOpeners {
 	return backendOpeners{
-		Redis: func(ctx context.Context, rc appconfig.RedisConnection, retryAfter time.Duration) (triage.QueueBackend, error) {
+		Redis: func(ctx context.Context, rc appprofile.RedisConnection, retryAfter time.Duration) (triage.QueueBackend, error) {
 			if c, err := f.Context(); err == nil && c != nil && c.Redis != "" {
 				rc = withRedisOverride(rc, c.Redis)
 			}
 			return redisqueue.Open(ctx, redisqueue.Options{Host: rc.Host, Port: rc.Port, Username: rc.Username, Password: rc.Password,
 				DB: rc.Database, TLS: rc.Scheme == "tls", Cluster: rc.Cluster, Prefix: rc.Prefix, RetryAfter: retryAfter})
 		},
-		Database: func(ctx context.Context, dc appconfig.DatabaseConnection, table string) (triage.QueueBackend, error) {
+		Database: func(ctx context.Context, dc appprofile.DatabaseConnection, table string) (triage.QueueBackend, error) {
 			return openJobsBackend(ctx, sqlstore.Config{Endpoint: endpointOf(dc.Target, dc), JobsTable: table,
 				StatementTimeout: f.Conn.Timeout}, f.Conn.JobsLedger)
 		},
@@ -346,8 +346,8 @@ func (f *Factory) backendOpeners() backendOpeners {
 // withRedisOverride points a Redis queue connection where the context's
 // redis URL says (host, port, credentials, database and TLS); its key
 // prefix and cluster mode stay the app's.
-func withRedisOverride(rc appconfig.RedisConnection, rawURL string) appconfig.RedisConnection {
-	r, err := config.ParseRedis(rawURL) // validated when the file was read
+func withRedisOverride(rc appprofile.RedisConnection, rawURL string) appprofile.RedisConnection {
+	r, err := contexts.ParseRedis(rawURL) // validated when the file was read
 	if err != nil {
 		return rc
 	}
@@ -376,7 +376,7 @@ func openJobsBackend(ctx context.Context, c sqlstore.Config, ledger bool) (*sqls
 
 // describeTarget names what a write changes, like a kubectl context: the
 // app, and the failed-jobs store with its table.
-func describeTarget(cfg appconfig.Config) string {
+func describeTarget(cfg appprofile.Config) string {
 	var where string
 	switch {
 	case cfg.Failed.Driver == "file" && cfg.Target.Driver == "":

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/jobtriage/jobtriage/internal/buildinfo"
-	"github.com/jobtriage/jobtriage/internal/config"
+	"github.com/jobtriage/jobtriage/internal/contexts"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/exception"
 	"github.com/jobtriage/jobtriage/triage/payload"
@@ -387,7 +387,7 @@ type contextNotifyDoc struct {
 	Command             *string `json:"command"`
 }
 
-func newContextDoc(c config.Context, current bool) contextDoc {
+func newContextDoc(c contexts.Context, current bool) contextDoc {
 	r := c.Redacted()
 	return contextDoc{Name: r.Name, Current: current, Label: nullString(r.Label), Production: r.Production,
 		Color: nullString(r.DisplayColor()), App: nullString(r.App), EnvFile: nullString(r.EnvFile),

@@ -21,9 +21,9 @@ import (
 	"github.com/jobtriage/jobtriage/alerts/metrics"
 	"github.com/jobtriage/jobtriage/alerts/notify"
 	"github.com/jobtriage/jobtriage/alerts/watch"
-	"github.com/jobtriage/jobtriage/internal/config"
+	"github.com/jobtriage/jobtriage/internal/appprofile"
+	"github.com/jobtriage/jobtriage/internal/contexts"
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/appconfig"
 	"github.com/jobtriage/jobtriage/triage/redact"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
@@ -53,7 +53,7 @@ const stateFileNone = "none"
 type MonitorOptions struct {
 	IO      *IOStreams
 	Service func(context.Context) (*triage.Service, error)
-	Config  func() (appconfig.Config, error)
+	Config  func() (appprofile.Config, error)
 	Now     func() time.Time
 	Getenv  func(string) string
 	Getwd   func() (string, error)
@@ -106,11 +106,11 @@ type MonitorOptions struct {
 
 	// Context is the context this check runs in (nil for none): its
 	// notifiers come after the flags and the environment.
-	Context *config.Context
+	Context *contexts.Context
 	// contextList returns the contexts to check; forContext binds a copy
 	// of the options to one of them, with its own streams.
-	contextList func() ([]config.Context, error)
-	forContext  func(c config.Context, ios *IOStreams) *MonitorOptions
+	contextList func() ([]contexts.Context, error)
+	forContext  func(c contexts.Context, ios *IOStreams) *MonitorOptions
 	// multiFlags are the flags that would replace every context's
 	// database: refused with several contexts.
 	multiFlags []string
@@ -540,7 +540,7 @@ func (o *MonitorOptions) secret(flag, env, fromContext string, dotenv map[string
 	if fromContext != "" {
 		return fromContext
 	}
-	v, _ := appconfig.Cast(dotenv[env])
+	v, _ := appprofile.Cast(dotenv[env])
 	return v
 }
 
@@ -564,7 +564,7 @@ func (o *MonitorOptions) dotenv() map[string]string {
 	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
 		return nil
 	}
-	vars, err := appconfig.LoadDotenv(path)
+	vars, err := appprofile.LoadDotenv(path)
 	if err != nil {
 		return nil
 	}
@@ -576,7 +576,7 @@ func (o *MonitorOptions) dotenv() map[string]string {
 // itself, so there is no log notifier here.
 func (o *MonitorOptions) notifiers() ([]notify.Notifier, error) {
 	env := o.dotenv()
-	var cn config.Notify
+	var cn contexts.Notify
 	if o.Context != nil {
 		cn = o.Context.Notify
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/jobtriage/jobtriage/alerts/metrics"
 	"github.com/jobtriage/jobtriage/internal/buildinfo"
-	"github.com/jobtriage/jobtriage/internal/config"
+	"github.com/jobtriage/jobtriage/internal/contexts"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
@@ -43,19 +43,19 @@ func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
 			o.multiFlags = append(o.multiFlags, env)
 		}
 	}
-	o.contextList = func() ([]config.Context, error) {
+	o.contextList = func() ([]contexts.Context, error) {
 		file, err := f.ConfigFileData()
 		if err != nil {
 			return nil, err
 		}
 		if o.AllContexts {
 			if len(file.Contexts) == 0 {
-				where, _ := config.Locate(f.ConfigFile, f.Getenv)
+				where, _ := contexts.Locate(f.ConfigFile, f.Getenv)
 				return nil, fmt.Errorf("%w: --all-contexts: no contexts in %s", errConfig, orNone(where))
 			}
 			return file.Contexts, nil
 		}
-		var out []config.Context
+		var out []contexts.Context
 		seen := map[string]bool{}
 		for _, name := range o.Contexts {
 			c, ok := file.Context(name)
@@ -69,7 +69,7 @@ func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
 		}
 		return out, nil
 	}
-	o.forContext = func(c config.Context, ios *IOStreams) *MonitorOptions {
+	o.forContext = func(c contexts.Context, ios *IOStreams) *MonitorOptions {
 		child := f.ForContext(c, ios)
 		cp := *o
 		cp.IO, cp.Service, cp.Config, cp.EnvFile, cp.Context = ios, child.Service, child.Config, "", &c
@@ -107,7 +107,7 @@ func (o *MonitorOptions) validateContexts() error {
 
 // contextCheck is one context's part of a run over several.
 type contextCheck struct {
-	ctx         config.Context
+	ctx         contexts.Context
 	opts        *MonitorOptions
 	out, errOut *bytes.Buffer
 	rep         triage.Report
@@ -119,7 +119,7 @@ type contextCheck struct {
 
 // bindContexts makes one options copy per context, each with its own
 // buffered streams, so that parallel checks never write into each other.
-func bindContexts(opts *MonitorOptions, list []config.Context) []*contextCheck {
+func bindContexts(opts *MonitorOptions, list []contexts.Context) []*contextCheck {
 	checks := make([]*contextCheck, len(list))
 	for i, c := range list {
 		cio := *opts.IO
@@ -377,7 +377,7 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 // context label. A context that cannot be opened is reported (and is blind
 // on /healthz) and left out; the others run until ctx ends (exit 0, as one
 // watcher). When every context failed, the exit code is the worst of theirs.
-func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []config.Context) error {
+func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []contexts.Context) error {
 	var exp *metrics.Exporter
 	if opts.Listen != "" {
 		exp = newExporter(opts, true)

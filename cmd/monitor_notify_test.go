@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jobtriage/jobtriage/internal/config"
+	"github.com/jobtriage/jobtriage/internal/contexts"
 )
 
 // TestMonitorNotifiers: each channel is taken from its flag, else the
@@ -42,7 +42,7 @@ func TestMonitorNotifiers(t *testing.T) {
 	// The environment, then the flags, add the HTTP channels.
 	env[envWebhookURL] = "https://hooks.example.com/jobtriage"
 	o.SlackWebhook = "https://hooks.slack.com/services/T000/B000/XXXX"
-	o.Context = &config.Context{Notify: config.Notify{PagerDutyRoutingKey: "0123456789abcdef0123456789abcdef"}}
+	o.Context = &contexts.Context{Notify: contexts.Notify{PagerDutyRoutingKey: "0123456789abcdef0123456789abcdef"}}
 	if got := names(); len(got) != 4 {
 		t.Errorf("flag + env + context + .env: %v", got)
 	}

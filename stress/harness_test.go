@@ -20,8 +20,8 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/jobtriage/jobtriage/internal/demo"
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/demodata"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
@@ -438,7 +438,7 @@ func (s *seeded) awaitNoSessions(t *testing.T) {
 	}
 }
 
-// templateRows is how many distinct realistic rows demodata generates; the
+// templateRows is how many distinct realistic rows demo generates; the
 // backlog repeats them under fresh uuids. Generating all 100,000 would cost
 // more than the retries under test, and retry treats every row alike.
 const templateRows = 2000
@@ -450,12 +450,12 @@ func backlogUUID(i int) string { return fmt.Sprintf("5d7e55e5-0000-4000-8000-%01
 // skips the others by design; this proof is about the ones it moves): COPY
 // on PostgreSQL, multi-row INSERTs elsewhere, a transaction per 10,000 rows.
 func insertBacklog(ctx context.Context, db *sqlx.DB, driver string, n int) error {
-	g, err := demodata.NewGenerator(demodata.Options{Failed: templateRows, Seed: 20260501,
+	g, err := demo.NewGenerator(demo.Options{Failed: templateRows, Seed: 20260501,
 		Connections: []string{"database"}, ExceptionSize: 600})
 	if err != nil {
 		return err
 	}
-	var templates []demodata.FailedRow
+	var templates []demo.FailedRow
 	for {
 		r, ok, err := g.NextFailed()
 		if err != nil {

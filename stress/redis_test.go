@@ -17,8 +17,8 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/jobtriage/jobtriage/internal/demo"
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/demodata"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
@@ -255,13 +255,13 @@ return [
 	return dir
 }
 
-// redisScenarios are demodata's failure kinds a retry pushes as they are:
+// redisScenarios are demo's failure kinds a retry pushes as they are:
 // all but retry-until-expired, whose expired deadline retry skips without
 // --retry-until (which would edit the payload beyond attempts).
 var redisScenarios = []string{
-	demodata.ScenarioModelNotFound, demodata.ScenarioDeadlock, demodata.ScenarioCurlTimeout,
-	demodata.ScenarioListenerMail, demodata.ScenarioNotification, demodata.ScenarioClosure,
-	demodata.ScenarioEncrypted, demodata.ScenarioStringJob, demodata.ScenarioTimeout,
+	demo.ScenarioModelNotFound, demo.ScenarioDeadlock, demo.ScenarioCurlTimeout,
+	demo.ScenarioListenerMail, demo.ScenarioNotification, demo.ScenarioClosure,
+	demo.ScenarioEncrypted, demo.ScenarioStringJob, demo.ScenarioTimeout,
 }
 
 // maxFailedAttempts bounds the "attempts" the seeded payloads carry: a
@@ -287,7 +287,7 @@ type redisBacklog struct {
 }
 
 // seedRedis creates the failed_jobs database and inserts n Redis jobs
-// under fresh uuids. demodata's rows are written as Laravel 8.83 writes
+// under fresh uuids. demo's rows are written as Laravel 8.83 writes
 // them; rows of the database connection become Redis rows as RedisQueue
 // would have queued them (the same JSON plus "id" and "attempts",
 // queue-spec §4.1), and every row carries 1..maxFailedAttempts attempts,
@@ -296,7 +296,7 @@ func seedRedis(t *testing.T, driver string, n int) *redisBacklog {
 	t.Helper()
 	start := time.Now()
 	ctx := context.Background()
-	g, err := demodata.NewGenerator(demodata.Options{Failed: templateRows, Seed: 20261130,
+	g, err := demo.NewGenerator(demo.Options{Failed: templateRows, Seed: 20261130,
 		Scenarios: redisScenarios, ExceptionSize: 600})
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +323,7 @@ func seedRedis(t *testing.T, driver string, n int) *redisBacklog {
 		if r.Connection == redisConnection {
 			i := strings.LastIndex(base, `,"id":"`)
 			if i < 0 || !strings.HasSuffix(base, `,"attempts":0`) {
-				t.Fatalf("demodata Redis payload does not end with id and attempts: …%s", base[max(0, len(base)-80):])
+				t.Fatalf("demo Redis payload does not end with id and attempts: …%s", base[max(0, len(base)-80):])
 			}
 			base = base[:i]
 		}

@@ -35,7 +35,7 @@ func chargeCommand(password, card string) string {
 }
 
 // laravelEncrypt is Laravel's Encrypter::encrypt(serialize($command)) with
-// AES-256-CBC, as triage/demodata writes it.
+// AES-256-CBC, as internal/demo writes it.
 func laravelEncrypt(t *testing.T, serialized, appKey string) string {
 	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(appKey, "base64:"))
 	if err != nil {

@@ -28,8 +28,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jobtriage/jobtriage/internal/demo"
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/demodata"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 )
 
@@ -109,7 +109,7 @@ func measure(ctx context.Context, bin, host string, jobs int, rate float64, stdo
 		return err
 	}
 	if err = seeder.CreateLaravelSchema(ctx, sqlstore.SchemaLaravel8); err == nil {
-		err = demodata.Populate(ctx, seeder, demodata.Options{Failed: jobs, Seed: 7, Connections: []string{"database"}})
+		err = demo.Populate(ctx, seeder, demo.Options{Failed: jobs, Seed: 7, Connections: []string{"database"}})
 	}
 	seeder.Close()
 	if err != nil {

@@ -1,4 +1,4 @@
-// Command seed fills a benchmark database with demodata rows, once: a
+// Command seed fills a benchmark database with demo rows, once: a
 // database whose failed_jobs already holds the wanted number of rows is
 // reused as it is.
 //
@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jobtriage/jobtriage/triage/demodata"
+	"github.com/jobtriage/jobtriage/internal/demo"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 )
 
@@ -42,7 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	exc := fs.Int("exception", 4096, "exception size target in bytes")
 	seed := fs.Uint64("seed", 1, "generator seed")
 	conns := fs.String("connections", "", "only scenarios on this queue connection (database or redis)")
-	scenarios := fs.String("scenarios", "", "only these comma-separated demodata scenarios (e.g. model-not-found,closure)")
+	scenarios := fs.String("scenarios", "", "only these comma-separated demo scenarios (e.g. model-not-found,closure)")
 	force := fs.Bool("force", false, "drop and reseed even when the row count is right")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	opts := demodata.Options{Failed: *rows, Jobs: *jobs, Seed: *seed, PayloadSize: *payload, ExceptionSize: *exc,
+	opts := demo.Options{Failed: *rows, Jobs: *jobs, Seed: *seed, PayloadSize: *payload, ExceptionSize: *exc,
 		Now: time.Now().UTC().Truncate(time.Hour)}
 	if *conns != "" {
 		opts.Connections = []string{*conns}
@@ -100,7 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			next = done + total/100
 		}
 	}
-	if err := demodata.Populate(ctx, seeder, opts); err != nil {
+	if err := demo.Populate(ctx, seeder, opts); err != nil {
 		return err
 	}
 	if err := seeder.RecordSeed(ctx, params); err != nil {

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobtriage/jobtriage/internal/demo"
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/demodata"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
@@ -22,14 +22,14 @@ func TestDemoDatabaseAgrees(t *testing.T) {
 			ctx := context.Background()
 			s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, nil)
 			now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-			if err := demodata.Populate(ctx, s.Seeder(), demodata.Options{Failed: 1500, Jobs: 10, Seed: 7, Now: now}); err != nil {
+			if err := demo.Populate(ctx, s.Seeder(), demo.Options{Failed: 1500, Jobs: 10, Seed: 7, Now: now}); err != nil {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
 			if st, ok := sqltest.IndexAgrees(t, s, dir); !ok || st.Added != 1500 {
 				t.Fatalf("cold: %+v", st)
 			}
-			if err := demodata.Populate(ctx, s.Seeder(), demodata.Options{Failed: 300, Seed: 8, Now: now.Add(time.Hour)}); err != nil {
+			if err := demo.Populate(ctx, s.Seeder(), demo.Options{Failed: 300, Seed: 8, Now: now.Add(time.Hour)}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.DB().Exec("DELETE FROM failed_jobs WHERE id % 7 = 3"); err != nil {

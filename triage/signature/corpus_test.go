@@ -1,5 +1,5 @@
 // The fuzz step of .ci/run builds with the jobtriage_fuzz tag and leaves
-// this file out: it imports demodata, which pulls in the SQLite driver, and
+// this file out: it imports demo, which pulls in the SQLite driver, and
 // go test -fuzz instruments every dependency, so this one import would make
 // the signature targets' build cost more than their fuzzing.
 
@@ -15,12 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jobtriage/jobtriage/triage/demodata"
+	"github.com/jobtriage/jobtriage/internal/demo"
 	"github.com/jobtriage/jobtriage/triage/exception"
 	"github.com/jobtriage/jobtriage/triage/signature"
 )
 
-// The corpus test lives outside package signature: demodata reaches
+// The corpus test lives outside package signature: demo reaches
 // signature through triage, which an internal test may not import.
 
 // corpus gathers every real message the repository holds: the rows real
@@ -63,7 +63,7 @@ func corpus(t testing.TB) []string {
 		}
 		texts = append(texts, string(data))
 	}
-	g, err := demodata.NewGenerator(demodata.Options{Failed: 3000, Seed: 7,
+	g, err := demo.NewGenerator(demo.Options{Failed: 3000, Seed: 7,
 		Now: time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// Endpoint is where the database is. It mirrors appconfig.Target so that this
+// Endpoint is where the database is. It mirrors appprofile.Target so that this
 // package stays independent of how the endpoint was found.
 type Endpoint struct {
 	Driver string // "postgres", "mysql" or "sqlite"

@@ -11,15 +11,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jobtriage/jobtriage/internal/appprofile"
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/appconfig"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 )
 
 // Open opens the store behind dsn (postgres://…, mysql://…, sqlite:PATH)
 // with the defaults the CLI uses, and a Service over it in UTC.
 func Open(ctx context.Context, dsn string) (*sqlstore.Store, *triage.Service, error) {
-	t, err := appconfig.ParseDSN(dsn)
+	t, err := appprofile.ParseDSN(dsn)
 	if err != nil {
 		return nil, nil, fmt.Errorf("-dsn: %w", err)
 	}

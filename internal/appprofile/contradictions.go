@@ -1,0 +1,327 @@
+package appprofile
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jobtriage/jobtriage/internal/appprofile/phpconf"
+)
+
+// Contradiction is one place where the app's configuration says two things,
+// or something jobtriage cannot follow. Message is one line that names both
+// sources; it never holds a password or an app key.
+type Contradiction struct {
+	Severity string `json:"severity"`
+	Kind     string `json:"kind"`
+	Key      string `json:"key,omitempty"`
+	Message  string `json:"message"`
+}
+
+// Severities: an error is something wrong (doctor exits 1); a warning is
+// worth knowing and fails nothing; info explains.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityInfo    = "info"
+)
+
+// Kinds of contradiction.
+const (
+	// KindCacheVsEnv: bootstrap/cache/config.php and .env disagree.
+	KindCacheVsEnv = "cache_vs_env"
+	// KindTimezoneIgnored: APP_TIMEZONE is set but app.timezone does not
+	// read it.
+	KindTimezoneIgnored = "timezone_ignored"
+	// KindUnknown: a value jobtriage could not evaluate without PHP.
+	KindUnknown = "unknown"
+	// KindServerTimezone: the database server's zone differs from the app's.
+	KindServerTimezone = "server_timezone"
+	// KindUnwritable: a queue connection whose driver jobtriage cannot
+	// write to.
+	KindUnwritable = "unwritable_connection"
+)
+
+// cacheAdvice ends every cache-vs-.env line.
+const cacheAdvice = "Laravel uses the cache; run php artisan config:cache after changing .env"
+
+// SecretKey reports whether a setting's value (or the expression it is
+// written as) must never be shown.
+func SecretKey(key string) bool { return isSecretSetting(key) }
+
+// ProfileWithoutCache evaluates the app as Laravel would if cached's config
+// cache did not exist: config/*.php with the environment and the .env file
+// o selects. It returns nil when cached uses no cache or the app has no env
+// file, since then there is nothing the cache could hide.
+func ProfileWithoutCache(cached *Profile, o Options) (*Profile, error) {
+	if cached == nil || cached.CachePath == "" {
+		return nil, nil
+	}
+	cwd, _, err := workingDirs(o)
+	if err != nil {
+		return nil, err
+	}
+	envPath, _, err := chooseEnvFile(o, cached.environ, cached.Root, cwd)
+	if err != nil || envPath == "" {
+		return nil, err
+	}
+	fileVars, err := loadDotenvFile(envPath, cached.environ)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", cached.rel(envPath), err)
+	}
+	return loadProfile(cached.Root, cached.IsApp, cached.environ, fileVars, envPath, "")
+}
+
+// shownValue is a setting as a line shows it, and where it was written.
+func shownValue(p *Profile, key string) (shown, source string) {
+	v := p.Get(key)
+	switch {
+	case v == nil:
+		return "(not set)", "not set"
+	case v.Kind == phpconf.KindUnknown:
+		return "? `" + v.Expr + "`", p.Source(v)
+	case v.Kind == phpconf.KindNull:
+		return "null", p.Source(v)
+	case v.Kind == phpconf.KindArray:
+		return "(array)", p.Source(v)
+	}
+	s, _ := v.String()
+	return strconv.Quote(s), p.Source(v)
+}
+
+// CacheContradictions compares the profile Laravel uses (cached, from the
+// config cache) with the one it would use without the cache (uncached, from
+// ProfileWithoutCache) on the values jobtriage depends on: app.timezone,
+// queue.default, queue.failed.*, the failed-jobs database's driver, host,
+// port, database and username (its password by equality only), and each
+// queue connection's driver, connection and queue.
+func CacheContradictions(cached, uncached *Profile) []Contradiction {
+	if cached == nil || uncached == nil {
+		return nil
+	}
+	envName := uncached.rel(uncached.EnvFile)
+	cacheName := cached.rel(cached.CachePath)
+	var out []Contradiction
+	differ := func(key, a, aSrc, b, bSrc string) {
+		out = append(out, Contradiction{Severity: SeverityError, Kind: KindCacheVsEnv, Key: key,
+			Message: fmt.Sprintf("%s: the config cache says %s (%s) but %s gives %s (%s); %s", key, a, aSrc, envName, b, bSrc, cacheAdvice)})
+	}
+	compare := func(key string) {
+		a, aSrc := shownValue(cached, key)
+		b, bSrc := shownValue(uncached, key)
+		if a != b {
+			differ(key, a, aSrc, b, bSrc)
+		}
+	}
+	for _, k := range []string{"app.timezone", "queue.default", "queue.failed.driver", "queue.failed.database", "queue.failed.table", "queue.failed.path"} {
+		compare(k)
+	}
+	out = append(out, compareFailedDatabase(cached, uncached, envName)...)
+
+	names := cached.keys("queue.connections")
+	for _, n := range uncached.keys("queue.connections") {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, n := range names {
+		base := "queue.connections." + n
+		inCache, inEnv := cached.Get(base) != nil, uncached.Get(base) != nil
+		switch {
+		case inCache && !inEnv:
+			out = append(out, Contradiction{Severity: SeverityError, Kind: KindCacheVsEnv, Key: base,
+				Message: fmt.Sprintf("%s is in the config cache (%s) but not in config/queue.php; %s", base, cached.Source(cached.Get(base)), cacheAdvice)})
+			continue
+		case !inCache && inEnv:
+			out = append(out, Contradiction{Severity: SeverityError, Kind: KindCacheVsEnv, Key: base,
+				Message: fmt.Sprintf("%s is configured (%s) but not in the config cache %s; %s", base, uncached.Source(uncached.Get(base)), cacheName, cacheAdvice)})
+			continue
+		}
+		for _, f := range []string{"driver", "connection", "queue"} {
+			compare(base + "." + f)
+		}
+	}
+	return out
+}
+
+// failedConnection is the name of the failed-jobs database connection.
+func failedConnection(p *Profile) string {
+	if v, ok := p.Get("queue.failed.database").String(); ok && v != "" {
+		return v
+	}
+	v, _ := p.Get("database.default").String()
+	return v
+}
+
+// compareFailedDatabase compares where the two profiles put failed_jobs.
+func compareFailedDatabase(cached, uncached *Profile, envName string) []Contradiction {
+	cn, un := failedConnection(cached), failedConnection(uncached)
+	if cn == "" || un == "" {
+		return nil
+	}
+	a, _, aErr := cached.databaseConnection(cn)
+	b, _, bErr := uncached.databaseConnection(un)
+	if aErr != nil || bErr != nil {
+		// The failing side is reported where it is resolved (doctor's
+		// checks, or the unknowns); there is no target to compare.
+		return nil
+	}
+	// fieldSource is where a connection field was written: its url, when
+	// one is set (it overrides the keys), else the key itself.
+	fieldSource := func(p *Profile, conn, field string) string {
+		base := "database.connections." + conn
+		if u, ok := p.Get(base + ".url").String(); ok && u != "" {
+			return p.Source(p.Get(base + ".url"))
+		}
+		if v := p.Get(base + "." + field); v != nil {
+			return p.Source(v)
+		}
+		return p.Source(p.Get(base))
+	}
+	database := func(dc DatabaseConnection) string {
+		if dc.Target.Driver == "sqlite" {
+			return dc.Target.Path
+		}
+		return dc.Target.Database
+	}
+	var out []Contradiction
+	for _, f := range []struct {
+		field, a, b string
+	}{
+		{"driver", a.Driver, b.Driver},
+		{"host", a.Target.Host, b.Target.Host},
+		{"port", portString(a.Target.Port), portString(b.Target.Port)},
+		{"database", database(a), database(b)},
+		{"username", a.Target.User, b.Target.User},
+	} {
+		if f.a == f.b {
+			continue
+		}
+		key := "failed-jobs database " + f.field
+		out = append(out, Contradiction{Severity: SeverityError, Kind: KindCacheVsEnv, Key: key,
+			Message: fmt.Sprintf("%s: the config cache says %s (%s) but %s gives %s (%s); %s", key, strconv.Quote(f.a),
+				fieldSource(cached, cn, f.field), envName, strconv.Quote(f.b), fieldSource(uncached, un, f.field), cacheAdvice)})
+	}
+	if a.Target.Password != b.Target.Password {
+		key := "failed-jobs database password"
+		out = append(out, Contradiction{Severity: SeverityError, Kind: KindCacheVsEnv, Key: key,
+			Message: fmt.Sprintf("%s differs between the config cache (%s) and %s (%s); %s", key,
+				fieldSource(cached, cn, "password"), envName, fieldSource(uncached, un, "password"), cacheAdvice)})
+	}
+	return out
+}
+
+func portString(p int) string {
+	if p == 0 {
+		return ""
+	}
+	return strconv.Itoa(p)
+}
+
+// TimezoneIgnored reports APP_TIMEZONE set in the environment or .env while
+// app.timezone does not read it: config/app.php writes the zone literally
+// in Laravel 8–10 and 12, so the variable does nothing and failed_at is
+// written in the literal zone. p must be a profile evaluated from
+// config/*.php (not from a cache, which no longer says what it read); nil
+// when there is nothing to say.
+func TimezoneIgnored(p *Profile) *Contradiction {
+	if p == nil || p.CachePath != "" {
+		return nil
+	}
+	raw, ok := p.lookupEnv("APP_TIMEZONE")
+	if !ok {
+		return nil
+	}
+	want, isNull := Cast(raw)
+	v := p.Get("app.timezone")
+	if isNull || want == "" || v == nil || v.Kind == phpconf.KindUnknown || slices.Contains(v.EnvKeys, "APP_TIMEZONE") {
+		return nil
+	}
+	used, _ := v.String()
+	if strings.EqualFold(used, want) {
+		return nil
+	}
+	where := "the environment"
+	if _, inEnv := p.environ["APP_TIMEZONE"]; !inEnv {
+		where = p.rel(p.EnvFile)
+	}
+	return &Contradiction{Severity: SeverityError, Kind: KindTimezoneIgnored, Key: "app.timezone",
+		Message: fmt.Sprintf("APP_TIMEZONE=%s is set in %s, but app.timezone is %s (%s), which does not read it; Laravel writes failed_at in %s: use env('APP_TIMEZONE') in config/app.php or remove the variable",
+			strconv.Quote(want), where, strconv.Quote(used), p.Source(v), strconv.Quote(used))}
+}
+
+// relevantRoots are the config subtrees jobtriage reads; an unevaluated
+// value elsewhere (providers, aliases, logging) does not concern it.
+var relevantRoots = []string{"app.name", "app.env", "app.timezone", "app.key", "app.previous_keys",
+	"queue.default", "queue.failed", "queue.batching", "queue.connections", "database.default",
+	"database.connections", "database.redis"}
+
+// UnknownContradictions lists the values of the subtrees jobtriage reads
+// that it could not evaluate: an error for those the resolution needed
+// (Unknowns), info for the rest. Expressions of secret settings are not
+// shown.
+func UnknownContradictions(p *Profile) []Contradiction {
+	if p == nil {
+		return nil
+	}
+	needed := map[string]Unknown{}
+	for _, u := range p.Unknowns() {
+		needed[u.Key] = u
+	}
+	relevant := func(key string) bool {
+		for _, r := range relevantRoots {
+			if key == r || strings.HasPrefix(key, r+".") || strings.HasPrefix(r, key+".") {
+				return true
+			}
+		}
+		return false
+	}
+	var out []Contradiction
+	seen := map[string]bool{}
+	add := func(u Unknown, severity string) {
+		if seen[u.Key] {
+			return
+		}
+		seen[u.Key] = true
+		if u.Hint == "" {
+			u.Hint = unknownHint(u.Key)
+		}
+		if isSecretSetting(u.Key) {
+			u.Expr = "(a secret's expression, not shown)"
+		}
+		msg := u.String()
+		if severity == SeverityInfo {
+			msg += " (not needed for this app's failed jobs)"
+		}
+		out = append(out, Contradiction{Severity: severity, Kind: KindUnknown, Key: u.Key, Message: msg})
+	}
+	for _, u := range p.AllUnknowns() {
+		if n, ok := needed[u.Key]; ok {
+			add(n, SeverityError)
+		} else if relevant(u.Key) {
+			add(u, SeverityInfo)
+		}
+	}
+	for _, u := range p.Unknowns() {
+		add(u, SeverityError)
+	}
+	return out
+}
+
+// unknownHint names the flag or variable that overrides a value.
+func unknownHint(key string) string {
+	switch {
+	case key == "app.timezone":
+		return "pass --timezone"
+	case key == "queue.failed.table":
+		return "pass --failed-table"
+	case strings.HasPrefix(key, "queue.connections.") && strings.HasSuffix(key, ".table"):
+		return "pass --jobs-table"
+	case strings.HasPrefix(key, "database.connections"), key == "database.default", key == "queue.failed.database":
+		return "pass --dsn"
+	case strings.HasPrefix(key, "database.redis"):
+		return "set the REDIS_* variable it reads"
+	}
+	return ""
+}

@@ -1,0 +1,394 @@
+package appprofile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Target is one database to open, independent of how it was described.
+type Target struct {
+	Driver   string // "postgres" | "mysql" | "sqlite"
+	Host     string
+	Port     int
+	Database string
+	User     string
+	Password string
+	Socket   string // MySQL unix socket (DB_SOCKET, ?unix_socket=)
+	Path     string // SQLite file
+	Params   map[string]string
+}
+
+// Redacted is a URL-like description of the target that never contains the
+// password, nor the value of any parameter that looks like a secret.
+func (t Target) Redacted() string {
+	var b strings.Builder
+	if t.Driver == "sqlite" {
+		b.WriteString("sqlite:")
+		b.WriteString(t.Path)
+	} else {
+		b.WriteString(t.Driver)
+		b.WriteString("://")
+		if t.User != "" {
+			b.WriteString(url.PathEscape(t.User))
+			if t.Password != "" {
+				b.WriteString(":xxxxx")
+			}
+			b.WriteString("@")
+		}
+		host := t.Host
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]"
+		}
+		b.WriteString(host)
+		if t.Port != 0 {
+			b.WriteString(":" + strconv.Itoa(t.Port))
+		}
+		b.WriteString("/")
+		b.WriteString(url.PathEscape(t.Database))
+	}
+	params := make(map[string]string, len(t.Params)+1)
+	for k, v := range t.Params {
+		params[k] = v
+	}
+	if t.Socket != "" {
+		params["unix_socket"] = t.Socket
+	}
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		if i == 0 {
+			b.WriteString("?")
+		} else {
+			b.WriteString("&")
+		}
+		v := params[k]
+		if isSecretParam(k) {
+			v = "xxxxx"
+		}
+		b.WriteString(url.QueryEscape(k) + "=" + url.QueryEscape(v))
+	}
+	return scrubSecret(b.String(), t.Password)
+}
+
+// String is Redacted, so that printing a Target with %v or %s is safe.
+func (t Target) String() string { return t.Redacted() }
+
+// GoString keeps %#v safe too.
+func (t Target) GoString() string { return "appprofile.Target(" + t.Redacted() + ")" }
+
+func isSecretParam(key string) bool {
+	k := strings.ToLower(key)
+	return strings.Contains(k, "pass") || strings.Contains(k, "secret") || strings.Contains(k, "token")
+}
+
+// ourDriver maps a Laravel driver name (after ConfigurationUrlParser's
+// aliases) to ours; ok is false for drivers we cannot speak (sqlsrv, …).
+func ourDriver(laravelDriver string) (driver string, ok bool) {
+	switch laravelDriver {
+	case "mysql", "mariadb":
+		return "mysql", true
+	case "pgsql":
+		return "postgres", true
+	case "sqlite":
+		return "sqlite", true
+	}
+	return "", false
+}
+
+// laravelDriverFor applies ConfigurationUrlParser::$driverAliases (the
+// database ones) to a URL scheme.
+func laravelDriverFor(scheme string) string {
+	switch s := strings.ToLower(scheme); s {
+	case "mssql":
+		return "sqlsrv"
+	case "mysql2":
+		return "mysql"
+	case "postgres", "postgresql":
+		return "pgsql"
+	case "sqlite3":
+		return "sqlite"
+	default:
+		return s
+	}
+}
+
+// unsupportedDriverError names the driver (which is never secret) and what we do support.
+func unsupportedDriverError(what, driver string) error {
+	return fmt.Errorf("%s names database driver %s, which jobtriage does not support (use pgsql/postgres, mysql/mariadb or sqlite)",
+		what, quoteShort(driver))
+}
+
+// quoteShort quotes untrusted text for an error message: Go-escaped (so it is
+// inert in a terminal) and cut to a readable length.
+func quoteShort(s string) string {
+	const max = 64
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return strconv.Quote(s)
+}
+
+var urlScheme = regexp.MustCompile(`\A([A-Za-z][A-Za-z0-9+.\-]*):`)
+
+// isBareSQLitePath recognises `--dsn ./database/app.sqlite`.
+func isBareSQLitePath(s string) bool {
+	if strings.Contains(s, "://") {
+		return false
+	}
+	l := strings.ToLower(s)
+	return strings.HasSuffix(l, ".sqlite") || strings.HasSuffix(l, ".sqlite3") || strings.HasSuffix(l, ".db")
+}
+
+// ParseDSN parses a jobtriage DSN: postgres:// postgresql:// pgsql://
+// mysql:// mariadb:// (and Laravel's mysql2://) URLs with URL-encoded user
+// and password, or sqlite:PATH, sqlite://PATH, sqlite:///abs/path, or a bare
+// path ending in .sqlite/.sqlite3/.db. Query parameters are kept in Params
+// (unix_socket/socket goes to Socket). Missing host and port take the
+// driver's usual defaults; a missing database name is an error. Errors never
+// repeat the DSN, which usually carries a password.
+func ParseDSN(s string) (Target, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Target{}, errors.New("empty DSN")
+	}
+	if strings.ContainsAny(s, "\x00\n\r") {
+		return Target{}, errors.New("DSN contains a NUL or line break")
+	}
+	m := urlScheme.FindStringSubmatch(s)
+	if m == nil || len(m[1]) == 1 { // "C:\..." is a Windows path, not a scheme
+		if isBareSQLitePath(s) {
+			return Target{Driver: "sqlite", Path: s}, nil
+		}
+		return Target{}, errors.New("DSN has no scheme: want postgres://, mysql://, sqlite:PATH or a path ending in .sqlite")
+	}
+	scheme := strings.ToLower(m[1])
+	if scheme == "sqlite" || scheme == "sqlite3" {
+		return parseSQLiteDSN(s[len(m[0]):])
+	}
+	if !strings.HasPrefix(s[len(m[0]):], "//") {
+		return Target{}, errors.New("DSN must look like driver://user:password@host:port/database or sqlite:PATH")
+	}
+	ours, ok := ourDriver(laravelDriverFor(scheme))
+	if !ok {
+		return Target{}, unsupportedDriverError("DSN", scheme)
+	}
+	parts, err := splitDatabaseURL(s)
+	if err != nil {
+		return Target{}, fmt.Errorf("DSN: %w", err)
+	}
+	t := Target{Driver: ours, Host: parts.host, Port: parts.port, Database: parts.database,
+		User: parts.user, Password: parts.pass, Params: parts.params}
+	t.Socket = takeSocketParam(t.Params)
+	if t.Host == "" && t.Socket == "" {
+		t.Host = "127.0.0.1"
+	}
+	if t.Port == 0 {
+		t.Port = defaultPort(ours)
+	}
+	if t.Database == "" {
+		return Target{}, fmt.Errorf("DSN names no database: add /DATABASE after the host (%s)", t.Redacted())
+	}
+	return t, nil
+}
+
+func parseSQLiteDSN(rest string) (Target, error) {
+	rest = strings.TrimPrefix(rest, "//")
+	path, query, _ := strings.Cut(rest, "?")
+	path = rawURLDecode(path)
+	if path == "" {
+		return Target{}, errors.New("sqlite DSN names no file: use sqlite:PATH or sqlite:///absolute/path")
+	}
+	t := Target{Driver: "sqlite", Path: path}
+	if query != "" {
+		t.Params = parseQuery(query)
+	}
+	return t, nil
+}
+
+func defaultPort(driver string) int {
+	if driver == "postgres" {
+		return 5432
+	}
+	if driver == "mysql" {
+		return 3306
+	}
+	return 0
+}
+
+func takeSocketParam(params map[string]string) string {
+	for _, k := range []string{"unix_socket", "socket"} {
+		if v, ok := params[k]; ok {
+			delete(params, k)
+			return v
+		}
+	}
+	return ""
+}
+
+// urlParts is a database URL split the way PHP's parse_url and Laravel's
+// ConfigurationUrlParser split it. Each has* flag says whether the URL set
+// that part, because only the parts present override the DB_* keys.
+type urlParts struct {
+	scheme                    string
+	host, user, pass          string
+	database                  string
+	port                      int
+	hasHost, hasUser, hasPass bool
+	hasDatabase, hasPort      bool
+	params                    map[string]string
+}
+
+// splitDatabaseURL parses [scheme:]//[user[:pass]@]host[:port][/database][?query].
+// Unlike net/url it accepts any byte in the password, as PHP does, and its
+// errors never include the input.
+func splitDatabaseURL(s string) (urlParts, error) {
+	var p urlParts
+	if m := urlScheme.FindStringSubmatch(s); m != nil {
+		p.scheme = m[1]
+		s = s[len(m[0]):]
+	}
+	if !strings.HasPrefix(s, "//") {
+		return p, errors.New("URL must contain //host after the scheme")
+	}
+	s = s[2:]
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		// A '#' inside the user info would cut the password in two; PHP calls
+		// such a URL malformed, and so do we.
+		if at := strings.LastIndexByte(s, '@'); at > i {
+			return p, errors.New("URL is malformed: a '#' in the password must be written %23")
+		}
+		s = s[:i]
+	}
+	authority, rest := s, ""
+	if i := strings.IndexAny(s, "/?"); i >= 0 {
+		authority, rest = s[:i], s[i:]
+	}
+	hostport := authority
+	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+		userinfo := authority[:at]
+		hostport = authority[at+1:]
+		user, pass, hasPass := strings.Cut(userinfo, ":")
+		p.user, p.hasUser = phpNativeString(rawURLDecode(user))
+		if hasPass {
+			p.pass, p.hasPass = phpNativeString(rawURLDecode(pass))
+		}
+	}
+	host, port, err := splitHostPort(hostport)
+	if err != nil {
+		return p, err
+	}
+	if host != "" {
+		p.host, p.hasHost = phpNativeString(rawURLDecode(host))
+	}
+	if port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 0 || n > 65535 {
+			return p, errors.New("URL is malformed: the port must be a number up to 65535 (percent-encode ':' '/' '?' '#' '@' in the password)")
+		}
+		p.port, p.hasPort = n, true
+	}
+	path, query, _ := strings.Cut(rest, "?")
+	if path != "" && path != "/" {
+		p.database, p.hasDatabase = phpNativeString(rawURLDecode(path[1:]))
+		if strings.Contains(p.database, "@") && p.hasDatabase {
+			return p, errors.New("URL is malformed: the database name contains '@' (percent-encode '/' in the password)")
+		}
+	}
+	if query != "" {
+		p.params = parseQuery(query)
+	}
+	return p, nil
+}
+
+func splitHostPort(hostport string) (host, port string, err error) {
+	if strings.HasPrefix(hostport, "[") {
+		end := strings.IndexByte(hostport, ']')
+		if end < 0 {
+			return "", "", errors.New("URL is malformed: unclosed '[' in the host")
+		}
+		host, after := hostport[1:end], hostport[end+1:]
+		if after == "" {
+			return host, "", nil
+		}
+		if after[0] != ':' {
+			return "", "", errors.New("URL is malformed: unexpected text after ']' in the host")
+		}
+		return host, after[1:], nil
+	}
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 {
+		return hostport[:i], hostport[i+1:], nil
+	}
+	return hostport, "", nil
+}
+
+// phpNativeString mirrors ConfigurationUrlParser::parseStringsToNativeTypes
+// for one URL component that ends up in a string context: JSON null drops the
+// component (so the DB_* key stays), booleans become PHP's "1"/"", JSON
+// strings lose their quotes. Other JSON (numbers) keeps its text.
+func phpNativeString(s string) (string, bool) {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return s, true
+	}
+	switch x := v.(type) {
+	case nil:
+		return "", false
+	case bool:
+		if x {
+			return "1", true
+		}
+		return "", true
+	case string:
+		return x, true
+	}
+	return s, true
+}
+
+// rawURLDecode is PHP's rawurldecode: %XX sequences decode, anything else
+// (including '+' and broken escapes) is kept as it is.
+func rawURLDecode(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			n, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			b.WriteByte(byte(n))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
+}
+
+// parseQuery is a flat parse_str: '+' is a space, %XX decodes, last key wins.
+func parseQuery(q string) map[string]string {
+	params := map[string]string{}
+	for _, pair := range strings.Split(q, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		k = rawURLDecode(strings.ReplaceAll(k, "+", " "))
+		if k == "" {
+			continue
+		}
+		params[k] = rawURLDecode(strings.ReplaceAll(v, "+", " "))
+	}
+	return params
+}

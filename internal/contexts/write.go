@@ -1,0 +1,143 @@
+package contexts
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// keyLines maps every table and key of a valid document (parts joined by
+// NUL) to the line it is on, for errors that name file:line.
+func keyLines(data []byte) map[string]int {
+	lines := map[string]int{}
+	var p unstable.Parser
+	p.Reset(data)
+	var table []string
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			table = keyOf(e.Key())
+			lines[strings.Join(table, "\x00")] = lineOfKey(&p, e.Key())
+		case unstable.KeyValue:
+			full := append(append([]string(nil), table...), keyOf(e.Key())...)
+			lines[strings.Join(full, "\x00")] = lineOfKey(&p, e.Key())
+		}
+	}
+	return lines
+}
+
+func keyOf(it unstable.Iterator) []string {
+	var parts []string
+	for it.Next() {
+		parts = append(parts, string(it.Node().Data))
+	}
+	return parts
+}
+
+// lineOfKey is the line of a key's first part.
+func lineOfKey(p *unstable.Parser, it unstable.Iterator) int {
+	if it.Next() {
+		if n := it.Node(); n.Raw.Length > 0 {
+			return p.Shape(n.Raw).Start.Line
+		}
+	}
+	return 0
+}
+
+// currentContextRange finds the top-level current-context assignment: its
+// byte range, or ok false when the file has none.
+func currentContextRange(data []byte) (start, end int, ok bool) {
+	var p unstable.Parser
+	p.Reset(data)
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			return 0, 0, false // top-level keys come before any table
+		case unstable.KeyValue:
+			k := keyOf(e.Key())
+			if len(k) == 1 && k[0] == "current-context" {
+				r := e.Raw
+				return int(r.Offset), int(r.Offset + r.Length), true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// SetCurrent makes name the current context of the file at path: it edits
+// only the current-context line (comments and layout stay), checks that the
+// result still parses with name as its current context, and replaces the
+// file atomically (a temporary file in the same directory, synced, then
+// renamed over it; a symbolic link is followed, so the link stays).
+func SetCurrent(path, name string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	data, err := readBounded(real)
+	if err != nil {
+		return err
+	}
+	f, err := Parse(path, data)
+	if err != nil {
+		return err
+	}
+	if _, ok := f.Context(name); !ok {
+		return fmt.Errorf("no context %q in %s (have: %s)", name, path, strings.Join(f.Names(), ", "))
+	}
+	line := "current-context = " + strconv.Quote(name)
+	var out []byte
+	if s, e, ok := currentContextRange(data); ok {
+		out = append(append(append(out, data[:s]...), line...), data[e:]...)
+	} else {
+		out = append([]byte(line+"\n"), bomless(data)...)
+	}
+	nf, err := Parse(path, out)
+	if err != nil || nf.CurrentContext != name {
+		return fmt.Errorf("%s: could not set current-context without changing anything else; edit it by hand", path)
+	}
+	return writeAtomic(real, out)
+}
+
+// bomless drops a leading UTF-8 byte-order mark, which may only begin a file.
+func bomless(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }
+
+// writeAtomic replaces path with data, keeping its mode.
+func writeAtomic(path string, data []byte) (err error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(st.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err = tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

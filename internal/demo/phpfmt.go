@@ -1,0 +1,166 @@
+package demo
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The ser* helpers build PHP serialize() output. Lengths are in bytes, as
+// PHP counts them, so multi-byte UTF-8 text and the NUL bytes of visibility
+// markers are counted exactly.
+
+func serStr(s string) string { return "s:" + strconv.Itoa(len(s)) + `:"` + s + `";` }
+func serInt(n int64) string  { return "i:" + strconv.FormatInt(n, 10) + ";" }
+func serBool(v bool) string {
+	if v {
+		return "b:1;"
+	}
+	return "b:0;"
+}
+
+const serNull = "N;"
+
+func serFloat(f float64) string { return "d:" + strconv.FormatFloat(f, 'f', -1, 64) + ";" }
+
+// prop is one object property: name as PHP mangles it (protected names
+// carry "\x00*\x00", private ones "\x00Class\x00") and its serialized value.
+type prop struct{ name, value string }
+
+func protected(name string) string      { return "\x00*\x00" + name }
+func private(class, name string) string { return "\x00" + class + "\x00" + name }
+func serObject(class string, props []prop) string {
+	var b strings.Builder
+	b.WriteString("O:" + strconv.Itoa(len(class)) + `:"` + class + `":` + strconv.Itoa(len(props)) + ":{")
+	for _, p := range props {
+		b.WriteString(serStr(p.name))
+		b.WriteString(p.value)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// serList serializes a PHP list of already-serialized values.
+func serList(values []string) string {
+	var b strings.Builder
+	b.WriteString("a:" + strconv.Itoa(len(values)) + ":{")
+	for i, v := range values {
+		b.WriteString(serInt(int64(i)))
+		b.WriteString(v)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// serMap serializes a PHP array with string keys, in the given order.
+func serMap(kv []prop) string {
+	var b strings.Builder
+	b.WriteString("a:" + strconv.Itoa(len(kv)) + ":{")
+	for _, p := range kv {
+		b.WriteString(serStr(p.name))
+		b.WriteString(p.value)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// queueableProps are the properties Laravel 8.83's Queueable and
+// InteractsWithQueue traits add to every job, in declaration order. queue is
+// "" for null (dispatched to the connection's default queue).
+func queueableProps(withJob bool, queue string) []prop {
+	q := serNull
+	if queue != "" {
+		q = serStr(queue)
+	}
+	ps := []prop{}
+	if withJob {
+		ps = append(ps, prop{"job", serNull})
+	}
+	return append(ps,
+		prop{"connection", serNull},
+		prop{"queue", q},
+		prop{"chainConnection", serNull},
+		prop{"chainQueue", serNull},
+		prop{"chainCatchCallbacks", serNull},
+		prop{"delay", serNull},
+		prop{"afterCommit", serNull},
+		prop{"middleware", "a:0:{}"},
+		prop{"chained", "a:0:{}"},
+	)
+}
+
+// modelIdentifier is how SerializesModels stores an Eloquent model.
+func modelIdentifier(class string, id int64, connection string) string {
+	return serObject(`Illuminate\Contracts\Database\ModelIdentifier`, []prop{
+		{"class", serStr(class)},
+		{"id", serInt(id)},
+		{"relations", "a:0:{}"},
+		{"connection", serStr(connection)},
+	})
+}
+
+// phpJSONString encodes s as PHP's json_encode($s, JSON_UNESCAPED_UNICODE)
+// does: '/' becomes "\/", control characters become \b \f \n \r \t or a
+// lowercase \u00xx, U+2028 and U+2029 stay escaped, other non-ASCII text is
+// kept as UTF-8. Invalid UTF-8 (which PHP refuses) is replaced by U+FFFD.
+func phpJSONString(s string) string {
+	const hex = "0123456789abcdef"
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8 + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"':
+				b.WriteString(`\"`)
+			case '\\':
+				b.WriteString(`\\`)
+			case '/':
+				b.WriteString(`\/`)
+			case '\b':
+				b.WriteString(`\b`)
+			case '\f':
+				b.WriteString(`\f`)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\r':
+				b.WriteString(`\r`)
+			case '\t':
+				b.WriteString(`\t`)
+			default:
+				if c < 0x20 {
+					b.WriteString(`\u00`)
+					b.WriteByte(hex[c>>4])
+					b.WriteByte(hex[c&0xf])
+				} else {
+					b.WriteByte(c)
+				}
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteString("\uFFFD")
+		case r == '\u2028':
+			b.WriteString(`\u2028`)
+		case r == '\u2029':
+			b.WriteString(`\u2029`)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// jsonNullableInt renders an optional integer as PHP's json_encode does.
+func jsonNullableInt(v *int64) string {
+	if v == nil {
+		return "null"
+	}
+	return strconv.FormatInt(*v, 10)
+}
