@@ -29,15 +29,6 @@ const (
 	Enum               // E: (Class and Str hold the enum and the case)
 )
 
-var kindNames = [...]string{"null", "bool", "int", "float", "string", "array", "object", "custom", "ref", "enum"}
-
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "kind(" + strconv.Itoa(int(k)) + ")"
-}
-
 // Visibility of an object property, from the name's NUL markers.
 type Visibility int
 
@@ -46,16 +37,6 @@ const (
 	Protected                   // "\0*\0name"
 	Private                     // "\0Class\0name"
 )
-
-func (v Visibility) String() string {
-	switch v {
-	case Protected:
-		return "protected"
-	case Private:
-		return "private"
-	}
-	return "public"
-}
 
 // Value is one decoded node. Which fields are set depends on Kind.
 type Value struct {

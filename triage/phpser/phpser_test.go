@@ -133,7 +133,7 @@ func TestFormatObjectJob(t *testing.T) {
 	if got := FormatWith(v, FormatOptions{HideNoise: true}); got != want {
 		t.Errorf("FormatWith(HideNoise) =\n%s\nwant\n%s", got, want)
 	}
-	full := Format(v)
+	full := FormatWith(v, FormatOptions{})
 	for _, s := range []string{"  job: null\n", "  chainConnection: null\n", "  middleware: []\n", "  chained: []\n"} {
 		if !strings.Contains(full, s) {
 			t.Errorf("Format without options lacks %q", s)
@@ -190,7 +190,7 @@ func TestFormatEscapesHostileText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Format(v)
+	got := FormatWith(v, FormatOptions{})
 	for _, bad := range []string{"\x1b", "\x07", "\u202e"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("output contains %q: %q", bad, got)
@@ -217,8 +217,8 @@ func TestFormatScalars(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Decode(%q): %v", tt.in, err)
 		}
-		if got := Format(v); got != tt.want {
-			t.Errorf("Format(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := FormatWith(v, FormatOptions{}); got != tt.want {
+			t.Errorf("FormatWith(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

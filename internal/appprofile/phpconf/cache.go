@@ -342,20 +342,6 @@ func (b *arrayBuilder) noteInt(n int64) {
 	}
 }
 
-// setExisting stores val under key in an array built elsewhere, indexing
-// its entries first.
-func (b *arrayBuilder) setExisting(key string, val *Value) {
-	for i, e := range b.v.Entries {
-		if !e.KeyUnknown {
-			b.index[e.Key] = i
-			if n, ok := isIntKeyString(e.Key); ok {
-				b.noteInt(n)
-			}
-		}
-	}
-	b.set(key, val)
-}
-
 // push appends val under the next int key; ok is false when PHP would fail
 // ("Cannot add element to the array as the next element is already occupied").
 func (b *arrayBuilder) push(val *Value) bool {

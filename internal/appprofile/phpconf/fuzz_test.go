@@ -76,7 +76,7 @@ func FuzzParseCache(f *testing.F) {
 			return
 		}
 		if v.Kind != KindArray {
-			t.Fatalf("top level is %s", v.Kind)
+			t.Fatalf("top level is kind %d", v.Kind)
 		}
 		checkValue(t, v, 0)
 		v.Get("app.timezone")
@@ -127,7 +127,7 @@ func FuzzEvalConfig(f *testing.F) {
 			return
 		}
 		if v.Kind != KindArray {
-			t.Fatalf("top level is %s", v.Kind)
+			t.Fatalf("top level is kind %d", v.Kind)
 		}
 		checkValue(t, v, 0)
 	})

@@ -33,26 +33,6 @@ const (
 	KindUnknown
 )
 
-func (k Kind) String() string {
-	switch k {
-	case KindNull:
-		return "null"
-	case KindBool:
-		return "bool"
-	case KindInt:
-		return "int"
-	case KindFloat:
-		return "float"
-	case KindString:
-		return "string"
-	case KindArray:
-		return "array"
-	case KindUnknown:
-		return "unknown"
-	}
-	return "Kind(" + strconv.Itoa(int(k)) + ")"
-}
-
 // Pos is where a value was written: the file name as given to ParseCache or
 // EvalConfig and a 1-based line.
 type Pos struct {
@@ -234,10 +214,6 @@ func (v *Value) Truthy() (bool, bool) {
 	}
 	return false, false
 }
-
-// IsUnknown reports whether v could not be evaluated statically; a nil
-// Value is not unknown.
-func (v *Value) IsUnknown() bool { return v != nil && v.Kind == KindUnknown }
 
 // isIntKeyString reports whether PHP treats the string key s as an int key.
 func isIntKeyString(s string) (int64, bool) {
