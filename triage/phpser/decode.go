@@ -50,6 +50,9 @@ type Value struct {
 	ByRef bool
 	Items []Item // Array entries in order
 	Props []Prop // Object properties in order
+	// Start and End delimit the value's bytes in the decoded input, so a
+	// caller can rewrite one value and keep the rest byte for byte.
+	Start, End int
 }
 
 // Item is one array entry; Key is an Int or a String value.
@@ -131,6 +134,13 @@ func (d *decoder) limit(format string, args ...any) error {
 }
 
 func (d *decoder) value(depth int) (Value, error) {
+	start := d.pos
+	v, err := d.node(depth)
+	v.Start, v.End = start, d.pos
+	return v, err
+}
+
+func (d *decoder) node(depth int) (Value, error) {
 	d.nodes++
 	if d.nodes > d.lim.MaxNodes {
 		return Value{}, d.limit("more than %d values", d.lim.MaxNodes)
