@@ -114,7 +114,7 @@ func TestFixturesEvalMatchesArtisanCache(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cache, err := phpconf.ParseCache("bootstrap/cache/config.php", src)
+			cache, err := phpconf.EvalConfig("bootstrap/cache/config.php", src, phpconf.EvalContext{})
 			if err != nil {
 				t.Fatal(err)
 			}

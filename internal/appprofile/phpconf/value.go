@@ -1,8 +1,8 @@
 // Package phpconf reads a Laravel application's configuration the way
-// Laravel itself would see it, without running PHP: ParseCache reads the
-// var_export() output that `php artisan config:cache` writes to
-// bootstrap/cache/config.php, and EvalConfig statically evaluates one
-// config/*.php file, including env() with Laravel's Env::get casting.
+// Laravel itself would see it, without running PHP: EvalConfig statically
+// evaluates one config/*.php file, including env() with Laravel's Env::get
+// casting, and so also the var_export() output that `php artisan
+// config:cache` writes to bootstrap/cache/config.php (evaluated without env).
 //
 // EvalConfig knows literals, arrays, strings, concatenation, arithmetic,
 // casts, ternaries, ?: and ??, env(), X::class, the path helpers, __DIR__,
@@ -33,8 +33,7 @@ const (
 	KindUnknown
 )
 
-// Pos is where a value was written: the file name as given to ParseCache or
-// EvalConfig and a 1-based line.
+// Pos is where a value was written: the file name as given to EvalConfig and a 1-based line.
 type Pos struct {
 	File string
 	Line int
