@@ -17,11 +17,6 @@ func isOp(t token, op string) bool { return t.kind == tOp && t.text == op }
 // in any case.
 func isName(t token, name string) bool { return t.kind == tName && strings.EqualFold(t.text, name) }
 
-// isConst matches a constant such as NAN, whose name is case-sensitive.
-func isConst(t token, name string) bool {
-	return t.kind == tName && strings.TrimPrefix(t.text, "\\") == name
-}
-
 // arrayBuilder adds entries to an array value with PHP's rules: a repeated
 // key replaces the value in place, and a key-less element gets the next int
 // key (one more than the largest int key so far, or 0).
