@@ -97,7 +97,7 @@ func TestParseDotenvErrorsNameTheLineButNotTheValue(t *testing.T) {
 	} {
 		_, err := ParseDotenvEnv(strings.NewReader(in), nil)
 		if err == nil {
-			t.Fatalf("ParseDotenv(%q) succeeded, want an error", in)
+			t.Fatalf("ParseDotenvEnv(%q) succeeded, want an error", in)
 		}
 		if strings.Contains(err.Error(), secret) {
 			t.Errorf("error leaks the value: %v", err)
