@@ -43,7 +43,7 @@ func goldenDetail(t *testing.T, j triage.Job) triage.Detail {
 		t.Fatal(err)
 	}
 	return triage.Detail{Job: j, Payload: []byte(payload), Exception: goldenException,
-		Chain: exception.Parse(goldenException), Command: triage.CommandPlain, CommandText: phpser.Format(v)}
+		Chain: exception.Parse(goldenException), Command: triage.CommandPlain, CommandText: phpser.FormatWith(v, phpser.FormatOptions{})}
 }
 
 func TestGolden(t *testing.T) {

@@ -33,13 +33,6 @@ type dotenvValue struct {
 	vars  []int
 }
 
-// ParseDotenv parses a dotenv file on its own: ${VAR} resolves only against
-// earlier lines of the same file. Use ParseDotenvEnv to also see the process
-// environment the way Laravel does.
-func ParseDotenv(r io.Reader) (map[string]string, error) {
-	return ParseDotenvEnv(r, nil)
-}
-
 // ParseDotenvEnv parses a dotenv file the way Laravel 8+ loads it (phpdotenv 5
 // with an immutable repository): names already present in environ are left out
 // of the result because real environment variables win, and ${VAR} resolves
@@ -60,7 +53,7 @@ func ParseDotenvEnv(r io.Reader, environ map[string]string) (map[string]string, 
 	return loadDotenvEntries(entries, environ)
 }
 
-// LoadDotenv reads and parses the dotenv file at path (see ParseDotenv).
+// LoadDotenv reads and parses the dotenv file at path (see ParseDotenvEnv).
 func LoadDotenv(path string) (map[string]string, error) {
 	return loadDotenvFile(path, nil)
 }

@@ -95,9 +95,9 @@ func TestParseDotenvErrorsNameTheLineButNotTheValue(t *testing.T) {
 		"A=1\n" + secret + " oops\n",
 		"A=1\n=" + secret + "\n",
 	} {
-		_, err := ParseDotenv(strings.NewReader(in))
+		_, err := ParseDotenvEnv(strings.NewReader(in), nil)
 		if err == nil {
-			t.Fatalf("ParseDotenv(%q) succeeded, want an error", in)
+			t.Fatalf("ParseDotenvEnv(%q) succeeded, want an error", in)
 		}
 		if strings.Contains(err.Error(), secret) {
 			t.Errorf("error leaks the value: %v", err)
@@ -110,7 +110,7 @@ func TestParseDotenvErrorsNameTheLineButNotTheValue(t *testing.T) {
 
 func TestParseDotenvRejectsHugeInput(t *testing.T) {
 	big := strings.Repeat("A=1\n", maxDotenvBytes/4+1)
-	if _, err := ParseDotenv(strings.NewReader(big)); err == nil || !strings.Contains(err.Error(), "larger than") {
+	if _, err := ParseDotenvEnv(strings.NewReader(big), nil); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("error = %v, want a size error", err)
 	}
 }
@@ -248,7 +248,7 @@ func FuzzParseDotenv(f *testing.F) {
 		f.Add(tc.in)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		vars, err := ParseDotenv(strings.NewReader(in))
+		vars, err := ParseDotenvEnv(strings.NewReader(in), nil)
 		if err != nil && vars != nil {
 			t.Fatalf("both vars and error returned")
 		}

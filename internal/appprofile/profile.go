@@ -160,18 +160,12 @@ func loadProfile(root string, isApp bool, environ, fileVars map[string]string, e
 		if err != nil {
 			return nil, fmt.Errorf("reading the config cache: %w", err)
 		}
-		v, err := phpconf.ParseCache(p.rel(cachePath), src)
+		// Laravel merely requires the file: var_export's output and a
+		// hand-written cache in plain PHP array syntax are both evaluated
+		// like a config file (without env, which a cache never reads).
+		v, err := phpconf.EvalConfig(p.rel(cachePath), src, phpconf.EvalContext{Root: root, Env: noEnv})
 		if err != nil {
-			// Laravel merely requires the file: a hand-written cache in
-			// plain PHP array syntax works there too, so it is evaluated
-			// like a config file (without env, which a cache never reads).
-			var evalErr error
-			if v, evalErr = phpconf.EvalConfig(p.rel(cachePath), src, phpconf.EvalContext{Root: root, Env: noEnv}); evalErr != nil {
-				return nil, fmt.Errorf("the config cache %s cannot be read (%v); run php artisan config:cache again, or pass --dsn", p.rel(cachePath), err)
-			}
-		}
-		if v.Kind != phpconf.KindArray {
-			return nil, fmt.Errorf("the config cache %s does not return an array", p.rel(cachePath))
+			return nil, fmt.Errorf("the config cache %s cannot be read (%v); run php artisan config:cache again, or pass --dsn", p.rel(cachePath), err)
 		}
 		p.CachePath = cachePath
 		p.tree = v

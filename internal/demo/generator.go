@@ -161,15 +161,6 @@ func NewGenerator(opts Options) (*Generator, error) {
 	return g, nil
 }
 
-// ScenarioNames lists every kind of failure the generator knows.
-func ScenarioNames() []string {
-	var names []string
-	for _, s := range scenarios() {
-		names = append(names, s.name)
-	}
-	return names
-}
-
 func contains(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {

@@ -87,9 +87,9 @@ func TestRowsParseWithTriagePackages(t *testing.T) {
 			t.Errorf("retryUntil %v not expired at failed_at %s", env.RetryUntil, r.FailedAt)
 		}
 	}
-	for _, name := range ScenarioNames() {
-		if !seen[name] {
-			t.Errorf("scenario %s never generated in 600 rows", name)
+	for _, s := range scenarios() {
+		if !seen[s.name] {
+			t.Errorf("scenario %s never generated in 600 rows", s.name)
 		}
 	}
 }

@@ -38,9 +38,6 @@ const (
 	// queue.failed.limit entries (default 100), but neither the limit nor
 	// an entry's size is bounded, and the whole file is held in memory.
 	MaxFileBytes = 64 << 20
-
-	// wallLayout is how Laravel writes failed_at (Y-m-d H:i:s).
-	wallLayout = "2006-01-02 15:04:05"
 )
 
 // ErrReadOnly is wrapped by every write method: the file belongs to
@@ -326,10 +323,10 @@ func (s *Store) matcher(f triage.Filter) *matcher {
 		m.contains = append(m.contains, newNeedle(p))
 	}
 	if !f.Since.IsZero() {
-		m.since = f.Since.In(s.loc).Format(wallLayout)
+		m.since = f.Since.In(s.loc).Format(triage.FailedAtLayout)
 	}
 	if !f.Until.IsZero() {
-		m.until = f.Until.In(s.loc).Format(wallLayout)
+		m.until = f.Until.In(s.loc).Format(triage.FailedAtLayout)
 	}
 	return m
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/jobtriage/jobtriage/triage"
 )
 
 // Reading races with Laravel: FileFailedJobProvider::write is a plain
@@ -329,24 +331,18 @@ const (
 	maxEpoch = 253402300799
 )
 
-// wallLayouts are the failed_at texts read, Laravel's first.
-var wallLayouts = []string{wallLayout, "2006-01-02T15:04:05", "2006-01-02 15:04:05.999999999",
-	time.RFC3339Nano, "2006-01-02"}
-
 // failedTime reads failed_at as wall-clock time in loc, falling back to
 // failed_at_timestamp (or a numeric failed_at, as the provider's first
 // draft wrote it). wall is the Y-m-d H:i:s text filters compare.
 func failedTime(failedAt, stamp field, loc *time.Location) (time.Time, string) {
 	if failedAt.kind == '"' {
 		s := strings.TrimSpace(failedAt.s)
-		if t, err := time.ParseInLocation(wallLayout, s, loc); err == nil {
+		if t, err := time.ParseInLocation(triage.FailedAtLayout, s, loc); err == nil {
 			return t, s
 		}
-		for _, layout := range wallLayouts[1:] {
-			if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-				t = t.In(loc)
-				return t, t.Format(wallLayout)
-			}
+		if t, ok := triage.ParseFailedAt(s, loc); ok {
+			t = t.In(loc)
+			return t, t.Format(triage.FailedAtLayout)
 		}
 	}
 	for _, f := range []field{stamp, failedAt} {
@@ -359,7 +355,7 @@ func failedTime(failedAt, stamp field, loc *time.Location) (time.Time, string) {
 		}
 		whole := math.Floor(sec)
 		t := time.Unix(int64(whole), int64((sec-whole)*1e9)).In(loc)
-		return t, t.Format(wallLayout)
+		return t, t.Format(triage.FailedAtLayout)
 	}
 	return time.Time{}, ""
 }

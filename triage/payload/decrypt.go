@@ -10,8 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/jobtriage/jobtriage/triage/phpser"
 )
 
 // ErrDecrypt is wrapped by every DecryptCommand failure.
@@ -149,14 +150,9 @@ func unwrapSerializedString(plain string) (string, error) {
 	if !strings.HasPrefix(plain, "s:") {
 		return plain, nil
 	}
-	colon := strings.IndexByte(plain[2:], ':')
-	if colon < 0 {
+	v, err := phpser.Decode(plain)
+	if err != nil || v.Kind != phpser.String {
 		return "", fmt.Errorf("%w: decrypted text is a malformed PHP string", ErrDecrypt)
 	}
-	n, err := strconv.Atoi(plain[2 : 2+colon])
-	start := 2 + colon + 2 // past `:"`
-	if err != nil || n < 0 || start+n+2 != len(plain) || plain[start-1] != '"' || plain[start+n:] != `";` {
-		return "", fmt.Errorf("%w: decrypted text is a malformed PHP string", ErrDecrypt)
-	}
-	return plain[start : start+n], nil
+	return v.Str, nil
 }

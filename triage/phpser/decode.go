@@ -29,15 +29,6 @@ const (
 	Enum               // E: (Class and Str hold the enum and the case)
 )
 
-var kindNames = [...]string{"null", "bool", "int", "float", "string", "array", "object", "custom", "ref", "enum"}
-
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "kind(" + strconv.Itoa(int(k)) + ")"
-}
-
 // Visibility of an object property, from the name's NUL markers.
 type Visibility int
 
@@ -46,16 +37,6 @@ const (
 	Protected                   // "\0*\0name"
 	Private                     // "\0Class\0name"
 )
-
-func (v Visibility) String() string {
-	switch v {
-	case Protected:
-		return "protected"
-	case Private:
-		return "private"
-	}
-	return "public"
-}
 
 // Value is one decoded node. Which fields are set depends on Kind.
 type Value struct {
@@ -69,6 +50,9 @@ type Value struct {
 	ByRef bool
 	Items []Item // Array entries in order
 	Props []Prop // Object properties in order
+	// Start and End delimit the value's bytes in the decoded input, so a
+	// caller can rewrite one value and keep the rest byte for byte.
+	Start, End int
 }
 
 // Item is one array entry; Key is an Int or a String value.
@@ -150,6 +134,13 @@ func (d *decoder) limit(format string, args ...any) error {
 }
 
 func (d *decoder) value(depth int) (Value, error) {
+	start := d.pos
+	v, err := d.node(depth)
+	v.Start, v.End = start, d.pos
+	return v, err
+}
+
+func (d *decoder) node(depth int) (Value, error) {
 	d.nodes++
 	if d.nodes > d.lim.MaxNodes {
 		return Value{}, d.limit("more than %d values", d.lim.MaxNodes)

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// Laravel class names Format renders specially.
+// Laravel class names FormatWith renders specially.
 const (
 	ModelIdentifierClass = `Illuminate\Contracts\Database\ModelIdentifier`
 )
@@ -38,11 +38,6 @@ type FormatOptions struct {
 	MaxString int
 	// Indent is one level of indentation (default two spaces).
 	Indent string
-}
-
-// Format renders v readably with every property shown.
-func Format(v Value) string {
-	return FormatWith(v, FormatOptions{})
 }
 
 // FormatWith renders v as indented text. Strings are quoted with Go escapes,

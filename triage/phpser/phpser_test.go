@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func fixture(t testing.TB, name string) string {
@@ -19,6 +20,9 @@ func fixture(t testing.TB, name string) string {
 	}
 	return string(b)
 }
+
+// ignoreSpans leaves Start and End to TestSpans.
+func ignoreSpans() cmp.Option { return cmpopts.IgnoreFields(Value{}, "Start", "End") }
 
 func TestDecodeScalars(t *testing.T) {
 	tests := []struct {
@@ -48,7 +52,7 @@ func TestDecodeScalars(t *testing.T) {
 			t.Errorf("Decode(%q): %v", tt.in, err)
 			continue
 		}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
+		if diff := cmp.Diff(tt.want, got, ignoreSpans()); diff != "" {
 			t.Errorf("Decode(%q) (-want +got):\n%s", tt.in, diff)
 		}
 	}
@@ -72,7 +76,7 @@ func TestDecodeVisibility(t *testing.T) {
 		{Name: "b", Visibility: Protected, Value: Value{Kind: Int, Int: 2}},
 		{Name: "c", Visibility: Private, DeclaringClass: "Foo", Value: Value{Kind: Int, Int: 3}},
 	}
-	if diff := cmp.Diff(want, v.Props); diff != "" {
+	if diff := cmp.Diff(want, v.Props, ignoreSpans()); diff != "" {
 		t.Errorf("props (-want +got):\n%s", diff)
 	}
 }
@@ -133,7 +137,7 @@ func TestFormatObjectJob(t *testing.T) {
 	if got := FormatWith(v, FormatOptions{HideNoise: true}); got != want {
 		t.Errorf("FormatWith(HideNoise) =\n%s\nwant\n%s", got, want)
 	}
-	full := Format(v)
+	full := FormatWith(v, FormatOptions{})
 	for _, s := range []string{"  job: null\n", "  chainConnection: null\n", "  middleware: []\n", "  chained: []\n"} {
 		if !strings.Contains(full, s) {
 			t.Errorf("Format without options lacks %q", s)
@@ -190,7 +194,7 @@ func TestFormatEscapesHostileText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Format(v)
+	got := FormatWith(v, FormatOptions{})
 	for _, bad := range []string{"\x1b", "\x07", "\u202e"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("output contains %q: %q", bad, got)
@@ -217,8 +221,8 @@ func TestFormatScalars(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Decode(%q): %v", tt.in, err)
 		}
-		if got := Format(v); got != tt.want {
-			t.Errorf("Format(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := FormatWith(v, FormatOptions{}); got != tt.want {
+			t.Errorf("FormatWith(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -332,6 +336,26 @@ func TestDecodeHugeCounts(t *testing.T) {
 	} {
 		if _, err := Decode(in); !errors.Is(err, ErrSyntax) {
 			t.Errorf("Decode(%q) = %v, want ErrSyntax", in, err)
+		}
+	}
+}
+
+func TestSpans(t *testing.T) {
+	in := `a:2:{s:1:"k";O:1:"C":1:{s:1:"p";d:1.5;}i:0;N;}`
+	v, err := Decode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := v.Items[0].Value
+	for _, c := range []struct {
+		v    Value
+		want string
+	}{
+		{v, in}, {v.Items[0].Key, `s:1:"k";`}, {obj, `O:1:"C":1:{s:1:"p";d:1.5;}`}, {obj.Props[0].Value, `d:1.5;`},
+		{v.Items[1].Key, `i:0;`}, {v.Items[1].Value, `N;`},
+	} {
+		if got := in[c.v.Start:c.v.End]; got != c.want {
+			t.Errorf("span %d..%d is %q, want %q", c.v.Start, c.v.End, got, c.want)
 		}
 	}
 }

@@ -18,7 +18,6 @@ package redact
 // first.
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +25,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/jobtriage/jobtriage/triage/phpser"
+	"github.com/tidwall/gjson"
 )
 
 // Redacted replaces the value of a listed key.
@@ -380,8 +382,9 @@ func bracketEnd(s string, i int) int {
 }
 
 // maxJSONDepth bounds JSON's nesting here; deeper documents are masked as
-// text.
-const maxJSONDepth = 20000
+// text. It also bounds the walk's cost: each level reads the values under
+// it once more.
+const maxJSONDepth = phpMaxDepth
 
 // JSON masks the values of listed keys in a JSON document at any depth,
 // and inside string values that hold a PHP serialization (a queued job's
@@ -392,315 +395,119 @@ func (k Keys) JSON(doc []byte) []byte {
 	if !json.Valid(doc) {
 		return []byte(k.Text(string(doc)))
 	}
-	w := jsonRedactor{k: k, in: doc}
-	i, ok := w.value(w.skipWS(0), 0)
-	if ok && w.skipWS(i) == len(doc) {
-		return w.out.Bytes()
+	s := string(doc)
+	var edits []edit
+	if !k.jsonEdits(gjson.Parse(s), 0, &edits) {
+		return []byte(k.Text(s))
 	}
-	return []byte(k.Text(string(doc)))
+	return []byte(applyEdits(s, edits))
 }
 
-type jsonRedactor struct {
-	k   Keys
-	in  []byte
-	out bytes.Buffer
+// edit replaces s[start:end] by repl.
+type edit struct {
+	start, end int
+	repl       string
 }
 
-func (w *jsonRedactor) skipWS(i int) int {
-	for i < len(w.in) && (w.in[i] == ' ' || w.in[i] == '\t' || w.in[i] == '\n' || w.in[i] == '\r') {
-		w.out.WriteByte(w.in[i])
-		i++
+// applyEdits applies edits that are in order and do not overlap.
+func applyEdits(s string, edits []edit) string {
+	var out strings.Builder
+	copied := 0
+	for _, e := range edits {
+		out.WriteString(s[copied:e.start])
+		out.WriteString(e.repl)
+		copied = e.end
 	}
-	return i
+	out.WriteString(s[copied:])
+	return out.String()
 }
 
-// value copies (or masks inside) the value at i and returns its end.
-func (w *jsonRedactor) value(i, depth int) (int, bool) {
-	if i >= len(w.in) || depth > maxJSONDepth {
-		return i, false
+// jsonEdits appends, in document order, the edits that mask v (at depth)
+// and the values in it; false when the document is deeper than
+// maxJSONDepth.
+func (k Keys) jsonEdits(v gjson.Result, depth int, edits *[]edit) bool {
+	if depth > maxJSONDepth {
+		return false
 	}
-	switch c := w.in[i]; {
-	case c == '{' || c == '[':
-		close := byte('}')
-		if c == '[' {
-			close = ']'
+	if v.Type == gjson.String {
+		if repl, ok := k.phpInJSON(v); ok {
+			*edits = append(*edits, edit{v.Index, v.Index + len(v.Raw), repl})
 		}
-		w.out.WriteByte(c)
-		i = w.skipWS(i + 1)
-		if i < len(w.in) && w.in[i] == close {
-			w.out.WriteByte(close)
-			return i + 1, true
-		}
-		for {
-			if c == '{' {
-				end, ok := stringEnd(w.in, i)
-				if !ok {
-					return i, false
-				}
-				var name string
-				if json.Unmarshal(w.in[i:end], &name) != nil {
-					return i, false
-				}
-				w.out.Write(w.in[i:end])
-				i = w.skipWS(end)
-				if i >= len(w.in) || w.in[i] != ':' {
-					return i, false
-				}
-				w.out.WriteByte(':')
-				i = w.skipWS(i + 1)
-				if w.k.Match(name) {
-					var sink jsonRedactor
-					sink.in = w.in
-					end, ok := sink.value(i, depth+1)
-					if !ok {
-						return i, false
-					}
-					w.out.WriteString(`"` + Redacted + `"`)
-					i = end
-				} else {
-					var ok bool
-					if i, ok = w.value(i, depth+1); !ok {
-						return i, false
-					}
-				}
-			} else {
-				var ok bool
-				if i, ok = w.value(i, depth+1); !ok {
-					return i, false
-				}
-			}
-			i = w.skipWS(i)
-			if i >= len(w.in) {
-				return i, false
-			}
-			switch w.in[i] {
-			case ',':
-				w.out.WriteByte(',')
-				i = w.skipWS(i + 1)
-			case close:
-				w.out.WriteByte(close)
-				return i + 1, true
-			default:
-				return i, false
-			}
-		}
-	case c == '"':
-		end, ok := stringEnd(w.in, i)
-		if !ok {
-			return i, false
-		}
-		w.out.Write(w.stringValue(w.in[i:end]))
-		return end, true
-	default:
-		j := i
-		for j < len(w.in) && strings.IndexByte(",]} \t\n\r", w.in[j]) < 0 {
-			j++
-		}
-		if j == i || !json.Valid(w.in[i:j]) {
-			return i, false
-		}
-		w.out.Write(w.in[i:j])
-		return j, true
 	}
+	if v.Type != gjson.JSON { // ForEach would visit a scalar itself
+		return true
+	}
+	ok := true
+	v.ForEach(func(key, val gjson.Result) bool {
+		if key.Type == gjson.String && k.Match(key.Str) {
+			*edits = append(*edits, edit{val.Index, val.Index + len(val.Raw), `"` + Redacted + `"`})
+			return true
+		}
+		ok = k.jsonEdits(val, depth+1, edits)
+		return ok
+	})
+	return ok
 }
 
-// stringValue masks the listed properties of a PHP serialization held in a
-// JSON string; any other string is kept as written.
-func (w *jsonRedactor) stringValue(raw []byte) []byte {
-	if len(raw) < 6 || !(bytes.HasPrefix(raw, []byte(`"O:`)) || bytes.HasPrefix(raw, []byte(`"a:`))) {
-		return raw
+// phpInJSON is the JSON string v with the listed properties of the PHP
+// serialization it holds masked (masked as Text when phpser cannot decode
+// it); ok is false for any other string, and when nothing was masked.
+func (k Keys) phpInJSON(v gjson.Result) (string, bool) {
+	if !strings.HasPrefix(v.Raw, `"O:`) && !strings.HasPrefix(v.Raw, `"a:`) {
+		return "", false
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return raw
+	masked, ok := k.PHP(v.Str)
+	if !ok {
+		masked = k.Text(v.Str)
 	}
-	masked, ok := w.k.PHP(s)
-	if !ok || masked == s {
-		return raw
+	if masked == v.Str {
+		return "", false
 	}
-	var b bytes.Buffer
+	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if enc.Encode(masked) != nil {
-		return raw
+		return "", false
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
-
-// stringEnd is the end (after the closing quote) of the JSON string at i.
-func stringEnd(b []byte, i int) (int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return i, false
-	}
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, true
-		}
-	}
-	return i, false
+	return strings.TrimSuffix(b.String(), "\n"), true
 }
 
 // redactedPHP is a masked property's value in a PHP serialization.
 func redactedPHP() string { return `s:` + strconv.Itoa(len(Redacted)) + `:"` + Redacted + `";` }
 
+// phpMaxDepth bounds the nesting of a PHP serialization PHP reads.
+const phpMaxDepth = 512
+
 // PHP masks the values of listed array keys and object properties in a
 // PHP serialization (serialize()'s format, as Laravel stores a queued
 // command), at any depth; a masked value becomes the string Redacted.
-// ok is false, and s is returned as it is, when s is not a serialization
-// this reader follows to its end.
+// ok is false, and s is returned as it is, when phpser cannot decode s.
 func (k Keys) PHP(s string) (string, bool) {
-	p := phpRedactor{k: k, s: s}
-	end, ok := p.value(0, 0)
-	if !ok || end != len(s) {
+	// Every value takes two bytes at least, so len(s) bounds the nodes.
+	v, err := phpser.DecodeWithLimits(s, phpser.Limits{MaxDepth: phpMaxDepth, MaxNodes: len(s)})
+	if err != nil {
 		return s, false
 	}
-	p.out.WriteString(s[p.copied:])
-	return p.out.String(), true
+	var edits []edit
+	k.phpEdits(s, v, &edits)
+	return applyEdits(s, edits), true
 }
 
-type phpRedactor struct {
-	k      Keys
-	s      string
-	out    strings.Builder
-	copied int // s[:copied] is written to out
-	// skipping > 0 inside a value that is masked whole: nothing in it is
-	// written.
-	skipping int
-}
-
-// phpMaxDepth bounds nesting as phpser does.
-const phpMaxDepth = 512
-
-// number reads digits (with an optional sign) at i up to the byte end.
-func (p *phpRedactor) number(i int, end byte) (int, int, bool) {
-	j := i
-	if j < len(p.s) && (p.s[j] == '-' || p.s[j] == '+') {
-		j++
+// phpEdits appends, in order, the edits that mask the listed string keys'
+// and properties' values under v; a value already masked is kept.
+func (k Keys) phpEdits(s string, v phpser.Value, edits *[]edit) {
+	visit := func(listed bool, val phpser.Value) {
+		switch {
+		case !listed:
+			k.phpEdits(s, val, edits)
+		case s[val.Start:val.End] != redactedPHP():
+			*edits = append(*edits, edit{val.Start, val.End, redactedPHP()})
+		}
 	}
-	for j < len(p.s) && p.s[j] >= '0' && p.s[j] <= '9' {
-		j++
+	for _, it := range v.Items {
+		visit(it.Key.Kind == phpser.String && k.Match(it.Key.Str), it.Value)
 	}
-	if j == i || j >= len(p.s) || p.s[j] != end {
-		return 0, i, false
+	for _, p := range v.Props {
+		visit(k.Match(p.Name), p.Value)
 	}
-	n, err := strconv.Atoi(p.s[i:j])
-	if err != nil || n < 0 {
-		return 0, i, false
-	}
-	return n, j + 1, true
-}
-
-// str reads `len:"bytes"` at i (after "s:") and returns the text and the
-// index after the closing quote.
-func (p *phpRedactor) str(i int) (string, int, bool) {
-	n, j, ok := p.number(i, ':')
-	if !ok || j >= len(p.s) || p.s[j] != '"' || j+1+n+1 > len(p.s) || p.s[j+1+n] != '"' {
-		return "", i, false
-	}
-	return p.s[j+1 : j+1+n], j + 1 + n + 1, true
-}
-
-// value reads the value at i and returns its end.
-func (p *phpRedactor) value(i, depth int) (int, bool) {
-	if i+1 >= len(p.s) || depth > phpMaxDepth {
-		return i, false
-	}
-	t := p.s[i]
-	if t == 'N' {
-		if p.s[i+1] == ';' {
-			return i + 2, true
-		}
-		return i, false
-	}
-	if p.s[i+1] != ':' {
-		return i, false
-	}
-	i += 2
-	switch t {
-	case 'b', 'i', 'd', 'r', 'R':
-		j := strings.IndexByte(p.s[i:], ';')
-		if j < 0 {
-			return i, false
-		}
-		return i + j + 1, true
-	case 's', 'E':
-		_, j, ok := p.str(i)
-		if !ok || j >= len(p.s) || p.s[j] != ';' {
-			return i, false
-		}
-		return j + 1, true
-	case 'a':
-		n, j, ok := p.number(i, ':')
-		if !ok || j >= len(p.s) || p.s[j] != '{' {
-			return i, false
-		}
-		return p.members(j+1, n, depth)
-	case 'O':
-		_, j, ok := p.str(i)
-		if !ok || j >= len(p.s) || p.s[j] != ':' {
-			return i, false
-		}
-		n, j, ok := p.number(j+1, ':')
-		if !ok || j >= len(p.s) || p.s[j] != '{' {
-			return i, false
-		}
-		return p.members(j+1, n, depth)
-	case 'C':
-		// Custom serialization: opaque bytes, kept as they are.
-		_, j, ok := p.str(i)
-		if !ok || j >= len(p.s) || p.s[j] != ':' {
-			return i, false
-		}
-		n, j, ok := p.number(j+1, ':')
-		if !ok || j >= len(p.s) || p.s[j] != '{' || j+1+n >= len(p.s) || p.s[j+1+n] != '}' {
-			return i, false
-		}
-		return j + 1 + n + 1, true
-	}
-	return i, false
-}
-
-// members reads n key/value pairs and the closing brace, masking the
-// values of listed string keys.
-func (p *phpRedactor) members(i, n, depth int) (int, bool) {
-	if n > len(p.s)-i {
-		return i, false
-	}
-	for ; n > 0; n-- {
-		name, isString := "", false
-		if strings.HasPrefix(p.s[i:], "s:") {
-			var ok bool
-			if name, _, ok = p.str(i + 2); ok {
-				isString = true
-			}
-		}
-		vstart, ok := p.value(i, depth+1)
-		if !ok {
-			return i, false
-		}
-		mask := isString && p.k.Match(name)
-		if mask {
-			p.skipping++
-		}
-		vend, ok := p.value(vstart, depth+1)
-		if mask {
-			p.skipping--
-		}
-		if !ok {
-			return i, false
-		}
-		if mask && p.skipping == 0 && p.s[vstart:vend] != redactedPHP() {
-			p.out.WriteString(p.s[p.copied:vstart])
-			p.out.WriteString(redactedPHP())
-			p.copied = vend
-		}
-		i = vend
-	}
-	if i >= len(p.s) || p.s[i] != '}' {
-		return i, false
-	}
-	return i + 1, true
 }

@@ -20,8 +20,6 @@ const (
 	// sqliteReadBatch is SQLite's dialect.maxReadBatch.
 	sqliteReadBatch = 200
 	exceptionChars  = triage.ExceptionHeadChars
-	// wallLayout is how Laravel writes failed_at (Y-m-d H:i:s).
-	wallLayout = "2006-01-02 15:04:05"
 )
 
 const nextSeparator = triage.NextSeparator
@@ -125,7 +123,7 @@ func (s *Store) where(f triage.Filter) (string, []any) {
 
 // wall formats t as Laravel writes failed_at: wall-clock time in the app
 // timezone, no offset.
-func (s *Store) wall(t time.Time) string { return t.In(s.loc).Format(wallLayout) }
+func (s *Store) wall(t time.Time) string { return t.In(s.loc).Format(triage.FailedAtLayout) }
 
 // ScanFailed streams rows in keyset batches: each batch is one short query
 // ordered by the primary key, so neither side holds the table in memory.
@@ -354,13 +352,6 @@ type wallTime struct {
 	loc *time.Location
 }
 
-func (w *wallTime) Scan(src any) error {
-	if err := w.set(src); err != nil {
-		return fmt.Errorf("failed_at %w", err)
-	}
-	return nil
-}
-
 // set converts a driver value; its error says what is wrong with the value
 // ("\"garbage\" is not a time"), the caller names the column.
 func (w *wallTime) set(src any) error {
@@ -380,25 +371,16 @@ func (w *wallTime) set(src any) error {
 }
 
 func (w *wallTime) parse(s string) error {
-	s = strings.TrimSpace(s)
-	for _, layout := range wallLayouts {
-		if t, err := time.ParseInLocation(layout, s, w.loc); err == nil {
-			// A zoned text (PostgreSQL's timestamptz read as text) is in
-			// the session's zone: its clock fields are the wall clock,
-			// as for the time.Time a driver returns.
-			w.t = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), w.loc)
-			return nil
-		}
+	t, ok := triage.ParseFailedAt(s, w.loc)
+	if !ok {
+		return fmt.Errorf("%q is not a time", truncateText(strings.TrimSpace(s), 40))
 	}
-	return fmt.Errorf("%q is not a time", truncateText(s, 40))
+	// A zoned text (PostgreSQL's timestamptz read as text) is in the
+	// session's zone: its clock fields are the wall clock, as for the
+	// time.Time a driver returns.
+	w.t = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), w.loc)
+	return nil
 }
-
-// wallLayouts are the texts failed_at is read from: Laravel's own, ISO
-// forms, and PostgreSQL's timestamp and timestamptz output (DateStyle ISO,
-// which lib/pq sets).
-var wallLayouts = []string{wallLayout, "2006-01-02T15:04:05", "2006-01-02 15:04:05.999999999",
-	"2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05.999999999Z07", "2006-01-02 15:04:05.999999999Z07:00",
-	"2006-01-02 15:04:05.999999999Z07:00:00", "2006-01-02"}
 
 // truncateText cuts a hostile value for a message.
 func truncateText(s string, n int) string {

@@ -149,7 +149,7 @@ func TestDifferentialAgainstPHP(t *testing.T) {
 	if err != nil {
 		t.Fatalf("php: %v\n%.2000s%.2000s", err, res, stderr.String())
 	}
-	want, err := ParseCache("php", res)
+	want, err := parseCache("php", res)
 	if err != nil {
 		os.WriteFile(filepath.Join(os.TempDir(), "phpconf-diff-out.php"), res, 0o600)
 		t.Fatalf("parse php output: %v (kept in %s)", err, filepath.Join(os.TempDir(), "phpconf-diff-out.php"))

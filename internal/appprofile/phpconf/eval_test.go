@@ -49,7 +49,7 @@ func describe(v *Value) string {
 		return "float:" + s
 	}
 	s, _ := v.String()
-	return v.Kind.String() + ":" + s
+	return [...]string{KindNull: "null", KindBool: "bool", KindInt: "int", KindString: "string"}[v.Kind] + ":" + s
 }
 
 func TestEvalExpressions(t *testing.T) {

@@ -2,6 +2,7 @@ package phpconf_test
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -76,7 +77,7 @@ func evalFixture(t *testing.T, dir string) *phpconf.Value {
 		t.Fatal(err)
 	}
 	defer envFile.Close()
-	env, err := appprofile.ParseDotenv(envFile)
+	env, err := appprofile.ParseDotenvEnv(envFile, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,9 +85,22 @@ func evalFixture(t *testing.T, dir string) *phpconf.Value {
 		v, ok := env[name]
 		return v, ok
 	}}
-	all, err := phpconf.EvalConfigDir(filepath.Join(dir, "config"), ctx)
-	if err != nil {
-		t.Fatal(err)
+	files, err := filepath.Glob(filepath.Join(dir, "config", "*.php")) // the fixtures' config/ is flat
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no config files in %s: %v", dir, err)
+	}
+	all := &phpconf.Value{Kind: phpconf.KindArray}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(f)
+		v, err := phpconf.EvalConfig("config/"+name, src, ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Entries = append(all.Entries, phpconf.Entry{Key: strings.TrimSuffix(name, ".php"), Value: v})
 	}
 	return all
 }
@@ -100,7 +114,7 @@ func TestFixturesEvalMatchesArtisanCache(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cache, err := phpconf.ParseCache("bootstrap/cache/config.php", src)
+			cache, err := phpconf.EvalConfig("bootstrap/cache/config.php", src, phpconf.EvalContext{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,7 +241,7 @@ func show(v *phpconf.Value) string {
 		return "unknown " + v.Expr
 	}
 	if s, ok := v.String(); ok {
-		return v.Kind.String() + " " + string(bytes.ToValidUTF8([]byte(s), []byte("?")))
+		return string(bytes.ToValidUTF8([]byte(s), []byte("?")))
 	}
-	return v.Kind.String()
+	return fmt.Sprintf("kind %d", v.Kind)
 }

@@ -35,8 +35,7 @@ type token struct {
 	line       int
 }
 
-// maxSourceBytes and maxTokens bound the input of ParseCache and
-// EvalConfig. A large app's config cache is a few hundred kilobytes (about
+// maxSourceBytes and maxTokens bound the input of EvalConfig. A large app's config cache is a few hundred kilobytes (about
 // one token per ten bytes); anything far bigger is not a config file, and
 // refusing it keeps memory bounded.
 const (

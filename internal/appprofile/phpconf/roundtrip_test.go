@@ -18,7 +18,7 @@ import (
 // varExportScript makes random nested PHP values, writes var_export of all
 // of them as a config cache to argv[1], and prints every leaf to stdout as
 // "path<TAB>type<TAB>payload": strings base64-encoded, floats as the hex
-// of their IEEE bits, so the Go side can check ParseCache exactly.
+// of their IEEE bits, so the Go side can check the cache reading exactly.
 const varExportScript = `<?php
 mt_srand((int) $argv[2]);
 function rnd_string() {
@@ -70,7 +70,7 @@ file_put_contents($argv[1], '<?php return ' . var_export($values, true) . ';' . 
 dump('', $values);
 `
 
-// TestParseCacheRoundTripsVarExport checks ParseCache against PHP's own
+// TestParseCacheRoundTripsVarExport checks the cache reading against PHP's own
 // var_export of random values: every string byte, int edge, float bit
 // pattern and key form must come back exactly.
 func TestParseCacheRoundTripsVarExport(t *testing.T) {
@@ -95,7 +95,7 @@ func TestParseCacheRoundTripsVarExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := ParseCache("config.php", src)
+		v, err := parseCache("config.php", src)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

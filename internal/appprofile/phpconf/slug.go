@@ -3,23 +3,18 @@ package phpconf
 //go:generate php ascii_gen.php
 
 import (
+	_ "embed"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Slug is Laravel 8's Str::slug($s, $sep) with the default language "en":
-// transliterate to ASCII as Str::ascii does, turn the other separator ('_'
-// for '-', '-' otherwise) into sep, "@" into sep+"at"+sep, lowercase, drop
-// everything but letters, digits, whitespace and sep, collapse runs of
-// whitespace and sep into one sep, and trim sep's characters from both ends.
-// Like PHP, an invalid UTF-8 sep gives "".
-func Slug(s, sep string) string {
-	out, _ := slugLang(s, sep, "en")
-	return out
-}
-
-// slugLang is Str::slug with a language: "en" and the empty (or "0")
+// slugLang is Laravel 8's Str::slug($title, $sep, $lang): transliterate to
+// ASCII as Str::ascii does, turn the other separator ('_' for '-', '-'
+// otherwise) into sep, "@" into sep+"at"+sep, lowercase, drop everything but
+// letters, digits, whitespace and sep, collapse runs of whitespace and sep
+// into one sep, and trim sep's characters from both ends. Like PHP, an
+// invalid UTF-8 sep gives "". The language "en" and the empty (or "0")
 // language, which skips transliteration, are supported; ok is false for any
 // other language, whose tables this package does not carry.
 func slugLang(title, sep, lang string) (string, bool) {
@@ -104,6 +99,25 @@ func phpTrim(s, chars string) string {
 		end--
 	}
 	return s[start:end]
+}
+
+// asciiTable is voku\helper\ASCII's replacement table for the language "en"
+// (what Str::ascii and Str::slug use), restricted to the keys of one to three
+// characters that ASCII::to_ascii can look up for "en": a header line, then
+// one "key\treplacement" line per key (keys hold neither tab nor newline).
+// It is embedded read-only data, not state: lookups search it in place.
+//
+//go:embed ascii.tsv
+var asciiTable string
+
+// asciiReplacement looks key up in asciiTable.
+func asciiReplacement(key string) (string, bool) {
+	i := strings.Index(asciiTable, "\n"+key+"\t")
+	if i < 0 {
+		return "", false
+	}
+	repl := asciiTable[i+len(key)+2:]
+	return repl[:strings.IndexByte(repl, '\n')], true
 }
 
 // isASCIIKept is the complement of voku's REGEX_ASCII character class

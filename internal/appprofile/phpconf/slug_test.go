@@ -4,8 +4,16 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 )
+
+// Slug is Str::slug($s, $sep) with the default language "en".
+func Slug(s, sep string) string {
+	out, _ := slugLang(s, sep, "en")
+	return out
+}
 
 func TestSlugBriefVectors(t *testing.T) {
 	// Checked with php -r 'require "Illuminate/autoload.php"; echo Illuminate\Support\Str::slug(...);'
@@ -48,5 +56,28 @@ func TestSlugMatchesLaravel(t *testing.T) {
 	}
 	if len(vectors) < 100 {
 		t.Fatalf("only %d vectors", len(vectors))
+	}
+}
+
+// TestASCIITableIsGenerated checks, where PHP finds Illuminate/autoload.php
+// (Debian's php-laravel-framework, which brings php-voku-portable-ascii),
+// that ascii.tsv is what ascii_gen.php writes from the installed tables.
+func TestASCIITableIsGenerated(t *testing.T) {
+	if _, err := exec.LookPath("php"); err != nil {
+		t.Skip("php is not installed")
+	}
+	if exec.Command("php", "-r", `exit(stream_resolve_include_path("Illuminate/autoload.php") ? 0 : 1);`).Run() != nil {
+		t.Skip("php finds no Illuminate/autoload.php")
+	}
+	out := filepath.Join(t.TempDir(), "ascii.tsv")
+	if msg, err := exec.Command("php", "ascii_gen.php", out).CombinedOutput(); err != nil {
+		t.Fatalf("ascii_gen.php: %v\n%s", err, msg)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != asciiTable {
+		t.Fatal("ascii.tsv differs from what ascii_gen.php writes: run go generate")
 	}
 }

@@ -1,8 +1,8 @@
 // Package phpconf reads a Laravel application's configuration the way
-// Laravel itself would see it, without running PHP: ParseCache reads the
-// var_export() output that `php artisan config:cache` writes to
-// bootstrap/cache/config.php, and EvalConfig statically evaluates one
-// config/*.php file, including env() with Laravel's Env::get casting.
+// Laravel itself would see it, without running PHP: EvalConfig statically
+// evaluates one config/*.php file, including env() with Laravel's Env::get
+// casting, and so also the var_export() output that `php artisan
+// config:cache` writes to bootstrap/cache/config.php (evaluated without env).
 //
 // EvalConfig knows literals, arrays, strings, concatenation, arithmetic,
 // casts, ternaries, ?: and ??, env(), X::class, the path helpers, __DIR__,
@@ -33,28 +33,7 @@ const (
 	KindUnknown
 )
 
-func (k Kind) String() string {
-	switch k {
-	case KindNull:
-		return "null"
-	case KindBool:
-		return "bool"
-	case KindInt:
-		return "int"
-	case KindFloat:
-		return "float"
-	case KindString:
-		return "string"
-	case KindArray:
-		return "array"
-	case KindUnknown:
-		return "unknown"
-	}
-	return "Kind(" + strconv.Itoa(int(k)) + ")"
-}
-
-// Pos is where a value was written: the file name as given to ParseCache or
-// EvalConfig and a 1-based line.
+// Pos is where a value was written: the file name as given to EvalConfig and a 1-based line.
 type Pos struct {
 	File string
 	Line int
@@ -234,10 +213,6 @@ func (v *Value) Truthy() (bool, bool) {
 	}
 	return false, false
 }
-
-// IsUnknown reports whether v could not be evaluated statically; a nil
-// Value is not unknown.
-func (v *Value) IsUnknown() bool { return v != nil && v.Kind == KindUnknown }
 
 // isIntKeyString reports whether PHP treats the string key s as an int key.
 func isIntKeyString(s string) (int64, bool) {

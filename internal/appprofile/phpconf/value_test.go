@@ -137,7 +137,7 @@ func TestValueConversions(t *testing.T) {
 }
 
 func TestGet(t *testing.T) {
-	v, err := ParseCache("c.php", []byte(`<?php return array (
+	v, err := parseCache("c.php", []byte(`<?php return array (
   'database' => array (
     'connections' => array (
       'pgsql' => array ( 'host' => 'pg', ),

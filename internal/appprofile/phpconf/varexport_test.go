@@ -1,12 +1,16 @@
 package phpconf
 
 import (
-	"errors"
 	"math"
 	"os"
-	"strings"
 	"testing"
 )
+
+// parseCache reads a config cache as the app profile does: evaluated
+// without env.
+func parseCache(file string, src []byte) (*Value, error) {
+	return EvalConfig(file, src, EvalContext{})
+}
 
 // testdata/var_export.php is real PHP 8.2 var_export output covering every
 // value type (see the test for what it holds).
@@ -15,7 +19,7 @@ func TestParseCacheVarExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := ParseCache("cache.php", src)
+	v, err := parseCache("cache.php", src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,48 +74,6 @@ func TestParseCacheVarExport(t *testing.T) {
 	}
 }
 
-func TestParseCacheRejects(t *testing.T) {
-	nested := func(n int) string {
-		return "<?php return " + strings.Repeat("array ( 0 => ", n) + "1" + strings.Repeat(", )", n) + ";"
-	}
-	if _, err := ParseCache("c", []byte(nested(maxNesting))); err != nil {
-		t.Errorf("%d nested arrays: %v", maxNesting, err)
-	}
-	for _, c := range []struct {
-		src  string
-		line int
-	}{
-		{"", 1},
-		{"return array ( );", 1},
-		{"<?php", 1},
-		{"<?php\nreturn 5;", 2},
-		{"<?php return array ( 'a' => 1, )", 1},
-		{"<?php return array (\n 'a' => foo(),\n);", 2},
-		{"<?php return [ 'a' => 1 ];", 1},
-		{"<?php return array ( 'a' => 1 ); echo 1;", 1},
-		{"<?php return array ( 'a' => \"$x\" );", 1},
-		{"<?php return array ( NAN => 1 );", 1},
-		{"<?php return array ( 'a' 1 );", 1},
-		{"<?php return array ( 'a' => 1 1 );", 1},
-		{"<?php return array ( 'a' => 'unterminated );", 1},
-		{"<?php return array ( 'a' => -NAN );", 1},
-		{"<?php return array ( 'a' => - 'x' );", 1},
-		{"<?php\n\n/* open comment", 3},
-		{nested(200), 1},
-		{"<?phpreturn array ( );", 1},
-	} {
-		_, err := ParseCache("bootstrap/cache/config.php", []byte(c.src))
-		var ce *CacheError
-		if !errors.As(err, &ce) {
-			t.Errorf("ParseCache(%q) = %v, want a CacheError", c.src, err)
-			continue
-		}
-		if ce.Line != c.line || ce.File != "bootstrap/cache/config.php" {
-			t.Errorf("ParseCache(%q) error at %s:%d, want line %d (%v)", c.src, ce.File, ce.Line, c.line, err)
-		}
-	}
-}
-
 func TestParseCacheAccepts(t *testing.T) {
 	for src, check := range map[string]func(*Value) bool{
 		"<?php return array ( );\n":                           func(v *Value) bool { return v.Kind == KindArray },
@@ -129,13 +91,13 @@ func TestParseCacheAccepts(t *testing.T) {
 			return v.Entries[0].Key == "-9223372036854775808" && v.Entries[1].Key == "-9223372036854775807"
 		},
 	} {
-		v, err := ParseCache("c", []byte(src))
+		v, err := parseCache("c", []byte(src))
 		if err != nil {
-			t.Errorf("ParseCache(%q): %v", src, err)
+			t.Errorf("parseCache(%q): %v", src, err)
 			continue
 		}
 		if !check(v) {
-			t.Errorf("ParseCache(%q) = %+v", src, v)
+			t.Errorf("parseCache(%q) = %+v", src, v)
 		}
 	}
 }
