@@ -352,7 +352,7 @@ func monitorRun(ctx context.Context, opts *MonitorOptions) error {
 	case opts.JSON:
 		err = writeJSON(opts.IO.Out, reportJSON(rep, breaches))
 	case opts.Format == "prometheus":
-		err = writePrometheus(opts.IO.Out, rep, breaches)
+		err = metrics.WriteText(opts.IO.Out, metricsBuild(), metricsCheck(rep, len(breaches)))
 	default:
 		err = printReport(opts.IO, rep)
 	}
@@ -471,61 +471,16 @@ func reportJSON(rep triage.Report, breaches []triage.Breach) reportJSONOut {
 	return out
 }
 
-// promLabel is a label value for the text exposition format: backslash,
-// quote and newline escaped as the format defines, and any other character
-// a terminal would act on (a queue name from the database may hold escapes,
-// NUL, bidi controls) replaced by U+FFFD, since the format has no escape
-// for them.
-func promLabel(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		switch r {
-		case '\\':
-			b.WriteString(`\\`)
-		case '"':
-			b.WriteString(`\"`)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			if _, _, ok := sanitize.Inert(string(r)); !ok {
-				r = '\uFFFD'
-			}
-			b.WriteRune(r)
-		}
+// metricsCheck is what the metrics say of a report that read the queues,
+// with firing alerts (of a single check: its breaches).
+func metricsCheck(rep triage.Report, firing int) metrics.Check {
+	c := metrics.Check{At: rep.At, Holding: true, Firing: firing, Window: rep.Window, FailedWindow: rep.Failed}
+	for _, q := range rep.Queues {
+		c.Queues = append(c.Queues, metrics.Queue{Connection: q.Connection, Queue: q.Queue, Pending: q.Pending,
+			Delayed: q.Delayed, Reserved: q.Reserved, Stuck: q.Stuck, OldestPendingAge: q.OldestPendingAge,
+			FailedWindow: q.Failed})
 	}
-	return b.String()
-}
-
-func writePrometheus(w io.Writer, rep triage.Report, breaches []triage.Breach) error {
-	var b strings.Builder
-	gauge := func(name, help string, value func(triage.QueueHealth) int64) {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name)
-		for _, q := range rep.Queues {
-			labels := `queue="` + promLabel(q.Queue) + `"`
-			if q.Connection != "" {
-				labels = `connection="` + promLabel(q.Connection) + `",` + labels
-			}
-			fmt.Fprintf(&b, "%s{%s} %d\n", name, labels, value(q))
-		}
-	}
-	gauge("jobtriage_queue_size", "Rows in the jobs table for the queue (Laravel's queue size).", func(q triage.QueueHealth) int64 { return q.Size })
-	gauge("jobtriage_queue_pending", "Jobs ready to run now.", func(q triage.QueueHealth) int64 { return q.Pending })
-	gauge("jobtriage_queue_delayed", "Jobs available later.", func(q triage.QueueHealth) int64 { return q.Delayed })
-	gauge("jobtriage_queue_reserved", "Jobs reserved by a worker.", func(q triage.QueueHealth) int64 { return q.Reserved })
-	gauge("jobtriage_queue_stuck", "Reserved jobs whose retry_after expired.", func(q triage.QueueHealth) int64 { return q.Stuck })
-	gauge("jobtriage_queue_oldest_pending_age_seconds", "Seconds the oldest pending job has been available (0 when none).",
-		func(q triage.QueueHealth) int64 { return int64(q.OldestPendingAge / time.Second) })
-	gauge("jobtriage_queue_failed_window", "Failed jobs of the queue within the window.", func(q triage.QueueHealth) int64 { return q.Failed })
-	healthy := 1
-	if len(breaches) > 0 {
-		healthy = 0
-	}
-	fmt.Fprintf(&b, "# HELP jobtriage_failed_window Failed jobs of the monitored queues within the window.\n# TYPE jobtriage_failed_window gauge\njobtriage_failed_window{window_seconds=\"%d\"} %d\n",
-		int64(rep.Window/time.Second), rep.Failed)
-	fmt.Fprintf(&b, "# HELP jobtriage_healthy 1 when no threshold was crossed.\n# TYPE jobtriage_healthy gauge\njobtriage_healthy %d\n", healthy)
-	fmt.Fprintf(&b, "# HELP jobtriage_monitor_timestamp_seconds When the check ran.\n# TYPE jobtriage_monitor_timestamp_seconds gauge\njobtriage_monitor_timestamp_seconds %d\n", rep.At.Unix())
-	_, err := io.WriteString(w, b.String())
-	return err
+	return c
 }
 
 // secret reads a notification setting: the flag, else the environment, else
@@ -936,16 +891,11 @@ func (o *watchOutput) observe(t watch.Tick) {
 		exp.Failed(name)
 		return
 	}
-	c := metrics.Check{At: t.At, Holding: t.Holding, Firing: len(t.Firing), Window: o.opts.Window}
+	c := metrics.Check{Holding: t.Holding, Window: o.opts.Window}
 	if t.Holding && o.src.report != nil {
-		rep := o.src.report
-		c.FailedWindow = rep.Failed
-		for _, q := range rep.Queues {
-			c.Queues = append(c.Queues, metrics.Queue{Connection: q.Connection, Queue: q.Queue, Pending: q.Pending,
-				Delayed: q.Delayed, Reserved: q.Reserved, Stuck: q.Stuck, OldestPendingAge: q.OldestPendingAge,
-				FailedWindow: q.Failed})
-		}
+		c = metricsCheck(*o.src.report, 0)
 	}
+	c.At, c.Firing = t.At, len(t.Firing)
 	exp.Succeeded(name, c)
 }
 

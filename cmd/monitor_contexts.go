@@ -300,9 +300,13 @@ func (o *MonitorOptions) contextMarker() string {
 // newExporter is the metrics exporter of --listen: blind after
 // --blind-after, with a context label when the watcher runs in a context.
 func newExporter(opts *MonitorOptions, contexts bool) *metrics.Exporter {
+	return metrics.New(metrics.Options{Build: metricsBuild(), Contexts: contexts, Stale: opts.BlindAfter, Now: opts.Now})
+}
+
+// metricsBuild is what jobtriage_build_info says of this binary.
+func metricsBuild() metrics.Build {
 	bi := buildinfo.Read()
-	return metrics.New(metrics.Options{Build: metrics.Build{Version: bi.Version, Commit: bi.Commit, GoVersion: bi.GoVersion},
-		Contexts: contexts, Stale: opts.BlindAfter, Now: opts.Now})
+	return metrics.Build{Version: bi.Version, Commit: bi.Commit, GoVersion: bi.GoVersion}
 }
 
 // metricsReadHeaderTimeout bounds a scrape's request headers (a client that

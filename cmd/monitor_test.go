@@ -153,13 +153,15 @@ func TestMonitorJSONAndPrometheus(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, h.errOut.String())
 	}
 	for _, want := range []string{
-		"# TYPE jobtriage_queue_size gauge\n",
-		"jobtriage_queue_size{queue=\"default\"} 3\n",
-		"jobtriage_queue_stuck{queue=\"default\"} 1\n",
-		"jobtriage_queue_oldest_pending_age_seconds{queue=\"default\"} 600\n",
-		`jobtriage_queue_size{queue="we\"ird\\q\nx"} 1` + "\n",
-		"jobtriage_failed_window{window_seconds=\"60\"} 2\n",
-		"jobtriage_healthy 1\n",
+		"# TYPE jobtriage_queue_jobs gauge\n",
+		`jobtriage_queue_jobs{connection="",queue="default",state="pending"} 1` + "\n",
+		`jobtriage_queue_jobs{connection="",queue="default",state="reserved"} 1` + "\n",
+		`jobtriage_queue_stuck_jobs{connection="",queue="default"} 1` + "\n",
+		`jobtriage_queue_oldest_pending_age_seconds{connection="",queue="default"} 600` + "\n",
+		`jobtriage_queue_jobs{connection="",queue="we\"ird\\q\nx",state="pending"} 1` + "\n",
+		"jobtriage_failed_jobs_window 2\n",
+		"jobtriage_failed_jobs_window_seconds 60\n",
+		"jobtriage_alerts_firing 0\n",
 	} {
 		if !strings.Contains(h.out.String(), want) {
 			t.Errorf("prometheus output lacks %q:\n%s", want, h.out.String())
