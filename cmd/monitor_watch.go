@@ -39,8 +39,7 @@ const stateFileNone = "none"
 // usage error that never contains the secret. The watcher prints every
 // transition itself, so stdout is no notifier here.
 func (o *MonitorOptions) notifiers() ([]notify.Notifier, error) {
-	n := contexts.ResolveNotify(contexts.NotifySources{Flags: o.Notify, Getenv: o.Getenv, Context: o.Context,
-		EnvFile: o.EnvFile, Getwd: o.Getwd})
+	n := contexts.ResolveNotify(o.Notify, o.Getenv, o.Context, o.EnvFile, o.Getwd)
 	out, err := notify.Channels(n).Notifiers()
 	if err != nil {
 		return nil, FlagErrorf("%v", err)

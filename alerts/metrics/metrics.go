@@ -11,7 +11,6 @@
 package metrics
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -95,105 +94,51 @@ type app struct {
 // Exporter serves one or more apps' metrics.
 type Exporter struct {
 	opts Options
-	reg  *prometheus.Registry
+	// check holds the families of a check and the build info, which
+	// WriteText writes too; reg the watcher's own. /metrics serves both.
+	check, reg *prometheus.Registry
 
 	checkErrors *prometheus.CounterVec
 	checks      *prometheus.CounterVec
 	failed      *prometheus.CounterVec
+	lock        *prometheus.GaugeVec
 
 	mu   sync.Mutex
 	apps map[string]*app
 
-	check    checkDescs
-	descLock *prometheus.Desc
-}
-
-func fqName(n string) string { return prometheus.BuildFQName(Namespace, "", n) }
-
-// checkDescs are the families of one check: what /metrics serves of each
-// app's last check, and what WriteText writes of a single one.
-type checkDescs struct {
-	jobs, stuck, age, queueFailed, failedWindow, window, lastOK, firing *prometheus.Desc
-}
-
-// newCheckDescs labels every family with app (the context label, or none),
-// and the queue families with the connection and queue too.
-func newCheckDescs(app []string) checkDescs {
-	queue := append(append([]string(nil), app...), "connection", "queue")
-	return checkDescs{
-		jobs: prometheus.NewDesc(fqName("queue_jobs"),
-			"Jobs in the jobs table by queue and state (pending: ready now; delayed: available later; reserved: taken by a worker). They sum to the queue's size.",
-			append(append([]string(nil), queue...), "state"), nil),
-		stuck: prometheus.NewDesc(fqName("queue_stuck_jobs"),
-			"Reserved jobs whose retry_after has passed (a worker will be handed them again).", queue, nil),
-		age: prometheus.NewDesc(fqName("queue_oldest_pending_age_seconds"),
-			"Seconds the oldest pending job of the queue has been available (0 when none is pending).", queue, nil),
-		queueFailed: prometheus.NewDesc(fqName("queue_failed_jobs_window"),
-			"Failed jobs of the queue within the window (jobtriage_failed_jobs_window_seconds).", queue, nil),
-		failedWindow: prometheus.NewDesc(fqName("failed_jobs_window"),
-			"Failed jobs of the monitored queues within the window.", app, nil),
-		window: prometheus.NewDesc(fqName("failed_jobs_window_seconds"),
-			"The window the *_failed_jobs_window gauges count in.", app, nil),
-		lastOK: prometheus.NewDesc(fqName("last_check_success_timestamp_seconds"),
-			"Unix time of the last check that read the database.", app, nil),
-		firing: prometheus.NewDesc(fqName("alerts_firing"),
-			"Alerts firing after the last check (of a single check: the thresholds it crossed).", app, nil),
-	}
-}
-
-func (d checkDescs) describe(ch chan<- *prometheus.Desc) {
-	for _, desc := range []*prometheus.Desc{d.jobs, d.stuck, d.age, d.queueFailed, d.failedWindow, d.window, d.lastOK, d.firing} {
-		ch <- desc
-	}
-}
-
-// collect sends the gauges of check c, labelled with al: its time and
-// firing count, and what it read of the queues unless it stood by.
-func (d checkDescs) collect(ch chan<- prometheus.Metric, al []string, c *Check) {
-	gauge(ch, d.lastOK, float64(c.At.UnixMilli())/1e3, al...)
-	gauge(ch, d.firing, float64(c.Firing), al...)
-	if !c.Holding {
-		return // standing by: no queue was read
-	}
-	gauge(ch, d.failedWindow, float64(c.FailedWindow), al...)
-	gauge(ch, d.window, c.Window.Seconds(), al...)
-	for _, q := range c.Queues {
-		ql := append(append([]string(nil), al...), label(q.Connection), label(q.Queue))
-		gauge(ch, d.jobs, float64(q.Pending), append(ql, StatePending)...)
-		gauge(ch, d.jobs, float64(q.Delayed), append(ql, StateDelayed)...)
-		gauge(ch, d.jobs, float64(q.Reserved), append(ql, StateReserved)...)
-		gauge(ch, d.stuck, float64(q.Stuck), ql...)
-		gauge(ch, d.age, q.OldestPendingAge.Seconds(), ql...)
-		gauge(ch, d.queueFailed, float64(q.FailedWindow), ql...)
-	}
-}
-
-func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
-	if m, err := prometheus.NewConstMetric(d, prometheus.GaugeValue, v, labels...); err == nil {
-		ch <- m
-	}
-}
-
-// buildInfo is jobtriage_build_info.
-func buildInfo(b Build) prometheus.Collector {
-	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: "build_info",
-		Help: "Always 1; the labels say which jobtriage runs."}, []string{"version", "commit", "goversion"})
-	g.WithLabelValues(b.Version, b.Commit, b.GoVersion).Set(1)
-	return g
+	descJobs, descStuck, descAge, descQueueFailed        *prometheus.Desc
+	descFailedWindow, descWindow, descLastOK, descFiring *prometheus.Desc
 }
 
 // New builds an exporter and its registry: the client library's Go runtime
 // and process collectors, the build info, and jobtriage's metrics.
 func New(o Options) *Exporter {
-	e := &Exporter{opts: o, reg: prometheus.NewRegistry(), apps: map[string]*app{}}
+	e := &Exporter{opts: o, check: prometheus.NewRegistry(), reg: prometheus.NewRegistry(), apps: map[string]*app{}}
 	var app []string
 	if o.Contexts {
 		app = []string{"context"}
 	}
 	queue := append(append([]string(nil), app...), "connection", "queue")
-	e.check = newCheckDescs(app)
-	e.descLock = prometheus.NewDesc(fqName("watch_lock_held"),
-		"1 when this watcher holds the notifier lock (and reads the queues), 0 when another watcher does.", app, nil)
+	name := func(n string) string { return prometheus.BuildFQName(Namespace, "", n) }
+	e.descJobs = prometheus.NewDesc(name("queue_jobs"),
+		"Jobs in the jobs table by queue and state (pending: ready now; delayed: available later; reserved: taken by a worker). They sum to the queue's size.",
+		append(append([]string(nil), queue...), "state"), nil)
+	e.descStuck = prometheus.NewDesc(name("queue_stuck_jobs"),
+		"Reserved jobs whose retry_after has passed (a worker will be handed them again).", queue, nil)
+	e.descAge = prometheus.NewDesc(name("queue_oldest_pending_age_seconds"),
+		"Seconds the oldest pending job of the queue has been available (0 when none is pending).", queue, nil)
+	e.descQueueFailed = prometheus.NewDesc(name("queue_failed_jobs_window"),
+		"Failed jobs of the queue within the window (jobtriage_failed_jobs_window_seconds).", queue, nil)
+	e.descFailedWindow = prometheus.NewDesc(name("failed_jobs_window"),
+		"Failed jobs of the monitored queues within the window.", app, nil)
+	e.descWindow = prometheus.NewDesc(name("failed_jobs_window_seconds"),
+		"The window the *_failed_jobs_window gauges count in.", app, nil)
+	e.descLastOK = prometheus.NewDesc(name("last_check_success_timestamp_seconds"),
+		"Unix time of the last check that read the database.", app, nil)
+	e.lock = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: "watch_lock_held",
+		Help: "1 when this watcher holds the notifier lock (and reads the queues), 0 when another watcher does."}, app)
+	e.descFiring = prometheus.NewDesc(name("alerts_firing"),
+		"Alerts firing after the last check (of a single check: the thresholds it crossed).", app, nil)
 	e.checkErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "check_errors_total",
 		Help: "Checks that could not read the database."}, app)
 	e.checks = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "checks_total",
@@ -201,50 +146,35 @@ func New(o Options) *Exporter {
 	e.failed = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "failed_jobs_total",
 		Help: "Failed jobs the watcher has read since it started (new failed_jobs rows, by connection and queue)."},
 		queue)
+	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: "build_info",
+		Help: "Always 1; the labels say which jobtriage runs."}, []string{"version", "commit", "goversion"})
+	build.WithLabelValues(o.Build.Version, o.Build.Commit, o.Build.GoVersion).Set(1)
+	e.check.MustRegister(build, snapshotCollector{e})
 	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		buildInfo(o.Build), e.checkErrors, e.checks, e.failed, snapshotCollector{e})
+		e.checkErrors, e.checks, e.failed, e.lock)
 	return e
 }
+
+// Registry gathers every family /metrics serves (tests gather from it).
+func (e *Exporter) Registry() prometheus.Gatherer { return prometheus.Gatherers{e.check, e.reg} }
 
 // WriteText writes one check in the text exposition format, for
 // node_exporter's textfile collector (monitor --format prometheus): the
 // families /metrics serves of a check, under the same names, and the build
-// info. The watcher's own families (its lock, its counters, the Go runtime
+// info. The watcher's own families (its lock and counters, the Go runtime
 // and process) are not there: a single check has none of them. c.Holding
 // must be true for the queues to be written.
 func WriteText(w io.Writer, b Build, c Check) error {
-	reg := prometheus.NewRegistry()
-	if err := reg.Register(buildInfo(b)); err != nil {
-		return err
-	}
-	if err := reg.Register(oneCheck{newCheckDescs(nil), c}); err != nil {
-		return err
-	}
-	mfs, err := reg.Gather()
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
+	e := New(Options{Build: b, Now: func() time.Time { return c.At }})
+	e.Succeeded("", c)
+	mfs, err := e.check.Gather()
 	for _, mf := range mfs {
-		if _, err := expfmt.MetricFamilyToText(&buf, mf); err != nil {
-			return err
+		if err == nil {
+			_, err = expfmt.MetricFamilyToText(w, mf)
 		}
 	}
-	_, err = w.Write(buf.Bytes())
 	return err
 }
-
-// oneCheck collects a single check's gauges.
-type oneCheck struct {
-	d checkDescs
-	c Check
-}
-
-func (o oneCheck) Describe(ch chan<- *prometheus.Desc) { o.d.describe(ch) }
-func (o oneCheck) Collect(ch chan<- prometheus.Metric) { o.d.collect(ch, nil, &o.c) }
-
-// Registry is the exporter's own registry (tests gather from it).
-func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
 
 // appLabels is the label values of an app's series.
 func (e *Exporter) appLabels(context string) []string {
@@ -298,6 +228,7 @@ func (e *Exporter) Succeeded(context string, c Check) {
 	a := e.get(context)
 	a.lastOK, a.lastCheck = c.At, &c
 	e.checks.WithLabelValues(e.appLabels(context)...).Inc()
+	e.lock.WithLabelValues(e.appLabels(context)...).Set(boolFloat(c.Holding))
 }
 
 // Failed records a check that could not read the database. The last
@@ -321,21 +252,44 @@ func (e *Exporter) CountFailure(context, connection, queue string) {
 type snapshotCollector struct{ e *Exporter }
 
 func (s snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
-	s.e.check.describe(ch)
-	ch <- s.e.descLock
+	e := s.e
+	for _, d := range []*prometheus.Desc{e.descJobs, e.descStuck, e.descAge, e.descQueueFailed, e.descFailedWindow,
+		e.descWindow, e.descLastOK, e.descFiring} {
+		ch <- d
+	}
 }
 
 func (s snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 	e := s.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		if m, err := prometheus.NewConstMetric(d, prometheus.GaugeValue, v, labels...); err == nil {
+			ch <- m
+		}
+	}
 	for context, a := range e.apps {
+		al := e.appLabels(context)
 		if a.lastCheck == nil {
 			continue
 		}
-		al := e.appLabels(context)
-		gauge(ch, e.descLock, boolFloat(a.lastCheck.Holding), al...)
-		e.check.collect(ch, al, a.lastCheck)
+		c := a.lastCheck
+		gauge(e.descLastOK, float64(a.lastOK.UnixMilli())/1e3, al...)
+		gauge(e.descFiring, float64(c.Firing), al...)
+		if !c.Holding {
+			continue // standing by: no queue was read
+		}
+		gauge(e.descFailedWindow, float64(c.FailedWindow), al...)
+		gauge(e.descWindow, c.Window.Seconds(), al...)
+		for _, q := range c.Queues {
+			ql := append(append([]string(nil), al...), label(q.Connection), label(q.Queue))
+			gauge(e.descJobs, float64(q.Pending), append(ql, StatePending)...)
+			gauge(e.descJobs, float64(q.Delayed), append(ql, StateDelayed)...)
+			gauge(e.descJobs, float64(q.Reserved), append(ql, StateReserved)...)
+			gauge(e.descStuck, float64(q.Stuck), ql...)
+			gauge(e.descAge, q.OldestPendingAge.Seconds(), ql...)
+			gauge(e.descQueueFailed, float64(q.FailedWindow), ql...)
+		}
 	}
 }
 
@@ -383,7 +337,7 @@ func (e *Exporter) Health() (bool, []AppHealth) {
 // Handler serves PathMetrics and PathHealth.
 func (e *Exporter) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(PathMetrics, promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{Registry: e.reg}))
+	mux.Handle(PathMetrics, promhttp.HandlerFor(e.Registry(), promhttp.HandlerOpts{Registry: e.reg}))
 	mux.HandleFunc(PathHealth, func(w http.ResponseWriter, _ *http.Request) {
 		ok, apps := e.Health()
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
