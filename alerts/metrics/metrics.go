@@ -11,8 +11,10 @@
 package metrics
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
@@ -332,6 +334,33 @@ func (e *Exporter) Health() (bool, []AppHealth) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Context < out[j].Context })
 	return ok, out
+}
+
+// readHeaderTimeout bounds a scrape's request headers (a client that never
+// finishes them must not hold a connection).
+const readHeaderTimeout = 5 * time.Second
+
+// Serve listens on addr and serves Handler until stop is called; stop lets
+// a scrape in flight finish within grace. It returns the address bound (addr
+// may ask for port 0); a port that cannot be bound is an error at once.
+func (e *Exporter) Serve(ctx context.Context, addr string, grace time.Duration) (bound string, stop func(), err error) {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: e.Handler(), ReadHeaderTimeout: readHeaderTimeout}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln) // ends with http.ErrServerClosed
+	}()
+	return ln.Addr().String(), func() {
+		sctx, cancel := context.WithTimeout(context.Background(), grace)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		<-done
+	}, nil
 }
 
 // Handler serves PathMetrics and PathHealth.

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -247,5 +248,26 @@ func TestWriteText(t *testing.T) {
 				t.Errorf("%s has a timestamp (the textfile collector refuses them)", f.GetName())
 			}
 		}
+	}
+}
+
+// TestServe: the exporter on a port of its own until stop, which closes it;
+// a port that is taken is an error at once.
+func TestServe(t *testing.T) {
+	e := New(Options{Stale: time.Minute, Now: func() time.Time { return t0 }})
+	addr, stop, err := e.Serve(context.Background(), "127.0.0.1:0", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Scrape(t, "http://"+addr+PathMetrics)["jobtriage_build_info"]; !ok {
+		t.Error("no build info served")
+	}
+	if _, _, err := e.Serve(context.Background(), addr, time.Second); err == nil {
+		t.Error("a second server bound the same port")
+	}
+	stop()
+	if resp, err := http.Get("http://" + addr + PathHealth); err == nil {
+		resp.Body.Close()
+		t.Error("still serving after stop")
 	}
 }
