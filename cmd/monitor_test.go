@@ -194,30 +194,7 @@ func (r *recorder) Notify(_ context.Context, d alerts.Digest) error {
 // a script that runs at each tick; the watch ends after the last step.
 func watchHarness(t *testing.T, h *harness, args []string, rec *recorder, steps []func(now time.Time)) ExitCode {
 	t.Helper()
-	now := testNow
-	h.f.Now = func() time.Time { return now }
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	tick := 0
-	cmd := NewCmdMonitor(h.f, func(ctx context.Context, o *MonitorOptions) error {
-		o.Notifiers = []notify.Notifier{rec}
-		o.Sleep = func(ctx context.Context, d time.Duration) error {
-			if tick == len(steps) {
-				cancel()
-				return ctx.Err()
-			}
-			now = now.Add(d)
-			steps[tick](now)
-			tick++
-			return nil
-		}
-		return monitorRun(ctx, o)
-	})
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	err := cmd.ExecuteContext(ctx)
-	return exitCodeFor(err)
+	return watchHarnessWith(t, h, args, func(o *MonitorOptions) { o.Notifiers = []notify.Notifier{rec} }, steps)
 }
 
 func TestWatchFiresOnceAndResolves(t *testing.T) {

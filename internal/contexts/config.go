@@ -97,7 +97,8 @@ type Context struct {
 	Line int
 }
 
-// Notify are a context's notification channels (secrets).
+// Notify are a context's notification channels (secrets). The fields are
+// those of alerts/notify's Channels, which a Notify converts to.
 type Notify struct {
 	SlackWebhook        string
 	WebhookURL          string
