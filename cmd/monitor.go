@@ -263,18 +263,18 @@ func (o *MonitorOptions) validate() error {
 		return FlagErrorf("--blind-after must be at least 1s")
 	}
 	if o.MaxFailed > 0 {
-		if _, err := o.rule("app"); err != nil {
+		if err := o.failureRule().Validate(); err != nil {
 			return FlagErrorf("%v", err)
 		}
 	}
 	return nil
 }
 
-// rule is the failure-rate rule of one alert key.
-func (o *MonitorOptions) rule(key string) (alerts.Rule, error) {
-	r := alerts.Rule{Key: key, Threshold: int(min(o.MaxFailed, int64(1<<31-1))), Window: o.Window, For: o.For,
+// failureRule is the --max-failed rule, as the app's key holds it (the
+// watcher applies it to the --alert-per keys too).
+func (o *MonitorOptions) failureRule() alerts.Rule {
+	return alerts.Rule{Key: watch.AppKey, Threshold: int(min(o.MaxFailed, int64(1<<31-1))), Window: o.Window, For: o.For,
 		Repeat: o.Repeat, ResolveBelow: o.ResolveBelow}
-	return r, r.Validate()
 }
 
 // monitorSetup opens the store and settles retry_after.

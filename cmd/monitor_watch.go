@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -81,10 +82,9 @@ func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSourc
 	}
 	w := &watch.Watcher{
 		Config: watch.Config{
-			Redact: alertKeys,
-			Failures: alerts.Rule{Threshold: int(min(opts.MaxFailed, int64(1<<31-1))), Window: opts.Window,
-				For: opts.For, Repeat: opts.Repeat, ResolveBelow: opts.ResolveBelow},
-			MaxSize: opts.MaxSize, MaxAge: opts.MaxAge, ReadGauges: opts.JSON || opts.metrics != nil,
+			Redact:   alertKeys,
+			Failures: opts.failureRule(),
+			MaxSize:  opts.MaxSize, MaxAge: opts.MaxAge, ReadGauges: opts.JSON || opts.metrics != nil,
 			ReadFailures: opts.metrics != nil,
 			Interval:     opts.Interval, BlindAfter: opts.BlindAfter, App: app, StatePath: statePath,
 			FlushTimeout: watchFlushTimeout,
@@ -100,16 +100,8 @@ func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSourc
 			fmt.Fprintln(opts.IO.ErrOut, "watch: "+sanitize.Line(oneLine(msg)))
 		},
 	}
-	for _, per := range opts.AlertPer {
-		switch per {
-		case "queue":
-			w.PerQueue = true
-		case "class":
-			w.PerClass = true
-		case "signature":
-			w.PerSignature = true
-		}
-	}
+	w.PerQueue, w.PerClass = slices.Contains(opts.AlertPer, "queue"), slices.Contains(opts.AlertPer, "class")
+	w.PerSignature = slices.Contains(opts.AlertPer, "signature")
 	return w.Run(ctx)
 }
 
