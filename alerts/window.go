@@ -70,9 +70,6 @@ func checkWidth(width time.Duration) error {
 	return nil
 }
 
-// Width is the window's width.
-func (w *Window) Width() time.Duration { return time.Duration(w.width) * time.Second }
-
 // Add records one failure at t.
 func (w *Window) Add(t time.Time) { w.AddN(t, 1) }
 
@@ -146,13 +143,6 @@ func (w *Window) Count(now time.Time) int {
 		return math.MaxInt
 	}
 	return int(total)
-}
-
-// Buckets is how many per-second buckets the window holds now: its memory.
-func (w *Window) Buckets() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.buckets) - w.start
 }
 
 func saturatingAdd(a, b int64) int64 {

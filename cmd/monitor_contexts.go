@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -300,44 +298,28 @@ func (o *MonitorOptions) contextMarker() string {
 // newExporter is the metrics exporter of --listen: blind after
 // --blind-after, with a context label when the watcher runs in a context.
 func newExporter(opts *MonitorOptions, contexts bool) *metrics.Exporter {
-	bi := buildinfo.Read()
-	return metrics.New(metrics.Options{Build: metrics.Build{Version: bi.Version, Commit: bi.Commit, GoVersion: bi.GoVersion},
-		Contexts: contexts, Stale: opts.BlindAfter, Now: opts.Now})
+	return metrics.New(metrics.Options{Build: metricsBuild(), Contexts: contexts, Stale: opts.BlindAfter, Now: opts.Now})
 }
 
-// metricsReadHeaderTimeout bounds a scrape's request headers (a client that
-// never finishes them must not hold a connection).
-const metricsReadHeaderTimeout = 5 * time.Second
+// metricsBuild is what jobtriage_build_info says of this binary.
+func metricsBuild() metrics.Build {
+	bi := buildinfo.Read()
+	return metrics.Build{Version: bi.Version, Commit: bi.Commit, GoVersion: bi.GoVersion}
+}
 
-// metricsShutdownTimeout is how long a stopping watcher lets a scrape in
-// flight finish.
-const metricsShutdownTimeout = watchFlushTimeout
-
-// serveMetrics listens on --listen and serves the exporter until stop is
-// called. A port that cannot be bound is an error before anything starts.
+// serveMetrics serves the exporter on --listen until stop is called,
+// letting a scrape in flight finish within watchFlushTimeout. A port that
+// cannot be bound is an error before anything starts.
 func serveMetrics(ctx context.Context, opts *MonitorOptions, exp *metrics.Exporter) (stop func(), err error) {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", opts.Listen)
+	addr, stop, err := exp.Serve(ctx, opts.Listen, watchFlushTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("--listen: %w", err)
 	}
-	srv := &http.Server{Handler: exp.Handler(), ReadHeaderTimeout: metricsReadHeaderTimeout}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(ln) // ends with http.ErrServerClosed
-	}()
-	addr := ln.Addr().String()
 	fmt.Fprintf(opts.IO.ErrOut, "watch: serving http://%s%s and %s\n", addr, metrics.PathMetrics, metrics.PathHealth)
 	if opts.Listening != nil {
 		opts.Listening(addr)
 	}
-	return func() {
-		sctx, cancel := context.WithTimeout(context.Background(), metricsShutdownTimeout)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-		<-done
-	}, nil
+	return stop, nil
 }
 
 // prefixWriter writes whole lines to w, each after prefix, under a lock

@@ -37,7 +37,7 @@ func TestNewCmdMonitor(t *testing.T) {
 		o.MaxFailed != 3 || o.Window != 10*time.Minute || o.For != time.Minute || o.Repeat != 30*time.Minute ||
 		o.ResolveBelow != -1 || o.RetryAfter != 2*time.Minute || !o.Watch || o.Interval != 5*time.Second || !o.JSON ||
 		!slices.Equal(o.AlertPer, []string{"queue", "signature"}) || o.StateFile != "none" || o.BlindAfter != time.Minute ||
-		o.WebhookURL != "http://127.0.0.1:1/hook" {
+		o.Notify.WebhookURL != "http://127.0.0.1:1/hook" {
 		t.Errorf("flags: %+v", o)
 	}
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -364,4 +366,78 @@ func TestWatchSeveralContextsJSON(t *testing.T) {
 	if len(lines) != 2 || sizes["a"] != 2 || sizes["b"] != 3 {
 		t.Errorf("lines %q", lines)
 	}
+}
+
+// TestPrometheusFormatMatchesMetrics: monitor --format prometheus writes
+// the families /metrics serves of a check, under the same names and with
+// the same series, and leaves out only the watcher's own (its lock, its
+// counters, the Go runtime, process and HTTP handler); unhealthy, it still exits 8 and
+// counts the breaches as firing.
+func TestPrometheusFormatMatchesMetrics(t *testing.T) {
+	dsn, _ := monitorDB(t)
+	h := newHarness(t, false)
+	h.f.Now = func() time.Time { return testNow }
+	if code := h.run("monitor", "--dsn", dsn, "--window", "60s", "--format", "prometheus"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	oneShot, err := p.TextToMetricFamilies(strings.NewReader(h.out.String()))
+	if err != nil {
+		t.Fatalf("--format prometheus is not the text format: %v\n%s", err, h.out.String())
+	}
+
+	w := newHarness(t, false)
+	w.f.Conn.DSN = dsn
+	var addr string
+	var served map[string]*dto.MetricFamily
+	code := watchHarnessWith(t, w, []string{"--watch", "--window", "60s", "--listen", "127.0.0.1:0"},
+		func(o *MonitorOptions) { o.Listening = func(a string) { addr = a } },
+		[]func(time.Time){func(time.Time) { _, served, _ = scrape(t, "http://"+addr+"/metrics") }})
+	if code != ExitOK {
+		t.Fatalf("watch exit %d: %s", code, w.errOut.String())
+	}
+	watcherOnly := map[string]bool{"jobtriage_watch_lock_held": true, "jobtriage_checks_total": true,
+		"jobtriage_check_errors_total": true, "jobtriage_failed_jobs_total": true}
+	for name, f := range served {
+		if watcherOnly[name] || strings.HasPrefix(name, "go_") || strings.HasPrefix(name, "process_") || strings.HasPrefix(name, "promhttp_") {
+			if _, ok := oneShot[name]; ok {
+				t.Errorf("--format prometheus writes the watcher's own %s", name)
+			}
+			continue
+		}
+		g, ok := oneShot[name]
+		if !ok {
+			t.Errorf("/metrics serves %s, --format prometheus does not", name)
+			continue
+		}
+		// The same check at the same time: the same series.
+		if want, got := expfmtText(t, f), expfmtText(t, g); want != got {
+			t.Errorf("%s differs:\n/metrics:\n%s--format prometheus:\n%s", name, want, got)
+		}
+	}
+	for name := range oneShot {
+		if _, ok := served[name]; !ok {
+			t.Errorf("--format prometheus writes %s, /metrics does not serve it", name)
+		}
+	}
+	if len(oneShot) < 9 || oneShot["jobtriage_queue_jobs"] == nil {
+		t.Fatalf("too few families: %v", slices.Collect(maps.Keys(oneShot)))
+	}
+
+	if code := h.run("monitor", "--dsn", dsn, "--max", "3", "--max-age", "5m", "--format", "prometheus"); code != ExitUnhealthy {
+		t.Fatalf("unhealthy: exit %d: %s", code, h.errOut.String())
+	}
+	if !strings.Contains(h.out.String(), "\njobtriage_alerts_firing 2\n") {
+		t.Errorf("two breaches, not two firing:\n%s", h.out.String())
+	}
+}
+
+// expfmtText is one family in the text format.
+func expfmtText(t *testing.T, f *dto.MetricFamily) string {
+	t.Helper()
+	var b strings.Builder
+	if _, err := expfmt.MetricFamilyToText(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

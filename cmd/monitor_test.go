@@ -153,13 +153,15 @@ func TestMonitorJSONAndPrometheus(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, h.errOut.String())
 	}
 	for _, want := range []string{
-		"# TYPE jobtriage_queue_size gauge\n",
-		"jobtriage_queue_size{queue=\"default\"} 3\n",
-		"jobtriage_queue_stuck{queue=\"default\"} 1\n",
-		"jobtriage_queue_oldest_pending_age_seconds{queue=\"default\"} 600\n",
-		`jobtriage_queue_size{queue="we\"ird\\q\nx"} 1` + "\n",
-		"jobtriage_failed_window{window_seconds=\"60\"} 2\n",
-		"jobtriage_healthy 1\n",
+		"# TYPE jobtriage_queue_jobs gauge\n",
+		`jobtriage_queue_jobs{connection="",queue="default",state="pending"} 1` + "\n",
+		`jobtriage_queue_jobs{connection="",queue="default",state="reserved"} 1` + "\n",
+		`jobtriage_queue_stuck_jobs{connection="",queue="default"} 1` + "\n",
+		`jobtriage_queue_oldest_pending_age_seconds{connection="",queue="default"} 600` + "\n",
+		`jobtriage_queue_jobs{connection="",queue="we\"ird\\q\nx",state="pending"} 1` + "\n",
+		"jobtriage_failed_jobs_window 2\n",
+		"jobtriage_failed_jobs_window_seconds 60\n",
+		"jobtriage_alerts_firing 0\n",
 	} {
 		if !strings.Contains(h.out.String(), want) {
 			t.Errorf("prometheus output lacks %q:\n%s", want, h.out.String())
@@ -192,30 +194,7 @@ func (r *recorder) Notify(_ context.Context, d alerts.Digest) error {
 // a script that runs at each tick; the watch ends after the last step.
 func watchHarness(t *testing.T, h *harness, args []string, rec *recorder, steps []func(now time.Time)) ExitCode {
 	t.Helper()
-	now := testNow
-	h.f.Now = func() time.Time { return now }
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	tick := 0
-	cmd := NewCmdMonitor(h.f, func(ctx context.Context, o *MonitorOptions) error {
-		o.Notifiers = []notify.Notifier{rec}
-		o.Sleep = func(ctx context.Context, d time.Duration) error {
-			if tick == len(steps) {
-				cancel()
-				return ctx.Err()
-			}
-			now = now.Add(d)
-			steps[tick](now)
-			tick++
-			return nil
-		}
-		return monitorRun(ctx, o)
-	})
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	err := cmd.ExecuteContext(ctx)
-	return exitCodeFor(err)
+	return watchHarnessWith(t, h, args, func(o *MonitorOptions) { o.Notifiers = []notify.Notifier{rec} }, steps)
 }
 
 func TestWatchFiresOnceAndResolves(t *testing.T) {

@@ -1,6 +1,8 @@
-// Package metrics is the watcher's Prometheus endpoint: /metrics in the text
-// exposition format (through the official client library, on a registry of
-// its own: nothing is registered globally) and /healthz.
+// Package metrics is jobtriage's one Prometheus vocabulary, through the
+// official client library: the watcher's endpoint (/metrics in the text
+// exposition format, on a registry of its own: nothing is registered
+// globally, and /healthz), and WriteText, the same families of a single
+// check for node_exporter's textfile collector.
 //
 // The watcher reports every tick: Succeeded with what it read, or Failed.
 // Queue gauges are the last successful check's values, produced at scrape
@@ -9,7 +11,10 @@
 package metrics
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
@@ -19,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
@@ -90,23 +96,26 @@ type app struct {
 // Exporter serves one or more apps' metrics.
 type Exporter struct {
 	opts Options
-	reg  *prometheus.Registry
+	// check holds the families of a check and the build info, which
+	// WriteText writes too; reg the watcher's own. /metrics serves both.
+	check, reg *prometheus.Registry
 
 	checkErrors *prometheus.CounterVec
 	checks      *prometheus.CounterVec
 	failed      *prometheus.CounterVec
+	lock        *prometheus.GaugeVec
 
 	mu   sync.Mutex
 	apps map[string]*app
 
-	descJobs, descStuck, descAge, descQueueFailed                  *prometheus.Desc
-	descFailedWindow, descWindow, descLastOK, descLock, descFiring *prometheus.Desc
+	descJobs, descStuck, descAge, descQueueFailed        *prometheus.Desc
+	descFailedWindow, descWindow, descLastOK, descFiring *prometheus.Desc
 }
 
 // New builds an exporter and its registry: the client library's Go runtime
 // and process collectors, the build info, and jobtriage's metrics.
 func New(o Options) *Exporter {
-	e := &Exporter{opts: o, reg: prometheus.NewRegistry(), apps: map[string]*app{}}
+	e := &Exporter{opts: o, check: prometheus.NewRegistry(), reg: prometheus.NewRegistry(), apps: map[string]*app{}}
 	var app []string
 	if o.Contexts {
 		app = []string{"context"}
@@ -128,9 +137,10 @@ func New(o Options) *Exporter {
 		"The window the *_failed_jobs_window gauges count in.", app, nil)
 	e.descLastOK = prometheus.NewDesc(name("last_check_success_timestamp_seconds"),
 		"Unix time of the last check that read the database.", app, nil)
-	e.descLock = prometheus.NewDesc(name("watch_lock_held"),
-		"1 when this watcher holds the notifier lock (and reads the queues), 0 when another watcher does.", app, nil)
-	e.descFiring = prometheus.NewDesc(name("alerts_firing"), "Alerts firing after the last check.", app, nil)
+	e.lock = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: "watch_lock_held",
+		Help: "1 when this watcher holds the notifier lock (and reads the queues), 0 when another watcher does."}, app)
+	e.descFiring = prometheus.NewDesc(name("alerts_firing"),
+		"Alerts firing after the last check (of a single check: the thresholds it crossed).", app, nil)
 	e.checkErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "check_errors_total",
 		Help: "Checks that could not read the database."}, app)
 	e.checks = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "checks_total",
@@ -141,13 +151,32 @@ func New(o Options) *Exporter {
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: "build_info",
 		Help: "Always 1; the labels say which jobtriage runs."}, []string{"version", "commit", "goversion"})
 	build.WithLabelValues(o.Build.Version, o.Build.Commit, o.Build.GoVersion).Set(1)
+	e.check.MustRegister(build, snapshotCollector{e})
 	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		build, e.checkErrors, e.checks, e.failed, snapshotCollector{e})
+		e.checkErrors, e.checks, e.failed, e.lock)
 	return e
 }
 
-// Registry is the exporter's own registry (tests gather from it).
-func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
+// Registry gathers every family /metrics serves (tests gather from it).
+func (e *Exporter) Registry() prometheus.Gatherer { return prometheus.Gatherers{e.check, e.reg} }
+
+// WriteText writes one check in the text exposition format, for
+// node_exporter's textfile collector (monitor --format prometheus): the
+// families /metrics serves of a check, under the same names, and the build
+// info. The watcher's own families (its lock and counters, the Go runtime
+// and process) are not there: a single check has none of them. c.Holding
+// must be true for the queues to be written.
+func WriteText(w io.Writer, b Build, c Check) error {
+	e := New(Options{Build: b, Now: func() time.Time { return c.At }})
+	e.Succeeded("", c)
+	mfs, err := e.check.Gather()
+	for _, mf := range mfs {
+		if err == nil {
+			_, err = expfmt.MetricFamilyToText(w, mf)
+		}
+	}
+	return err
+}
 
 // appLabels is the label values of an app's series.
 func (e *Exporter) appLabels(context string) []string {
@@ -201,6 +230,7 @@ func (e *Exporter) Succeeded(context string, c Check) {
 	a := e.get(context)
 	a.lastOK, a.lastCheck = c.At, &c
 	e.checks.WithLabelValues(e.appLabels(context)...).Inc()
+	e.lock.WithLabelValues(e.appLabels(context)...).Set(boolFloat(c.Holding))
 }
 
 // Failed records a check that could not read the database. The last
@@ -226,7 +256,7 @@ type snapshotCollector struct{ e *Exporter }
 func (s snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
 	e := s.e
 	for _, d := range []*prometheus.Desc{e.descJobs, e.descStuck, e.descAge, e.descQueueFailed, e.descFailedWindow,
-		e.descWindow, e.descLastOK, e.descLock, e.descFiring} {
+		e.descWindow, e.descLastOK, e.descFiring} {
 		ch <- d
 	}
 }
@@ -247,7 +277,6 @@ func (s snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		c := a.lastCheck
 		gauge(e.descLastOK, float64(a.lastOK.UnixMilli())/1e3, al...)
-		gauge(e.descLock, boolFloat(c.Holding), al...)
 		gauge(e.descFiring, float64(c.Firing), al...)
 		if !c.Holding {
 			continue // standing by: no queue was read
@@ -307,10 +336,37 @@ func (e *Exporter) Health() (bool, []AppHealth) {
 	return ok, out
 }
 
+// readHeaderTimeout bounds a scrape's request headers (a client that never
+// finishes them must not hold a connection).
+const readHeaderTimeout = 5 * time.Second
+
+// Serve listens on addr and serves Handler until stop is called; stop lets
+// a scrape in flight finish within grace. It returns the address bound (addr
+// may ask for port 0); a port that cannot be bound is an error at once.
+func (e *Exporter) Serve(ctx context.Context, addr string, grace time.Duration) (bound string, stop func(), err error) {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: e.Handler(), ReadHeaderTimeout: readHeaderTimeout}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln) // ends with http.ErrServerClosed
+	}()
+	return ln.Addr().String(), func() {
+		sctx, cancel := context.WithTimeout(context.Background(), grace)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		<-done
+	}, nil
+}
+
 // Handler serves PathMetrics and PathHealth.
 func (e *Exporter) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(PathMetrics, promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{Registry: e.reg}))
+	mux.Handle(PathMetrics, promhttp.HandlerFor(e.Registry(), promhttp.HandlerOpts{Registry: e.reg}))
 	mux.HandleFunc(PathHealth, func(w http.ResponseWriter, _ *http.Request) {
 		ok, apps := e.Health()
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

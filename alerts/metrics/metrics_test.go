@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -193,5 +194,80 @@ func TestHealthzNamesEachContext(t *testing.T) {
 	e.Handler().ServeHTTP(rec, httptest.NewRequest("GET", PathHealth, nil))
 	if rec.Code != http.StatusServiceUnavailable || rec.Body.String() != "context a: ok: last successful check 0s ago\ncontext b: blind: no successful check yet, started 2m0s ago\n" {
 		t.Errorf("%d %q", rec.Code, rec.Body.String())
+	}
+}
+
+// TestWriteText: one check in the text format, parsed back, with the values
+// and escaped labels /metrics would serve, the build info, and none of the
+// watcher's own families.
+func TestWriteText(t *testing.T) {
+	var b strings.Builder
+	err := WriteText(&b, Build{Version: "1.2.3", Commit: "abc", GoVersion: "go1.26.8"}, Check{At: t0, Holding: true,
+		Window: time.Minute, FailedWindow: 4, Firing: 2, Queues: []Queue{
+			{Connection: "database", Queue: "default", Pending: 3, Delayed: 1, Reserved: 2, Stuck: 1, OldestPendingAge: 90 * time.Second, FailedWindow: 4},
+			{Queue: "we\"ird\nq\x1b", Pending: 1},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	mf, err := p.TextToMetricFamilies(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatalf("not the text format: %v\n%s", err, b.String())
+	}
+	for _, tc := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"jobtriage_queue_jobs", map[string]string{"connection": "database", "queue": "default", "state": "pending"}, 3},
+		{"jobtriage_queue_jobs", map[string]string{"queue": "default", "state": "delayed"}, 1},
+		{"jobtriage_queue_jobs", map[string]string{"queue": "default", "state": "reserved"}, 2},
+		{"jobtriage_queue_jobs", map[string]string{"connection": "", "queue": "we\"ird\nq\uFFFD", "state": "pending"}, 1},
+		{"jobtriage_queue_stuck_jobs", map[string]string{"queue": "default"}, 1},
+		{"jobtriage_queue_oldest_pending_age_seconds", map[string]string{"queue": "default"}, 90},
+		{"jobtriage_queue_failed_jobs_window", map[string]string{"queue": "default"}, 4},
+		{"jobtriage_failed_jobs_window", nil, 4},
+		{"jobtriage_failed_jobs_window_seconds", nil, 60},
+		{"jobtriage_alerts_firing", nil, 2},
+		{"jobtriage_last_check_success_timestamp_seconds", nil, float64(t0.Unix())},
+		{"jobtriage_build_info", map[string]string{"version": "1.2.3"}, 1},
+	} {
+		if got, ok := value(t, mf, tc.name, tc.labels); !ok || got != tc.want {
+			t.Errorf("%s%v = %v (found %v), want %v", tc.name, tc.labels, got, ok, tc.want)
+		}
+	}
+	for _, name := range []string{"jobtriage_watch_lock_held", "jobtriage_checks_total", "jobtriage_check_errors_total", "go_goroutines"} {
+		if _, ok := mf[name]; ok {
+			t.Errorf("a single check writes %s", name)
+		}
+	}
+	for _, f := range mf {
+		for _, m := range f.Metric {
+			if m.TimestampMs != nil {
+				t.Errorf("%s has a timestamp (the textfile collector refuses them)", f.GetName())
+			}
+		}
+	}
+}
+
+// TestServe: the exporter on a port of its own until stop, which closes it;
+// a port that is taken is an error at once.
+func TestServe(t *testing.T) {
+	e := New(Options{Stale: time.Minute, Now: func() time.Time { return t0 }})
+	addr, stop, err := e.Serve(context.Background(), "127.0.0.1:0", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Scrape(t, "http://"+addr+PathMetrics)["jobtriage_build_info"]; !ok {
+		t.Error("no build info served")
+	}
+	if _, _, err := e.Serve(context.Background(), addr, time.Second); err == nil {
+		t.Error("a second server bound the same port")
+	}
+	stop()
+	if resp, err := http.Get("http://" + addr + PathHealth); err == nil {
+		resp.Body.Close()
+		t.Error("still serving after stop")
 	}
 }

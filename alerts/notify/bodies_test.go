@@ -296,16 +296,18 @@ func TestCommandReceivesBodyOnStdin(t *testing.T) {
 	}
 }
 
-func TestLogLines(t *testing.T) {
+// TestLines: the plain line of each notification, as the watcher prints it
+// after the time.
+func TestLines(t *testing.T) {
 	var buf bytes.Buffer
-	if err := NewLog(&buf).Notify(context.Background(), fixtureDigest()); err != nil {
-		t.Fatal(err)
+	for _, n := range fixtureDigest().Notifications {
+		buf.WriteString(timestamp(n.At) + " " + Line(n) + "\n")
 	}
 	want := "2026-11-30T12:10:00Z FIRING queue:emails: 3 failures in the last 1m (threshold 3) · App\\Jobs\\SendInvoice: Connection refused [tcp://smtp:25] · jobtriage failed --group --queue emails --since 1m\n" +
 		"2026-11-30T12:10:00Z STILL FIRING class:App\\Jobs\\<!channel>\ufffd[31m\ufffdSend & Bill: 7 failures in the last 1h (threshold 5, peak 9, since 2026-11-30T12:00:00Z) · App\\Jobs\\<!channel>\ufffd[31m\ufffdSend & Bill: <!here> \ufffd]52;c;AAAA\ufffd paid · jobtriage failed --class 'App\\Jobs\\<!channel>' --since 1h\n" +
 		"2026-11-30T12:10:00Z RESOLVED app: 0 failures in the last 1m30s (peak 1, firing since 2026-11-30T12:05:00Z)\n"
 	if buf.String() != want {
-		t.Errorf("log lines:\n%s\nwant:\n%s", buf.String(), want)
+		t.Errorf("lines:\n%s\nwant:\n%s", buf.String(), want)
 	}
 }
 

@@ -2,6 +2,7 @@ package notify_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
@@ -9,20 +10,31 @@ import (
 	"github.com/jobtriage/jobtriage/alerts/notify"
 )
 
-// The whole path a watcher takes: failure times into windows, counts into
-// the evaluator, the digest out through the dispatcher.
+// stdout prints each notification's line, as the watcher does.
+type stdout struct{}
+
+func (stdout) Name() string { return "stdout" }
+func (stdout) Notify(_ context.Context, d alerts.Digest) error {
+	for _, n := range d.Notifications {
+		fmt.Println(n.At.UTC().Format(time.RFC3339), notify.Line(n))
+	}
+	return nil
+}
+
+// The whole path a watcher takes: failure times into a window, its count
+// into the evaluator, the digest out through the dispatcher.
 func Example() {
 	rules := []alerts.Rule{{Key: "queue:emails", Threshold: 3, Window: time.Minute}}
-	counter, _ := alerts.NewCounter(rules)
+	window, _ := alerts.NewWindow(time.Minute)
 	evaluator, _ := alerts.NewEvaluator(rules)
-	dispatcher := &notify.Dispatcher{Notifiers: []notify.Notifier{notify.NewLog(os.Stdout)}}
+	dispatcher := &notify.Dispatcher{Notifiers: []notify.Notifier{stdout{}}}
 
 	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for _, s := range []int{100, 103, 105, 140, 160} {
-		counter.Observe(start.Add(time.Duration(s)*time.Second), "app", "queue:emails")
+		window.Add(start.Add(time.Duration(s) * time.Second))
 	}
 	now := start.Add(165 * time.Second)
-	digest := evaluator.Evaluate(now, counter.Counts(now))
+	digest := evaluator.Evaluate(now, map[string]int{"queue:emails": window.Count(now)})
 	if _, err := dispatcher.Dispatch(context.Background(), digest); err != nil {
 		os.Stdout.WriteString(err.Error())
 	}

@@ -1,5 +1,5 @@
 // Package notify delivers alert digests to the channels on-call people read:
-// Slack, a generic JSON webhook, PagerDuty, a local command and a log line.
+// Slack, a generic JSON webhook, PagerDuty and a local command.
 // A Dispatcher sends one digest to every notifier with timeouts and retries.
 //
 // Secrets live in webhook URLs, headers and routing keys, so no error or log

@@ -1,6 +1,8 @@
 package watch
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +21,23 @@ const stateVersion = 1
 // maxStateBytes bounds what is read of a state file: it holds at most
 // MaxKeys keys of bounded size, so anything larger is not ours.
 const maxStateBytes = 16 << 20
+
+// DefaultStatePath is the state file of app under the user state directory
+// ($XDG_STATE_HOME, else ~/.local/state, read through getenv): one file per
+// app, named by a hash of its ID, so watchers of two apps on one machine
+// keep apart. "" when there is no such directory (state in memory only).
+func DefaultStatePath(getenv func(string) string, app alerts.App) string {
+	dir := getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	sum := sha256.Sum256([]byte(app.ID()))
+	return filepath.Join(dir, "jobtriage", "watch-"+hex.EncodeToString(sum[:6])+".json")
+}
 
 // stateFile is the persisted alert state: every pending or firing key and
 // the detail its alerts carry. Writer and Seq say who saved it last, so a

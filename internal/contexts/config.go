@@ -6,8 +6,9 @@
 // not fit is an error naming file:line. Precedence, applied by the caller:
 // flags > environment > context > the app's own profile (.env, config/*.php).
 //
-// The package reads nothing by itself but the file it is given: the
-// environment and the user's directories come in through Locate's arguments.
+// The package reads nothing by itself but the files it is given (the
+// contexts file; the app's .env for ResolveNotify): the environment and the
+// user's directories come in through the callers' arguments.
 package contexts
 
 import (
@@ -96,7 +97,8 @@ type Context struct {
 	Line int
 }
 
-// Notify are a context's notification channels (secrets).
+// Notify are a context's notification channels (secrets). The fields are
+// those of alerts/notify's Channels, which a Notify converts to.
 type Notify struct {
 	SlackWebhook        string
 	WebhookURL          string
