@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -26,15 +27,40 @@ const ptyBudget = 500 * time.Millisecond
 // loaded CI machine does not fail the test; a stall happens on every run.
 const ptyAttempts = 3
 
-// buildBinary builds jobtriage into a temporary directory.
+// built is the jobtriage binary the tests of this package run, built once
+// per test process on first use (buildBinary); TestMain removes it.
+var built struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// buildBinary returns the path of jobtriage built from this checkout with
+// go build's defaults, building it on the first call.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "jobtriage")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "jobtriage-main-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "jobtriage")
+		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.path
 }
 
 // silentPTYEnv is a colour terminal's environment without what would make

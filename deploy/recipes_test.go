@@ -20,7 +20,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,31 +39,70 @@ const demoRows = 400
 // ExitThreshold is monitor's "a threshold was crossed" (cmd/errors.go).
 const exitThreshold = 8
 
-var binary string // built once by TestMain
+// built is the jobtriage binary every test of this package runs, built
+// once per test process on first use (binary) with the Dockerfile's
+// source-stage command: the recipes run the static binary the image and the
+// release archives ship, and TestDockerfile checks that same file.
+var built struct {
+	once    sync.Once
+	dir     string // removed by TestMain
+	path    string
+	command string // the shell command that built it
+	err     error
+}
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "jobtriage-deploy-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
 	}
-	binary = filepath.Join(dir, "jobtriage")
-	code := 0
-	if out, err := exec.Command("go", "build", "-o", binary, "..").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		code = 1
-	} else {
-		code = m.Run()
-	}
-	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// dockerBuildLine finds the source stage's `CGO_ENABLED=0 … go build …`
+// command in the Dockerfile.
+var dockerBuildLine = regexp.MustCompile(`(?s)RUN (CGO_ENABLED=0 GOOS=\$TARGETOS GOARCH=\$TARGETARCH \\\s*go build [^\n]*)`)
+
+// binary returns the path of the jobtriage binary, building it on the first
+// call with the Dockerfile's build command for this machine's GOOS/GOARCH.
+// Its flags (CGO_ENABLED=0, -trimpath) are .goreleaser.yaml's, so after
+// .ci/run's snapshot build the compile is cached and only the link is left.
+func binary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		df, err := os.ReadFile("../Dockerfile")
+		if err != nil {
+			built.err = err
+			return
+		}
+		m := dockerBuildLine.FindStringSubmatch(string(df))
+		if m == nil {
+			built.err = errors.New("no CGO_ENABLED=0 go build in the Dockerfile's source stage")
+			return
+		}
+		if built.dir, built.err = os.MkdirTemp("", "jobtriage-deploy-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "jobtriage")
+		built.command = strings.NewReplacer("\\\n", " ", "$TARGETOS", runtime.GOOS, "$TARGETARCH", runtime.GOARCH,
+			"/out/jobtriage", built.path).Replace(m[1])
+		c := exec.Command("/bin/sh", "-c", built.command)
+		c.Dir = ".."
+		if out, err := c.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("%s: %v\n%s", built.command, err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatalf("building jobtriage: %v", built.err)
+	}
+	return built.path
 }
 
 // demo creates a demo database in a new directory and returns its path.
 func demo(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "jobtriage-demo.sqlite")
-	if out, err := exec.Command(binary, "demo", "--path", path).CombinedOutput(); err != nil {
+	if out, err := exec.Command(binary(t), "demo", "--path", path).CombinedOutput(); err != nil {
 		t.Fatalf("demo: %v\n%s", err, out)
 	}
 	return path
@@ -72,7 +113,7 @@ func demo(t *testing.T) string {
 func shell(t *testing.T, line string, env ...string) (string, string, int) {
 	t.Helper()
 	c := exec.Command("/bin/sh", "-c", line)
-	c.Env = append(os.Environ(), append([]string{"PATH=" + filepath.Dir(binary) + ":" + os.Getenv("PATH"), "NO_COLOR=1"}, env...)...)
+	c.Env = append(os.Environ(), append([]string{"PATH=" + filepath.Dir(binary(t)) + ":" + os.Getenv("PATH"), "NO_COLOR=1"}, env...)...)
 	var out, errOut bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errOut
 	err := c.Run()
@@ -109,7 +150,7 @@ func checkArgs(t *testing.T, args []string) {
 
 func failedCount(t *testing.T, dsn string) int {
 	t.Helper()
-	out, err := exec.Command(binary, "failed", "--ndjson", "--dsn", dsn).Output()
+	out, err := exec.Command(binary(t), "failed", "--ndjson", "--dsn", dsn).Output()
 	if err != nil {
 		t.Fatalf("failed --ndjson: %v", err)
 	}
@@ -240,7 +281,7 @@ func TestSystemdUnit(t *testing.T) {
 		}
 		dir := t.TempDir()
 		path := filepath.Join(dir, "jobtriage-watch.service")
-		if err := os.WriteFile(path, bytes.ReplaceAll(unit, []byte("/usr/bin/jobtriage"), []byte(binary)), 0o644); err != nil {
+		if err := os.WriteFile(path, bytes.ReplaceAll(unit, []byte("/usr/bin/jobtriage"), []byte(binary(t))), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		out, err := exec.Command("systemd-analyze", "verify", path).CombinedOutput()
@@ -256,7 +297,7 @@ func TestSystemdUnit(t *testing.T) {
 		for i, a := range args {
 			args[i] = strings.NewReplacer("%S", state, "127.0.0.1:9187", addr).Replace(a)
 		}
-		c := exec.Command(binary, args...)
+		c := exec.Command(binary(t), args...)
 		c.Env = append(os.Environ(), "JOBTRIAGE_DSN=sqlite:"+db, "NO_COLOR=1")
 		cacheRoot := t.TempDir()
 		for _, l := range strings.Split(string(unit), "\n") {
@@ -468,7 +509,7 @@ func runCronJobArgs(t *testing.T, args []string) {
 		args[i] = strings.Replace(args[i], "/archive/", dir+"/", 1)
 	}
 	for night := 1; night <= 2; night++ {
-		out, err := exec.Command(binary, append(args, "--dsn", "sqlite:"+db)...).CombinedOutput()
+		out, err := exec.Command(binary(t), append(args, "--dsn", "sqlite:"+db)...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("night %d: jobtriage %s: %v\n%s", night, strings.Join(args, " "), err, out)
 		}

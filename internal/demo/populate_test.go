@@ -14,6 +14,7 @@ import (
 func TestPopulateRoundTrips(t *testing.T) {
 	for _, driver := range sqltest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
+			t.Parallel() // each driver has a database of its own
 			ctx := context.Background()
 			s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, nil)
 			opts := Options{Failed: 1234, Jobs: 57, Seed: 99, Now: testNow, BatchSize: 500, PayloadSize: 1500}
