@@ -495,15 +495,7 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 		}
 		sigs = sigs[:opts.Limit]
 	}
-	if distinct == 0 && q.Signature != "" {
-		if opts.JSON {
-			if err := writeJSON(opts.IO.Out, groupDoc{SchemaVersion: jsonSchemaVersion, Signatures: []signatureDoc{}, Sort: sortKey.String(),
-				WindowSeconds: int64(window / time.Second), NewSince: jsonTime(newSince), OnlyNew: p.OnlyNew}); err != nil {
-				return err
-			}
-		}
-		return opts.Filter.errNoSuchSignature()
-	}
+	noSuchSignature := distinct == 0 && q.Signature != ""
 	if opts.JSON {
 		doc := groupDoc{SchemaVersion: jsonSchemaVersion, Signatures: make([]signatureDoc, 0, len(sigs)),
 			TotalJobs: total, TotalSignatures: distinct, Sort: sortKey.String(), WindowSeconds: int64(window / time.Second),
@@ -511,7 +503,12 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 		for _, sg := range sigs {
 			doc.Signatures = append(doc.Signatures, newSignatureDoc(sg))
 		}
-		return writeJSON(opts.IO.Out, doc)
+		if err := writeJSON(opts.IO.Out, doc); err != nil || !noSuchSignature {
+			return err
+		}
+	}
+	if noSuchSignature {
+		return opts.Filter.errNoSuchSignature()
 	}
 	if len(sigs) == 0 {
 		if opts.IO.IsStdoutTTY() {
