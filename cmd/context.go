@@ -38,14 +38,14 @@ func NewCmdContext(f *Factory, runF func(context.Context, *ContextOptions) error
 		Short: "List, show and switch the named apps of the configuration file",
 		Long: heredoc.Doc(`
 			A context names one Laravel app in jobtriage's configuration file
-			($XDG_CONFIG_HOME/jobtriage/contexts.toml, else ~/.config/jobtriage/contexts.toml;
+			($XDG_CONFIG_HOME/jobtriage/config.toml, else ~/.config/jobtriage/config.toml;
 			--config or JOBTRIAGE_CONFIG name another): its directory or DSNs, Redis,
 			timezone, notifiers, and a label and colour that mark production. Every
 			command runs in the context --context or JOBTRIAGE_CONTEXT names, else in
 			the file's current-context; every prompt and write summary names it.
 
 			Precedence: flags > environment (JOBTRIAGE_DSN, …) > context > the app's
-			own profile (bootstrap/cache/contexts.php, config/*.php, .env).
+			own profile (bootstrap/cache/config.php, config/*.php, .env).
 		`),
 		Example: examples(heredoc.Doc(`
 			$ jobtriage context list
