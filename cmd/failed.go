@@ -406,12 +406,8 @@ var errExportDone = errors.New("export limit reached")
 // --limit N (not 0), the first N.
 func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query) error {
 	n := 0
-	limit := 0
-	if opts.LimitSet {
-		limit = opts.Limit
-	}
 	err := svc.Each(ctx, q, opts.Full, func(j triage.Job, r *triage.FailedRow) error {
-		if limit > 0 && n >= limit {
+		if opts.exportLimitReached(n) {
 			return errExportDone
 		}
 		n++
@@ -425,6 +421,12 @@ func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q 
 		return err
 	})
 	return exportDone(opts, q, n, err)
+}
+
+// exportLimitReached reports whether an export that wrote n records
+// stops: only an explicit --limit N (not 0) bounds one.
+func (o *FailedOptions) exportLimitReached(n int) bool {
+	return o.LimitSet && o.Limit > 0 && n >= o.Limit
 }
 
 // exportDone ends an export (NDJSON or CSV) of n records: err is what the
