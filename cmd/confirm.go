@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/user"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -306,23 +307,14 @@ func onTarget(svc *triage.Service) string {
 	return " — " + strings.Join(parts, " · ")
 }
 
-// ansiColor is the SGR code of a colour a context may have ("" for none).
+// ansiColor is the SGR code of a colour a context may have ("" for none):
+// the colours in SGR order from red (31).
 func ansiColor(name string) string {
-	switch name {
-	case "red":
-		return "31"
-	case "green":
-		return "32"
-	case "yellow":
-		return "33"
-	case "blue":
-		return "34"
-	case "magenta":
-		return "35"
-	case "cyan":
-		return "36"
+	i := slices.Index([]string{"red", "green", "yellow", "blue", "magenta", "cyan"}, name)
+	if i < 0 {
+		return ""
 	}
-	return ""
+	return strconv.Itoa(31 + i)
 }
 
 // contextMark is a context's mark for prompts and summaries: plain text

@@ -44,13 +44,9 @@ func csvRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q tri
 	if err := w.Write(csvHeader); err != nil {
 		return err
 	}
-	limit := 0
-	if opts.LimitSet {
-		limit = opts.Limit
-	}
 	n := 0
 	err := svc.Each(ctx, q, false, func(j triage.Job, _ *triage.FailedRow) error {
-		if limit > 0 && n >= limit {
+		if opts.exportLimitReached(n) {
 			return errExportDone
 		}
 		n++

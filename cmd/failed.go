@@ -406,12 +406,8 @@ var errExportDone = errors.New("export limit reached")
 // --limit N (not 0), the first N.
 func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query) error {
 	n := 0
-	limit := 0
-	if opts.LimitSet {
-		limit = opts.Limit
-	}
 	err := svc.Each(ctx, q, opts.Full, func(j triage.Job, r *triage.FailedRow) error {
-		if limit > 0 && n >= limit {
+		if opts.exportLimitReached(n) {
 			return errExportDone
 		}
 		n++
@@ -425,6 +421,12 @@ func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q 
 		return err
 	})
 	return exportDone(opts, q, n, err)
+}
+
+// exportLimitReached reports whether an export that wrote n records
+// stops: only an explicit --limit N (not 0) bounds one.
+func (o *FailedOptions) exportLimitReached(n int) bool {
+	return o.LimitSet && o.Limit > 0 && n >= o.Limit
 }
 
 // exportDone ends an export (NDJSON or CSV) of n records: err is what the
@@ -495,15 +497,7 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 		}
 		sigs = sigs[:opts.Limit]
 	}
-	if distinct == 0 && q.Signature != "" {
-		if opts.JSON {
-			if err := writeJSON(opts.IO.Out, groupDoc{SchemaVersion: jsonSchemaVersion, Signatures: []signatureDoc{}, Sort: sortKey.String(),
-				WindowSeconds: int64(window / time.Second), NewSince: jsonTime(newSince), OnlyNew: p.OnlyNew}); err != nil {
-				return err
-			}
-		}
-		return opts.Filter.errNoSuchSignature()
-	}
+	noSuchSignature := distinct == 0 && q.Signature != ""
 	if opts.JSON {
 		doc := groupDoc{SchemaVersion: jsonSchemaVersion, Signatures: make([]signatureDoc, 0, len(sigs)),
 			TotalJobs: total, TotalSignatures: distinct, Sort: sortKey.String(), WindowSeconds: int64(window / time.Second),
@@ -511,7 +505,12 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 		for _, sg := range sigs {
 			doc.Signatures = append(doc.Signatures, newSignatureDoc(sg))
 		}
-		return writeJSON(opts.IO.Out, doc)
+		if err := writeJSON(opts.IO.Out, doc); err != nil || !noSuchSignature {
+			return err
+		}
+	}
+	if noSuchSignature {
+		return opts.Filter.errNoSuchSignature()
 	}
 	if len(sigs) == 0 {
 		if opts.IO.IsStdoutTTY() {

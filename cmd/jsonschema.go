@@ -48,11 +48,15 @@ func unixTime(p *int64, loc *time.Location) jsonTime {
 }
 
 // nullString is s, or null when s is empty.
-func nullString(s string) *string {
-	if s == "" {
+func nullString(s string) *string { return nullIfZero(s) }
+
+// nullIfZero is v, or null when v is its type's zero value.
+func nullIfZero[T comparable](v T) *T {
+	var zero T
+	if v == zero {
 		return nil
 	}
-	return &s
+	return &v
 }
 
 // jobDoc is one failed job in failed --json, failed --ndjson and (with the
@@ -159,20 +163,14 @@ func newSignatureDoc(s triage.Signature) signatureDoc {
 		ExceptionMessage: s.Example, ExceptionMessageNormalized: s.Message,
 		Count: s.Count, FirstSeen: jsonTime(s.FirstSeen), LastSeen: jsonTime(s.LastSeen),
 		Queues: orEmpty(s.Queues), Connections: orEmpty(s.Connections), NewestID: s.NewestID,
-		Recent: s.Recent, Previous: s.Previous, Change: s.Change(), Spark: orEmptyInts(s.Spark), New: s.New,
+		Recent: s.Recent, Previous: s.Previous, Change: s.Change(), Spark: orEmpty(s.Spark), New: s.New,
 	}
 }
 
-func orEmptyInts(s []int) []int {
+// orEmpty is s, or an empty list (never null) when s is nil.
+func orEmpty[T any](s []T) []T {
 	if s == nil {
-		return []int{}
-	}
-	return s
-}
-
-func orEmpty(s []string) []string {
-	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }
@@ -249,17 +247,10 @@ type frameDoc struct {
 	Vendor bool `json:"vendor"`
 }
 
-func nullInt(n int) *int {
-	if n == 0 {
-		return nil
-	}
-	return &n
-}
-
 func newExceptionDoc(e exception.Exception) exceptionDoc {
-	d := exceptionDoc{Class: e.Class, Message: e.Message, File: nullString(e.File), Line: nullInt(e.Line), Frames: []frameDoc{}}
+	d := exceptionDoc{Class: e.Class, Message: e.Message, File: nullString(e.File), Line: nullIfZero(e.Line), Frames: []frameDoc{}}
 	for _, f := range e.Frames {
-		d.Frames = append(d.Frames, frameDoc{Index: f.Index, File: nullString(f.File), Line: nullInt(f.Line), Call: f.Call, Raw: f.Raw, Vendor: f.Vendor})
+		d.Frames = append(d.Frames, frameDoc{Index: f.Index, File: nullString(f.File), Line: nullIfZero(f.Line), Call: f.Call, Raw: f.Raw, Vendor: f.Vendor})
 	}
 	return d
 }
@@ -332,15 +323,12 @@ type retryDoc struct {
 
 func newRetryDoc(r triage.RetryResult) retryDoc {
 	d := retryDoc{SchemaVersion: jsonSchemaVersion, DryRun: r.DryRun, Retried: r.Retried, IDs: orEmpty(r.IDs),
-		ByQueue: r.ByQueue, ByClass: r.ByClass, Skipped: r.Skipped, NotFound: orEmpty(r.NotFound)}
+		ByQueue: r.ByQueue, ByClass: r.ByClass, Skipped: orEmpty(r.Skipped), NotFound: orEmpty(r.NotFound)}
 	if d.ByQueue == nil {
 		d.ByQueue = map[string]int{}
 	}
 	if d.ByClass == nil {
 		d.ByClass = map[string]int{}
-	}
-	if d.Skipped == nil {
-		d.Skipped = []triage.Skip{}
 	}
 	return d
 }

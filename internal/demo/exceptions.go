@@ -16,17 +16,20 @@ const (
 // frame is one stack-trace line without its "#n " index.
 type frame string
 
+// frameIn makes the frames of files under root.
+func frameIn(root string) func(file string, line int, call string) frame {
+	return func(file string, line int, call string) frame {
+		return frame(root + file + "(" + strconv.Itoa(line) + "): " + call)
+	}
+}
+
 func vendorFrame(file string, line int, call string) frame {
-	return frame(vendorRoot + file + "(" + strconv.Itoa(line) + "): " + call)
+	return frameIn(vendorRoot)(file, line, call)
 }
-
 func symfonyFrame(file string, line int, call string) frame {
-	return frame(symfonyRoot + file + "(" + strconv.Itoa(line) + "): " + call)
+	return frameIn(symfonyRoot)(file, line, call)
 }
-
-func appFrame(file string, line int, call string) frame {
-	return frame(appRoot + file + "(" + strconv.Itoa(line) + "): " + call)
-}
+func appFrame(file string, line int, call string) frame { return frameIn(appRoot)(file, line, call) }
 
 // thrown is one exception of a chain, innermost (previous) first as PHP
 // prints them.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -139,10 +140,10 @@ func NewGenerator(opts Options) (*Generator, error) {
 		}
 	}
 	for i, s := range g.all {
-		if len(opts.Scenarios) > 0 && !contains(opts.Scenarios, s.name) {
+		if len(opts.Scenarios) > 0 && !slices.Contains(opts.Scenarios, s.name) {
 			continue
 		}
-		if len(opts.Connections) > 0 && !contains(opts.Connections, s.connection) {
+		if len(opts.Connections) > 0 && !slices.Contains(opts.Connections, s.connection) {
 			continue
 		}
 		g.allowed = append(g.allowed, i)
@@ -159,15 +160,6 @@ func NewGenerator(opts Options) (*Generator, error) {
 	}
 	g.timeline = newTimeline(g.rng, opts.Now, opts.Days, g.allowed)
 	return g, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Options returns the options after defaults were applied.

@@ -30,14 +30,7 @@ type prop struct{ name, value string }
 func protected(name string) string      { return "\x00*\x00" + name }
 func private(class, name string) string { return "\x00" + class + "\x00" + name }
 func serObject(class string, props []prop) string {
-	var b strings.Builder
-	b.WriteString("O:" + strconv.Itoa(len(class)) + `:"` + class + `":` + strconv.Itoa(len(props)) + ":{")
-	for _, p := range props {
-		b.WriteString(serStr(p.name))
-		b.WriteString(p.value)
-	}
-	b.WriteString("}")
-	return b.String()
+	return "O:" + strconv.Itoa(len(class)) + `:"` + class + `":` + strconv.Itoa(len(props)) + ":{" + serProps(props) + "}"
 }
 
 // serList serializes a PHP list of already-serialized values.
@@ -53,14 +46,15 @@ func serList(values []string) string {
 }
 
 // serMap serializes a PHP array with string keys, in the given order.
-func serMap(kv []prop) string {
+func serMap(kv []prop) string { return "a:" + strconv.Itoa(len(kv)) + ":{" + serProps(kv) + "}" }
+
+// serProps is the body of an object or a string-keyed array.
+func serProps(props []prop) string {
 	var b strings.Builder
-	b.WriteString("a:" + strconv.Itoa(len(kv)) + ":{")
-	for _, p := range kv {
+	for _, p := range props {
 		b.WriteString(serStr(p.name))
 		b.WriteString(p.value)
 	}
-	b.WriteString("}")
 	return b.String()
 }
 

@@ -183,12 +183,8 @@ func scenarios() []scenario {
 				return objectPayload(f, `App\Jobs\ChargeCard`, `App\Jobs\ChargeCard`, cmd, jobMeta{maxTries: i64(1)}, true), nil
 			},
 			exception: func(f *facts, mw int) []thrown {
-				g := func(file string, line int, call string) frame {
-					return frame(appRoot + "vendor/guzzlehttp/guzzle/src/" + file + "(" + strconv.Itoa(line) + "): " + call)
-				}
-				p := func(file string, line int, call string) frame {
-					return frame(appRoot + "vendor/guzzlehttp/promises/src/" + file + "(" + strconv.Itoa(line) + "): " + call)
-				}
+				g := frameIn(appRoot + "vendor/guzzlehttp/guzzle/src/")
+				p := frameIn(appRoot + "vendor/guzzlehttp/promises/src/")
 				lead := []frame{
 					g("Handler/CurlFactory.php", 158, `GuzzleHttp\Handler\CurlFactory::createRejection()`),
 					g("Handler/CurlFactory.php", 110, `GuzzleHttp\Handler\CurlFactory::finishError()`),
@@ -231,9 +227,7 @@ func scenarios() []scenario {
 				return objectPayload(f, `App\Listeners\SendShipmentNotification`, `Illuminate\Events\CallQueuedListener`, cmd, jobMeta{}, true), nil
 			},
 			exception: func(f *facts, mw int) []thrown {
-				s := func(file string, line int, call string) frame {
-					return frame(appRoot + "vendor/swiftmailer/swiftmailer/lib/classes/Swift/" + file + "(" + strconv.Itoa(line) + "): " + call)
-				}
+				s := frameIn(appRoot + "vendor/swiftmailer/swiftmailer/lib/classes/Swift/")
 				lead := []frame{
 					s("Transport/AbstractSmtpTransport.php", 341, `Swift_Transport_AbstractSmtpTransport->assertResponseCode()`),
 					s("Transport/EsmtpTransport.php", 305, `Swift_Transport_AbstractSmtpTransport->executeCommand()`),

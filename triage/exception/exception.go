@@ -42,10 +42,7 @@ type Exception struct {
 // exception first, the exception that reached Laravel last.
 type Chain []Exception
 
-const (
-	nextMarker  = "\n\nNext "
-	traceMarker = TraceMarker
-)
+const nextMarker = "\n\nNext "
 
 // TraceMarker ends a block's header: Head reads only the text before its
 // first occurrence, so a store may cut the text there.
@@ -159,8 +156,8 @@ func followsFrame(s string) bool {
 
 func parseBlock(block string) Exception {
 	e := parseHeader(headerOf(block))
-	if i := strings.Index(block, traceMarker); i >= 0 {
-		e.Frames = parseFrames(block[i+len(traceMarker):])
+	if i := strings.Index(block, TraceMarker); i >= 0 {
+		e.Frames = parseFrames(block[i+len(TraceMarker):])
 	}
 	return e
 }
@@ -168,7 +165,7 @@ func parseBlock(block string) Exception {
 // headerOf is the block text before "Stack trace:", or the whole block when
 // the store cut the text before it.
 func headerOf(block string) string {
-	if i := strings.Index(block, traceMarker); i >= 0 {
+	if i := strings.Index(block, TraceMarker); i >= 0 {
 		return block[:i]
 	}
 	return block

@@ -314,24 +314,13 @@ func tldEnd(s []byte, r int) int {
 	return -1
 }
 
-func hexRun(s []byte, i, n int) bool {
+// classRun reports whether the n bytes at s[i:] are all in class.
+func classRun(s []byte, i, n int, class byte) bool {
 	if i+n > len(s) {
 		return false
 	}
 	for _, c := range s[i : i+n] {
-		if !is(c, cHex) {
-			return false
-		}
-	}
-	return true
-}
-
-func digitRun(s []byte, i, n int) bool {
-	if i+n > len(s) {
-		return false
-	}
-	for _, c := range s[i : i+n] {
-		if !is(c, cDigit) {
+		if !is(c, class) {
 			return false
 		}
 	}
@@ -351,8 +340,8 @@ func replaceUUIDs(dst, s []byte) ([]byte, bool) {
 		from = d + 1
 		p := d - 8
 		if p < pos || p+36 > len(s) || s[p+13] != '-' || s[p+18] != '-' || s[p+23] != '-' ||
-			wordBefore(s, p) || wordAt(s, p+36) || !hexRun(s, p, 8) ||
-			!hexRun(s, p+9, 4) || !hexRun(s, p+14, 4) || !hexRun(s, p+19, 4) || !hexRun(s, p+24, 12) {
+			wordBefore(s, p) || wordAt(s, p+36) || !classRun(s, p, 8, cHex) ||
+			!classRun(s, p+9, 4, cHex) || !classRun(s, p+14, 4, cHex) || !classRun(s, p+19, 4, cHex) || !classRun(s, p+24, 12, cHex) {
 			continue
 		}
 		e = e.replace(p, p+36, "<uuid>")
@@ -375,9 +364,9 @@ func replaceTimes(dst, s []byte) ([]byte, bool) {
 		from = d + 1
 		p := d - 4
 		if p < pos || len(s) < p+19 || s[p+7] != '-' || s[p+13] != ':' || s[p+16] != ':' || wordBefore(s, p) ||
-			!digitRun(s, p, 4) || !digitRun(s, p+5, 2) || s[p+7] != '-' || !digitRun(s, p+8, 2) ||
+			!classRun(s, p, 4, cDigit) || !classRun(s, p+5, 2, cDigit) || s[p+7] != '-' || !classRun(s, p+8, 2, cDigit) ||
 			(s[p+10] != 'T' && s[p+10] != ' ') ||
-			!digitRun(s, p+11, 2) || s[p+13] != ':' || !digitRun(s, p+14, 2) || s[p+16] != ':' || !digitRun(s, p+17, 2) {
+			!classRun(s, p+11, 2, cDigit) || s[p+13] != ':' || !classRun(s, p+14, 2, cDigit) || s[p+16] != ':' || !classRun(s, p+17, 2, cDigit) {
 			continue
 		}
 		end := p + 19
@@ -392,12 +381,12 @@ func replaceTimes(dst, s []byte) ([]byte, bool) {
 			case 'Z':
 				end++
 			case '+', '-':
-				if digitRun(s, end+1, 2) {
+				if classRun(s, end+1, 2, cDigit) {
 					if end+3 < len(s) && s[end+3] == ':' {
-						if digitRun(s, end+4, 2) {
+						if classRun(s, end+4, 2, cDigit) {
 							end += 6
 						}
-					} else if digitRun(s, end+3, 2) {
+					} else if classRun(s, end+3, 2, cDigit) {
 						end += 5
 					}
 				}
@@ -758,36 +747,34 @@ func replaceInRun(e edit, s []byte, i, j int) edit {
 			continue
 		}
 		w := k
-		all, any := byte(0xff), byte(0)
-		for k < j && is(s[k], cWord) {
-			all &= byteClass[s[k]]
-			any |= byteClass[s[k]]
-			k++
-		}
-		if k-w >= 8 && all&cHex != 0 && any&cDigit != 0 && any&cAlpha != 0 {
+		end, hex := hexWordEnd(s, k, j)
+		if hex {
 			e = replaceToken(e, s, piece, w, false)
-			e = e.replace(w, k, "<hex>")
-			piece = k
+			e = e.replace(w, end, "<hex>")
+			piece = end
 		}
+		k = end
 	}
 	return replaceToken(e, s, piece, j, true)
+}
+
+// hexWordEnd is the end of the run of word characters at s[k] (before j),
+// and whether it is a hex id: at least 8 hex digits, digits and letters both.
+func hexWordEnd(s []byte, k, j int) (end int, hex bool) {
+	w := k
+	all, any := byte(0xff), byte(0)
+	for k < j && is(s[k], cWord) {
+		all &= byteClass[s[k]]
+		any |= byteClass[s[k]]
+		k++
+	}
+	return k, k-w >= 8 && all&cHex != 0 && any&cDigit != 0 && any&cAlpha != 0
 }
 
 // replaceToken applies the token expression to the piece s[i:j] of a run;
 // atRunEnd says the piece ends the run, so "=" padding may follow it.
 func replaceToken(e edit, s []byte, i, j int, atRunEnd bool) edit {
-	if j-i < 20 {
-		return e
-	}
-	digits, letters := 0, 0
-	for _, c := range s[i:j] {
-		if is(c, cDigit) {
-			digits++
-		} else if is(c, cAlpha) {
-			letters++
-		}
-	}
-	if digits < 2 || letters < 2 {
+	if !isToken(s[i:j]) {
 		return e
 	}
 	if atRunEnd {
@@ -796,6 +783,23 @@ func replaceToken(e edit, s []byte, i, j int, atRunEnd bool) edit {
 		}
 	}
 	return e.replace(i, j, "<token>")
+}
+
+// isToken: the piece is long enough for a token and has two digits and two
+// letters.
+func isToken(piece []byte) bool {
+	if len(piece) < 20 {
+		return false
+	}
+	digits, letters := 0, 0
+	for _, c := range piece {
+		if is(c, cDigit) {
+			digits++
+		} else if is(c, cAlpha) {
+			letters++
+		}
+	}
+	return digits >= 2 && letters >= 2
 }
 
 // numberEnd matches \d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b at i (after a \b),
@@ -939,30 +943,19 @@ func runChanges(s []byte, i, j int) bool {
 	if j-i < 8 {
 		return false
 	}
-	digits, letters := 0, 0
 	for k := i; k < j; {
 		if !is(s[k], cWord) {
 			k++
 			continue
 		}
-		w := k
-		all, any := byte(0xff), byte(0)
-		for k < j && is(s[k], cWord) {
-			all &= byteClass[s[k]]
-			any |= byteClass[s[k]]
-			if is(s[k], cDigit) {
-				digits++
-			} else if is(s[k], cAlpha) {
-				letters++
-			}
-			k++
+		end, hex := hexWordEnd(s, k, j)
+		if hex {
+			return true
 		}
-		if k-w >= 8 && all&cHex != 0 && any&cDigit != 0 && any&cAlpha != 0 {
-			return true // a hex id
-		}
+		k = end
 	}
 	// No hex id, so the whole run is the piece the token rule sees.
-	return j-i >= 20 && digits >= 2 && letters >= 2
+	return isToken(s[i:j])
 }
 
 func appendNumber(out []byte) []byte {

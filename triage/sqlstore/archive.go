@@ -26,6 +26,9 @@ const archiveAttempts = 8
 // parameter limit.
 const restoreInsertRows = 200
 
+// selectInChunk is the values of one selectIn statement.
+const selectInChunk = 500
+
 // rawColumns selects a whole failed_jobs row as stored: failed_at as the
 // database's text for it, NULLs kept (scanRaw).
 func (s *Store) rawColumns() string {
@@ -210,7 +213,7 @@ func (s *Store) RestoreRows(ctx context.Context, p triage.RestoreParams) (triage
 		ids = append(ids, r.ID)
 	}
 	presentUUID := map[string]bool{}
-	if err := s.selectIn(ctx, tx, "SELECT uuid FROM "+s.failed+" WHERE uuid IN (%s)", uuids, func(rows *sql.Rows) error {
+	if err := s.selectIn(ctx, tx, "SELECT uuid FROM "+s.failed+" WHERE uuid IN (", uuids, func(rows *sql.Rows) error {
 		var u string
 		if err := rows.Scan(&u); err != nil {
 			return err
@@ -222,7 +225,7 @@ func (s *Store) RestoreRows(ctx context.Context, p triage.RestoreParams) (triage
 	}
 	// Which ids are taken, and by what payload (for rows without uuid).
 	taken := map[int64]*string{}
-	if err := s.selectIn(ctx, tx, "SELECT id, payload FROM "+s.failed+" WHERE id IN (%s)", ids, func(rows *sql.Rows) error {
+	if err := s.selectIn(ctx, tx, "SELECT id, payload FROM "+s.failed+" WHERE id IN (", ids, func(rows *sql.Rows) error {
 		var id int64
 		var payload sql.NullString
 		if err := rows.Scan(&id, &payload); err != nil {
@@ -281,12 +284,12 @@ func sameText(a, b *string) bool {
 	return *a == *b
 }
 
-// selectIn runs q (with one %s for the placeholders) over vals in chunks.
-func (s *Store) selectIn(ctx context.Context, tx *sqlx.Tx, q string, vals []any, scan func(*sql.Rows) error) error {
-	const perSelect = 500
-	for i := 0; i < len(vals); i += perSelect {
-		chunk := vals[i:min(i+perSelect, len(vals))]
-		rows, err := tx.QueryContext(ctx, s.db.Rebind(fmt.Sprintf(q, marks(len(chunk)))), chunk...)
+// selectIn runs head + "?, …)" over vals, selectInChunk values at a time,
+// and hands scan each row.
+func (s *Store) selectIn(ctx context.Context, tx *sqlx.Tx, head string, vals []any, scan func(*sql.Rows) error) error {
+	for i := 0; i < len(vals); i += selectInChunk {
+		chunk := vals[i:min(i+selectInChunk, len(vals))]
+		rows, err := tx.QueryContext(ctx, s.db.Rebind(head+marks(len(chunk))+")"), chunk...)
 		if err != nil {
 			return s.queryError(err)
 		}

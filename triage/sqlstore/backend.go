@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -19,11 +20,9 @@ import (
 // jobtriage's own table, created only when the operator opts in.
 const LedgerTable = "jobtriage_pushed"
 
-// Statement sizes of the ledger: uuids per lookup, rows per insert.
-const (
-	ledgerLookupChunk = 500
-	ledgerInsertChunk = 200
-)
+// ledgerInsertChunk is the rows of one ledger insert (a lookup is a
+// selectIn).
+const ledgerInsertChunk = 200
 
 // JobsBackend is the jobs table of a database other than failed_jobs' as a
 // triage.QueueBackend: Store is opened with Config.JobsOnly. It pushes as
@@ -258,25 +257,16 @@ func (b *JobsBackend) recorded(ctx context.Context, tx *sqlx.Tx, moves []triage.
 		}
 	}
 	out := make(map[string]bool, len(uuids))
-	for i := 0; i < len(uuids); i += ledgerLookupChunk {
-		chunk := uuids[i:min(i+ledgerLookupChunk, len(uuids))]
-		q := "SELECT uuid FROM " + b.ledgerQuoted() + " WHERE uuid IN (" + marks(len(chunk)) + ")"
-		rows, err := tx.QueryContext(ctx, b.Store.db.Rebind(q), chunk...)
-		if err != nil {
-			return nil, b.Store.queryError(err)
+	err := b.Store.selectIn(ctx, tx, "SELECT uuid FROM "+b.ledgerQuoted()+" WHERE uuid IN (", uuids, func(rows *sql.Rows) error {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return err
 		}
-		for rows.Next() {
-			var u string
-			if err := rows.Scan(&u); err != nil {
-				rows.Close()
-				return nil, b.Store.queryError(err)
-			}
-			out[u] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, b.Store.queryError(err)
-		}
+		out[u] = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
