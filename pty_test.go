@@ -18,7 +18,7 @@ import (
 	"github.com/creack/pty"
 )
 
-// ptyBudget is the issue 12 bound: a command run on a terminal that answers
+// ptyBudget is the silent-terminal bound: a command run on a terminal that answers
 // no query (script, docker exec -t, kubectl exec -t) exits within it. The
 // regression it guards against cost 5 s (termenv.OSCTimeout) every time.
 const ptyBudget = 500 * time.Millisecond
@@ -143,7 +143,7 @@ func runOnSilentPTY(t *testing.T, bin, dir string, keys, ready string, args ...s
 
 // TestNoStallOnASilentTerminal runs the real binary on a pty that never
 // answers a terminal query and asserts every command ends within
-// ptyBudget: no command may wait for the terminal (issue 12).
+// ptyBudget: no command may wait for the terminal.
 func TestNoStallOnASilentTerminal(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()

@@ -48,7 +48,7 @@ func readTree(t *testing.T, dir string) map[string]string {
 }
 
 // TestReferenceCoversEveryCommand: every command the root lists has its
-// page, and completion is listed, not hidden (issue 15).
+// page, and completion is listed, not hidden.
 func TestReferenceCoversEveryCommand(t *testing.T) {
 	gen := t.TempDir()
 	if err := GenDocs(gen); err != nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
 
-// The hostile corpus of issue 11: text a job's author (or an attacker who
+// The hostile corpus: text a job's author (or an attacker who
 // can make a job fail) controls, in every column jobtriage prints.
 var (
 	// hostileTexts are the individual attacks; hostileText joins them.
@@ -186,7 +186,7 @@ func checkHostileOutput(t *testing.T, name string, kind outputKind, out, errOut 
 	}
 }
 
-// TestHostileRowsNeverReachTheTerminalRaw is issue 11's proof: the hostile
+// TestHostileRowsNeverReachTheTerminalRaw is the proof that the hostile
 // corpus, on all three databases, through every command and output format
 // run as the command line runs them, piped and on a terminal. Nothing may
 // panic, no raw control or invisible character may reach stdout or stderr,
@@ -315,7 +315,7 @@ func TestHostileRowsNeverReachTheTerminalRaw(t *testing.T) {
 	}
 }
 
-// TestLongQueueDoesNotSqueezeTheTable is issue 11: on a terminal, one queue
+// TestLongQueueDoesNotSqueezeTheTable: on a terminal, one queue
 // name of 300 characters took the width of every row, so each class was cut
 // to a few cells. Columns other than the flexible one are capped, and the
 // long name is cut with "…".

@@ -550,7 +550,7 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// The fault test of issue 11, on real PostgreSQL, in real time: the watcher
+// The watcher's fault test, on real PostgreSQL, in real time: the watcher
 // survives pg_terminate_backend of its sessions and a server that refuses
 // connections for a while; it alerts about its blindness, reconnects,
 // resumes after the last id it saw, and a webhook that never answers
@@ -773,7 +773,7 @@ func TestWatchHeartbeatOnATerminal(t *testing.T) {
 	}
 }
 
-// Issue 11: what a failing channel answers reaches stderr without the
+// What a failing channel answers reaches stderr without the
 // secrets it echoes — a webhook echoing the Basic credentials Go sends for
 // https://user:password@…, a --notify-command echoing its --token.
 func TestWatchChannelErrorsNeverPrintEchoedSecrets(t *testing.T) {

@@ -28,7 +28,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
 
-// Issue 9's interop proof: jobtriage, run with no flags inside a real
+// The app-profile interop proof: jobtriage, run with no flags inside a real
 // Laravel 8.83 app, resolves the app profile as Laravel does. Each variant
 // is a copy of testdata/laravel-app with its config edited (a literal
 // timezone, a config cache that contradicts .env, a renamed failed table, a
@@ -61,7 +61,7 @@ const (
 	laravelWallClock = "2006-01-02 15:04:05"
 )
 
-// profileVariant is one app configuration of issue 9.
+// profileVariant is one app configuration the profile must resolve.
 type profileVariant struct {
 	name      string   // subtest name; also names the variant's databases
 	databases []string // dialect names it runs on

@@ -130,7 +130,7 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// TestSignalAtPromptExits130AtOnce (issue 12): Ctrl-C at a [y/N] prompt was
+// TestSignalAtPromptExits130AtOnce: Ctrl-C at a [y/N] prompt was
 // swallowed until Enter, then exited 3; SIGTERM was ignored. Both must end
 // the process at once with 130, changing nothing.
 func TestSignalAtPromptExits130AtOnce(t *testing.T) {

@@ -1,4 +1,4 @@
-// Command sigindex measures the signature index's goals (issue 14) in one
+// Command sigindex measures the signature index's goals in one
 // run against a seeded 1,000,000-row database:
 //
 //  1. restore the table to the seeded rows (undo a previous run's changes),

@@ -171,7 +171,7 @@ func TestJobClassRule(t *testing.T) {
 		{"displayName wins", `{"displayName":"Closure (web.php:12)","job":"x","data":{"command":"O:1:\"Y\":0:{}"}}`, "Closure (web.php:12)"},
 		{"empty displayName falls to command", `{"displayName":"","job":"x","data":{"command":"O:10:\"App\\Jobs\\X\":0:{}"}}`, `App\Jobs\X`},
 		{"non-string displayName ignored", `{"displayName":5,"job":"A@b"}`, "A@b"},
-		// PHP's json_decode keeps the last of duplicate keys (issue 11).
+		// PHP's json_decode keeps the last of duplicate keys.
 		{"duplicate displayName: the last", `{"displayName":"App\\Jobs\\Harmless","job":"x","displayName":"App\\Jobs\\Real"}`, `App\Jobs\Real`},
 		{"duplicate displayName, the last empty", `{"displayName":"App\\Jobs\\Harmless","displayName":"","data":{"command":"O:10:\"App\\Jobs\\X\":0:{}"}}`, `App\Jobs\X`},
 		{"encrypted command falls to job", `{"job":"Illuminate\\Queue\\CallQueuedHandler@call","data":{"command":"eyJpdiI6Ij"}}`, CallQueuedHandler},

@@ -301,7 +301,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(`C:11:"ArrayObject":21:{x:i:0;a:0:{};m:a:0:{}}`)
 	f.Add(`S:3:"a\00b";`)
 	f.Add(`E:21:"App\Enums\Status:Paid";`)
-	// Issue 11: counts whose product with the minimum entry size wraps.
+	// Counts whose product with the minimum entry size wraps.
 	f.Add(`O:8:"App\Jobs":3074457345618258603:{s:1:"a";N;}`)
 	f.Add(`a:3074457345618258603:{i:0;N;}`)
 	f.Add(`s:9223372036854775807:"x";`)
@@ -320,7 +320,7 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// TestDecodeHugeCounts is issue 11: a count whose product with the minimum
+// TestDecodeHugeCounts: a count whose product with the minimum
 // entry size overflows int64 passed the size check and made make() panic.
 func TestDecodeHugeCounts(t *testing.T) {
 	for _, in := range []string{

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Issue 12, CLI: --color and CLICOLOR_FORCE, singular/plural wording,
+// The CLI's wording and colour: --color and CLICOLOR_FORCE, singular/plural wording,
 // --ndjson --limit, --signature that matches nothing or is malformed, and
 // the progress meter's line.
 
