@@ -229,28 +229,23 @@ func Layout(s Section, st Style, width int) []string {
 	out := block(nil, "", "", st.Title, Wrap(s.Title, width))
 	for _, l := range s.lines {
 		pad := strings.Repeat("  ", l.depth)
-		wrap := func(used int) []string { return Wrap(l.value, cut(width, len(pad)+used)) }
+		lead, under, style, noteStyle := pad, pad, st.Muted, st.Muted
 		switch l.kind {
 		case field:
 			label := fmt.Sprintf("%-*s ", labelWidth, l.label)
-			under := pad + strings.Repeat(" ", len(label))
-			out = block(out, pad+apply(st.Label, label), under, nil, wrap(len(label)))
-			out = withNote(out, l.note, under, st.Problem, width)
+			lead, under, style, noteStyle = pad+apply(st.Label, label), pad+strings.Repeat(" ", len(label)), nil, st.Problem
+		case text:
+			style = nil
+		case problem:
+			style = st.Problem
 		// Frames wrap under their text, a little further in.
 		case appFrame:
-			out = block(out, pad+appMark, pad+"    ", st.App, wrap(len("    ")))
+			lead, under, style = pad+appMark, pad+"    ", st.App
 		case vendorFrame:
-			out = block(out, pad+"  ", pad+"    ", st.Vendor, wrap(len("    ")))
-		default:
-			style := st.Muted
-			switch l.kind {
-			case text:
-				style = nil
-			case problem:
-				style = st.Problem
-			}
-			out = withNote(block(out, pad, pad, style, wrap(0)), l.note, pad, st.Muted, width)
+			lead, under, style = pad+"  ", pad+"    ", st.Vendor
 		}
+		out = block(out, lead, under, style, Wrap(l.value, cut(width, len(under))))
+		out = withNote(out, l.note, under, noteStyle, width)
 	}
 	return out
 }
