@@ -105,12 +105,8 @@ func printDetail(opts *ShowOptions, d triage.Detail) error {
 	r := renderer(opts.IO)
 	render := func(st lipgloss.Style) func(string) string { return func(s string) string { return st.Render(s) } }
 	dim := render(r.NewStyle().Foreground(lipgloss.Color("245")))
-	st := detailview.Style{
-		Title:   render(r.NewStyle().Bold(true)),
-		Muted:   dim,
-		Problem: render(r.NewStyle().Foreground(lipgloss.Color("203")).Bold(true)),
-		Vendor:  dim,
-	}
+	st := detailview.Style{Title: render(r.NewStyle().Bold(true)), Muted: dim, Vendor: dim,
+		Problem: render(r.NewStyle().Foreground(lipgloss.Color("203")).Bold(true))}
 	var b strings.Builder
 	for i, s := range detailview.Build(d, opts.Now(), opts.Frames) {
 		if i > 0 {

@@ -79,7 +79,7 @@ func (m Model) detailKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.Section):
 		n := len(m.detail.tabs)
-		if n == 0 {
+		if n == 0 { // not loaded yet
 			return m, nil
 		}
 		step := 1
@@ -90,20 +90,13 @@ func (m Model) detailKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.detail.vp.SetContent(m.detail.rendered[m.detail.section])
 		m.detail.vp.GotoTop()
 		return m, nil
+	case m.detail.job.ID == "" && key.Matches(msg, k.Retry, k.Forget, k.Copy):
 	case key.Matches(msg, k.Retry):
-		if m.detail.job.ID != "" {
-			return m, m.askJobs(actionRetry, []triage.Job{m.detail.job})
-		}
-		return m, nil
+		return m, m.askJobs(actionRetry, []triage.Job{m.detail.job})
 	case key.Matches(msg, k.Forget):
-		if m.detail.job.ID != "" {
-			return m, m.askJobs(actionForget, []triage.Job{m.detail.job})
-		}
-		return m, nil
+		return m, m.askJobs(actionForget, []triage.Job{m.detail.job})
 	case key.Matches(msg, k.Copy):
-		if m.detail.job.ID != "" {
-			return m, m.copyCmd("job id", m.detail.job.ID)
-		}
+		return m, m.copyCmd("job id", m.detail.job.ID)
 	case key.Matches(msg, k.Up):
 		m.detail.vp.ScrollUp(1)
 	case key.Matches(msg, k.Down):

@@ -56,6 +56,7 @@ const (
 	appMark        = "→ "
 	malformedShown = 2000 // bytes shown of a payload that is not JSON
 	stampLayout    = "2006-01-02 15:04:05 MST"
+	minWidth       = 10 // the narrowest a wrapped column gets
 )
 
 // Build lays d out. now dates the failure; frames caps the stack frames
@@ -107,9 +108,9 @@ func payloadSection(d triage.Detail) Section {
 		"displayName", e.DisplayName,
 		"job", e.Job,
 		"kind", e.Kind.String(),
-		"maxTries", optInt(e.MaxTries),
-		"maxExceptions", optInt(e.MaxExceptions),
-		"timeout", optInt(e.Timeout),
+		"maxTries", optInt(e.MaxTries, none),
+		"maxExceptions", optInt(e.MaxExceptions, none),
+		"timeout", optInt(e.Timeout, none),
 		"backoff", cmp.Or(e.Backoff, none),
 		"failOnTimeout", strconv.FormatBool(e.FailOnTimeout))
 	until := line{kind: field, depth: 1, label: "retryUntil", value: none}
@@ -119,11 +120,7 @@ func payloadSection(d triage.Detail) Section {
 			until.note = "(expired: a retry would fail at once; retry --retry-until gives a new deadline)"
 		}
 	}
-	attempts := ""
-	if e.Attempts != nil {
-		attempts = strconv.Itoa(*e.Attempts)
-	}
-	s.lines = fields(append(s.lines, until), "batchId", e.BatchID, "attempts", attempts, "tags", strings.Join(e.Tags, ", "))
+	s.lines = fields(append(s.lines, until), "batchId", e.BatchID, "attempts", optInt(e.Attempts, ""), "tags", strings.Join(e.Tags, ", "))
 	return s
 }
 
@@ -157,9 +154,7 @@ func command(d triage.Detail) Section {
 // thrown, then the ones it wrapped.
 func exceptions(d triage.Detail, frames int) Section {
 	s := Section{Name: "Exception", Title: "Exception"}
-	add := func(k kind, depth int, value string) {
-		s.lines = append(s.lines, line{kind: k, depth: depth, value: value})
-	}
+	add := func(k kind, depth int, v string) { s.lines = append(s.lines, line{kind: k, depth: depth, value: v}) }
 	if len(d.Chain) == 0 {
 		if strings.TrimSpace(d.Exception) == "" {
 			add(muted, 1, "No exception text was stored.")
@@ -170,13 +165,13 @@ func exceptions(d triage.Detail, frames int) Section {
 	}
 	for i := len(d.Chain) - 1; i >= 0; i-- {
 		e := d.Chain[i]
-		add(problem, 1, sanitize.Line(e.Class))
-		switch {
-		case i == len(d.Chain)-1 && len(d.Chain) > 1:
-			s.lines[len(s.lines)-1].note = "(thrown)"
-		case i < len(d.Chain)-1:
-			s.lines[len(s.lines)-1].note = "(previous)"
+		class := line{kind: problem, depth: 1, value: sanitize.Line(e.Class)}
+		if i < len(d.Chain)-1 {
+			class.note = "(previous)"
+		} else if i > 0 {
+			class.note = "(thrown)"
 		}
+		s.lines = append(s.lines, class)
 		if e.Message != "" {
 			add(text, 2, safeText(e.Message))
 		}
@@ -204,9 +199,10 @@ func exceptions(d triage.Detail, frames int) Section {
 // safeText is database text made safe, without trailing newlines.
 func safeText(s string) string { return strings.TrimRight(sanitize.Text(s), "\n") }
 
-func optInt(p *int) string {
+// optInt is *p, or unset when p is nil.
+func optInt(p *int, unset string) string {
 	if p == nil {
-		return none
+		return unset
 	}
 	return strconv.Itoa(*p)
 }
@@ -285,7 +281,6 @@ func withNote(out []string, note, pad string, style func(string) string, width i
 // cut is the width left after an indent, never under a readable minimum;
 // 0 (no wrapping) stays 0.
 func cut(width, used int) int {
-	const minWidth = 10
 	if width == 0 {
 		return 0
 	}
