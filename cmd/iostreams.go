@@ -96,11 +96,6 @@ func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 	return &IOStreams{In: in, Out: out, ErrOut: errOut, noColor: true, width: 120}, in, out, errOut
 }
 
-// SetStdoutTTY, SetStdinTTY and SetStderrTTY let tests pretend.
-func (s *IOStreams) SetStdoutTTY(v bool) { s.stdoutTTY = v }
-func (s *IOStreams) SetStdinTTY(v bool)  { s.stdinTTY = v }
-func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = v }
-
 // IsStdoutTTY reports whether output goes to a terminal.
 func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
 

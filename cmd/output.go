@@ -264,7 +264,7 @@ func jsonDepthOver(b []byte, limit int) bool {
 
 // examples indents help examples as cobra's own sections are indented.
 func examples(s string) string {
-	return indent(strings.TrimRight(s, "\n"), "  ")
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }
 
 // countNoun is "1 failed job", "1,204 failed jobs": a count with its noun

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/detailview"
 	"github.com/jobtriage/jobtriage/triage/payload"
-	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
 // ShowOptions are the inputs of `jobtriage show`.
@@ -100,155 +99,23 @@ func encodableEnvelope(e payload.Envelope) payload.Envelope {
 	return e
 }
 
+// printDetail prints every section of the detail model, the TUI's tabs one
+// after the other.
 func printDetail(opts *ShowOptions, d triage.Detail) error {
-	io := opts.IO
-	r := renderer(io)
-	head := r.NewStyle().Bold(true)
-	dim := r.NewStyle().Foreground(lipgloss.Color("245"))
-	bad := r.NewStyle().Foreground(lipgloss.Color("203")).Bold(true)
+	r := renderer(opts.IO)
+	render := func(st lipgloss.Style) func(string) string { return func(s string) string { return st.Render(s) } }
+	dim := render(r.NewStyle().Foreground(lipgloss.Color("245")))
+	st := detailview.Style{Title: render(r.NewStyle().Bold(true)), Muted: dim, Vendor: dim,
+		Problem: render(r.NewStyle().Foreground(lipgloss.Color("203")).Bold(true))}
 	var b strings.Builder
-	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	field := func(k, v string) {
-		if v != "" {
-			line("  %-14s %s", k, sanitize.Line(v))
-		}
-	}
-	now := opts.Now()
-	line("%s", head.Render("Failed job "+sanitize.Line(d.ID)))
-	field("Row id", strconv.FormatInt(d.RowID, 10))
-	field("Class", d.Class)
-	field("Connection", d.Connection)
-	field("Queue", d.Queue)
-	field("Failed at", d.FailedAt.Format("2006-01-02 15:04:05 MST")+" ("+timeCellTTY(d.FailedAt, now)+")")
-	field("Signature", d.Signature)
-
-	line("")
-	line("%s", head.Render("Payload"))
-	if d.PayloadErr != nil {
-		line("  %s", bad.Render("malformed payload: "+sanitize.Line(d.PayloadErr.Error())))
-		line("%s", indent(sanitize.Text(truncateBytes(string(d.Payload), 2000)), "  "))
-	} else {
-		e := d.Envelope
-		field("uuid", e.UUID)
-		field("displayName", e.DisplayName)
-		field("job", e.Job)
-		field("kind", e.Kind.String())
-		field("maxTries", optInt(e.MaxTries))
-		field("maxExceptions", optInt(e.MaxExceptions))
-		field("timeout", optInt(e.Timeout))
-		field("backoff", orDash(e.Backoff))
-		field("failOnTimeout", strconv.FormatBool(e.FailOnTimeout))
-		if e.RetryUntil != nil {
-			ru := time.Unix(*e.RetryUntil, 0).In(d.FailedAt.Location())
-			v := ru.Format("2006-01-02 15:04:05 MST")
-			if d.RetryUntilExpired {
-				v += " " + bad.Render("(expired: a retry would fail at once; retry --retry-until gives a new deadline)")
-			}
-			line("  %-14s %s", "retryUntil", v)
-		} else {
-			field("retryUntil", "–")
-		}
-		field("batchId", e.BatchID)
-		if e.Attempts != nil {
-			field("attempts", strconv.Itoa(*e.Attempts))
-		}
-		if len(e.Tags) > 0 {
-			field("tags", strings.Join(e.Tags, ", "))
-		}
-	}
-
-	line("")
-	switch d.Command {
-	case triage.CommandPlain, triage.CommandDecrypted:
-		title := "Command"
-		if d.Command == triage.CommandDecrypted {
-			title += " (encrypted, decrypted with APP_KEY)"
-		}
-		line("%s", head.Render(title))
-		line("%s", indent(sanitize.Text(d.CommandText), "  "))
-	case triage.CommandEncrypted:
-		line("%s", head.Render("Command"))
-		msg := "encrypted (ShouldBeEncrypted); set APP_KEY (or run in the app directory) to decrypt it"
-		if d.CommandErr != nil {
-			msg = "encrypted, and APP_KEY did not decrypt it: " + d.CommandErr.Error()
-		}
-		line("  %s", dim.Render(sanitize.Line(msg)))
-	case triage.CommandUnreadable:
-		line("%s", head.Render("Command"))
-		msg := "not a PHP serialization"
-		if d.CommandErr != nil {
-			msg = "unreadable: " + d.CommandErr.Error()
-		}
-		line("  %s", bad.Render(sanitize.Line(msg)))
-	}
-
-	line("")
-	line("%s", head.Render("Exception"))
-	for i := len(d.Chain) - 1; i >= 0; i-- {
-		e := d.Chain[i]
-		label := ""
-		switch {
-		case i == len(d.Chain)-1 && len(d.Chain) > 1:
-			label = dim.Render(" (thrown)")
-		case i < len(d.Chain)-1:
-			label = dim.Render(" (previous)")
-		}
-		line("  %s%s", bad.Render(sanitize.Line(e.Class)), label)
-		if e.Message != "" {
-			line("%s", indent(sanitize.Text(e.Message), "    "))
-		}
-		if loc := e.Location(); loc != "" {
-			line("    at %s", sanitize.Line(loc))
-		}
-		for n, fr := range e.Frames {
-			if opts.Frames > 0 && n >= opts.Frames {
-				line("    %s", dim.Render(fmt.Sprintf("… %d more frames (--frames 0 shows all)", len(e.Frames)-n)))
-				break
-			}
-			// Application frames are where the bug usually is: marked with
-			// an arrow (colour is not always there), vendor frames dimmed.
-			text := fmt.Sprintf("#%d %s", fr.Index, sanitize.Line(fr.Raw))
-			if fr.Vendor {
-				line("      %s", dim.Render(text))
-			} else {
-				line("    → %s", text)
-			}
-		}
+	for i, s := range detailview.Build(d, opts.Now(), opts.Frames) {
 		if i > 0 {
-			line("")
+			b.WriteString("\n")
+		}
+		for _, l := range detailview.Layout(s, st, 0) {
+			b.WriteString(l + "\n")
 		}
 	}
-	_, err := fmt.Fprint(io.Out, b.String())
+	_, err := fmt.Fprint(opts.IO.Out, b.String())
 	return err
-}
-
-func timeCellTTY(t, now time.Time) string {
-	io := &IOStreams{stdoutTTY: true}
-	return timeCell(io, t, now)
-}
-
-func optInt(p *int) string {
-	if p == nil {
-		return "–"
-	}
-	return strconv.Itoa(*p)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
-}
-
-func indent(s, pad string) string {
-	s = strings.TrimRight(s, "\n")
-	return pad + strings.ReplaceAll(s, "\n", "\n"+pad)
-}
-
-func truncateBytes(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }

@@ -1,8 +1,18 @@
 package cmd
 
 import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 func TestNewCmdShow(t *testing.T) {
@@ -39,5 +49,41 @@ func TestShowRun(t *testing.T) {
 	}
 	if code := h.run("show", "42"); code != ExitNotFound || h.out.Len() != 0 || strings.Count(h.errOut.String(), "\n") != 1 {
 		t.Errorf("unknown id: exit %d out %q err %q", code, h.out.String(), h.errOut.String())
+	}
+}
+
+// detailFixture is testdata/show-detail.json: failed rows as stored, the
+// clock, and a name for each. show's text goldens are made from it, and the
+// TUI's TestDetailAgreesWithShow renders the same rows and compares.
+type detailFixture struct {
+	Now   time.Time
+	Cases []struct {
+		Name string
+		Row  triagetest.Row
+	}
+}
+
+// TestShowText: what show prints for each row of the fixture, against
+// testdata/TestShowText/<name>.golden (-update rewrites them; the TUI's
+// tabs must then say the same).
+func TestShowText(t *testing.T) {
+	var fx detailFixture
+	if b, err := os.ReadFile(filepath.Join("testdata", "show-detail.json")); err != nil || json.Unmarshal(b, &fx) != nil {
+		t.Fatalf("fixture: %v", err)
+	}
+	h := newHarness(t, false)
+	st := triagetest.New(triage.IDModeUUID, time.UTC)
+	h.f.Now = func() time.Time { return fx.Now }
+	h.f.Service = func(context.Context) (*triage.Service, error) {
+		return &triage.Service{Store: st, Now: h.f.Now, Location: time.UTC}, nil
+	}
+	for _, c := range fx.Cases {
+		st.Add(c.Row)
+		t.Run(c.Name, func(t *testing.T) {
+			if code := h.run("show", c.Row.UUID); code != ExitOK {
+				t.Fatalf("exit %d: %s", code, h.errOut.String())
+			}
+			golden.RequireEqual(t, h.out.Bytes())
+		})
 	}
 }

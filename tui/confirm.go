@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
@@ -101,7 +102,7 @@ func (m *Model) askSignatures(kind actionKind, sigs []triage.Signature, partial 
 	var c confirmation
 	if len(sigs) == 1 {
 		s := sigs[0]
-		id := shortID(s.ID)
+		id := s.ID
 		act.object = "signature " + id
 		c.prompt = verbOf(kind) + " " + plural(n, "failed job", "failed jobs") + " of signature " + id + "?"
 		if partial {
@@ -119,7 +120,7 @@ func (m *Model) askSignatures(kind actionKind, sigs []triage.Signature, partial 
 				c.details = append(c.details, "…and "+count(len(sigs)-maxListed)+" more")
 				break
 			}
-			c.details = append(c.details, shortID(s.ID)+" ("+count(s.Count)+") "+sanitize.Line(classTail(s.Class, 40)))
+			c.details = append(c.details, s.ID+" ("+count(s.Count)+") "+sanitize.Line(classTail(s.Class, 40)))
 		}
 	}
 	if !isZeroQuery(m.query) {
@@ -266,7 +267,7 @@ func center(lines []string, width, height int) []string {
 		out = append(out, "")
 	}
 	for _, l := range lines {
-		pad := (width - sanitize.Width(stripped(l))) / 2
+		pad := (width - sanitize.Width(ansi.Strip(l))) / 2
 		if pad < 0 {
 			pad = 0
 		}

@@ -86,10 +86,12 @@ func TestEndToEndDrillDownToDetail(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	waitFor(t, tm, "FAILED AT", "5c0e0000-1111-4222-8333-000000000030")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	waitFor(t, tm, "Summary", "Thrown at", "/srv/app/app/Jobs/X.php:40")
+	waitFor(t, tm, "[Summary]", "Failed job 5c0e0000-1111-4222-8333-000000000030")
 	tm.Send(tea.KeyMsg{Type: tea.KeyTab})
 	tm.Send(tea.KeyMsg{Type: tea.KeyTab})
-	waitFor(t, tm, "Command properties")
+	waitFor(t, tm, "[Command]", "App\\Jobs\\SyncInvoice {")
+	tm.Send(tea.KeyMsg{Type: tea.KeyTab})
+	waitFor(t, tm, "[Exception]", "at /srv/app/app/Jobs/X.php:40")
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}

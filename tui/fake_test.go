@@ -14,6 +14,7 @@ import (
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/exception"
+	"github.com/jobtriage/jobtriage/triage/payload"
 )
 
 // clock is the fixed now of every test.
@@ -162,7 +163,9 @@ func (f *fakeBackend) Show(_ context.Context, id string) (triage.Detail, error) 
 	}
 	for _, j := range f.jobs {
 		if j.ID == id {
-			return triage.Detail{Job: j, Payload: []byte(`{"displayName":"` + strings.ReplaceAll(j.Class, `\`, `\\`) + `"}`),
+			raw := []byte(`{"displayName":"` + strings.ReplaceAll(j.Class, `\`, `\\`) + `"}`)
+			env, err := payload.Parse(raw)
+			return triage.Detail{Job: j, Payload: raw, Envelope: env, PayloadErr: err,
 				Chain: exception.Parse(j.ExceptionClass + ": " + j.ExceptionMessage), Command: triage.CommandNone}, nil
 		}
 	}

@@ -31,17 +31,13 @@ type filterForm struct {
 
 var fieldPlaceholders = [fieldCount]string{"text in the payload or exception", "queue[,queue…]", "job class, or part of it"}
 
-func newFilterForm(styles) filterForm { return filterForm{} }
-
 // load fills the form from a query.
 func (f *filterForm) load(q triage.Query) {
 	f.inputs[fieldText].SetValue(q.Filter.Search)
 	f.inputs[fieldQueue].SetValue(strings.Join(q.Filter.Queues, ","))
 	f.inputs[fieldClass].SetValue(q.Class)
-	f.focusOn(fieldText)
+	f.focus = fieldText
 }
-
-func (f *filterForm) focusOn(i int) { f.focus = i }
 
 // query reads the form back; blank fields mean no restriction.
 func (f filterForm) query() triage.Query {
@@ -90,10 +86,10 @@ func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.state = m.page
 		return m, nil
 	case key.Matches(msg, k.Next):
-		m.filter.focusOn((m.filter.focus + 1) % fieldCount)
+		m.filter.focus = (m.filter.focus + 1) % fieldCount
 		return m, nil
 	case key.Matches(msg, k.Prev):
-		m.filter.focusOn((m.filter.focus + fieldCount - 1) % fieldCount)
+		m.filter.focus = (m.filter.focus + fieldCount - 1) % fieldCount
 		return m, nil
 	case key.Matches(msg, k.Clear):
 		m.filter.inputs[m.filter.focus].SetValue("")

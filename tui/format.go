@@ -46,11 +46,6 @@ func plural(n int, one, many string) string {
 	return count(n) + " " + many
 }
 
-// shortID shows a signature id in prose. Ids are already 10 characters,
-// and the whole id is what `jobtriage failed --signature` takes, so it is
-// never cut: an operator copies it from here into a command.
-func shortID(id string) string { return id }
-
 // sparkLevels are the block characters of a sparkline, lowest first; the
 // first one stands for zero.
 const sparkLevels = "▁▂▃▄▅▆▇█"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/exception"
+	pl "github.com/jobtriage/jobtriage/triage/payload"
 	"github.com/jobtriage/jobtriage/triage/phpser"
 )
 
@@ -42,7 +43,11 @@ func goldenDetail(t *testing.T, j triage.Job) triage.Detail {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return triage.Detail{Job: j, Payload: []byte(payload), Exception: goldenException,
+	env, err := pl.Parse([]byte(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return triage.Detail{Job: j, Payload: []byte(payload), Envelope: env, Exception: goldenException,
 		Chain: exception.Parse(goldenException), Command: triage.CommandPlain, CommandText: phpser.FormatWith(v, phpser.FormatOptions{})}
 }
 
@@ -57,8 +62,10 @@ func TestGolden(t *testing.T) {
 		{name: "signatures", opts: Options{Connection: "pgsql://forge@db.internal:5432/app", Window: 15 * time.Minute, Threshold: 50}},
 		{name: "jobs", keys: []string{"enter", "down"}},
 		{name: "detail", keys: []string{"enter", "enter"}},
-		{name: "detail_exception", keys: []string{"enter", "enter", "tab"}},
-		{name: "detail_payload", keys: []string{"enter", "enter", "tab", "tab"}},
+		{name: "detail_payload", keys: []string{"enter", "enter", "tab"}},
+		{name: "detail_command", keys: []string{"enter", "enter", "tab", "tab"}},
+		{name: "detail_exception", keys: []string{"enter", "enter", "tab", "tab", "tab"}},
+		{name: "detail_json", keys: []string{"enter", "enter", "shift+tab"}},
 		{name: "confirm", keys: []string{"r"}, setup: func(f *fakeBackend) { f.counts[sigInvoice] = 1204 }},
 		{name: "empty", setup: func(f *fakeBackend) { f.jobs = nil }},
 		{name: "error", setup: func(f *fakeBackend) {

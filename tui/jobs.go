@@ -240,11 +240,11 @@ func (m Model) jobsBody(height int) []string {
 	l := m.jobs
 	switch {
 	case len(l.items) == 0 && l.err != nil:
-		return m.errorBody("Could not list the jobs of signature "+shortID(l.sig.ID), l.err, height)
+		return m.errorBody("Could not list the jobs of signature "+l.sig.ID, l.err, height)
 	case len(l.items) == 0 && l.loading:
 		return []string{"", "  " + m.spin.View() + " Loading jobs…"}
 	case len(l.items) == 0:
-		return []string{"", "  No failed jobs left in signature " + shortID(l.sig.ID) + ".", "  Press esc to go back."}
+		return []string{"", "  No failed jobs left in signature " + l.sig.ID + ".", "  Press esc to go back."}
 	}
 	widths := fitColumns(jobColumns, m.width-gutterWidth)
 	lines := []string{m.st.TableHead.Render(gutterBlank + tableHeader(jobColumns, widths))}

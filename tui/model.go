@@ -129,8 +129,7 @@ func New(ctx context.Context, b Backend, a Actions, opts Options, out io.Writer)
 	m := Model{
 		ctx: ctx, backend: b, actions: a, opts: opts, now: now, tick: tea.Tick,
 		st: st, keys: newKeyMap(a == nil), help: h, spin: sp,
-		width: 80, height: 24,
-		filter: newFilterForm(st), clipboard: out,
+		width: 80, height: 24, clipboard: out,
 	}
 	m.firstScan = m.startGroup(false)
 	m.window.seq = m.nextSeq()

@@ -66,8 +66,8 @@ func TestDrillDownAndBack(t *testing.T) {
 		t.Fatalf("detail view:\n%s", h.view())
 	}
 	h.keys("tab")
-	if h.m.detail.section != sectionException {
-		t.Fatalf("section = %d after tab, want exception", h.m.detail.section)
+	if p := h.m.detail; p.tabs[p.section] != "Payload" {
+		t.Fatalf("tab %q after tab, want the model's second section, Payload", p.tabs[p.section])
 	}
 	h.keys("esc")
 	if h.m.state != stateJobs || h.m.jobs.cursor != 2 {

@@ -6,6 +6,8 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
+
+	"github.com/jobtriage/jobtriage/triage/detailview"
 )
 
 // styles are built from one renderer bound to the output the program draws
@@ -30,6 +32,8 @@ type styles struct {
 	ErrorBox  lipgloss.Style
 	Label     lipgloss.Style
 	Help      help.Styles
+	// Detail styles the detail model's lines.
+	Detail detailview.Style
 	// Cursor is the text cursor of an input: a reversed space, or an
 	// underscore where there is no styling to show one (NO_COLOR).
 	Cursor string
@@ -61,6 +65,9 @@ func newStyles(r *lipgloss.Renderer) styles {
 		ErrorBox:  r.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(red).Padding(0, 1),
 		Label:     r.NewStyle().Foreground(muted),
 	}
+	render := func(st lipgloss.Style) func(string) string { return func(t string) string { return st.Render(t) } }
+	s.Detail = detailview.Style{Title: render(s.Section), Label: render(s.Label), Muted: render(s.Muted),
+		Problem: render(s.Alert), App: render(s.AppFrame), Vendor: render(s.Vendor)}
 	s.Cursor = s.Selected.Render(" ")
 	if r.ColorProfile() == termenv.Ascii {
 		s.Cursor = "_"

@@ -109,7 +109,7 @@ func (m Model) crumbLine() string {
 	crumb := "Signatures"
 	if page == stateJobs || page == stateDetail {
 		s := m.jobs.sig
-		crumb += " › " + shortID(s.ID) + " " + sanitize.Line(classTail(s.Class, 40))
+		crumb += " › " + s.ID + " " + sanitize.Line(classTail(s.Class, 40))
 	}
 	if page == stateDetail {
 		crumb += " › job " + sanitize.Line(m.detail.job.ID)
@@ -215,9 +215,6 @@ func errText(err error) string {
 	}
 	return sanitize.Line(err.Error())
 }
-
-// stripped removes styling to measure a rendered line.
-func stripped(s string) string { return ansi.Strip(s) }
 
 // position says where the cursor is in the list of page: "120 of 9,092
 // jobs" (short: "120/9,092"), and how many rows are marked. The jobs total is the signature's
