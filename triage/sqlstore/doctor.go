@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/jobtriage/jobtriage/triage"
 )
 
 // Index is one index of a table as the catalog describes it.
@@ -105,55 +107,59 @@ func (s *Store) Indexes(ctx context.Context, table string) ([]Index, error) {
 	return out, nil
 }
 
-// ServerInfo is what doctor reports about the database server.
-type ServerInfo struct {
-	Dialect string `json:"dialect"`
-	// Version is the server's own version text ("16.2 (Debian …)",
-	// "10.11.6-MariaDB", SQLite's library version "3.46.0").
-	Version string `json:"version"`
-	// Timezone is the session's time zone as the server names it
-	// (PostgreSQL TimeZone, MySQL time_zone with SYSTEM resolved to
-	// system_time_zone); "" on SQLite, which has none (its
-	// CURRENT_TIMESTAMP is UTC).
-	Timezone string `json:"timezone,omitempty"`
-	// TimezoneSetting says where Timezone comes from, for messages.
-	TimezoneSetting string `json:"timezone_setting,omitempty"`
-}
-
-// ServerInfo asks the server for its version and session time zone.
-func (s *Store) ServerInfo(ctx context.Context) (ServerInfo, error) {
-	info := ServerInfo{Dialect: s.d.name}
+// Inspect implements triage.Inspector: the server, the tables the store
+// found on open, failed_jobs' row count, the indexes worth adding, and what
+// the server's clock zone means on this dialect.
+func (s *Store) Inspect(ctx context.Context) (triage.StoreFacts, error) {
+	f := &triage.DatabaseFacts{Endpoint: s.ep.Redacted(), Schema: s.schema}
+	var version string
 	var err error
 	switch s.d.name {
 	case "postgres":
-		info.TimezoneSetting = "TimeZone"
+		f.ClockSetting = "TimeZone"
+		f.ClockAdvice = "failed_at (timestamp without time zone) stores the text as given; ad-hoc SQL comparing it with now() or CURRENT_TIMESTAMP is off by the difference"
 		err = s.db.QueryRowContext(ctx, `SELECT current_setting('server_version'), current_setting('TimeZone')`).
-			Scan(&info.Version, &info.Timezone)
+			Scan(&version, &f.Clock)
 	case "mysql":
-		var session, system string
+		f.ClockSetting = "time_zone"
+		f.ClockAdvice = "failed_at is a TIMESTAMP column, which MySQL stores converted from the session time_zone (pin it with 'timezone' on the database connection, as Laravel then sets it too); ad-hoc SQL comparing failed_at with NOW() is off by the difference"
+		var system string
 		err = s.db.QueryRowContext(ctx, `SELECT VERSION(), @@session.time_zone, @@global.system_time_zone`).
-			Scan(&info.Version, &session, &system)
-		info.Timezone, info.TimezoneSetting = session, "time_zone"
-		if strings.EqualFold(session, "SYSTEM") {
+			Scan(&version, &f.Clock, &system)
+		if strings.EqualFold(f.Clock, "SYSTEM") {
 			// SYSTEM means the server process's zone, which MySQL names by
 			// its abbreviation ("UTC", "CET").
-			info.Timezone, info.TimezoneSetting = system, "time_zone=SYSTEM, system_time_zone"
+			f.Clock, f.ClockSetting = system, "time_zone=SYSTEM, system_time_zone"
 		}
 	case "sqlite":
-		err = s.db.QueryRowContext(ctx, `SELECT sqlite_version()`).Scan(&info.Version)
+		// SQLite has no session zone: its clock functions are UTC.
+		f.Clock, f.ClockSetting = "UTC", "SQLite's datetime('now') and CURRENT_TIMESTAMP"
+		f.ClockAdvice = "ad-hoc SQL comparing failed_at with datetime('now') is off by the difference"
+		err = s.db.QueryRowContext(ctx, `SELECT sqlite_version()`).Scan(&version)
 	}
 	if err != nil {
-		return info, s.queryError(err)
+		return triage.StoreFacts{}, s.queryError(err)
 	}
-	return info, nil
+	f.Server = s.d.name + " " + version
+	if s.d.name == "sqlite" {
+		f.Server = "SQLite " + version
+	}
+	// An error because ctx ended is no fact about the database.
+	if f.Rows, f.RowsExact, f.RowsKnown, f.RowsErr = s.rowEstimate(ctx, s.schema.FailedTable); f.RowsErr != nil && ctx.Err() != nil {
+		return triage.StoreFacts{}, ctx.Err()
+	}
+	if f.Indexes, f.IndexesErr = s.missingIndexes(ctx); f.IndexesErr != nil && ctx.Err() != nil {
+		return triage.StoreFacts{}, ctx.Err()
+	}
+	return triage.StoreFacts{Database: f}, nil
 }
 
-// RowEstimate returns the number of rows of table, cheaply: the planner's
+// rowEstimate returns the number of rows of table, cheaply: the planner's
 // estimate on PostgreSQL (pg_class.reltuples; ok false before the first
 // ANALYZE) and MySQL (InnoDB's table_rows, which can be off by half), and
 // an exact count on SQLite, whose count(*) walks the smallest index's
 // pages without reading rows. exact says which.
-func (s *Store) RowEstimate(ctx context.Context, table string) (n int64, exact, ok bool, err error) {
+func (s *Store) rowEstimate(ctx context.Context, table string) (n int64, exact, ok bool, err error) {
 	t, err := parseTableName(table)
 	if err != nil {
 		return 0, false, false, err
@@ -186,15 +192,10 @@ func (s *Store) RowEstimate(ctx context.Context, table string) (n int64, exact, 
 	return v.Int64, exact, true, nil
 }
 
-// IndexAdvice is an index worth adding, with the statement that adds it.
-type IndexAdvice struct {
-	Table   string   `json:"table"`
-	Columns []string `json:"columns"`
-	Why     string   `json:"why"`
-	SQL     string   `json:"sql"`
-}
+// IndexAdvice is the domain's: doctor prints it as the store gives it.
+type IndexAdvice = triage.IndexAdvice
 
-// MissingIndexes checks the indexes jobtriage and Laravel benefit from
+// missingIndexes checks the indexes jobtriage and Laravel benefit from
 // (queue-spec §9, §10.12) and returns those that are missing, with the
 // statement to add each. It never creates one: changing an application's
 // schema is the application's migration's job.
@@ -204,7 +205,7 @@ type IndexAdvice struct {
 //     without an index each statement scans the whole table.
 //   - jobs(queue): every worker pop filters on queue; Laravel's migration
 //     creates jobs_queue_index, so its absence means it was dropped.
-func (s *Store) MissingIndexes(ctx context.Context) ([]IndexAdvice, error) {
+func (s *Store) missingIndexes(ctx context.Context) ([]IndexAdvice, error) {
 	type want struct {
 		table, column, why string
 	}

@@ -2,17 +2,20 @@ package sqlstore_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
 
 // TestDoctorQueries runs doctor's catalog queries on every dialect: the
 // indexes Laravel's migrations create, the advice for failed_at (and that
-// it stops once the advised statement ran), server facts and row counts.
+// it stops once the advised statement ran), server facts and row counts,
+// and that a cancelled inspection is an error, not facts.
 func TestDoctorQueries(t *testing.T) {
 	for _, driver := range sqltest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
@@ -45,10 +48,14 @@ func TestDoctorQueries(t *testing.T) {
 				t.Errorf("a missing table: %+v, %v", none, err)
 			}
 
-			advice, err := s.MissingIndexes(ctx)
-			if err != nil {
-				t.Fatal(err)
+			f := inspect(t, s)
+			if f.Server == "" || f.Schema != s.Schema() || f.Clock == "" || f.ClockSetting == "" || f.ClockAdvice == "" {
+				t.Errorf("facts %+v", f)
 			}
+			if f.RowsErr != nil || f.IndexesErr != nil || (driver == "sqlite" && (!f.RowsKnown || !f.RowsExact || f.Rows != 0)) {
+				t.Errorf("rows %d known=%v exact=%v (%v), indexes %v", f.Rows, f.RowsKnown, f.RowsExact, f.RowsErr, f.IndexesErr)
+			}
+			advice := f.Indexes
 			if len(advice) != 1 || advice[0].Table != "failed_jobs" || advice[0].Columns[0] != "failed_at" {
 				t.Fatalf("advice %+v: want failed_jobs(failed_at) only", advice)
 			}
@@ -64,8 +71,17 @@ func TestDoctorQueries(t *testing.T) {
 			if _, err := s.DB().ExecContext(ctx, strings.TrimSuffix(advice[0].SQL, ";")); err != nil {
 				t.Fatalf("running the advised statement: %v", err)
 			}
-			if advice, err = s.MissingIndexes(ctx); err != nil || len(advice) != 0 {
-				t.Errorf("after adding the index: %+v, %v", advice, err)
+			sqltest.InsertFailed(t, s, sqltest.FailedFixture{UUID: ptr("11111111-1111-4111-8111-111111111111"), Connection: "database",
+				Queue: "default", Payload: "{}", Exception: "E", FailedAt: "2026-11-30 10:00:00"})
+			f = inspect(t, s)
+			if len(f.Indexes) != 0 || f.IndexesErr != nil {
+				t.Errorf("after adding the index: %+v, %v", f.Indexes, f.IndexesErr)
+			}
+			if driver == "sqlite" && (!f.RowsExact || !f.RowsKnown || f.Rows != 1) {
+				t.Errorf("sqlite row count %d exact=%v known=%v, want exactly 1", f.Rows, f.RowsExact, f.RowsKnown)
+			}
+			if driver != "sqlite" && f.RowsExact {
+				t.Errorf("%s row count claims to be exact", driver)
 			}
 			if _, err := s.DB().ExecContext(ctx, "CREATE INDEX two_cols ON jobs (attempts, queue)"); err != nil {
 				t.Fatal(err)
@@ -77,25 +93,10 @@ func TestDoctorQueries(t *testing.T) {
 				}
 			}
 
-			info, err := s.ServerInfo(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if info.Dialect != driver || info.Version == "" || (driver != "sqlite") != (info.Timezone != "") {
-				t.Errorf("server info %+v", info)
-			}
-
-			sqltest.InsertFailed(t, s, sqltest.FailedFixture{UUID: ptr("11111111-1111-4111-8111-111111111111"), Connection: "database",
-				Queue: "default", Payload: "{}", Exception: "E", FailedAt: "2026-11-30 10:00:00"})
-			n, exact, ok, err := s.RowEstimate(ctx, "failed_jobs")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if driver == "sqlite" && (!exact || !ok || n != 1) {
-				t.Errorf("sqlite row count %d exact=%v ok=%v, want exactly 1", n, exact, ok)
-			}
-			if driver != "sqlite" && exact {
-				t.Errorf("%s row count claims to be exact", driver)
+			cancelled, cancel := context.WithCancel(ctx)
+			cancel()
+			if _, err := s.Inspect(cancelled); !errors.Is(err, context.Canceled) {
+				t.Errorf("inspecting with a cancelled context: %v", err)
 			}
 		})
 	}
@@ -121,6 +122,15 @@ func TestCreateIndexSQLNames(t *testing.T) {
 			t.Errorf("CreateIndexSQL(%q, %q) = %q, want an error", bad[0], bad[1], got)
 		}
 	}
+}
+
+func inspect(t *testing.T, s *sqlstore.Store) *triage.DatabaseFacts {
+	t.Helper()
+	f, err := s.Inspect(context.Background())
+	if err != nil || f.Database == nil || f.File != nil {
+		t.Fatalf("inspect: %+v, %v", f, err)
+	}
+	return f.Database
 }
 
 func findIndex(idx []sqlstore.Index, leading string) *sqlstore.Index {
