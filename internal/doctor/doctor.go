@@ -197,7 +197,7 @@ func (b *builder) clean(s string) string {
 }
 
 func (b *builder) check(name, status, detail string) {
-	b.rep.Checks = append(b.rep.Checks, Check{Name: b.clean(name), Status: status, Detail: b.clean(oneLine(detail))})
+	b.rep.Checks = append(b.rep.Checks, Check{Name: b.clean(name), Status: status, Detail: b.clean(sanitize.FirstLine(detail))})
 }
 
 func (b *builder) contradiction(c appprofile.Contradiction) {
@@ -380,7 +380,7 @@ func (b *builder) configContradictions() {
 		var err error
 		if files, err = b.in.WithoutCache(); err != nil {
 			b.contradiction(appprofile.Contradiction{Severity: appprofile.SeverityWarning, Kind: appprofile.KindCacheVsEnv,
-				Message: "could not evaluate config/*.php with .env to compare with the config cache: " + oneLine(err.Error())})
+				Message: "could not evaluate config/*.php with .env to compare with the config cache: " + sanitize.FirstLine(err.Error())})
 		}
 		for _, c := range appprofile.CacheContradictions(p, files) {
 			b.contradiction(c)
@@ -431,7 +431,7 @@ func (b *builder) checkDatabase(f triage.DatabaseFacts) {
 	rows := ""
 	switch {
 	case f.RowsErr != nil:
-		rows = "; row count unavailable: " + oneLine(f.RowsErr.Error())
+		rows = "; row count unavailable: " + sanitize.FirstLine(f.RowsErr.Error())
 	case f.RowsKnown && f.RowsExact:
 		rows = "; " + countNoun(f.Rows, "row")
 	case f.RowsKnown:
@@ -569,15 +569,6 @@ func (b *builder) checkBackends(ctx context.Context, routes map[string]triage.Ro
 		}
 	}
 	return nil
-}
-
-// oneLine keeps the first line of a message, marking a cut.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = strings.TrimSpace(s[:i]) + " …"
-	}
-	return s
 }
 
 func countNoun(n int64, noun string) string {

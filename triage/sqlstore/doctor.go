@@ -9,34 +9,14 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// Index is one index of a table as the catalog describes it.
-type Index struct {
-	Name string `json:"name"`
-	// Columns in index order; an expression part is "(expression)".
-	Columns []string `json:"columns"`
-	Unique  bool     `json:"unique"`
-	Primary bool     `json:"primary"`
-}
-
-// expressionColumn stands for an index part that is an expression, not a
-// column (PostgreSQL expression indexes, MySQL 8 functional key parts,
-// SQLite indexes on expressions).
-const expressionColumn = "(expression)"
-
-// Leads reports whether the index starts with column (case-insensitive):
-// only such an index serves a range scan or an equality filter on it.
-func (ix Index) Leads(column string) bool {
-	return len(ix.Columns) > 0 && strings.EqualFold(ix.Columns[0], column)
-}
-
-// Indexes lists the indexes of table (as configured: "failed_jobs" or
-// "schema.failed_jobs"), ordered by name. A table that does not exist has
-// none. On SQLite the INTEGER PRIMARY KEY (the rowid) is no index of its own
-// and is not listed.
-func (s *Store) Indexes(ctx context.Context, table string) ([]Index, error) {
+// indexed reports whether an index of table (as configured: "failed_jobs"
+// or "schema.failed_jobs") starts with column (case-insensitive): only such
+// an index serves a range scan or an equality filter on it. A table that
+// does not exist has none.
+func (s *Store) indexed(ctx context.Context, table, column string) (bool, error) {
 	t, err := parseTableName(table)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	var (
 		q    string
@@ -44,67 +24,36 @@ func (s *Store) Indexes(ctx context.Context, table string) ([]Index, error) {
 	)
 	switch s.d.name {
 	case "postgres":
-		// indkey is an int2vector; attnum 0 marks an expression part.
-		q = `SELECT i.relname, ix.indisunique, ix.indisprimary, a.attname
-			FROM pg_catalog.pg_index ix
-			JOIN pg_catalog.pg_class i ON i.oid = ix.indexrelid
-			CROSS JOIN LATERAL unnest(ix.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
-			LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = k.attnum AND k.attnum > 0
-			WHERE ix.indrelid = to_regclass(?) AND k.ord <= ix.indnkeyatts
-			ORDER BY i.relname, k.ord`
-		args = []any{t.quoted(s.d)}
+		// indkey is an int2vector, subscripted from 0; attnum 0 (an
+		// expression) names no attribute.
+		q = `SELECT count(*) FROM pg_catalog.pg_index ix
+			JOIN pg_catalog.pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = ix.indkey[0]
+			WHERE ix.indrelid = to_regclass(?) AND lower(a.attname) = lower(?)`
+		args = []any{t.quoted(s.d), column}
 	case "mysql":
-		q = `SELECT index_name, non_unique = 0, index_name = 'PRIMARY', column_name
-			FROM information_schema.statistics
-			WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?
-			ORDER BY index_name, seq_in_index`
+		q = `SELECT count(*) FROM information_schema.statistics
+			WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? AND seq_in_index = 1 AND lower(column_name) = lower(?)`
 		var schema any
 		if t.schema != "" {
 			schema = t.schema
 		}
-		args = []any{schema, t.name}
+		args = []any{schema, t.name, column}
 	case "sqlite":
 		// pragma_index_info names no column (NULL) for an expression part.
-		q = `SELECT il.name, il."unique", il.origin = 'pk', ii.name
-			FROM pragma_index_list(?) il JOIN pragma_index_info(il.name) ii
-			ORDER BY il.name, ii.seqno`
-		args = []any{t.name}
+		q = `SELECT count(*) FROM pragma_index_list(?) il JOIN pragma_index_info(il.name) ii
+			WHERE ii.seqno = 0 AND lower(ii.name) = lower(?)`
+		args = []any{t.name, column}
 		if t.schema != "" {
-			q = `SELECT il.name, il."unique", il.origin = 'pk', ii.name
-				FROM pragma_index_list(?, ?) il JOIN pragma_index_info(il.name, ?) ii
-				ORDER BY il.name, ii.seqno`
-			args = []any{t.name, t.schema, t.schema}
+			q = `SELECT count(*) FROM pragma_index_list(?, ?) il JOIN pragma_index_info(il.name, ?) ii
+				WHERE ii.seqno = 0 AND lower(ii.name) = lower(?)`
+			args = []any{t.name, t.schema, t.schema, column}
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading the indexes of %s on %s: %s", t, s.ep.Redacted(), scrub(err, s.ep))
+	var n int64
+	if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), args...).Scan(&n); err != nil {
+		return false, fmt.Errorf("reading the indexes of %s on %s: %s", t, s.ep.Redacted(), scrub(err, s.ep))
 	}
-	defer rows.Close()
-	var out []Index
-	for rows.Next() {
-		var (
-			name            string
-			unique, primary bool
-			col             sql.NullString
-		)
-		if err := rows.Scan(&name, &unique, &primary, &col); err != nil {
-			return nil, fmt.Errorf("reading the indexes of %s: %s", t, scrub(err, s.ep))
-		}
-		c := expressionColumn
-		if col.Valid {
-			c = col.String
-		}
-		if n := len(out); n > 0 && out[n-1].Name == name {
-			out[n-1].Columns = append(out[n-1].Columns, c)
-			continue
-		}
-		out = append(out, Index{Name: name, Columns: []string{c}, Unique: unique || primary, Primary: primary})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading the indexes of %s: %s", t, scrub(err, s.ep))
-	}
-	return out, nil
+	return n > 0, nil
 }
 
 // Inspect implements triage.Inspector: the server, the tables the store
@@ -220,13 +169,9 @@ func (s *Store) missingIndexes(ctx context.Context) ([]IndexAdvice, error) {
 		if w.table == "" {
 			continue
 		}
-		idx, err := s.Indexes(ctx, w.table)
+		covered, err := s.indexed(ctx, w.table, w.column)
 		if err != nil {
 			return nil, err
-		}
-		covered := false
-		for _, ix := range idx {
-			covered = covered || ix.Leads(w.column)
 		}
 		if covered {
 			continue
