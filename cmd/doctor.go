@@ -110,17 +110,10 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 			}
 		}
 	}()
-	rep, err := doctor.Build(ctx, doctor.Inputs{Config: cfg, ConfigErr: cfgErr, TimezoneOverride: tz, Service: opts.Service, Now: opts.Now,
-		Routes: func() map[string]triage.Route {
+	rep, err := doctor.Build(ctx, doctor.Inputs{Config: cfg, ConfigErr: cfgErr, TimezoneOverride: tz, ResolveOptions: opts.ResolveOptions,
+		Service: opts.Service, Now: opts.Now, Routes: func() map[string]triage.Route {
 			routes, _ = queueRoutes(cfg, opts.Backends)
 			return routes
-		},
-		WithoutCache: func() (*appprofile.Profile, error) {
-			o, err := opts.ResolveOptions()
-			if err != nil {
-				return nil, err
-			}
-			return appprofile.ProfileWithoutCache(cfg.Profile, o)
 		}})
 	if err != nil {
 		return err

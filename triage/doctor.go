@@ -10,43 +10,32 @@ type Inspector interface {
 	Inspect(ctx context.Context) (StoreFacts, error)
 }
 
-// StoreFacts is what a failed-jobs store reports about itself. A SQL store
-// sets Database, the file driver's File; a store that sets neither reports
-// only that it opened.
+// StoreFacts is what a failed-jobs store reports about itself: a SQL store
+// sets Database, the file driver's store File (its path), FileJobs (the
+// failed jobs it holds) and FileMissing (it does not exist yet). A store
+// that sets neither reports only that it opened.
 type StoreFacts struct {
-	Database *DatabaseFacts
-	File     *FileFacts
+	Database    *DatabaseFacts
+	File        string
+	FileJobs    int
+	FileMissing bool
 }
 
-// FileFacts describe the file failed-job driver's file.
-type FileFacts struct {
-	Path string
-	// Jobs is the number of failed jobs the file holds; Missing, that it
-	// does not exist yet.
-	Jobs    int
-	Missing bool
-}
-
-// DatabaseFacts describe a failed-jobs database.
+// DatabaseFacts describe a failed-jobs database: Endpoint without its
+// password, Server its product and version ("postgres 16.2"), failed_jobs'
+// row count when RowsKnown (exact, or a planner estimate unless
+// RowsExact), the indexes worth adding, and Clock, the zone of the
+// server's now() and CURRENT_TIMESTAMP ("" when unknown), with
+// ClockSetting where it comes from and ClockAdvice what a Clock other
+// than the app's timezone changes on this dialect. RowsErr and IndexesErr
+// say why a part could not be read.
 type DatabaseFacts struct {
-	// Endpoint names the database without its password.
-	Endpoint string
-	Schema   Schema
-	// Server is the server's product and version ("postgres 16.2",
-	// "SQLite 3.46.0").
-	Server string
-	// Rows is failed_jobs' row count when RowsKnown: exact, or a planner
-	// estimate unless RowsExact. RowsErr says why it could not be read.
-	Rows                 int64
-	RowsKnown, RowsExact bool
-	RowsErr              error
-	// Indexes are the indexes worth adding; IndexesErr says why the
-	// catalog could not be read.
-	Indexes    []IndexAdvice
-	IndexesErr error
-	// Clock is the time zone of the server's now() and CURRENT_TIMESTAMP
-	// ("" when unknown), ClockSetting where it comes from, and ClockAdvice
-	// what a Clock other than the app's timezone changes on this dialect.
+	Endpoint, Server                 string
+	Schema                           Schema
+	Rows                             int64
+	RowsKnown, RowsExact             bool
+	RowsErr, IndexesErr              error
+	Indexes                          []IndexAdvice
 	Clock, ClockSetting, ClockAdvice string
 }
 

@@ -22,7 +22,7 @@ type described struct {
 }
 
 func (d described) Inspect(context.Context) (triage.StoreFacts, error) {
-	return triage.StoreFacts{File: &triage.FileFacts{Path: "failed-jobs.json", Jobs: 3}}, d.err
+	return triage.StoreFacts{File: "failed-jobs.json", FileJobs: 3}, d.err
 }
 
 // TestStoreCapabilities: the service hands out what its store can do
@@ -32,7 +32,7 @@ func TestStoreCapabilities(t *testing.T) {
 	if src, ok := plain.MonitorSource(); ok || src != nil {
 		t.Errorf("a store without jobs-table reads monitors: %v", src)
 	}
-	if f, err := plain.Inspect(context.Background()); err != nil || f.Database != nil || f.File != nil {
+	if f, err := plain.Inspect(context.Background()); err != nil || f.Database != nil || f.File != "" {
 		t.Errorf("a store that reports nothing: %+v, %v", f, err)
 	}
 	st := monitored{Store: plain.Store}
@@ -40,7 +40,7 @@ func TestStoreCapabilities(t *testing.T) {
 		t.Errorf("MonitorSource = %v, %v; want the store", src, ok)
 	}
 	f, err := (&triage.Service{Store: described{Store: plain.Store}}).Inspect(context.Background())
-	if err != nil || f.File == nil || f.File.Jobs != 3 {
+	if err != nil || f.File == "" || f.FileJobs != 3 {
 		t.Errorf("Inspect = %+v, %v; want the store's facts", f, err)
 	}
 	gone := errors.New("gone")

@@ -1,12 +1,9 @@
-// Package doctor builds the report of `jobtriage doctor`: how jobtriage sees
-// the app (settings and their sources, where each queue connection's jobs
-// go, contradictions) and what the live checks of the failed-jobs store and
-// the queue backends found. The stores report their own facts
-// (triage.Inspector); this package turns them into checks and advice, and
-// the command gathers the inputs and prints.
-//
-// Every text that came from the configuration or a database is made safe
-// to print, and free of the passwords the profile knows, when it is added.
+// Package doctor builds the report of `jobtriage doctor`: how jobtriage
+// sees the app (settings and their sources, where each queue connection's
+// jobs go, contradictions) and what the live checks found. Stores report
+// their own facts (triage.Inspector); this package turns them into checks,
+// advice and text. Every text from the configuration or a database is made
+// safe to print, and free of the passwords the profile knows, when added.
 package doctor
 
 import (
@@ -46,6 +43,9 @@ type Report struct {
 	Checks         []Check                    `json:"checks"`
 	Indexes        []triage.IndexAdvice       `json:"indexes"`
 	OK             bool                       `json:"ok"`
+	// databaseChecked: a SQL failed-jobs database answered, so an empty
+	// Indexes means nothing to add.
+	databaseChecked bool
 }
 
 // App is how jobtriage sees the app and its failed-jobs store.
@@ -118,27 +118,21 @@ func (r Report) Problems() (failed, errs int) {
 	return failed, errs
 }
 
-// Inputs are what the report examines. Build calls the functions once
-// each, in the order the report needs them: Routes resolves connections
-// of the profile, which records the values it could not evaluate, so it
-// runs before the report lists those.
+// Inputs are what the report examines: the configuration, or ConfigErr
+// (the report then holds only that); what set the timezone over the app's
+// ("--timezone", "JOBTRIAGE_TIMEZONE", or ""); the app's queue routes (nil
+// outside an app; the caller closes their backends); the options the
+// configuration was resolved from, to evaluate the app again without its
+// config cache; the failed-jobs store, opened as every command does. Build calls each function once, Routes before it lists
+// the values the profile could not evaluate (resolving records them).
 type Inputs struct {
-	// Config is the resolved configuration; ConfigErr, when set, says why
-	// there is none, and the report holds only that.
-	Config    appprofile.Config
-	ConfigErr error
-	// TimezoneOverride names what set the timezone over the app's
-	// ("--timezone", "JOBTRIAGE_TIMEZONE"); "" when nothing did.
+	Config           appprofile.Config
+	ConfigErr        error
 	TimezoneOverride string
-	// Routes are the app's queue connections' routes; nil outside an app.
-	// The caller closes their backends.
-	Routes func() map[string]triage.Route
-	// WithoutCache evaluates config/*.php with .env as if there were no
-	// config cache.
-	WithoutCache func() (*appprofile.Profile, error)
-	// Service opens the failed-jobs store as every command does.
-	Service func(context.Context) (*triage.Service, error)
-	Now     func() time.Time
+	Routes           func() map[string]triage.Route
+	ResolveOptions   func() (appprofile.Options, error)
+	Service          func(context.Context) (*triage.Service, error)
+	Now              func() time.Time
 }
 
 // builder gathers the report; localQueue: a queue connection of the app
@@ -234,12 +228,7 @@ func (b *builder) collectSecrets() {
 
 func (b *builder) describeApp() {
 	cfg, p, a := b.cfg, b.cfg.Profile, &b.rep.App
-	a.ConnectionSource = b.clean(cfg.Source)
-	a.JobsTable, a.BatchesTable = b.clean(cfg.JobsTable), b.clean(cfg.BatchesTable)
-	for _, w := range cfg.Warnings {
-		a.Warnings = append(a.Warnings, b.clean(w))
-	}
-	a.Timezone = "UTC"
+	a.ConnectionSource, a.JobsTable, a.BatchesTable, a.Timezone = cfg.Source, cfg.JobsTable, cfg.BatchesTable, "UTC"
 	if cfg.Location != nil {
 		a.Timezone = cfg.Location.String()
 	}
@@ -247,51 +236,50 @@ func (b *builder) describeApp() {
 	case b.in.TimezoneOverride != "":
 		a.TimezoneSource = b.in.TimezoneOverride
 	case p != nil && p.Get("app.timezone") != nil:
-		a.TimezoneSource = "app.timezone, " + b.clean(p.Source(p.Get("app.timezone")))
+		a.TimezoneSource = "app.timezone, " + p.Source(p.Get("app.timezone"))
 	default:
 		a.TimezoneSource = "default"
 	}
-	fs := FailedStore{Driver: cfg.Failed.Driver, Source: b.clean(cfg.Failed.Source)}
-	switch {
-	case cfg.Failed.Driver == "file" && cfg.Target.Driver == "":
-		fs.Path = b.clean(cfg.Failed.Path)
-	default:
-		fs.Connection = cfg.Failed.Database
+	fs := &a.FailedStore
+	fs.Driver, fs.Source = cfg.Failed.Driver, cfg.Failed.Source
+	if cfg.Failed.Driver == "file" && cfg.Target.Driver == "" {
+		fs.Path = cfg.Failed.Path
+	} else {
+		fs.Connection, fs.Target, fs.Table = cfg.Failed.Database, cfg.Target.Redacted(), cfg.FailedTable
 		if fs.Connection == "" && p != nil {
 			fs.Connection, _ = p.Get("database.default").String()
 		}
 		if cfg.Source == "--dsn" || cfg.Source == "JOBTRIAGE_DSN" {
 			fs.Connection = cfg.Source
 		}
-		fs.Connection = b.clean(fs.Connection)
-		fs.Target = b.clean(cfg.Target.Redacted())
-		fs.Table = b.clean(cfg.FailedTable)
 	}
-	a.FailedStore = fs
-	if p == nil {
-		return
-	}
-	a.Root, a.IsApp = b.clean(p.Root), p.IsApp
-	a.LaravelVersion, a.LaravelVersionSource = b.clean(p.Version), b.clean(p.VersionSource)
-	a.defaultsVersion = p.Major
-	switch {
-	case p.CachePath != "":
-		a.Configuration = "config_cache"
-		a.ConfigCache = b.clean(p.CachePath)
-	case len(p.Files) > 0:
-		a.Configuration = "config_files"
-	default:
-		a.Configuration = "defaults"
-	}
-	for _, f := range p.Files {
-		a.ConfigFiles = append(a.ConfigFiles, b.clean(f))
-	}
-	a.EnvFile = b.clean(p.EnvFile)
-	for _, s := range p.Settings() {
-		if appprofile.SecretKey(s.Key) && strings.HasPrefix(s.Value, "? ") {
-			s.Value = "? (a secret's expression, not shown)"
+	a.Warnings = append(a.Warnings, cfg.Warnings...)
+	if p != nil {
+		a.Root, a.IsApp, a.LaravelVersion, a.LaravelVersionSource = p.Root, p.IsApp, p.Version, p.VersionSource
+		a.defaultsVersion, a.ConfigFiles, a.EnvFile = p.Major, append(a.ConfigFiles, p.Files...), p.EnvFile
+		switch {
+		case p.CachePath != "":
+			a.Configuration, a.ConfigCache = "config_cache", p.CachePath
+		case len(p.Files) > 0:
+			a.Configuration = "config_files"
+		default:
+			a.Configuration = "defaults"
 		}
-		b.rep.Settings = append(b.rep.Settings, appprofile.Setting{Key: b.clean(s.Key), Value: b.clean(s.Value), Source: b.clean(s.Source)})
+		for _, s := range p.Settings() {
+			if appprofile.SecretKey(s.Key) && strings.HasPrefix(s.Value, "? ") {
+				s.Value = "? (a secret's expression, not shown)"
+			}
+			b.rep.Settings = append(b.rep.Settings, appprofile.Setting{Key: b.clean(s.Key), Value: b.clean(s.Value), Source: b.clean(s.Source)})
+		}
+	}
+	for _, s := range []*string{&a.Root, &a.LaravelVersion, &a.LaravelVersionSource, &a.ConfigCache, &a.EnvFile, &a.ConnectionSource,
+		&a.Timezone, &a.TimezoneSource, &a.JobsTable, &a.BatchesTable, &fs.Driver, &fs.Connection, &fs.Target, &fs.Table, &fs.Path, &fs.Source} {
+		*s = b.clean(*s)
+	}
+	for _, list := range [][]string{a.Warnings, a.ConfigFiles} {
+		for i := range list {
+			list[i] = b.clean(list[i])
+		}
 	}
 }
 
@@ -377,8 +365,12 @@ func (b *builder) configContradictions() {
 	}
 	files := p
 	if p.CachePath != "" {
-		var err error
-		if files, err = b.in.WithoutCache(); err != nil {
+		files = nil
+		o, err := b.in.ResolveOptions()
+		if err == nil {
+			files, err = appprofile.ProfileWithoutCache(p, o)
+		}
+		if err != nil {
 			b.contradiction(appprofile.Contradiction{Severity: appprofile.SeverityWarning, Kind: appprofile.KindCacheVsEnv,
 				Message: "could not evaluate config/*.php with .env to compare with the config cache: " + sanitize.FirstLine(err.Error())})
 		}
@@ -410,10 +402,10 @@ func (b *builder) checkStore(ctx context.Context) error {
 		b.check("failed-jobs database", statusFail, err.Error())
 	case facts.Database != nil:
 		b.checkDatabase(*facts.Database)
-	case facts.File != nil && facts.File.Missing:
-		b.check("failed-jobs store", statusOK, fmt.Sprintf("file %s does not exist yet (Laravel creates it on the first failure)", facts.File.Path))
-	case facts.File != nil:
-		b.check("failed-jobs store", statusOK, fmt.Sprintf("file %s: %d failed jobs (the file driver keeps at most queue.failed.limit, default 100)", facts.File.Path, facts.File.Jobs))
+	case facts.File != "" && facts.FileMissing:
+		b.check("failed-jobs store", statusOK, fmt.Sprintf("file %s does not exist yet (Laravel creates it on the first failure)", facts.File))
+	case facts.File != "":
+		b.check("failed-jobs store", statusOK, fmt.Sprintf("file %s: %d failed jobs (the file driver keeps at most queue.failed.limit, default 100)", facts.File, facts.FileJobs))
 	default:
 		b.check("failed-jobs store", statusOK, "opened")
 	}
@@ -437,6 +429,7 @@ func (b *builder) checkDatabase(f triage.DatabaseFacts) {
 	case f.RowsKnown:
 		rows = "; about " + countNoun(f.Rows, "row") + " (planner estimate)"
 	}
+	b.rep.databaseChecked = true
 	b.check("failed-jobs database", statusOK, fmt.Sprintf("%s (%s): table %s present; %s%s", f.Endpoint, f.Server, sc.FailedTable, ids, rows))
 
 	// The jobs table matters where a queue connection of the app puts

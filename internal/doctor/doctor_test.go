@@ -313,7 +313,8 @@ func TestWriteText(t *testing.T) {
 			{Name: "redis", Driver: "redis", Queue: "default", Default: true, Destination: "redis://r/0", Retry: true, Monitor: true},
 			{Name: "sqs", Driver: "sqs", Queue: "default", Destination: "elsewhere", Note: "cannot", Artisan: "php artisan queue:retry <id>"},
 		},
-		Checks: []Check{{Name: "failed-jobs database", Status: statusOK, Detail: "fine"}, {Name: "jobs table", Status: statusFail, Detail: "gone"}},
+		Checks:          []Check{{Name: "failed-jobs database", Status: statusOK, Detail: "fine"}, {Name: "jobs table", Status: statusFail, Detail: "gone"}},
+		databaseChecked: true,
 	}
 	var b strings.Builder
 	if err := rep.WriteText(&b); err != nil {

@@ -95,7 +95,7 @@ func (r Report) WriteText(w io.Writer) error {
 	section("Indexes")
 	switch {
 	case len(r.Indexes) > 0:
-	case r.databaseChecked():
+	case r.databaseChecked:
 		b.WriteString("  nothing to add\n")
 	default:
 		b.WriteString("  not checked (no SQL failed-jobs database was opened)\n")
@@ -113,15 +113,6 @@ var (
 	severityLabel = map[string]string{appprofile.SeverityError: "error", appprofile.SeverityWarning: "warn ", appprofile.SeverityInfo: "note "}
 	statusLabel   = map[string]string{statusOK: "ok  ", statusWarn: "warn", statusFail: "FAIL"}
 )
-
-func (r Report) databaseChecked() bool {
-	for _, c := range r.Checks {
-		if c.Name == "failed-jobs database" && c.Status == statusOK {
-			return true
-		}
-	}
-	return false
-}
 
 func (a App) configurationText() string {
 	if a.Configuration == "config_cache" {

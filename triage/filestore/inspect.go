@@ -9,5 +9,5 @@ import (
 // Inspect implements triage.Inspector: the file, and how many failed jobs
 // it held when it was read.
 func (s *Store) Inspect(context.Context) (triage.StoreFacts, error) {
-	return triage.StoreFacts{File: &triage.FileFacts{Path: s.path, Jobs: len(s.entries), Missing: s.missing}}, nil
+	return triage.StoreFacts{File: s.path, FileJobs: len(s.entries), FileMissing: s.missing}, nil
 }

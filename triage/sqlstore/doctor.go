@@ -186,47 +186,36 @@ func (s *Store) missingIndexes(ctx context.Context) ([]IndexAdvice, error) {
 }
 
 // CreateIndexSQL is the statement that adds a plain index on table's
-// columns, named as Laravel's $table->index() names it
-// ({prefix}{table}_{columns}_index, dots and dashes as underscores). It
-// builds locks as little as each dialect allows: CONCURRENTLY on
-// PostgreSQL (which cannot run inside a transaction), an in-place,
-// non-locking ALTER on MySQL/MariaDB.
-func (s *Store) CreateIndexSQL(table string, columns ...string) (string, error) {
+// column, named as Laravel's $table->index() names it
+// ({prefix}{table}_{column}_index, dots and dashes as underscores). It
+// locks as little as each dialect allows: CONCURRENTLY on PostgreSQL
+// (which cannot run inside a transaction), an in-place, non-locking ALTER
+// on MySQL/MariaDB.
+func (s *Store) CreateIndexSQL(table, column string) (string, error) {
 	t, err := parseTableName(table)
 	if err != nil {
 		return "", err
 	}
-	if len(columns) == 0 {
-		return "", fmt.Errorf("an index on %s needs at least one column", t)
+	if !identRE.MatchString(column) {
+		return "", fmt.Errorf("invalid column name %q", column)
 	}
-	quoted := make([]string, len(columns))
-	for i, c := range columns {
-		if !identRE.MatchString(c) {
-			return "", fmt.Errorf("invalid column name %q", c)
-		}
-		quoted[i] = s.d.quote(c)
-	}
-	name := strings.ToLower(strings.NewReplacer(".", "_", "-", "_").Replace(t.String() + "_" + strings.Join(columns, "_") + "_index"))
+	name := strings.ToLower(strings.NewReplacer(".", "_", "-", "_").Replace(t.String() + "_" + column + "_index"))
 	if len(name) > maxIdentifierLen {
 		// PostgreSQL truncates to 63 bytes and MySQL refuses over 64.
 		name = name[:maxIdentifierLen]
 	}
-	cols := strings.Join(quoted, ", ")
-	switch s.d.name {
-	case "postgres":
+	idx, on, col := s.d.quote(name), t.quoted(s.d), " ("+s.d.quote(column)+")"
+	switch {
+	case s.d.name == "postgres":
 		// The index lives in the table's schema; its name is not qualified.
-		return "CREATE INDEX CONCURRENTLY " + s.d.quote(name) + " ON " + t.quoted(s.d) + " (" + cols + ");", nil
-	case "mysql":
-		return "ALTER TABLE " + t.quoted(s.d) + " ADD INDEX " + s.d.quote(name) + " (" + cols + "), ALGORITHM=INPLACE, LOCK=NONE;", nil
-	default:
-		idx := s.d.quote(name)
-		if t.schema != "" {
-			// SQLite puts the schema on the index name, not the table.
-			idx = s.d.quote(t.schema) + "." + idx
-			return "CREATE INDEX " + idx + " ON " + s.d.quote(t.name) + " (" + cols + ");", nil
-		}
-		return "CREATE INDEX " + idx + " ON " + t.quoted(s.d) + " (" + cols + ");", nil
+		return "CREATE INDEX CONCURRENTLY " + idx + " ON " + on + col + ";", nil
+	case s.d.name == "mysql":
+		return "ALTER TABLE " + on + " ADD INDEX " + idx + col + ", ALGORITHM=INPLACE, LOCK=NONE;", nil
+	case t.schema != "":
+		// SQLite puts the schema on the index name, not the table.
+		return "CREATE INDEX " + s.d.quote(t.schema) + "." + idx + " ON " + s.d.quote(t.name) + col + ";", nil
 	}
+	return "CREATE INDEX " + idx + " ON " + on + col + ";", nil
 }
 
 // maxIdentifierLen is PostgreSQL's identifier limit (NAMEDATALEN-1), the

@@ -103,7 +103,7 @@ func TestCreateIndexSQLNames(t *testing.T) {
 func inspect(t *testing.T, s *sqlstore.Store) *triage.DatabaseFacts {
 	t.Helper()
 	f, err := s.Inspect(context.Background())
-	if err != nil || f.Database == nil || f.File != nil {
+	if err != nil || f.Database == nil || f.File != "" {
 		t.Fatalf("inspect: %+v, %v", f, err)
 	}
 	return f.Database
