@@ -14,14 +14,7 @@ import (
 // cleaned when it was added.
 func (r Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	section := func(title string) {
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString(title + "\n")
-	}
-
-	section("App")
+	b.WriteString("App\n")
 	if a := r.App; a.Root != "" || a.Configuration != "" {
 		root := a.Root
 		if !a.IsApp {
@@ -48,7 +41,7 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 
 	if len(r.Settings) > 0 {
-		section("Settings")
+		b.WriteString("\nSettings\n")
 		rows := make([][]string, 0, len(r.Settings))
 		for _, s := range r.Settings {
 			rows = append(rows, []string{s.Key, s.Value, s.Source})
@@ -57,7 +50,7 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 
 	if len(r.Connections) > 0 {
-		section("Queue connections")
+		b.WriteString("\nQueue connections\n")
 	}
 	for _, c := range r.Connections {
 		name := c.Name
@@ -79,7 +72,7 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 	}
 
-	section("Contradictions")
+	b.WriteString("\nContradictions\n")
 	if len(r.Contradictions) == 0 {
 		b.WriteString("  none\n")
 	}
@@ -87,12 +80,12 @@ func (r Report) WriteText(w io.Writer) error {
 		b.WriteString("  " + severityLabel[c.Severity] + "  " + c.Message + "\n")
 	}
 
-	section("Checks")
+	b.WriteString("\nChecks\n")
 	for _, c := range r.Checks {
 		b.WriteString("  " + statusLabel[c.Status] + "  " + c.Name + ": " + c.Detail + "\n")
 	}
 
-	section("Indexes")
+	b.WriteString("\nIndexes\n")
 	switch {
 	case len(r.Indexes) > 0:
 	case r.databaseChecked:

@@ -61,7 +61,7 @@ func (s *Store) indexed(ctx context.Context, table, column string) (bool, error)
 // the server's clock zone means on this dialect.
 func (s *Store) Inspect(ctx context.Context) (triage.StoreFacts, error) {
 	f := &triage.DatabaseFacts{Endpoint: s.ep.Redacted(), Schema: s.schema}
-	var version string
+	product, version := s.d.name, ""
 	var err error
 	switch s.d.name {
 	case "postgres":
@@ -82,17 +82,14 @@ func (s *Store) Inspect(ctx context.Context) (triage.StoreFacts, error) {
 		}
 	case "sqlite":
 		// SQLite has no session zone: its clock functions are UTC.
-		f.Clock, f.ClockSetting = "UTC", "SQLite's datetime('now') and CURRENT_TIMESTAMP"
+		product, f.Clock, f.ClockSetting = "SQLite", "UTC", "SQLite's datetime('now') and CURRENT_TIMESTAMP"
 		f.ClockAdvice = "ad-hoc SQL comparing failed_at with datetime('now') is off by the difference"
 		err = s.db.QueryRowContext(ctx, `SELECT sqlite_version()`).Scan(&version)
 	}
 	if err != nil {
 		return triage.StoreFacts{}, s.queryError(err)
 	}
-	f.Server = s.d.name + " " + version
-	if s.d.name == "sqlite" {
-		f.Server = "SQLite " + version
-	}
+	f.Server = product + " " + version
 	// An error because ctx ended is no fact about the database.
 	if f.Rows, f.RowsExact, f.RowsKnown, f.RowsErr = s.rowEstimate(ctx, s.schema.FailedTable); f.RowsErr != nil && ctx.Err() != nil {
 		return triage.StoreFacts{}, ctx.Err()
