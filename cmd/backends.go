@@ -31,7 +31,13 @@ func (l *lazyBackend) get(ctx context.Context) (triage.QueueBackend, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.b == nil && l.err == nil {
-		l.b, l.err = l.open(ctx)
+		// An opener that fails may return a typed nil (*redisqueue.Backend),
+		// which is no backend to close.
+		if b, err := l.open(ctx); err != nil {
+			l.err = err
+		} else {
+			l.b = b
+		}
 	}
 	return l.b, l.err
 }

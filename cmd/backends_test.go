@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,5 +128,22 @@ func TestDatabaseConnectionFlagRefusedForRedis(t *testing.T) {
 	err := checkDatabaseConnections(svc, []string{"redis"})
 	if err == nil || !strings.Contains(err.Error(), "stranded") || exitCodeFor(err) != ExitUsage {
 		t.Errorf("redis: %v (exit %d)", err, exitCodeFor(err))
+	}
+}
+
+// nilBackend is what a failing opener returns through the interface.
+type nilBackend struct{ triage.QueueBackend }
+
+// TestLazyBackendFailedOpenCloses: a backend that could not be opened
+// reports the error on use and closes as nothing, even when the opener
+// returned a typed nil beside its error (redisqueue.Open does).
+func TestLazyBackendFailedOpenCloses(t *testing.T) {
+	refused := errors.New("connection refused")
+	l := &lazyBackend{open: func(context.Context) (triage.QueueBackend, error) { return (*nilBackend)(nil), refused }}
+	if _, err := l.Stats(context.Background(), triage.QueueStatsParams{}); !errors.Is(err, refused) {
+		t.Errorf("Stats: %v", err)
+	}
+	if err := l.Close(); err != nil {
+		t.Errorf("Close: %v", err)
 	}
 }

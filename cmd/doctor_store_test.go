@@ -7,8 +7,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobtriage/jobtriage/internal/doctor"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/triagetest"
+)
+
+// The report's parts as the command's JSON tests read them.
+type (
+	doctorConnection = doctor.Connection
+	doctorCheck      = doctor.Check
 )
 
 // TestDoctorCheckStore: doctor reports a store it cannot open as a failed

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/filestore"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
 // Exit codes; README's "Exit codes" table lists the same values.
@@ -121,15 +121,8 @@ func worstExit(codes ...ExitCode) ExitCode {
 // errConfig marks errors resolving where the database is.
 var errConfig = errors.New("configuration")
 
-// oneLine keeps an error message to one line: drivers sometimes add detail
-// lines, and an error is read at 3 a.m. in a terminal.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = strings.TrimSpace(s[:i]) + " …"
-	}
-	return s
-}
+// oneLine is sanitize.FirstLine, under the name cmd's callers use.
+func oneLine(s string) string { return sanitize.FirstLine(s) }
 
 // cobraUsageRE matches the untyped errors cobra returns for bad arguments.
 var cobraUsageRE = regexp.MustCompile(`^(unknown command|unknown flag|unknown shorthand flag|accepts |requires at least|requires at most|received |invalid argument|flag needs an argument|required flag)`)

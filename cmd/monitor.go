@@ -284,7 +284,7 @@ func monitorSetup(ctx context.Context, opts *MonitorOptions) (triage.MonitorSour
 	if err != nil {
 		return nil, triage.MonitorParams{}, err
 	}
-	src, ok := svc.Store.(triage.MonitorSource)
+	src, ok := svc.MonitorSource()
 	if !ok {
 		return nil, triage.MonitorParams{}, fmt.Errorf("%w: monitor reads failed jobs from a database; this app's failed jobs are in %s (the file failed-job driver): use failed, failed --group and show there",
 			triage.ErrInvalidInput, sanitize.Line(svc.Store.Schema().FailedTable))

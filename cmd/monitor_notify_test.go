@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jobtriage/jobtriage/alerts/notify"
 	"github.com/jobtriage/jobtriage/internal/contexts"
@@ -37,33 +36,4 @@ func TestMonitorNotifiers(t *testing.T) {
 	if _, err := o.notifiers(); err == nil || exitCodeFor(err) != ExitUsage || strings.Contains(err.Error(), "secret-token") {
 		t.Errorf("a malformed channel: %v", err)
 	}
-}
-
-func TestParseOffsetAndSameZone(t *testing.T) {
-	for in, want := range map[string]int{"+02:00": 7200, "-5:30": -19800, "+14": 14 * 3600, "-00:00": 0} {
-		if got, ok := parseOffset(in); !ok || got != want {
-			t.Errorf("parseOffset(%q) = %d, %v; want %d", in, got, ok, want)
-		}
-	}
-	for _, in := range []string{"", "+", "02:00", "+15:00", "+02:60", "+a:00", "+02:x"} {
-		if _, ok := parseOffset(in); ok {
-			t.Errorf("parseOffset(%q) accepted", in)
-		}
-	}
-	berlin := mustLoad(t, "Europe/Berlin")
-	if !sameZone("+01:00", mustLoad(t, "Africa/Lagos"), testNow) || sameZone("+01:00", berlin, testNow) {
-		t.Error("an offset is the same zone only when it holds on both sides of a DST change")
-	}
-	if !sameZone("CET", berlin, testNow) || !sameZone("europe/berlin", berlin, testNow) || sameZone("UTC", berlin, testNow) || sameZone("Nowhere/Else", berlin, testNow) {
-		t.Error("sameZone by name")
-	}
-}
-
-func mustLoad(t *testing.T, name string) *time.Location {
-	t.Helper()
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		t.Skip(err)
-	}
-	return loc
 }

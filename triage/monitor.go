@@ -16,6 +16,13 @@ type MonitorSource interface {
 	MonitorStore
 }
 
+// MonitorSource is the service's store as a monitor reads it; ok is false
+// for a store without the jobs-table reads (the file driver's).
+func (s *Service) MonitorSource() (src MonitorSource, ok bool) {
+	src, ok = s.Store.(MonitorSource)
+	return src, ok
+}
+
 // QueueRef names a monitored queue as `php artisan queue:monitor` takes it:
 // "name", or "connection:name" split on the first colon. The jobs table has
 // no connection column, so Connection narrows only the failure counts.

@@ -33,6 +33,17 @@ func Line(s string) string {
 	return clean(s, false)
 }
 
+// FirstLine keeps a message to its first line, trimmed, marking a cut
+// with " …": drivers sometimes add detail lines, and a message is read in
+// a terminal. It does not make the line safe; Line does.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " " + Ellipsis
+	}
+	return s
+}
+
 // Text is Line for multi-line text: it keeps "\n" and "\t" (a "\r\n" pair
 // becomes "\n"); everything else is treated as Line treats it.
 func Text(s string) string {

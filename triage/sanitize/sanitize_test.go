@@ -68,6 +68,14 @@ func TestText(t *testing.T) {
 	}
 }
 
+func TestFirstLine(t *testing.T) {
+	for in, want := range map[string]string{"  first\nsecond ": "first …", "one": "one", "a \r\nb": "a …", "\nlead\n": "lead"} {
+		if got := FirstLine(in); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestTruncate(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -5,36 +5,18 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/jobtriage/jobtriage/triage"
 )
 
-// Index is one index of a table as the catalog describes it.
-type Index struct {
-	Name string `json:"name"`
-	// Columns in index order; an expression part is "(expression)".
-	Columns []string `json:"columns"`
-	Unique  bool     `json:"unique"`
-	Primary bool     `json:"primary"`
-}
-
-// expressionColumn stands for an index part that is an expression, not a
-// column (PostgreSQL expression indexes, MySQL 8 functional key parts,
-// SQLite indexes on expressions).
-const expressionColumn = "(expression)"
-
-// Leads reports whether the index starts with column (case-insensitive):
-// only such an index serves a range scan or an equality filter on it.
-func (ix Index) Leads(column string) bool {
-	return len(ix.Columns) > 0 && strings.EqualFold(ix.Columns[0], column)
-}
-
-// Indexes lists the indexes of table (as configured: "failed_jobs" or
-// "schema.failed_jobs"), ordered by name. A table that does not exist has
-// none. On SQLite the INTEGER PRIMARY KEY (the rowid) is no index of its own
-// and is not listed.
-func (s *Store) Indexes(ctx context.Context, table string) ([]Index, error) {
+// indexed reports whether an index of table (as configured: "failed_jobs"
+// or "schema.failed_jobs") starts with column (case-insensitive): only such
+// an index serves a range scan or an equality filter on it. A table that
+// does not exist has none.
+func (s *Store) indexed(ctx context.Context, table, column string) (bool, error) {
 	t, err := parseTableName(table)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	var (
 		q    string
@@ -42,118 +24,88 @@ func (s *Store) Indexes(ctx context.Context, table string) ([]Index, error) {
 	)
 	switch s.d.name {
 	case "postgres":
-		// indkey is an int2vector; attnum 0 marks an expression part.
-		q = `SELECT i.relname, ix.indisunique, ix.indisprimary, a.attname
-			FROM pg_catalog.pg_index ix
-			JOIN pg_catalog.pg_class i ON i.oid = ix.indexrelid
-			CROSS JOIN LATERAL unnest(ix.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
-			LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = k.attnum AND k.attnum > 0
-			WHERE ix.indrelid = to_regclass(?) AND k.ord <= ix.indnkeyatts
-			ORDER BY i.relname, k.ord`
-		args = []any{t.quoted(s.d)}
+		// indkey is an int2vector, subscripted from 0; attnum 0 (an
+		// expression) names no attribute.
+		q = `SELECT count(*) FROM pg_catalog.pg_index ix
+			JOIN pg_catalog.pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = ix.indkey[0]
+			WHERE ix.indrelid = to_regclass(?) AND lower(a.attname) = lower(?)`
+		args = []any{t.quoted(s.d), column}
 	case "mysql":
-		q = `SELECT index_name, non_unique = 0, index_name = 'PRIMARY', column_name
-			FROM information_schema.statistics
-			WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?
-			ORDER BY index_name, seq_in_index`
+		q = `SELECT count(*) FROM information_schema.statistics
+			WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? AND seq_in_index = 1 AND lower(column_name) = lower(?)`
 		var schema any
 		if t.schema != "" {
 			schema = t.schema
 		}
-		args = []any{schema, t.name}
+		args = []any{schema, t.name, column}
 	case "sqlite":
 		// pragma_index_info names no column (NULL) for an expression part.
-		q = `SELECT il.name, il."unique", il.origin = 'pk', ii.name
-			FROM pragma_index_list(?) il JOIN pragma_index_info(il.name) ii
-			ORDER BY il.name, ii.seqno`
-		args = []any{t.name}
+		q = `SELECT count(*) FROM pragma_index_list(?) il JOIN pragma_index_info(il.name) ii
+			WHERE ii.seqno = 0 AND lower(ii.name) = lower(?)`
+		args = []any{t.name, column}
 		if t.schema != "" {
-			q = `SELECT il.name, il."unique", il.origin = 'pk', ii.name
-				FROM pragma_index_list(?, ?) il JOIN pragma_index_info(il.name, ?) ii
-				ORDER BY il.name, ii.seqno`
-			args = []any{t.name, t.schema, t.schema}
+			q = `SELECT count(*) FROM pragma_index_list(?, ?) il JOIN pragma_index_info(il.name, ?) ii
+				WHERE ii.seqno = 0 AND lower(ii.name) = lower(?)`
+			args = []any{t.name, t.schema, t.schema, column}
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading the indexes of %s on %s: %s", t, s.ep.Redacted(), scrub(err, s.ep))
+	var n int64
+	if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), args...).Scan(&n); err != nil {
+		return false, fmt.Errorf("reading the indexes of %s on %s: %s", t, s.ep.Redacted(), scrub(err, s.ep))
 	}
-	defer rows.Close()
-	var out []Index
-	for rows.Next() {
-		var (
-			name            string
-			unique, primary bool
-			col             sql.NullString
-		)
-		if err := rows.Scan(&name, &unique, &primary, &col); err != nil {
-			return nil, fmt.Errorf("reading the indexes of %s: %s", t, scrub(err, s.ep))
-		}
-		c := expressionColumn
-		if col.Valid {
-			c = col.String
-		}
-		if n := len(out); n > 0 && out[n-1].Name == name {
-			out[n-1].Columns = append(out[n-1].Columns, c)
-			continue
-		}
-		out = append(out, Index{Name: name, Columns: []string{c}, Unique: unique || primary, Primary: primary})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading the indexes of %s: %s", t, scrub(err, s.ep))
-	}
-	return out, nil
+	return n > 0, nil
 }
 
-// ServerInfo is what doctor reports about the database server.
-type ServerInfo struct {
-	Dialect string `json:"dialect"`
-	// Version is the server's own version text ("16.2 (Debian …)",
-	// "10.11.6-MariaDB", SQLite's library version "3.46.0").
-	Version string `json:"version"`
-	// Timezone is the session's time zone as the server names it
-	// (PostgreSQL TimeZone, MySQL time_zone with SYSTEM resolved to
-	// system_time_zone); "" on SQLite, which has none (its
-	// CURRENT_TIMESTAMP is UTC).
-	Timezone string `json:"timezone,omitempty"`
-	// TimezoneSetting says where Timezone comes from, for messages.
-	TimezoneSetting string `json:"timezone_setting,omitempty"`
-}
-
-// ServerInfo asks the server for its version and session time zone.
-func (s *Store) ServerInfo(ctx context.Context) (ServerInfo, error) {
-	info := ServerInfo{Dialect: s.d.name}
+// Inspect implements triage.Inspector: the server, the tables the store
+// found on open, failed_jobs' row count, the indexes worth adding, and what
+// the server's clock zone means on this dialect.
+func (s *Store) Inspect(ctx context.Context) (triage.StoreFacts, error) {
+	f := &triage.DatabaseFacts{Endpoint: s.ep.Redacted(), Schema: s.schema}
+	product, version := s.d.name, ""
 	var err error
 	switch s.d.name {
 	case "postgres":
-		info.TimezoneSetting = "TimeZone"
+		f.ClockSetting = "TimeZone"
+		f.ClockAdvice = "failed_at (timestamp without time zone) stores the text as given; ad-hoc SQL comparing it with now() or CURRENT_TIMESTAMP is off by the difference"
 		err = s.db.QueryRowContext(ctx, `SELECT current_setting('server_version'), current_setting('TimeZone')`).
-			Scan(&info.Version, &info.Timezone)
+			Scan(&version, &f.Clock)
 	case "mysql":
-		var session, system string
+		f.ClockSetting = "time_zone"
+		f.ClockAdvice = "failed_at is a TIMESTAMP column, which MySQL stores converted from the session time_zone (pin it with 'timezone' on the database connection, as Laravel then sets it too); ad-hoc SQL comparing failed_at with NOW() is off by the difference"
+		var system string
 		err = s.db.QueryRowContext(ctx, `SELECT VERSION(), @@session.time_zone, @@global.system_time_zone`).
-			Scan(&info.Version, &session, &system)
-		info.Timezone, info.TimezoneSetting = session, "time_zone"
-		if strings.EqualFold(session, "SYSTEM") {
+			Scan(&version, &f.Clock, &system)
+		if strings.EqualFold(f.Clock, "SYSTEM") {
 			// SYSTEM means the server process's zone, which MySQL names by
 			// its abbreviation ("UTC", "CET").
-			info.Timezone, info.TimezoneSetting = system, "time_zone=SYSTEM, system_time_zone"
+			f.Clock, f.ClockSetting = system, "time_zone=SYSTEM, system_time_zone"
 		}
 	case "sqlite":
-		err = s.db.QueryRowContext(ctx, `SELECT sqlite_version()`).Scan(&info.Version)
+		// SQLite has no session zone: its clock functions are UTC.
+		product, f.Clock, f.ClockSetting = "SQLite", "UTC", "SQLite's datetime('now') and CURRENT_TIMESTAMP"
+		f.ClockAdvice = "ad-hoc SQL comparing failed_at with datetime('now') is off by the difference"
+		err = s.db.QueryRowContext(ctx, `SELECT sqlite_version()`).Scan(&version)
 	}
 	if err != nil {
-		return info, s.queryError(err)
+		return triage.StoreFacts{}, s.queryError(err)
 	}
-	return info, nil
+	f.Server = product + " " + version
+	// An error because ctx ended is no fact about the database.
+	if f.Rows, f.RowsExact, f.RowsKnown, f.RowsErr = s.rowEstimate(ctx, s.schema.FailedTable); f.RowsErr != nil && ctx.Err() != nil {
+		return triage.StoreFacts{}, ctx.Err()
+	}
+	if f.Indexes, f.IndexesErr = s.missingIndexes(ctx); f.IndexesErr != nil && ctx.Err() != nil {
+		return triage.StoreFacts{}, ctx.Err()
+	}
+	return triage.StoreFacts{Database: f}, nil
 }
 
-// RowEstimate returns the number of rows of table, cheaply: the planner's
+// rowEstimate returns the number of rows of table, cheaply: the planner's
 // estimate on PostgreSQL (pg_class.reltuples; ok false before the first
 // ANALYZE) and MySQL (InnoDB's table_rows, which can be off by half), and
 // an exact count on SQLite, whose count(*) walks the smallest index's
 // pages without reading rows. exact says which.
-func (s *Store) RowEstimate(ctx context.Context, table string) (n int64, exact, ok bool, err error) {
+func (s *Store) rowEstimate(ctx context.Context, table string) (n int64, exact, ok bool, err error) {
 	t, err := parseTableName(table)
 	if err != nil {
 		return 0, false, false, err
@@ -186,15 +138,10 @@ func (s *Store) RowEstimate(ctx context.Context, table string) (n int64, exact, 
 	return v.Int64, exact, true, nil
 }
 
-// IndexAdvice is an index worth adding, with the statement that adds it.
-type IndexAdvice struct {
-	Table   string   `json:"table"`
-	Columns []string `json:"columns"`
-	Why     string   `json:"why"`
-	SQL     string   `json:"sql"`
-}
+// IndexAdvice is the domain's: doctor prints it as the store gives it.
+type IndexAdvice = triage.IndexAdvice
 
-// MissingIndexes checks the indexes jobtriage and Laravel benefit from
+// missingIndexes checks the indexes jobtriage and Laravel benefit from
 // (queue-spec §9, §10.12) and returns those that are missing, with the
 // statement to add each. It never creates one: changing an application's
 // schema is the application's migration's job.
@@ -204,7 +151,7 @@ type IndexAdvice struct {
 //     without an index each statement scans the whole table.
 //   - jobs(queue): every worker pop filters on queue; Laravel's migration
 //     creates jobs_queue_index, so its absence means it was dropped.
-func (s *Store) MissingIndexes(ctx context.Context) ([]IndexAdvice, error) {
+func (s *Store) missingIndexes(ctx context.Context) ([]IndexAdvice, error) {
 	type want struct {
 		table, column, why string
 	}
@@ -219,13 +166,9 @@ func (s *Store) MissingIndexes(ctx context.Context) ([]IndexAdvice, error) {
 		if w.table == "" {
 			continue
 		}
-		idx, err := s.Indexes(ctx, w.table)
+		covered, err := s.indexed(ctx, w.table, w.column)
 		if err != nil {
 			return nil, err
-		}
-		covered := false
-		for _, ix := range idx {
-			covered = covered || ix.Leads(w.column)
 		}
 		if covered {
 			continue
@@ -240,47 +183,36 @@ func (s *Store) MissingIndexes(ctx context.Context) ([]IndexAdvice, error) {
 }
 
 // CreateIndexSQL is the statement that adds a plain index on table's
-// columns, named as Laravel's $table->index() names it
-// ({prefix}{table}_{columns}_index, dots and dashes as underscores). It
-// builds locks as little as each dialect allows: CONCURRENTLY on
-// PostgreSQL (which cannot run inside a transaction), an in-place,
-// non-locking ALTER on MySQL/MariaDB.
-func (s *Store) CreateIndexSQL(table string, columns ...string) (string, error) {
+// column, named as Laravel's $table->index() names it
+// ({prefix}{table}_{column}_index, dots and dashes as underscores). It
+// locks as little as each dialect allows: CONCURRENTLY on PostgreSQL
+// (which cannot run inside a transaction), an in-place, non-locking ALTER
+// on MySQL/MariaDB.
+func (s *Store) CreateIndexSQL(table, column string) (string, error) {
 	t, err := parseTableName(table)
 	if err != nil {
 		return "", err
 	}
-	if len(columns) == 0 {
-		return "", fmt.Errorf("an index on %s needs at least one column", t)
+	if !identRE.MatchString(column) {
+		return "", fmt.Errorf("invalid column name %q", column)
 	}
-	quoted := make([]string, len(columns))
-	for i, c := range columns {
-		if !identRE.MatchString(c) {
-			return "", fmt.Errorf("invalid column name %q", c)
-		}
-		quoted[i] = s.d.quote(c)
-	}
-	name := strings.ToLower(strings.NewReplacer(".", "_", "-", "_").Replace(t.String() + "_" + strings.Join(columns, "_") + "_index"))
+	name := strings.ToLower(strings.NewReplacer(".", "_", "-", "_").Replace(t.String() + "_" + column + "_index"))
 	if len(name) > maxIdentifierLen {
 		// PostgreSQL truncates to 63 bytes and MySQL refuses over 64.
 		name = name[:maxIdentifierLen]
 	}
-	cols := strings.Join(quoted, ", ")
-	switch s.d.name {
-	case "postgres":
+	idx, on, col := s.d.quote(name), t.quoted(s.d), " ("+s.d.quote(column)+")"
+	switch {
+	case s.d.name == "postgres":
 		// The index lives in the table's schema; its name is not qualified.
-		return "CREATE INDEX CONCURRENTLY " + s.d.quote(name) + " ON " + t.quoted(s.d) + " (" + cols + ");", nil
-	case "mysql":
-		return "ALTER TABLE " + t.quoted(s.d) + " ADD INDEX " + s.d.quote(name) + " (" + cols + "), ALGORITHM=INPLACE, LOCK=NONE;", nil
-	default:
-		idx := s.d.quote(name)
-		if t.schema != "" {
-			// SQLite puts the schema on the index name, not the table.
-			idx = s.d.quote(t.schema) + "." + idx
-			return "CREATE INDEX " + idx + " ON " + s.d.quote(t.name) + " (" + cols + ");", nil
-		}
-		return "CREATE INDEX " + idx + " ON " + t.quoted(s.d) + " (" + cols + ");", nil
+		return "CREATE INDEX CONCURRENTLY " + idx + " ON " + on + col + ";", nil
+	case s.d.name == "mysql":
+		return "ALTER TABLE " + on + " ADD INDEX " + idx + col + ", ALGORITHM=INPLACE, LOCK=NONE;", nil
+	case t.schema != "":
+		// SQLite puts the schema on the index name, not the table.
+		return "CREATE INDEX " + s.d.quote(t.schema) + "." + idx + " ON " + s.d.quote(t.name) + col + ";", nil
 	}
+	return "CREATE INDEX " + idx + " ON " + on + col + ";", nil
 }
 
 // maxIdentifierLen is PostgreSQL's identifier limit (NAMEDATALEN-1), the

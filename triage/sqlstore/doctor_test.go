@@ -2,17 +2,21 @@ package sqlstore_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 )
 
-// TestDoctorQueries runs doctor's catalog queries on every dialect: the
-// indexes Laravel's migrations create, the advice for failed_at (and that
-// it stops once the advised statement ran), server facts and row counts.
+// TestDoctorQueries runs doctor's catalog queries on every dialect:
+// Laravel's failed_jobs lacks the failed_at index and its jobs table has
+// jobs_queue_index; the advice is runnable and stops once it ran; an index
+// whose second column is queue does not count for queue; server facts and
+// row counts; a cancelled inspection is an error, not facts.
 func TestDoctorQueries(t *testing.T) {
 	for _, driver := range sqltest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
@@ -20,82 +24,55 @@ func TestDoctorQueries(t *testing.T) {
 			ctx := context.Background()
 			s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
 
-			idx, err := s.Indexes(ctx, "failed_jobs")
-			if err != nil {
-				t.Fatal(err)
+			f := inspect(t, s)
+			if f.Server == "" || f.Schema != s.Schema() || f.Clock == "" || f.ClockSetting == "" || f.ClockAdvice == "" {
+				t.Errorf("facts %+v", f)
 			}
-			uuid := findIndex(idx, "uuid")
-			if uuid == nil || !uuid.Unique || uuid.Primary || len(uuid.Columns) != 1 {
-				t.Errorf("failed_jobs indexes %+v: want a unique index on uuid", idx)
-			}
-			if findIndex(idx, "failed_at") != nil {
-				t.Errorf("Laravel's failed_jobs has no index on failed_at: %+v", idx)
-			}
-			if driver != "sqlite" && findIndex(idx, "id") == nil {
-				t.Errorf("failed_jobs indexes %+v: want the primary key on id", idx)
-			}
-			jobs, err := s.Indexes(ctx, "jobs")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ix := findIndex(jobs, "queue"); ix == nil || ix.Unique {
-				t.Errorf("jobs indexes %+v: want jobs_queue_index", jobs)
-			}
-			if none, err := s.Indexes(ctx, "no_such_table"); err != nil || len(none) != 0 {
-				t.Errorf("a missing table: %+v, %v", none, err)
-			}
-
-			advice, err := s.MissingIndexes(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(advice) != 1 || advice[0].Table != "failed_jobs" || advice[0].Columns[0] != "failed_at" {
-				t.Fatalf("advice %+v: want failed_jobs(failed_at) only", advice)
+			if f.RowsErr != nil || f.IndexesErr != nil || (driver == "sqlite" && (!f.RowsKnown || !f.RowsExact || f.Rows != 0)) {
+				t.Errorf("rows %d known=%v exact=%v (%v), indexes %v", f.Rows, f.RowsKnown, f.RowsExact, f.RowsErr, f.IndexesErr)
 			}
 			want := map[string]string{
 				"sqlite":   `CREATE INDEX "failed_jobs_failed_at_index" ON "failed_jobs" ("failed_at");`,
 				"postgres": `CREATE INDEX CONCURRENTLY "failed_jobs_failed_at_index" ON "failed_jobs" ("failed_at");`,
 				"mysql":    "ALTER TABLE `failed_jobs` ADD INDEX `failed_jobs_failed_at_index` (`failed_at`), ALGORITHM=INPLACE, LOCK=NONE;",
 			}[driver]
-			if advice[0].SQL != want {
-				t.Errorf("SQL %q, want %q", advice[0].SQL, want)
+			if advice := f.Indexes; len(advice) != 1 || advice[0].Table != "failed_jobs" || advice[0].Columns[0] != "failed_at" || advice[0].SQL != want {
+				t.Fatalf("advice %+v: want failed_jobs(failed_at) only, by %s", advice, want)
 			}
 			// The advice is runnable as given, and then no longer given.
-			if _, err := s.DB().ExecContext(ctx, strings.TrimSuffix(advice[0].SQL, ";")); err != nil {
+			if _, err := s.DB().ExecContext(ctx, strings.TrimSuffix(want, ";")); err != nil {
 				t.Fatalf("running the advised statement: %v", err)
 			}
-			if advice, err = s.MissingIndexes(ctx); err != nil || len(advice) != 0 {
-				t.Errorf("after adding the index: %+v, %v", advice, err)
-			}
-			if _, err := s.DB().ExecContext(ctx, "CREATE INDEX two_cols ON jobs (attempts, queue)"); err != nil {
-				t.Fatal(err)
-			}
-			jobs, _ = s.Indexes(ctx, "jobs")
-			for _, ix := range jobs {
-				if ix.Name == "two_cols" && (len(ix.Columns) != 2 || ix.Columns[0] != "attempts" || ix.Leads("queue")) {
-					t.Errorf("two-column index read as %+v", ix)
-				}
-			}
-
-			info, err := s.ServerInfo(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if info.Dialect != driver || info.Version == "" || (driver != "sqlite") != (info.Timezone != "") {
-				t.Errorf("server info %+v", info)
-			}
-
 			sqltest.InsertFailed(t, s, sqltest.FailedFixture{UUID: ptr("11111111-1111-4111-8111-111111111111"), Connection: "database",
 				Queue: "default", Payload: "{}", Exception: "E", FailedAt: "2026-11-30 10:00:00"})
-			n, exact, ok, err := s.RowEstimate(ctx, "failed_jobs")
-			if err != nil {
-				t.Fatal(err)
+			f = inspect(t, s)
+			if len(f.Indexes) != 0 || f.IndexesErr != nil {
+				t.Errorf("after adding the index: %+v, %v", f.Indexes, f.IndexesErr)
 			}
-			if driver == "sqlite" && (!exact || !ok || n != 1) {
-				t.Errorf("sqlite row count %d exact=%v ok=%v, want exactly 1", n, exact, ok)
+			if driver == "sqlite" && (!f.RowsExact || !f.RowsKnown || f.Rows != 1) {
+				t.Errorf("sqlite row count %d exact=%v known=%v, want exactly 1", f.Rows, f.RowsExact, f.RowsKnown)
 			}
-			if driver != "sqlite" && exact {
+			if driver != "sqlite" && f.RowsExact {
 				t.Errorf("%s row count claims to be exact", driver)
+			}
+
+			drop := "DROP INDEX jobs_queue_index"
+			if driver == "mysql" {
+				drop += " ON jobs"
+			}
+			for _, stmt := range []string{drop, "CREATE INDEX two_cols ON jobs (attempts, queue)"} {
+				if _, err := s.DB().ExecContext(ctx, stmt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if f = inspect(t, s); len(f.Indexes) != 1 || f.Indexes[0].Table != "jobs" || f.Indexes[0].Columns[0] != "queue" {
+				t.Errorf("jobs without an index led by queue: advice %+v", f.Indexes)
+			}
+
+			cancelled, cancel := context.WithCancel(ctx)
+			cancel()
+			if _, err := s.Inspect(cancelled); !errors.Is(err, context.Canceled) {
+				t.Errorf("inspecting with a cancelled context: %v", err)
 			}
 		})
 	}
@@ -123,11 +100,11 @@ func TestCreateIndexSQLNames(t *testing.T) {
 	}
 }
 
-func findIndex(idx []sqlstore.Index, leading string) *sqlstore.Index {
-	for i := range idx {
-		if idx[i].Leads(leading) {
-			return &idx[i]
-		}
+func inspect(t *testing.T, s *sqlstore.Store) *triage.DatabaseFacts {
+	t.Helper()
+	f, err := s.Inspect(context.Background())
+	if err != nil || f.Database == nil || f.File != "" {
+		t.Fatalf("inspect: %+v, %v", f, err)
 	}
-	return nil
+	return f.Database
 }
