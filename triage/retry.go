@@ -182,7 +182,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 			return skip(SkipNoJobsTable, fmt.Sprintf("connection %q queues to the %s table, which this database does not have (or not in a usable shape); php artisan queue:retry can",
 				r.Connection, s.Store.Schema().JobsTable))
 		}
-		body, code, reason := retryPayload(r.Payload, now, p.RetryUntil, route.Driver == DriverRedis)
+		body, code, reason := RetryPayload(r.Payload, now, p.RetryUntil, route.Driver == DriverRedis)
 		if reason != "" {
 			return skip(code, reason)
 		}

@@ -12,6 +12,12 @@ import (
 	"github.com/tidwall/sjson"
 )
 
+// Why a Redis job's payload stays in failed_jobs (see RetryPayload).
+const (
+	redisEmptyID    = `payload "id" is null or empty, which a Redis job needs (left in failed_jobs; see show)`
+	redisRepeatsKey = `payload repeats "id" or "attempts" at its top level: a retry would reset the first, Redis's pop script reads the last (left in failed_jobs; see show)`
+)
+
 // RetryPayload returns the payload a retried job is pushed with, or why it
 // must not be pushed. Only the keys that must change are touched — every
 // other byte, data.command above all, stays as Laravel wrote it:
@@ -20,31 +26,16 @@ import (
 //   - an expired "retryUntil" would make the worker fail the job at once with
 //     MaxAttemptsExceededException, so the job is skipped unless extend gives
 //     it a new deadline of now+extend.
-func RetryPayload(raw []byte, now time.Time, extend time.Duration) (payload []byte, code, reason string) {
-	return retryPayload(raw, now, extend, false)
-}
-
-// RedisRetryPayload is RetryPayload for a job that goes back to a Redis
-// queue. A payload it returns is what Move.RedisChecked promises: a JSON
-// object with an integer "attempts" (0) and an "id" that is neither null
-// nor empty, each once at the top level.
-func RedisRetryPayload(raw []byte, now time.Time, extend time.Duration) (payload []byte, code, reason string) {
-	return retryPayload(raw, now, extend, true)
-}
-
-// Why a Redis job's payload stays in failed_jobs (see retryPayload).
-const (
-	redisEmptyID    = `payload "id" is null or empty, which a Redis job needs (left in failed_jobs; see show)`
-	redisRepeatsKey = `payload repeats "id" or "attempts" at its top level: a retry would reset the first, Redis's pop script reads the last (left in failed_jobs; see show)`
-)
-
-// retryPayload is RetryPayload; forRedis also puts "attempts":0 into a
-// payload that lacks it, because Redis's pop script does arithmetic on it
-// and loses a job without it inside Redis (queue-spec §6.2), and refuses a
-// payload whose "id" is null or empty or that repeats "id" or "attempts"
-// (a retry edits the first, Lua's cjson reads the last), so that what it
-// returns for Redis needs no second check (Move.RedisChecked).
-func retryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool) (payload []byte, code, reason string) {
+//
+// forRedis, for a job that goes back to a Redis queue, also puts
+// "attempts":0 into a payload that lacks it, because Redis's pop script
+// does arithmetic on it and loses a job without it inside Redis
+// (queue-spec §6.2), and refuses a payload whose "id" is null or empty or
+// that repeats "id" or "attempts" (a retry edits the first, Lua's cjson
+// reads the last). A payload it returns then is what Move.RedisChecked
+// promises: a JSON object with an integer "attempts" (0) and an "id" that
+// is neither null nor empty, each once at the top level.
+func RetryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool) (payload []byte, code, reason string) {
 	if !gjson.ValidBytes(raw) {
 		return nil, SkipMalformed, malformedPayload
 	}
@@ -97,12 +88,7 @@ func retryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool
 		}
 		edits = append(edits, valueEdit{at: ru.Index, old: ru.Raw, new: strconv.FormatInt(now.Add(extend).Unix(), 10)})
 	}
-	out, ok := applyEdits(raw, edits)
-	if !ok {
-		// The offsets did not point at the values (cannot happen for a
-		// valid payload); edit by name instead.
-		return retryPayloadByName(raw, now, extend, forRedis)
-	}
+	out := applyEdits(raw, edits)
 	var err error
 	for _, key := range insert {
 		var v any = 0
@@ -162,75 +148,19 @@ type valueEdit struct {
 }
 
 // applyEdits returns raw with the edits made, in a new slice (raw itself
-// when there are none); false when an edit's offset does not hold its old
-// value.
-func applyEdits(raw []byte, edits []valueEdit) ([]byte, bool) {
+// when there are none). Each edit's offset is where the walk over raw found
+// its old value, and no two edits touch the same key, so they never overlap;
+// FuzzRetryPayloadOneWalk holds this editor to one that edits by name.
+func applyEdits(raw []byte, edits []valueEdit) []byte {
 	if len(edits) == 0 {
-		return raw, true
+		return raw
 	}
 	sort.Slice(edits, func(i, j int) bool { return edits[i].at < edits[j].at })
 	out := make([]byte, 0, len(raw)+16)
 	pos := 0
 	for _, e := range edits {
-		if e.at < pos || e.at+len(e.old) > len(raw) || string(raw[e.at:e.at+len(e.old)]) != e.old {
-			return nil, false
-		}
 		out = append(append(out, raw[pos:e.at]...), e.new...)
 		pos = e.at + len(e.old)
 	}
-	return append(out, raw[pos:]...), true
-}
-
-// retryPayloadByName is retryPayload with every key looked up and edited
-// by name: the reference the one-walk version must agree with.
-func retryPayloadByName(raw []byte, now time.Time, extend time.Duration, forRedis bool) (payload []byte, code, reason string) {
-	if !gjson.ValidBytes(raw) || !gjson.ParseBytes(raw).IsObject() {
-		return nil, SkipMalformed, malformedPayload
-	}
-	if j := gjson.GetBytes(raw, "job"); j.Type != gjson.String || strings.TrimSpace(j.String()) == "" {
-		return nil, SkipMalformed, `malformed payload: no "job" string naming its handler, so no worker can run it (left in failed_jobs; see show)`
-	}
-	if forRedis {
-		counts := map[string]int{}
-		gjson.ParseBytes(raw).ForEach(func(k, _ gjson.Result) bool {
-			counts[k.Str]++
-			return true
-		})
-		if counts["id"] > 1 || counts["attempts"] > 1 {
-			return nil, SkipMalformed, redisRepeatsKey
-		}
-		if id := gjson.GetBytes(raw, "id"); id.Exists() && (id.Type == gjson.Null || (id.Type == gjson.String && id.Str == "")) {
-			return nil, SkipMalformed, redisEmptyID
-		}
-	}
-	out := raw
-	var err error
-	if forRedis && !gjson.GetBytes(raw, "id").Exists() {
-		u := gjson.GetBytes(raw, "uuid").String()
-		if u == "" {
-			return nil, SkipMalformed, "payload has neither id nor uuid, which a Redis job needs (left in failed_jobs; see show)"
-		}
-		if out, err = sjson.SetBytes(out, "id", u); err != nil {
-			return nil, SkipMalformed, "payload id cannot be set: " + err.Error()
-		}
-	}
-	if a := gjson.GetBytes(raw, "attempts"); a.Exists() || forRedis {
-		if a.Exists() && a.Type == gjson.Number && a.Raw == "0" {
-			// already 0: keep the bytes
-		} else if out, err = sjson.SetBytes(out, "attempts", 0); err != nil {
-			return nil, SkipMalformed, "payload attempts cannot be reset: " + err.Error()
-		}
-	}
-	ru := gjson.GetBytes(raw, "retryUntil")
-	if ru.Type == gjson.Number && ru.Int() > 0 && ru.Int() <= now.Unix() {
-		if extend <= 0 {
-			return nil, SkipRetryUntil, fmt.Sprintf("retryUntil passed at %s: the worker would fail it at once "+
-				"(MaxAttemptsExceededException); --retry-until gives it a new deadline",
-				time.Unix(ru.Int(), 0).UTC().Format(time.RFC3339))
-		}
-		if out, err = sjson.SetBytes(out, "retryUntil", now.Add(extend).Unix()); err != nil {
-			return nil, SkipMalformed, "payload retryUntil cannot be set: " + err.Error()
-		}
-	}
-	return out, "", ""
+	return append(out, raw[pos:]...)
 }
