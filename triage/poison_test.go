@@ -121,7 +121,7 @@ func TestRetryToAnotherDatabaseIsolatesARefusedRow(t *testing.T) {
 		}
 		fx[2].Queue = "poison"
 		ids := sqltest.InsertFailed(t, failedStore, fx...)
-		svc.Jobs = &sqlstore.JobsBackend{Store: jobsOnly}
+		svc.Router = triage.NewRouter(nil, nil, &sqlstore.JobsBackend{Store: jobsOnly})
 		res, err := svc.Retry(ctx, triage.RetryParams{All: true})
 		if err != nil {
 			t.Fatal(err)

@@ -127,7 +127,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 	byIDs := len(p.Refs) > 0
 	limits := s.loadQueueLimits(ctx)
 	if p.ToQueue != "" {
-		for _, b := range s.databaseBackends() {
+		for _, b := range s.Router.databaseBackends(s.Store.Schema().HasJobs) {
 			if col := limits.of(b); !col.Holds(p.ToQueue) {
 				return res, fmt.Errorf("%w: --to-queue %q (%d characters) does not fit %s", ErrInvalidInput,
 					truncate(p.ToQueue, 40), utf8.RuneCountInString(p.ToQueue), col)
@@ -174,7 +174,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		if why, ok := refused[r.ID]; ok {
 			return skip(SkipRefused, RowName(r)+": the jobs table refused it ("+why+"); left in failed_jobs")
 		}
-		route := s.RouteFor(r.Connection)
+		route := s.Router.For(r.Connection)
 		switch {
 		case !route.Writable():
 			return skip(SkipNotDatabase, route.Reason+"; php artisan queue:retry can")
@@ -205,7 +205,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 			RedisChecked: route.Driver == DriverRedis}, true
 	}
 	var push func(context.Context, []Move, time.Time) error
-	if s.hasRemote() {
+	if s.Router.hasRemote() {
 		push = s.pushRemote
 	}
 	conflicts := 0
@@ -562,7 +562,7 @@ type queueLimits struct {
 
 func (s *Service) loadQueueLimits(ctx context.Context) *queueLimits {
 	l := &queueLimits{cache: map[QueueBackend]QueueColumn{}}
-	for _, r := range s.databaseBackends() {
+	for _, r := range s.Router.databaseBackends(s.Store.Schema().HasJobs) {
 		var key QueueBackend
 		var reader any = s.Store
 		if !r.Local {

@@ -31,53 +31,83 @@ func (r Route) Writable() bool { return r.Local || r.Backend != nil }
 // names any: the skeleton's.
 const DefaultDatabaseConnection = "database"
 
-func (s *Service) isDatabaseConnection(name string) bool {
-	conns := s.DatabaseConnections
-	if len(conns) == 0 && s.Routes == nil {
-		conns = []string{DefaultDatabaseConnection}
-	}
-	for _, c := range conns {
-		if c == name {
-			return true
-		}
-	}
-	return false
+// Router says where the jobs of each queue connection go back to. It is
+// built once, by NewRouter, from the app profile and the operator's flags;
+// the zero Router is NewRouter(nil, nil, nil).
+type Router struct {
+	routes map[string]Route
+	// profile: the routes came from an app profile, which names every
+	// queue connection the app has.
+	profile bool
 }
 
-// RouteFor says where a job recorded on a queue connection goes back to.
-// Connections named with --database-connection are database queues in the
-// failed_jobs database (or the --jobs-dsn store); every other connection is
-// routed by the app profile (Routes). A connection neither knows is not
-// writable, and its jobs are skipped with the artisan command to run.
-func (s *Service) RouteFor(connection string) Route {
-	if s.isDatabaseConnection(connection) {
-		if s.Jobs != nil {
-			return Route{Connection: connection, Driver: DriverDatabase, Backend: s.Jobs}
-		}
-		return Route{Connection: connection, Driver: DriverDatabase, Local: true}
+// NewRouter routes the app profile's queue connections (profile, by name;
+// nil outside an app profile) and the connections named database queues
+// (database: --database-connection; DefaultDatabaseConnection when neither
+// names any). A database queue goes to jobs, the jobs table of another
+// database (--jobs-dsn), or, when jobs is nil, to failed_jobs' own
+// database; it wins over the profile's route of the same name.
+func NewRouter(profile map[string]Route, database []string, jobs QueueBackend) Router {
+	rt := Router{routes: make(map[string]Route, len(profile)+len(database)), profile: profile != nil}
+	for name, r := range profile {
+		r.Connection = name
+		rt.routes[name] = r
 	}
-	if r, ok := s.Routes[connection]; ok {
-		r.Connection = connection
+	if len(database) == 0 && profile == nil {
+		database = []string{DefaultDatabaseConnection}
+	}
+	for _, name := range database {
+		r := Route{Connection: name, Driver: DriverDatabase, Local: true}
+		if jobs != nil {
+			r.Local, r.Backend = false, jobs
+		}
+		rt.routes[name] = r
+	}
+	return rt
+}
+
+// For says where a job recorded on a queue connection goes back to. A
+// connection the router does not know is not writable, and its jobs are
+// skipped with the artisan command to run.
+func (rt Router) For(connection string) Route {
+	if r, ok := rt.built().routes[connection]; ok {
 		return r
 	}
-	reason := fmt.Sprintf("connection %q is not a queue connection of this app's config/queue.php", connection)
-	if s.Routes == nil {
-		reason = fmt.Sprintf("connection %q is not a database queue (name database-driver connections with --database-connection)", connection)
+	reason := fmt.Sprintf("connection %q is not a database queue (name database-driver connections with --database-connection)", connection)
+	if rt.profile {
+		reason = fmt.Sprintf("connection %q is not a queue connection of this app's config/queue.php", connection)
 	}
 	return Route{Connection: connection, Reason: reason}
 }
 
-// hasRemote reports whether any route needs BatchParams.Push.
-func (s *Service) hasRemote() bool {
-	if s.Jobs != nil {
-		return true
+// built is the router, the zero one as NewRouter builds it.
+func (rt Router) built() Router {
+	if rt.routes == nil {
+		return NewRouter(nil, nil, nil)
 	}
-	for _, r := range s.Routes {
+	return rt
+}
+
+// hasRemote reports whether any route needs BatchParams.Push.
+func (rt Router) hasRemote() bool {
+	for _, r := range rt.routes {
 		if r.Backend != nil && !r.Local {
 			return true
 		}
 	}
 	return false
+}
+
+// databaseBackends are the routes to jobs tables a retry may write to;
+// local ones only when failed_jobs' database has a jobs table.
+func (rt Router) databaseBackends(hasJobs bool) []Route {
+	var out []Route
+	for _, r := range rt.built().routes {
+		if r.Driver == DriverDatabase && ((r.Local && hasJobs) || (!r.Local && r.Backend != nil)) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // pushRemote hands a batch's non-local moves to their backends, grouped by
@@ -92,7 +122,7 @@ func (s *Service) pushRemote(ctx context.Context, moves []Move, now time.Time) e
 		groups[m.Connection] = append(groups[m.Connection], m)
 	}
 	for _, conn := range order {
-		r := s.RouteFor(conn)
+		r := s.Router.For(conn)
 		if r.Backend == nil {
 			return fmt.Errorf("connection %q has no queue backend to push to", conn)
 		}
@@ -140,26 +170,10 @@ func probeRefused(ctx context.Context, b QueueBackend, moves []Move, now time.Ti
 	return rej
 }
 
-// databaseBackends are the routes to jobs tables a retry may write to.
-func (s *Service) databaseBackends() []Route {
-	var out []Route
-	if s.Jobs != nil {
-		out = append(out, Route{Driver: DriverDatabase, Backend: s.Jobs})
-	} else if s.Store.Schema().HasJobs {
-		out = append(out, Route{Driver: DriverDatabase, Local: true})
-	}
-	for _, r := range s.Routes {
-		if r.Driver == DriverDatabase && r.Backend != nil && !r.Local {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // StateReaderFor is what reads the jobs of a queue connection's route, or
 // nil when its backend cannot say.
 func (s *Service) StateReaderFor(connection string) JobStateReader {
-	r := s.RouteFor(connection)
+	r := s.Router.For(connection)
 	var v any = r.Backend
 	if r.Local {
 		v = s.Store

@@ -74,11 +74,11 @@ func TestRetryRoutesEachConnectionToItsBackend(t *testing.T) {
 		svc, store := newService(t, driver)
 		sqltest.InsertFailed(t, store, routedFixtures()...)
 		redis := &fakeBackend{}
-		svc.Routes = map[string]triage.Route{
+		svc.Router = triage.NewRouter(map[string]triage.Route{
 			"database": {Driver: triage.DriverDatabase, Local: true},
 			"redis":    {Driver: triage.DriverRedis, Backend: redis},
 			"sqs":      {Driver: triage.DriverSQS, Reason: `connection "sqs" uses the sqs queue driver, which jobtriage cannot write to`},
-		}
+		}, nil, nil)
 		res, err := svc.Retry(ctx, triage.RetryParams{All: true})
 		if err != nil {
 			t.Fatal(err)
@@ -135,10 +135,10 @@ func TestRetryWithoutJobsTableSkipsLocalJobs(t *testing.T) {
 	svc.Store = reopened
 	sqltest.InsertFailed(t, reopened, routedFixtures()[:2]...)
 	redis := &fakeBackend{}
-	svc.Routes = map[string]triage.Route{
+	svc.Router = triage.NewRouter(map[string]triage.Route{
 		"database": {Driver: triage.DriverDatabase, Local: true},
 		"redis":    {Driver: triage.DriverRedis, Backend: redis},
-	}
+	}, nil, nil)
 	res, err := svc.Retry(ctx, triage.RetryParams{All: true})
 	if err != nil {
 		t.Fatal(err)

@@ -408,7 +408,7 @@ func TestRetryToAnotherDatabase(t *testing.T) {
 		rows := loadRealRows(t, driver)
 		insertReal(t, failedStore, rows)
 		crasher := &crashAfterPush{QueueBackend: &sqlstore.JobsBackend{Store: jobsOnly}, crashes: 1}
-		svc.Jobs = crasher
+		svc.Router = triage.NewRouter(nil, nil, crasher)
 		if _, err := svc.Retry(ctx, triage.RetryParams{All: true}); err == nil {
 			t.Fatal("the simulated crash did not surface")
 		}
