@@ -121,11 +121,11 @@ func TestQueueRoutes(t *testing.T) {
 // TestDatabaseConnectionFlagRefusedForRedis: naming a Redis connection a
 // database queue would strand its jobs in a table no worker reads.
 func TestDatabaseConnectionFlagRefusedForRedis(t *testing.T) {
-	svc := &triage.Service{Routes: map[string]triage.Route{"redis": {Driver: triage.DriverRedis}, "database": {Driver: triage.DriverDatabase, Local: true}}}
-	if err := checkDatabaseConnections(svc, []string{"database", "custom"}); err != nil {
+	routes := map[string]triage.Route{"redis": {Driver: triage.DriverRedis}, "database": {Driver: triage.DriverDatabase, Local: true}}
+	if err := checkDatabaseConnections(routes, []string{"database", "custom"}); err != nil {
 		t.Errorf("database/custom refused: %v", err)
 	}
-	err := checkDatabaseConnections(svc, []string{"redis"})
+	err := checkDatabaseConnections(routes, []string{"redis"})
 	if err == nil || !strings.Contains(err.Error(), "stranded") || exitCodeFor(err) != ExitUsage {
 		t.Errorf("redis: %v (exit %d)", err, exitCodeFor(err))
 	}

@@ -31,6 +31,10 @@ type ConnFlags struct {
 	// database, which makes pushes there idempotent even after a worker
 	// ran the job.
 	JobsLedger bool
+	// DatabaseConnections are the queue connections the command's
+	// --database-connection names database queues (retry, tui); they go
+	// into the service's router.
+	DatabaseConnections []string
 }
 
 // Factory is a bag of lazy constructors: building the command tree (and so
@@ -245,7 +249,12 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 			fmt.Fprintf(f.IO.ErrOut, "note: %s does not exist yet (Laravel creates it on the first failure)\n", sanitize.Line(cfg.Failed.Path))
 		}
 		svc.Store = fs
+		svc.Router = triage.NewRouter(nil, nonEmpty(f.Conn.DatabaseConnections), nil)
 		return svc, nil
+	}
+	routes, monitorConns := queueRoutes(cfg, f.backendOpeners())
+	if err := checkDatabaseConnections(routes, f.Conn.DatabaseConnections); err != nil {
+		return nil, err
 	}
 	t := cfg.Target
 	store, err := sqlstore.Open(ctx, sqlstore.Config{
@@ -262,9 +271,7 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 	f.closers = append(f.closers, store.Close)
 	svc.Store = store
 	svc.Index = f.signatureIndex(store)
-	var monitorConns []triage.MonitorConnection
-	svc.Routes, monitorConns = queueRoutes(cfg, f.backendOpeners())
-	for _, r := range svc.Routes {
+	for _, r := range routes {
 		if r.Backend != nil {
 			f.closers = append(f.closers, r.Backend.Close)
 		}
@@ -279,12 +286,13 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 	if jobsDSN == "" && c != nil {
 		jobsDSN = c.JobsDSN
 	}
+	var jobs triage.QueueBackend // nil unless there is a --jobs-dsn
 	if jobsDSN != "" {
 		jt, err := appprofile.ParseDSN(jobsDSN)
 		if err != nil {
 			return nil, fmt.Errorf("%w: --jobs-dsn: %v", errConfig, err)
 		}
-		jobs, err := openJobsBackend(ctx, sqlstore.Config{
+		jb, err := openJobsBackend(ctx, sqlstore.Config{
 			Endpoint:         endpointOf(jt, appprofile.DatabaseConnection{}),
 			JobsTable:        cfg.JobsTable,
 			StatementTimeout: f.Conn.Timeout,
@@ -292,9 +300,10 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.closers = append(f.closers, jobs.Close)
-		svc.Jobs = jobs
+		f.closers = append(f.closers, jb.Close)
+		jobs = jb
 	}
+	svc.Router = triage.NewRouter(routes, nonEmpty(f.Conn.DatabaseConnections), jobs)
 	return svc, nil
 }
 

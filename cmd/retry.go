@@ -94,6 +94,7 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 			  $ jobtriage retry --range 1-5 --range 9-9
 		`)),
 		RunE: func(c *cobra.Command, args []string) error {
+			f.Conn.DatabaseConnections = opts.DBConns // read when the service is built
 			opts.Service = f.Service
 			opts.commandLine = append([]string{"retry"}, args...)
 			if len(args) == 1 && args[0] == "all" {
@@ -230,12 +231,6 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(opts.DBConns) > 0 {
-		if err := checkDatabaseConnections(svc, opts.DBConns); err != nil {
-			return err
-		}
-		svc.DatabaseConnections = nonEmpty(opts.DBConns)
-	}
 	q, err := opts.Filter.query(opts.Now(), svc.Location)
 	if err != nil {
 		return err
@@ -348,9 +343,9 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 // checkDatabaseConnections refuses --database-connection for a connection
 // the app profile says is not a database queue: its worker never reads the
 // jobs table, so jobs written there would be stranded.
-func checkDatabaseConnections(svc *triage.Service, names []string) error {
+func checkDatabaseConnections(routes map[string]triage.Route, names []string) error {
 	for _, n := range nonEmpty(names) {
-		r, ok := svc.Routes[n]
+		r, ok := routes[n]
 		if ok && r.Driver != triage.DriverDatabase {
 			return FlagErrorf("--database-connection %s: the app's config/queue.php gives connection %s the %s driver; its workers never read a jobs table, so jobs written there would be stranded",
 				sanitize.Line(n), sanitize.Line(n), sanitize.Line(r.Driver))

@@ -142,7 +142,7 @@ func TestRetryRunFake(t *testing.T) {
 	h.f.Service = func(ctx context.Context) (*triage.Service, error) {
 		svc, err := open(ctx)
 		if err == nil {
-			svc.Routes = map[string]triage.Route{"database": {Connection: "database", Driver: triage.DriverRedis, Backend: b}}
+			svc.Router = triage.NewRouter(map[string]triage.Route{"database": {Connection: "database", Driver: triage.DriverRedis, Backend: b}}, nil, nil)
 		}
 		return svc, err
 	}

@@ -455,7 +455,7 @@ func TestLazyBackendJobStates(t *testing.T) {
 	if got, err := blind.JobStates(context.Background(), triage.JobStatesParams{}); err != nil || !got.Partial {
 		t.Errorf("a backend without JobStates: %+v, %v; want Partial", got, err)
 	}
-	svc := &triage.Service{Routes: map[string]triage.Route{"redis": {Driver: triage.DriverRedis, Backend: l}}}
+	svc := &triage.Service{Router: triage.NewRouter(map[string]triage.Route{"redis": {Driver: triage.DriverRedis, Backend: l}}, nil, nil)}
 	if svc.StateReaderFor("redis") == nil {
 		t.Error("StateReaderFor(redis) is nil over a lazy backend")
 	}

@@ -64,6 +64,7 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 		Example: "  $ jobtriage tui\n  $ jobtriage tui --archive /var/backups/failed-jobs.ndjson.gz\n  $ jobtriage tui --read-only --dsn postgres://readonly@db/app",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			f.Conn.DatabaseConnections = opts.DBConns // read when the service is built
 			opts.Service = f.Service
 			opts.Config = func() (string, error) {
 				cfg, err := f.Config()
@@ -124,12 +125,6 @@ func tuiRun(ctx context.Context, opts *TUIOptions) error {
 	svc, err := opts.Service(ctx)
 	if err != nil {
 		return err
-	}
-	if len(opts.DBConns) > 0 {
-		if err := checkDatabaseConnections(svc, opts.DBConns); err != nil {
-			return err
-		}
-		svc.DatabaseConnections = nonEmpty(opts.DBConns)
 	}
 	conn, err := opts.Config()
 	if err != nil {

@@ -57,26 +57,6 @@ const (
 	DriverNull       = "null"
 )
 
-// Route is where the jobs of one queue connection go back to when retried.
-type Route struct {
-	// Connection is the queue connection name (failed_jobs.connection).
-	Connection string
-	// Driver is the connection's driver ("database", "redis", …); "" when
-	// the app profile does not name the connection.
-	Driver string
-	// Local: the connection's jobs table is in the failed_jobs database,
-	// so a batch moves in one transaction.
-	Local bool
-	// Backend receives the jobs when not Local; nil with Local false means
-	// jobtriage cannot write to this connection (Reason says why).
-	Backend QueueBackend
-	// Reason explains a route jobtriage cannot write to.
-	Reason string
-}
-
-// Writable reports whether retry can put jobs on this route.
-func (r Route) Writable() bool { return r.Local || r.Backend != nil }
-
 // JobState is where a pushed job is in its queue backend.
 type JobState int
 
@@ -125,18 +105,4 @@ const MaxJobStateScan = 100000
 // too.
 type JobStateReader interface {
 	JobStates(ctx context.Context, p JobStatesParams) (JobStates, error)
-}
-
-// StateReaderFor is what reads the jobs of a queue connection's route, or
-// nil when its backend cannot say.
-func (s *Service) StateReaderFor(connection string) JobStateReader {
-	r := s.RouteFor(connection)
-	var v any = r.Backend
-	if r.Local {
-		v = s.Store
-	}
-	if jr, ok := v.(JobStateReader); ok {
-		return jr
-	}
-	return nil
 }

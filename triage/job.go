@@ -3,7 +3,6 @@ package triage
 import (
 	"encoding/base64"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -99,8 +98,6 @@ func jobWithoutSignature(r *FailedRow) Job {
 	return j
 }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
 // ParseRef reads an id as the operator typed it: all digits is a row id (so
 // legacy NULL-uuid rows stay reachable); anything else is a uuid.
 func ParseRef(s string) (Ref, error) {
@@ -119,9 +116,6 @@ func ParseRef(s string) (Ref, error) {
 	}
 	return Ref{UUID: s}, nil
 }
-
-// LooksLikeUUID reports whether s has the shape of a Laravel job uuid.
-func LooksLikeUUID(s string) bool { return uuidRE.MatchString(s) }
 
 func truncate(s string, n int) string {
 	if r := []rune(s); len(r) > n {

@@ -84,10 +84,10 @@ func insertRedisRows(t *testing.T, s *sqlstore.Store, n, skipEvery int) (movable
 
 func redisService(t *testing.T, driver string, b triage.QueueBackend) (*triage.Service, *sqlstore.Store) {
 	svc, store := newService(t, driver)
-	svc.Routes = map[string]triage.Route{
+	svc.Router = triage.NewRouter(map[string]triage.Route{
 		"database": {Driver: triage.DriverDatabase, Local: true},
 		"redis":    {Driver: triage.DriverRedis, Backend: b},
-	}
+	}, nil, nil)
 	return svc, store
 }
 

@@ -77,11 +77,11 @@ func TestRetrySkipsPoisonRowsAndGoesOn(t *testing.T) {
 func TestRetryPayloadNeedsAJob(t *testing.T) {
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	for _, raw := range []string{`{}`, `{"uuid":"u","job":""}`, `{"uuid":"u","job":42}`, `{"uuid":"u","job":{"a":1}}`, `{"uuid":"u","data":{"command":"x"}}`} {
-		if _, code, reason := triage.RetryPayload([]byte(raw), now, 0); code != triage.SkipMalformed || !strings.Contains(reason, `"job"`) {
+		if _, code, reason := triage.RetryPayload([]byte(raw), now, 0, false); code != triage.SkipMalformed || !strings.Contains(reason, `"job"`) {
 			t.Errorf("%s: code %q reason %q", raw, code, reason)
 		}
 	}
-	if out, code, _ := triage.RetryPayload([]byte(`{"uuid":"u","job":"App\\Jobs\\X@handle","data":{}}`), now, 0); code != "" || out == nil {
+	if out, code, _ := triage.RetryPayload([]byte(`{"uuid":"u","job":"App\\Jobs\\X@handle","data":{}}`), now, 0, false); code != "" || out == nil {
 		t.Errorf("a payload with a job string was refused: %s", code)
 	}
 }
@@ -121,7 +121,7 @@ func TestRetryToAnotherDatabaseIsolatesARefusedRow(t *testing.T) {
 		}
 		fx[2].Queue = "poison"
 		ids := sqltest.InsertFailed(t, failedStore, fx...)
-		svc.Jobs = &sqlstore.JobsBackend{Store: jobsOnly}
+		svc.Router = triage.NewRouter(nil, nil, &sqlstore.JobsBackend{Store: jobsOnly})
 		res, err := svc.Retry(ctx, triage.RetryParams{All: true})
 		if err != nil {
 			t.Fatal(err)

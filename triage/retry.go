@@ -5,22 +5,97 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
-// WriteBatch is the number of rows one retry or forget transaction moves:
-// big enough to amortise round trips, small enough that no transaction holds
-// its locks for long.
-const WriteBatch = 2000
+// RetryParams selects failed jobs to put back on their queues.
+type RetryParams struct {
+	// Query selects by filter when Refs is empty.
+	Query
+	// Refs are explicit ids; when set, Query is ignored.
+	Refs []Ref
+	// All must be set to retry with an empty Query and no Refs, so that an
+	// empty filter never means "everything" by accident.
+	All bool
+	// Limit retries only the N oldest matches: a canary before the rest.
+	Limit int
+	// ToQueue overrides each job's recorded queue.
+	ToQueue string
+	// RetryUntil gives jobs whose retryUntil has passed a new deadline of
+	// now+RetryUntil; zero skips such jobs (they would fail at once).
+	RetryUntil time.Duration
+	// DryRun reports what would happen and changes nothing.
+	DryRun bool
+	// Progress, when set, is told how many jobs are done so far.
+	Progress func(done int)
+	// OnBatch, when set, receives the ids and the skips of each batch once
+	// it has committed (dry: once it is planned), and RetryResult.IDs and
+	// Skipped stay empty: retrying, or skipping, a million jobs then holds
+	// no list of a million.
+	OnBatch func(ids []string, skips []Skip) error
+	// OnPushed, when set, receives the jobs of each batch once it has
+	// committed (never in a dry run), with what a follower needs to find
+	// them in their backend: retry --follow watches them from here.
+	OnPushed func([]Pushed)
+	// BatchSize is the most rows one batch moves; 0 is WriteBatch. Pacing
+	// uses small batches so that pushes are spread, not bursts.
+	BatchSize int
+	// BeforeBatch, when set, runs before each batch with the number of
+	// jobs retried so far; a pacer waits in it. Its error ends the run.
+	BeforeBatch func(ctx context.Context, retried int) error
+	// Stop, when set, is asked before each batch; true ends the run with
+	// the rest of the selection left in failed_jobs (a breaker tripped).
+	Stop func() bool
+	// Exclude names payload uuids the run passes over silently, leaving
+	// them in failed_jobs: canaries that failed again and are back there.
+	Exclude map[string]bool
+}
+
+// Pushed is one job a retry put back on its queue.
+type Pushed struct {
+	// UUID is the payload uuid, the job's identity in its backend and,
+	// when it fails again, in failed_jobs; "" for a payload without one.
+	UUID string
+	// ID is how the operator addresses the failed job it came from.
+	ID         string
+	Class      string
+	Connection string
+	Queue      string
+}
+
+// Skip is a job a bulk action left alone, and why.
+type Skip struct {
+	ID         string `json:"id"`
+	Class      string `json:"class"`
+	Connection string `json:"connection"`
+	Queue      string `json:"queue"`
+	// Code names the kind of reason: SkipNotDatabase, SkipRetryUntil, SkipMalformed.
+	Code   string `json:"code"`
+	Reason string `json:"reason"`
+}
+
+// Skip codes.
+const (
+	SkipNotDatabase = "not_database_connection"
+	SkipRetryUntil  = "retry_until_expired"
+	SkipMalformed   = "malformed_payload"
+	SkipNoJobsTable = "no_jobs_table"
+)
+
+// RetryResult says what a retry did (or, dry, would do).
+type RetryResult struct {
+	DryRun   bool           `json:"dry_run"`
+	Retried  int            `json:"retried"`
+	IDs      []string       `json:"ids"`
+	ByQueue  map[string]int `json:"by_queue"`
+	ByClass  map[string]int `json:"by_class"`
+	Skipped  []Skip         `json:"skipped"`
+	NotFound []string       `json:"not_found"`
+}
 
 // PipelinedBatch is the rows of one batch of a pipelined retry (see
 // retryPipelined), which holds two batches at once. Three quarters of
@@ -30,205 +105,10 @@ const WriteBatch = 2000
 // into Redis on a quiet machine").
 const PipelinedBatch = WriteBatch * 3 / 4
 
-// DefaultDatabaseConnection is the queue connection name taken to use
-// Laravel's database driver when neither the app profile nor the operator
-// names any: the skeleton's.
-const DefaultDatabaseConnection = "database"
-
-func (s *Service) isDatabaseConnection(name string) bool {
-	conns := s.DatabaseConnections
-	if len(conns) == 0 && s.Routes == nil {
-		conns = []string{DefaultDatabaseConnection}
-	}
-	for _, c := range conns {
-		if c == name {
-			return true
-		}
-	}
-	return false
-}
-
-// RouteFor says where a job recorded on a queue connection goes back to.
-// Connections named with --database-connection are database queues in the
-// failed_jobs database (or the --jobs-dsn store); every other connection is
-// routed by the app profile (Routes). A connection neither knows is not
-// writable, and its jobs are skipped with the artisan command to run.
-func (s *Service) RouteFor(connection string) Route {
-	if s.isDatabaseConnection(connection) {
-		if s.Jobs != nil {
-			return Route{Connection: connection, Driver: DriverDatabase, Backend: s.Jobs}
-		}
-		return Route{Connection: connection, Driver: DriverDatabase, Local: true}
-	}
-	if r, ok := s.Routes[connection]; ok {
-		r.Connection = connection
-		return r
-	}
-	reason := fmt.Sprintf("connection %q is not a queue connection of this app's config/queue.php", connection)
-	if s.Routes == nil {
-		reason = fmt.Sprintf("connection %q is not a database queue (name database-driver connections with --database-connection)", connection)
-	}
-	return Route{Connection: connection, Reason: reason}
-}
-
-// hasRemote reports whether any route needs BatchParams.Push.
-func (s *Service) hasRemote() bool {
-	if s.Jobs != nil {
-		return true
-	}
-	for _, r := range s.Routes {
-		if r.Backend != nil && !r.Local {
-			return true
-		}
-	}
-	return false
-}
-
-// pushRemote hands a batch's non-local moves to their backends, grouped by
-// connection, in the batch's order.
-func (s *Service) pushRemote(ctx context.Context, moves []Move, now time.Time) error {
-	var order []string
-	groups := map[string][]Move{}
-	for _, m := range moves {
-		if _, ok := groups[m.Connection]; !ok {
-			order = append(order, m.Connection)
-		}
-		groups[m.Connection] = append(groups[m.Connection], m)
-	}
-	for _, conn := range order {
-		r := s.RouteFor(conn)
-		if r.Backend == nil {
-			return fmt.Errorf("connection %q has no queue backend to push to", conn)
-		}
-		if _, err := r.Backend.Push(ctx, groups[conn], now); err != nil {
-			err = fmt.Errorf("pushing to %s (connection %s): %w", r.Backend.Describe(), conn, err)
-			if rej := probeRefused(ctx, r.Backend, groups[conn], now, err); rej != nil {
-				return rej
-			}
-			return err
-		}
-	}
-	return nil
-}
-
 // ArtisanRetry is the command an operator runs for jobs jobtriage cannot
 // re-queue itself.
 func ArtisanRetry(ids []string) string {
 	return "php artisan queue:retry " + strings.Join(ids, " ")
-}
-
-// selection turns ids or a query into the batch parameters of a bulk write,
-// and reports the ids that matched nothing.
-func (s *Service) selection(ctx context.Context, q Query, refs []Ref, all bool) ([][]int64, Filter, []string, error) {
-	if len(refs) == 0 {
-		if !all && q.empty() {
-			return nil, Filter{}, nil, fmt.Errorf("%w: name job ids, a filter, or all", ErrInvalidInput)
-		}
-		return nil, q.filter(), nil, nil
-	}
-	found, err := s.Store.ResolveRefs(ctx, refs)
-	if err != nil {
-		return nil, Filter{}, nil, err
-	}
-	var ids []int64
-	var missing []string
-	seen := map[int64]bool{}
-	for _, r := range refs {
-		id, ok := found[r]
-		if !ok {
-			missing = append(missing, r.String())
-			continue
-		}
-		if !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
-		}
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	var chunks [][]int64
-	for i := 0; i < len(ids); i += WriteBatch {
-		chunks = append(chunks, ids[i:min(i+WriteBatch, len(ids))])
-	}
-	return chunks, Filter{}, missing, nil
-}
-
-// rechunk splits id chunks into chunks of at most size ids.
-func rechunk(chunks [][]int64, size int) [][]int64 {
-	var out [][]int64
-	for _, c := range chunks {
-		for i := 0; i < len(c); i += size {
-			out = append(out, c[i:min(i+size, len(c))])
-		}
-	}
-	return out
-}
-
-// FirstAfterID starts an ascending keyset scan or batch walk at the lowest
-// id a bigint primary key holds.
-const FirstAfterID = int64(math.MinInt64)
-
-// batchSeq yields the params of a bulk write's batches: the explicit id
-// chunks in order, or ascending keyset batches over the filter, each
-// starting after the previous one's last id, until one comes back short.
-// It is a value: a copy taken before next is the sequence from that batch.
-type batchSeq struct {
-	chunks [][]int64
-	byIDs  bool
-	i      int
-	p      BatchParams
-	done   bool
-}
-
-func newBatchSeq(chunks [][]int64, f Filter, byIDs bool, now time.Time, dry bool, size int) batchSeq {
-	// The keyset starts below the lowest id, not at 0: rows with negative
-	// (or zero) ids are failed jobs too.
-	return batchSeq{chunks: chunks, byIDs: byIDs,
-		p: BatchParams{Filter: f, Limit: size, Now: now, DryRun: dry, AfterID: FirstAfterID}}
-}
-
-// next is the params of the next batch; false when there is none.
-func (q *batchSeq) next() (BatchParams, bool) {
-	if q.byIDs {
-		if q.i >= len(q.chunks) {
-			return BatchParams{}, false
-		}
-		c := q.chunks[q.i]
-		return BatchParams{IDs: c, Limit: len(c), Now: q.p.Now, DryRun: q.p.DryRun}, true
-	}
-	return q.p, !q.done
-}
-
-// advance moves past the batch next gave, which ran with result res.
-func (q *batchSeq) advance(res BatchResult) {
-	if q.byIDs {
-		q.i++
-		return
-	}
-	if res.Locked < q.p.Limit {
-		q.done = true
-		return
-	}
-	q.p.AfterID = res.LastID
-}
-
-// eachBatch runs a batch operation over the sequence until it ends or
-// stop says so.
-func eachBatch(ctx context.Context, seq batchSeq, run func(BatchParams) (BatchResult, error), stop func() bool) error {
-	for !stop() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		bp, ok := seq.next()
-		if !ok {
-			return nil
-		}
-		res, err := run(bp)
-		if err != nil {
-			return err
-		}
-		seq.advance(res)
-	}
-	return nil
 }
 
 // Retry puts failed jobs back on their queues as Laravel's DatabaseQueue
@@ -247,7 +127,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 	byIDs := len(p.Refs) > 0
 	limits := s.loadQueueLimits(ctx)
 	if p.ToQueue != "" {
-		for _, b := range s.databaseBackends() {
+		for _, b := range s.Router.databaseBackends(s.Store.Schema().HasJobs) {
 			if col := limits.of(b); !col.Holds(p.ToQueue) {
 				return res, fmt.Errorf("%w: --to-queue %q (%d characters) does not fit %s", ErrInvalidInput,
 					truncate(p.ToQueue, 40), utf8.RuneCountInString(p.ToQueue), col)
@@ -294,7 +174,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		if why, ok := refused[r.ID]; ok {
 			return skip(SkipRefused, RowName(r)+": the jobs table refused it ("+why+"); left in failed_jobs")
 		}
-		route := s.RouteFor(r.Connection)
+		route := s.Router.For(r.Connection)
 		switch {
 		case !route.Writable():
 			return skip(SkipNotDatabase, route.Reason+"; php artisan queue:retry can")
@@ -302,7 +182,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 			return skip(SkipNoJobsTable, fmt.Sprintf("connection %q queues to the %s table, which this database does not have (or not in a usable shape); php artisan queue:retry can",
 				r.Connection, s.Store.Schema().JobsTable))
 		}
-		body, code, reason := retryPayload(r.Payload, now, p.RetryUntil, route.Driver == DriverRedis)
+		body, code, reason := RetryPayload(r.Payload, now, p.RetryUntil, route.Driver == DriverRedis)
 		if reason != "" {
 			return skip(code, reason)
 		}
@@ -325,7 +205,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 			RedisChecked: route.Driver == DriverRedis}, true
 	}
 	var push func(context.Context, []Move, time.Time) error
-	if s.hasRemote() {
+	if s.Router.hasRemote() {
 		push = s.pushRemote
 	}
 	conflicts := 0
@@ -596,361 +476,6 @@ func (m retryMark) restore(r *RetryResult) {
 	r.ByClass = maps.Clone(m.byClass)
 }
 
-// RetryPayload returns the payload a retried job is pushed with, or why it
-// must not be pushed. Only the keys that must change are touched — every
-// other byte, data.command above all, stays as Laravel wrote it:
-//   - "attempts" is reset to 0 only where the payload carries it (Redis
-//     payloads; for the database driver attempts live in the column);
-//   - an expired "retryUntil" would make the worker fail the job at once with
-//     MaxAttemptsExceededException, so the job is skipped unless extend gives
-//     it a new deadline of now+extend.
-func RetryPayload(raw []byte, now time.Time, extend time.Duration) (payload []byte, code, reason string) {
-	return retryPayload(raw, now, extend, false)
-}
-
-// RedisRetryPayload is RetryPayload for a job that goes back to a Redis
-// queue. A payload it returns is what Move.RedisChecked promises: a JSON
-// object with an integer "attempts" (0) and an "id" that is neither null
-// nor empty, each once at the top level.
-func RedisRetryPayload(raw []byte, now time.Time, extend time.Duration) (payload []byte, code, reason string) {
-	return retryPayload(raw, now, extend, true)
-}
-
-// Why a Redis job's payload stays in failed_jobs (see retryPayload).
-const (
-	redisEmptyID    = `payload "id" is null or empty, which a Redis job needs (left in failed_jobs; see show)`
-	redisRepeatsKey = `payload repeats "id" or "attempts" at its top level: a retry would reset the first, Redis's pop script reads the last (left in failed_jobs; see show)`
-)
-
-// retryPayload is RetryPayload; forRedis also puts "attempts":0 into a
-// payload that lacks it, because Redis's pop script does arithmetic on it
-// and loses a job without it inside Redis (queue-spec §6.2), and refuses a
-// payload whose "id" is null or empty or that repeats "id" or "attempts"
-// (a retry edits the first, Lua's cjson reads the last), so that what it
-// returns for Redis needs no second check (Move.RedisChecked).
-func retryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool) (payload []byte, code, reason string) {
-	if !gjson.ValidBytes(raw) {
-		return nil, SkipMalformed, malformedPayload
-	}
-	// The walk reads raw in place, not a copy of it (2 KB of garbage per
-	// job): raw is never written, and what leaves this function is built
-	// anew (applyEdits, sjson) or formatted, never a view of it.
-	obj := gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw)))
-	if !obj.IsObject() {
-		return nil, SkipMalformed, malformedPayload
-	}
-	// One walk over the top-level keys finds every key a retry reads,
-	// each at its first occurrence (as a lookup by name finds it); the
-	// edits then replace values at the offsets the walk found.
-	k := topKeysOf(obj)
-	// A worker resolves the handler from "job" (Job::fire parses it with
-	// JobName::parse); without it the worker cannot run the job and deletes
-	// it without a failure record: lost. Such a payload stays here.
-	if k.job.Type != gjson.String || strings.TrimSpace(k.job.String()) == "" {
-		return nil, SkipMalformed, `malformed payload: no "job" string naming its handler, so no worker can run it (left in failed_jobs; see show)`
-	}
-	if forRedis {
-		if k.repeated {
-			return nil, SkipMalformed, redisRepeatsKey
-		}
-		if k.id.Exists() && (k.id.Type == gjson.Null || (k.id.Type == gjson.String && k.id.Str == "")) {
-			return nil, SkipMalformed, redisEmptyID
-		}
-	}
-	var insert []string // keys a Redis payload must gain, in this order
-	if forRedis && !k.id.Exists() {
-		// RedisQueue payloads always carry an id (the job id workers
-		// report); Horizon uses the uuid for it, and so does a retry.
-		if k.uuid.String() == "" {
-			return nil, SkipMalformed, "payload has neither id nor uuid, which a Redis job needs (left in failed_jobs; see show)"
-		}
-		insert = append(insert, "id")
-	}
-	if forRedis && !k.attempts.Exists() {
-		insert = append(insert, "attempts")
-	}
-	var edits []valueEdit
-	if k.attempts.Exists() && (k.attempts.Type != gjson.Number || k.attempts.Raw != "0") {
-		edits = append(edits, valueEdit{at: k.attempts.Index, old: k.attempts.Raw, new: "0"})
-	}
-	if ru := k.retryUntil; ru.Type == gjson.Number && ru.Int() > 0 && ru.Int() <= now.Unix() {
-		if extend <= 0 {
-			return nil, SkipRetryUntil, fmt.Sprintf("retryUntil passed at %s: the worker would fail it at once "+
-				"(MaxAttemptsExceededException); --retry-until gives it a new deadline",
-				time.Unix(ru.Int(), 0).UTC().Format(time.RFC3339))
-		}
-		edits = append(edits, valueEdit{at: ru.Index, old: ru.Raw, new: strconv.FormatInt(now.Add(extend).Unix(), 10)})
-	}
-	out, ok := applyEdits(raw, edits)
-	if !ok {
-		// The offsets did not point at the values (cannot happen for a
-		// valid payload); edit by name instead.
-		return retryPayloadByName(raw, now, extend, forRedis)
-	}
-	var err error
-	for _, key := range insert {
-		var v any = 0
-		if key == "id" {
-			v = k.uuid.String()
-		}
-		if out, err = sjson.SetBytes(out, key, v); err != nil {
-			return nil, SkipMalformed, "payload " + key + " cannot be set: " + err.Error()
-		}
-	}
-	return out, "", ""
-}
-
-const malformedPayload = "malformed payload: not a JSON object (left in failed_jobs; see show)"
-
-// topKeys are the top-level values of a payload that a retry reads;
-// repeated says "id" or "attempts" occurs more than once.
-type topKeys struct {
-	job, id, uuid, attempts, retryUntil gjson.Result
-	repeated                            bool
-}
-
-// topKeysOf walks obj's top-level keys once; a repeated key keeps its first
-// value, as gjson.Get finds it.
-func topKeysOf(obj gjson.Result) topKeys {
-	var k topKeys
-	obj.ForEach(func(key, v gjson.Result) bool {
-		var dst *gjson.Result
-		switch key.Str {
-		case "job":
-			dst = &k.job
-		case "id":
-			dst = &k.id
-		case "uuid":
-			dst = &k.uuid
-		case "attempts":
-			dst = &k.attempts
-		case "retryUntil":
-			dst = &k.retryUntil
-		default:
-			return true
-		}
-		if !dst.Exists() {
-			*dst = v
-		} else if dst == &k.id || dst == &k.attempts {
-			k.repeated = true
-		}
-		return true
-	})
-	return k
-}
-
-// valueEdit replaces the value old found at offset at with new.
-type valueEdit struct {
-	at       int
-	old, new string
-}
-
-// applyEdits returns raw with the edits made, in a new slice (raw itself
-// when there are none); false when an edit's offset does not hold its old
-// value.
-func applyEdits(raw []byte, edits []valueEdit) ([]byte, bool) {
-	if len(edits) == 0 {
-		return raw, true
-	}
-	sort.Slice(edits, func(i, j int) bool { return edits[i].at < edits[j].at })
-	out := make([]byte, 0, len(raw)+16)
-	pos := 0
-	for _, e := range edits {
-		if e.at < pos || e.at+len(e.old) > len(raw) || string(raw[e.at:e.at+len(e.old)]) != e.old {
-			return nil, false
-		}
-		out = append(append(out, raw[pos:e.at]...), e.new...)
-		pos = e.at + len(e.old)
-	}
-	return append(out, raw[pos:]...), true
-}
-
-// retryPayloadByName is retryPayload with every key looked up and edited
-// by name: the reference the one-walk version must agree with.
-func retryPayloadByName(raw []byte, now time.Time, extend time.Duration, forRedis bool) (payload []byte, code, reason string) {
-	if !gjson.ValidBytes(raw) || !gjson.ParseBytes(raw).IsObject() {
-		return nil, SkipMalformed, malformedPayload
-	}
-	if j := gjson.GetBytes(raw, "job"); j.Type != gjson.String || strings.TrimSpace(j.String()) == "" {
-		return nil, SkipMalformed, `malformed payload: no "job" string naming its handler, so no worker can run it (left in failed_jobs; see show)`
-	}
-	if forRedis {
-		counts := map[string]int{}
-		gjson.ParseBytes(raw).ForEach(func(k, _ gjson.Result) bool {
-			counts[k.Str]++
-			return true
-		})
-		if counts["id"] > 1 || counts["attempts"] > 1 {
-			return nil, SkipMalformed, redisRepeatsKey
-		}
-		if id := gjson.GetBytes(raw, "id"); id.Exists() && (id.Type == gjson.Null || (id.Type == gjson.String && id.Str == "")) {
-			return nil, SkipMalformed, redisEmptyID
-		}
-	}
-	out := raw
-	var err error
-	if forRedis && !gjson.GetBytes(raw, "id").Exists() {
-		u := gjson.GetBytes(raw, "uuid").String()
-		if u == "" {
-			return nil, SkipMalformed, "payload has neither id nor uuid, which a Redis job needs (left in failed_jobs; see show)"
-		}
-		if out, err = sjson.SetBytes(out, "id", u); err != nil {
-			return nil, SkipMalformed, "payload id cannot be set: " + err.Error()
-		}
-	}
-	if a := gjson.GetBytes(raw, "attempts"); a.Exists() || forRedis {
-		if a.Exists() && a.Type == gjson.Number && a.Raw == "0" {
-			// already 0: keep the bytes
-		} else if out, err = sjson.SetBytes(out, "attempts", 0); err != nil {
-			return nil, SkipMalformed, "payload attempts cannot be reset: " + err.Error()
-		}
-	}
-	ru := gjson.GetBytes(raw, "retryUntil")
-	if ru.Type == gjson.Number && ru.Int() > 0 && ru.Int() <= now.Unix() {
-		if extend <= 0 {
-			return nil, SkipRetryUntil, fmt.Sprintf("retryUntil passed at %s: the worker would fail it at once "+
-				"(MaxAttemptsExceededException); --retry-until gives it a new deadline",
-				time.Unix(ru.Int(), 0).UTC().Format(time.RFC3339))
-		}
-		if out, err = sjson.SetBytes(out, "retryUntil", now.Add(extend).Unix()); err != nil {
-			return nil, SkipMalformed, "payload retryUntil cannot be set: " + err.Error()
-		}
-	}
-	return out, "", ""
-}
-
-// Forget deletes failed jobs by id or by filter, batch by batch.
-func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, error) {
-	res := ForgetResult{DryRun: p.DryRun}
-	chunks, f, missing, err := s.selection(ctx, p.Query, p.Refs, p.All)
-	if err != nil {
-		return res, err
-	}
-	res.NotFound = missing
-	byIDs := len(p.Refs) > 0
-	plan := func(r *FailedRow) bool {
-		j := p.Query.jobFor(r)
-		if !byIDs && !p.Query.match(j) {
-			return false
-		}
-		res.Deleted++
-		res.IDs = append(res.IDs, j.ID)
-		return true
-	}
-	conflicts := 0
-	run := func(bp BatchParams) (BatchResult, error) {
-		bp.NeedException = p.Signature != ""
-		bp.Archive = p.Archive
-		deleted, ids := res.Deleted, len(res.IDs) // ids are only appended to
-		br, err := retryConflicts(ctx, &conflicts, func() (BatchResult, error) {
-			res.Deleted, res.IDs = deleted, res.IDs[:ids]
-			return s.Store.DeleteBatch(ctx, bp, plan)
-		})
-		if err != nil {
-			res.Deleted, res.IDs = deleted, res.IDs[:ids]
-			return br, err
-		}
-		if p.OnBatch != nil && len(res.IDs) > 0 {
-			if err := p.OnBatch(res.IDs); err != nil {
-				return br, err
-			}
-			res.IDs = nil
-		}
-		if p.Progress != nil {
-			p.Progress(res.Deleted)
-		}
-		return br, nil
-	}
-	err = sweep(ctx, &conflicts, func() error {
-		return eachBatch(ctx, newBatchSeq(chunks, f, byIDs, s.Now(), p.DryRun, WriteBatch), run, func() bool { return false })
-	})
-	return res, err
-}
-
-// Prune deletes the failed jobs older than hours, as queue:prune-failed
-// does (failed_at < now − hours, in the app timezone), in short batches.
-func (s *Service) Prune(ctx context.Context, hours float64, dry bool, progress func(int64)) (int64, error) {
-	return s.PruneArchived(ctx, hours, dry, nil, progress)
-}
-
-// PruneArchived is Prune handing each batch's rows to archive, which must
-// make them durable, before the batch is deleted (nil: no archive).
-func (s *Service) PruneArchived(ctx context.Context, hours float64, dry bool, archive func([]RawRow) error, progress func(int64)) (int64, error) {
-	if hours <= 0 {
-		return 0, fmt.Errorf("%w: --hours must be greater than 0, got %v", ErrInvalidInput, hours)
-	}
-	before := s.Now().Add(-time.Duration(hours * float64(time.Hour)))
-	return s.Store.DeleteBefore(ctx, PruneParams{Before: before, DryRun: dry, Progress: progress, Archive: archive})
-}
-
-// Flush deletes every failed job, or with hours > 0 those that failed at or
-// before now − hours (queue:flush --hours, <=), in short batches.
-func (s *Service) Flush(ctx context.Context, hours float64, progress func(int64)) (int64, error) {
-	return s.FlushArchived(ctx, hours, nil, progress)
-}
-
-// FlushArchived is Flush handing each batch's rows to archive before the
-// batch is deleted (nil: no archive).
-func (s *Service) FlushArchived(ctx context.Context, hours float64, archive func([]RawRow) error, progress func(int64)) (int64, error) {
-	if hours < 0 {
-		return 0, fmt.Errorf("%w: --hours must not be negative, got %v", ErrInvalidInput, hours)
-	}
-	if hours == 0 {
-		if archive != nil {
-			return s.Store.DeleteBefore(ctx, PruneParams{All: true, BatchSize: flushBatch, Progress: progress, Archive: archive})
-		}
-		return s.Store.DeleteAll(ctx, flushBatch, progress)
-	}
-	before := s.Now().Add(-time.Duration(hours * float64(time.Hour)))
-	return s.Store.DeleteBefore(ctx, PruneParams{Before: before, Inclusive: true, Progress: progress, Archive: archive})
-}
-
-// flushBatch is the rows one statement of a flush deletes.
-const flushBatch = 1000
-
-// sweep runs a whole pass and, if any batch of it was rolled back and run
-// again, runs the pass once more (up to three times). With SKIP LOCKED a
-// batch passes over rows another transaction holds, trusting it to move
-// them; if that transaction is then rolled back, nobody comes back for
-// them. A second pass does, and costs little: what was moved is gone.
-func sweep(ctx context.Context, conflicts *int, pass func() error) error {
-	for round := 0; ; round++ {
-		before := *conflicts
-		if err := pass(); err != nil {
-			return err
-		}
-		if *conflicts == before || round == 2 {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
-}
-
-// retryConflicts runs one batch transaction again when the database chose it
-// as a deadlock victim: it was rolled back whole, so running it again is
-// safe. InnoDB picks victims among concurrent writers (workers inserting into
-// jobs, another jobtriage) even when they share no row.
-func retryConflicts(ctx context.Context, conflicts *int, run func() (BatchResult, error)) (BatchResult, error) {
-	const attempts = 8
-	var err error
-	for i := 0; i < attempts; i++ {
-		var res BatchResult
-		res, err = run()
-		if err == nil || !errors.Is(err, ErrConflict) {
-			return res, err
-		}
-		*conflicts++
-		select {
-		case <-ctx.Done():
-			return BatchResult{}, ctx.Err()
-		case <-time.After(time.Duration(10*(i+1)*(i+1)) * time.Millisecond):
-		}
-	}
-	return BatchResult{}, err
-}
-
 // Skip codes of rows a retry cannot move for reasons of their own (see
 // also SkipMalformed).
 const (
@@ -996,39 +521,6 @@ func (e *RejectedRows) Error() string {
 
 func (e *RejectedRows) Unwrap() error { return e.Cause }
 
-// MoveProber is a queue backend that can say which of a refused push's
-// moves it refuses for reasons of their own, without keeping any of them.
-type MoveProber interface {
-	// ProbeMoves tries each move alone and returns, by index, why the
-	// backend refuses it ("" for a move it takes); an error when the
-	// refusal of the push is not about particular moves.
-	ProbeMoves(ctx context.Context, moves []Move, now time.Time, pushErr error) ([]string, error)
-}
-
-// probeRefused turns a failed push into RejectedRows when the backend can
-// name the moves it refused (a jobs table in another database): the batch
-// then runs again without their rows, as for the local jobs table.
-func probeRefused(ctx context.Context, b QueueBackend, moves []Move, now time.Time, pushErr error) *RejectedRows {
-	pr, ok := b.(MoveProber)
-	if !ok || ctx.Err() != nil {
-		return nil
-	}
-	reasons, err := pr.ProbeMoves(ctx, moves, now, pushErr)
-	if err != nil {
-		return nil
-	}
-	rej := &RejectedRows{Cause: pushErr}
-	for i, why := range reasons {
-		if why != "" && i < len(moves) && moves[i].RowID != 0 {
-			rej.Rows = append(rej.Rows, RejectedRow{ID: moves[i].RowID, Reason: why})
-		}
-	}
-	if len(rej.Rows) == 0 {
-		return nil
-	}
-	return rej
-}
-
 // QueueColumn is what the queue column of a jobs table holds: at most
 // MaxChars characters and MaxBytes bytes (0: no such bound).
 type QueueColumn struct {
@@ -1070,7 +562,7 @@ type queueLimits struct {
 
 func (s *Service) loadQueueLimits(ctx context.Context) *queueLimits {
 	l := &queueLimits{cache: map[QueueBackend]QueueColumn{}}
-	for _, r := range s.databaseBackends() {
+	for _, r := range s.Router.databaseBackends(s.Store.Schema().HasJobs) {
 		var key QueueBackend
 		var reader any = s.Store
 		if !r.Local {
@@ -1100,22 +592,6 @@ func (l *queueLimits) of(r Route) QueueColumn {
 		return l.cache[r.Backend]
 	}
 	return QueueColumn{}
-}
-
-// databaseBackends are the routes to jobs tables a retry may write to.
-func (s *Service) databaseBackends() []Route {
-	var out []Route
-	if s.Jobs != nil {
-		out = append(out, Route{Driver: DriverDatabase, Backend: s.Jobs})
-	} else if s.Store.Schema().HasJobs {
-		out = append(out, Route{Driver: DriverDatabase, Local: true})
-	}
-	for _, r := range s.Routes {
-		if r.Driver == DriverDatabase && r.Backend != nil && !r.Local {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // unretryable says which of a row's problems keep it from being retried:

@@ -13,6 +13,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 // fakeBackend records what it was asked to push and answers Stats from a
@@ -46,6 +47,17 @@ func (f *fakeBackend) Stats(_ context.Context, p triage.QueueStatsParams) ([]tri
 	return out, nil
 }
 
+// newFakeService is a service over the in-memory store holding rows: for
+// tests of what the service decides, not of how a database stores it.
+func newFakeService(rows ...sqltest.FailedFixture) (*triage.Service, *triagetest.Store) {
+	store := triagetest.New(triage.IDModeUUID, time.UTC)
+	for _, r := range rows {
+		store.Add(triagetest.Row{UUID: *r.UUID, Connection: r.Connection, Queue: r.Queue, Payload: r.Payload,
+			Exception: r.Exception, FailedAt: r.FailedAt})
+	}
+	return &triage.Service{Store: store, Now: fixedNow, AppKey: laravelAppKey, Location: time.UTC}, store
+}
+
 func routedFixtures() []sqltest.FailedFixture {
 	fx := func(uuid, conn, queue, payload string) sqltest.FailedFixture {
 		u := uuid
@@ -69,53 +81,51 @@ func routedFixtures() []sqltest.FailedFixture {
 // kept), and jobs of connections jobtriage cannot write to stay in
 // failed_jobs with the artisan hint.
 func TestRetryRoutesEachConnectionToItsBackend(t *testing.T) {
-	forEachDriver(t, func(t *testing.T, driver string) {
-		ctx := context.Background()
-		svc, store := newService(t, driver)
-		sqltest.InsertFailed(t, store, routedFixtures()...)
-		redis := &fakeBackend{}
-		svc.Routes = map[string]triage.Route{
-			"database": {Driver: triage.DriverDatabase, Local: true},
-			"redis":    {Driver: triage.DriverRedis, Backend: redis},
-			"sqs":      {Driver: triage.DriverSQS, Reason: `connection "sqs" uses the sqs queue driver, which jobtriage cannot write to`},
+	t.Parallel()
+	ctx := context.Background()
+	svc, store := newFakeService(routedFixtures()...)
+	redis := &fakeBackend{}
+	svc.Router = triage.NewRouter(map[string]triage.Route{
+		"database": {Driver: triage.DriverDatabase, Local: true},
+		"redis":    {Driver: triage.DriverRedis, Backend: redis},
+		"sqs":      {Driver: triage.DriverSQS, Reason: `connection "sqs" uses the sqs queue driver, which jobtriage cannot write to`},
+	}, nil, nil)
+	res, err := svc.Retry(ctx, triage.RetryParams{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Retried != 3 || len(res.Skipped) != 2 {
+		t.Fatalf("retried %d, skipped %+v", res.Retried, res.Skipped)
+	}
+	for _, s := range res.Skipped {
+		if s.Code != triage.SkipNotDatabase || !strings.Contains(s.Reason, "php artisan queue:retry") {
+			t.Errorf("skip %+v, want not writable with the artisan hint", s)
 		}
-		res, err := svc.Retry(ctx, triage.RetryParams{All: true})
-		if err != nil {
-			t.Fatal(err)
+	}
+	if jobs := store.Jobs(); len(jobs) != 1 || jobs[0].UUID != "11111111-1111-4111-8111-111111111111" || jobs[0].Queue != "default" {
+		t.Errorf("jobs table %v, want only the database job", jobs)
+	}
+	if len(redis.pushed) != 2 {
+		t.Fatalf("redis got %d jobs, want 2", len(redis.pushed))
+	}
+	for _, m := range redis.pushed {
+		if m.Local || m.Connection != "redis" {
+			t.Errorf("move %+v: not routed as a redis move", m)
 		}
-		if res.Retried != 3 || len(res.Skipped) != 2 {
-			t.Fatalf("retried %d, skipped %+v", res.Retried, res.Skipped)
+		a := gjson.GetBytes(m.Payload, "attempts")
+		if a.Type != gjson.Number || a.Int() != 0 {
+			t.Errorf("%s: attempts %s, want 0 always present", m.UUID, a.Raw)
 		}
-		for _, s := range res.Skipped {
-			if s.Code != triage.SkipNotDatabase || !strings.Contains(s.Reason, "php artisan queue:retry") {
-				t.Errorf("skip %+v, want not writable with the artisan hint", s)
-			}
+		if gjson.GetBytes(m.Payload, "id").String() == "" || gjson.GetBytes(m.Payload, "pushedAt").String() == "" && m.UUID == "22222222-2222-4222-8222-222222222222" {
+			t.Errorf("%s: id or Horizon keys lost: %s", m.UUID, m.Payload)
 		}
-		if jobs := jobsByUUID(t, store); len(jobs) != 1 || jobs["11111111-1111-4111-8111-111111111111"].Queue != "default" {
-			t.Errorf("jobs table %v, want only the database job", jobs)
-		}
-		if len(redis.pushed) != 2 {
-			t.Fatalf("redis got %d jobs, want 2", len(redis.pushed))
-		}
-		for _, m := range redis.pushed {
-			if m.Local || m.Connection != "redis" {
-				t.Errorf("move %+v: not routed as a redis move", m)
-			}
-			a := gjson.GetBytes(m.Payload, "attempts")
-			if a.Type != gjson.Number || a.Int() != 0 {
-				t.Errorf("%s: attempts %s, want 0 always present", m.UUID, a.Raw)
-			}
-			if gjson.GetBytes(m.Payload, "id").String() == "" || gjson.GetBytes(m.Payload, "pushedAt").String() == "" && m.UUID == "22222222-2222-4222-8222-222222222222" {
-				t.Errorf("%s: id or Horizon keys lost: %s", m.UUID, m.Payload)
-			}
-		}
-		if got := string(redis.pushed[0].Payload); !strings.Contains(got, `"tags":["a"],"pushedAt":"1796086800.1"`) {
-			t.Errorf("payload bytes changed beyond attempts: %s", got)
-		}
-		if n, _ := store.Count(ctx, triage.Filter{}); n != 2 {
-			t.Errorf("failed_jobs keeps %d rows, want the two skipped", n)
-		}
-	})
+	}
+	if got := string(redis.pushed[0].Payload); !strings.Contains(got, `"tags":["a"],"pushedAt":"1796086800.1"`) {
+		t.Errorf("payload bytes changed beyond attempts: %s", got)
+	}
+	if n, _ := store.Count(ctx, triage.Filter{}); n != 2 {
+		t.Errorf("failed_jobs keeps %d rows, want the two skipped", n)
+	}
 }
 
 // TestRetryWithoutJobsTableSkipsLocalJobs: an app that queues on Redis may
@@ -135,10 +145,10 @@ func TestRetryWithoutJobsTableSkipsLocalJobs(t *testing.T) {
 	svc.Store = reopened
 	sqltest.InsertFailed(t, reopened, routedFixtures()[:2]...)
 	redis := &fakeBackend{}
-	svc.Routes = map[string]triage.Route{
+	svc.Router = triage.NewRouter(map[string]triage.Route{
 		"database": {Driver: triage.DriverDatabase, Local: true},
 		"redis":    {Driver: triage.DriverRedis, Backend: redis},
-	}
+	}, nil, nil)
 	res, err := svc.Retry(ctx, triage.RetryParams{All: true})
 	if err != nil {
 		t.Fatal(err)
@@ -200,3 +210,35 @@ func TestMonitorPerConnection(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestRouterPrecedence: a connection named a database queue wins over the
+// app profile's route of that name and goes to the other database's jobs
+// table when there is one; without a profile only the default connection
+// is a database queue; unknown connections say which source to fix.
+func TestRouterPrecedence(t *testing.T) {
+	redis, jobs := &fakeBackend{}, &fakeBackend{}
+	profile := map[string]triage.Route{
+		"redis":    {Driver: triage.DriverRedis, Backend: redis},
+		"database": {Driver: triage.DriverDatabase, Local: true},
+	}
+	var zero triage.Router
+	if r := zero.For(triage.DefaultDatabaseConnection); !r.Local || r.Driver != triage.DriverDatabase {
+		t.Errorf("zero router, default connection: %+v", r)
+	}
+	if r := zero.For("redis"); r.Writable() || !strings.Contains(r.Reason, "--database-connection") {
+		t.Errorf("zero router, redis: %+v", r)
+	}
+	rt := triage.NewRouter(profile, []string{"redis"}, jobs)
+	if r := rt.For("redis"); r.Driver != triage.DriverDatabase || r.Local || r.Backend != jobs || r.Connection != "redis" {
+		t.Errorf("--database-connection redis with --jobs-dsn: %+v", r)
+	}
+	if r := rt.For("database"); !r.Local || r.Connection != "database" {
+		t.Errorf("the profile's database route: %+v", r)
+	}
+	if r := rt.For("sqs"); r.Writable() || !strings.Contains(r.Reason, "config/queue.php") {
+		t.Errorf("unknown to the profile: %+v", r)
+	}
+	if r := triage.NewRouter(nil, []string{"db1"}, nil).For(triage.DefaultDatabaseConnection); r.Writable() {
+		t.Errorf("named connections replace the default: %+v", r)
+	}
+}

@@ -21,17 +21,10 @@ type Service struct {
 	PreviousKeys []string
 	// Location is the app timezone, in which failed_at is written.
 	Location *time.Location
-	// DatabaseConnections are the queue connection names that use Laravel's
-	// database driver; retry writes only their jobs (default "database").
-	DatabaseConnections []string
-	// Jobs, when set, is the jobs table in another database than
-	// failed_jobs (--jobs-dsn): retry pushes the jobs of database
-	// connections there first and deletes here second.
-	Jobs QueueBackend
-	// Routes are the app's queue connections by name (failed_jobs.connection):
-	// where each one's jobs go back to. nil outside an app profile, where
-	// only DatabaseConnections are writable.
-	Routes map[string]Route
+	// Router says where each queue connection's jobs go back to (retry,
+	// retry --follow); the zero Router knows only the database queue
+	// DefaultDatabaseConnection in failed_jobs' database.
+	Router Router
 	// MonitorConnections and DefaultConnection are the app's queue
 	// connections as monitor sees them (empty outside an app profile).
 	MonitorConnections []MonitorConnection

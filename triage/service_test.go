@@ -13,6 +13,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 // realRow is one failed_jobs row a real Laravel 8.83 worker wrote (see
@@ -408,7 +409,7 @@ func TestRetryToAnotherDatabase(t *testing.T) {
 		rows := loadRealRows(t, driver)
 		insertReal(t, failedStore, rows)
 		crasher := &crashAfterPush{QueueBackend: &sqlstore.JobsBackend{Store: jobsOnly}, crashes: 1}
-		svc.Jobs = crasher
+		svc.Router = triage.NewRouter(nil, nil, crasher)
 		if _, err := svc.Retry(ctx, triage.RetryParams{All: true}); err == nil {
 			t.Fatal("the simulated crash did not surface")
 		}
@@ -474,7 +475,7 @@ func TestSignatureIsTheSameOnEveryPath(t *testing.T) {
 // PostgreSQL may: the batch runs again, a sweep pass follows, and nothing is
 // counted or reported twice.
 type conflictOnce struct {
-	*sqlstore.Store
+	triage.Store
 	done bool
 }
 
@@ -513,66 +514,66 @@ func TestRetryAfterAConflictCountsOnce(t *testing.T) {
 // sweep pass meets the skipped rows again — and the result holds none: a
 // million-job retry keeps no million ids.
 func TestBulkActionsHandIDsOverPerBatch(t *testing.T) {
-	forEachDriver(t, func(t *testing.T, driver string) {
-		ctx := context.Background()
-		svc, store := newService(t, driver)
-		const n = 2500 // two batches
-		var fx []sqltest.FailedFixture
-		for i := 1; i <= n; i++ {
-			u := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
-			q, conn := "default", "database"
-			if i%2 == 0 {
-				q = "forget-me"
-			} else if i%5 == 0 {
-				conn = "redis" // skipped by retry
-			}
-			fx = append(fx, sqltest.FailedFixture{UUID: &u, Connection: conn, Queue: q, Payload: payloadOf(u, ""),
-				Exception: "RuntimeException: x in /a.php:1", FailedAt: "2026-11-30 10:00:00"})
+	t.Parallel()
+	ctx := context.Background()
+	store := triagetest.New(triage.IDModeUUID, time.UTC)
+	svc := &triage.Service{Store: store, Now: fixedNow, Location: time.UTC}
+	const n = 2500 // two batches
+	var fx []triagetest.Row
+	for i := 1; i <= n; i++ {
+		u := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+		q, conn := "default", "database"
+		if i%2 == 0 {
+			q = "forget-me"
+		} else if i%5 == 0 {
+			conn = "redis" // skipped by retry
 		}
-		sqltest.InsertFailed(t, store, fx...)
-		check := func(what string, batches [][]string, resIDs []string, want int) {
-			t.Helper()
-			seen := map[string]bool{}
-			for _, b := range batches {
-				for _, id := range b {
-					if seen[id] {
-						t.Errorf("%s: id %s handed over twice", what, id)
-					}
-					seen[id] = true
+		fx = append(fx, triagetest.Row{UUID: u, Connection: conn, Queue: q, Payload: payloadOf(u, ""),
+			Exception: "RuntimeException: x in /a.php:1", FailedAt: "2026-11-30 10:00:00"})
+	}
+	store.Add(fx...)
+	check := func(what string, batches [][]string, resIDs []string, want int) {
+		t.Helper()
+		seen := map[string]bool{}
+		for _, b := range batches {
+			for _, id := range b {
+				if seen[id] {
+					t.Errorf("%s: id %s handed over twice", what, id)
 				}
-			}
-			if len(seen) != want || len(resIDs) != 0 || len(batches) < 1 {
-				t.Errorf("%s: %d ids in %d batches (want %d), %d left in the result", what, len(seen), len(batches), want, len(resIDs))
+				seen[id] = true
 			}
 		}
-		var forgot [][]string
-		fres, err := svc.Forget(ctx, triage.ForgetParams{Query: triage.Query{Filter: triage.Filter{Queues: []string{"forget-me"}}},
-			OnBatch: func(ids []string) error { forgot = append(forgot, ids); return nil }})
-		if err != nil {
-			t.Fatal(err)
+		if len(seen) != want || len(resIDs) != 0 || len(batches) < 1 {
+			t.Errorf("%s: %d ids in %d batches (want %d), %d left in the result", what, len(seen), len(batches), want, len(resIDs))
 		}
-		check("forget", forgot, fres.IDs, n/2)
-		svc.Store = &conflictOnce{Store: store}
-		var retried, skippedIDs [][]string
-		rres, err := svc.Retry(ctx, triage.RetryParams{All: true,
-			OnBatch: func(ids []string, skips []triage.Skip) error {
-				retried = append(retried, ids)
-				var sk []string
-				for _, s := range skips {
-					sk = append(sk, s.ID)
-				}
-				skippedIDs = append(skippedIDs, sk)
-				return nil
-			}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		check("retry", retried, rres.IDs, n/2-n/10)
-		check("skips", skippedIDs, nil, n/10)
-		if len(rres.Skipped) != 0 || rres.Retried != n/2-n/10 || countJobs(t, store) != n/2-n/10 {
-			t.Errorf("retry: %d batches, retried %d, %d skips kept, %d in jobs", len(retried), rres.Retried, len(rres.Skipped), countJobs(t, store))
-		}
-	})
+	}
+	var forgot [][]string
+	fres, err := svc.Forget(ctx, triage.ForgetParams{Query: triage.Query{Filter: triage.Filter{Queues: []string{"forget-me"}}},
+		OnBatch: func(ids []string) error { forgot = append(forgot, ids); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("forget", forgot, fres.IDs, n/2)
+	svc.Store = &conflictOnce{Store: store}
+	var retried, skippedIDs [][]string
+	rres, err := svc.Retry(ctx, triage.RetryParams{All: true,
+		OnBatch: func(ids []string, skips []triage.Skip) error {
+			retried = append(retried, ids)
+			var sk []string
+			for _, s := range skips {
+				sk = append(sk, s.ID)
+			}
+			skippedIDs = append(skippedIDs, sk)
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("retry", retried, rres.IDs, n/2-n/10)
+	check("skips", skippedIDs, nil, n/10)
+	if len(rres.Skipped) != 0 || rres.Retried != n/2-n/10 || len(store.Jobs()) != n/2-n/10 {
+		t.Errorf("retry: %d batches, retried %d, %d skips kept, %d in jobs", len(retried), rres.Retried, len(rres.Skipped), len(store.Jobs()))
+	}
 }
 
 // TestRetryAndForgetBySignature: a retry or forget that selects by

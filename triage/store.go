@@ -250,7 +250,7 @@ type Move struct {
 	// RowID is the failed_jobs row the move comes from, so that a backend
 	// that refuses one move can be told which row to leave behind.
 	RowID int64
-	// RedisChecked: Payload came from RedisRetryPayload, which promises a
+	// RedisChecked: Payload came from RetryPayload with forRedis, which promises a
 	// JSON object with an integer "attempts" and an "id" neither null nor
 	// empty, each once at the top level; a Redis backend need not parse it
 	// again to check that.

@@ -23,7 +23,7 @@ var checkedSeeds = []string{
 }
 
 // The promise behind triage.Move.RedisChecked: whatever payload
-// triage.RedisRetryPayload returns for a job is one checkPayload accepts,
+// triage.RetryPayload returns for a Redis job is one checkPayload accepts,
 // so PushReport may skip the check for it.
 func TestRedisRetryPayloadPassesCheck(t *testing.T) {
 	pushed := 0
@@ -48,7 +48,7 @@ func FuzzRedisRetryPayloadPassesCheck(f *testing.F) {
 // fails t when checkPayload refuses what it made.
 func redisPayloadChecked(t *testing.T, raw string) bool {
 	t.Helper()
-	out, code, reason := triage.RedisRetryPayload([]byte(raw), time.Unix(2000, 0), time.Hour)
+	out, code, reason := triage.RetryPayload([]byte(raw), time.Unix(2000, 0), time.Hour, true)
 	if code != "" || reason != "" {
 		return false
 	}

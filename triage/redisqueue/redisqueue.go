@@ -314,7 +314,7 @@ func (b *Backend) PushReport(ctx context.Context, moves []triage.Move, now time.
 			return Report{}, fmt.Errorf("%w: %s has no queue", triage.ErrInvalidInput, moveName(i, m))
 		}
 		// A payload the retry made for Redis was checked there
-		// (triage.RedisRetryPayload); any other is checked here.
+		// (triage.RetryPayload with forRedis); any other is checked here.
 		if !m.RedisChecked {
 			if err := checkPayload(m.Payload); err != nil {
 				return Report{}, fmt.Errorf("%w: refusing to push %s to Redis: %v; nothing was pushed", triage.ErrInvalidInput, moveName(i, m), err)

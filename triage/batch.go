@@ -1,0 +1,172 @@
+package triage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// WriteBatch is the number of rows one retry or forget transaction moves:
+// big enough to amortise round trips, small enough that no transaction holds
+// its locks for long.
+const WriteBatch = 2000
+
+// selection turns ids or a query into the batch parameters of a bulk write,
+// and reports the ids that matched nothing.
+func (s *Service) selection(ctx context.Context, q Query, refs []Ref, all bool) ([][]int64, Filter, []string, error) {
+	if len(refs) == 0 {
+		if !all && q.empty() {
+			return nil, Filter{}, nil, fmt.Errorf("%w: name job ids, a filter, or all", ErrInvalidInput)
+		}
+		return nil, q.filter(), nil, nil
+	}
+	found, err := s.Store.ResolveRefs(ctx, refs)
+	if err != nil {
+		return nil, Filter{}, nil, err
+	}
+	var ids []int64
+	var missing []string
+	seen := map[int64]bool{}
+	for _, r := range refs {
+		id, ok := found[r]
+		if !ok {
+			missing = append(missing, r.String())
+			continue
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	var chunks [][]int64
+	for i := 0; i < len(ids); i += WriteBatch {
+		chunks = append(chunks, ids[i:min(i+WriteBatch, len(ids))])
+	}
+	return chunks, Filter{}, missing, nil
+}
+
+// rechunk splits id chunks into chunks of at most size ids.
+func rechunk(chunks [][]int64, size int) [][]int64 {
+	var out [][]int64
+	for _, c := range chunks {
+		for i := 0; i < len(c); i += size {
+			out = append(out, c[i:min(i+size, len(c))])
+		}
+	}
+	return out
+}
+
+// FirstAfterID starts an ascending keyset scan or batch walk at the lowest
+// id a bigint primary key holds.
+const FirstAfterID = int64(math.MinInt64)
+
+// batchSeq yields the params of a bulk write's batches: the explicit id
+// chunks in order, or ascending keyset batches over the filter, each
+// starting after the previous one's last id, until one comes back short.
+// It is a value: a copy taken before next is the sequence from that batch.
+type batchSeq struct {
+	chunks [][]int64
+	byIDs  bool
+	i      int
+	p      BatchParams
+	done   bool
+}
+
+func newBatchSeq(chunks [][]int64, f Filter, byIDs bool, now time.Time, dry bool, size int) batchSeq {
+	// The keyset starts below the lowest id, not at 0: rows with negative
+	// (or zero) ids are failed jobs too.
+	return batchSeq{chunks: chunks, byIDs: byIDs,
+		p: BatchParams{Filter: f, Limit: size, Now: now, DryRun: dry, AfterID: FirstAfterID}}
+}
+
+// next is the params of the next batch; false when there is none.
+func (q *batchSeq) next() (BatchParams, bool) {
+	if q.byIDs {
+		if q.i >= len(q.chunks) {
+			return BatchParams{}, false
+		}
+		c := q.chunks[q.i]
+		return BatchParams{IDs: c, Limit: len(c), Now: q.p.Now, DryRun: q.p.DryRun}, true
+	}
+	return q.p, !q.done
+}
+
+// advance moves past the batch next gave, which ran with result res.
+func (q *batchSeq) advance(res BatchResult) {
+	if q.byIDs {
+		q.i++
+		return
+	}
+	if res.Locked < q.p.Limit {
+		q.done = true
+		return
+	}
+	q.p.AfterID = res.LastID
+}
+
+// eachBatch runs a batch operation over the sequence until it ends or
+// stop says so.
+func eachBatch(ctx context.Context, seq batchSeq, run func(BatchParams) (BatchResult, error), stop func() bool) error {
+	for !stop() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		bp, ok := seq.next()
+		if !ok {
+			return nil
+		}
+		res, err := run(bp)
+		if err != nil {
+			return err
+		}
+		seq.advance(res)
+	}
+	return nil
+}
+
+// sweep runs a whole pass and, if any batch of it was rolled back and run
+// again, runs the pass once more (up to three times). With SKIP LOCKED a
+// batch passes over rows another transaction holds, trusting it to move
+// them; if that transaction is then rolled back, nobody comes back for
+// them. A second pass does, and costs little: what was moved is gone.
+func sweep(ctx context.Context, conflicts *int, pass func() error) error {
+	for round := 0; ; round++ {
+		before := *conflicts
+		if err := pass(); err != nil {
+			return err
+		}
+		if *conflicts == before || round == 2 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// retryConflicts runs one batch transaction again when the database chose it
+// as a deadlock victim: it was rolled back whole, so running it again is
+// safe. InnoDB picks victims among concurrent writers (workers inserting into
+// jobs, another jobtriage) even when they share no row.
+func retryConflicts(ctx context.Context, conflicts *int, run func() (BatchResult, error)) (BatchResult, error) {
+	const attempts = 8
+	var err error
+	for i := 0; i < attempts; i++ {
+		var res BatchResult
+		res, err = run()
+		if err == nil || !errors.Is(err, ErrConflict) {
+			return res, err
+		}
+		*conflicts++
+		select {
+		case <-ctx.Done():
+			return BatchResult{}, ctx.Err()
+		case <-time.After(time.Duration(10*(i+1)*(i+1)) * time.Millisecond):
+		}
+	}
+	return BatchResult{}, err
+}
