@@ -88,7 +88,7 @@ func Text(s string, passwords ...string) string {
 
 	var spans []span
 	spans = append(spans, userinfoSpans(s, forms)...)
-	spans = append(spans, fieldSpans(s, forms)...)
+	spans = append(spans, fieldSpans(s, forms, spans)...)
 	spans = append(spans, tokenSpans(s, loose)...)
 	return apply(s, spans)
 }
@@ -236,30 +236,32 @@ func knownAt(s string, i int, forms []string) string {
 }
 
 var (
-	// fieldRE finds KEY= and "KEY": of rule 2; the submatch ends where the
-	// value starts.
-	fieldRE = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_])(?:[A-Za-z0-9_]*(?:pass|pwd|secret)[A-Za-z0-9_]*[ \t]*=|"[A-Za-z0-9_]*(?:pass|pwd|secret)[A-Za-z0-9_]*"[ \t]*:)`)
+	// fieldRE finds KEY= and "KEY": of rule 2; the submatch starts at the
+	// key and ends where the value starts.
+	fieldRE = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_])((?:[A-Za-z0-9_]*(?:pass|pwd|secret)[A-Za-z0-9_]*[ \t]*=|"[A-Za-z0-9_]*(?:pass|pwd|secret)[A-Za-z0-9_]*"[ \t]*:))`)
 )
 
-// fieldSpans is rule 2.
-func fieldSpans(s string, forms []string) []span {
+// fieldSpans is rule 2. A key inside a span already masked (by rule 1, in
+// prior, or an earlier value) is part of that password — "pAss=" in
+// user:pAss=@host is no field of its own — and is skipped: its value would
+// run past the password's end and eat the host.
+func fieldSpans(s string, forms []string, prior []span) []span {
 	var out []span
 	masked := 0 // the end of the last value masked
-	for _, m := range fieldRE.FindAllStringIndex(s, -1) {
-		// A key inside a value already masked is part of that value (a
-		// password "pAss=" is no field of its own): the value's span
-		// covers it, and its own would run past the value's end.
-		if m[0] < masked {
+	for _, m := range fieldRE.FindAllStringSubmatchIndex(s, -1) {
+		key := m[2]
+		if key < masked || covered(prior, key) {
 			continue
 		}
+		value := m[3] // where the value starts
 		// A known password may begin with blanks, so it is tried right
 		// after the '=' or ':' before the blanks are skipped.
-		if sp, ok := fieldValue(s, m[1], forms, true); ok {
+		if sp, ok := fieldValue(s, value, forms, true); ok {
 			out = append(out, sp)
 			masked = sp.end
 			continue
 		}
-		v := m[1]
+		v := value
 		for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
 			v++
 		}
@@ -269,6 +271,15 @@ func fieldSpans(s string, forms []string) []span {
 		}
 	}
 	return out
+}
+
+func covered(spans []span, i int) bool {
+	for _, sp := range spans {
+		if sp.start <= i && i < sp.end {
+			return true
+		}
+	}
+	return false
 }
 
 // fieldValue finds the value that starts at s[v:]: a known password inside
