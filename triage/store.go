@@ -414,3 +414,11 @@ type WatchLock interface {
 
 // ErrLockHeld: another watcher holds the lock.
 var ErrLockHeld = errors.New("lock held by another watcher")
+
+// Archiver makes rows durable before a delete removes them: forget, prune
+// and flush with --archive hand it each batch's rows, whole and as stored,
+// while the batch's rows are still locked; an error rolls the batch back.
+// Write must return only once the rows are durable. archive.Writer is one.
+type Archiver interface {
+	Write(rows []RawRow) error
+}
