@@ -105,8 +105,25 @@ func failedUUIDs(t *testing.T, s *sqlstore.Store) map[string]bool {
 	return out
 }
 
+// drain runs a retry batch by batch and gathers what its batches report:
+// their ids and skipped ids, and the count after each.
+func drain(svc *triage.Service, p triage.RetryParams) (res triage.RetryResult, ids, skips []string, progress []int, err error) {
+	ctx := context.Background()
+	run := svc.StartRetry(ctx, p)
+	defer run.Close()
+	for run.Next(ctx) {
+		b := run.Batch()
+		ids = append(ids, b.IDs...)
+		for _, s := range b.Skips {
+			skips = append(skips, s.ID)
+		}
+		progress = append(progress, b.Retried)
+	}
+	return run.Result(), ids, skips, progress, run.Err()
+}
+
 // TestRetryManyBatchesToRedis: a retry of several batches to a remote
-// backend (pipelined where the store can start a batch while the previous
+// backend (overlapped where the store can take a batch while the previous
 // one is pushed) pushes every job once and in id order, reports every
 // batch's ids and skips once and in order, and leaves exactly the skipped
 // rows.
@@ -116,18 +133,7 @@ func TestRetryManyBatchesToRedis(t *testing.T) {
 		svc, store := redisService(t, driver, b)
 		n := 2*triage.WriteBatch + 7
 		movable, stay := insertRedisRows(t, store, n, 97)
-		var reported []string
-		var skips []string
-		var progress []int
-		res, err := svc.Retry(context.Background(), triage.RetryParams{All: true,
-			OnBatch: func(ids []string, skipped []triage.Skip) error {
-				reported = append(reported, ids...)
-				for _, s := range skipped {
-					skips = append(skips, s.ID)
-				}
-				return nil
-			},
-			Progress: func(n int) { progress = append(progress, n) }})
+		res, reported, skips, progress, err := drain(svc, triage.RetryParams{All: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,9 +178,7 @@ func TestRetryToRedisStopsAtFailedPush(t *testing.T) {
 		svc, store := redisService(t, driver, b)
 		n := 4*triage.WriteBatch + 3
 		movable, _ := insertRedisRows(t, store, n, 0)
-		var reported []string
-		res, err := svc.Retry(context.Background(), triage.RetryParams{All: true,
-			OnBatch: func(ids []string, _ []triage.Skip) error { reported = append(reported, ids...); return nil }})
+		res, reported, _, _, err := drain(svc, triage.RetryParams{All: true})
 		if !errors.Is(err, down) {
 			t.Fatalf("Retry = %v, want the push error", err)
 		}
@@ -206,9 +210,7 @@ func TestRetryToRedisRunsAConflictAgain(t *testing.T) {
 		svc, store := redisService(t, driver, b)
 		n := 3*triage.WriteBatch + 11
 		movable, _ := insertRedisRows(t, store, n, 0)
-		var reported []string
-		res, err := svc.Retry(context.Background(), triage.RetryParams{All: true,
-			OnBatch: func(ids []string, _ []triage.Skip) error { reported = append(reported, ids...); return nil }})
+		res, reported, _, _, err := drain(svc, triage.RetryParams{All: true})
 		if err != nil {
 			t.Fatal(err)
 		}
