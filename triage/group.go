@@ -2,7 +2,9 @@ package triage
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 	"time"
@@ -271,9 +273,9 @@ type GroupProgress struct {
 // GroupParams asks for the error signatures of the matching jobs.
 type GroupParams struct {
 	Query
-	// Progress, when set, receives a snapshot every ProgressEvery rows
-	// (default 5000) and at the end, so a UI can show counts streaming in.
-	Progress      func(GroupProgress)
+	// ProgressEvery, when positive, has GroupSnapshots yield a snapshot
+	// every ProgressEvery matching rows before the final one, so a UI can
+	// show counts streaming in; 0 yields the final one alone.
 	ProgressEvery int
 	// Window is the trend window (0: DefaultTrendWindow), ending at the
 	// service's Now.
@@ -287,22 +289,46 @@ type GroupParams struct {
 	Sort SortKey
 }
 
-// Group folds every matching failed job into signatures, in p.Sort order.
-// Memory grows with the number of distinct signatures, not with the table.
+// Group folds every matching failed job into signatures, in p.Sort order:
+// GroupSnapshots' final list.
 func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error) {
+	g, err := Last(s.GroupSnapshots(ctx, p))
+	return g.Signatures, err
+}
+
+// errStopped ends a scan whose reader stopped reading its snapshots.
+var errStopped = errors.New("stopped")
+
+// GroupSnapshots folds every matching failed job into signatures and yields
+// what it has as it goes (see GroupParams.ProgressEvery), the last snapshot
+// with Done and the whole list; an error is yielded alone and ends it.
+// Memory grows with the number of distinct signatures, not with the table.
+func (s *Service) GroupSnapshots(ctx context.Context, p GroupParams) iter.Seq2[GroupProgress, error] {
+	return func(yield func(GroupProgress, error) bool) {
+		out, scanned, err := s.group(ctx, p, yield)
+		if errors.Is(err, errStopped) {
+			return
+		}
+		if err != nil {
+			yield(GroupProgress{}, err)
+			return
+		}
+		yield(GroupProgress{Scanned: scanned, Fraction: 1, Signatures: out, Done: true}, nil)
+	}
+}
+
+// group is GroupSnapshots' scan: it yields the snapshots before the final
+// one, and returns errStopped when yield asks it to stop.
+func (s *Service) group(ctx context.Context, p GroupParams, yield func(GroupProgress, error) bool) ([]Signature, int, error) {
 	if s.Now == nil {
-		return nil, fmt.Errorf("%w: grouping needs the service clock", ErrInvalidInput)
+		return nil, 0, fmt.Errorf("%w: grouping needs the service clock", ErrInvalidInput)
 	}
 	if p.Sort < 0 || p.Sort >= sortKeys {
-		return nil, fmt.Errorf("%w: sort key %d", ErrInvalidInput, int(p.Sort))
+		return nil, 0, fmt.Errorf("%w: sort key %d", ErrInvalidInput, int(p.Sort))
 	}
 	g, err := NewGrouper(GroupOptions{Now: s.Now(), Window: p.Window, NewSince: p.NewSince})
 	if err != nil {
-		return nil, err
-	}
-	every := p.ProgressEvery
-	if every <= 0 {
-		every = 5000
+		return nil, 0, err
 	}
 	var minID, maxID int64
 	scanned := 0
@@ -313,18 +339,14 @@ func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error)
 		scanned++
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if handled {
 		out := g.Signatures(p.Sort, p.OnlyNew)
 		if err := fix(out); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		out = s.redactSignatures(out)
-		if p.Progress != nil {
-			p.Progress(GroupProgress{Scanned: scanned, Fraction: 1, Signatures: out, Done: true})
-		}
-		return out, nil
+		return s.redactSignatures(out), scanned, nil
 	}
 	// Failures repeat: the same message normalised once per pass, not once
 	// per row.
@@ -340,21 +362,19 @@ func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error)
 		}
 		g.Add(j, cache.Normalize)
 		scanned++
-		if p.Progress != nil && scanned%every == 0 {
+		if p.ProgressEvery > 0 && scanned%p.ProgressEvery == 0 {
 			frac := 0.0
 			if maxID > 0 {
 				frac = float64(maxID-minID) / float64(maxID)
 			}
-			p.Progress(GroupProgress{Scanned: scanned, Fraction: frac, Signatures: s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew))})
+			if !yield(GroupProgress{Scanned: scanned, Fraction: frac, Signatures: s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew))}, nil) {
+				return errStopped
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	out := s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew))
-	if p.Progress != nil {
-		p.Progress(GroupProgress{Scanned: scanned, Fraction: 1, Signatures: out, Done: true})
-	}
-	return out, nil
+	return s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew)), scanned, nil
 }

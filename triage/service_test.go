@@ -188,9 +188,13 @@ func TestGroup(t *testing.T) {
 		svc, store := newService(t, driver)
 		insertReal(t, store, loadRealRows(t, driver))
 		var snapshots int
-		sigs, err := svc.Group(ctx, triage.GroupParams{ProgressEvery: 4, Progress: func(triage.GroupProgress) { snapshots++ }})
-		if err != nil {
-			t.Fatal(err)
+		var sigs []triage.Signature
+		for g, err := range svc.GroupSnapshots(ctx, triage.GroupParams{ProgressEvery: 4}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			snapshots++
+			sigs = g.Signatures
 		}
 		total := 0
 		for _, s := range sigs {
