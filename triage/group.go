@@ -305,76 +305,70 @@ var errStopped = errors.New("stopped")
 // Memory grows with the number of distinct signatures, not with the table.
 func (s *Service) GroupSnapshots(ctx context.Context, p GroupParams) iter.Seq2[GroupProgress, error] {
 	return func(yield func(GroupProgress, error) bool) {
-		out, scanned, err := s.group(ctx, p, yield)
+		fail := func(err error) { yield(GroupProgress{}, err) }
+		if s.Now == nil {
+			fail(fmt.Errorf("%w: grouping needs the service clock", ErrInvalidInput))
+			return
+		}
+		if p.Sort < 0 || p.Sort >= sortKeys {
+			fail(fmt.Errorf("%w: sort key %d", ErrInvalidInput, int(p.Sort)))
+			return
+		}
+		g, err := NewGrouper(GroupOptions{Now: s.Now(), Window: p.Window, NewSince: p.NewSince})
+		if err != nil {
+			fail(err)
+			return
+		}
+		var minID, maxID int64
+		scanned := 0
+		// The signature index, when it can answer, feeds the same grouper
+		// the rows a scan would, newest first.
+		fix, handled, err := s.groupFromIndex(ctx, p.Query, func(j Job) {
+			g.Add(j, signature.Normalize)
+			scanned++
+		})
+		if err != nil {
+			fail(err)
+			return
+		}
+		if !handled {
+			// Failures repeat: the same message normalised once per pass,
+			// not once per row.
+			cache := signature.NewCache(50000)
+			err = s.Store.ScanFailed(ctx, ScanParams{Filter: p.filter(), BatchSize: 2000}, func(r *FailedRow) error {
+				if maxID == 0 {
+					maxID = r.ID
+				}
+				minID = r.ID
+				j := jobFromRow(r, cache.Normalize)
+				if !p.match(j) {
+					return nil
+				}
+				g.Add(j, cache.Normalize)
+				scanned++
+				if p.ProgressEvery > 0 && scanned%p.ProgressEvery == 0 {
+					frac := 0.0
+					if maxID > 0 {
+						frac = float64(maxID-minID) / float64(maxID)
+					}
+					if !yield(GroupProgress{Scanned: scanned, Fraction: frac, Signatures: s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew))}, nil) {
+						return errStopped
+					}
+				}
+				return nil
+			})
+		}
 		if errors.Is(err, errStopped) {
 			return
 		}
+		out := g.Signatures(p.Sort, p.OnlyNew)
+		if err == nil && handled {
+			err = fix(out)
+		}
 		if err != nil {
-			yield(GroupProgress{}, err)
+			fail(err)
 			return
 		}
-		yield(GroupProgress{Scanned: scanned, Fraction: 1, Signatures: out, Done: true}, nil)
+		yield(GroupProgress{Scanned: scanned, Fraction: 1, Signatures: s.redactSignatures(out), Done: true}, nil)
 	}
-}
-
-// group is GroupSnapshots' scan: it yields the snapshots before the final
-// one, and returns errStopped when yield asks it to stop.
-func (s *Service) group(ctx context.Context, p GroupParams, yield func(GroupProgress, error) bool) ([]Signature, int, error) {
-	if s.Now == nil {
-		return nil, 0, fmt.Errorf("%w: grouping needs the service clock", ErrInvalidInput)
-	}
-	if p.Sort < 0 || p.Sort >= sortKeys {
-		return nil, 0, fmt.Errorf("%w: sort key %d", ErrInvalidInput, int(p.Sort))
-	}
-	g, err := NewGrouper(GroupOptions{Now: s.Now(), Window: p.Window, NewSince: p.NewSince})
-	if err != nil {
-		return nil, 0, err
-	}
-	var minID, maxID int64
-	scanned := 0
-	// The signature index, when it can answer, feeds the same grouper the
-	// rows a scan would, newest first.
-	fix, handled, err := s.groupFromIndex(ctx, p.Query, func(j Job) {
-		g.Add(j, signature.Normalize)
-		scanned++
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	if handled {
-		out := g.Signatures(p.Sort, p.OnlyNew)
-		if err := fix(out); err != nil {
-			return nil, 0, err
-		}
-		return s.redactSignatures(out), scanned, nil
-	}
-	// Failures repeat: the same message normalised once per pass, not once
-	// per row.
-	cache := signature.NewCache(50000)
-	err = s.Store.ScanFailed(ctx, ScanParams{Filter: p.filter(), BatchSize: 2000}, func(r *FailedRow) error {
-		if maxID == 0 {
-			maxID = r.ID
-		}
-		minID = r.ID
-		j := jobFromRow(r, cache.Normalize)
-		if !p.match(j) {
-			return nil
-		}
-		g.Add(j, cache.Normalize)
-		scanned++
-		if p.ProgressEvery > 0 && scanned%p.ProgressEvery == 0 {
-			frac := 0.0
-			if maxID > 0 {
-				frac = float64(maxID-minID) / float64(maxID)
-			}
-			if !yield(GroupProgress{Scanned: scanned, Fraction: frac, Signatures: s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew))}, nil) {
-				return errStopped
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew)), scanned, nil
 }
