@@ -26,7 +26,7 @@ func TestPoisonRowsConformance(t *testing.T) {
 		{"QueueColumnFromTheCatalog", testQueueColumn},
 		{"RefusedRowIsIsolated", testRefusedRowIsolated},
 		{"NegativeIDs", testNegativeIDs},
-		{"DeleteAllIsBoundToItsSnapshot", testDeleteAllSnapshot},
+		{"PruneAllIsBoundToItsSnapshot", testPruneAllSnapshot},
 	}
 	for _, driver := range sqltest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
@@ -372,7 +372,7 @@ func testNegativeIDs(t *testing.T, driver string) {
 	}
 }
 
-func testDeleteAllSnapshot(t *testing.T, driver string) {
+func testPruneAllSnapshot(t *testing.T, driver string) {
 	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
 	var fx []sqltest.FailedFixture
 	for i := 1; i <= 7; i++ {
