@@ -131,6 +131,7 @@ func testMoveBatch(t *testing.T, driver string) {
 	if _, err := legacy.DB().Exec("DROP TABLE jobs"); err != nil {
 		t.Fatal(err)
 	}
+	sqltest.InsertFailed(t, legacy, fx[0]) // a row to move: its local move has nowhere to go
 	noJobs, err := sqlstore.Open(ctx, sqlstore.Config{Endpoint: endpointOf(t, legacy)})
 	if err != nil {
 		t.Fatal(err)
