@@ -318,3 +318,38 @@ func TestRetryToRedisSkipsUncheckablePayloads(t *testing.T) {
 		}
 	})
 }
+
+// TestRetryRunStoppedPushesNoMore: a caller that stops after one batch (a
+// breaker) has pushed that batch and nothing else, even where the run
+// took the next batch while this one was pushed: Close puts the held
+// batch back in failed_jobs, whole.
+func TestRetryRunStoppedPushesNoMore(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		b := &scriptedBackend{}
+		svc, store := redisService(t, driver, b)
+		n := 3 * triage.WriteBatch
+		movable, _ := insertRedisRows(t, store, n, 0)
+		ctx := context.Background()
+		run := svc.StartRetry(ctx, triage.RetryParams{All: true})
+		if !run.Next(ctx) {
+			t.Fatalf("no first batch: %v", run.Err())
+		}
+		first := run.Batch()
+		run.Close()
+		if run.Next(ctx) || run.More() || run.Err() != nil {
+			t.Fatalf("a closed run goes on: %v", run.Err())
+		}
+		if len(first.IDs) == 0 || len(b.pushed) != len(first.IDs) || run.Result().Retried != len(first.IDs) ||
+			strings.Join(b.pushed, ",") != strings.Join(movable[:len(first.IDs)], ",") {
+			t.Fatalf("batch of %d, pushed %d, retried %d: want the first batch only", len(first.IDs), len(b.pushed), run.Result().Retried)
+		}
+		if left := failedUUIDs(t, store); len(left) != n-len(first.IDs) {
+			t.Fatalf("%d rows left in failed_jobs, want %d", len(left), n-len(first.IDs))
+		}
+		// Nothing of the run holds a row: the next retry moves the rest.
+		rest, err := svc.Retry(ctx, triage.RetryParams{All: true})
+		if err != nil || rest.Retried != n-len(first.IDs) || len(b.pushed) != n {
+			t.Fatalf("the rest: retried %d of %d, pushed %d in all: %v", rest.Retried, n-len(first.IDs), len(b.pushed), err)
+		}
+	})
+}
