@@ -170,7 +170,7 @@ jobtriage doctor shows what it found and where each value came from.`,
 	pf.StringVar(&f.Conn.FailedTable, "failed-table", "", "failed jobs table (default the app's queue.failed.table with the connection's prefix, or failed_jobs)")
 	pf.StringVar(&f.Conn.JobsTable, "jobs-table", "", "queued jobs table (default the app's database queue connection's table, or jobs)")
 	pf.StringVar(&f.Conn.Timezone, "timezone", "", "app timezone that failed_at is written in (default the app's app.timezone, or UTC)")
-	pf.DurationVar(&f.Conn.Timeout, "statement-timeout", 0, "server-side limit per statement (default 60s)")
+	durationVar(pf, &f.Conn.Timeout, "statement-timeout", 0, "server-side limit per statement (default 60s)")
 	pf.BoolVar(&f.Conn.JobsLedger, "jobs-ledger", false, "with --jobs-dsn or a database queue in another database: record pushed uuids in a jobtriage_pushed table there (opt-in), so a re-run never queues a job twice even after it ran")
 	pf.StringVar(&f.ConfigFile, "config", "", "jobtriage's configuration `file` (env JOBTRIAGE_CONFIG; default $XDG_CONFIG_HOME/jobtriage/config.toml)")
 	pf.StringVar(&f.ContextName, "context", "", "run in the context `NAME` of the configuration file (env JOBTRIAGE_CONTEXT; default its current-context)")
@@ -212,5 +212,6 @@ jobtriage doctor shows what it found and where each value came from.`,
 	)
 	setVersionFlag(root, buildinfo.Read())
 	registerCompletions(root, databaseSuggester(f))
+	refuseUnknownSubcommands(root)
 	return root
 }
