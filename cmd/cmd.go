@@ -212,6 +212,8 @@ jobtriage doctor shows what it found and where each value came from.`,
 	)
 	setVersionFlag(root, buildinfo.Read())
 	registerCompletions(root, databaseSuggester(f))
+	// cobra's completion command keeps the writer it is made with.
+	root.SetOut(f.IO.Out)
 	refuseUnknownSubcommands(root)
 	return root
 }

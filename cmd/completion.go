@@ -145,6 +145,9 @@ func refuseUnknownSubcommands(root *cobra.Command) {
 			continue
 		}
 		c.Args = cobra.ArbitraryArgs
+		if c.Name() == "completion" {
+			c.Use = "completion <shell>"
+		}
 		c.RunE = func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return c.Help()

@@ -215,7 +215,7 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 	fl.StringVar(&opts.StateFile, "state-file", "", "watch: keep alert state across restarts in `PATH` (default $XDG_STATE_HOME/jobtriage/watch-<app>.json; none = memory only)")
 	durationVar(fl, &opts.BlindAfter, "blind-after", watch.DefaultBlindAfter, "watch: alert when the database could not be read for `DURATION`")
 	fl.BoolVar(&opts.AllContexts, "all-contexts", false, "check every context of the configuration file, in parallel; one report, the worst exit code")
-	fl.StringSliceVar(&opts.Contexts, "contexts", nil, "check these contexts (comma-separated `NAMES`), as --all-contexts does")
+	fl.Var(nameList{&opts.Contexts}, "contexts", "check these contexts (comma-separated `NAMES`), as --all-contexts does")
 	countVar(fl, &opts.Parallel, "parallel", defaultMonitorParallel, 1, "with several contexts: check at most `N` at once")
 	addressVar(fl, &opts.Listen, "listen", "watch: serve Prometheus /metrics and /healthz on `HOST:PORT` (e.g. 127.0.0.1:9187)")
 	return cmd

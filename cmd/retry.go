@@ -139,7 +139,7 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 	countVarP(fl, &opts.Limit, "limit", "L", 0, 0, "retry only the `N` oldest matches (a canary before the rest)")
 	nameVar(fl, &opts.ToQueue, "to-queue", "emails", "push to this `queue` instead of each job's own")
 	durationVar(fl, &opts.RetryUntil, "retry-until", 0, "give jobs whose retryUntil has passed a new deadline `DURATION` from now (e.g. 30m)")
-	fl.StringSliceVar(&opts.DBConns, "database-connection", nil, "queue connection `names` that use the database driver, outside an app profile (default database; refused for a connection the app gives another driver)")
+	fl.Var(nameList{&opts.DBConns}, "database-connection", "queue connection `names` that use the database driver, outside an app profile (default database; refused for a connection the app gives another driver)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "show what would be retried and skipped; change nothing")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON")

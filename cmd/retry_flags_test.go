@@ -117,8 +117,8 @@ func TestRetryRange(t *testing.T) {
 	}
 
 	dsnUUID, _ := seed(t)
-	if code := h.run("retry", "--dsn", dsnUUID, "--range", "1-2", "--yes"); code != ExitUsage ||
-		!strings.Contains(h.errOut.String(), "--range selects integer ids") {
+	if code := h.run("retry", "--dsn", dsnUUID, "--range", "1-2", "--yes", "--json"); code != ExitOK ||
+		!strings.Contains(h.out.String(), `"retried": 2`) {
 		t.Errorf("--range on a uuid table: exit %d, %s", code, h.errOut.String())
 	}
 }

@@ -106,7 +106,7 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 	trendWindowVar(fl, &opts.TrendWindow, "trend-window", "1h", "the signatures' trend window (as failed --group --window)")
 	timeVar(fl, &opts.NewSince, "new-since", "mark signatures first seen at or after `WHEN` as new (a duration back or a time; default: within --trend-window)")
 	durationVar(fl, &opts.Refresh, "refresh", 10*time.Second, "re-read the database this often (0: never)")
-	fl.StringSliceVar(&opts.DBConns, "database-connection", nil, "queue connection `names` that use the database driver (default database)")
+	fl.Var(nameList{&opts.DBConns}, "database-connection", "queue connection `names` that use the database driver (default database)")
 	opts.Archive.register(cmd)
 	return cmd
 }
