@@ -123,6 +123,7 @@ func TestFlagGrammarCases(t *testing.T) {
 		`"--canary" flag: must be at least 1`:                {"all", "--canary", "0"},
 		`"--queue" flag: want names like default,emails`:     {"--queue", ""},
 		`"--since" flag: want a duration back from now like`: {"all", "--since", "10"},
+		`--range "5-x": want FROM-TO`:                        {"--range", "5-x"},
 	})
 	for _, tc := range []struct {
 		args []string

@@ -124,6 +124,9 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 					return err
 				}
 			}
+			if _, err := expandRanges(opts.Ranges); err != nil {
+				return err // before the database is opened
+			}
 			if err := opts.checkFollowFlags(c); err != nil {
 				return err
 			}
