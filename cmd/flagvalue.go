@@ -192,7 +192,7 @@ func trendWindowOf(s string) (time.Duration, error) {
 func nameVar(fs *pflag.FlagSet, p *string, name, example, usage string) {
 	fs.Var(textValue{p, "NAME", func(s string) error {
 		if strings.TrimSpace(s) == "" {
-			return fmt.Errorf("want a name like %s, not nothing", example)
+			return fmt.Errorf("want a name like %s (an empty one names nothing)", example)
 		}
 		return nil
 	}}, name, usage)
