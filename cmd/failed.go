@@ -451,6 +451,10 @@ func parseTrendWindow(flag, s string) (time.Duration, error) {
 	return d, nil
 }
 
+// groupProgressEvery is how many matching rows group reads between two
+// "scanned" lines on a terminal.
+const groupProgressEvery = 5000
+
 func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query, now time.Time) error {
 	window, err := parseTrendWindow("--window", opts.Window)
 	if err != nil {
@@ -472,17 +476,19 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 		newSince = now.Add(-window)
 	}
 	if opts.IO.IsStderrTTY() && !opts.JSON {
-		p.Progress = func(g triage.GroupProgress) {
-			if !g.Done {
-				fmt.Fprintf(opts.IO.ErrOut, "\rscanned %s (%d%%)…", countNoun(g.Scanned, "failed job"), int(g.Fraction*100))
-			} else if g.Scanned >= 5000 {
-				fmt.Fprint(opts.IO.ErrOut, "\r\033[K")
-			}
-		}
+		p.ProgressEvery = groupProgressEvery
 	}
-	sigs, err := svc.Group(ctx, p)
-	if err != nil {
-		return err
+	var sigs []triage.Signature
+	for g, err := range svc.GroupSnapshots(ctx, p) {
+		switch {
+		case err != nil:
+			return err
+		case !g.Done:
+			fmt.Fprintf(opts.IO.ErrOut, "\rscanned %s (%d%%)…", countNoun(g.Scanned, "failed job"), int(g.Fraction*100))
+		case p.ProgressEvery > 0 && g.Scanned >= p.ProgressEvery:
+			fmt.Fprint(opts.IO.ErrOut, "\r\033[K") // a snapshot was shown
+		}
+		sigs = g.Signatures
 	}
 	total, distinct := 0, len(sigs)
 	for _, s := range sigs {
