@@ -159,7 +159,11 @@ tables on PostgreSQL, MySQL/MariaDB or SQLite. No PHP, no migration, no extra ta
 Run it anywhere inside a Laravel app: it reads the configuration Laravel uses
 (bootstrap/cache/config.php, else config/*.php with .env) and queues back through
 each job's own connection (database or Redis). Or point it anywhere with --dsn.
-jobtriage doctor shows what it found and where each value came from.`,
+jobtriage doctor shows what it found and where each value came from.
+
+Flag values: a DURATION is 90s, 15m, 2h, 7d or 1w (combined: 1h30m; a number
+needs its unit); WHEN is a duration back from now or a time (2026-11-30 14:00,
+RFC 3339); N is a whole number. A bad value exits 2 naming the flag.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
