@@ -15,11 +15,12 @@ import (
 )
 
 // The flag grammar: every duration, count, number of hours, time, name and
-// address a flag takes is read by one of the pflag.Values below, when the
-// command line is parsed. A bad value is refused there, before anything
+// address a flag takes is read by one of the pflag.Values below (name
+// lists by nameList), when the command line is parsed. A bad value is refused there, before anything
 // runs, as pflag's one line — `invalid argument "7x" for "--window" flag:
 // want a duration like 90s, 15m, 2h, 7d or 1w` — which NewCmdRoot's flag
-// error function makes a FlagError (exit 2). Each Type is the placeholder
+// error function makes a FlagError (exit 2; exitCodeFor maps the bare
+// pflag error to 2 as well). Each Type is the placeholder
 // help shows when the usage names none.
 
 // durationValue is a duration flag: parseDuration's grammar.
