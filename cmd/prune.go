@@ -62,7 +62,7 @@ func NewCmdPrune(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 			return pruneRun(c.Context(), opts)
 		},
 	}
-	cmd.Flags().Float64Var(&opts.Hours, "hours", 24, "keep the failures of the last `N` hours")
+	hoursVar(cmd.Flags(), &opts.Hours, "hours", 24, "keep the failures of the last `N` hours")
 	addPruneFlags(cmd, opts)
 	return cmd
 }
@@ -99,7 +99,7 @@ func NewCmdFlush(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 			return pruneRun(c.Context(), opts)
 		},
 	}
-	cmd.Flags().Float64Var(&opts.Hours, "hours", 0, "only jobs that failed at least `N` hours ago")
+	hoursVar(cmd.Flags(), &opts.Hours, "hours", 0, "only jobs that failed at least `N` hours ago")
 	addPruneFlags(cmd, opts)
 	return cmd
 }

@@ -90,7 +90,7 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 	if opts.Path != archive.Stdout {
 		f, err := opts.Open(opts.Path)
 		if err != nil {
-			return fmt.Errorf("archive: %w", err)
+			return inputFileError(opts.Path, err)
 		}
 		defer f.Close()
 		src = f
