@@ -321,7 +321,7 @@ func TestFollowOnALegacyFailedJobsTable(t *testing.T) {
 			my = d
 		}
 	}
-	forEachLaravel(t, func(t *testing.T, lv laravelTarget) {
+	forEachLaravelWhere(t, laravel8Skeleton, func(t *testing.T, lv laravelTarget) {
 		broken := filepath.Join(t.TempDir(), "broken")
 		s := failScenario(t, lv, my, "interop:dispatch-orders", "QUEUE_FAILED_DRIVER=database", "INTEROP_FAILED_SCHEMA=legacy",
 			"INTEROP_BROKEN_FILE="+broken)
