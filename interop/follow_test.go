@@ -59,7 +59,7 @@ type retryFollowDoc struct {
 // in the background until the test ends, as a deployment's worker does.
 func (a *laravelApp) startWorker(t *testing.T) {
 	t.Helper()
-	cmd := exec.Command(a.php, "artisan", "queue:work", "--queue=default", "--sleep=1", "--tries=1", "--max-time=600")
+	cmd := exec.Command(a.phpCmd, "artisan", "queue:work", "--queue=default", "--sleep=1", "--tries=1", "--max-time=600")
 	cmd.Dir = a.dir
 	cmd.Env = a.env
 	var out bytes.Buffer

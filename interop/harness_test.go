@@ -309,7 +309,7 @@ func laravel8Skeleton(lv laravelTarget) bool { return filepath.Base(lv.app) == "
 
 // laravelApp runs artisan in a Laravel app directory for one dialect.
 type laravelApp struct {
-	php     string // the php command of its laravelTarget
+	phpCmd  string // the php command of its laravelTarget
 	dir     string
 	env     []string
 	flag    string // INTEROP_FLAG_FILE: jobs fail while it is missing
@@ -324,7 +324,7 @@ func newLaravelApp(t *testing.T, lv laravelTarget, d dialect, extraEnv ...string
 	t.Helper()
 	scratch := t.TempDir()
 	app := &laravelApp{
-		php:     lv.php,
+		phpCmd:  lv.php,
 		dir:     lv.app,
 		flag:    filepath.Join(scratch, "flag"),
 		results: filepath.Join(scratch, "results.jsonl"),
@@ -358,7 +358,7 @@ func withoutLaravelEnv(env []string) []string {
 func (a *laravelApp) artisan(timeout time.Duration, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, a.php, append([]string{"artisan"}, args...)...)
+	cmd := exec.CommandContext(ctx, a.phpCmd, append([]string{"artisan"}, args...)...)
 	cmd.Dir = a.dir
 	cmd.Env = a.env
 	cmd.WaitDelay = 5 * time.Second

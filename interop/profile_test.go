@@ -94,17 +94,21 @@ func TestProfileResolvesLikeLaravel(t *testing.T) {
 		{name: "pgsql_schema", databases: []string{"postgres"}, tz: "Australia/Sydney", setup: postgresSchema},
 		{name: "mysql_localhost_socket", databases: []string{"mysql"}, tz: "America/Los_Angeles", setup: mysqlLocalhostSocket},
 	}
-	for _, v := range variants {
-		t.Run(v.name, func(t *testing.T) {
-			t.Parallel()
-			for _, d := range profileDialects(t, v.name, v.databases) {
-				t.Run(d.name, func(t *testing.T) {
-					t.Parallel()
-					runProfileVariant(t, bin, v, d)
-				})
-			}
-		})
-	}
+	// The variants edit the Laravel 8 skeleton's config files by their text;
+	// the 11+ skeleton spells them differently.
+	forEachLaravelWhere(t, laravel8Skeleton, func(t *testing.T, lv laravelTarget) {
+		for _, v := range variants {
+			t.Run(v.name, func(t *testing.T) {
+				t.Parallel()
+				for _, d := range profileDialects(t, v.name, v.databases) {
+					t.Run(d.name, func(t *testing.T) {
+						t.Parallel()
+						runProfileVariant(t, bin, lv, v, d)
+					})
+				}
+			})
+		}
+	})
 }
 
 // profileApp is one copy of the Laravel app on one database.
@@ -136,8 +140,8 @@ type triageRun struct {
 	before func(t *testing.T)
 }
 
-func runProfileVariant(t *testing.T, bin jobtriage, v profileVariant, d dialect) {
-	p := newProfileApp(t, v, d)
+func runProfileVariant(t *testing.T, bin jobtriage, lv laravelTarget, v profileVariant, d dialect) {
+	p := newProfileApp(t, lv, v, d)
 	v.setup(t, p)
 	if len(p.runs) == 0 {
 		// The app's own environment: what the workers had, in a
@@ -367,11 +371,8 @@ func mysqlLocalhostSocket(t *testing.T, p *profileApp) {
 
 // --- the app copy -----------------------------------------------------
 
-func newProfileApp(t *testing.T, v profileVariant, d dialect) *profileApp {
+func newProfileApp(t *testing.T, lv laravelTarget, v profileVariant, d dialect) *profileApp {
 	t.Helper()
-	if _, err := exec.LookPath("php"); err != nil {
-		t.Fatalf("interop prerequisite missing: php not on PATH (testdata/laravel-app/install-deps.sh installs it): %v", err)
-	}
 	loc, err := time.LoadLocation(v.tz)
 	if err != nil {
 		t.Fatal(err)
@@ -388,16 +389,13 @@ func newProfileApp(t *testing.T, v profileVariant, d dialect) *profileApp {
 	}
 	t.Cleanup(func() { dropProfileDatabase(t, d, p.dbName, copyName(p.dbName)) })
 
-	src, err := filepath.Abs(filepath.Join("..", "testdata", "laravel-app"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := filepath.Join(t.TempDir(), "app")
-	if err := copyTree(src, dir); err != nil {
+	if err := copyTree(lv.app, dir); err != nil {
 		t.Fatalf("copying the Laravel app: %v", err)
 	}
 	scratch := t.TempDir()
 	p.laravelApp = &laravelApp{
+		phpCmd:  lv.php,
 		dir:     dir,
 		flag:    filepath.Join(scratch, "flag"),
 		results: filepath.Join(scratch, "results.jsonl"),
@@ -477,7 +475,7 @@ func (p *profileApp) php(t *testing.T, code string) string {
 	const boot = `require 'bootstrap/autoload.php'; $app = require 'bootstrap/app.php'; $app->make(Illuminate\Contracts\Console\Kernel::class)->bootstrap(); `
 	ctx, cancel := context.WithTimeout(context.Background(), artisanTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "php", "-r", boot+code)
+	cmd := exec.CommandContext(ctx, p.phpCmd, "-r", boot+code)
 	cmd.Dir = p.dir
 	cmd.Env = p.env
 	cmd.WaitDelay = 5 * time.Second

@@ -6,7 +6,7 @@
 #   testdata/laravel-chroot/setup.sh RELEASE     # RELEASE: trixie (Laravel 10.48) or sid (Laravel 13.31)
 #
 # Result: $JOBTRIAGE_LARAVEL_CACHE/RELEASE (default /var/cache/jobtriage-laravel),
-# with /proc, /dev, /tmp and this checkout bind-mounted at their own paths
+# with /proc, /dev, /tmp, /run/mysqld and this checkout bind-mounted at their own paths
 # inside, and the wrapper $JOBTRIAGE_LARAVEL_CACHE/RELEASE-php, which runs
 # `php ARGS` inside the chroot in the caller's working directory with the
 # caller's environment. The interop harness is told about it by
@@ -114,6 +114,11 @@ mount_once proc proc "$root/proc"
 mount_once bind /dev "$root/dev"
 mount_once bind /tmp "$root/tmp"
 mount_once bind "$checkout" "$root$checkout"
+# MariaDB's socket directory: an app with DB_HOST=localhost connects through
+# the socket, as the interop profile's socket variant does.
+if [ -d /run/mysqld ]; then
+	mount_once bind /run/mysqld "$root/run/mysqld"
+fi
 
 wrapper=$cache/$release-php
 cat >"$wrapper.tmp" <<EOF
