@@ -74,6 +74,10 @@ type profileVariant struct {
 	setup func(t *testing.T, p *profileApp)
 	// afterReset changes the fresh schema (optional).
 	afterReset func(t *testing.T, p *profileApp)
+	// skeleton8: setup edits config text only the Laravel 8 skeleton has
+	// (three connections with 'prefix', pgsql 'schema'; 11+ has five
+	// connections and 'search_path').
+	skeleton8 bool
 }
 
 func TestProfileResolvesLikeLaravel(t *testing.T) {
@@ -90,14 +94,15 @@ func TestProfileResolvesLikeLaravel(t *testing.T) {
 		// .env and the wrong environment say decoyTZ; the cache says tz.
 		{name: "config_cache", databases: []string{"sqlite", "postgres"}, tz: "America/New_York", decoyTZ: "Asia/Tokyo", setup: configCacheOverDotenv},
 		{name: "renamed_table", databases: all, tz: "America/Sao_Paulo", setup: renamedFailedTable, afterReset: renameFailedTable},
-		{name: "table_prefix", databases: all, tz: "Europe/Kyiv", setup: tablePrefix},
-		{name: "pgsql_schema", databases: []string{"postgres"}, tz: "Australia/Sydney", setup: postgresSchema},
+		{name: "table_prefix", databases: all, tz: "Europe/Kyiv", setup: tablePrefix, skeleton8: true},
+		{name: "pgsql_schema", databases: []string{"postgres"}, tz: "Australia/Sydney", setup: postgresSchema, skeleton8: true},
 		{name: "mysql_localhost_socket", databases: []string{"mysql"}, tz: "America/Los_Angeles", setup: mysqlLocalhostSocket},
 	}
-	// The variants edit the Laravel 8 skeleton's config files by their text;
-	// the 11+ skeleton spells them differently.
-	forEachLaravelWhere(t, laravel8Skeleton, func(t *testing.T, lv laravelTarget) {
+	forEachLaravel(t, func(t *testing.T, lv laravelTarget) {
 		for _, v := range variants {
+			if v.skeleton8 && !laravel8Skeleton(lv) {
+				continue
+			}
 			t.Run(v.name, func(t *testing.T) {
 				t.Parallel()
 				for _, d := range profileDialects(t, v.name, v.databases) {
@@ -390,6 +395,18 @@ func newProfileApp(t *testing.T, lv laravelTarget, v profileVariant, d dialect) 
 	t.Cleanup(func() { dropProfileDatabase(t, d, p.dbName, copyName(p.dbName)) })
 
 	dir := filepath.Join(t.TempDir(), "app")
+	if !laravel8Skeleton(lv) {
+		// The 11+ app loads the classes it does not override from the
+		// Laravel 8 app beside it (its bootstrap/autoload.php); a copy
+		// elsewhere takes them along, under its own.
+		shared, err := filepath.Abs(filepath.Join("..", "testdata", "laravel-app", "app"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := copyTree(shared, filepath.Join(dir, "app")); err != nil {
+			t.Fatalf("copying the Laravel 8 app's classes: %v", err)
+		}
+	}
 	if err := copyTree(lv.app, dir); err != nil {
 		t.Fatalf("copying the Laravel app: %v", err)
 	}

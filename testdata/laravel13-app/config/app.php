@@ -65,7 +65,9 @@ return [
     |
     */
 
-    'timezone' => 'UTC',
+    // Laravel 11's skeleton line (12 made it the literal 'UTC'): the
+    // interop profile cases set the zone through APP_TIMEZONE or edit it.
+    'timezone' => env('APP_TIMEZONE', 'UTC'),
 
     /*
     |--------------------------------------------------------------------------
