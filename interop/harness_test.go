@@ -485,6 +485,9 @@ type expectedFailure struct {
 	ExceptionMessage  string    `json:"exception_message"`
 	Result            jobResult `json:"result"`
 	RetryUntilExpires bool      `json:"retry_until_expires"`
+	// Job is the payload's job string when it is not a command (a
+	// Queue::push('Class@method') string job).
+	Job string `json:"job"`
 }
 
 // scenario is one dialect after the Laravel side has produced failed_jobs.
