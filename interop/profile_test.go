@@ -540,8 +540,15 @@ type failedRow struct {
 func (p *profileApp) artisanFailed(t *testing.T) []failedRow {
 	t.Helper()
 	out := p.mustArtisan(t, "queue:failed")
+	// Laravel 10+ prints "  FAILED_AT UUID  CONNECTION@QUEUE CLASS" lines
+	// instead of the 8.x table.
+	line10 := regexp.MustCompile(`^\s+(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) (\S+)\s+\S+@\S+ `)
 	var rows []failedRow
 	for _, line := range strings.Split(out, "\n") {
+		if m := line10.FindStringSubmatch(line); m != nil {
+			rows = append(rows, failedRow{uuid: m[2], failedAt: m[1]})
+			continue
+		}
 		if !strings.HasPrefix(line, "|") {
 			continue
 		}
