@@ -130,5 +130,8 @@ EOF
 chmod 755 "$wrapper.tmp"
 mv "$wrapper.tmp" "$wrapper"
 
+# The wrapper runs in the caller's directory, which must be visible inside:
+# check from / (always is).
+cd /
 "$wrapper" -r 'foreach (["pdo_pgsql", "pdo_mysql", "pdo_sqlite", "redis", "pcntl", "posix"] as $e) { if (! extension_loaded($e)) { fwrite(STDERR, "missing PHP extension $e\n"); exit(1); } }'
 echo "setup.sh: $release: $wrapper (Laravel $have, PHP $("$wrapper" -r 'echo PHP_VERSION;'))"
