@@ -81,3 +81,13 @@ func TestRunPrintsOneLineAndTheUsageHint(t *testing.T) {
 		t.Errorf("interrupted: exit %d %q", code, h.errOut.String())
 	}
 }
+
+// TestUnknownCommandKeepsCobrasSuggestion: the one error line still names
+// the command cobra thinks was meant.
+func TestUnknownCommandKeepsCobrasSuggestion(t *testing.T) {
+	h := newHarness(t, false)
+	if code := h.run("faild"); code != ExitUsage ||
+		h.errOut.String() != "jobtriage: unknown command \"faild\" for \"jobtriage\". Did you mean this? failed\nRun 'jobtriage --help' for usage.\n" {
+		t.Errorf("faild: exit %d %q", code, h.errOut.String())
+	}
+}
