@@ -101,6 +101,22 @@ func Resolve(o Options) (Config, error) {
 	return cfg, nil
 }
 
+// ErrNotAnApp: no artisan file, .env, config cache, DB_ environment
+// variable or DSN says where the database is.
+var ErrNotAnApp = errors.New("not inside a Laravel app")
+
+// hasDatabaseEnv reports whether the process environment names a database
+// itself (DB_CONNECTION, DB_URL, DB_HOST, …), as a container without the
+// app's files may.
+func hasDatabaseEnv(environ map[string]string) bool {
+	for k := range environ {
+		if strings.HasPrefix(k, "DB_") || k == "DATABASE_URL" {
+			return true
+		}
+	}
+	return false
+}
+
 // resolve records every password it comes across in secrets, so Resolve can
 // scrub every message, including those of the error paths, of them.
 func resolve(o Options, secrets *[]string) (Config, error) {
@@ -139,6 +155,12 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 			envPath, warnings = "", nil
 		case err != nil:
 			return cfg, err
+		}
+		if !isApp && !explicitDSN && envPath == "" && !hasDatabaseEnv(environ) {
+			// Nothing says where the database is: Laravel's defaults
+			// (forge on 127.0.0.1) would only earn an access-denied error
+			// about a database nobody named.
+			return cfg, fmt.Errorf("%w (no %s file above %s): cd into the app or pass --dsn", ErrNotAnApp, artisanName, dir)
 		}
 		if envPath != "" || !explicitDSN {
 			// With an explicit DSN a missing .env is expected, not news.

@@ -413,3 +413,24 @@ func TestResolveNeverShowsThePassword(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveOutsideAnAppSaysSo: with no artisan file, .env, config cache,
+// DB_ variable or DSN, Resolve says where it looked and what to do instead
+// of resolving Laravel's defaults (forge on 127.0.0.1).
+func TestResolveOutsideAnAppSaysSo(t *testing.T) {
+	o := laravelApp(t, nil)
+	_, err := Resolve(o)
+	if want := "not inside a Laravel app (no artisan file above " + o.Dir + "): cd into the app or pass --dsn"; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+	for _, o := range []Options{laravelApp(t, nil, "DB_HOST=db"), laravelApp(t, map[string]string{".env": "DB_HOST=h\n"}),
+		laravelApp(t, map[string]string{"artisan": ""})} {
+		if _, err := Resolve(o); err != nil {
+			t.Errorf("%+v: %v", o, err)
+		}
+	}
+	o.DSN = "mysql://u@h/d"
+	if _, err := Resolve(o); err != nil {
+		t.Errorf("--dsn outside an app: %v", err)
+	}
+}
