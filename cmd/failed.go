@@ -71,6 +71,13 @@ func (ff *FilterFlags) query(now time.Time, loc *time.Location) (triage.Query, e
 	return q, nil
 }
 
+// queryNames are the queue, connection and class names q selects by, for
+// Service.CheckNames: a name nothing has is an error for the commands that
+// act, a warning for failed.
+func queryNames(q triage.Query) triage.Names {
+	return triage.Names{Queues: q.Filter.Queues, Connections: q.Filter.Connections, Class: q.Class}
+}
+
 // signatureIDRE is a signature id: the first 10 hex digits of its hash.
 var signatureIDRE = regexp.MustCompile(`^[0-9a-f]{10}$`)
 
@@ -235,6 +242,16 @@ func failedRun(ctx context.Context, opts *FailedOptions) error {
 	q, err := opts.Filter.query(now, svc.Location)
 	if err != nil {
 		return err
+	}
+	if opts.After == "" {
+		// A search for a name nothing has still succeeds (it found
+		// nothing), but says so, with the names that are there.
+		var unknown *triage.UnknownNameError
+		if err := svc.CheckNames(ctx, queryNames(q)); errors.As(err, &unknown) {
+			fmt.Fprintln(opts.IO.ErrOut, "warning: "+sanitize.Line(unknown.Sentence()))
+		} else if err != nil {
+			return err
+		}
 	}
 	switch {
 	case opts.Group:

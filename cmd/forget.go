@@ -90,6 +90,9 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := svc.CheckNames(ctx, queryNames(q)); err != nil {
+		return err
+	}
 	p := triage.ForgetParams{Query: q, Refs: refsOf(opts.IDs)}
 	if !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
 		return confirm(opts.IO, false, archiveVerb(opts.Archive)+" the selected failed jobs"+onTarget(svc)+"?")

@@ -235,6 +235,9 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := svc.CheckNames(ctx, queryNames(q)); err != nil {
+		return err
+	}
 	p := triage.RetryParams{Query: q, Refs: refsOf(opts.IDs), All: opts.All, Limit: opts.Limit,
 		ToQueue: opts.ToQueue, RetryUntil: opts.RetryUntil}
 	if len(opts.Ranges) > 0 {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jobtriage/jobtriage/triage/signature"
 )
@@ -337,4 +338,35 @@ func editDistance(a, b string) int {
 		}
 	}
 	return d[len(x)][len(y)]
+}
+
+// CheckMonitorNames is CheckNames for the queues a monitor was asked
+// about, after report r: a queue r counted jobs or failures on exists, and
+// a queue of a connection the monitor cannot see (Blind) is not judged.
+func CheckMonitorNames(ctx context.Context, st MonitorSource, p MonitorParams, r Report) error {
+	blind := map[string]bool{}
+	for _, c := range p.Connections {
+		blind[c.Name] = c.Blind != ""
+	}
+	var n Names
+	for _, q := range r.Queues {
+		if q.Size > 0 || q.Failed > 0 {
+			n.Known = append(n.Known, q.Queue)
+		}
+	}
+	for _, ref := range p.Queues {
+		conn := ref.Connection
+		if conn == "" {
+			conn = p.DefaultConnection
+		}
+		if blind[conn] {
+			continue
+		}
+		n.Queues = append(n.Queues, ref.Queue)
+		if ref.Connection != "" {
+			n.Connections = append(n.Connections, ref.Connection)
+		}
+	}
+	svc := &Service{Store: st, MonitorConnections: p.Connections, Now: func() time.Time { return r.At }}
+	return svc.CheckNames(ctx, n)
 }
