@@ -143,3 +143,22 @@ func TestProgressShowsTheDryRunTotal(t *testing.T) {
 		t.Errorf("flush --yes: exit %d, stderr %q", code, h.errOut.String())
 	}
 }
+
+// TestSkippedJobsSentenceIsWhole: the reason for jobs only artisan can
+// retry is one whole sentence; the ids and the command follow it.
+func TestSkippedJobsSentenceIsWhole(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, false)
+	h.run("retry", "all", "--dry-run", "--dsn", dsn)
+	lines := strings.Split(h.errOut.String(), "\n")
+	found := false
+	for i, l := range lines {
+		if strings.Contains(l, `connection "redis" is not a database queue`) {
+			found = strings.HasSuffix(l, "; retry such jobs with php artisan queue:retry instead") &&
+				i+2 < len(lines) && strings.HasPrefix(lines[i+2], "  run instead: php artisan queue:retry ")
+		}
+	}
+	if !found {
+		t.Errorf("skipped-jobs sentence:\n%s", h.errOut.String())
+	}
+}
