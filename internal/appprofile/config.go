@@ -416,7 +416,7 @@ func locateSQLite(path, cwd, dir string) (string, error) {
 	}
 	if filepath.IsAbs(path) {
 		if !isFile(path) {
-			return "", fmt.Errorf("SQLite database %s does not exist", quoteShort(path))
+			return "", fmt.Errorf("SQLite database %s does not exist: fix the path (jobtriage never creates a database)", quoteShort(path))
 		}
 		return path, nil
 	}
@@ -425,7 +425,11 @@ func locateSQLite(path, cwd, dir string) (string, error) {
 			return candidate, nil
 		}
 	}
-	return "", fmt.Errorf("SQLite database %s does not exist in %s or %s", quoteShort(path), quoteShort(cwd), quoteShort(dir))
+	where := quoteShort(cwd)
+	if filepath.Clean(cwd) != filepath.Clean(dir) {
+		where = fmt.Sprintf("the working directory %s or the app's base path %s", quoteShort(cwd), quoteShort(dir))
+	}
+	return "", fmt.Errorf("SQLite database %s does not exist in %s: fix the path (jobtriage never creates a database)", quoteShort(path), where)
 }
 
 // tableNamePattern admits plain and schema-qualified identifiers only: table

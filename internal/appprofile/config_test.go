@@ -434,3 +434,19 @@ func TestResolveOutsideAnAppSaysSo(t *testing.T) {
 		t.Errorf("--dsn outside an app: %v", err)
 	}
 }
+
+// TestMissingSQLiteNamesEachDirectoryOnce: a relative SQLite path that is
+// nowhere names the one directory looked in once, or both by their roles.
+func TestMissingSQLiteNamesEachDirectoryOnce(t *testing.T) {
+	o := laravelApp(t, map[string]string{"artisan": ""})
+	o.DSN = "sqlite:nope.sqlite"
+	_, err := Resolve(o)
+	if want := `--dsn: SQLite database "nope.sqlite" does not exist in "` + o.Dir + `": fix the path (jobtriage never creates a database)`; err == nil || err.Error() != want {
+		t.Errorf("one directory:\n got %v\nwant %s", err, want)
+	}
+	o.Cwd = t.TempDir()
+	_, err = Resolve(o)
+	if want := `SQLite database "nope.sqlite" does not exist in the working directory "` + o.Cwd + `" or the app's base path "` + o.Dir + `"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("two directories:\n got %v\nwant %s", err, want)
+	}
+}
