@@ -74,4 +74,3 @@ func TestOpenNoAnswerSaysSo(t *testing.T) {
 		}
 	}
 }
-
