@@ -162,3 +162,52 @@ func TestSkippedJobsSentenceIsWhole(t *testing.T) {
 		t.Errorf("skipped-jobs sentence:\n%s", h.errOut.String())
 	}
 }
+
+// TestOneLineOutcomes: an id that matches nothing among found ones is an
+// error line with the house prefix; a dry run for a signature nothing has
+// prints the error alone; a refusal without --yes says how many jobs it
+// would have acted on.
+func TestOneLineOutcomes(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, false)
+	const missing = "99999999-9999-4999-8999-999999999999"
+	for _, cmd := range []string{"retry", "forget"} {
+		if code := h.run(cmd, "11111111-1111-4111-8111-111111111111", missing, "--dry-run", "--dsn", dsn); code != ExitPartial ||
+			!strings.Contains(h.errOut.String(), "jobtriage: not found: no failed job with id "+missing+"\n") {
+			t.Errorf("%s with a missing id: exit %d %q", cmd, code, h.errOut.String())
+		}
+		if code := h.run(cmd, "--signature", "0000000000", "--dry-run", "--dsn", dsn); code != ExitNotFound || h.out.Len() != 0 ||
+			h.errOut.String() != "jobtriage: not found: no failed job has signature 0000000000 (failed --group lists them)\n" {
+			t.Errorf("%s --signature nothing has: exit %d, stdout %q, stderr %q", cmd, code, h.out.String(), h.errOut.String())
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"retry", "--queue", "emails"}, "jobtriage: Retry 1 failed job on 1 queue"},
+		{[]string{"forget", "--queue", "default"}, "jobtriage: Delete 3 failed jobs for good"},
+		{[]string{"flush"}, "jobtriage: Delete 4 failed jobs"},
+		{[]string{"prune", "--hours", "1"}, "jobtriage: Delete 1 failed job from before"},
+	} {
+		if code := h.run(append(c.args, "--dsn", dsn)...); code != ExitCancelled || !strings.Contains(h.errOut.String(), c.want) ||
+			!strings.Contains(h.errOut.String(), "refusing without --yes") {
+			t.Errorf("%v without --yes: exit %d %q, want %q", c.args, code, h.errOut.String(), c.want)
+		}
+	}
+}
+
+// TestShowASignatureID: show given a signature id (failed --group's first
+// column) says what it is and which command lists its jobs.
+func TestShowASignatureID(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, false)
+	const sig = "9717731c6a" // the seed's ProcessPodcast signature (testdata/json/failed-group.golden.json)
+	if code := h.run("show", sig, "--dsn", dsn); code != ExitNotFound ||
+		h.errOut.String() != "jobtriage: not found: no failed job with id "+sig+"; that is a signature: jobtriage failed --signature "+sig+"\n" {
+		t.Errorf("show %s: exit %d %q", sig, code, h.errOut.String())
+	}
+	if code := h.run("show", "9717731c6b", "--dsn", dsn); code != ExitNotFound || strings.Contains(h.errOut.String(), "signature") {
+		t.Errorf("show of a hex id that is no signature: exit %d %q", code, h.errOut.String())
+	}
+}
