@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -209,5 +211,38 @@ func TestShowASignatureID(t *testing.T) {
 	}
 	if code := h.run("show", "9717731c6b", "--dsn", dsn); code != ExitNotFound || strings.Contains(h.errOut.String(), "signature") {
 		t.Errorf("show of a hex id that is no signature: exit %d %q", code, h.errOut.String())
+	}
+}
+
+// TestEmptyArchives: prune --archive x.gz with nothing to prune leaves a
+// gzip file restore reads as zero records; restore refuses a 0-byte .gz in
+// one line; a restored row whose id is taken is reported in one plain
+// parenthesis.
+func TestEmptyArchives(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, false)
+	gz := filepath.Join(t.TempDir(), "x.ndjson.gz")
+	if code := h.run("prune", "--hours", "1000", "--yes", "--archive", gz, "--dsn", dsn); code != ExitOK {
+		t.Fatalf("prune: exit %d %s", code, h.errOut.String())
+	}
+	if code := h.run("restore", gz, "--dsn", dsn); code != ExitOK || !strings.HasPrefix(h.out.String(), "Restored 0 failed jobs of 0 archived rows") {
+		t.Errorf("restore of the empty archive: exit %d %q %s", code, h.out.String(), h.errOut.String())
+	}
+	empty := filepath.Join(t.TempDir(), "y.ndjson.gz")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.run("restore", empty, "--dsn", dsn); code != ExitUsage ||
+		h.errOut.String() != "jobtriage: invalid input: archive "+empty+" is empty (0 bytes), so not gzip: nothing to restore; check that it is the file prune or forget wrote\n" {
+		t.Errorf("restore of a 0-byte .gz: exit %d %q", code, h.errOut.String())
+	}
+	taken := filepath.Join(t.TempDir(), "taken.ndjson")
+	rec := `{"schema_version":1,"archived_at":"2026-12-01T00:00:00Z","id":1,"uuid":"77777777-7777-4777-8777-777777777777","connection":"database","queue":"default","failed_at":"2026-11-30 09:00:00","payload":"{}","exception":"E"}`
+	if err := os.WriteFile(taken, []byte(rec+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.run("restore", taken, "--dsn", dsn); code != ExitOK ||
+		!strings.HasPrefix(h.out.String(), "Restored 1 failed job of 1 archived row (1 row under a new id, as another row holds the old one)") {
+		t.Errorf("restore under a new id: exit %d %q %s", code, h.out.String(), h.errOut.String())
 	}
 }
