@@ -15,6 +15,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/detailview"
 	"github.com/jobtriage/jobtriage/triage/payload"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
 // ShowOptions are the inputs of `jobtriage show`.
@@ -77,8 +78,11 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		return signatureHint(ctx, svc, opts.ID, err)
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, newShowDoc(d))
+		doc := newShowDoc(d)
+		doc.Target = targetText(svc)
+		return writeJSON(opts.IO.Out, doc)
 	}
+	printListingHeader(opts.IO, "Failed job "+sanitize.Line(d.Job.ID), svc)
 	return printDetail(opts, d)
 }
 

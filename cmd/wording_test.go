@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
 )
 
 // The CLI's wording and colour: --color and CLICOLOR_FORCE, singular/plural wording,
@@ -244,5 +246,43 @@ func TestEmptyArchives(t *testing.T) {
 	if code := h.run("restore", taken, "--dsn", dsn); code != ExitOK ||
 		!strings.HasPrefix(h.out.String(), "Restored 1 failed job of 1 archived row (1 row under a new id, as another row holds the old one)") {
 		t.Errorf("restore under a new id: exit %d %q %s", code, h.out.String(), h.errOut.String())
+	}
+}
+
+// TestListingsNameTheTarget: on a terminal, failed, failed --group and
+// show open with what they list and where from, as confirmations name it;
+// piped, the rows stay bare; --json carries it as "target".
+func TestListingsNameTheTarget(t *testing.T) {
+	dsn, _ := seed(t)
+	target := " — " + dsn + " table failed_jobs"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"failed"}, "Failed jobs" + target + "\n"},
+		{[]string{"failed", "--group"}, "Failed jobs by error signature" + target + "\n"},
+		{[]string{"show", "11111111-1111-4111-8111-111111111111"}, "Failed job 11111111-1111-4111-8111-111111111111" + target + "\n"},
+	} {
+		h := newHarness(t, true)
+		if code := h.run(append(c.args, "--dsn", dsn)...); code != ExitOK || !strings.HasPrefix(h.out.String(), c.want) {
+			t.Errorf("%v on a terminal: exit %d, first line not %q:\n%s", c.args, code, c.want, h.out.String())
+		}
+		h = newHarness(t, false)
+		if code := h.run(append(c.args, "--dsn", dsn)...); code != ExitOK || strings.Contains(h.out.String(), target) {
+			t.Errorf("%v piped: exit %d, header in the rows:\n%s", c.args, code, h.out.String())
+		}
+		if code := h.run(append(c.args, "--json", "--dsn", dsn)...); code != ExitOK ||
+			!strings.Contains(h.out.String(), `"target": "`+strings.TrimPrefix(target, " — ")+`"`) {
+			t.Errorf("%v --json: exit %d, no target:\n%s", c.args, code, h.out.String())
+		}
+	}
+}
+
+// TestTargetTextDropsTheColour: --json's target is the confirmation's
+// words, with a context's marker and without its colour.
+func TestTargetTextDropsTheColour(t *testing.T) {
+	svc := &triage.Service{TargetMark: "\x1b[1;31mcontext shop [PRODUCTION]\x1b[0m", Target: "app shop · postgres://u@db:5432/shop table failed_jobs"}
+	if got, want := targetText(svc), "context shop [PRODUCTION] · app shop · postgres://u@db:5432/shop table failed_jobs"; got != want {
+		t.Errorf("targetText = %q, want %q", got, want)
 	}
 }

@@ -667,7 +667,12 @@ func mysqlConfig(ep Endpoint, cfg Config, heard *silence) *mysql.Config {
 // statement timeout differently, and an unknown variable fails the connection.
 func openMySQL(ctx context.Context, ep Endpoint, cfg Config, heard *silence) (*sqlx.DB, error) {
 	mc := mysqlConfig(ep, cfg, heard)
-	probe, err := mysql.NewConnector(mc)
+	// The first contact's driver log lines ("unexpected EOF" of a server
+	// that hung up) would be a second line beside the error connectFailure
+	// words; later connections keep them.
+	pc := mc.Clone()
+	pc.Logger = mysqlLogger{w: io.Discard}
+	probe, err := mysql.NewConnector(pc)
 	if err != nil {
 		return nil, err
 	}
