@@ -112,3 +112,24 @@ func TestCheckNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckMonitorNames: a queue the report counted jobs on exists; a queue
+// of a connection the monitor cannot see is not judged; any other unknown
+// queue is an UnknownNameError.
+func TestCheckMonitorNames(t *testing.T) {
+	_, store := newService(t, "sqlite")
+	ctx := context.Background()
+	p := triage.MonitorParams{DefaultConnection: "database", Connections: []triage.MonitorConnection{
+		{Name: "database", DefaultQueue: "default", Local: true},
+		{Name: "sqs", DefaultQueue: "reports", Blind: "the sqs driver cannot be read by jobtriage", Unsupported: true}}}
+	rep := triage.Report{Queues: []triage.QueueHealth{{Queue: "busy", Size: 3}, {Queue: "quiet"}}}
+	p.Queues = []triage.QueueRef{{Queue: "busy"}, {Queue: "default"}, {Connection: "sqs", Queue: "anything"}}
+	if err := triage.CheckMonitorNames(ctx, store, p, rep); err != nil {
+		t.Errorf("known queues: %v", err)
+	}
+	p.Queues = []triage.QueueRef{{Queue: "quiet"}}
+	var unknown *triage.UnknownNameError
+	if err := triage.CheckMonitorNames(ctx, store, p, rep); !errors.As(err, &unknown) || unknown.Name != "quiet" {
+		t.Errorf("a queue with nothing on it: %v", err)
+	}
+}
