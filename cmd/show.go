@@ -89,6 +89,9 @@ func encodableEnvelope(e payload.Envelope) payload.Envelope {
 	if e.Data != nil && !json.Valid(e.Data) {
 		e.Data = nil
 	}
+	if e.LogContext != nil && !json.Valid(e.LogContext) {
+		e.LogContext = nil
+	}
 	var extra []payload.Field
 	for _, f := range e.Extra {
 		if json.Valid(f.Raw) {
