@@ -331,11 +331,15 @@ type retryDoc struct {
 	Follow *followDoc `json:"follow,omitempty"`
 	// Plan is what a dry run with those flags would do; absent otherwise.
 	Plan *planDoc `json:"plan,omitempty"`
+	// DeleteWhenMissingModels counts the jobs (would be) retried whose
+	// payload has deleteWhenMissingModels true.
+	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
 }
 
 func newRetryDoc(r triage.RetryResult) retryDoc {
 	d := retryDoc{SchemaVersion: jsonSchemaVersion, DryRun: r.DryRun, Retried: r.Retried, IDs: orEmpty(r.IDs),
-		ByQueue: r.ByQueue, ByClass: r.ByClass, Skipped: orEmpty(r.Skipped), NotFound: orEmpty(r.NotFound)}
+		ByQueue: r.ByQueue, ByClass: r.ByClass, Skipped: orEmpty(r.Skipped), NotFound: orEmpty(r.NotFound),
+		DeleteWhenMissingModels: r.DeleteWhenMissingModels}
 	if d.ByQueue == nil {
 		d.ByQueue = map[string]int{}
 	}
