@@ -305,3 +305,17 @@ func TestParseLaravel13Keys(t *testing.T) {
 		t.Errorf("absent keys read as %+v", e)
 	}
 }
+
+func TestDeletesWhenModelMissing(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"uuid":"u","deleteWhenMissingModels":true,"data":{}}`:  true,
+		`{"uuid":"u","deleteWhenMissingModels":false,"data":{}}`: false,
+		`{"uuid":"u","deleteWhenMissingModels":1}`:               true,
+		`{"uuid":"u","data":{"deleteWhenMissingModels":true}}`:   false, // not the top-level key
+		`{"uuid":"u"}`: false,
+	} {
+		if got := DeletesWhenModelMissing([]byte(raw)); got != want {
+			t.Errorf("DeletesWhenModelMissing(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}
