@@ -93,7 +93,7 @@ func Run(ctx context.Context, f *Factory, args []string) ExitCode {
 		if interrupted {
 			msg = "interrupted"
 		}
-		fmt.Fprintln(f.IO.ErrOut, "jobtriage: "+sanitize.Line(oneLine(msg)))
+		fmt.Fprintln(f.IO.ErrOut, "jobtriage: "+sanitize.Line(errorLine(msg)))
 	}
 	var fe *FlagError
 	if !interrupted && (errors.As(err, &fe) || isCobraUsageError(err)) {

@@ -105,8 +105,10 @@ func fullJobDoc(j triage.Job, r *triage.FailedRow) jobDoc {
 
 // failedDoc is failed --json.
 type failedDoc struct {
-	SchemaVersion int      `json:"schema_version"`
-	Jobs          []jobDoc `json:"jobs"`
+	SchemaVersion int `json:"schema_version"`
+	// Target names the app and store listed, as confirmations do.
+	Target string   `json:"target"`
+	Jobs   []jobDoc `json:"jobs"`
 	// Next is the --after cursor of the next page; null on the last one.
 	Next *string `json:"next"`
 }
@@ -142,8 +144,10 @@ type signatureDoc struct {
 
 // groupDoc is failed --group --json.
 type groupDoc struct {
-	SchemaVersion int            `json:"schema_version"`
-	Signatures    []signatureDoc `json:"signatures"`
+	SchemaVersion int `json:"schema_version"`
+	// Target names the app and store listed, as confirmations do.
+	Target     string         `json:"target"`
+	Signatures []signatureDoc `json:"signatures"`
 	// TotalJobs and TotalSignatures count every match, also the signatures
 	// --limit left out.
 	TotalJobs       int `json:"total_jobs"`
@@ -270,6 +274,8 @@ func newExceptionDoc(e exception.Exception) exceptionDoc {
 // showDoc is show --json: the job's fields, then its detail.
 type showDoc struct {
 	SchemaVersion int `json:"schema_version"`
+	// Target names the app and store listed, as confirmations do.
+	Target string `json:"target"`
 	jobDoc
 	// Envelope is null when the payload is not a JSON object
 	// (payload_error says why).

@@ -320,6 +320,9 @@ func monitorRun(ctx context.Context, opts *MonitorOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := triage.CheckMonitorNames(ctx, src, p, rep); err != nil {
+		return err // a misspelled queue must fail the check, not pass it with zeros
+	}
 	switch {
 	case opts.JSON:
 		err = writeJSON(opts.IO.Out, reportJSON(rep, breaches))

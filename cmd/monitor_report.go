@@ -25,8 +25,12 @@ func monitorCheck(ctx context.Context, opts *MonitorOptions, src triage.MonitorS
 	if rep.NoJobsTable && len(p.Connections) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "warning: no jobs table: sizes are 0 and only failures were counted")
 	}
-	for _, b := range rep.Blind {
-		fmt.Fprintln(opts.IO.ErrOut, "note: cannot see the queues of connection "+sanitize.Line(b)+" (failures still counted)")
+	for _, c := range p.Connections {
+		// A driver jobtriage cannot read is the same on every run (doctor
+		// says it); a connection that fails to resolve is news.
+		if c.Blind != "" && (!c.Unsupported || opts.IO.Verbose()) {
+			fmt.Fprintln(opts.IO.ErrOut, "note: cannot see the queues of connection "+sanitize.Line(c.Name+": "+c.Blind)+" (failures still counted)")
+		}
 	}
 	return rep, breaches, nil
 }

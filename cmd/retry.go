@@ -229,6 +229,9 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := svc.CheckNames(ctx, queryNames(q)); err != nil {
+		return err
+	}
 	p := triage.RetryParams{Query: q, Refs: refsOf(opts.IDs), All: opts.All, Limit: opts.Limit,
 		ToQueue: opts.ToQueue, RetryUntil: opts.RetryUntil}
 	if len(opts.Ranges) > 0 {
@@ -239,9 +242,6 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 	}
 	bulk := len(p.Refs) == 0
-	if bulk && !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
-		return confirm(opts.IO, false, "Retry the selected failed jobs"+onTarget(svc)+"?")
-	}
 	ids, skipSpool := newSpool(), newSpool()
 	defer ids.Close()
 	defer skipSpool.Close()
@@ -396,6 +396,9 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 	if len(res.NotFound) > 0 && res.Retried == 0 && skipped == 0 && !opts.JSON {
 		return notFoundError(res.NotFound)
 	}
+	if opts.Filter.Signature != "" && res.Retried == 0 && skipped == 0 && !opts.JSON {
+		return opts.Filter.errNoSuchSignature() // the error alone, not "Would retry 0 jobs" first
+	}
 	if opts.JSON {
 		doc := newRetryDoc(res)
 		doc.Follow, doc.Plan = fr.doc(), fr.planDoc()
@@ -408,9 +411,7 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 			verb, skipVerb = "Would retry", "would skip"
 		}
 		reportSkips(io, skips, skipVerb)
-		for _, id := range res.NotFound {
-			fmt.Fprintf(io.ErrOut, "not found: no failed job with id %s\n", sanitize.Line(id))
-		}
+		printNotFound(io.ErrOut, res.NotFound)
 		if res.DryRun && len(res.ByClass) > 0 {
 			fmt.Fprintf(io.Out, "by queue: %s\nby class: %s\n", countsLine(res.ByQueue), countsLine(res.ByClass))
 		}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/detailview"
 	"github.com/jobtriage/jobtriage/triage/payload"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
 // ShowOptions are the inputs of `jobtriage show`.
@@ -74,12 +76,30 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	}
 	d, err := svc.Show(ctx, opts.ID)
 	if err != nil {
-		return err
+		return signatureHint(ctx, svc, opts.ID, err)
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, newShowDoc(d))
+		doc := newShowDoc(d)
+		doc.Target = targetText(svc)
+		return writeJSON(opts.IO.Out, doc)
 	}
+	printListingHeader(opts.IO, "Failed job "+sanitize.Line(d.Job.ID), svc)
 	return printDetail(opts, d)
+}
+
+// signatureHint adds to show's not-found error, when the id is in fact an
+// error signature's (as failed --group prints them), the command that
+// lists its jobs.
+func signatureHint(ctx context.Context, svc *triage.Service, id string, err error) error {
+	sig := strings.ToLower(strings.TrimSpace(id))
+	if !errors.Is(err, triage.ErrNotFound) || !signatureIDRE.MatchString(sig) {
+		return err
+	}
+	page, lerr := svc.List(ctx, triage.ListParams{Query: triage.Query{Signature: sig}, Limit: 1})
+	if lerr != nil || len(page.Jobs) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; that is a signature: jobtriage failed --signature %s", err, sig)
 }
 
 // encodableEnvelope drops the raw JSON values of e (data, extra keys) that

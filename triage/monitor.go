@@ -121,6 +121,9 @@ type MonitorConnection struct {
 	// Blind says why the monitor cannot see this connection (sync, sqs,
 	// unreachable); its failures are still counted.
 	Blind string
+	// Unsupported: Blind because of the connection's driver (sync, sqs),
+	// a fixed fact of the app rather than news on every run.
+	Unsupported bool
 }
 
 // QueueHealth is one queue's line of a report.

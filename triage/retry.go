@@ -108,6 +108,10 @@ type RetryResult struct {
 // into Redis on a quiet machine").
 const PipelinedBatch = WriteBatch * 3 / 4
 
+// artisanRetryHint ends the reason of a job only artisan can retry: a
+// whole sentence, since the ids and the command follow on lines of their own.
+const artisanRetryHint = "retry such jobs with php artisan queue:retry instead"
+
 // ArtisanRetry is the command an operator runs for jobs jobtriage cannot
 // re-queue itself.
 func ArtisanRetry(ids []string) string {
@@ -180,10 +184,10 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		route := s.Router.For(r.Connection)
 		switch {
 		case !route.Writable():
-			return skip(SkipNotDatabase, route.Reason+"; php artisan queue:retry can")
+			return skip(SkipNotDatabase, route.Reason+"; "+artisanRetryHint)
 		case route.Local && !s.Store.Schema().HasJobs:
-			return skip(SkipNoJobsTable, fmt.Sprintf("connection %q queues to the %s table, which this database does not have (or not in a usable shape); php artisan queue:retry can",
-				r.Connection, s.Store.Schema().JobsTable))
+			return skip(SkipNoJobsTable, fmt.Sprintf("connection %q queues to the %s table, which this database does not have (or not in a usable shape); %s",
+				r.Connection, s.Store.Schema().JobsTable, artisanRetryHint))
 		}
 		body, code, reason := RetryPayload(r.Payload, now, p.RetryUntil, route.Driver == DriverRedis)
 		if reason != "" {
