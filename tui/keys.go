@@ -138,17 +138,22 @@ func newKeyMap(readOnly bool) keyMap {
 	return k
 }
 
-// pageHelp adapts one page's bindings to help.KeyMap: short is the footer,
-// full (short plus the rest) is the ? view.
+// pageHelp adapts one page's bindings to help.KeyMap: short then global is
+// the footer, full (those plus the rest) is the ? view. On a narrow
+// terminal the footer drops short bindings from the right; global ones
+// (? help, q quit) stay.
 type pageHelp struct {
-	short []key.Binding
-	more  []key.Binding
+	short  []key.Binding
+	global []key.Binding
+	more   []key.Binding
 }
 
-func (h pageHelp) ShortHelp() []key.Binding { return h.short }
+func (h pageHelp) ShortHelp() []key.Binding {
+	return append(append([]key.Binding(nil), h.short...), h.global...)
+}
 
 func (h pageHelp) FullHelp() [][]key.Binding {
-	return [][]key.Binding{h.short, h.more}
+	return [][]key.Binding{h.ShortHelp(), h.more}
 }
 
 // helpFor is the key map of the page in state s.
@@ -158,27 +163,30 @@ func (k keyMap) helpFor(s state) pageHelp {
 	case stateJobs:
 		j := k.Jobs
 		return pageHelp{
-			short: append([]key.Binding{j.Open, j.Back, j.Filter, j.Retry, j.Forget}, g...),
-			more:  append(j.listKeys.bindings(), j.Mark, j.RetryAll, j.ForgetAll, j.Copy, k.Global.Refresh),
+			short:  []key.Binding{j.Open, j.Back, j.Filter, j.Retry, j.Forget},
+			global: g,
+			more:   append(j.listKeys.bindings(), j.Mark, j.RetryAll, j.ForgetAll, j.Copy, k.Global.Refresh),
 		}
 	case stateDetail:
 		d := k.Detail
 		return pageHelp{
-			short: append([]key.Binding{d.Section, d.Back, d.Retry, d.Forget}, g...),
-			more:  []key.Binding{d.Up, d.Down, d.PageUp, d.PageDown, d.Top, d.Bottom, d.Copy, k.Global.Refresh},
+			short:  []key.Binding{d.Section, d.Back, d.Retry, d.Forget},
+			global: g,
+			more:   []key.Binding{d.Up, d.Down, d.PageUp, d.PageDown, d.Top, d.Bottom, d.Copy, k.Global.Refresh},
 		}
 	case stateConfirm:
-		return pageHelp{short: []key.Binding{k.Confirm.Yes, k.Confirm.No}}
+		return pageHelp{global: []key.Binding{k.Confirm.Yes, k.Confirm.No}}
 	case stateFilter:
 		f := k.Filter
 		return pageHelp{short: []key.Binding{f.Next, f.Apply, f.Cancel, f.Clear}, more: []key.Binding{f.Prev}}
 	case stateHelp:
-		return pageHelp{short: []key.Binding{k.HelpClose, k.Global.Quit}}
+		return pageHelp{global: []key.Binding{k.HelpClose, k.Global.Quit}}
 	default:
 		s := k.Signatures
 		return pageHelp{
-			short: append([]key.Binding{s.Open, s.Filter, s.Retry, s.Forget}, g...),
-			more:  append(s.listKeys.bindings(), s.Mark, s.Sort, s.Copy, s.Clear, k.Global.Refresh),
+			short:  []key.Binding{s.Open, s.Filter, s.Retry, s.Forget},
+			global: g,
+			more:   append(s.listKeys.bindings(), s.Mark, s.Sort, s.Copy, s.Clear, k.Global.Refresh),
 		}
 	}
 }

@@ -1,0 +1,122 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// TestNarrowTableKeepsClassAndMessage: at 80×24 the signatures show each
+// job's class whole and its message before the trend and first-seen
+// columns, which give way; at 100 columns the trend is back and the class
+// is still whole.
+func TestNarrowTableKeepsClassAndMessage(t *testing.T) {
+	for _, tc := range []struct {
+		width          int
+		want, wantNone []string
+	}{
+		{80, []string{"COUNT", "LAST SEEN", `App\Jobs\SyncInvoice `, `App\Jobs\SendNewsletter `, "RequestException: HTTP"}, []string{"TREND", "…s\\SyncInvoice", "…endNewsletter"}},
+		{100, []string{"TREND", `App\Jobs\SyncInvoice `, `App\Jobs\SendNewsletter `, "RequestException: HTTP"}, []string{"…endNewsletter"}},
+	} {
+		h := newHarness(t, seed(), nil, Options{}, tc.width, 24)
+		v := ansi.Strip(h.view())
+		for _, w := range tc.want {
+			if !strings.Contains(v, w) {
+				t.Errorf("%d columns: no %q in\n%s", tc.width, w, v)
+			}
+		}
+		for _, w := range tc.wantNone {
+			if strings.Contains(v, w) {
+				t.Errorf("%d columns: %q in\n%s", tc.width, w, v)
+			}
+		}
+	}
+	// The column sorted by stays, whatever its rank.
+	h := newHarness(t, seed(), nil, Options{}, 80, 24)
+	h.keys("s", "s", "s") // count → last seen → first seen → trend
+	if v := ansi.Strip(h.view()); !strings.Contains(v, "TREND▼") || !strings.Contains(v, `App\Jobs\SyncInvoice `) {
+		t.Errorf("sorted by trend at 80 columns:\n%s", v)
+	}
+}
+
+// TestNarrowJobsShowUniqueIDPrefixes: at 80 columns a job's id is its
+// shortest unique prefix (never a cut with an ellipsis), and whole when the
+// terminal has room for it.
+func TestNarrowJobsShowUniqueIDPrefixes(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, nil, Options{}, 80, 24)
+	h.keys("enter")
+	lines := strings.Split(ansi.Strip(h.view()), "\n")
+	seen := map[string]bool{}
+	for _, l := range lines[3 : len(lines)-3] {
+		fields := strings.Fields(strings.TrimLeft(l, "▌✓ "))
+		if len(fields) == 0 || fields[0] == "more" {
+			continue
+		}
+		id := fields[0]
+		if strings.Contains(id, "…") || len(id) != minIDPrefix || seen[id] {
+			t.Errorf("id cell %q is not a unique %d-character prefix:\n%s", id, minIDPrefix, strings.Join(lines, "\n"))
+		}
+		seen[id] = true
+	}
+	if len(seen) < 10 {
+		t.Fatalf("only %d job rows at 80×24", len(seen))
+	}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 24})
+	if v := ansi.Strip(h.view()); !strings.Contains(v, f.jobs[0].ID+" ") && !strings.Contains(v, uuidN(997)+" ") {
+		t.Errorf("120 columns: ids are not whole:\n%s", v)
+	}
+	if got := uniquePrefixLen([]string{"abcdefgh12", "abcdefgh13", "zz"}); got != 10 {
+		t.Errorf("uniquePrefixLen: %d, want 10", got)
+	}
+	if got := uniquePrefixLen([]string{"1042", "7"}); got != 4 {
+		t.Errorf("uniquePrefixLen of row ids: %d, want 4 (the longest)", got)
+	}
+}
+
+// TestFooterKeepsHelpAndQuit: however narrow, each page's footer ends with
+// ? help and q quit; page keys give way from the right.
+func TestFooterKeepsHelpAndQuit(t *testing.T) {
+	for _, width := range []int{60, 70, 80, 100} {
+		for name, keys := range map[string][]string{"signatures": nil, "jobs": {"enter"}, "detail": {"enter", "enter"}} {
+			f := seed()
+			h := newHarness(t, f, f, Options{}, width, 24)
+			h.keys(keys...)
+			lines := strings.Split(ansi.Strip(h.view()), "\n")
+			foot := lines[len(lines)-1]
+			if !strings.HasSuffix(foot, "? help • q quit") || strings.Contains(foot, "…") || ansi.StringWidth(foot) > width {
+				t.Errorf("%s at %d columns: footer %q", name, width, foot)
+			}
+		}
+	}
+}
+
+// TestHeaderCutsTheConnectionAtAWord: at every width the connection is
+// shown whole or cut after a whole word, never inside one ("…tabl…").
+func TestHeaderCutsTheConnectionAtAWord(t *testing.T) {
+	conn := "app Billing (production) · pgsql://forge@db.internal:5432/billing table failed_jobs"
+	words := map[string]bool{}
+	for _, w := range strings.Fields(conn) {
+		words[w] = true
+	}
+	for width := 50; width <= 140; width++ {
+		h := newHarness(t, seed(), nil, Options{Connection: conn, Window: 15 * time.Minute, Threshold: 50}, width, 24)
+		head := strings.Split(ansi.Strip(h.view()), "\n")[0]
+		end := strings.Index(head, " · 123 failed")
+		if !strings.HasPrefix(head, "jobtriage · ") || end < len("jobtriage · ") {
+			continue // the connection is dropped
+		}
+		shown := head[len("jobtriage · "):end]
+		if !strings.HasSuffix(shown, "…") && shown != conn {
+			t.Errorf("%d columns: the connection is cut without an ellipsis: %q", width, head)
+		}
+		for _, w := range strings.Fields(strings.TrimSuffix(shown, "…")) {
+			if !words[w] {
+				t.Errorf("%d columns: the connection is cut inside %q: %q", width, w, head)
+			}
+		}
+	}
+}
