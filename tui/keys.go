@@ -85,7 +85,7 @@ func newKeyMap(readOnly bool) keyMap {
 			Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 			Retry:    key.NewBinding(key.WithKeys("r", "R"), key.WithHelp("r", "retry signature")),
 			Forget:   key.NewBinding(key.WithKeys("f", "F"), key.WithHelp("f", "forget signature")),
-			Mark:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark")),
+			Mark:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark, next")),
 			Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
 			Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
 			Clear:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear marks/filter")),
@@ -99,7 +99,7 @@ func newKeyMap(readOnly bool) keyMap {
 			RetryAll:  key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "retry signature")),
 			Forget:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forget job")),
 			ForgetAll: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "forget signature")),
-			Mark:      key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark")),
+			Mark:      key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark, next")),
 			Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
 		},
 		Detail: detailKeys{

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +119,29 @@ func TestHeaderCutsTheConnectionAtAWord(t *testing.T) {
 				t.Errorf("%d columns: the connection is cut inside %q: %q", width, w, head)
 			}
 		}
+	}
+}
+
+// TestSpaceDoesWhatItsHelpSays: space marks the row and moves to the next
+// one, on both lists, and the help says so.
+func TestSpaceDoesWhatItsHelpSays(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 100, 30)
+	h.keys("?")
+	spaceHelp := regexp.MustCompile(`space +mark, next`)
+	if v := ansi.Strip(h.view()); !spaceHelp.MatchString(v) {
+		t.Errorf("signatures help does not say space moves on:\n%s", v)
+	}
+	h.keys("esc", " ")
+	if h.m.sigs.cursor != 1 || !h.m.sigs.marked[h.m.sigs.items[0].ID] {
+		t.Errorf("space on signatures: cursor %d, marked %v", h.m.sigs.cursor, h.m.sigs.marked)
+	}
+	h.keys("esc", "enter", " ")
+	if _, marked := h.m.jobs.marked[h.m.jobs.items[0].ID]; h.m.jobs.cursor != 1 || !marked {
+		t.Errorf("space on jobs: cursor %d, marked %v", h.m.jobs.cursor, h.m.jobs.marked)
+	}
+	h.keys("?")
+	if v := ansi.Strip(h.view()); !spaceHelp.MatchString(v) {
+		t.Errorf("jobs help does not say space moves on:\n%s", v)
 	}
 }
