@@ -105,6 +105,13 @@ type RetryResult struct {
 // into Redis on a quiet machine").
 const PipelinedBatch = WriteBatch * 3 / 4
 
+// ArtisanCan reports whether php artisan queue:retry can retry a job that
+// a retry skipped for the reason code: a connection jobtriage cannot
+// write, not a job that would only fail again.
+func ArtisanCan(code string) bool {
+	return code == SkipNotDatabase || code == SkipNoJobsTable
+}
+
 // ArtisanRetry is the command an operator runs for jobs jobtriage cannot
 // re-queue itself.
 func ArtisanRetry(ids []string) string {

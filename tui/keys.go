@@ -51,9 +51,11 @@ type detailKeys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom, Section, Back, Retry, Forget, Copy key.Binding
 }
 
-// confirmKeys answer a confirmation.
+// confirmKeys answer a confirmation. Yes is disabled while the dry run
+// says nothing would be retried; Copy is enabled only while the dialog has
+// an artisan command for the skipped jobs.
 type confirmKeys struct {
-	Yes, No key.Binding
+	Yes, Copy, No key.Binding
 }
 
 // filterKeys drive the filter form.
@@ -116,8 +118,9 @@ func newKeyMap(readOnly bool) keyMap {
 			Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
 		},
 		Confirm: confirmKeys{
-			Yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
-			No:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n/esc", "no")),
+			Yes:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+			Copy: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy artisan command"), key.WithDisabled()),
+			No:   key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n/esc", "no")),
 		},
 		Filter: filterKeys{
 			Next:   key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
@@ -175,7 +178,7 @@ func (k keyMap) helpFor(s state) pageHelp {
 			more:   []key.Binding{d.Up, d.Down, d.PageUp, d.PageDown, d.Top, d.Bottom, d.Copy, k.Global.Refresh},
 		}
 	case stateConfirm:
-		return pageHelp{global: []key.Binding{k.Confirm.Yes, k.Confirm.No}}
+		return pageHelp{global: []key.Binding{k.Confirm.Yes, k.Confirm.Copy, k.Confirm.No}}
 	case stateFilter:
 		f := k.Filter
 		return pageHelp{short: []key.Binding{f.Next, f.Apply, f.Cancel, f.Clear}, more: []key.Binding{f.Prev}}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"testing"
@@ -8,6 +9,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/jobtriage/jobtriage/triage"
 )
 
 // TestNarrowTableKeepsClassAndMessage: at 80×24 the signatures show each
@@ -143,5 +146,61 @@ func TestSpaceDoesWhatItsHelpSays(t *testing.T) {
 	h.keys("?")
 	if v := ansi.Strip(h.view()); !spaceHelp.MatchString(v) {
 		t.Errorf("jobs help does not say space moves on:\n%s", v)
+	}
+}
+
+// TestRetryDialogWithNothingToRetry: when the dry run finds every job
+// skipped, the dialog says nothing would be retried, offers no y (neither
+// in its text nor in the footer, and y does nothing), and offers the artisan
+// command for the skipped jobs, which c copies whole.
+func TestRetryDialogWithNothingToRetry(t *testing.T) {
+	f := seed()
+	f.skipConn = "redis"
+	var ids []string
+	for i := range f.jobs {
+		if f.jobs[i].Signature == sigInvoice {
+			f.jobs[i].Connection = "redis"
+			ids = append(ids, f.jobs[i].ID)
+		}
+	}
+	h := newHarness(t, f, f, Options{}, 80, 24)
+	var clip bytes.Buffer
+	h.m.clipboard = &clip
+	h.keys("r")
+	v := ansi.Strip(h.view())
+	flat := strings.Join(strings.Fields(strings.ReplaceAll(v, "│", "")), " ")
+	for _, want := range []string{"Nothing would be retried: all 120 would be skipped, 120 on connection redis (not writable by jobtriage).",
+		"Artisan can retry the skipped jobs (c copies the command):", "php artisan queue:retry " + ids[0], "n close"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("dialog lacks %q:\n%s", want, v)
+		}
+	}
+	lines := strings.Split(v, "\n")
+	if foot := lines[len(lines)-1]; strings.Contains(flat, "y confirm") || strings.Contains(foot, "y yes") || !strings.Contains(foot, "c copy artisan command") {
+		t.Errorf("the dialog still offers y, or not c:\n%s", v)
+	}
+	h.keys("y")
+	if len(f.retries) != 0 || h.m.state != stateConfirm {
+		t.Fatalf("y retried %+v (state %v)", f.retries, h.m.state)
+	}
+	h.keys("c")
+	if want := ansi.SetSystemClipboard(triage.ArtisanRetry(ids)); clip.String() != want {
+		t.Errorf("clipboard %q, want the command with every skipped id %q", clip.String(), want)
+	}
+	// The next dialog, with something to retry, offers y again and no c.
+	h.keys("n", "down", "r")
+	foot := strings.Split(ansi.Strip(h.view()), "\n")
+	if f := foot[len(foot)-1]; !strings.Contains(f, "y yes") || strings.Contains(f, "c copy") {
+		t.Errorf("next dialog's footer %q", f)
+	}
+}
+
+// A retry confirmed before its dry run answered, which retried nothing,
+// says so instead of "Retried 0 jobs".
+func TestRetryOfNothingSaysSo(t *testing.T) {
+	msg := actionMsg{act: action{kind: actionRetry, whole: true, object: "signature ab12cd34ef"},
+		retry: triage.RetryResult{Skipped: []triage.Skip{{ID: "u1", Connection: "redis", Code: triage.SkipNotDatabase}}}}
+	if got, want := actionSummary(msg), "Retried nothing of signature ab12cd34ef; skipped 1: 1 on connection redis (not writable by jobtriage)."; got != want {
+		t.Errorf("summary %q, want %q", got, want)
 	}
 }

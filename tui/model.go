@@ -343,6 +343,8 @@ func (m Model) dispatchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.closeConfirm()
 			m.status = statusLine{busy: true}
 			return m, tea.Batch(cmd, m.startSpin())
+		case key.Matches(msg, m.keys.Confirm.Copy):
+			return m, m.copyCmd("artisan command", artisanFallback(m.confirm.preview.Skipped, 0))
 		case key.Matches(msg, m.keys.Confirm.No):
 			m.closeConfirm()
 			m.status = statusLine{text: "Cancelled."}
