@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/jobtriage/jobtriage/triage"
 )
@@ -202,5 +204,28 @@ func TestRetryOfNothingSaysSo(t *testing.T) {
 		retry: triage.RetryResult{Skipped: []triage.Skip{{ID: "u1", Connection: "redis", Code: triage.SkipNotDatabase}}}}
 	if got, want := actionSummary(msg), "Retried nothing of signature ab12cd34ef; skipped 1: 1 on connection redis (not writable by jobtriage)."; got != want {
 		t.Errorf("summary %q, want %q", got, want)
+	}
+}
+
+// TestFailedRefreshSaysTheListIsStale: after a failed refresh the rows
+// stay, the header says STALE and the status line says since when and why,
+// through other keys, until a refresh succeeds.
+func TestFailedRefreshSaysTheListIsStale(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{Window: time.Minute, Threshold: 10}, 80, 24)
+	f.groupErr = errors.New("dial tcp 10.0.0.5:5432: connect: connection refused")
+	h.keys("ctrl+r")
+	golden.RequireEqual(t, []byte(ansi.Strip(h.view())))
+	h.keys("down", "?", "esc")
+	v := ansi.Strip(h.view())
+	head := strings.Split(v, "\n")[0]
+	if !strings.Contains(head, "STALE") || !strings.Contains(strings.Join(strings.Fields(v), " "), "Stale: rows as of 15:00:00; the refresh failed: dial tcp 10.0.0.5:5432: connect: connection refused (ctrl+r tries again)") ||
+		!strings.Contains(v, `App\Jobs\SyncInvoice`) {
+		t.Errorf("after other keys the list no longer says it is stale, or lost its rows:\n%s", v)
+	}
+	f.groupErr = nil
+	h.keys("ctrl+r")
+	if v := ansi.Strip(h.view()); strings.Contains(v, "STALE") || strings.Contains(v, "Stale") {
+		t.Errorf("a successful refresh still says stale:\n%s", v)
 	}
 }

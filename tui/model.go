@@ -456,14 +456,13 @@ func (m Model) onGroup(msg groupMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	if msg.err != nil {
-		if m.sigs.refreshing {
-			m.status = statusLine{text: "Refresh failed: " + errText(msg.err), isErr: true}
-		}
+		// A failed refresh keeps the rows; the status line says they are
+		// stale, and why, until one succeeds (statusLines).
 		m.sigs.fail(msg.err)
 		m.cancelScan = nil
 		return m, nil
 	}
-	m.sigs.apply(msg.progress)
+	m.sigs.apply(msg.progress, m.now())
 	if msg.progress.Done {
 		if m.cancelScan != nil {
 			m.cancelScan() // releases the scan's context

@@ -23,6 +23,10 @@ type sigList struct {
 	loaded     bool // a scan has ended at least once
 	progress   triage.GroupProgress
 	err        error
+	// stale is why the rows on screen are older than the last refresh (it
+	// failed), until one succeeds; loadedAt is when the rows were read.
+	stale    error
+	loadedAt time.Time
 	// marked are the signatures space marked, by id: a bulk retry or
 	// forget acts on them. Ids that leave the list leave the set.
 	marked map[string]bool
@@ -174,17 +178,21 @@ func (l *sigList) startScan(seq int, keep bool) {
 
 func (l *sigList) fail(err error) {
 	l.loading = false
-	if !l.refreshing {
+	if l.refreshing {
+		l.stale = err
+	} else {
 		l.err = err
 	}
 	l.refreshing = false
 }
 
-// apply takes a snapshot; the cursor stays on the signature it was on.
-func (l *sigList) apply(p triage.GroupProgress) {
+// apply takes a snapshot read at now; the cursor stays on the signature it
+// was on.
+func (l *sigList) apply(p triage.GroupProgress, now time.Time) {
 	l.progress = p
 	if p.Done {
 		l.loading, l.refreshing, l.loaded = false, false, true
+		l.stale, l.loadedAt = nil, now
 	} else if l.refreshing {
 		return
 	}

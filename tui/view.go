@@ -65,6 +65,9 @@ func (m Model) headerLine() string {
 	sep := m.st.Muted.Render(" · ")
 	head := []string{m.st.Header.Render("jobtriage")}
 	tail := []string{m.totalText()}
+	if m.sigs.stale != nil {
+		tail = append(tail, m.st.Alert.Render(staleMark))
+	}
 	if w := m.windowText(); w != "" {
 		tail = append(tail, w)
 	}
@@ -185,15 +188,20 @@ const maxStatusLines = 3
 // statusLines are the status, wrapped to the width: at least one line
 // (blank when there is nothing to say).
 func (m Model) statusLines() []string {
-	if m.status.text == "" && !m.status.busy {
+	text, isErr := m.status.text, m.status.isErr
+	if text == "" && !m.status.busy && m.sigs.stale != nil {
+		// Said until a refresh succeeds, whatever else came and went.
+		text, isErr = m.staleText(), true
+	}
+	if text == "" && !m.status.busy {
 		return []string{""}
 	}
-	text := sanitize.Line(m.status.text)
+	text = sanitize.Line(text)
 	if m.status.busy {
 		text = m.spin.View() + " " + m.runningText()
 	}
 	style := m.st.StatusOK
-	if m.status.isErr {
+	if isErr {
 		style = m.st.ErrorText
 	}
 	lines := strings.Split(ansi.Wrap(text, m.width, `/\-`), "\n")
@@ -205,6 +213,15 @@ func (m Model) statusLines() []string {
 		lines[i] = style.Render(l)
 	}
 	return lines
+}
+
+// staleMark flags, in the header, a list a refresh failed to renew.
+const staleMark = "STALE"
+
+// staleText says how old the rows on screen are and why no newer ones came.
+func (m Model) staleText() string {
+	return "Stale: rows as of " + m.sigs.loadedAt.Format("15:04:05") + "; the refresh failed: " +
+		errText(m.sigs.stale) + " (" + m.keys.Global.Refresh.Help().Key + " tries again)"
 }
 
 func (m Model) statusHeight() int { return len(m.statusLines()) }
