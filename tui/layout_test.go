@@ -229,3 +229,10 @@ func TestFailedRefreshSaysTheListIsStale(t *testing.T) {
 		t.Errorf("a successful refresh still says stale:\n%s", v)
 	}
 }
+
+// TestGoldenSignatures100: at 100 columns the trend is back and no class
+// is cut.
+func TestGoldenSignatures100(t *testing.T) {
+	h := newHarness(t, seed(), nil, Options{Connection: "pgsql://forge@db.internal:5432/app", Window: 15 * time.Minute, Threshold: 50}, 100, 30)
+	golden.RequireEqual(t, []byte(ansi.Strip(h.view())))
+}
