@@ -40,6 +40,8 @@ func printReport(ios *IOStreams, rep triage.Report) error {
 	for _, q := range rep.Queues {
 		oldest := ""
 		switch {
+		case q.OldestPendingAt.IsZero() && q.OldestPendingUnknown != "":
+			oldest = "?" // why: below the table
 		case q.OldestPendingAt.IsZero():
 		case ios.IsStdoutTTY():
 			oldest = alerts.FormatDuration(q.OldestPendingAge.Truncate(time.Second))
@@ -56,7 +58,17 @@ func printReport(ios *IOStreams, rep triage.Report) error {
 	if len(rep.Queues) == 0 && ios.IsStdoutTTY() {
 		fmt.Fprintln(ios.ErrOut, "no queued jobs and no failures in the window")
 	}
-	return t.render()
+	if err := t.render(); err != nil {
+		return err
+	}
+	if ios.IsStdoutTTY() {
+		for _, q := range rep.Queues {
+			if q.OldestPendingAt.IsZero() && q.OldestPendingUnknown != "" {
+				fmt.Fprintf(ios.ErrOut, "OLDEST PENDING of %s is ?: %s\n", sanitize.Line(q.Queue), sanitize.Line(q.OldestPendingUnknown))
+			}
+		}
+	}
+	return nil
 }
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }

@@ -139,6 +139,9 @@ type QueueHealth struct {
 	// available; zero when nothing is pending.
 	OldestPendingAt  time.Time     `json:"oldest_pending_at"`
 	OldestPendingAge time.Duration `json:"-"`
+	// OldestPendingUnknown is QueueStats.OldestPendingUnknown: why the age
+	// of a pending queue is not known.
+	OldestPendingUnknown string `json:"-"`
 	// Failed counts failed_jobs rows of this queue in the window.
 	Failed int64 `json:"failed"`
 }
@@ -200,7 +203,8 @@ func Monitor(ctx context.Context, st MonitorSource, p MonitorParams) (Report, er
 	for _, ref := range refs {
 		s := byName[ref.Queue]
 		h := QueueHealth{Connection: ref.Connection, Queue: ref.Queue, Size: s.Size, Pending: s.Pending,
-			Delayed: s.Delayed, Reserved: s.Reserved, Stuck: s.Stuck, OldestPendingAt: s.OldestPendingAt}
+			Delayed: s.Delayed, Reserved: s.Reserved, Stuck: s.Stuck, OldestPendingAt: s.OldestPendingAt,
+			OldestPendingUnknown: s.OldestPendingUnknown}
 		if !s.OldestPendingAt.IsZero() {
 			h.OldestPendingAge = max(p.Now.Sub(s.OldestPendingAt), 0)
 		}
@@ -343,7 +347,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 			s := stats[q]
 			h := QueueHealth{Connection: conn, Queue: q, Size: s.Size, Pending: s.Pending,
 				Delayed: s.Delayed, Reserved: s.Reserved, Stuck: s.Stuck, OldestPendingAt: s.OldestPendingAt,
-				Failed: failedBy[QueueRef{Connection: conn, Queue: q}]}
+				OldestPendingUnknown: s.OldestPendingUnknown, Failed: failedBy[QueueRef{Connection: conn, Queue: q}]}
 			if !s.OldestPendingAt.IsZero() {
 				h.OldestPendingAge = max(p.Now.Sub(s.OldestPendingAt), 0)
 			}

@@ -112,6 +112,13 @@ const PipelinedBatch = WriteBatch * 3 / 4
 // whole sentence, since the ids and the command follow on lines of their own.
 const artisanRetryHint = "retry such jobs with php artisan queue:retry instead"
 
+// ArtisanCan reports whether php artisan queue:retry can retry a job that
+// a retry skipped for the reason code: a connection jobtriage cannot
+// write, not a job that would only fail again.
+func ArtisanCan(code string) bool {
+	return code == SkipNotDatabase || code == SkipNoJobsTable
+}
+
 // ArtisanRetry is the command an operator runs for jobs jobtriage cannot
 // re-queue itself.
 func ArtisanRetry(ids []string) string {
