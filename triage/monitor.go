@@ -105,6 +105,9 @@ type MonitorParams struct {
 	// DefaultConnection is queue.default: the connection a queue named
 	// without one is measured on, as queue:monitor does.
 	DefaultConnection string
+	// Pauses is the app's cache store, which holds the queue pause keys
+	// (triage/pause.go); nil when it cannot be read.
+	Pauses CacheStore
 }
 
 // MonitorConnection is one queue connection a monitor can (or cannot) see.
@@ -138,6 +141,9 @@ type QueueHealth struct {
 	OldestPendingAge time.Duration `json:"-"`
 	// Failed counts failed_jobs rows of this queue in the window.
 	Failed int64 `json:"failed"`
+	// Paused: workers skip the queue (queue:pause or jobtriage pause), so
+	// its backlog is held, not stuck.
+	Paused bool `json:"paused,omitempty"`
 }
 
 // Report is one health check.
@@ -155,6 +161,9 @@ type Report struct {
 	// Blind lists the connections whose queues could not be counted, with
 	// why ("sqs: jobtriage cannot read sqs queues").
 	Blind []string
+	// PauseError says why the queues' pause state is unknown ("" when it
+	// was read, or there is no cache store to read).
+	PauseError string
 }
 
 // Monitor runs one health check: one grouped count over jobs (indexed on
@@ -213,6 +222,7 @@ func Monitor(ctx context.Context, st MonitorSource, p MonitorParams) (Report, er
 			rep.Failed += n
 		}
 	}
+	markPaused(ctx, p, &rep)
 	return rep, nil
 }
 
@@ -352,6 +362,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 			rep.Failed += n
 		}
 	}
+	markPaused(ctx, p, &rep)
 	return rep, nil
 }
 
