@@ -90,8 +90,8 @@ func pauseKeys(p PauseParams) ([]PauseChange, error) {
 	if len(p.Queues) == 0 && !p.All {
 		return nil, fmt.Errorf("%w: name CONNECTION:QUEUE pairs, or --all", ErrInvalidInput)
 	}
-	if p.For < 0 {
-		return nil, fmt.Errorf("%w: the pause duration must be positive", ErrInvalidInput)
+	if p.For < 0 || (p.For > 0 && p.For%time.Second != 0) {
+		return nil, fmt.Errorf("%w: the pause duration must be whole seconds, as the cache stores them", ErrInvalidInput)
 	}
 	var out []PauseChange
 	if p.All {
