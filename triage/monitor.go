@@ -448,6 +448,9 @@ func (r Report) Check(t Thresholds) []Breach {
 	var out []Breach
 	for _, q := range r.Queues {
 		name := QueueRef{Connection: q.Connection, Queue: q.Queue}.String()
+		if q.Paused {
+			continue // held on purpose: its backlog is no breach (failures still are)
+		}
 		if t.MaxSize > 0 && q.Size >= t.MaxSize {
 			out = append(out, Breach{Queue: name, Measure: "size", Value: q.Size, Limit: t.MaxSize})
 		}

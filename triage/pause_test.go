@@ -186,3 +186,20 @@ func TestMonitorMarksPausedQueues(t *testing.T) {
 		t.Errorf("pause error %q, first queue paused %v", rep.PauseError, rep.Queues[0].Paused)
 	}
 }
+
+// TestCheckSkipsPausedBacklog: a paused queue's size and age are held on
+// purpose, so they breach nothing; the window's failures still do.
+func TestCheckSkipsPausedBacklog(t *testing.T) {
+	rep := triage.Report{Window: time.Minute, Failed: 3, Queues: []triage.QueueHealth{
+		{Connection: "database", Queue: "emails", Size: 500, OldestPendingAt: pauseNow, OldestPendingAge: time.Hour, Paused: true},
+		{Connection: "database", Queue: "default", Size: 500},
+	}}
+	var got []string
+	for _, b := range rep.Check(triage.Thresholds{MaxSize: 100, MaxAge: time.Minute, MaxFailed: 3}) {
+		got = append(got, b.String())
+	}
+	want := []string{"queue database:default: size 500 ≥ 100", "all monitored queues: failed 3 ≥ 3 in 1m0s"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("breaches (-want +got):\n%s", diff)
+	}
+}
