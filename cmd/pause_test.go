@@ -197,3 +197,21 @@ func mapsEqual(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestRetryNotesPausedQueue: a retry onto a paused queue says so on one
+// stderr line; onto a running one it says nothing of pauses.
+func TestRetryNotesPausedQueue(t *testing.T) {
+	h := newHarness(t, false)
+	pauseApp(t, h)
+	if code := h.run("pause", "database:default", "--yes"); code != ExitOK {
+		t.Fatalf("pause: exit %d %s", code, h.errOut.String())
+	}
+	if code := h.run("retry", "--queue", "emails", "--yes"); code != ExitOK || strings.Contains(h.errOut.String(), "paused") {
+		t.Fatalf("retry emails: exit %d %s", code, h.errOut.String())
+	}
+	code := h.run("retry", "--queue", "default", "--yes")
+	note := "note: database:default is paused: workers will not take the retried jobs until jobtriage resume (or php artisan queue:resume)\n"
+	if code != ExitOK || strings.Count(h.errOut.String(), note) != 1 {
+		t.Errorf("retry default: exit %d %q", code, h.errOut.String())
+	}
+}

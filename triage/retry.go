@@ -95,6 +95,8 @@ type RetryResult struct {
 	ByClass  map[string]int `json:"by_class"`
 	Skipped  []Skip         `json:"skipped"`
 	NotFound []string       `json:"not_found"`
+	// Targets are the connection:queue pairs pushed onto (pause.go).
+	Targets []QueueRef `json:"-"`
 }
 
 // PipelinedBatch is the rows of one batch of a pipelined retry (see
@@ -198,6 +200,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		res.IDs = append(res.IDs, j.ID)
 		res.ByQueue[queue]++
 		res.ByClass[j.Class]++
+		res.addTarget(r.Connection, queue)
 		if p.OnPushed != nil {
 			pushed = append(pushed, Pushed{UUID: uuid, ID: j.ID, Class: j.Class, Connection: r.Connection, Queue: queue})
 		}
