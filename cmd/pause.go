@@ -128,9 +128,15 @@ func parsePauseArgs(f *Factory, opts *PauseOptions, runF func(context.Context, *
 
 // pauseDoc is the --json output.
 type pauseDoc struct {
-	Action string `json:"action"` // "pause" or "resume"
+	SchemaVersion int    `json:"schema_version"`
+	Action        string `json:"action"` // "pause" or "resume"
 	triage.PauseResult
+	// Until is a timed pause's end, RFC 3339; omitted otherwise.
+	Until *string `json:"until,omitempty"`
 }
+
+// pauseSchemaVersion is the version of pause's and resume's JSON (docs/json.md).
+const pauseSchemaVersion = 1
 
 func pauseRun(ctx context.Context, opts *PauseOptions) error {
 	cs, err := opts.Store(ctx)
@@ -195,7 +201,12 @@ func pauseSubject(opts *PauseOptions) string {
 
 func reportPause(opts *PauseOptions, action string, res triage.PauseResult, target string) error {
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, pauseDoc{Action: action, PauseResult: res})
+		doc := pauseDoc{SchemaVersion: pauseSchemaVersion, Action: action, PauseResult: res}
+		if !res.Until.IsZero() {
+			until := rfc3339(res.Until)
+			doc.Until = &until
+		}
+		return writeJSON(opts.IO.Out, doc)
 	}
 	for _, c := range res.Changes {
 		var line string

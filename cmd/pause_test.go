@@ -215,3 +215,28 @@ func TestRetryNotesPausedQueue(t *testing.T) {
 		t.Errorf("retry default: exit %d %q", code, h.errOut.String())
 	}
 }
+
+// TestPauseForJSON: a timed pause writes now+D and says until when; an
+// open-ended one has no until.
+func TestPauseForJSON(t *testing.T) {
+	h := newHarness(t, false)
+	path := pauseApp(t, h)
+	if code := h.run("pause", "database:emails", "--for", "15m", "--yes", "--json"); code != ExitOK {
+		t.Fatalf("exit %d %s", code, h.errOut.String())
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(h.out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["schema_version"] != 1.0 || doc["action"] != "pause" || doc["until"] != rfc3339(testNow.Add(15*time.Minute)) {
+		t.Errorf("doc %v", doc)
+	}
+	want := map[string]string{"harness13-cache-illuminate:queue:paused:database:emails": "b:1; " + itoa64(testNow.Unix()+900)}
+	if got := cacheRows(t, h, path); !mapsEqual(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	if code := h.run("pause", "--all", "--yes", "--json"); code != ExitOK || strings.Contains(h.out.String(), "until") ||
+		!strings.Contains(h.out.String(), `"queue": "*"`) {
+		t.Errorf("--all: exit %d %s", code, h.out.String())
+	}
+}

@@ -79,7 +79,7 @@ type PauseResult struct {
 	DryRun  bool          `json:"dry_run"`
 	// Until is when a timed pause ends; zero for an open-ended one and for
 	// a resume.
-	Until time.Time `json:"until,omitempty"`
+	Until time.Time `json:"-"`
 }
 
 // allQueuesLabel is the Queue of the global key's change.
