@@ -23,7 +23,7 @@ const (
 
 // ErrPauseUnsupported: the app's cache store is one jobtriage cannot
 // write or read (file, memcached, dynamodb, array, …).
-var ErrPauseUnsupported = errors.New("cache store not supported")
+var ErrPauseUnsupported = errors.New("queue pause unsupported")
 
 // PausedQueueKey is the cache key that pauses one queue of a connection.
 func PausedQueueKey(ref QueueRef) string {
