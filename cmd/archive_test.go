@@ -183,7 +183,7 @@ func TestRestoreRefusesBadArchives(t *testing.T) {
 	if code := h.run("restore", bad, "--dsn", dsn); code != ExitUsage || strings.Count(h.errOut.String(), "\n") != 1 {
 		t.Errorf("bad archive: exit %d, %q", code, h.errOut.String())
 	}
-	if code := h.run("restore", filepath.Join(dir, "missing.ndjson"), "--dsn", dsn); code != ExitError {
+	if code := h.run("restore", filepath.Join(dir, "missing.ndjson"), "--dsn", dsn); code != ExitUsage || strings.Count(h.errOut.String(), "\n") != 1 {
 		t.Errorf("missing archive: exit %d, %q", code, h.errOut.String())
 	}
 	// A torn last line is reported, not refused.

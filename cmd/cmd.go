@@ -160,7 +160,11 @@ tables on PostgreSQL, MySQL/MariaDB or SQLite. No PHP, no migration, no extra ta
 Run it anywhere inside a Laravel app: it reads the configuration Laravel uses
 (bootstrap/cache/config.php, else config/*.php with .env) and queues back through
 each job's own connection (database or Redis). Or point it anywhere with --dsn.
-jobtriage doctor shows what it found and where each value came from.`,
+jobtriage doctor shows what it found and where each value came from.
+
+Flag values: a DURATION is 90s, 15m, 2h, 7d or 1w (combined: 1h30m; a number
+needs its unit); WHEN is a duration back from now or a time (2026-11-30 14:00,
+RFC 3339); N is a whole number. A bad value exits 2 naming the flag.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -171,7 +175,7 @@ jobtriage doctor shows what it found and where each value came from.`,
 	pf.StringVar(&f.Conn.FailedTable, "failed-table", "", "failed jobs table (default the app's queue.failed.table with the connection's prefix, or failed_jobs)")
 	pf.StringVar(&f.Conn.JobsTable, "jobs-table", "", "queued jobs table (default the app's database queue connection's table, or jobs)")
 	pf.StringVar(&f.Conn.Timezone, "timezone", "", "app timezone that failed_at is written in (default the app's app.timezone, or UTC)")
-	pf.DurationVar(&f.Conn.Timeout, "statement-timeout", 0, "server-side limit per statement (default 60s)")
+	durationVar(pf, &f.Conn.Timeout, "statement-timeout", 0, "server-side limit per statement (default 60s)")
 	pf.BoolVar(&f.Conn.JobsLedger, "jobs-ledger", false, "with --jobs-dsn or a database queue in another database: record pushed uuids in a jobtriage_pushed table there (opt-in), so a re-run never queues a job twice even after it ran")
 	pf.StringVar(&f.ConfigFile, "config", "", "jobtriage's configuration `file` (env JOBTRIAGE_CONFIG; default $XDG_CONFIG_HOME/jobtriage/config.toml)")
 	pf.StringVar(&f.ContextName, "context", "", "run in the context `NAME` of the configuration file (env JOBTRIAGE_CONTEXT; default its current-context)")
@@ -215,5 +219,8 @@ jobtriage doctor shows what it found and where each value came from.`,
 	)
 	setVersionFlag(root, buildinfo.Read())
 	registerCompletions(root, databaseSuggester(f))
+	// cobra's completion command keeps the writer it is made with.
+	root.SetOut(f.IO.Out)
+	refuseUnknownSubcommands(root)
 	return root
 }

@@ -219,7 +219,6 @@ func TestExitCodes(t *testing.T) {
 		{"missing table", []string{"failed", "--dsn", "sqlite:" + empty}, false, ExitSchema, "queue:failed-table"},
 		{"retry all needs --yes without a TTY", []string{"retry", "all", "--dsn", dsn}, false, ExitCancelled, "--yes"},
 		{"operator says no", []string{"retry", "all", "--dsn", dsn}, true, ExitCancelled, "cancelled"},
-		{"range in uuid mode", []string{"retry", "--range", "1-2", "--dsn", dsn}, false, ExitUsage, "uuid"},
 		{"prune hours 0", []string{"prune", "--hours", "0", "--dsn", dsn}, false, ExitUsage, "--hours"},
 		{"prune hours negative", []string{"prune", "--hours", "-5", "--dsn", dsn}, false, ExitUsage, "--hours"},
 		{"forget unknown id", []string{"forget", "--yes", "--dsn", dsn, "99999999-9999-4999-8999-999999999999"}, false, ExitNotFound, "not found"},

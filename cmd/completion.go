@@ -131,3 +131,38 @@ func registerCompletions(root *cobra.Command, s suggester) {
 	}
 	walk(root)
 }
+
+// refuseUnknownSubcommands makes every command that only groups others
+// (completion, context) refuse a word that names none of them — cobra
+// would print the help and exit 0, so `completion tcsh` in a setup script
+// seemed to work — with the names it takes; alone, it prints its help. The
+// completion command is added here, as Execute would add it, so that it is
+// covered too.
+func refuseUnknownSubcommands(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Runnable() || !c.HasSubCommands() {
+			continue
+		}
+		c.Args = cobra.ArbitraryArgs
+		if c.Name() == "completion" {
+			c.Use = "completion <shell>"
+		}
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			var names []string
+			for _, sub := range c.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name())
+				}
+			}
+			what := "a command"
+			if c.Name() == "completion" {
+				what = "a shell"
+			}
+			return FlagErrorf("unknown command %q for %q: choose %s: %s", args[0], c.CommandPath(), what, strings.Join(names, ", "))
+		}
+	}
+}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
+
+	"github.com/spf13/pflag"
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/filestore"
@@ -58,6 +61,17 @@ func (e *exitError) Error() string {
 }
 func (e *exitError) Unwrap() error { return e.err }
 
+// inputFileError refuses an input file named on the command line that
+// cannot be opened (missing, a directory, no permission): a usage error,
+// like an input that is not what the command reads.
+func inputFileError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &exitError{code: ExitUsage, err: fmt.Errorf("cannot read %s: %w", sanitize.Line(path), err)}
+}
+
 // silentExit ends with code after the command has printed its own report.
 func silentExit(code ExitCode) error { return &exitError{code: code} }
 
@@ -70,7 +84,7 @@ func exitCodeFor(err error) ExitCode {
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, &fe), errors.Is(err, triage.ErrInvalidInput), errors.Is(err, triage.ErrInvalidCursor),
+	case errors.As(err, &fe), errors.As(err, new(*pflag.InvalidValueError)), errors.Is(err, triage.ErrInvalidInput), errors.Is(err, triage.ErrInvalidCursor),
 		errors.Is(err, filestore.ErrReadOnly), errors.Is(err, triage.ErrPauseUnsupported):
 		return ExitUsage
 	case errors.Is(err, ErrCancelled):

@@ -61,7 +61,7 @@ func TestExitCodeFor(t *testing.T) {
 func TestRunPrintsOneLineAndTheUsageHint(t *testing.T) {
 	h := newHarness(t, false)
 	if code := h.run("failed", "--limit", "-1"); code != ExitUsage ||
-		h.errOut.String() != "jobtriage: --limit must be positive\nRun 'jobtriage failed --help' for usage.\n" || h.out.Len() != 0 {
+		h.errOut.String() != "jobtriage: invalid argument \"-1\" for \"-L, --limit\" flag: must not be negative; want a whole number like 10\nRun 'jobtriage failed --help' for usage.\n" || h.out.Len() != 0 {
 		t.Errorf("usage error: exit %d %q", code, h.errOut.String())
 	}
 	if code := h.run("nosuch"); code != ExitUsage || !strings.Contains(h.errOut.String(), "Run 'jobtriage --help' for usage.") {

@@ -39,8 +39,8 @@ func (ff *FilterFlags) register(cmd *cobra.Command) {
 	fl.Var(nameList{&ff.Connections}, "connection", "only these queue `connections` (e.g. database, redis)")
 	fl.StringVar(&ff.Class, "class", "", "only job classes containing `TEXT` (case-insensitive)")
 	fl.StringVar(&ff.Search, "search", "", "only jobs whose exception or payload contains `TEXT`")
-	fl.StringVar(&ff.Since, "since", "", "only failures at or after `WHEN`: a duration back (30m, 6h, 7d) or a time")
-	fl.StringVar(&ff.Until, "until", "", "only failures at or before `WHEN`: a duration back or a time")
+	timeVar(fl, &ff.Since, "since", "only failures at or after `WHEN`: a duration back (30m, 6h, 7d) or a time")
+	timeVar(fl, &ff.Until, "until", "only failures at or before `WHEN`: a duration back or a time")
 	fl.StringVar(&ff.Signature, "signature", "", "only jobs of the error signature `ID` shown by failed --group")
 }
 
@@ -161,9 +161,6 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service
 			opts.LimitSet = c.Flags().Changed("limit")
-			if opts.Limit < 0 {
-				return FlagErrorf("--limit must be positive")
-			}
 			if with := csvConflict(opts); opts.CSV && with != "" {
 				return FlagErrorf("--csv is an export of the listing: it takes none of %s", with)
 			}
@@ -206,11 +203,11 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 	}
 	opts.Filter.register(cmd)
 	fl := cmd.Flags()
-	fl.IntVarP(&opts.Limit, "limit", "L", 30, "jobs per page (group: signatures shown; --ndjson: all unless given; 0 = all)")
+	countVarP(fl, &opts.Limit, "limit", "L", 30, 0, "jobs per page (group: signatures shown; --ndjson: all unless given; 0 = all)")
 	fl.StringVar(&opts.After, "after", "", "continue after this `cursor` (printed by the previous page)")
 	fl.BoolVar(&opts.Group, "group", false, "one row per error signature, by count")
-	fl.StringVar(&opts.NewSince, "new-since", "", "with --group: only signatures first seen at or after `WHEN` (a duration back or a time, e.g. the deploy)")
-	fl.StringVar(&opts.Window, "window", "1h", "with --group: the trend `window`; the last one is compared with the one before (30m, 6h, 1d; at most 30d)")
+	timeVar(fl, &opts.NewSince, "new-since", "with --group: only signatures first seen at or after `WHEN` (a duration back or a time, e.g. the deploy)")
+	trendWindowVar(fl, &opts.Window, "window", "1h", "with --group: the trend window; the last one is compared with the one before (30m, 6h, 1d; at most 30d)")
 	fl.StringVar(&opts.Sort, "sort", "count", "with --group: order by `KEY`: count, last (seen), first (seen) or trend (rise since the window before)")
 	fl.BoolVar(&opts.JSON, "json", false, "print a JSON array")
 	fl.BoolVar(&opts.NDJSON, "ndjson", false, "stream every matching job as one JSON object per line (whole-table export)")
@@ -447,12 +444,16 @@ func exportDone(opts *FailedOptions, q triage.Query, n int, err error) error {
 // parseTrendWindow reads a trend window flag: a duration (30m, 6h, 1d)
 // up to triage.MaxTrendWindow.
 func parseTrendWindow(flag, s string) (time.Duration, error) {
-	d, err := parseDuration(strings.TrimSpace(s))
-	if err != nil || d <= 0 || d > triage.MaxTrendWindow {
-		return 0, FlagErrorf("%s %q: want a duration above 0 and at most %s, like 30m, 6h or 1d", flag, sanitize.Line(s), alertsDuration(triage.MaxTrendWindow))
+	d, err := trendWindowOf(s)
+	if err != nil {
+		return 0, FlagErrorf("%s %q: %v", flag, sanitize.Line(s), err)
 	}
 	return d, nil
 }
+
+// groupProgressEvery is how many matching rows group reads between two
+// "scanned" lines on a terminal.
+const groupProgressEvery = 5000
 
 func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query, now time.Time) error {
 	window, err := parseTrendWindow("--window", opts.Window)
@@ -475,17 +476,19 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 		newSince = now.Add(-window)
 	}
 	if opts.IO.IsStderrTTY() && !opts.JSON {
-		p.Progress = func(g triage.GroupProgress) {
-			if !g.Done {
-				fmt.Fprintf(opts.IO.ErrOut, "\rscanned %s (%d%%)…", countNoun(g.Scanned, "failed job"), int(g.Fraction*100))
-			} else if g.Scanned >= 5000 {
-				fmt.Fprint(opts.IO.ErrOut, "\r\033[K")
-			}
-		}
+		p.ProgressEvery = groupProgressEvery
 	}
-	sigs, err := svc.Group(ctx, p)
-	if err != nil {
-		return err
+	var sigs []triage.Signature
+	for g, err := range svc.GroupSnapshots(ctx, p) {
+		switch {
+		case err != nil:
+			return err
+		case !g.Done:
+			fmt.Fprintf(opts.IO.ErrOut, "\rscanned %s (%d%%)…", countNoun(g.Scanned, "failed job"), int(g.Fraction*100))
+		case p.ProgressEvery > 0 && g.Scanned >= p.ProgressEvery:
+			fmt.Fprint(opts.IO.ErrOut, "\r\033[K") // a snapshot was shown
+		}
+		sigs = g.Signatures
 	}
 	total, distinct := 0, len(sigs)
 	for _, s := range sigs {

@@ -43,18 +43,18 @@ func TestNewCmdFailed(t *testing.T) {
 	}
 
 	usageCases(t, NewCmdFailed, map[string][]string{
-		"--limit must be positive":      {"--limit", "-1"},
-		"--csv is an export":            {"--csv", "--json"},
-		"alternatives":                  {"--json", "--ndjson"},
-		"--group takes neither":         {"--group", "--ndjson"},
-		"--window goes with --group":    {"--window", "2h"},
-		"does not combine with --since": {"--group", "--new-since", "1d", "--since", "2h"},
-		`--sort "sideways"`:             {"--group", "--sort", "sideways"},
-		"--full goes with":              {"--full"},
-		"--after":                       {"--after", "not-a-cursor"},
-		"takes no arguments":            {"1234"},
-		"invalid argument":              {"--limit", "many"},
-		"unknown flag":                  {"--frobnicate"},
+		`--limit" flag: must not be negative`: {"--limit", "-1"},
+		"--csv is an export":                  {"--csv", "--json"},
+		"alternatives":                        {"--json", "--ndjson"},
+		"--group takes neither":               {"--group", "--ndjson"},
+		"--window goes with --group":          {"--window", "2h"},
+		"does not combine with --since":       {"--group", "--new-since", "1d", "--since", "2h"},
+		`--sort "sideways"`:                   {"--group", "--sort", "sideways"},
+		"--full goes with":                    {"--full"},
+		"--after":                             {"--after", "not-a-cursor"},
+		"takes no arguments":                  {"1234"},
+		"invalid argument":                    {"--limit", "many"},
+		"unknown flag":                        {"--frobnicate"},
 	})
 }
 

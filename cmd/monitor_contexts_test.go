@@ -69,7 +69,7 @@ func TestNewCmdMonitorContextFlags(t *testing.T) {
 		{[]string{"--all-contexts", "--context", "a"}, nil, "--context would replace"},
 		{[]string{"--all-contexts"}, map[string]string{"JOBTRIAGE_DSN": "sqlite:/x.db"}, "JOBTRIAGE_DSN would replace"},
 		{[]string{"--all-contexts", "--format", "prometheus"}, nil, "--format prometheus covers one app"},
-		{[]string{"--all-contexts", "--parallel", "0"}, nil, "--parallel must be at least 1"},
+		{[]string{"--all-contexts", "--parallel", "0"}, nil, `"--parallel" flag: must be at least 1`},
 		{[]string{"--listen", "127.0.0.1:9187"}, nil, "add --watch"},
 		{[]string{"--watch", "--max", "3", "--listen", "9187"}, nil, "want HOST:PORT"},
 		{[]string{"--watch", "--max", "3", "--listen", "127.0.0.1:0"}, nil, ""},

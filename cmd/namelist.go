@@ -1,6 +1,9 @@
 package cmd
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // nameList is a repeatable flag of names that may also be comma-separated.
 // Names are taken literally — quotes included — except that "\," is a comma
@@ -20,11 +23,17 @@ func (l nameList) String() string {
 	return strings.Join(escaped, ",")
 }
 
+// Set refuses an empty name (--queue ”, a,,b): it names nothing, and
+// would quietly widen or empty the selection.
 func (l nameList) Set(v string) error {
 	var cur strings.Builder
+	var names []string
+	empty := false
 	flush := func() {
-		if cur.Len() > 0 {
-			*l.names = append(*l.names, cur.String())
+		if strings.TrimSpace(cur.String()) == "" {
+			empty = true
+		} else {
+			names = append(names, cur.String())
 		}
 		cur.Reset()
 	}
@@ -40,6 +49,10 @@ func (l nameList) Set(v string) error {
 		}
 	}
 	flush()
+	if empty {
+		return errors.New(`want names like default,emails (comma-separated; an empty name names nothing)`)
+	}
+	*l.names = append(*l.names, names...)
 	return nil
 }
 

@@ -46,7 +46,6 @@ func NewCmdResume(f *Factory, runF func(context.Context, *PauseOptions) error) *
 
 func newCmdPauseResume(f *Factory, runF func(context.Context, *PauseOptions) error, resume bool) *cobra.Command {
 	opts := &PauseOptions{IO: f.IO, Now: f.Now, Resume: resume, Audit: func(e auditEntry) error { return audit(f, e) }}
-	var forFlag string
 	cmd := &cobra.Command{
 		Use:   "pause {<connection>:<queue>... | --all}",
 		Short: "Pause queues as php artisan queue:pause does",
@@ -69,7 +68,7 @@ func newCmdPauseResume(f *Factory, runF func(context.Context, *PauseOptions) err
 			  $ jobtriage pause --all
 		`)),
 		RunE: func(c *cobra.Command, args []string) error {
-			return parsePauseArgs(f, opts, runF, c, args, forFlag)
+			return parsePauseArgs(f, opts, runF, c, args)
 		},
 	}
 	if resume {
@@ -87,7 +86,7 @@ func newCmdPauseResume(f *Factory, runF func(context.Context, *PauseOptions) err
 			  $ jobtriage resume --all --dry-run
 		`))
 	} else {
-		cmd.Flags().StringVar(&forFlag, "for", "", "pause for this long (30s, 15m, 2h, 1d), then resume by itself")
+		durationVar(cmd.Flags(), &opts.For, "for", 0, "pause for this long (30s, 15m, 2h, 1d), then resume by itself")
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "every queue of every connection (the global key)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the keys and their state; change nothing")
@@ -96,7 +95,7 @@ func newCmdPauseResume(f *Factory, runF func(context.Context, *PauseOptions) err
 	return cmd
 }
 
-func parsePauseArgs(f *Factory, opts *PauseOptions, runF func(context.Context, *PauseOptions) error, c *cobra.Command, args []string, forFlag string) error {
+func parsePauseArgs(f *Factory, opts *PauseOptions, runF func(context.Context, *PauseOptions) error, c *cobra.Command, args []string) error {
 	opts.Store = f.PauseStore
 	opts.Target = f.pauseTarget
 	opts.args = append([]string{c.Name()}, args...)
@@ -113,12 +112,8 @@ func parsePauseArgs(f *Factory, opts *PauseOptions, runF func(context.Context, *
 		}
 	}
 	opts.Queues = refs
-	if forFlag != "" {
-		d, err := parseDuration(forFlag)
-		if err != nil || d < time.Second || d%time.Second != 0 {
-			return FlagErrorf("--for %q: want a duration of whole seconds, at least 1s (30s, 15m, 2h, 1d)", forFlag)
-		}
-		opts.For = d
+	if c.Flags().Changed("for") && (opts.For < time.Second || opts.For%time.Second != 0) {
+		return FlagErrorf("--for %s: want a duration of whole seconds, at least 1s (30s, 15m, 2h, 1d)", opts.For)
 	}
 	if runF != nil {
 		return runF(c.Context(), opts)

@@ -28,7 +28,8 @@ func TestNewCmdPause(t *testing.T) {
 		"or --all":                   {},
 		"<connection>:<queue>":       {"emails"},
 		"whole seconds, at least 1s": {"database:emails", "--for", "1.5s"},
-		"at least 1s (30s":           {"database:emails", "--for", "soon"},
+		`invalid argument "soon"`:    {"database:emails", "--for", "soon"},
+		"--for 0s: want":             {"database:emails", "--for", "0s"},
 		"empty connection":           {":emails"},
 	})
 	usageCases(t, NewCmdResume, map[string][]string{"unknown flag: --for": {"database:emails", "--for", "1m"}})

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strconv"
 	"time"
 
@@ -61,7 +62,7 @@ func NewCmdPrune(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 			return pruneRun(c.Context(), opts)
 		},
 	}
-	cmd.Flags().Float64Var(&opts.Hours, "hours", 24, "keep the failures of the last `N` hours")
+	hoursVar(cmd.Flags(), &opts.Hours, "hours", 24, "keep the failures of the last `N` hours")
 	addPruneFlags(cmd, opts)
 	return cmd
 }
@@ -98,7 +99,7 @@ func NewCmdFlush(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 			return pruneRun(c.Context(), opts)
 		},
 	}
-	cmd.Flags().Float64Var(&opts.Hours, "hours", 0, "only jobs that failed at least `N` hours ago")
+	hoursVar(cmd.Flags(), &opts.Hours, "hours", 0, "only jobs that failed at least `N` hours ago")
 	addPruneFlags(cmd, opts)
 	return cmd
 }
@@ -148,7 +149,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		switch {
 		case !opts.Flush:
 			// The same primary-key walk the prune itself does.
-			n, err = svc.Prune(ctx, opts.Hours, true, nil)
+			n, err = triage.PruneTotal(svc.Prune(ctx, opts.Hours, true, nil))
 		case before.IsZero():
 			n, err = svc.Store.Count(ctx, triage.Filter{})
 		default:
@@ -174,21 +175,27 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	if err != nil {
 		return err
 	}
-	var write func([]triage.RawRow) error
+	var archiver triage.Archiver // nil without --archive, not a nil *archive.Writer
 	if arch != nil {
 		defer arch.Close()
-		write = arch.Write
+		archiver = arch
 	}
 	pr := newMeter(opts.IO, "deleted", total)
 	auditArgs := append([]string{name, "--hours", strconv.FormatFloat(opts.Hours, 'f', -1, 64)}, opts.Archive.args()...)
 	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: name, Args: auditArgs}); err != nil {
 		return err
 	}
-	var n int64
+	var run iter.Seq2[triage.PruneBatch, error]
 	if opts.Flush {
-		n, err = svc.FlushArchived(ctx, opts.Hours, write, pr.update)
+		run = svc.Flush(ctx, opts.Hours, archiver)
 	} else {
-		n, err = svc.PruneArchived(ctx, opts.Hours, false, write, pr.update)
+		run = svc.Prune(ctx, opts.Hours, false, archiver)
+	}
+	var n int64
+	for b, berr := range run {
+		if n, err = b.Total, berr; err == nil {
+			pr.update(n)
+		}
 	}
 	pr.done()
 	if aerr := opts.Audit(auditEntry{Command: name, Args: auditArgs, Count: n, Error: auditError(err)}); aerr != nil && err == nil {

@@ -90,7 +90,7 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 	if opts.Path != archive.Stdout {
 		f, err := opts.Open(opts.Path)
 		if err != nil {
-			return fmt.Errorf("archive: %w", err)
+			return inputFileError(opts.Path, err)
 		}
 		defer f.Close()
 		src = f
@@ -110,7 +110,12 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 		}
 	}
 	pr := newMeter(opts.IO, "read", 0)
-	sum, err := svc.Restore(ctx, triage.RestoreRun{Next: ar.Next, DryRun: opts.DryRun, Progress: pr.update})
+	var sum triage.RestoreSummary
+	for sum, err = range svc.Restore(ctx, triage.RestoreRun{Rows: ar, DryRun: opts.DryRun}) {
+		if err == nil {
+			pr.update(sum.Read)
+		}
+	}
 	pr.done()
 	if !opts.DryRun {
 		if aerr := opts.Audit(auditEntry{Command: "restore", Args: args, Count: sum.Restored, Error: auditError(err)}); aerr != nil && err == nil {

@@ -81,7 +81,7 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 			at once; --retry-until gives them a new deadline), payloads a worker cannot
 			run, rows a jobs table cannot hold.
 
-			Select by ids (uuid or integer id), "all", --range (integer ids), or filters.
+			Select by ids (uuid or row id), "all", --range (row ids), or filters.
 			Bulk retries ask first on a terminal and need --yes otherwise.
 		`),
 		Example: examples(heredoc.Doc(`
@@ -116,9 +116,6 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 			if len(opts.IDs) == 0 && !opts.All && opts.Filter.empty() && len(opts.Ranges) == 0 {
 				return FlagErrorf(`name ids, "all", --range or a filter (see --help)`)
 			}
-			if opts.Limit < 0 {
-				return FlagErrorf("--limit must be positive")
-			}
 			if opts.RetryUntil < 0 {
 				return FlagErrorf("--retry-until must be a positive duration")
 			}
@@ -126,6 +123,9 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 				if _, err := triage.ParseRef(id); err != nil {
 					return err
 				}
+			}
+			if _, err := expandRanges(opts.Ranges); err != nil {
+				return err // before the database is opened
 			}
 			if err := opts.checkFollowFlags(c); err != nil {
 				return err
@@ -138,32 +138,26 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 	}
 	opts.Filter.register(cmd)
 	fl := cmd.Flags()
-	fl.StringArrayVar(&opts.Ranges, "range", nil, "integer id `range` like 1-5 (repeatable; integer-id tables only)")
-	fl.IntVarP(&opts.Limit, "limit", "L", 0, "retry only the `N` oldest matches (a canary before the rest)")
-	fl.StringVar(&opts.ToQueue, "to-queue", "", "push to this `queue` instead of each job's own")
-	fl.DurationVar(&opts.RetryUntil, "retry-until", 0, "give jobs whose retryUntil has passed a new deadline `D` from now (e.g. 30m)")
-	fl.StringSliceVar(&opts.DBConns, "database-connection", nil, "queue connection `names` that use the database driver, outside an app profile (default database; refused for a connection the app gives another driver)")
+	fl.StringArrayVar(&opts.Ranges, "range", nil, "row id `range` like 1-5 (repeatable)")
+	countVarP(fl, &opts.Limit, "limit", "L", 0, 0, "retry only the `N` oldest matches (a canary before the rest)")
+	nameVar(fl, &opts.ToQueue, "to-queue", "emails", "push to this `queue` instead of each job's own")
+	durationVar(fl, &opts.RetryUntil, "retry-until", 0, "give jobs whose retryUntil has passed a new deadline `DURATION` from now (e.g. 30m)")
+	fl.Var(nameList{&opts.DBConns}, "database-connection", "queue connection `names` that use the database driver, outside an app profile (default database; refused for a connection the app gives another driver)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "show what would be retried and skipped; change nothing")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON")
 	fl.BoolVar(&opts.Follow, "follow", false, "follow the re-queued jobs until each ran (done) or failed again; exit 9 if any failed again, 10 on timeout")
-	fl.DurationVar(&opts.FollowTimeout, "follow-timeout", DefaultFollowTimeout, "how long jobs may stay unsettled after the last push (with --follow or --canary)")
-	fl.IntVar(&opts.Canary, "canary", 0, "retry the `N` oldest first, follow them, and retry the rest only if --canary-success of them succeeded")
+	durationVar(fl, &opts.FollowTimeout, "follow-timeout", DefaultFollowTimeout, "how long jobs may stay unsettled after the last push (with --follow or --canary)")
+	countVar(fl, &opts.Canary, "canary", 0, 1, "retry the `N` oldest first, follow them, and retry the rest only if --canary-success of them succeeded")
 	fl.StringVar(&opts.CanarySuccess, "canary-success", "100%", "the `share` of canaries that must succeed for the rest to be retried (e.g. 80%)")
 	fl.StringVar(&opts.Rate, "rate", "", "push at most `N/s` jobs (also N/m, N/h), in small steps")
-	fl.IntVar(&opts.StopAfterFailures, "stop-after-failures", 0, "with --follow: stop pushing once `N` re-queued jobs have failed again")
+	countVar(fl, &opts.StopAfterFailures, "stop-after-failures", 0, 1, "with --follow: stop pushing once `N` re-queued jobs have failed again")
 	return cmd
 }
 
 // checkFollowFlags validates the follow-through flags.
 func (o *RetryOptions) checkFollowFlags(c *cobra.Command) error {
 	changed := func(name string) bool { return c.Flags().Changed(name) }
-	if o.Canary < 0 {
-		return FlagErrorf("--canary must be positive")
-	}
-	if o.StopAfterFailures < 0 {
-		return FlagErrorf("--stop-after-failures must be positive")
-	}
 	if o.StopAfterFailures > 0 && !o.Follow {
 		return FlagErrorf("--stop-after-failures counts jobs that failed again, which needs --follow")
 	}
@@ -238,10 +232,8 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	p := triage.RetryParams{Query: q, Refs: refsOf(opts.IDs), All: opts.All, Limit: opts.Limit,
 		ToQueue: opts.ToQueue, RetryUntil: opts.RetryUntil}
 	if len(opts.Ranges) > 0 {
-		if svc.Store.Schema().IDMode == triage.IDModeUUID {
-			return FlagErrorf("--range selects integer ids, but %s addresses jobs by uuid; use ids, filters or --signature",
-				svc.Store.Schema().FailedTable)
-		}
+		// Row ids, which every failed_jobs table has, as `retry 7` takes
+		// them on a table that addresses jobs by uuid.
 		if p.Refs, err = expandRanges(opts.Ranges); err != nil {
 			return err
 		}

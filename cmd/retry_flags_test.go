@@ -39,22 +39,22 @@ func TestNewCmdRetry(t *testing.T) {
 	}
 
 	usageCases(t, NewCmdRetry, map[string][]string{
-		`"all" cannot be mixed with ids`:       {"7", "all"},
-		"give ids or filters, not both":        {"7", "--range", "1-2"},
-		`"all" takes no filters`:               {"all", "--queue", "q"},
-		`name ids, "all", --range or a filter`: {},
-		"--limit must be positive":             {"all", "--limit", "-1"},
-		"--retry-until must be a positive":     {"all", "--retry-until", "-1m"},
-		"is not a valid row id":                {"0"},
-		"--canary must be positive":            {"all", "--canary", "-1"},
-		"--stop-after-failures must be":        {"all", "--stop-after-failures", "-1"},
-		"which needs --follow":                 {"all", "--stop-after-failures", "1"},
-		"--canary-success needs --canary N":    {"all", "--canary-success", "50%"},
-		"--follow-timeout needs":               {"all", "--follow-timeout", "1m"},
-		"--follow-timeout must be a positive":  {"all", "--follow", "--follow-timeout", "0s"},
-		"--canary-success":                     {"all", "--canary", "2", "--canary-success", "150%"},
-		"rate":                                 {"all", "--rate", "fast"},
-		"invalid argument":                     {"all", "--limit", "ten"},
+		`"all" cannot be mixed with ids`:        {"7", "all"},
+		"give ids or filters, not both":         {"7", "--range", "1-2"},
+		`"all" takes no filters`:                {"all", "--queue", "q"},
+		`name ids, "all", --range or a filter`:  {},
+		`--limit" flag: must not be negative`:   {"all", "--limit", "-1"},
+		"--retry-until must be a positive":      {"all", "--retry-until", "-1m"},
+		"is not a valid row id":                 {"0"},
+		`"--canary" flag: must be at least 1`:   {"all", "--canary", "-1"},
+		`"--stop-after-failures" flag: must be`: {"all", "--stop-after-failures", "-1"},
+		"which needs --follow":                  {"all", "--stop-after-failures", "1"},
+		"--canary-success needs --canary N":     {"all", "--canary-success", "50%"},
+		"--follow-timeout needs":                {"all", "--follow-timeout", "1m"},
+		"--follow-timeout must be a positive":   {"all", "--follow", "--follow-timeout", "0s"},
+		"--canary-success":                      {"all", "--canary", "2", "--canary-success", "150%"},
+		"rate":                                  {"all", "--rate", "fast"},
+		"invalid argument":                      {"all", "--limit", "ten"},
 	})
 }
 
@@ -117,8 +117,8 @@ func TestRetryRange(t *testing.T) {
 	}
 
 	dsnUUID, _ := seed(t)
-	if code := h.run("retry", "--dsn", dsnUUID, "--range", "1-2", "--yes"); code != ExitUsage ||
-		!strings.Contains(h.errOut.String(), "--range selects integer ids") {
+	if code := h.run("retry", "--dsn", dsnUUID, "--range", "1-2", "--yes", "--json"); code != ExitOK ||
+		!strings.Contains(h.out.String(), `"retried": 2`) {
 		t.Errorf("--range on a uuid table: exit %d, %s", code, h.errOut.String())
 	}
 }

@@ -45,10 +45,10 @@ func TestNewCmdRetryFollowFlags(t *testing.T) {
 		{[]string{"all", "--canary-success", "50%"}, "needs --canary"},
 		{[]string{"all", "--follow-timeout", "1m"}, "needs --follow or --canary"},
 		{[]string{"all", "--follow", "--follow-timeout", "0s"}, "positive duration"},
-		{[]string{"all", "--canary", "-1"}, "--canary must be positive"},
+		{[]string{"all", "--canary", "-1"}, `"--canary" flag: must be at least 1`},
 		{[]string{"all", "--canary", "2", "--canary-success", "150%"}, "--canary-success"},
 		{[]string{"all", "--rate", "fast"}, "--rate"},
-		{[]string{"all", "--follow", "--stop-after-failures", "-2"}, "must be positive"},
+		{[]string{"all", "--follow", "--stop-after-failures", "-2"}, "must be at least 1"},
 	} {
 		_, err := parse(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) || exitCodeFor(err) != ExitUsage {

@@ -62,7 +62,7 @@ func NewCmdShow(f *Factory, runF func(context.Context, *ShowOptions) error) *cob
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the job as JSON")
-	cmd.Flags().IntVar(&opts.Frames, "frames", 12, "stack frames to print per exception (0 = all)")
+	countVar(cmd.Flags(), &opts.Frames, "frames", 12, 0, "stack frames to print per exception (0 = all)")
 	return cmd
 }
 

@@ -35,20 +35,51 @@ func parseTimeBound(s string, now time.Time, loc *time.Location) (time.Time, err
 	return time.Time{}, fmt.Errorf("%q is neither a duration (30m, 6h, 7d, 2w) nor a time (2026-11-30 14:00:00, RFC 3339)", s)
 }
 
-// parseDuration extends time.ParseDuration with days and weeks, which is how
-// retention and incident windows are spoken of.
+// parseDuration reads a duration as every flag takes it: Go's units (ns to
+// h) plus days (d) and weeks (w), which is how retention and incident
+// windows are spoken of, combinable (1d12h) and with fractions (1.5h). A
+// number without a unit is refused (is "10" seconds or days?), except 0.
 func parseDuration(s string) (time.Duration, error) {
-	for _, u := range []struct {
-		suffix string
-		unit   time.Duration
-	}{{"d", 24 * time.Hour}, {"w", 7 * 24 * time.Hour}} {
-		if n, ok := strings.CutSuffix(s, u.suffix); ok {
-			v, err := strconv.ParseFloat(n, 64)
-			if err != nil {
-				return 0, err
-			}
-			return time.Duration(v * float64(u.unit)), nil
-		}
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
 	}
-	return time.ParseDuration(s)
+	if _, err := strconv.ParseFloat(s, 64); err == nil && strings.ContainsAny(s, "0123456789") {
+		return 0, errBareNumber(s)
+	}
+	// Days and weeks become hours, for time.ParseDuration to add up.
+	var goDur strings.Builder
+	rest := s
+	if rest != "" && (rest[0] == '-' || rest[0] == '+') {
+		goDur.WriteByte(rest[0])
+		rest = rest[1:]
+	}
+	isNum := func(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
+	for rest != "" {
+		i := 0
+		for i < len(rest) && isNum(rest[i]) {
+			i++
+		}
+		j := i
+		for j < len(rest) && !isNum(rest[j]) {
+			j++
+		}
+		num, unit := rest[:i], rest[i:j]
+		rest = rest[j:]
+		hours := map[string]float64{"d": 24, "w": 7 * 24}[unit]
+		if hours == 0 {
+			goDur.WriteString(num + unit)
+			continue
+		}
+		v, err := strconv.ParseFloat(num, 64)
+		if err != nil {
+			return 0, errDuration
+		}
+		goDur.WriteString(strconv.FormatFloat(v*hours, 'f', -1, 64) + "h")
+	}
+	d, err := time.ParseDuration(goDur.String())
+	if err != nil {
+		return 0, errDuration
+	}
+	return d, nil
 }

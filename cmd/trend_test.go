@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
@@ -40,9 +39,8 @@ func TestNewCmdFailedTrendFlags(t *testing.T) {
 			cmd.SetErr(h.errOut)
 			err := cmd.Execute()
 			if c.wantErr != "" {
-				var fe *FlagError
-				if err == nil || !errors.As(err, &fe) || !strings.Contains(err.Error(), c.wantErr) || got != nil {
-					t.Fatalf("error %v (%T), want a flag error with %q, runF called %v", err, err, c.wantErr, got != nil)
+				if err == nil || exitCodeFor(err) != ExitUsage || !strings.Contains(err.Error(), c.wantErr) || got != nil {
+					t.Fatalf("error %v (%T), want a usage error with %q, runF called %v", err, err, c.wantErr, got != nil)
 				}
 				return
 			}

@@ -101,12 +101,12 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.ReadOnly, "read-only", false, "browse only: no retry or forget")
-	fl.IntVar(&opts.Threshold, "threshold", 10, "alert threshold the header's window count is shown against")
-	fl.DurationVar(&opts.Window, "window", time.Minute, "the failure-count window shown in the header")
-	fl.StringVar(&opts.TrendWindow, "trend-window", "1h", "the signatures' trend `window` (as failed --group --window)")
-	fl.StringVar(&opts.NewSince, "new-since", "", "mark signatures first seen at or after `WHEN` as new (a duration back or a time; default: within --trend-window)")
-	fl.DurationVar(&opts.Refresh, "refresh", 10*time.Second, "re-read the database this often (0: never)")
-	fl.StringSliceVar(&opts.DBConns, "database-connection", nil, "queue connection `names` that use the database driver (default database)")
+	countVar(fl, &opts.Threshold, "threshold", 10, 0, "alert threshold the header's window count is shown against")
+	durationVar(fl, &opts.Window, "window", time.Minute, "the failure-count window shown in the header")
+	trendWindowVar(fl, &opts.TrendWindow, "trend-window", "1h", "the signatures' trend window (as failed --group --window)")
+	timeVar(fl, &opts.NewSince, "new-since", "mark signatures first seen at or after `WHEN` as new (a duration back or a time; default: within --trend-window)")
+	durationVar(fl, &opts.Refresh, "refresh", 10*time.Second, "re-read the database this often (0: never)")
+	fl.Var(nameList{&opts.DBConns}, "database-connection", "queue connection `names` that use the database driver (default database)")
 	opts.Archive.register(cmd)
 	return cmd
 }

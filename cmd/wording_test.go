@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -141,5 +142,37 @@ func TestProgressShowsTheDryRunTotal(t *testing.T) {
 	if code := h.run("flush", "--yes", "--dsn", dsn); code != ExitOK ||
 		!strings.Contains(h.errOut.String(), "deleted 2…") || strings.Contains(h.errOut.String(), " of ") {
 		t.Errorf("flush --yes: exit %d, stderr %q", code, h.errOut.String())
+	}
+}
+
+// TestProgressOfGroupAndRestore: on a terminal, failed --group shows how
+// far the scan has come every groupProgressEvery jobs and clears the line
+// at the end, and restore counts the rows it read; with --json, or when
+// stderr is no terminal, neither says a word there.
+func TestProgressOfGroupAndRestore(t *testing.T) {
+	h, _ := fakeHarness(t, false, groupProgressEvery+1)
+	h.f.IO.SetStderrTTY(true)
+	if code := h.run("failed", "--group"); code != ExitOK ||
+		!strings.HasPrefix(h.errOut.String(), "\rscanned 5,000 failed jobs (") || !strings.HasSuffix(h.errOut.String(), "\r\033[K") {
+		t.Errorf("group on a terminal: exit %d, stderr %q", code, h.errOut.String())
+	}
+	if code := h.run("failed", "--group", "--json"); code != ExitOK || h.errOut.Len() != 0 {
+		t.Errorf("group --json: exit %d, stderr %q", code, h.errOut.String())
+	}
+	h.f.IO.SetStderrTTY(false)
+	if code := h.run("failed", "--group"); code != ExitOK || h.errOut.Len() != 0 {
+		t.Errorf("group, stderr no terminal: exit %d, stderr %q", code, h.errOut.String())
+	}
+
+	dsn, _ := seed(t)
+	h = newHarness(t, false)
+	arch := filepath.Join(t.TempDir(), "a.ndjson")
+	if code := h.run("flush", "--yes", "--archive", arch, "--dsn", dsn); code != ExitOK {
+		t.Fatalf("flush --archive: exit %d, stderr %q", code, h.errOut.String())
+	}
+	h.f.IO.SetStderrTTY(true)
+	if code := h.run("restore", arch, "--dsn", dsn); code != ExitOK ||
+		!strings.HasPrefix(h.errOut.String(), "\r\033[Kread 1…") || !strings.HasSuffix(h.errOut.String(), "\r\033[K") {
+		t.Errorf("restore on a terminal: exit %d, stderr %q", code, h.errOut.String())
 	}
 }

@@ -3,29 +3,23 @@ package triage
 import (
 	"context"
 	"fmt"
+	"iter"
 	"time"
 )
 
-// Flush deletes every failed job, or with hours > 0 those that failed at or
-// before now − hours (queue:flush --hours, <=), in short batches.
-func (s *Service) Flush(ctx context.Context, hours float64, progress func(int64)) (int64, error) {
-	return s.FlushArchived(ctx, hours, nil, progress)
-}
-
-// FlushArchived is Flush handing each batch's rows to archive before the
-// batch is deleted (nil: no archive).
-func (s *Service) FlushArchived(ctx context.Context, hours float64, archive func([]RawRow) error, progress func(int64)) (int64, error) {
+// Flush deletes every failed job there when it starts, or with hours > 0
+// those that failed at or before now − hours (queue:flush --hours, <=), in
+// short batches, handing each batch's rows to archive first when it is not
+// nil. It yields each batch's report (Store.Prune).
+func (s *Service) Flush(ctx context.Context, hours float64, archive Archiver) iter.Seq2[PruneBatch, error] {
 	if hours < 0 {
-		return 0, fmt.Errorf("%w: --hours must not be negative, got %v", ErrInvalidInput, hours)
+		return pruneFailed(fmt.Errorf("%w: --hours must not be negative, got %v", ErrInvalidInput, hours))
 	}
 	if hours == 0 {
-		if archive != nil {
-			return s.Store.DeleteBefore(ctx, PruneParams{All: true, BatchSize: flushBatch, Progress: progress, Archive: archive})
-		}
-		return s.Store.DeleteAll(ctx, flushBatch, progress)
+		return s.Store.Prune(ctx, PruneParams{All: true, BatchSize: flushBatch, Archive: archive})
 	}
 	before := s.Now().Add(-time.Duration(hours * float64(time.Hour)))
-	return s.Store.DeleteBefore(ctx, PruneParams{Before: before, Inclusive: true, Progress: progress, Archive: archive})
+	return s.Store.Prune(ctx, PruneParams{Before: before, Inclusive: true, Archive: archive})
 }
 
 // flushBatch is the rows one statement of a flush deletes.

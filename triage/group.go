@@ -2,7 +2,9 @@ package triage
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 	"time"
@@ -271,9 +273,9 @@ type GroupProgress struct {
 // GroupParams asks for the error signatures of the matching jobs.
 type GroupParams struct {
 	Query
-	// Progress, when set, receives a snapshot every ProgressEvery rows
-	// (default 5000) and at the end, so a UI can show counts streaming in.
-	Progress      func(GroupProgress)
+	// ProgressEvery, when positive, has GroupSnapshots yield a snapshot
+	// every ProgressEvery matching rows before the final one, so a UI can
+	// show counts streaming in; 0 yields the final one alone.
 	ProgressEvery int
 	// Window is the trend window (0: DefaultTrendWindow), ending at the
 	// service's Now.
@@ -287,74 +289,86 @@ type GroupParams struct {
 	Sort SortKey
 }
 
-// Group folds every matching failed job into signatures, in p.Sort order.
-// Memory grows with the number of distinct signatures, not with the table.
+// Group folds every matching failed job into signatures, in p.Sort order:
+// GroupSnapshots' final list.
 func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error) {
-	if s.Now == nil {
-		return nil, fmt.Errorf("%w: grouping needs the service clock", ErrInvalidInput)
-	}
-	if p.Sort < 0 || p.Sort >= sortKeys {
-		return nil, fmt.Errorf("%w: sort key %d", ErrInvalidInput, int(p.Sort))
-	}
-	g, err := NewGrouper(GroupOptions{Now: s.Now(), Window: p.Window, NewSince: p.NewSince})
-	if err != nil {
-		return nil, err
-	}
-	every := p.ProgressEvery
-	if every <= 0 {
-		every = 5000
-	}
-	var minID, maxID int64
-	scanned := 0
-	// The signature index, when it can answer, feeds the same grouper the
-	// rows a scan would, newest first.
-	fix, handled, err := s.groupFromIndex(ctx, p.Query, func(j Job) {
-		g.Add(j, signature.Normalize)
-		scanned++
-	})
-	if err != nil {
-		return nil, err
-	}
-	if handled {
+	g, err := Last(s.GroupSnapshots(ctx, p))
+	return g.Signatures, err
+}
+
+// errStopped ends a scan whose reader stopped reading its snapshots.
+var errStopped = errors.New("stopped")
+
+// GroupSnapshots folds every matching failed job into signatures and yields
+// what it has as it goes (see GroupParams.ProgressEvery), the last snapshot
+// with Done and the whole list; an error is yielded alone and ends it.
+// Memory grows with the number of distinct signatures, not with the table.
+func (s *Service) GroupSnapshots(ctx context.Context, p GroupParams) iter.Seq2[GroupProgress, error] {
+	return func(yield func(GroupProgress, error) bool) {
+		fail := func(err error) { yield(GroupProgress{}, err) }
+		if s.Now == nil {
+			fail(fmt.Errorf("%w: grouping needs the service clock", ErrInvalidInput))
+			return
+		}
+		if p.Sort < 0 || p.Sort >= sortKeys {
+			fail(fmt.Errorf("%w: sort key %d", ErrInvalidInput, int(p.Sort)))
+			return
+		}
+		g, err := NewGrouper(GroupOptions{Now: s.Now(), Window: p.Window, NewSince: p.NewSince})
+		if err != nil {
+			fail(err)
+			return
+		}
+		var minID, maxID int64
+		scanned := 0
+		// The signature index, when it can answer, feeds the same grouper
+		// the rows a scan would, newest first.
+		fix, handled, err := s.groupFromIndex(ctx, p.Query, func(j Job) {
+			g.Add(j, signature.Normalize)
+			scanned++
+		})
+		if err != nil {
+			fail(err)
+			return
+		}
+		if !handled {
+			// Failures repeat: the same message normalised once per pass,
+			// not once per row.
+			cache := signature.NewCache(50000)
+			err = s.Store.ScanFailed(ctx, ScanParams{Filter: p.filter(), BatchSize: 2000}, func(r *FailedRow) error {
+				if maxID == 0 {
+					maxID = r.ID
+				}
+				minID = r.ID
+				j := jobFromRow(r, cache.Normalize)
+				if !p.match(j) {
+					return nil
+				}
+				g.Add(j, cache.Normalize)
+				scanned++
+				if p.ProgressEvery > 0 && scanned%p.ProgressEvery == 0 {
+					frac := 0.0
+					if maxID > 0 {
+						frac = float64(maxID-minID) / float64(maxID)
+					}
+					if !yield(GroupProgress{Scanned: scanned, Fraction: frac, Signatures: s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew))}, nil) {
+						return errStopped
+					}
+				}
+				return nil
+			})
+		}
+		if errors.Is(err, errStopped) {
+			return
+		}
 		out := g.Signatures(p.Sort, p.OnlyNew)
-		if err := fix(out); err != nil {
-			return nil, err
+		if err == nil && handled {
+			err = fix(out)
 		}
-		out = s.redactSignatures(out)
-		if p.Progress != nil {
-			p.Progress(GroupProgress{Scanned: scanned, Fraction: 1, Signatures: out, Done: true})
+		if err != nil {
+			fail(err)
+			return
 		}
-		return out, nil
+		yield(GroupProgress{Scanned: scanned, Fraction: 1, Signatures: s.redactSignatures(out), Done: true}, nil)
 	}
-	// Failures repeat: the same message normalised once per pass, not once
-	// per row.
-	cache := signature.NewCache(50000)
-	err = s.Store.ScanFailed(ctx, ScanParams{Filter: p.filter(), BatchSize: 2000}, func(r *FailedRow) error {
-		if maxID == 0 {
-			maxID = r.ID
-		}
-		minID = r.ID
-		j := jobFromRow(r, cache.Normalize)
-		if !p.match(j) {
-			return nil
-		}
-		g.Add(j, cache.Normalize)
-		scanned++
-		if p.Progress != nil && scanned%every == 0 {
-			frac := 0.0
-			if maxID > 0 {
-				frac = float64(maxID-minID) / float64(maxID)
-			}
-			p.Progress(GroupProgress{Scanned: scanned, Fraction: frac, Signatures: s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew))})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := s.redactSignatures(g.Signatures(p.Sort, p.OnlyNew))
-	if p.Progress != nil {
-		p.Progress(GroupProgress{Scanned: scanned, Fraction: 1, Signatures: out, Done: true})
-	}
-	return out, nil
 }

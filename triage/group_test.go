@@ -250,17 +250,21 @@ func TestGroupTrendOverStore(t *testing.T) {
 		sqltest.InsertFailed(t, s, rows...)
 
 		var snaps int
-		sigs, err := svc.Group(ctx, triage.GroupParams{Window: time.Hour, Sort: triage.SortTrend, ProgressEvery: 5,
-			Progress: func(p triage.GroupProgress) {
-				snaps++
-				for i := 1; i < len(p.Signatures); i++ {
-					if p.Signatures[i].Change() > p.Signatures[i-1].Change() {
-						t.Errorf("snapshot not in trend order: %+v", p.Signatures)
-					}
+		var sigs []triage.Signature
+		trend := triage.GroupParams{Window: time.Hour, Sort: triage.SortTrend, ProgressEvery: 5}
+		for p, err := range svc.GroupSnapshots(ctx, trend) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			snaps++
+			for i := 1; i < len(p.Signatures); i++ {
+				if p.Signatures[i].Change() > p.Signatures[i-1].Change() {
+					t.Errorf("snapshot not in trend order: %+v", p.Signatures)
 				}
-			}})
-		if err != nil {
-			t.Fatal(err)
+			}
+			if p.Done {
+				sigs = p.Signatures
+			}
 		}
 		if len(sigs) != 2 || snaps < 2 {
 			t.Fatalf("%d signatures, %d snapshots", len(sigs), snaps)
@@ -271,6 +275,18 @@ func TestGroupTrendOverStore(t *testing.T) {
 		}
 		if steady.Recent != 2 || steady.Previous != 2 || steady.Count != 48 || steady.New {
 			t.Errorf("steady: %+v", steady)
+		}
+		// A reader that stops after the first snapshot ends the scan there.
+		stopped := 0
+		for p, err := range svc.GroupSnapshots(ctx, trend) {
+			if err != nil || p.Done {
+				t.Fatalf("the first snapshot: %+v, %v", p, err)
+			}
+			stopped++
+			break
+		}
+		if stopped != 1 {
+			t.Fatalf("%d snapshots read", stopped)
 		}
 		got, err := svc.Group(ctx, triage.GroupParams{NewSince: now.Add(-3 * time.Hour), OnlyNew: true})
 		if err != nil || len(got) != 1 || got[0].ID != spike.ID || !got[0].New {

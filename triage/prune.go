@@ -3,21 +3,23 @@ package triage
 import (
 	"context"
 	"fmt"
+	"iter"
 	"time"
 )
 
-// Prune deletes the failed jobs older than hours, as queue:prune-failed
-// does (failed_at < now − hours, in the app timezone), in short batches.
-func (s *Service) Prune(ctx context.Context, hours float64, dry bool, progress func(int64)) (int64, error) {
-	return s.PruneArchived(ctx, hours, dry, nil, progress)
-}
-
-// PruneArchived is Prune handing each batch's rows to archive, which must
-// make them durable, before the batch is deleted (nil: no archive).
-func (s *Service) PruneArchived(ctx context.Context, hours float64, dry bool, archive func([]RawRow) error, progress func(int64)) (int64, error) {
+// Prune deletes (or, dry, counts) the failed jobs older than hours, as
+// queue:prune-failed does (failed_at < now − hours, in the app timezone),
+// in short batches, handing each batch's rows to archive first when it is
+// not nil. It yields each batch's report (Store.Prune).
+func (s *Service) Prune(ctx context.Context, hours float64, dry bool, archive Archiver) iter.Seq2[PruneBatch, error] {
 	if hours <= 0 {
-		return 0, fmt.Errorf("%w: --hours must be greater than 0, got %v", ErrInvalidInput, hours)
+		return pruneFailed(fmt.Errorf("%w: --hours must be greater than 0, got %v", ErrInvalidInput, hours))
 	}
 	before := s.Now().Add(-time.Duration(hours * float64(time.Hour)))
-	return s.Store.DeleteBefore(ctx, PruneParams{Before: before, DryRun: dry, Progress: progress, Archive: archive})
+	return s.Store.Prune(ctx, PruneParams{Before: before, DryRun: dry, Archive: archive})
+}
+
+// pruneFailed is a prune that ends before its first batch.
+func pruneFailed(err error) iter.Seq2[PruneBatch, error] {
+	return func(yield func(PruneBatch, error) bool) { yield(PruneBatch{}, err) }
 }

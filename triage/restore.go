@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 )
 
 // RestoreBatch is the rows one restore transaction inserts.
@@ -12,11 +13,8 @@ const RestoreBatch = 1000
 
 // RestoreRun feeds archived rows back into failed_jobs.
 type RestoreRun struct {
-	// Next returns the next archived row, or io.EOF after the last.
-	Next   func() (RawRow, error)
+	Rows   ArchiveReader
 	DryRun bool
-	// Progress, when set, is told how many rows were read so far.
-	Progress func(read int64)
 }
 
 // RestoreSummary is what a restore did (or, dry, would do).
@@ -36,79 +34,85 @@ type RestoreSummary struct {
 	Duplicates int64 `json:"duplicates"`
 }
 
-// Restore reads run.Next to the end and inserts the rows that are not in
+// Restore reads run.Rows to the end and inserts the rows that are not in
 // failed_jobs yet, RestoreBatch at a time, idempotently: running it again,
-// or over an archive that holds a row twice, inserts nothing twice.
-func (s *Service) Restore(ctx context.Context, run RestoreRun) (RestoreSummary, error) {
-	sum := RestoreSummary{DryRun: run.DryRun}
-	r, ok := s.Store.(Restorer)
-	if !ok {
-		return sum, fmt.Errorf("%w: this failed-job store is read-only; restore needs a database failed-job driver", ErrInvalidInput)
-	}
-	seen := map[string]bool{} // uuids read so far
-	batch := make([]RawRow, 0, RestoreBatch)
-	flush := func() error {
-		if len(batch) == 0 {
+// or over an archive that holds a row twice, inserts nothing twice. It
+// yields the summary so far after each row it reads and, last, the whole
+// summary; an error is yielded with the summary so far and ends the run.
+func (s *Service) Restore(ctx context.Context, run RestoreRun) iter.Seq2[RestoreSummary, error] {
+	return func(yield func(RestoreSummary, error) bool) {
+		sum := RestoreSummary{DryRun: run.DryRun}
+		r, ok := s.Store.(Restorer)
+		if !ok {
+			yield(sum, fmt.Errorf("%w: this failed-job store is read-only; restore needs a database failed-job driver", ErrInvalidInput))
+			return
+		}
+		seen := map[string]bool{} // uuids read so far
+		batch := make([]RawRow, 0, RestoreBatch)
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			var res RestoreResult
+			var err error
+			conflicts := 0
+			for {
+				res, err = r.RestoreRows(ctx, RestoreParams{Rows: batch, DryRun: run.DryRun})
+				// A concurrent writer won a deadlock, or a concurrent restore
+				// inserted a uuid first: the batch was rolled back whole, and
+				// running it again skips what is there now.
+				if err == nil || !errors.Is(err, ErrConflict) || conflicts == maxConflictRuns {
+					break
+				}
+				conflicts++
+			}
+			if err != nil {
+				return err
+			}
+			sum.Restored += int64(res.Restored)
+			sum.Renumbered += int64(res.Renumbered)
+			sum.Present += int64(res.Present)
+			batch = batch[:0]
 			return nil
 		}
-		var res RestoreResult
-		var err error
-		conflicts := 0
 		for {
-			res, err = r.RestoreRows(ctx, RestoreParams{Rows: batch, DryRun: run.DryRun})
-			// A concurrent writer won a deadlock, or a concurrent restore
-			// inserted a uuid first: the batch was rolled back whole, and
-			// running it again skips what is there now.
-			if err == nil || !errors.Is(err, ErrConflict) || conflicts == maxConflictRuns {
+			if err := ctx.Err(); err != nil {
+				yield(sum, err)
+				return
+			}
+			row, err := run.Rows.Next()
+			if errors.Is(err, io.EOF) {
 				break
 			}
-			conflicts++
-		}
-		if err != nil {
-			return err
-		}
-		sum.Restored += int64(res.Restored)
-		sum.Renumbered += int64(res.Renumbered)
-		sum.Present += int64(res.Present)
-		batch = batch[:0]
-		return nil
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return sum, err
-		}
-		row, err := run.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return sum, err
-		}
-		sum.Read++
-		if row.UUID != nil {
-			if seen[*row.UUID] {
-				sum.Duplicates++
-				continue
+			if err != nil {
+				yield(sum, err)
+				return
 			}
-			seen[*row.UUID] = true
-		}
-		batch = append(batch, row)
-		if len(batch) == RestoreBatch {
-			if err := flush(); err != nil {
-				return sum, err
+			sum.Read++
+			if row.UUID != nil {
+				if seen[*row.UUID] {
+					sum.Duplicates++
+					continue
+				}
+				seen[*row.UUID] = true
+			}
+			batch = append(batch, row)
+			if len(batch) == RestoreBatch {
+				if err := flush(); err != nil {
+					yield(sum, err)
+					return
+				}
+			}
+			if !yield(sum, nil) {
+				return
 			}
 		}
-		if run.Progress != nil {
-			run.Progress(sum.Read)
+		if err := flush(); err != nil {
+			yield(sum, err)
+			return
 		}
+		yield(sum, nil)
 	}
-	if err := flush(); err != nil {
-		return sum, err
-	}
-	if run.Progress != nil {
-		run.Progress(sum.Read)
-	}
-	return sum, nil
 }
 
 // maxConflictRuns bounds how often a rolled-back restore batch runs again.

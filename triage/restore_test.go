@@ -40,16 +40,24 @@ func (r *restoreStore) RestoreRows(_ context.Context, p triage.RestoreParams) (t
 	return res, nil
 }
 
-func rowsFeed(rows []triage.RawRow) func() (triage.RawRow, error) {
-	i := 0
-	return func() (triage.RawRow, error) {
-		if i == len(rows) {
-			return triage.RawRow{}, io.EOF
-		}
-		i++
-		return rows[i-1], nil
+// rowsFeed is an archive of rows.
+func rowsFeed(rows []triage.RawRow) triage.ArchiveReader { return &feed{rows: rows} }
+
+type feed struct{ rows []triage.RawRow }
+
+func (f *feed) Next() (triage.RawRow, error) {
+	if len(f.rows) == 0 {
+		return triage.RawRow{}, io.EOF
 	}
+	r := f.rows[0]
+	f.rows = f.rows[1:]
+	return r, nil
 }
+
+// badArchive fails to read.
+type badArchive struct{}
+
+func (badArchive) Next() (triage.RawRow, error) { return triage.RawRow{}, triage.ErrInvalidInput }
 
 func TestRestoreDeduplicatesAndBatches(t *testing.T) {
 	var rows []triage.RawRow
@@ -62,10 +70,14 @@ func TestRestoreDeduplicatesAndBatches(t *testing.T) {
 	rows = append(rows, rows[3], triage.RawRow{ID: -1}, triage.RawRow{ID: -1})
 	st := &restoreStore{conflicts: 2, present: map[string]bool{"u-7": true}}
 	svc := &triage.Service{Store: st}
-	var progress int64
-	sum, err := svc.Restore(context.Background(), triage.RestoreRun{Next: rowsFeed(rows), Progress: func(n int64) { progress = n }})
-	if err != nil {
-		t.Fatal(err)
+	var progress []int64
+	var sum triage.RestoreSummary
+	var err error
+	for sum, err = range svc.Restore(context.Background(), triage.RestoreRun{Rows: rowsFeed(rows)}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		progress = append(progress, sum.Read)
 	}
 	// Restored: all but the duplicate and u-7, which was present.
 	want := triage.RestoreSummary{Read: int64(len(rows)), Restored: int64(len(rows)) - 2, Present: 1, Duplicates: 1}
@@ -75,8 +87,9 @@ func TestRestoreDeduplicatesAndBatches(t *testing.T) {
 	if len(st.batches) != 2 || len(st.batches[0]) != triage.RestoreBatch {
 		t.Errorf("%d batches", len(st.batches))
 	}
-	if progress != int64(len(rows)) {
-		t.Errorf("progress %d, want %d", progress, len(rows))
+	// Reports as the rows are read, and the whole summary last.
+	if progress[0] != 1 || progress[len(progress)-1] != int64(len(rows)) {
+		t.Errorf("progress from %d to %d, want from 1 to %d", progress[0], progress[len(progress)-1], len(rows))
 	}
 }
 
@@ -85,26 +98,25 @@ func TestRestoreStopsOnErrors(t *testing.T) {
 	rows := []triage.RawRow{{ID: 1, UUID: &u}}
 	boom := errors.New("boom")
 	svc := &triage.Service{Store: &restoreStore{fail: boom}}
-	if _, err := svc.Restore(context.Background(), triage.RestoreRun{Next: rowsFeed(rows)}); !errors.Is(err, boom) {
+	if _, err := triage.Last(svc.Restore(context.Background(), triage.RestoreRun{Rows: rowsFeed(rows)})); !errors.Is(err, boom) {
 		t.Errorf("store error: %v", err)
 	}
-	bad := func() (triage.RawRow, error) { return triage.RawRow{}, triage.ErrInvalidInput }
-	if _, err := (&triage.Service{Store: &restoreStore{}}).Restore(context.Background(), triage.RestoreRun{Next: bad}); !errors.Is(err, triage.ErrInvalidInput) {
+	if _, err := triage.Last((&triage.Service{Store: &restoreStore{}}).Restore(context.Background(), triage.RestoreRun{Rows: badArchive{}})); !errors.Is(err, triage.ErrInvalidInput) {
 		t.Errorf("archive error: %v", err)
 	}
 	// Conflicts past the bound give up.
 	svc = &triage.Service{Store: &restoreStore{conflicts: 100}}
-	if _, err := svc.Restore(context.Background(), triage.RestoreRun{Next: rowsFeed(rows)}); !errors.Is(err, triage.ErrConflict) {
+	if _, err := triage.Last(svc.Restore(context.Background(), triage.RestoreRun{Rows: rowsFeed(rows)})); !errors.Is(err, triage.ErrConflict) {
 		t.Errorf("endless conflicts: %v", err)
 	}
 	// A store that cannot restore (the file driver).
 	type readOnly struct{ triage.Store }
-	if _, err := (&triage.Service{Store: readOnly{}}).Restore(context.Background(), triage.RestoreRun{Next: rowsFeed(rows)}); !errors.Is(err, triage.ErrInvalidInput) {
+	if _, err := triage.Last((&triage.Service{Store: readOnly{}}).Restore(context.Background(), triage.RestoreRun{Rows: rowsFeed(rows)})); !errors.Is(err, triage.ErrInvalidInput) {
 		t.Errorf("read-only store: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := (&triage.Service{Store: &restoreStore{}}).Restore(ctx, triage.RestoreRun{Next: rowsFeed(rows)}); !errors.Is(err, context.Canceled) {
+	if _, err := triage.Last((&triage.Service{Store: &restoreStore{}}).Restore(ctx, triage.RestoreRun{Rows: rowsFeed(rows)})); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }

@@ -188,9 +188,13 @@ func TestGroup(t *testing.T) {
 		svc, store := newService(t, driver)
 		insertReal(t, store, loadRealRows(t, driver))
 		var snapshots int
-		sigs, err := svc.Group(ctx, triage.GroupParams{ProgressEvery: 4, Progress: func(triage.GroupProgress) { snapshots++ }})
-		if err != nil {
-			t.Fatal(err)
+		var sigs []triage.Signature
+		for g, err := range svc.GroupSnapshots(ctx, triage.GroupParams{ProgressEvery: 4}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			snapshots++
+			sigs = g.Signatures
 		}
 		total := 0
 		for _, s := range sigs {
@@ -358,17 +362,17 @@ func TestForgetAndPrune(t *testing.T) {
 		// to a clock just after them.
 		last, _ := time.ParseInLocation("2006-01-02 15:04:05", rows[len(rows)-1].FailedAt, time.UTC)
 		svc.Now = func() time.Time { return last.Add(time.Hour) }
-		if _, err := svc.Prune(ctx, 0, false, nil); !errors.Is(err, triage.ErrInvalidInput) {
+		if _, err := triage.PruneTotal(svc.Prune(ctx, 0, false, nil)); !errors.Is(err, triage.ErrInvalidInput) {
 			t.Errorf("prune --hours 0: %v", err)
 		}
-		if _, err := svc.Prune(ctx, -3, false, nil); !errors.Is(err, triage.ErrInvalidInput) {
+		if _, err := triage.PruneTotal(svc.Prune(ctx, -3, false, nil)); !errors.Is(err, triage.ErrInvalidInput) {
 			t.Errorf("prune --hours -3: %v", err)
 		}
-		n, err := svc.Prune(ctx, 2, false, nil)
+		n, err := triage.PruneTotal(svc.Prune(ctx, 2, false, nil))
 		if err != nil || n != 0 {
 			t.Fatalf("prune of nothing old: %d, %v", n, err)
 		}
-		n, err = svc.Prune(ctx, 0.5, false, nil)
+		n, err = triage.PruneTotal(svc.Prune(ctx, 0.5, false, nil))
 		if err != nil || n != int64(len(rows)-4) {
 			t.Fatalf("prune 30m: %d, %v", n, err)
 		}

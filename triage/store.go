@@ -8,6 +8,7 @@ package triage
 import (
 	"context"
 	"errors"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -170,10 +171,11 @@ type Store interface {
 	MoveBatch(ctx context.Context, p BatchParams, plan func(*FailedRow) (Move, bool)) (BatchResult, error)
 	// DeleteBatch is MoveBatch's sibling for forget: it deletes what plan accepts.
 	DeleteBatch(ctx context.Context, p BatchParams, plan func(*FailedRow) bool) (BatchResult, error)
-	// DeleteBefore prunes rows that failed before a cut-off, in short batches.
-	DeleteBefore(ctx context.Context, p PruneParams) (int64, error)
-	// DeleteAll empties failed_jobs in short batches.
-	DeleteAll(ctx context.Context, batch int, progress func(int64)) (int64, error)
+	// Prune deletes (or, dry, counts) the rows p selects in short
+	// batches, and yields a PruneBatch after each one; the caller reads
+	// them as it goes and may stop between batches. An error is yielded
+	// with the totals so far and ends the run.
+	Prune(ctx context.Context, p PruneParams) iter.Seq2[PruneBatch, error]
 
 	Close() error
 }
@@ -286,17 +288,43 @@ type PruneParams struct {
 	BatchSize      int
 	StopAfterClean int
 	DryRun         bool
-	Progress       func(total int64)
-	// OnBatch reports each delete statement's row count and duration.
-	OnBatch func(n int64, took time.Duration)
-	// Archive, when set, receives each batch's rows whole and as stored,
+	// Archive, when set, is handed each batch's rows whole and as stored,
 	// locked, before they are deleted in the same transaction; an error
-	// rolls the batch back and stops the run. It must make them durable
-	// before it returns.
-	Archive func(rows []RawRow) error
+	// rolls the batch back and ends the run. A dry run archives nothing.
+	Archive Archiver
 	// All deletes every row present when the run starts (flush without
-	// --hours; Before and Inclusive are ignored); only with Archive.
+	// --hours; Before and Inclusive are ignored).
 	All bool
+}
+
+// PruneBatch reports one batch of a prune or flush.
+type PruneBatch struct {
+	// Deleted counts the batch's rows deleted (dry run: that would be).
+	Deleted int64
+	// Total counts the rows deleted so far, this batch included.
+	Total int64
+	// Took is how long the batch's statements ran.
+	Took time.Duration
+}
+
+// PruneTotal reads a prune to its end and returns the rows it deleted
+// (before the error, when it yields one).
+func PruneTotal(batches iter.Seq2[PruneBatch, error]) (int64, error) {
+	b, err := Last(batches)
+	return b.Total, err
+}
+
+// Last reads a run that reports as it goes (a prune, a restore, a
+// grouping) to its end, and returns its last report: the whole result, or
+// the report that came with the error that ended it.
+func Last[T any](run iter.Seq2[T, error]) (T, error) {
+	var last T
+	for v, err := range run {
+		if last = v; err != nil {
+			return last, err
+		}
+	}
+	return last, nil
 }
 
 // RawRow is a failed_jobs row exactly as the database holds it, for an
@@ -421,4 +449,10 @@ var ErrLockHeld = errors.New("lock held by another watcher")
 // Write must return only once the rows are durable. archive.Writer is one.
 type Archiver interface {
 	Write(rows []RawRow) error
+}
+
+// ArchiveReader reads an archive back for a restore: Next returns the next
+// row, or io.EOF after the last. archive.Reader is one.
+type ArchiveReader interface {
+	Next() (RawRow, error)
 }

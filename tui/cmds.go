@@ -140,16 +140,18 @@ func groupCmd(ctx context.Context, b Backend, p triage.GroupParams, seq int) tea
 		done := make(chan groupMsg, 1)
 		go func() {
 			p.ProgressEvery = groupProgressEvery
-			p.Progress = func(p triage.GroupProgress) {
-				if p.Done {
-					return // the final list arrives with done
+			var sigs []triage.Signature
+			var err error
+			for g, gerr := range b.GroupSnapshots(ctx, p) {
+				if err = gerr; err != nil || g.Done {
+					sigs = g.Signatures // the final list arrives with done
+					break
 				}
 				select {
-				case progress <- p:
+				case progress <- g:
 				default:
 				}
 			}
-			sigs, err := b.Group(ctx, p)
 			done <- groupMsg{seq: seq, err: err,
 				progress: triage.GroupProgress{Signatures: sigs, Fraction: 1, Done: true, Scanned: total(sigs)}}
 		}()

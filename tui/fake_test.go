@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"iter"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,28 +93,31 @@ func (f *fakeBackend) signatures(p triage.GroupParams) []triage.Signature {
 	return out
 }
 
-func (f *fakeBackend) Group(ctx context.Context, p triage.GroupParams) ([]triage.Signature, error) {
-	f.mu.Lock()
-	f.groups = append(f.groups, p)
-	err := f.groupErr
-	sigs := f.signatures(p)
-	gate := f.gate
-	f.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	if gate != nil && p.Progress != nil && len(sigs) > 1 {
-		p.Progress(triage.GroupProgress{Scanned: sigs[0].Count, Fraction: 0.25, Signatures: sigs[:1]})
-		select {
-		case <-gate:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+func (f *fakeBackend) GroupSnapshots(ctx context.Context, p triage.GroupParams) iter.Seq2[triage.GroupProgress, error] {
+	return func(yield func(triage.GroupProgress, error) bool) {
+		f.mu.Lock()
+		f.groups = append(f.groups, p)
+		err := f.groupErr
+		sigs := f.signatures(p)
+		gate := f.gate
+		f.mu.Unlock()
+		if err != nil {
+			yield(triage.GroupProgress{}, err)
+			return
 		}
+		if gate != nil && p.ProgressEvery > 0 && len(sigs) > 1 {
+			if !yield(triage.GroupProgress{Scanned: sigs[0].Count, Fraction: 0.25, Signatures: sigs[:1]}, nil) {
+				return
+			}
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				yield(triage.GroupProgress{}, ctx.Err())
+				return
+			}
+		}
+		yield(triage.GroupProgress{Scanned: total(sigs), Fraction: 1, Signatures: sigs, Done: true}, nil)
 	}
-	if p.Progress != nil {
-		p.Progress(triage.GroupProgress{Scanned: total(sigs), Fraction: 1, Signatures: sigs, Done: true})
-	}
-	return sigs, nil
 }
 
 func (f *fakeBackend) List(_ context.Context, p triage.ListParams) (triage.Page, error) {

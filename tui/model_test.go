@@ -20,8 +20,8 @@ func TestOpensOnSignatures(t *testing.T) {
 	if h.m.state != stateSignatures {
 		t.Fatalf("state = %s, want signatures", h.m.state)
 	}
-	if len(f.groups) != 1 || !isZeroQuery(f.groups[0].Query) || f.groups[0].Progress == nil {
-		t.Fatalf("Group calls = %+v, want one unfiltered call with a Progress callback", f.groups)
+	if len(f.groups) != 1 || !isZeroQuery(f.groups[0].Query) || f.groups[0].ProgressEvery != groupProgressEvery {
+		t.Fatalf("Group calls = %+v, want one unfiltered call asking for snapshots", f.groups)
 	}
 	var got []string
 	for _, s := range h.m.sigs.items {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"iter"
 	"os"
 	"time"
 
@@ -20,8 +21,9 @@ import (
 
 // Backend reads failed jobs; triage.Service satisfies it.
 type Backend interface {
-	// Group folds jobs into signatures; p.Progress streams snapshots.
-	Group(ctx context.Context, p triage.GroupParams) ([]triage.Signature, error)
+	// GroupSnapshots folds jobs into signatures, yielding snapshots as
+	// it goes and the final list last (Done).
+	GroupSnapshots(ctx context.Context, p triage.GroupParams) iter.Seq2[triage.GroupProgress, error]
 	// List returns one keyset page; p.Signature filters to one signature.
 	List(ctx context.Context, p triage.ListParams) (triage.Page, error)
 	Show(ctx context.Context, id string) (triage.Detail, error)

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"strings"
 	"time"
@@ -283,14 +284,13 @@ func (s *Store) DeleteBatch(context.Context, triage.BatchParams, func(*triage.Fa
 	return triage.BatchResult{}, s.readOnly("forget in")
 }
 
-// DeleteBefore refuses: see ErrReadOnly.
-func (s *Store) DeleteBefore(context.Context, triage.PruneParams) (int64, error) {
-	return 0, s.readOnly("prune")
-}
-
-// DeleteAll refuses: see ErrReadOnly.
-func (s *Store) DeleteAll(context.Context, int, func(int64)) (int64, error) {
-	return 0, s.readOnly("flush")
+// Prune refuses: see ErrReadOnly.
+func (s *Store) Prune(_ context.Context, p triage.PruneParams) iter.Seq2[triage.PruneBatch, error] {
+	op := "prune"
+	if p.All {
+		op = "flush"
+	}
+	return func(yield func(triage.PruneBatch, error) bool) { yield(triage.PruneBatch{}, s.readOnly(op)) }
 }
 
 var _ triage.Store = (*Store)(nil)

@@ -583,8 +583,8 @@ func TestWritesAreRefused(t *testing.T) {
 	ctx := context.Background()
 	_, e1 := s.MoveBatch(ctx, triage.BatchParams{}, func(*triage.FailedRow) (triage.Move, bool) { return triage.Move{}, true })
 	_, e2 := s.DeleteBatch(ctx, triage.BatchParams{}, func(*triage.FailedRow) bool { return true })
-	_, e3 := s.DeleteBefore(ctx, triage.PruneParams{Before: time.Now()})
-	_, e4 := s.DeleteAll(ctx, 100, nil)
+	_, e3 := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{Before: time.Now()}))
+	_, e4 := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{All: true}))
 	for i, err := range []error{e1, e2, e3, e4} {
 		if !errors.Is(err, filestore.ErrReadOnly) || !strings.Contains(err.Error(), s.Path()) {
 			t.Errorf("write %d: %v", i, err)

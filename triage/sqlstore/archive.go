@@ -3,23 +3,13 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/jobtriage/jobtriage/triage"
 )
-
-// archiveBatch is the rows one archived prune or flush transaction writes
-// to the archive and deletes, when PruneParams.BatchSize does not say.
-const archiveBatch = 1000
-
-// archiveAttempts bounds how often one archived batch runs again after
-// the database rolled it back as a deadlock victim.
-const archiveAttempts = 8
 
 // restoreInsertRows is the rows of one multi-row INSERT of a restore:
 // seven parameters a row keeps a statement well inside every driver's
@@ -91,63 +81,16 @@ func (s *Store) rawByIDs(ctx context.Context, tx *sqlx.Tx, ids []int64) ([]triag
 	return out, nil
 }
 
-// deleteArchived is DeleteBefore with p.Archive: each batch is selected
-// whole and locked, handed to p.Archive (which makes it durable), and only
-// then deleted, in one transaction. A crash before the commit leaves the
-// batch in failed_jobs (and, perhaps, in the archive too: a repeated run
-// archives it again, and the archive writer keeps one copy).
-func (s *Store) deleteArchived(ctx context.Context, p triage.PruneParams) (int64, error) {
-	batch := p.BatchSize
-	if batch <= 0 {
-		batch = archiveBatch
-	}
-	var cond string
-	var condArgs []any
-	var upTo int64
-	if p.All {
-		// Every row there at the start: failures arriving meanwhile stay.
-		var snapshot sql.NullInt64
-		if err := s.db.QueryRowContext(ctx, "SELECT MAX(id) FROM "+s.failed).Scan(&snapshot); err != nil {
-			return 0, s.queryError(err)
-		}
-		if !snapshot.Valid {
-			return 0, nil
-		}
-		cond, condArgs, upTo = "id <= ?", []any{snapshot.Int64}, snapshot.Int64
-	} else {
-		op := "<"
-		if p.Inclusive {
-			op = "<="
-		}
-		cond, condArgs = "failed_at "+op+" ?", []any{s.wall(p.Before)}
-	}
-	return s.walkPrune(ctx, pruneWalk{batch: batch, stopAfter: p.StopAfterClean, all: p.All, upTo: upTo, progress: p.Progress},
-		func(lo, hi int64) (int64, error) {
-			start := time.Now()
-			var n int64
-			var err error
-			for attempt := 1; ; attempt++ {
-				n, err = s.archiveRange(ctx, lo, hi, cond, condArgs, p.Archive)
-				if err == nil || !errors.Is(err, triage.ErrConflict) || attempt == archiveAttempts {
-					break
-				}
-			}
-			if err == nil && p.OnBatch != nil {
-				p.OnBatch(n, time.Since(start))
-			}
-			return n, err
-		})
-}
-
-// archiveRange archives and deletes the rows in (lo, hi] that cond selects.
-func (s *Store) archiveRange(ctx context.Context, lo, hi int64, cond string, condArgs []any, archive func([]triage.RawRow) error) (int64, error) {
+// archiveRange archives and deletes the rows where selects (with args),
+// in one transaction that holds them locked.
+func (s *Store) archiveRange(ctx context.Context, where string, args []any, archive triage.Archiver) (int64, error) {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
-	q := "SELECT " + s.rawColumns() + " FROM " + s.failed + " WHERE id > ? AND id <= ? AND " + cond + " ORDER BY id" + s.lockClause()
-	rs, err := tx.QueryContext(ctx, s.db.Rebind(q), append([]any{lo, hi}, condArgs...)...)
+	q := "SELECT " + s.rawColumns() + " FROM " + s.failed + where + " ORDER BY id" + s.lockClause()
+	rs, err := tx.QueryContext(ctx, s.db.Rebind(q), args...)
 	if err != nil {
 		return 0, s.writeError(err, s.schema.FailedTable)
 	}
@@ -158,7 +101,7 @@ func (s *Store) archiveRange(ctx context.Context, lo, hi int64, cond string, con
 	if len(rows) == 0 {
 		return 0, nil
 	}
-	if err := archive(rows); err != nil {
+	if err := archive.Write(rows); err != nil {
 		return 0, err
 	}
 	ids := make([]int64, len(rows))

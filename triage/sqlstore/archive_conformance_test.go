@@ -69,6 +69,9 @@ type archiveSink struct {
 
 var errDiskFull = errors.New("disk full")
 
+// Write makes the sink a triage.Archiver.
+func (a *archiveSink) Write(rows []triage.RawRow) error { return a.archive(rows) }
+
 func (a *archiveSink) archive(rows []triage.RawRow) error {
 	a.batches++
 	if a.count != nil {
@@ -103,7 +106,7 @@ func testArchivedPrune(t *testing.T, driver string) {
 	cut := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
 	// An archive that fails keeps its batch (and the rest) in failed_jobs.
 	sink := &archiveSink{failAt: 2}
-	n, err := s.DeleteBefore(ctx, triage.PruneParams{Before: cut, BatchSize: 3, Archive: sink.archive})
+	n, err := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{Before: cut, BatchSize: 3, Archive: sink}))
 	if !errors.Is(err, errDiskFull) {
 		t.Fatalf("failing archive: %d, %v", n, err)
 	}
@@ -114,7 +117,7 @@ func testArchivedPrune(t *testing.T, driver string) {
 	if driver != "sqlite" { // SQLite's one connection is the batch's own
 		sink2.count = func() int { return failedCount(t, s) }
 	}
-	n, err = s.DeleteBefore(ctx, triage.PruneParams{Before: cut, BatchSize: 3, Archive: sink2.archive})
+	n, err = triage.PruneTotal(s.Prune(ctx, triage.PruneParams{Before: cut, BatchSize: 3, Archive: sink2}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +167,7 @@ func testArchivedFlushAll(t *testing.T, driver string) {
 	}
 	ids := sqltest.InsertFailed(t, s, fx...)
 	sink := &archiveSink{}
-	n, err := s.DeleteBefore(ctx, triage.PruneParams{All: true, BatchSize: 3, Archive: sink.archive})
+	n, err := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{All: true, BatchSize: 3, Archive: sink}))
 	if err != nil || n != 7 || failedCount(t, s) != 0 {
 		t.Fatalf("flush all: %d, %v, %d left", n, err, failedCount(t, s))
 	}
@@ -178,10 +181,7 @@ func testArchivedFlushAll(t *testing.T, driver string) {
 	if sink.batches != 3 {
 		t.Errorf("%d batches of 3 for 7 rows, want 3", sink.batches)
 	}
-	if _, err := s.DeleteBefore(ctx, triage.PruneParams{All: true}); !errors.Is(err, triage.ErrInvalidInput) {
-		t.Errorf("All without Archive: %v", err)
-	}
-	n, err = s.DeleteBefore(ctx, triage.PruneParams{All: true, Archive: sink.archive})
+	n, err = triage.PruneTotal(s.Prune(ctx, triage.PruneParams{All: true, Archive: sink}))
 	if err != nil || n != 0 {
 		t.Errorf("flush of an empty table: %d, %v", n, err)
 	}
@@ -237,7 +237,7 @@ func testRestoreRoundTrip(t *testing.T, driver string) {
 	}
 	sqltest.InsertFailed(t, s, fx...)
 	first := &archiveSink{}
-	if _, err := s.DeleteBefore(ctx, triage.PruneParams{All: true, BatchSize: 4, Archive: first.archive}); err != nil {
+	if _, err := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{All: true, BatchSize: 4, Archive: first})); err != nil {
 		t.Fatal(err)
 	}
 	// Dry: everything would come back, nothing does.
@@ -256,7 +256,7 @@ func testRestoreRoundTrip(t *testing.T, driver string) {
 	}
 	// Archived again, the rows are byte for byte what was archived first.
 	second := &archiveSink{}
-	if _, err := s.DeleteBefore(ctx, triage.PruneParams{All: true, Archive: second.archive}); err != nil {
+	if _, err := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{All: true, Archive: second})); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(second.rows, first.rows) {
@@ -291,7 +291,7 @@ func testRestoreLegacy(t *testing.T, driver string) {
 	fx := []sqltest.FailedFixture{hostileFixture(1, "2026-11-30 10:00:00"), hostileFixture(2, "2026-11-30 10:00:00")}
 	sqltest.InsertFailed(t, s, fx...)
 	sink := &archiveSink{}
-	if _, err := s.DeleteBefore(ctx, triage.PruneParams{All: true, Archive: sink.archive}); err != nil {
+	if _, err := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{All: true, Archive: sink})); err != nil {
 		t.Fatal(err)
 	}
 	if sink.rows[0].UUID != nil {
@@ -303,6 +303,18 @@ func testRestoreLegacy(t *testing.T, driver string) {
 			t.Fatalf("round %d: %+v, %v; want %+v", round, res, err, want)
 		}
 	}
+}
+
+// rowsReader reads rows as an archive would.
+type rowsReader struct{ rows []triage.RawRow }
+
+func (r *rowsReader) Next() (triage.RawRow, error) {
+	if len(r.rows) == 0 {
+		return triage.RawRow{}, io.EOF
+	}
+	row := r.rows[0]
+	r.rows = r.rows[1:]
+	return row, nil
 }
 
 // testConcurrentRestores: two restores of one archive at once insert each
@@ -317,7 +329,7 @@ func testConcurrentRestores(t *testing.T, driver string) {
 	}
 	sqltest.InsertFailed(t, s, fx...)
 	sink := &archiveSink{}
-	if _, err := s.DeleteBefore(ctx, triage.PruneParams{All: true, Archive: sink.archive}); err != nil {
+	if _, err := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{All: true, Archive: sink})); err != nil {
 		t.Fatal(err)
 	}
 	type result struct {
@@ -328,15 +340,7 @@ func testConcurrentRestores(t *testing.T, driver string) {
 	for range 2 {
 		go func() {
 			svc := &triage.Service{Store: s}
-			i := 0
-			next := func() (triage.RawRow, error) {
-				if i == len(sink.rows) {
-					return triage.RawRow{}, io.EOF
-				}
-				i++
-				return sink.rows[i-1], nil
-			}
-			sum, err := svc.Restore(ctx, triage.RestoreRun{Next: next})
+			sum, err := triage.Last(svc.Restore(ctx, triage.RestoreRun{Rows: &rowsReader{rows: sink.rows}}))
 			results <- result{sum, err}
 		}()
 	}

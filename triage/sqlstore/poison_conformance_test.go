@@ -26,7 +26,7 @@ func TestPoisonRowsConformance(t *testing.T) {
 		{"QueueColumnFromTheCatalog", testQueueColumn},
 		{"RefusedRowIsIsolated", testRefusedRowIsolated},
 		{"NegativeIDs", testNegativeIDs},
-		{"DeleteAllIsBoundToItsSnapshot", testDeleteAllSnapshot},
+		{"PruneAllIsBoundToItsSnapshot", testPruneAllSnapshot},
 	}
 	for _, driver := range sqltest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
@@ -362,7 +362,7 @@ func testNegativeIDs(t *testing.T, driver string) {
 		t.Fatalf("dry retry all: %d of %d, %v", dry.Retried, total, err)
 	}
 	// prune walks the primary key from its lowest id too.
-	n, err := s.DeleteBefore(ctx, triage.PruneParams{Before: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC), DryRun: true})
+	n, err := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{Before: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC), DryRun: true}))
 	if err != nil || n != int64(total-1) {
 		t.Errorf("prune dry run counts %d, %v; want %d", n, err, total-1)
 	}
@@ -372,21 +372,21 @@ func testNegativeIDs(t *testing.T, driver string) {
 	}
 }
 
-func testDeleteAllSnapshot(t *testing.T, driver string) {
+func testPruneAllSnapshot(t *testing.T, driver string) {
 	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
 	var fx []sqltest.FailedFixture
 	for i := 1; i <= 7; i++ {
 		fx = append(fx, fixture(i, "a", `X`, "2026-11-30 10:00:00"))
 	}
 	sqltest.InsertFailed(t, s, fx...)
-	arrived := false
-	n, err := s.DeleteAll(context.Background(), 3, func(int64) {
-		if !arrived {
+	var n int64
+	var err error
+	for b, berr := range s.Prune(context.Background(), triage.PruneParams{All: true, BatchSize: 3}) {
+		if n, err = b.Total, berr; err == nil && n == 3 {
 			// A failure arriving while the flush runs is kept.
-			arrived = true
 			sqltest.InsertFailed(t, s, fixture(8, "a", `X`, "2026-11-30 10:00:01"))
 		}
-	})
+	}
 	if err != nil || n != 7 || failedCount(t, s) != 1 {
 		t.Fatalf("flush: deleted %d, %v; %d left, want the 1 that arrived", n, err, failedCount(t, s))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -20,8 +21,8 @@ var writeCases = []conformanceCase{
 	{"MoveBatchSinceOverSeveralBatches", testMoveBatchSince},
 	{"ConcurrentMovesExactlyOnce", testConcurrentMoves},
 	{"DeleteBatch", testDeleteBatch},
-	{"DeleteBefore", testDeleteBefore},
-	{"DeleteAll", testDeleteAll},
+	{"PruneByAge", testPruneByAge},
+	{"PruneAll", testPruneAll},
 	{"ResolveRefsAndCount", testResolveRefs},
 }
 
@@ -307,7 +308,7 @@ func testDeleteBatch(t *testing.T, driver string) {
 	equalIDs(t, "left", idsOf(collect(t, s, triage.ScanParams{})), []int64{ids[2], ids[1]})
 }
 
-func testDeleteBefore(t *testing.T, driver string) {
+func testPruneByAge(t *testing.T, driver string) {
 	ctx := context.Background()
 	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
 	var fx []sqltest.FailedFixture
@@ -319,32 +320,42 @@ func testDeleteBefore(t *testing.T, driver string) {
 	ids := sqltest.InsertFailed(t, s, fx...)
 	cut := time.Date(2026, 11, 14, 12, 0, 0, 0, time.UTC)
 	var batches []int64
-	n, err := s.DeleteBefore(ctx, triage.PruneParams{Before: cut, BatchSize: 3, DryRun: true})
+	n, err := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{Before: cut, BatchSize: 3, DryRun: true}))
 	if err != nil || n != 5 {
 		t.Fatalf("dry run counts %d, %v; want 5", n, err)
 	}
-	n, err = s.DeleteBefore(ctx, triage.PruneParams{Before: cut, BatchSize: 3,
-		OnBatch: func(n int64, _ time.Duration) { batches = append(batches, n) }})
-	if err != nil || n != 5 {
-		t.Fatalf("prune < cut: %d, %v; want 5 (batches %v)", n, err, batches)
+	n = 0
+	for b, err := range s.Prune(ctx, triage.PruneParams{Before: cut, BatchSize: 3}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		batches = append(batches, b.Deleted)
+		if n += b.Deleted; b.Total != n || b.Took <= 0 {
+			t.Fatalf("batch %d reports a total of %d after %d deleted, in %v", len(batches), b.Total, n, b.Took)
+		}
+	}
+	// Ten ids in batches of three: the old rows in the first three, then
+	// the clean batch that ends the walk.
+	if n != 5 || !slices.Equal(batches, []int64{3, 1, 1, 0}) {
+		t.Fatalf("prune < cut: %d in batches %v; want 5 in 3, 1, 1, 0", n, batches)
 	}
 	equalIDs(t, "after prune", idsOf(collect(t, s, triage.ScanParams{Ascending: true})),
 		[]int64{ids[4], ids[5], ids[7], ids[8], ids[9]})
 	// flush --hours semantics: <= includes the row exactly at the cut-off.
-	n, err = s.DeleteBefore(ctx, triage.PruneParams{Before: cut, Inclusive: true, BatchSize: 3})
+	n, err = triage.PruneTotal(s.Prune(ctx, triage.PruneParams{Before: cut, Inclusive: true, BatchSize: 3}))
 	if err != nil || n != 1 {
 		t.Fatalf("flush <= cut: %d, %v; want 1", n, err)
 	}
 }
 
-func testDeleteAll(t *testing.T, driver string) {
+func testPruneAll(t *testing.T, driver string) {
 	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
 	var fx []sqltest.FailedFixture
 	for i := 1; i <= 7; i++ {
 		fx = append(fx, fixture(i, "a", `X`, "2026-11-30 10:00:00"))
 	}
 	sqltest.InsertFailed(t, s, fx...)
-	n, err := s.DeleteAll(context.Background(), 3, nil)
+	n, err := triage.PruneTotal(s.Prune(context.Background(), triage.PruneParams{All: true, BatchSize: 3}))
 	if err != nil || n != 7 || failedCount(t, s) != 0 {
 		t.Fatalf("delete all: %d, %v", n, err)
 	}

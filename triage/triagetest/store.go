@@ -13,6 +13,7 @@ package triagetest
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -387,17 +388,23 @@ func (s *Store) DeleteBatch(ctx context.Context, p triage.BatchParams, plan func
 	return res, nil
 }
 
-// DeleteBefore implements triage.Store. Unlike sqlstore it does not stop
-// after clean batches: it deletes (or, dry, counts) every row before the
-// cut-off, in one batch.
-func (s *Store) DeleteBefore(ctx context.Context, p triage.PruneParams) (int64, error) {
+// Prune implements triage.Store. Unlike sqlstore it does not stop after
+// clean batches: it deletes (or, dry, counts) every row p selects, in one
+// batch.
+func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triage.PruneBatch, error] {
+	return func(yield func(triage.PruneBatch, error) bool) {
+		n, err := s.prune(ctx, p)
+		if err != nil || n > 0 {
+			yield(triage.PruneBatch{Deleted: n, Total: n}, err)
+		}
+	}
+}
+
+func (s *Store) prune(ctx context.Context, p triage.PruneParams) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.open(ctx); err != nil {
 		return 0, err
-	}
-	if p.All && p.Archive == nil {
-		return 0, fmt.Errorf("%w: PruneParams.All needs an Archive", triage.ErrInvalidInput)
 	}
 	cut := p.Before.In(s.loc).Format(wallLayout)
 	var ids []int64
@@ -408,39 +415,15 @@ func (s *Store) DeleteBefore(ctx context.Context, p triage.PruneParams) (int64, 
 		}
 	}
 	if p.DryRun || len(ids) == 0 {
-		if p.Progress != nil && len(ids) > 0 {
-			p.Progress(int64(len(ids)))
-		}
 		return int64(len(ids)), nil
 	}
 	if p.Archive != nil {
-		if err := p.Archive(s.raw(s.rows, ids)); err != nil {
+		if err := p.Archive.Write(s.raw(s.rows, ids)); err != nil {
 			return 0, err
 		}
 	}
 	s.deleteIDs(ids)
-	if p.OnBatch != nil {
-		p.OnBatch(int64(len(ids)), 0)
-	}
-	if p.Progress != nil {
-		p.Progress(int64(len(ids)))
-	}
 	return int64(len(ids)), nil
-}
-
-// DeleteAll implements triage.Store.
-func (s *Store) DeleteAll(ctx context.Context, _ int, progress func(int64)) (int64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.open(ctx); err != nil {
-		return 0, err
-	}
-	n := int64(len(s.rows))
-	s.rows = nil
-	if progress != nil && n > 0 {
-		progress(n)
-	}
-	return n, nil
 }
 
 var _ triage.Store = (*Store)(nil)

@@ -179,19 +179,20 @@ func TestFakeAgreesWithSQLite(t *testing.T) {
 				{Before: time.Date(2026, 11, 30, 10, 4, 0, 0, time.UTC), Inclusive: true, DryRun: true},
 				{Before: time.Date(2026, 11, 30, 10, 4, 0, 0, time.UTC), Inclusive: true},
 			} {
-				g, err1 := fake.DeleteBefore(ctx, p)
-				w, err2 := real.DeleteBefore(ctx, p)
+				g, err1 := triage.PruneTotal(fake.Prune(ctx, p))
+				w, err2 := triage.PruneTotal(real.Prune(ctx, p))
 				if g != w || err1 != nil || err2 != nil {
-					t.Errorf("DeleteBefore(%+v): fake %d %v, sqlstore %d %v", p, g, err1, w, err2)
+					t.Errorf("Prune(%+v): fake %d %v, sqlstore %d %v", p, g, err1, w, err2)
 				}
 			}
 			if got, want := scan(t, fake, triage.ScanParams{Full: true}), scan(t, real, triage.ScanParams{Full: true}); !reflect.DeepEqual(got, want) {
 				t.Errorf("after the writes:\nfake    %v\nsqlstore %v", got, want)
 			}
-			g, err1 := fake.DeleteAll(ctx, 3, nil)
-			w, err2 := real.DeleteAll(ctx, 3, nil)
+			all := triage.PruneParams{All: true, BatchSize: 3}
+			g, err1 := triage.PruneTotal(fake.Prune(ctx, all))
+			w, err2 := triage.PruneTotal(real.Prune(ctx, all))
 			if g != w || g == 0 || err1 != nil || err2 != nil || fake.Len() != 0 {
-				t.Errorf("DeleteAll: fake %d %v, sqlstore %d %v", g, err1, w, err2)
+				t.Errorf("Prune(All): fake %d %v, sqlstore %d %v", g, err1, w, err2)
 			}
 		})
 	}
