@@ -60,7 +60,9 @@ func newCmdPauseResume(f *Factory, runF func(context.Context, *PauseOptions) err
 			The database and Redis cache stores are supported; for the file, memcached,
 			dynamodb and array stores use php artisan queue:pause. --for pauses until the
 			key expires (whole seconds); without it the pause lasts until resume.
-			It asks first on a terminal and needs --yes otherwise.
+			An app that turns pause polling off (Worker::$pausable = false, or
+			Queue::withoutInterruptionPolling()) ignores the keys: that is PHP code, which
+			jobtriage cannot see. It asks first on a terminal and needs --yes otherwise.
 		`),
 		Example: examples(heredoc.Doc(`
 			  $ jobtriage pause database:emails --dry-run
