@@ -422,8 +422,8 @@ var minPauseVersion = [2]int{12, 40}
 
 func (f *Factory) openCacheStore(ctx context.Context, cfg appprofile.Config) (triage.CacheStore, error) {
 	p := cfg.Profile
-	if p == nil {
-		return nil, fmt.Errorf("%w: no Laravel app found, so no cache store: run jobtriage in the app's directory", errConfig)
+	if p == nil || (!p.IsApp && p.CachePath == "") {
+		return nil, fmt.Errorf("%w: no Laravel app here (no artisan file), so no cache store to pause queues in: run jobtriage pause in the app's directory", errConfig)
 	}
 	if p.Version != "" && !versionAtLeast(p.Version, minPauseVersion) {
 		return nil, fmt.Errorf("%w: Laravel %s workers do not read queue pause keys (queue:pause came in %d.%d)",

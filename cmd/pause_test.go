@@ -241,3 +241,11 @@ func TestPauseForJSON(t *testing.T) {
 		t.Errorf("--all: exit %d %s", code, h.out.String())
 	}
 }
+
+// TestPauseOutsideAnApp: without an app there is no cache store to guess.
+func TestPauseOutsideAnApp(t *testing.T) {
+	h := newHarness(t, false)
+	if code := h.run("pause", "database:emails", "--yes"); code != ExitUnreachable || !strings.Contains(h.errOut.String(), "no Laravel app here") {
+		t.Errorf("exit %d %s", code, h.errOut.String())
+	}
+}
