@@ -426,6 +426,13 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 			line += fmt.Sprintf("; %d not found", n)
 		}
 		fmt.Fprintln(io.Out, line+onTarget(svc)+".")
+		if n := res.DeleteWhenMissingModels; res.DryRun && n > 0 {
+			have := " have"
+			if n == 1 {
+				have = " has"
+			}
+			fmt.Fprintln(io.Out, countNoun(n, "job")+have+" deleteWhenMissingModels: on Laravel 13 a worker deletes such a job whose model is gone, with no new failed_jobs row.")
+		}
 		fr.print(io.Out)
 	}
 	if code, ok := fr.exitCode(); ok {

@@ -35,7 +35,8 @@ func NewCmdShow(f *Factory, runF func(context.Context, *ShowOptions) error) *cob
 		Short: "Show everything about one failed job",
 		Long: heredoc.Doc(`
 			Show one failed job: where it ran, the payload envelope (tries, timeout,
-			backoff, retryUntil — marked expired when it is — batch), the job's
+			backoff, retryUntil — marked expired when it is — batch, createdAt, delay,
+			deleteWhenMissingModels, log context), the job's
 			properties decoded from its PHP serialization (encrypted commands are
 			decrypted when APP_KEY is known), and the exception: the thrown one first,
 			then the chain of previous exceptions, with application frames marked.
@@ -88,6 +89,9 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 func encodableEnvelope(e payload.Envelope) payload.Envelope {
 	if e.Data != nil && !json.Valid(e.Data) {
 		e.Data = nil
+	}
+	if e.LogContext != nil && !json.Valid(e.LogContext) {
+		e.LogContext = nil
 	}
 	var extra []payload.Field
 	for _, f := range e.Extra {

@@ -95,6 +95,9 @@ type RetryResult struct {
 	ByClass  map[string]int `json:"by_class"`
 	Skipped  []Skip         `json:"skipped"`
 	NotFound []string       `json:"not_found"`
+	// DeleteWhenMissingModels counts the retried jobs whose payload has
+	// deleteWhenMissingModels true (countMissingModels).
+	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
 	// Targets are the connection:queue pairs pushed onto (pause.go).
 	Targets []QueueRef `json:"-"`
 }
@@ -197,6 +200,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 				RowName(r), utf8.RuneCountInString(queue), len(queue), col))
 		}
 		res.Retried++
+		res.countMissingModels(r)
 		res.IDs = append(res.IDs, j.ID)
 		res.ByQueue[queue]++
 		res.ByClass[j.Class]++
@@ -464,15 +468,17 @@ func (s *Service) retryPipelined(ctx context.Context, bs BatchStarter, seq batch
 type retryMark struct {
 	retried, ids, skipped int
 	byQueue, byClass      map[string]int
+	missingModels         int
 }
 
 func markOf(r RetryResult) retryMark {
 	return retryMark{retried: r.Retried, ids: len(r.IDs), skipped: len(r.Skipped),
-		byQueue: maps.Clone(r.ByQueue), byClass: maps.Clone(r.ByClass)}
+		byQueue: maps.Clone(r.ByQueue), byClass: maps.Clone(r.ByClass), missingModels: r.DeleteWhenMissingModels}
 }
 
 func (m retryMark) restore(r *RetryResult) {
 	r.Retried = m.retried
+	r.DeleteWhenMissingModels = m.missingModels
 	r.IDs = r.IDs[:m.ids]
 	r.Skipped = r.Skipped[:m.skipped]
 	r.ByQueue = maps.Clone(m.byQueue)
