@@ -86,7 +86,7 @@ func exitCodeFor(err error) ExitCode {
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &fe), errors.As(err, new(*pflag.InvalidValueError)), errors.Is(err, triage.ErrInvalidInput), errors.Is(err, triage.ErrInvalidCursor),
-		errors.Is(err, filestore.ErrReadOnly):
+		errors.Is(err, filestore.ErrReadOnly), errors.Is(err, triage.ErrPauseUnsupported):
 		return ExitUsage
 	case errors.Is(err, ErrCancelled):
 		return ExitCancelled

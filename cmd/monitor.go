@@ -290,7 +290,7 @@ func monitorSetup(ctx context.Context, opts *MonitorOptions) (triage.MonitorSour
 			triage.ErrInvalidInput, sanitize.Line(svc.Store.Schema().FailedTable))
 	}
 	p := triage.MonitorParams{Queues: refs, Window: opts.Window, RetryAfter: opts.RetryAfter,
-		Connections: svc.MonitorConnections, DefaultConnection: svc.DefaultConnection}
+		Connections: svc.MonitorConnections, DefaultConnection: svc.DefaultConnection, Pauses: svc.Pauses}
 	if p.RetryAfter == 0 {
 		cfg, err := opts.Config()
 		if err != nil {

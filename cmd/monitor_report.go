@@ -32,6 +32,7 @@ func monitorCheck(ctx context.Context, opts *MonitorOptions, src triage.MonitorS
 			fmt.Fprintln(opts.IO.ErrOut, "note: cannot see the queues of connection "+sanitize.Line(c.Name+": "+c.Blind)+" (failures still counted)")
 		}
 	}
+	notePauseError(opts.IO, rep)
 	return rep, breaches, nil
 }
 
@@ -53,6 +54,7 @@ func printReport(ios *IOStreams, rep triage.Report) error {
 		if q.Connection != "" {
 			name = q.Connection + ":" + q.Queue
 		}
+		name += pausedMark(q)
 		t.add(name, i64(q.Size), i64(q.Pending), i64(q.Delayed), i64(q.Reserved), i64(q.Stuck), oldest, i64(q.Failed))
 	}
 	if len(rep.Queues) == 0 && ios.IsStdoutTTY() {
@@ -89,6 +91,7 @@ type queueJSON struct {
 	OldestPendingAt         *string `json:"oldest_pending_at"`
 	OldestPendingAgeSeconds *int64  `json:"oldest_pending_age_seconds"`
 	Failed                  int64   `json:"failed"`
+	Paused                  bool    `json:"paused,omitempty"`
 }
 
 type reportJSONOut struct {
@@ -123,7 +126,7 @@ func reportJSON(rep triage.Report, breaches []triage.Breach) reportJSONOut {
 	}
 	for _, q := range rep.Queues {
 		qj := queueJSON{Connection: q.Connection, Queue: q.Queue, Size: q.Size, Pending: q.Pending, Delayed: q.Delayed,
-			Reserved: q.Reserved, Stuck: q.Stuck, Failed: q.Failed}
+			Reserved: q.Reserved, Stuck: q.Stuck, Failed: q.Failed, Paused: q.Paused}
 		if !q.OldestPendingAt.IsZero() {
 			at, age := rfc3339(q.OldestPendingAt), int64(q.OldestPendingAge/time.Second)
 			qj.OldestPendingAt, qj.OldestPendingAgeSeconds = &at, &age
@@ -140,7 +143,7 @@ func metricsCheck(rep triage.Report, firing int) metrics.Check {
 	for _, q := range rep.Queues {
 		c.Queues = append(c.Queues, metrics.Queue{Connection: q.Connection, Queue: q.Queue, Pending: q.Pending,
 			Delayed: q.Delayed, Reserved: q.Reserved, Stuck: q.Stuck, OldestPendingAge: q.OldestPendingAge,
-			FailedWindow: q.Failed})
+			FailedWindow: q.Failed, Paused: q.Paused})
 	}
 	return c
 }

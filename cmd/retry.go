@@ -329,6 +329,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 		return err
 	}
+	warnPausedQueues(ctx, opts.IO, svc, res.Targets)
 	return reportRetry(opts, svc, res, ids, skips, fr)
 }
 

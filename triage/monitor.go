@@ -105,6 +105,9 @@ type MonitorParams struct {
 	// DefaultConnection is queue.default: the connection a queue named
 	// without one is measured on, as queue:monitor does.
 	DefaultConnection string
+	// Pauses is the app's cache store, which holds the queue pause keys
+	// (triage/pause.go); nil when it cannot be read.
+	Pauses CacheStore
 }
 
 // MonitorConnection is one queue connection a monitor can (or cannot) see.
@@ -144,6 +147,9 @@ type QueueHealth struct {
 	OldestPendingUnknown string `json:"-"`
 	// Failed counts failed_jobs rows of this queue in the window.
 	Failed int64 `json:"failed"`
+	// Paused: workers skip the queue (queue:pause or jobtriage pause), so
+	// its backlog is held, not stuck.
+	Paused bool `json:"paused,omitempty"`
 }
 
 // Report is one health check.
@@ -161,6 +167,9 @@ type Report struct {
 	// Blind lists the connections whose queues could not be counted, with
 	// why ("sqs: jobtriage cannot read sqs queues").
 	Blind []string
+	// PauseError says why the queues' pause state is unknown ("" when it
+	// was read, or there is no cache store to read).
+	PauseError string
 }
 
 // Monitor runs one health check: one grouped count over jobs (indexed on
@@ -220,6 +229,7 @@ func Monitor(ctx context.Context, st MonitorSource, p MonitorParams) (Report, er
 			rep.Failed += n
 		}
 	}
+	markPaused(ctx, p, &rep)
 	return rep, nil
 }
 
@@ -359,6 +369,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 			rep.Failed += n
 		}
 	}
+	markPaused(ctx, p, &rep)
 	return rep, nil
 }
 
@@ -444,6 +455,9 @@ func (r Report) Check(t Thresholds) []Breach {
 	var out []Breach
 	for _, q := range r.Queues {
 		name := QueueRef{Connection: q.Connection, Queue: q.Queue}.String()
+		if q.Paused {
+			continue // held on purpose: its backlog is no breach (failures still are)
+		}
 		if t.MaxSize > 0 && q.Size >= t.MaxSize {
 			out = append(out, Breach{Queue: name, Measure: "size", Value: q.Size, Limit: t.MaxSize})
 		}

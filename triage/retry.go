@@ -98,6 +98,8 @@ type RetryResult struct {
 	// DeleteWhenMissingModels counts the retried jobs whose payload has
 	// deleteWhenMissingModels true (countMissingModels).
 	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
+	// Targets are the connection:queue pairs pushed onto (pause.go).
+	Targets []QueueRef `json:"-"`
 }
 
 // PipelinedBatch is the rows of one batch of a pipelined retry (see
@@ -213,6 +215,7 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		res.IDs = append(res.IDs, j.ID)
 		res.ByQueue[queue]++
 		res.ByClass[j.Class]++
+		res.addTarget(r.Connection, queue)
 		if p.OnPushed != nil {
 			pushed = append(pushed, Pushed{UUID: uuid, ID: j.ID, Class: j.Class, Connection: r.Connection, Queue: queue})
 		}
