@@ -245,7 +245,7 @@ func TestPauseForJSON(t *testing.T) {
 // TestPauseOutsideAnApp: without an app there is no cache store to guess.
 func TestPauseOutsideAnApp(t *testing.T) {
 	h := newHarness(t, false)
-	if code := h.run("pause", "database:emails", "--yes"); code != ExitUnreachable || !strings.Contains(h.errOut.String(), "no Laravel app here") {
+	if code := h.run("pause", "database:emails", "--yes"); code != ExitUnreachable || !strings.Contains(h.errOut.String(), "not inside a Laravel app") {
 		t.Errorf("exit %d %s", code, h.errOut.String())
 	}
 }
