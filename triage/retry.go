@@ -95,6 +95,11 @@ type RetryResult struct {
 	ByClass  map[string]int `json:"by_class"`
 	Skipped  []Skip         `json:"skipped"`
 	NotFound []string       `json:"not_found"`
+	// DeleteWhenMissingModels counts the retried jobs whose payload has
+	// deleteWhenMissingModels true (countMissingModels).
+	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
+	// Targets are the connection:queue pairs pushed onto (pause.go).
+	Targets []QueueRef `json:"-"`
 }
 
 // PipelinedBatch is the rows of one batch of a pipelined retry (see
@@ -104,6 +109,17 @@ type RetryResult struct {
 // took less CPU and wall time than two halves (bench/README.md, "Retry
 // into Redis on a quiet machine").
 const PipelinedBatch = WriteBatch * 3 / 4
+
+// artisanRetryHint ends the reason of a job only artisan can retry: a
+// whole sentence, since the ids and the command follow on lines of their own.
+const artisanRetryHint = "retry such jobs with php artisan queue:retry instead"
+
+// ArtisanCan reports whether php artisan queue:retry can retry a job that
+// a retry skipped for the reason code: a connection jobtriage cannot
+// write, not a job that would only fail again.
+func ArtisanCan(code string) bool {
+	return code == SkipNotDatabase || code == SkipNoJobsTable
+}
 
 // ArtisanRetry is the command an operator runs for jobs jobtriage cannot
 // re-queue itself.
@@ -177,10 +193,10 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 		route := s.Router.For(r.Connection)
 		switch {
 		case !route.Writable():
-			return skip(SkipNotDatabase, route.Reason+"; php artisan queue:retry can")
+			return skip(SkipNotDatabase, route.Reason+"; "+artisanRetryHint)
 		case route.Local && !s.Store.Schema().HasJobs:
-			return skip(SkipNoJobsTable, fmt.Sprintf("connection %q queues to the %s table, which this database does not have (or not in a usable shape); php artisan queue:retry can",
-				r.Connection, s.Store.Schema().JobsTable))
+			return skip(SkipNoJobsTable, fmt.Sprintf("connection %q queues to the %s table, which this database does not have (or not in a usable shape); %s",
+				r.Connection, s.Store.Schema().JobsTable, artisanRetryHint))
 		}
 		body, code, reason := RetryPayload(r.Payload, now, p.RetryUntil, route.Driver == DriverRedis)
 		if reason != "" {
@@ -195,9 +211,11 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 				RowName(r), utf8.RuneCountInString(queue), len(queue), col))
 		}
 		res.Retried++
+		res.countMissingModels(r)
 		res.IDs = append(res.IDs, j.ID)
 		res.ByQueue[queue]++
 		res.ByClass[j.Class]++
+		res.addTarget(r.Connection, queue)
 		if p.OnPushed != nil {
 			pushed = append(pushed, Pushed{UUID: uuid, ID: j.ID, Class: j.Class, Connection: r.Connection, Queue: queue})
 		}
@@ -461,15 +479,17 @@ func (s *Service) retryPipelined(ctx context.Context, bs BatchStarter, seq batch
 type retryMark struct {
 	retried, ids, skipped int
 	byQueue, byClass      map[string]int
+	missingModels         int
 }
 
 func markOf(r RetryResult) retryMark {
 	return retryMark{retried: r.Retried, ids: len(r.IDs), skipped: len(r.Skipped),
-		byQueue: maps.Clone(r.ByQueue), byClass: maps.Clone(r.ByClass)}
+		byQueue: maps.Clone(r.ByQueue), byClass: maps.Clone(r.ByClass), missingModels: r.DeleteWhenMissingModels}
 }
 
 func (m retryMark) restore(r *RetryResult) {
 	r.Retried = m.retried
+	r.DeleteWhenMissingModels = m.missingModels
 	r.IDs = r.IDs[:m.ids]
 	r.Skipped = r.Skipped[:m.skipped]
 	r.ByQueue = maps.Clone(m.byQueue)
