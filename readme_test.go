@@ -116,3 +116,51 @@ func TestReadmeDemoExamplesRunAsPrinted(t *testing.T) {
 		})
 	}
 }
+
+// TestReadmeTestsSectionNamesEveryTestServerVariable: every JOBTRIAGE_TEST_*
+// variable a test reads is named in the README's Tests section, so a
+// contributor learns there which servers the suite uses and how to point
+// it at them.
+func TestReadmeTestsSectionNamesEveryTestServerVariable(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Tests\n")
+	if !ok {
+		t.Fatal("README.md has no ## Tests section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	name := regexp.MustCompile(`JOBTRIAGE_TEST_[A-Z_]*[A-Z]`)
+	seen := map[string]string{}
+	err = filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (path == "third_party" || strings.HasPrefix(d.Name(), ".")) && path != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, v := range name.FindAllString(string(b), -1) {
+			seen[v] = path
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) == 0 {
+		t.Fatal("found no JOBTRIAGE_TEST_ variable in the sources")
+	}
+	for v, path := range seen {
+		if !strings.Contains(section, "`"+v+"`") {
+			t.Errorf("%s (read in %s) is not named in README.md's Tests section", v, path)
+		}
+	}
+}

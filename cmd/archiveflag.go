@@ -17,9 +17,17 @@ type ArchiveFlag struct {
 }
 
 func (a *ArchiveFlag) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&a.Path, "archive", "",
-		"before deleting, append every row whole to `PATH` and fsync it (NDJSON; gzip when PATH ends in .gz; - for stdout)")
+	cmd.Flags().StringVar(&a.Path, "archive", "", archiveUsage+"; - for stdout)")
 }
+
+// registerFile is register for a command whose stdout is not free for the
+// archive (the TUI draws there): its help offers no "-".
+func (a *ArchiveFlag) registerFile(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&a.Path, "archive", "", archiveUsage+"; a file, not stdout)")
+}
+
+// archiveUsage is the usage both registrations share, up to its last clause.
+const archiveUsage = "before deleting, append every row whole to `PATH` and fsync it (NDJSON; gzip when PATH ends in .gz"
 
 // set reports whether --archive was given.
 func (a *ArchiveFlag) set() bool { return a.Path != "" }

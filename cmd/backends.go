@@ -165,6 +165,7 @@ func queueRoutes(cfg appprofile.Config, open backendOpeners) (map[string]triage.
 			}
 			r.Reason = fmt.Sprintf("connection %q uses the %s queue driver, which jobtriage cannot write to", qc.Name, driver)
 			mc.Blind = fmt.Sprintf("the %s driver cannot be read by jobtriage", driver)
+			mc.Unsupported = true
 		}
 		routes[qc.Name] = r
 		conns = append(conns, mc)

@@ -93,7 +93,7 @@ func Run(ctx context.Context, f *Factory, args []string) ExitCode {
 		if interrupted {
 			msg = "interrupted"
 		}
-		fmt.Fprintln(f.IO.ErrOut, "jobtriage: "+sanitize.Line(oneLine(msg)))
+		fmt.Fprintln(f.IO.ErrOut, "jobtriage: "+sanitize.Line(errorLine(msg)))
 	}
 	var fe *FlagError
 	if !interrupted && (errors.As(err, &fe) || isCobraUsageError(err)) {
@@ -121,7 +121,8 @@ func checkStatementTimeout(c *cobra.Command, d time.Duration) error {
 
 // destructiveCommands change jobs and write the audit log (tui unless
 // --read-only: its retries and forgets).
-var destructiveCommands = map[string]bool{"retry": true, "forget": true, "prune": true, "flush": true, "restore": true, "tui": true}
+var destructiveCommands = map[string]bool{"retry": true, "forget": true, "prune": true, "flush": true, "restore": true, "tui": true,
+	"pause": true, "resume": true}
 
 // writesJobs reports whether c may change jobs: a destructive command that
 // is not a --dry-run.
@@ -207,6 +208,8 @@ RFC 3339); N is a whole number. A bad value exits 2 naming the flag.`,
 		NewCmdPrune(f, nil),
 		NewCmdFlush(f, nil),
 		NewCmdRestore(f, nil),
+		NewCmdPause(f, nil),
+		NewCmdResume(f, nil),
 		NewCmdTUI(f, nil),
 		NewCmdDemo(f, nil),
 		NewCmdMonitor(f, nil),

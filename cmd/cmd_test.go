@@ -127,7 +127,7 @@ func TestFailedOutputs(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, h.errOut.String())
 	}
 	out := h.out.String()
-	if !strings.HasPrefix(out, "ID") || !strings.Contains(out, "15 minutes ago") || strings.ContainsRune(out, '\x1b') ||
+	if !strings.HasPrefix(out, "Failed jobs — ") || !strings.Contains(out, "\nID") || !strings.Contains(out, "15 minutes ago") || strings.ContainsRune(out, '\x1b') ||
 		!strings.Contains(out, `\x1b`) {
 		t.Errorf("TTY table:\n%s", out)
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/user"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -305,6 +306,24 @@ func onTarget(svc *triage.Service) string {
 		parts = append(parts, sanitize.Line(svc.Target))
 	}
 	return " — " + strings.Join(parts, " · ")
+}
+
+// targetText is onTarget's name of the target without the dash and the
+// colour, for --json documents ("" when the service names none).
+func targetText(svc *triage.Service) string {
+	return sgrRE.ReplaceAllString(strings.TrimPrefix(onTarget(svc), " — "), "")
+}
+
+// sgrRE matches the colour sequences contextMark adds.
+var sgrRE = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// printListingHeader names, on a terminal, what a listing shows and where
+// it comes from, as a confirmation does ("Failed jobs — context shop
+// [PRODUCTION] · app …"); piped output stays the bare rows.
+func printListingHeader(ios *IOStreams, what string, svc *triage.Service) {
+	if ios.IsStdoutTTY() && onTarget(svc) != "" {
+		fmt.Fprintln(ios.Out, what+onTarget(svc))
+	}
 }
 
 // ansiColor is the SGR code of a colour a context may have ("" for none):

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -85,7 +86,7 @@ func exitCodeFor(err error) ExitCode {
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &fe), errors.As(err, new(*pflag.InvalidValueError)), errors.Is(err, triage.ErrInvalidInput), errors.Is(err, triage.ErrInvalidCursor),
-		errors.Is(err, filestore.ErrReadOnly):
+		errors.Is(err, filestore.ErrReadOnly), errors.Is(err, triage.ErrPauseUnsupported):
 		return ExitUsage
 	case errors.Is(err, ErrCancelled):
 		return ExitCancelled
@@ -137,6 +138,22 @@ var errConfig = errors.New("configuration")
 
 // oneLine is sanitize.FirstLine, under the name cmd's callers use.
 func oneLine(s string) string { return sanitize.FirstLine(s) }
+
+// cobraSuggestHeader opens the block of close names cobra appends to an
+// unknown command's error, one name a line after it.
+const cobraSuggestHeader = "Did you mean this?"
+
+// errorLine is the one line Run prints for an error: its first line, and
+// cobra's suggestions (which follow on lines of their own) kept on it, so
+// "unknown command" still says which command was meant.
+func errorLine(msg string) string {
+	first, rest, _ := strings.Cut(strings.TrimSpace(msg), "\n")
+	_, after, ok := strings.Cut(rest, cobraSuggestHeader)
+	if !ok {
+		return oneLine(msg)
+	}
+	return strings.TrimSpace(first) + ". " + cobraSuggestHeader + " " + strings.Join(strings.Fields(after), ", ")
+}
 
 // cobraUsageRE matches the untyped errors cobra returns for bad arguments.
 var cobraUsageRE = regexp.MustCompile(`^(unknown command|unknown flag|unknown shorthand flag|accepts |requires at least|requires at most|received |invalid argument|flag needs an argument|required flag)`)

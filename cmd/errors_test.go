@@ -81,3 +81,24 @@ func TestRunPrintsOneLineAndTheUsageHint(t *testing.T) {
 		t.Errorf("interrupted: exit %d %q", code, h.errOut.String())
 	}
 }
+
+// TestUnknownCommandKeepsCobrasSuggestion: the one error line still names
+// the command cobra thinks was meant.
+func TestUnknownCommandKeepsCobrasSuggestion(t *testing.T) {
+	h := newHarness(t, false)
+	if code := h.run("faild"); code != ExitUsage ||
+		h.errOut.String() != "jobtriage: unknown command \"faild\" for \"jobtriage\". Did you mean this? failed\nRun 'jobtriage --help' for usage.\n" {
+		t.Errorf("faild: exit %d %q", code, h.errOut.String())
+	}
+}
+
+// TestOutsideAnAppIsOneLine: no app and no --dsn is one line naming the
+// directory and the two ways out, no .env warnings, exit ExitUnreachable
+// (a bad configuration).
+func TestOutsideAnAppIsOneLine(t *testing.T) {
+	h := newHarness(t, false)
+	want := "jobtriage: configuration: not inside a Laravel app (no artisan file above " + h.dir + "): cd into the app or pass --dsn\n"
+	if code := h.run("failed"); code != ExitUnreachable || h.errOut.String() != want {
+		t.Errorf("failed outside an app: exit %d %q, want %q", code, h.errOut.String(), want)
+	}
+}

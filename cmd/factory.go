@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -278,6 +279,7 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 	}
 	svc.MonitorConnections = monitorConns
 	svc.DefaultConnection = cfg.DefaultQueueConnection()
+	svc.Pauses = f.pauseReader(cfg)
 	// --jobs-dsn > JOBTRIAGE_JOBS_DSN > the context's jobs-dsn.
 	jobsDSN := f.Conn.JobsDSN
 	if jobsDSN == "" {
@@ -402,6 +404,110 @@ func describeTarget(cfg appprofile.Config) string {
 	}
 	return "app " + app + " · " + where
 }
+
+// PauseStore opens the app's default cache store, where the queue pause
+// keys live: the database or Redis store of config/cache.php. Any other
+// store, and a Laravel whose workers do not read the keys, is an error
+// naming php artisan queue:pause.
+func (f *Factory) PauseStore(ctx context.Context) (triage.CacheStore, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	return f.openCacheStore(ctx, cfg)
+}
+
+// minPauseVersion is the first Laravel whose workers read the pause keys.
+var minPauseVersion = [2]int{12, 40}
+
+func (f *Factory) openCacheStore(ctx context.Context, cfg appprofile.Config) (triage.CacheStore, error) {
+	p := cfg.Profile
+	if p == nil || (!p.IsApp && p.CachePath == "") {
+		return nil, fmt.Errorf("%w: no Laravel app here (no artisan file), so no cache store to pause queues in: run jobtriage pause in the app's directory", errConfig)
+	}
+	if p.Version != "" && !versionAtLeast(p.Version, minPauseVersion) {
+		return nil, fmt.Errorf("%w: Laravel %s workers do not read queue pause keys (queue:pause came in %d.%d)",
+			triage.ErrPauseUnsupported, p.Version, minPauseVersion[0], minPauseVersion[1])
+	}
+	cs, err := p.CacheStore()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errConfig, err)
+	}
+	switch cs.Driver {
+	case "database":
+		dc, err := p.DatabaseConnectionNamed(cs.Connection)
+		if err != nil {
+			return nil, fmt.Errorf("%w: cache store %s: %v", errConfig, cs.Name, err)
+		}
+		st, err := sqlstore.OpenCache(ctx, sqlstore.Config{Endpoint: endpointOf(dc.Target, dc), StatementTimeout: f.Conn.Timeout},
+			dc.Prefix+cs.Table, cs.Prefix)
+		if err != nil {
+			return nil, err
+		}
+		f.closers = append(f.closers, st.Close)
+		return st, nil
+	case "redis":
+		rc, err := p.Redis(cs.Connection)
+		if err != nil {
+			return nil, fmt.Errorf("%w: cache store %s: %v", errConfig, cs.Name, err)
+		}
+		st, err := redisqueue.OpenCache(ctx, redisqueue.Options{Host: rc.Host, Port: rc.Port, Username: rc.Username, Password: rc.Password,
+			DB: rc.Database, TLS: rc.Scheme == "tls", Cluster: rc.Cluster, Prefix: rc.Prefix}, cs.Prefix)
+		if err != nil {
+			return nil, err
+		}
+		f.closers = append(f.closers, st.Close)
+		return st, nil
+	}
+	return nil, fmt.Errorf("%w: the app's cache store %s uses the %s driver, which jobtriage cannot write (%s); use php artisan queue:pause and queue:resume",
+		triage.ErrPauseUnsupported, quoteName(cs.Name), quoteName(cs.Driver), sanitize.Line(cs.Source))
+}
+
+// pauseReader is the cache store monitor and retry read the pause keys
+// from, opened on first use; nil when the app has none jobtriage reads.
+func (f *Factory) pauseReader(cfg appprofile.Config) triage.CacheStore {
+	p := cfg.Profile
+	if p == nil || (p.Version != "" && !versionAtLeast(p.Version, minPauseVersion)) {
+		return nil
+	}
+	cs, err := p.CacheStore()
+	if err != nil || (cs.Driver != "database" && cs.Driver != "redis") {
+		return nil
+	}
+	return &lazyCacheStore{describe: cs.Driver + " cache store " + cs.Name,
+		open: func(ctx context.Context) (triage.CacheStore, error) { return f.openCacheStore(ctx, cfg) }}
+}
+
+// pauseTarget names the app (and context) a pause changes, for its
+// question and summary, as retry's confirmations name theirs.
+func (f *Factory) pauseTarget(store string) string {
+	svc := &triage.Service{Target: store}
+	if cfg, err := f.Config(); err == nil && cfg.Profile != nil && cfg.Profile.IsApp && cfg.AppName != "" {
+		app := "app " + cfg.AppName
+		if cfg.AppEnv != "" {
+			app += " (" + cfg.AppEnv + ")"
+		}
+		svc.Target = app + " · " + store
+	}
+	if c, err := f.Context(); err == nil && c != nil {
+		svc.TargetMark = contextMark(f.IO, *c)
+	}
+	return onTarget(svc)
+}
+
+// versionAtLeast compares a Laravel version ("12.40.2", "13.x-dev") with
+// major.minor; a part that is not a number counts as 0.
+func versionAtLeast(version string, min [2]int) bool {
+	parts := strings.SplitN(version, ".", 3)
+	var got [2]int
+	for i := 0; i < 2 && i < len(parts); i++ {
+		got[i], _ = strconv.Atoi(parts[i])
+	}
+	return got[0] > min[0] || (got[0] == min[0] && got[1] >= min[1])
+}
+
+// quoteName quotes a config name for a message.
+func quoteName(s string) string { return strconv.Quote(sanitize.Line(s)) }
 
 // Close releases whatever the constructors opened.
 func (f *Factory) Close() {

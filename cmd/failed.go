@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -69,6 +70,13 @@ func (ff *FilterFlags) query(now time.Time, loc *time.Location) (triage.Query, e
 		return q, FlagErrorf("--until is before --since")
 	}
 	return q, nil
+}
+
+// queryNames are the queue, connection and class names q selects by, for
+// Service.CheckNames: a name nothing has is an error for the commands that
+// act, a warning for failed.
+func queryNames(q triage.Query) triage.Names {
+	return triage.Names{Queues: q.Filter.Queues, Connections: q.Filter.Connections, Class: q.Class}
 }
 
 // signatureIDRE is a signature id: the first 10 hex digits of its hash.
@@ -233,6 +241,23 @@ func failedRun(ctx context.Context, opts *FailedOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.After == "" {
+		// A search for a name nothing has still succeeds (it found
+		// nothing), but says so, with the names that are there.
+		var unknown *triage.UnknownNameError
+		if err := svc.CheckNames(ctx, queryNames(q)); errors.As(err, &unknown) {
+			fmt.Fprintln(opts.IO.ErrOut, "warning: "+sanitize.Line(unknown.Sentence()))
+		} else if err != nil {
+			return err
+		}
+	}
+	if !opts.JSON && !opts.NDJSON && !opts.CSV {
+		what := "Failed jobs"
+		if opts.Group {
+			what = "Failed jobs by error signature"
+		}
+		printListingHeader(opts.IO, what, svc)
+	}
 	switch {
 	case opts.Group:
 		return groupRun(ctx, opts, svc, q, now)
@@ -332,7 +357,7 @@ func jobDocOf(opts *FailedOptions, j triage.Job, r *triage.FailedRow) jobDoc {
 // writeJobsJSON prints one page as a failedDoc; next is the cursor of the
 // page after it ("" on the last).
 func writeJobsJSON(ctx context.Context, opts *FailedOptions, svc *triage.Service, jobs []triage.Job, next string) error {
-	doc := failedDoc{SchemaVersion: jsonSchemaVersion, Jobs: make([]jobDoc, 0, len(jobs)), Next: nullString(next)}
+	doc := failedDoc{SchemaVersion: jsonSchemaVersion, Target: targetText(svc), Jobs: make([]jobDoc, 0, len(jobs)), Next: nullString(next)}
 	for _, j := range jobs {
 		var r *triage.FailedRow
 		if opts.Full {
@@ -353,7 +378,11 @@ func streamAllRun(ctx context.Context, opts *FailedOptions, svc *triage.Service,
 	first, n := true, 0
 	if opts.JSON {
 		// A failedDoc written member by member: the jobs as they are read.
-		if _, err := fmt.Fprintf(w, "{\n  \"schema_version\": %d,\n  \"jobs\": [", jsonSchemaVersion); err != nil {
+		target, err := marshalLine(targetText(svc))
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "{\n  \"schema_version\": %d,\n  \"target\": %s,\n  \"jobs\": [", jsonSchemaVersion, bytes.TrimSpace(target)); err != nil {
 			return err
 		}
 	}
@@ -502,7 +531,7 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 	}
 	noSuchSignature := distinct == 0 && q.Signature != ""
 	if opts.JSON {
-		doc := groupDoc{SchemaVersion: jsonSchemaVersion, Signatures: make([]signatureDoc, 0, len(sigs)),
+		doc := groupDoc{SchemaVersion: jsonSchemaVersion, Target: targetText(svc), Signatures: make([]signatureDoc, 0, len(sigs)),
 			TotalJobs: total, TotalSignatures: distinct, Sort: sortKey.String(), WindowSeconds: int64(window / time.Second),
 			NewSince: jsonTime(newSince), OnlyNew: p.OnlyNew}
 		for _, sg := range sigs {

@@ -90,10 +90,10 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	if err != nil {
 		return err
 	}
-	p := triage.ForgetParams{Query: q, Refs: refsOf(opts.IDs)}
-	if !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
-		return confirm(opts.IO, false, archiveVerb(opts.Archive)+" the selected failed jobs"+onTarget(svc)+"?")
+	if err := svc.CheckNames(ctx, queryNames(q)); err != nil {
+		return err
 	}
+	p := triage.ForgetParams{Query: q, Refs: refsOf(opts.IDs)}
 	ids := newSpool()
 	defer ids.Close()
 	var total int64 // what the dry run counted; 0 when there was none
@@ -170,14 +170,15 @@ func reportForget(opts *ForgetOptions, svc *triage.Service, res triage.ForgetRes
 	if len(res.NotFound) > 0 && res.Deleted == 0 && !opts.JSON {
 		return notFoundError(res.NotFound)
 	}
+	if opts.Filter.Signature != "" && res.Deleted == 0 && !opts.JSON {
+		return opts.Filter.errNoSuchSignature() // the error alone, not "Would delete 0 failed jobs" first
+	}
 	if opts.JSON {
 		if err := writeJSONSpliced(opts.IO.Out, newForgetDoc(res, arch), map[string]*spool{"ids": ids}); err != nil {
 			return err
 		}
 	} else {
-		for _, id := range res.NotFound {
-			fmt.Fprintf(opts.IO.ErrOut, "not found: no failed job with id %s\n", id)
-		}
+		printNotFound(opts.IO.ErrOut, res.NotFound)
 		verb := "Deleted"
 		if res.DryRun {
 			verb = "Would delete"

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+	"github.com/spf13/pflag"
 )
 
 // Where the generated command reference lives, relative to the module root.
@@ -60,12 +63,95 @@ func GenDocs(root string) error {
 			return err
 		}
 	}
+	escapeProse(tree)
 	if err := doc.GenMarkdownTree(tree, filepath.Join(root, ReferenceDir)); err != nil {
 		return fmt.Errorf("markdown reference: %w", err)
 	}
+	// The man pages get a tree of their own: cobra writes every text of it,
+	// the synopsis and flag usages included, as Markdown for go-md2man,
+	// which drops a <placeholder> as an HTML tag.
+	manTree := DocsTree()
+	escapeForMan(manTree, map[*pflag.Flag]bool{})
 	hdr := &doc.GenManHeader{Title: "JOBTRIAGE", Section: "1", Date: &manDate, Source: "jobtriage", Manual: "jobtriage manual"}
-	if err := doc.GenManTree(tree, hdr, filepath.Join(root, ManDir)); err != nil {
+	if err := doc.GenManTree(manTree, hdr, filepath.Join(root, ManDir)); err != nil {
 		return fmt.Errorf("man pages: %w", err)
 	}
 	return nil
+}
+
+// escapeProse escapes, for the Markdown reference, the '<' of every
+// placeholder in the prose cobra writes unfenced (Short and Long), so a
+// renderer shows <id> instead of swallowing it as an HTML tag.
+func escapeProse(c *cobra.Command) {
+	c.Short = escapeMarkdown(c.Short, "<")
+	c.Long = escapeLong(c.Long, "<")
+	for _, sub := range c.Commands() {
+		escapeProse(sub)
+	}
+}
+
+// escapeLong escapes special in the prose lines of a Long text. Code blocks
+// (lines indented by four spaces or a tab, and fences) are left alone:
+// Markdown shows them verbatim, a backslash included.
+func escapeLong(long, special string) string {
+	lines := strings.Split(long, "\n")
+	fenced := false
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(l), "```"):
+			fenced = !fenced
+		case !fenced && !strings.HasPrefix(l, "    ") && !strings.HasPrefix(l, "\t"):
+			lines[i] = escapeMarkdown(l, special)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// manSpecial are the characters Markdown would read as markup in the texts
+// cobra hands to go-md2man; a backslash before each makes it literal.
+const manSpecial = "\\<>*_[]"
+
+// escapeForMan escapes every text cobra's man generator writes as Markdown
+// outside a fence: Short, Long, the arguments of Use (its first word is the
+// command's name) and each flag's usage, once per flag (a persistent flag
+// is shared by every command that inherits it). Example is fenced, so it is
+// left as it is.
+func escapeForMan(c *cobra.Command, done map[*pflag.Flag]bool) {
+	c.Short = escapeMarkdown(c.Short, manSpecial)
+	c.Long = escapeLong(c.Long, manSpecial)
+	if name, args, ok := strings.Cut(c.Use, " "); ok {
+		c.Use = name + " " + escapeMarkdown(args, manSpecial)
+	}
+	for _, fs := range []*pflag.FlagSet{c.LocalFlags(), c.InheritedFlags(), c.PersistentFlags()} {
+		fs.VisitAll(func(f *pflag.Flag) {
+			if !done[f] {
+				done[f] = true
+				f.Usage = escapeMarkdown(f.Usage, manSpecial)
+			}
+		})
+	}
+	for _, sub := range c.Commands() {
+		escapeForMan(sub, done)
+	}
+}
+
+// escapeMarkdown puts a backslash before each of special in s, outside
+// `code spans` (inside one a backslash is literal; a flag usage's span names
+// its value, which cobra prints in bold). A '<' is escaped only where it
+// opens what reads as a tag (<id>, </x>): "< now" stays as it is.
+func escapeMarkdown(s, special string) string {
+	var b strings.Builder
+	inCode := false
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case r == '`':
+			inCode = !inCode
+		case inCode || !strings.ContainsRune(special, r):
+		case r != '<' || i+1 < len(rs) && (unicode.IsLetter(rs[i+1]) || rs[i+1] == '/'):
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -277,12 +277,6 @@ type skipGroup struct {
 // lists every skipped job.
 const maxArtisanIDs = 100
 
-// artisanCan reports whether php artisan queue:retry can retry a job that
-// jobtriage skipped for this reason.
-func artisanCan(code string) bool {
-	return code == triage.SkipNotDatabase || code == triage.SkipNoJobsTable
-}
-
 // skipExamples is how many ids a reason lists: a thousand identical lines
 // would hide the one that matters. --json lists all.
 const skipExamples = 3
@@ -308,7 +302,7 @@ func (r *skipReport) Add(skips []triage.Skip) error {
 		if len(g.ids) < skipExamples {
 			g.ids = append(g.ids, s.ID)
 		}
-		if artisanCan(s.Code) && len(g.artisan) < maxArtisanIDs {
+		if triage.ArtisanCan(s.Code) && len(g.artisan) < maxArtisanIDs {
 			g.artisan = append(g.artisan, s.ID)
 		}
 		r.n++

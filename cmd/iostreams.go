@@ -30,6 +30,9 @@ type IOStreams struct {
 	colorForce bool
 	colorMode  colorMode // --color
 	width      int
+	// verbose is --verbose: notes that are not news (a connection whose
+	// driver jobtriage cannot read, on every monitor run) go to stderr too.
+	verbose bool
 }
 
 // colorMode is the --color flag's value.
@@ -65,7 +68,11 @@ func (m *colorMode) Type() string { return "when" }
 func registerColorFlag(root *cobra.Command, s *IOStreams) {
 	root.PersistentFlags().Var(&s.colorMode, "color",
 		"colour output: auto (a terminal, unless NO_COLOR; or CLICOLOR_FORCE), always or never")
+	root.PersistentFlags().BoolVar(&s.verbose, "verbose", false, "also print the notes that are not news, such as the connections monitor cannot see (doctor lists them)")
 }
+
+// Verbose reports whether --verbose was given.
+func (s *IOStreams) Verbose() bool { return s.verbose }
 
 // System returns the process's streams.
 func System(getenv func(string) string) *IOStreams {

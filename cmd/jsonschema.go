@@ -105,8 +105,10 @@ func fullJobDoc(j triage.Job, r *triage.FailedRow) jobDoc {
 
 // failedDoc is failed --json.
 type failedDoc struct {
-	SchemaVersion int      `json:"schema_version"`
-	Jobs          []jobDoc `json:"jobs"`
+	SchemaVersion int `json:"schema_version"`
+	// Target names the app and store listed, as confirmations do.
+	Target string   `json:"target"`
+	Jobs   []jobDoc `json:"jobs"`
 	// Next is the --after cursor of the next page; null on the last one.
 	Next *string `json:"next"`
 }
@@ -142,8 +144,10 @@ type signatureDoc struct {
 
 // groupDoc is failed --group --json.
 type groupDoc struct {
-	SchemaVersion int            `json:"schema_version"`
-	Signatures    []signatureDoc `json:"signatures"`
+	SchemaVersion int `json:"schema_version"`
+	// Target names the app and store listed, as confirmations do.
+	Target     string         `json:"target"`
+	Signatures []signatureDoc `json:"signatures"`
 	// TotalJobs and TotalSignatures count every match, also the signatures
 	// --limit left out.
 	TotalJobs       int `json:"total_jobs"`
@@ -192,10 +196,18 @@ type envelopeDoc struct {
 	Encrypted     bool     `json:"encrypted"`
 	BatchID       *string  `json:"batch_id"`
 	CreatedAt     jsonTime `json:"created_at"`
-	ID            *string  `json:"id"`        // the Redis job id
-	Attempts      *int     `json:"attempts"`  // Redis payloads only
-	PushedAt      *string  `json:"pushed_at"` // Horizon's microtime text
-	Tags          []string `json:"tags"`
+	// Delay is the seconds the job was pushed with, null for a plain push.
+	Delay *int64 `json:"delay"`
+	// DeleteWhenMissingModels is null when the payload lacks the key
+	// (before Laravel 13).
+	DeleteWhenMissingModels *bool `json:"delete_when_missing_models"`
+	// LogContext is the "illuminate:log:context" value as it is, null
+	// when absent.
+	LogContext json.RawMessage `json:"log_context"`
+	ID         *string         `json:"id"`        // the Redis job id
+	Attempts   *int            `json:"attempts"`  // Redis payloads only
+	PushedAt   *string         `json:"pushed_at"` // Horizon's microtime text
+	Tags       []string        `json:"tags"`
 	// Data is the payload's data value as it is (command included); Extra
 	// holds every other top-level key, in payload order.
 	Data  json.RawMessage `json:"data"`
@@ -218,6 +230,10 @@ func newEnvelopeDoc(e payload.Envelope, loc *time.Location) *envelopeDoc {
 		Backoff: nullString(e.Backoff), RetryUntil: unixTime(e.RetryUntil, loc), CommandName: nullString(e.CommandName),
 		Encrypted: e.Encrypted, BatchID: nullString(e.BatchID), CreatedAt: unixTime(e.CreatedAt, loc), ID: nullString(e.ID),
 		Attempts: e.Attempts, PushedAt: nullString(e.PushedAt), Tags: orEmpty(e.Tags), Data: e.Data, Extra: []extraDoc{},
+		Delay: e.Delay, DeleteWhenMissingModels: e.DeleteWhenMissingModels, LogContext: e.LogContext,
+	}
+	if d.LogContext == nil {
+		d.LogContext = json.RawMessage("null")
 	}
 	if d.Data == nil {
 		d.Data = json.RawMessage("null")
@@ -258,6 +274,8 @@ func newExceptionDoc(e exception.Exception) exceptionDoc {
 // showDoc is show --json: the job's fields, then its detail.
 type showDoc struct {
 	SchemaVersion int `json:"schema_version"`
+	// Target names the app and store listed, as confirmations do.
+	Target string `json:"target"`
 	jobDoc
 	// Envelope is null when the payload is not a JSON object
 	// (payload_error says why).
@@ -319,11 +337,15 @@ type retryDoc struct {
 	Follow *followDoc `json:"follow,omitempty"`
 	// Plan is what a dry run with those flags would do; absent otherwise.
 	Plan *planDoc `json:"plan,omitempty"`
+	// DeleteWhenMissingModels counts the jobs (would be) retried whose
+	// payload has deleteWhenMissingModels true.
+	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
 }
 
 func newRetryDoc(r triage.RetryResult) retryDoc {
 	d := retryDoc{SchemaVersion: jsonSchemaVersion, DryRun: r.DryRun, Retried: r.Retried, IDs: orEmpty(r.IDs),
-		ByQueue: r.ByQueue, ByClass: r.ByClass, Skipped: orEmpty(r.Skipped), NotFound: orEmpty(r.NotFound)}
+		ByQueue: r.ByQueue, ByClass: r.ByClass, Skipped: orEmpty(r.Skipped), NotFound: orEmpty(r.NotFound),
+		DeleteWhenMissingModels: r.DeleteWhenMissingModels}
 	if d.ByQueue == nil {
 		d.ByQueue = map[string]int{}
 	}

@@ -290,7 +290,7 @@ func monitorSetup(ctx context.Context, opts *MonitorOptions) (triage.MonitorSour
 			triage.ErrInvalidInput, sanitize.Line(svc.Store.Schema().FailedTable))
 	}
 	p := triage.MonitorParams{Queues: refs, Window: opts.Window, RetryAfter: opts.RetryAfter,
-		Connections: svc.MonitorConnections, DefaultConnection: svc.DefaultConnection}
+		Connections: svc.MonitorConnections, DefaultConnection: svc.DefaultConnection, Pauses: svc.Pauses}
 	if p.RetryAfter == 0 {
 		cfg, err := opts.Config()
 		if err != nil {
@@ -319,6 +319,9 @@ func monitorRun(ctx context.Context, opts *MonitorOptions) error {
 	rep, breaches, err := monitorCheck(ctx, opts, src, p)
 	if err != nil {
 		return err
+	}
+	if err := triage.CheckMonitorNames(ctx, src, p, rep); err != nil {
+		return err // a misspelled queue must fail the check, not pass it with zeros
 	}
 	switch {
 	case opts.JSON:

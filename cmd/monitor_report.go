@@ -25,9 +25,14 @@ func monitorCheck(ctx context.Context, opts *MonitorOptions, src triage.MonitorS
 	if rep.NoJobsTable && len(p.Connections) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "warning: no jobs table: sizes are 0 and only failures were counted")
 	}
-	for _, b := range rep.Blind {
-		fmt.Fprintln(opts.IO.ErrOut, "note: cannot see the queues of connection "+sanitize.Line(b)+" (failures still counted)")
+	for _, c := range p.Connections {
+		// A driver jobtriage cannot read is the same on every run (doctor
+		// says it); a connection that fails to resolve is news.
+		if c.Blind != "" && (!c.Unsupported || opts.IO.Verbose()) {
+			fmt.Fprintln(opts.IO.ErrOut, "note: cannot see the queues of connection "+sanitize.Line(c.Name+": "+c.Blind)+" (failures still counted)")
+		}
 	}
+	notePauseError(opts.IO, rep)
 	return rep, breaches, nil
 }
 
@@ -36,6 +41,8 @@ func printReport(ios *IOStreams, rep triage.Report) error {
 	for _, q := range rep.Queues {
 		oldest := ""
 		switch {
+		case q.OldestPendingAt.IsZero() && q.OldestPendingUnknown != "":
+			oldest = "?" // why: below the table
 		case q.OldestPendingAt.IsZero():
 		case ios.IsStdoutTTY():
 			oldest = alerts.FormatDuration(q.OldestPendingAge.Truncate(time.Second))
@@ -47,12 +54,23 @@ func printReport(ios *IOStreams, rep triage.Report) error {
 		if q.Connection != "" {
 			name = q.Connection + ":" + q.Queue
 		}
+		name += pausedMark(q)
 		t.add(name, i64(q.Size), i64(q.Pending), i64(q.Delayed), i64(q.Reserved), i64(q.Stuck), oldest, i64(q.Failed))
 	}
 	if len(rep.Queues) == 0 && ios.IsStdoutTTY() {
 		fmt.Fprintln(ios.ErrOut, "no queued jobs and no failures in the window")
 	}
-	return t.render()
+	if err := t.render(); err != nil {
+		return err
+	}
+	if ios.IsStdoutTTY() {
+		for _, q := range rep.Queues {
+			if q.OldestPendingAt.IsZero() && q.OldestPendingUnknown != "" {
+				fmt.Fprintf(ios.ErrOut, "OLDEST PENDING of %s is ?: %s\n", sanitize.Line(q.Queue), sanitize.Line(q.OldestPendingUnknown))
+			}
+		}
+	}
+	return nil
 }
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
@@ -73,6 +91,7 @@ type queueJSON struct {
 	OldestPendingAt         *string `json:"oldest_pending_at"`
 	OldestPendingAgeSeconds *int64  `json:"oldest_pending_age_seconds"`
 	Failed                  int64   `json:"failed"`
+	Paused                  bool    `json:"paused,omitempty"`
 }
 
 type reportJSONOut struct {
@@ -107,7 +126,7 @@ func reportJSON(rep triage.Report, breaches []triage.Breach) reportJSONOut {
 	}
 	for _, q := range rep.Queues {
 		qj := queueJSON{Connection: q.Connection, Queue: q.Queue, Size: q.Size, Pending: q.Pending, Delayed: q.Delayed,
-			Reserved: q.Reserved, Stuck: q.Stuck, Failed: q.Failed}
+			Reserved: q.Reserved, Stuck: q.Stuck, Failed: q.Failed, Paused: q.Paused}
 		if !q.OldestPendingAt.IsZero() {
 			at, age := rfc3339(q.OldestPendingAt), int64(q.OldestPendingAge/time.Second)
 			qj.OldestPendingAt, qj.OldestPendingAgeSeconds = &at, &age
@@ -124,7 +143,7 @@ func metricsCheck(rep triage.Report, firing int) metrics.Check {
 	for _, q := range rep.Queues {
 		c.Queues = append(c.Queues, metrics.Queue{Connection: q.Connection, Queue: q.Queue, Pending: q.Pending,
 			Delayed: q.Delayed, Reserved: q.Reserved, Stuck: q.Stuck, OldestPendingAge: q.OldestPendingAge,
-			FailedWindow: q.Failed})
+			FailedWindow: q.Failed, Paused: q.Paused})
 	}
 	return c
 }

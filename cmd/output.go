@@ -275,3 +275,12 @@ func countNoun[N ~int | ~int64](n N, noun string) string {
 	}
 	return humanize.Comma(int64(n)) + " " + noun + "s"
 }
+
+// printNotFound says on stderr, one line each, which of the ids a bulk
+// action was given match no failed job; the line is an error line, with
+// the prefix Run gives errors.
+func printNotFound(w io.Writer, ids []string) {
+	for _, id := range ids {
+		fmt.Fprintf(w, "jobtriage: not found: no failed job with id %s\n", sanitize.Line(id))
+	}
+}

@@ -144,7 +144,9 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		what = "the failed jobs" + scope
 	}
 	var total int64 // what the count before the confirmation found; 0 when there was none
-	if opts.DryRun || (!opts.Yes && opts.IO.CanPrompt()) {
+	if opts.DryRun || !opts.Yes {
+		// Counted first, on a terminal or not: a confirmation, and a
+		// refusal without --yes, say how many jobs they are about.
 		var n int64
 		switch {
 		case !opts.Flush:

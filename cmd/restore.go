@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/archive"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
 // RestoreOptions are the inputs of `jobtriage restore`.
@@ -95,6 +98,15 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 		defer f.Close()
 		src = f
 	}
+	if strings.HasSuffix(opts.Path, ".gz") {
+		// A 0-byte .gz is no gzip (zcat refuses it): a run that died
+		// before writing, or a copy that went wrong, not an empty archive.
+		br := bufio.NewReader(src)
+		if _, err := br.Peek(1); errors.Is(err, io.EOF) {
+			return fmt.Errorf("%w: archive %s is empty (0 bytes), so not gzip: nothing to restore; check that it is the file prune or forget wrote", triage.ErrInvalidInput, sanitize.Line(opts.Path))
+		}
+		src = br
+	}
 	ar, err := archive.NewReader(src)
 	if err != nil {
 		return err
@@ -147,7 +159,7 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 		notes = append(notes, countNoun(sum.Duplicates, "duplicate record")+" in the archive")
 	}
 	if sum.Renumbered > 0 {
-		notes = append(notes, fmt.Sprintf("%s under a new id (another row holds the old one)", countNoun(sum.Renumbered, "row")))
+		notes = append(notes, fmt.Sprintf("%s under a new id, as another row holds the old one", countNoun(sum.Renumbered, "row")))
 	}
 	line := fmt.Sprintf("%s %s of %s", verb, countNoun(sum.Restored, "failed job"), countNoun(sum.Read, "archived row"))
 	if len(notes) > 0 {

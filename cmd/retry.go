@@ -229,6 +229,9 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := svc.CheckNames(ctx, queryNames(q)); err != nil {
+		return err
+	}
 	p := triage.RetryParams{Query: q, Refs: refsOf(opts.IDs), All: opts.All, Limit: opts.Limit,
 		ToQueue: opts.ToQueue, RetryUntil: opts.RetryUntil}
 	if len(opts.Ranges) > 0 {
@@ -239,9 +242,6 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 	}
 	bulk := len(p.Refs) == 0
-	if bulk && !opts.Yes && !opts.DryRun && !opts.IO.CanPrompt() {
-		return confirm(opts.IO, false, "Retry the selected failed jobs"+onTarget(svc)+"?")
-	}
 	ids, skipSpool := newSpool(), newSpool()
 	defer ids.Close()
 	defer skipSpool.Close()
@@ -326,6 +326,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 		return err
 	}
+	warnPausedQueues(ctx, opts.IO, svc, res.Targets)
 	return reportRetry(opts, svc, res, ids, skips, fr)
 }
 
@@ -430,6 +431,9 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 	if len(res.NotFound) > 0 && res.Retried == 0 && skipped == 0 && !opts.JSON {
 		return notFoundError(res.NotFound)
 	}
+	if opts.Filter.Signature != "" && res.Retried == 0 && skipped == 0 && !opts.JSON {
+		return opts.Filter.errNoSuchSignature() // the error alone, not "Would retry 0 jobs" first
+	}
 	if opts.JSON {
 		doc := newRetryDoc(res)
 		doc.Follow, doc.Plan = fr.doc(), fr.planDoc()
@@ -442,9 +446,7 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 			verb, skipVerb = "Would retry", "would skip"
 		}
 		reportSkips(io, skips, skipVerb)
-		for _, id := range res.NotFound {
-			fmt.Fprintf(io.ErrOut, "not found: no failed job with id %s\n", sanitize.Line(id))
-		}
+		printNotFound(io.ErrOut, res.NotFound)
 		if res.DryRun && len(res.ByClass) > 0 {
 			fmt.Fprintf(io.Out, "by queue: %s\nby class: %s\n", countsLine(res.ByQueue), countsLine(res.ByClass))
 		}
@@ -459,6 +461,13 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 			line += fmt.Sprintf("; %d not found", n)
 		}
 		fmt.Fprintln(io.Out, line+onTarget(svc)+".")
+		if n := res.DeleteWhenMissingModels; res.DryRun && n > 0 {
+			have := " have"
+			if n == 1 {
+				have = " has"
+			}
+			fmt.Fprintln(io.Out, countNoun(n, "job")+have+" deleteWhenMissingModels: on Laravel 13 a worker deletes such a job whose model is gone, with no new failed_jobs row.")
+		}
 		fr.print(io.Out)
 	}
 	if code, ok := fr.exitCode(); ok {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/detailview"
 	"github.com/jobtriage/jobtriage/triage/payload"
+	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
 // ShowOptions are the inputs of `jobtriage show`.
@@ -35,7 +37,8 @@ func NewCmdShow(f *Factory, runF func(context.Context, *ShowOptions) error) *cob
 		Short: "Show everything about one failed job",
 		Long: heredoc.Doc(`
 			Show one failed job: where it ran, the payload envelope (tries, timeout,
-			backoff, retryUntil — marked expired when it is — batch), the job's
+			backoff, retryUntil — marked expired when it is — batch, createdAt, delay,
+			deleteWhenMissingModels, log context), the job's
 			properties decoded from its PHP serialization (encrypted commands are
 			decrypted when APP_KEY is known), and the exception: the thrown one first,
 			then the chain of previous exceptions, with application frames marked.
@@ -73,12 +76,30 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	}
 	d, err := svc.Show(ctx, opts.ID)
 	if err != nil {
-		return err
+		return signatureHint(ctx, svc, opts.ID, err)
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, newShowDoc(d))
+		doc := newShowDoc(d)
+		doc.Target = targetText(svc)
+		return writeJSON(opts.IO.Out, doc)
 	}
+	printListingHeader(opts.IO, "Failed job "+sanitize.Line(d.Job.ID), svc)
 	return printDetail(opts, d)
+}
+
+// signatureHint adds to show's not-found error, when the id is in fact an
+// error signature's (as failed --group prints them), the command that
+// lists its jobs.
+func signatureHint(ctx context.Context, svc *triage.Service, id string, err error) error {
+	sig := strings.ToLower(strings.TrimSpace(id))
+	if !errors.Is(err, triage.ErrNotFound) || !signatureIDRE.MatchString(sig) {
+		return err
+	}
+	page, lerr := svc.List(ctx, triage.ListParams{Query: triage.Query{Signature: sig}, Limit: 1})
+	if lerr != nil || len(page.Jobs) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; that is a signature: jobtriage failed --signature %s", err, sig)
 }
 
 // encodableEnvelope drops the raw JSON values of e (data, extra keys) that
@@ -88,6 +109,9 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 func encodableEnvelope(e payload.Envelope) payload.Envelope {
 	if e.Data != nil && !json.Valid(e.Data) {
 		e.Data = nil
+	}
+	if e.LogContext != nil && !json.Valid(e.LogContext) {
+		e.LogContext = nil
 	}
 	var extra []payload.Field
 	for _, f := range e.Extra {

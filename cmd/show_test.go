@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -85,5 +86,40 @@ func TestShowText(t *testing.T) {
 			}
 			golden.RequireEqual(t, h.out.Bytes())
 		})
+	}
+}
+
+// TestShowJSONLaravel13Keys: the payload keys Laravel 11–13 added have keys
+// of their own in show --json, and leave extra.
+func TestShowJSONLaravel13Keys(t *testing.T) {
+	var fx detailFixture
+	if b, err := os.ReadFile(filepath.Join("testdata", "show-detail.json")); err != nil || json.Unmarshal(b, &fx) != nil {
+		t.Fatalf("fixture: %v", err)
+	}
+	h := newHarness(t, false)
+	st := triagetest.New(triage.IDModeUUID, time.UTC)
+	h.f.Service = func(context.Context) (*triage.Service, error) {
+		return &triage.Service{Store: st, Now: func() time.Time { return fx.Now }, Location: time.UTC}, nil
+	}
+	for _, c := range fx.Cases {
+		st.Add(c.Row)
+	}
+	var doc struct {
+		Envelope map[string]json.RawMessage
+	}
+	if code := h.run("show", "--json", "13131313-0000-4000-8000-000000000001"); code != ExitOK || json.Unmarshal(h.out.Bytes(), &doc) != nil {
+		t.Fatalf("exit %d: %s %s", code, h.out.String(), h.errOut.String())
+	}
+	want := map[string]string{
+		"delay": "600", "delete_when_missing_models": "false", "created_at": `"2026-11-30T12:00:00Z"`,
+		"batch_id": `"9f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f"`, "extra": "[]",
+		"log_context": `{"data":[],"hidden":{"laravel_unique_job_cache_store":"s:8:\"database\";","laravel_unique_job_key":"s:41:\"laravel_unique_job:App\\Jobs\\TimesOut:1000\";"}}`,
+	}
+	for k, v := range want {
+		var b bytes.Buffer
+		if err := json.Compact(&b, doc.Envelope[k]); err != nil || b.String() != v {
+			got := b.String()
+			t.Errorf("envelope.%s = %s, want %s", k, got, v)
+		}
 	}
 }

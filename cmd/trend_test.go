@@ -160,10 +160,11 @@ func TestFailedGroupTrendSameOnEveryDialect(t *testing.T) {
 		if code := h.run("failed", "--group", "--json", "--dsn", dsn, "--window", "45m", "--sort", "trend"); code != ExitOK {
 			t.Fatalf("%s: %s", d, h.errOut.String())
 		}
+		doc := strings.Replace(h.out.String(), dsn, "DSN", 1) // the target differs by dialect
 		if first == "" {
-			first = h.out.String()
-		} else if h.out.String() != first {
-			t.Errorf("%s differs:\n%s\nfrom:\n%s", d, h.out.String(), first)
+			first = doc
+		} else if doc != first {
+			t.Errorf("%s differs:\n%s\nfrom:\n%s", d, doc, first)
 		}
 	}
 }

@@ -104,3 +104,18 @@ func TestTUIRunErrors(t *testing.T) {
 	}
 	h.f.Close()
 }
+
+// TestArchiveHelpOffersStdoutOnlyWhereTaken: prune, flush and forget take
+// --archive - and say so; tui refuses it (it draws on stdout), so its help
+// must not offer it.
+func TestArchiveHelpOffersStdoutOnlyWhereTaken(t *testing.T) {
+	for _, c := range []string{"prune", "flush", "forget"} {
+		if h := helpOf(t, "jobtriage "+c); !strings.Contains(h, "- for stdout") {
+			t.Errorf("%s --help does not offer --archive -:\n%s", c, h)
+		}
+	}
+	h := helpOf(t, "jobtriage tui")
+	if strings.Contains(h, "- for stdout") || !strings.Contains(h, "--archive PATH") || !strings.Contains(h, "not stdout") {
+		t.Errorf("tui --help offers --archive - (which tui refuses) or lost --archive:\n%s", h)
+	}
+}

@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jobtriage/jobtriage/triage"
 )
 
 // The CLI's wording and colour: --color and CLICOLOR_FORCE, singular/plural wording,
@@ -142,6 +145,145 @@ func TestProgressShowsTheDryRunTotal(t *testing.T) {
 	if code := h.run("flush", "--yes", "--dsn", dsn); code != ExitOK ||
 		!strings.Contains(h.errOut.String(), "deleted 2…") || strings.Contains(h.errOut.String(), " of ") {
 		t.Errorf("flush --yes: exit %d, stderr %q", code, h.errOut.String())
+	}
+}
+
+// TestSkippedJobsSentenceIsWhole: the reason for jobs only artisan can
+// retry is one whole sentence; the ids and the command follow it.
+func TestSkippedJobsSentenceIsWhole(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, false)
+	h.run("retry", "all", "--dry-run", "--dsn", dsn)
+	lines := strings.Split(h.errOut.String(), "\n")
+	found := false
+	for i, l := range lines {
+		if strings.Contains(l, `connection "redis" is not a database queue`) {
+			found = strings.HasSuffix(l, "; retry such jobs with php artisan queue:retry instead") &&
+				i+2 < len(lines) && strings.HasPrefix(lines[i+2], "  run instead: php artisan queue:retry ")
+		}
+	}
+	if !found {
+		t.Errorf("skipped-jobs sentence:\n%s", h.errOut.String())
+	}
+}
+
+// TestOneLineOutcomes: an id that matches nothing among found ones is an
+// error line with the house prefix; a dry run for a signature nothing has
+// prints the error alone; a refusal without --yes says how many jobs it
+// would have acted on.
+func TestOneLineOutcomes(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, false)
+	const missing = "99999999-9999-4999-8999-999999999999"
+	for _, cmd := range []string{"retry", "forget"} {
+		if code := h.run(cmd, "11111111-1111-4111-8111-111111111111", missing, "--dry-run", "--dsn", dsn); code != ExitPartial ||
+			!strings.Contains(h.errOut.String(), "jobtriage: not found: no failed job with id "+missing+"\n") {
+			t.Errorf("%s with a missing id: exit %d %q", cmd, code, h.errOut.String())
+		}
+		if code := h.run(cmd, "--signature", "0000000000", "--dry-run", "--dsn", dsn); code != ExitNotFound || h.out.Len() != 0 ||
+			h.errOut.String() != "jobtriage: not found: no failed job has signature 0000000000 (failed --group lists them)\n" {
+			t.Errorf("%s --signature nothing has: exit %d, stdout %q, stderr %q", cmd, code, h.out.String(), h.errOut.String())
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"retry", "--queue", "emails"}, "jobtriage: Retry 1 failed job on 1 queue"},
+		{[]string{"forget", "--queue", "default"}, "jobtriage: Delete 3 failed jobs for good"},
+		{[]string{"flush"}, "jobtriage: Delete 4 failed jobs"},
+		{[]string{"prune", "--hours", "1"}, "jobtriage: Delete 1 failed job from before"},
+	} {
+		if code := h.run(append(c.args, "--dsn", dsn)...); code != ExitCancelled || !strings.Contains(h.errOut.String(), c.want) ||
+			!strings.Contains(h.errOut.String(), "refusing without --yes") {
+			t.Errorf("%v without --yes: exit %d %q, want %q", c.args, code, h.errOut.String(), c.want)
+		}
+	}
+}
+
+// TestShowASignatureID: show given a signature id (failed --group's first
+// column) says what it is and which command lists its jobs.
+func TestShowASignatureID(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, false)
+	const sig = "9717731c6a" // the seed's ProcessPodcast signature (testdata/json/failed-group.golden.json)
+	if code := h.run("show", sig, "--dsn", dsn); code != ExitNotFound ||
+		h.errOut.String() != "jobtriage: not found: no failed job with id "+sig+"; that is a signature: jobtriage failed --signature "+sig+"\n" {
+		t.Errorf("show %s: exit %d %q", sig, code, h.errOut.String())
+	}
+	if code := h.run("show", "9717731c6b", "--dsn", dsn); code != ExitNotFound || strings.Contains(h.errOut.String(), "signature") {
+		t.Errorf("show of a hex id that is no signature: exit %d %q", code, h.errOut.String())
+	}
+}
+
+// TestEmptyArchives: prune --archive x.gz with nothing to prune leaves a
+// gzip file restore reads as zero records; restore refuses a 0-byte .gz in
+// one line; a restored row whose id is taken is reported in one plain
+// parenthesis.
+func TestEmptyArchives(t *testing.T) {
+	dsn, _ := seed(t)
+	h := newHarness(t, false)
+	gz := filepath.Join(t.TempDir(), "x.ndjson.gz")
+	if code := h.run("prune", "--hours", "1000", "--yes", "--archive", gz, "--dsn", dsn); code != ExitOK {
+		t.Fatalf("prune: exit %d %s", code, h.errOut.String())
+	}
+	if code := h.run("restore", gz, "--dsn", dsn); code != ExitOK || !strings.HasPrefix(h.out.String(), "Restored 0 failed jobs of 0 archived rows") {
+		t.Errorf("restore of the empty archive: exit %d %q %s", code, h.out.String(), h.errOut.String())
+	}
+	empty := filepath.Join(t.TempDir(), "y.ndjson.gz")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.run("restore", empty, "--dsn", dsn); code != ExitUsage ||
+		h.errOut.String() != "jobtriage: invalid input: archive "+empty+" is empty (0 bytes), so not gzip: nothing to restore; check that it is the file prune or forget wrote\n" {
+		t.Errorf("restore of a 0-byte .gz: exit %d %q", code, h.errOut.String())
+	}
+	taken := filepath.Join(t.TempDir(), "taken.ndjson")
+	rec := `{"schema_version":1,"archived_at":"2026-12-01T00:00:00Z","id":1,"uuid":"77777777-7777-4777-8777-777777777777","connection":"database","queue":"default","failed_at":"2026-11-30 09:00:00","payload":"{}","exception":"E"}`
+	if err := os.WriteFile(taken, []byte(rec+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.run("restore", taken, "--dsn", dsn); code != ExitOK ||
+		!strings.HasPrefix(h.out.String(), "Restored 1 failed job of 1 archived row (1 row under a new id, as another row holds the old one)") {
+		t.Errorf("restore under a new id: exit %d %q %s", code, h.out.String(), h.errOut.String())
+	}
+}
+
+// TestListingsNameTheTarget: on a terminal, failed, failed --group and
+// show open with what they list and where from, as confirmations name it;
+// piped, the rows stay bare; --json carries it as "target".
+func TestListingsNameTheTarget(t *testing.T) {
+	dsn, _ := seed(t)
+	target := " — " + dsn + " table failed_jobs"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"failed"}, "Failed jobs" + target + "\n"},
+		{[]string{"failed", "--group"}, "Failed jobs by error signature" + target + "\n"},
+		{[]string{"show", "11111111-1111-4111-8111-111111111111"}, "Failed job 11111111-1111-4111-8111-111111111111" + target + "\n"},
+	} {
+		h := newHarness(t, true)
+		if code := h.run(append(c.args, "--dsn", dsn)...); code != ExitOK || !strings.HasPrefix(h.out.String(), c.want) {
+			t.Errorf("%v on a terminal: exit %d, first line not %q:\n%s", c.args, code, c.want, h.out.String())
+		}
+		h = newHarness(t, false)
+		if code := h.run(append(c.args, "--dsn", dsn)...); code != ExitOK || strings.Contains(h.out.String(), target) {
+			t.Errorf("%v piped: exit %d, header in the rows:\n%s", c.args, code, h.out.String())
+		}
+		if code := h.run(append(c.args, "--json", "--dsn", dsn)...); code != ExitOK ||
+			!strings.Contains(h.out.String(), `"target": "`+strings.TrimPrefix(target, " — ")+`"`) {
+			t.Errorf("%v --json: exit %d, no target:\n%s", c.args, code, h.out.String())
+		}
+	}
+}
+
+// TestTargetTextDropsTheColour: --json's target is the confirmation's
+// words, with a context's marker and without its colour.
+func TestTargetTextDropsTheColour(t *testing.T) {
+	svc := &triage.Service{TargetMark: "\x1b[1;31mcontext shop [PRODUCTION]\x1b[0m", Target: "app shop · postgres://u@db:5432/shop table failed_jobs"}
+	if got, want := targetText(svc), "context shop [PRODUCTION] · app shop · postgres://u@db:5432/shop table failed_jobs"; got != want {
+		t.Errorf("targetText = %q, want %q", got, want)
 	}
 }
 

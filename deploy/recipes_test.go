@@ -192,8 +192,8 @@ func TestCrontab(t *testing.T) {
 		}
 		lines = append(lines, l)
 	}
-	if len(lines) != 2 {
-		t.Fatalf("want the prune and the metrics line, got %d: %q", len(lines), lines)
+	if len(lines) != 3 {
+		t.Fatalf("want the prune, the metrics and the expiry line, got %d: %q", len(lines), lines)
 	}
 	db := demo(t)
 	tmp := t.TempDir()
@@ -201,14 +201,29 @@ func TestCrontab(t *testing.T) {
 	if err := os.WriteFile(env, []byte("JOBTRIAGE_DSN=sqlite:"+db+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{"backups", "log", "textfile"} {
+	for _, d := range []string{"backups", "log", "textfile", "bin"} {
 		if err := os.MkdirAll(filepath.Join(tmp, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// date answers for the night the test says (GNU date -d): the prune
+	// line runs on two nights of two months.
+	fakeDate := "#!/bin/sh\nexec /bin/date -d \"$FAKE_DAY\" \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(tmp, "bin", "date"), []byte(fakeDate), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	moved := strings.NewReplacer(`\%`, "%", "/etc/jobtriage/jobtriage.env", env, "/var/backups/jobtriage", tmp+"/backups",
 		"/var/log/jobtriage", tmp+"/log", "/var/lib/node_exporter/textfile", tmp+"/textfile")
-	run := func(line string) string {
+	on := func(day string) []string {
+		return []string{"FAKE_DAY=" + day, "PATH=" + tmp + "/bin:" + filepath.Dir(binary(t)) + ":" + os.Getenv("PATH")}
+	}
+	exec := func(command string, env ...string) {
+		t.Helper()
+		if out, errOut, code := shell(t, command, env...); code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", command, code, out, errOut)
+		}
+	}
+	cronCommand := func(line string) string {
 		f := strings.Fields(line)
 		if len(f) < 6 {
 			t.Fatalf("not a crontab line (5 time fields, a command): %q", line)
@@ -217,33 +232,67 @@ func TestCrontab(t *testing.T) {
 		if strings.Contains(command, "%") && !strings.Contains(command, "date +%") {
 			t.Errorf("unescaped %% in %q: cron would cut the command there", line)
 		}
-		out, errOut, code := shell(t, command)
-		if code != 0 {
-			t.Fatalf("%s: exit %d\n%s%s", command, code, out, errOut)
-		}
+		return command
+	}
+	run := func(line string, env ...string) string {
+		t.Helper()
+		command := cronCommand(line)
+		exec(command, env...)
 		return command
 	}
 
-	prune := run(lines[0])
+	prune := run(lines[0], on("2026-11-30")...)
 	if !strings.Contains(prune, " prune ") || !strings.Contains(prune, "--archive") || !strings.Contains(prune, "--yes") {
 		t.Errorf("first line is not an archived prune for cron: %s", prune)
 	}
 	// As printed it keeps a week, and the demo spans less; the same line
-	// keeping 48 hours shows that archived rows + remaining rows = all.
-	prune48 := strings.Replace(prune, "--hours 168", "--hours 48", 1)
-	if out, errOut, code := shell(t, prune48); code != 0 {
-		t.Fatalf("%s: exit %d\n%s%s", prune48, code, out, errOut)
+	// keeping 48 hours, then on the next night (in the next month) 24,
+	// shows that each night archives to a file of its own, each month
+	// audits to one, and archived rows + remaining rows = all.
+	exec(strings.Replace(prune, "--hours 168", "--hours 48", 1), on("2026-11-30")...)
+	exec(strings.Replace(prune, "--hours 168", "--hours 24", 1), on("2026-12-01")...)
+	archived := 0
+	for _, day := range []string{"2026-11-30", "2026-12-01"} {
+		n := gzipLines(t, filepath.Join(tmp, "backups", "failed-"+day+".ndjson.gz"))
+		if n == 0 {
+			t.Errorf("the night of %s archived nothing to its own file", day)
+		}
+		archived += n
 	}
-	archives, _ := filepath.Glob(filepath.Join(tmp, "backups", "failed-*.ndjson.gz"))
-	if len(archives) != 1 {
-		t.Fatalf("want one dated archive, got %v", archives)
+	if archives, _ := filepath.Glob(filepath.Join(tmp, "backups", "*")); len(archives) != 2 {
+		t.Errorf("want one archive per night, got %v", archives)
 	}
-	archived, left := gzipLines(t, archives[0]), failedCount(t, "sqlite:"+db)
-	if archived == 0 || archived+left != demoRows {
-		t.Errorf("archived %d + left %d, want %d with some archived", archived, left, demoRows)
+	if left := failedCount(t, "sqlite:"+db); archived+left != demoRows {
+		t.Errorf("archived %d + left %d, want %d", archived, left, demoRows)
 	}
-	if b, err := os.ReadFile(filepath.Join(tmp, "log", "audit.log")); err != nil || !bytes.Contains(b, []byte(`"prune"`)) {
-		t.Errorf("audit log: %v %s", err, b)
+	for _, month := range []string{"2026-11", "2026-12"} {
+		if b, err := os.ReadFile(filepath.Join(tmp, "log", "audit-"+month+".log")); err != nil || !bytes.Contains(b, []byte(`"prune"`)) {
+			t.Errorf("audit log of %s: %v %s", month, err, b)
+		}
+	}
+
+	// The expiry line deletes the archives past their retention, and only
+	// them: a fresh archive and a file that is not an archive stay.
+	old := time.Now().AddDate(0, 0, -100)
+	for _, name := range []string{"failed-2026-08-01.ndjson.gz", "notes.txt"} {
+		p := filepath.Join(tmp, "backups", name)
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expire := run(lines[2])
+	if !strings.Contains(expire, "find ") || !strings.Contains(expire, "-delete") {
+		t.Errorf("third line is not the archives' expiry: %s", expire)
+	}
+	got, _ := filepath.Glob(filepath.Join(tmp, "backups", "*"))
+	for i := range got {
+		got[i] = filepath.Base(got[i])
+	}
+	if want := []string{"failed-2026-11-30.ndjson.gz", "failed-2026-12-01.ndjson.gz", "notes.txt"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("after the expiry line: %v, want %v", got, want)
 	}
 
 	run(lines[1])
@@ -460,7 +509,10 @@ func TestKubernetesManifests(t *testing.T) {
 					t.Errorf("%s: a Job's restartPolicy must be OnFailure or Never, got %v", name, rp)
 				}
 				for _, c := range checkPod(t, name, pod) {
-					runCronJobArgs(t, strs(t, c["args"]))
+					runCronJobArgs(t, c)
+				}
+				for _, c := range asList(dig(pod, "initContainers")) {
+					runExpiry(t, name, c)
 				}
 			case "Deployment":
 				podLabels, _ = dig(d, "spec", "template", "metadata", "labels").(map[string]any)
@@ -500,19 +552,122 @@ func subset(a, b map[string]any) bool {
 	return true
 }
 
-// runCronJobArgs runs the CronJob's arguments twice (two nights) against a
-// demo database, the archive volume moved to a temporary directory.
-func runCronJobArgs(t *testing.T, args []string) {
+// jobNameLabel is the label Kubernetes puts on a Job's pods: the Job's
+// name, which a CronJob makes unique per scheduled run.
+const jobNameLabel = "metadata.labels['batch.kubernetes.io/job-name']"
+
+// runCronJobArgs runs the CronJob container's arguments on two nights, two
+// Jobs, against a demo database, the archive volume moved to a temporary
+// directory: each $(VAR) is expanded as Kubernetes does, from the
+// container's env, where a variable read from the Job's name differs per
+// night. Each night must write an archive of its own.
+func runCronJobArgs(t *testing.T, c map[string]any) {
 	t.Helper()
 	db, dir := demo(t), t.TempDir()
-	for i := range args {
-		args[i] = strings.Replace(args[i], "/archive/", dir+"/", 1)
-	}
+	archives := map[string]bool{}
 	for night := 1; night <= 2; night++ {
+		vars := map[string]string{}
+		for _, e := range asList(c["env"]) {
+			switch {
+			case dig(e, "valueFrom", "fieldRef", "fieldPath") == jobNameLabel:
+				vars[fmt.Sprint(dig(e, "name"))] = fmt.Sprintf("jobtriage-prune-%d", 29410000+night*1440)
+			case dig(e, "value") != nil:
+				vars[fmt.Sprint(dig(e, "name"))] = fmt.Sprint(dig(e, "value"))
+			}
+		}
+		args := strs(t, c["args"])
+		for i := range args {
+			args[i] = strings.Replace(k8sExpand(args[i], vars), "/archive/", dir+"/", 1)
+			if strings.Contains(args[i], "$(") {
+				t.Errorf("%s: a $(VAR) the container's env does not define", args[i])
+			}
+			if i > 0 && args[i-1] == "--archive" {
+				archives[args[i]] = true
+			}
+		}
 		out, err := exec.Command(binary(t), append(args, "--dsn", "sqlite:"+db)...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("night %d: jobtriage %s: %v\n%s", night, strings.Join(args, " "), err, out)
 		}
+	}
+	if len(archives) != 2 {
+		t.Errorf("two nights archived to %v, want a file each", archives)
+	}
+}
+
+// k8sExpand expands $(NAME) as Kubernetes does in a container's args.
+func k8sExpand(s string, vars map[string]string) string {
+	return regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`).ReplaceAllStringFunc(s, func(m string) string {
+		if v, ok := vars[m[2:len(m)-1]]; ok {
+			return v
+		}
+		return m
+	})
+}
+
+// runExpiry runs an init container's command on this machine, /archive
+// moved to a temporary directory: it must delete the prune's archives past
+// their retention and nothing else.
+func runExpiry(t *testing.T, name string, c any) {
+	t.Helper()
+	dir := t.TempDir()
+	old := time.Now().AddDate(0, 0, -100)
+	files := map[string]bool{"jobtriage-prune-29000000.ndjson.gz": false, "jobtriage-prune-29410000.ndjson.gz": true, "lost+found.txt": true}
+	for f, fresh := range files {
+		p := filepath.Join(dir, f)
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if !fresh || f == "lost+found.txt" {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	files["lost+found.txt"] = true // old, but not an archive: kept
+	command := strs(t, dig(c, "command"))
+	for i := range command {
+		command[i] = strings.Replace(command[i], "/archive", dir, 1)
+	}
+	if out, err := exec.Command(command[0], command[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v: %v\n%s", name, command, err, out)
+	}
+	for f, keep := range files {
+		if _, err := os.Stat(filepath.Join(dir, f)); (err == nil) != keep {
+			t.Errorf("%s: after %v, %s exists: %v, want %v", name, command, f, err == nil, keep)
+		}
+	}
+}
+
+// TestRecipesRotateWhatTheyAppendTo: every file a recipe has jobtriage
+// append to (an --archive, an --audit-log) is named per run, day or month
+// ($(date …) in a shell, $(VAR) from the Job's name in Kubernetes), so no
+// recipe grows one file forever. (Files written whole — the textfile
+// metrics, the watcher's --state-file — are replaced, not appended to.)
+func TestRecipesRotateWhatTheyAppendTo(t *testing.T) {
+	appendFlag := regexp.MustCompile(`--(archive|audit-log)(?:=|\s+|",\s*")([^\s"',\]]+)`)
+	found := 0
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, "_test.go") || strings.HasSuffix(path, ".md") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range appendFlag.FindAllStringSubmatch(string(b), -1) {
+			found++
+			if !strings.Contains(m[2], "$(") {
+				t.Errorf("%s: --%s %s is one file every run appends to: name it per run or day", path, m[1], m[2])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found < 3 { // the crontab's archive and audit log, the CronJob's archive
+		t.Errorf("found %d --archive/--audit-log values in deploy/, want at least 3", found)
 	}
 }
 

@@ -59,7 +59,7 @@ type retryFollowDoc struct {
 // in the background until the test ends, as a deployment's worker does.
 func (a *laravelApp) startWorker(t *testing.T) {
 	t.Helper()
-	cmd := exec.Command("php", "artisan", "queue:work", "--queue=default", "--sleep=1", "--tries=1", "--max-time=600")
+	cmd := exec.Command(a.phpCmd, "artisan", "queue:work", "--queue=default", "--sleep=1", "--tries=1", "--max-time=600")
 	cmd.Dir = a.dir
 	cmd.Env = a.env
 	var out bytes.Buffer
@@ -200,108 +200,110 @@ func TestFollowCanaryOnRealWorkers(t *testing.T) {
 			my = d
 		}
 	}
-	for _, c := range []struct {
-		name string
-		d    dialect
-		env  func(t *testing.T) []string
-	}{
-		{"database", pg, func(*testing.T) []string { return nil }},
-		{"redis", my, func(t *testing.T) []string { return newRedisQueue(t, "follow").env() }},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			broken := filepath.Join(t.TempDir(), "broken")
-			s := failScenario(t, c.d, "interop:dispatch-orders", append(c.env(t), "INTEROP_BROKEN_FILE="+broken)...)
-			if len(s.manifest.Failures) != followOrders {
-				t.Fatalf("manifest lists %d orders, want %d", len(s.manifest.Failures), followOrders)
-			}
-			order := map[string]int{} // uuid → order number
-			var uuids []string
-			for i, f := range s.manifest.Failures {
-				if f.Connection != c.name {
-					t.Fatalf("%s failed on connection %q, want %s", f.Key, f.Connection, c.name)
+	forEachLaravel(t, func(t *testing.T, lv laravelTarget) {
+		for _, c := range []struct {
+			name string
+			d    dialect
+			env  func(t *testing.T) []string
+		}{
+			{"database", pg, func(*testing.T) []string { return nil }},
+			{"redis", my, func(t *testing.T) []string { return newRedisQueue(t, "follow").env() }},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				broken := filepath.Join(t.TempDir(), "broken")
+				s := failScenario(t, lv, c.d, "interop:dispatch-orders", append(c.env(t), "INTEROP_BROKEN_FILE="+broken)...)
+				if len(s.manifest.Failures) != followOrders {
+					t.Fatalf("manifest lists %d orders, want %d", len(s.manifest.Failures), followOrders)
 				}
-				order[f.UUID] = i + 1
-				uuids = append(uuids, f.UUID)
-			}
-			before := bin.failedRows(t, s.app)
-			s.app.startWorker(t)
+				order := map[string]int{} // uuid → order number
+				var uuids []string
+				for i, f := range s.manifest.Failures {
+					if f.Connection != c.name {
+						t.Fatalf("%s failed on connection %q, want %s", f.Key, f.Connection, c.name)
+					}
+					order[f.UUID] = i + 1
+					uuids = append(uuids, f.UUID)
+				}
+				before := bin.failedRows(t, s.app)
+				s.app.startWorker(t)
 
-			// 1. Not fixed: the canaries fail again, the rest stays.
-			doc, code, _ := bin.retryFollow(t, s.app, "all", "--canary", fmt.Sprint(followCanaries), "--yes", "--json")
-			if code != 9 {
-				t.Fatalf("unfixed canary: exit %d, want 9", code)
-			}
-			cn := doc.Follow.Canary
-			if doc.Retried != followCanaries || cn == nil || cn.Decision != "stop" || cn.FailedAgain != followCanaries ||
-				doc.Follow.NotPushed != followOrders-followCanaries {
-				t.Fatalf("unfixed canary: %+v", doc)
-			}
-			for _, j := range doc.Follow.Jobs {
-				if order[j.UUID] > followCanaries || j.State != "failed_again" {
-					t.Errorf("canary %s (order %d): %s, want one of the %d oldest, failed again", j.UUID, order[j.UUID], j.State, followCanaries)
+				// 1. Not fixed: the canaries fail again, the rest stays.
+				doc, code, _ := bin.retryFollow(t, s.app, "all", "--canary", fmt.Sprint(followCanaries), "--yes", "--json")
+				if code != 9 {
+					t.Fatalf("unfixed canary: exit %d, want 9", code)
 				}
-			}
-			if len(doc.Follow.NewFailures) != 1 || doc.Follow.NewFailures[0].Count != followCanaries ||
-				!strings.Contains(doc.Follow.NewFailures[0].ExceptionMessage, "Payment gateway unavailable") {
-				t.Errorf("canaries' new failures: %+v", doc.Follow.NewFailures)
-			}
-			after := bin.failedRows(t, s.app)
-			if len(after) != followOrders {
-				t.Fatalf("%d rows in failed_jobs after the stop, want all %d", len(after), followOrders)
-			}
-			for _, u := range uuids[followCanaries:] {
-				if after[u] != before[u] {
-					t.Errorf("order %d: row %d became %d; the rest must stay untouched", order[u], before[u], after[u])
+				cn := doc.Follow.Canary
+				if doc.Retried != followCanaries || cn == nil || cn.Decision != "stop" || cn.FailedAgain != followCanaries ||
+					doc.Follow.NotPushed != followOrders-followCanaries {
+					t.Fatalf("unfixed canary: %+v", doc)
 				}
-			}
-			for _, u := range uuids[:followCanaries] {
-				if after[u] == 0 || after[u] == before[u] {
-					t.Errorf("canary order %d: row %d → %d, want a new row (failed again)", order[u], before[u], after[u])
+				for _, j := range doc.Follow.Jobs {
+					if order[j.UUID] > followCanaries || j.State != "failed_again" {
+						t.Errorf("canary %s (order %d): %s, want one of the %d oldest, failed again", j.UUID, order[j.UUID], j.State, followCanaries)
+					}
 				}
-			}
-			if got := s.app.readResults(t); len(got) != 0 {
-				t.Fatalf("jobs ran while the cause was not fixed: %v", got)
-			}
+				if len(doc.Follow.NewFailures) != 1 || doc.Follow.NewFailures[0].Count != followCanaries ||
+					!strings.Contains(doc.Follow.NewFailures[0].ExceptionMessage, "Payment gateway unavailable") {
+					t.Errorf("canaries' new failures: %+v", doc.Follow.NewFailures)
+				}
+				after := bin.failedRows(t, s.app)
+				if len(after) != followOrders {
+					t.Fatalf("%d rows in failed_jobs after the stop, want all %d", len(after), followOrders)
+				}
+				for _, u := range uuids[followCanaries:] {
+					if after[u] != before[u] {
+						t.Errorf("order %d: row %d became %d; the rest must stay untouched", order[u], before[u], after[u])
+					}
+				}
+				for _, u := range uuids[:followCanaries] {
+					if after[u] == 0 || after[u] == before[u] {
+						t.Errorf("canary order %d: row %d → %d, want a new row (failed again)", order[u], before[u], after[u])
+					}
+				}
+				if got := s.app.readResults(t); len(got) != 0 {
+					t.Fatalf("jobs ran while the cause was not fixed: %v", got)
+				}
 
-			// 2. Fixed, but order 8 is cancelled: the canaries (orders 4-6,
-			// the oldest rows now) pass, the rest is retried and followed.
-			const brokenOrder = 8
-			if err := os.WriteFile(broken, []byte(fmt.Sprintln(brokenOrder)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			s.app.setFlag(t)
-			doc, code, stderr := bin.retryFollow(t, s.app, "all", "--canary", fmt.Sprint(followCanaries), "--follow", "--yes", "--json")
-			if code != 9 {
-				t.Fatalf("fixed canary, one broken order: exit %d, want 9 (one failed again)", code)
-			}
-			f := doc.Follow
-			if doc.Retried != followOrders || f.Canary == nil || f.Canary.Decision != "continue" || f.Canary.Done != followCanaries ||
-				f.Followed != followOrders || f.Done != followOrders-1 || f.FailedAgain != 1 || f.Waiting+f.Running != 0 || f.TimedOut {
-				t.Fatalf("fixed canary: %+v", doc)
-			}
-			var canaries []int
-			for _, j := range f.Jobs[:followCanaries] {
-				canaries = append(canaries, order[j.UUID])
-			}
-			if fmt.Sprint(canaries) != "[4 5 6]" {
-				t.Errorf("canaries were orders %v, want [4 5 6] (the oldest failed_jobs rows)", canaries)
-			}
-			followMatchesWorker(t, doc, order, s.app, brokenOrder)
-			if len(f.NewFailures) != 1 || !strings.Contains(f.NewFailures[0].ExceptionMessage, fmt.Sprintf("Order %d was cancelled", brokenOrder)) {
-				t.Errorf("new failures %+v", f.NewFailures)
-			}
-			left := bin.failedRows(t, s.app)
-			if len(left) != 1 || left[uuids[brokenOrder-1]] == 0 {
-				t.Errorf("failed_jobs holds %v, want only order %d", left, brokenOrder)
-			}
-			// Piped stderr has one line per change, among them the
-			// broken order failing again.
-			if !strings.Contains(stderr, "failed again: "+uuids[brokenOrder-1]) {
-				t.Errorf("no change line for the failed order on stderr")
-			}
-		})
-	}
+				// 2. Fixed, but order 8 is cancelled: the canaries (orders 4-6,
+				// the oldest rows now) pass, the rest is retried and followed.
+				const brokenOrder = 8
+				if err := os.WriteFile(broken, []byte(fmt.Sprintln(brokenOrder)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				s.app.setFlag(t)
+				doc, code, stderr := bin.retryFollow(t, s.app, "all", "--canary", fmt.Sprint(followCanaries), "--follow", "--yes", "--json")
+				if code != 9 {
+					t.Fatalf("fixed canary, one broken order: exit %d, want 9 (one failed again)", code)
+				}
+				f := doc.Follow
+				if doc.Retried != followOrders || f.Canary == nil || f.Canary.Decision != "continue" || f.Canary.Done != followCanaries ||
+					f.Followed != followOrders || f.Done != followOrders-1 || f.FailedAgain != 1 || f.Waiting+f.Running != 0 || f.TimedOut {
+					t.Fatalf("fixed canary: %+v", doc)
+				}
+				var canaries []int
+				for _, j := range f.Jobs[:followCanaries] {
+					canaries = append(canaries, order[j.UUID])
+				}
+				if fmt.Sprint(canaries) != "[4 5 6]" {
+					t.Errorf("canaries were orders %v, want [4 5 6] (the oldest failed_jobs rows)", canaries)
+				}
+				followMatchesWorker(t, doc, order, s.app, brokenOrder)
+				if len(f.NewFailures) != 1 || !strings.Contains(f.NewFailures[0].ExceptionMessage, fmt.Sprintf("Order %d was cancelled", brokenOrder)) {
+					t.Errorf("new failures %+v", f.NewFailures)
+				}
+				left := bin.failedRows(t, s.app)
+				if len(left) != 1 || left[uuids[brokenOrder-1]] == 0 {
+					t.Errorf("failed_jobs holds %v, want only order %d", left, brokenOrder)
+				}
+				// Piped stderr has one line per change, among them the
+				// broken order failing again.
+				if !strings.Contains(stderr, "failed again: "+uuids[brokenOrder-1]) {
+					t.Errorf("no change line for the failed order on stderr")
+				}
+			})
+		}
+	})
 }
 
 // TestFollowOnALegacyFailedJobsTable: an app whose failed_jobs has no uuid
@@ -319,46 +321,48 @@ func TestFollowOnALegacyFailedJobsTable(t *testing.T) {
 			my = d
 		}
 	}
-	broken := filepath.Join(t.TempDir(), "broken")
-	s := failScenario(t, my, "interop:dispatch-orders", "QUEUE_FAILED_DRIVER=database", "INTEROP_FAILED_SCHEMA=legacy",
-		"INTEROP_BROKEN_FILE="+broken)
-	if len(s.manifest.Failures) != followOrders {
-		t.Fatalf("manifest lists %d orders, want %d", len(s.manifest.Failures), followOrders)
-	}
-	order := map[string]int{}
-	for i, f := range s.manifest.Failures {
-		order[f.UUID] = i + 1
-	}
-	if rows := bin.failedRows(t, s.app); len(rows) != 1 {
-		// Legacy rows have no uuid: every row lists under "".
-		t.Fatalf("failed --json lists uuids %v, want none (a table without a uuid column)", rows)
-	}
-	const brokenOrder = 5
-	if err := os.WriteFile(broken, []byte(fmt.Sprintln(brokenOrder)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.app.setFlag(t)
-	s.app.startWorker(t)
+	forEachLaravelWhere(t, laravel8Skeleton, func(t *testing.T, lv laravelTarget) {
+		broken := filepath.Join(t.TempDir(), "broken")
+		s := failScenario(t, lv, my, "interop:dispatch-orders", "QUEUE_FAILED_DRIVER=database", "INTEROP_FAILED_SCHEMA=legacy",
+			"INTEROP_BROKEN_FILE="+broken)
+		if len(s.manifest.Failures) != followOrders {
+			t.Fatalf("manifest lists %d orders, want %d", len(s.manifest.Failures), followOrders)
+		}
+		order := map[string]int{}
+		for i, f := range s.manifest.Failures {
+			order[f.UUID] = i + 1
+		}
+		if rows := bin.failedRows(t, s.app); len(rows) != 1 {
+			// Legacy rows have no uuid: every row lists under "".
+			t.Fatalf("failed --json lists uuids %v, want none (a table without a uuid column)", rows)
+		}
+		const brokenOrder = 5
+		if err := os.WriteFile(broken, []byte(fmt.Sprintln(brokenOrder)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s.app.setFlag(t)
+		s.app.startWorker(t)
 
-	doc, code, stderr := bin.retryFollow(t, s.app, "all", "--follow", "--yes", "--json")
-	if code != 9 {
-		t.Fatalf("exit %d, want 9 (one failed again)", code)
-	}
-	f := doc.Follow
-	if doc.Retried != followOrders || f.Followed != followOrders || f.Done != followOrders-1 || f.FailedAgain != 1 || f.TimedOut {
-		t.Fatalf("follow: %+v", doc)
-	}
-	followMatchesWorker(t, doc, order, s.app, brokenOrder)
-	left := bin.failedRows(t, s.app)
-	row, ok := left[""]
-	if len(left) != 1 || !ok {
-		t.Fatalf("failed_jobs after the retry: %v, want the broken order's new row", left)
-	}
-	if len(f.NewFailures) != 1 || !strings.Contains(f.NewFailures[0].ExceptionMessage, fmt.Sprintf("Order %d was cancelled", brokenOrder)) ||
-		fmt.Sprint(f.NewFailures[0].IDs) != fmt.Sprintf("[%d]", row) {
-		t.Errorf("new failures %+v, want order %d's row %d", f.NewFailures, brokenOrder, row)
-	}
-	if !strings.Contains(stderr, "failed again: ") {
-		t.Errorf("no change line for the failed order on stderr")
-	}
+		doc, code, stderr := bin.retryFollow(t, s.app, "all", "--follow", "--yes", "--json")
+		if code != 9 {
+			t.Fatalf("exit %d, want 9 (one failed again)", code)
+		}
+		f := doc.Follow
+		if doc.Retried != followOrders || f.Followed != followOrders || f.Done != followOrders-1 || f.FailedAgain != 1 || f.TimedOut {
+			t.Fatalf("follow: %+v", doc)
+		}
+		followMatchesWorker(t, doc, order, s.app, brokenOrder)
+		left := bin.failedRows(t, s.app)
+		row, ok := left[""]
+		if len(left) != 1 || !ok {
+			t.Fatalf("failed_jobs after the retry: %v, want the broken order's new row", left)
+		}
+		if len(f.NewFailures) != 1 || !strings.Contains(f.NewFailures[0].ExceptionMessage, fmt.Sprintf("Order %d was cancelled", brokenOrder)) ||
+			fmt.Sprint(f.NewFailures[0].IDs) != fmt.Sprintf("[%d]", row) {
+			t.Errorf("new failures %+v, want order %d's row %d", f.NewFailures, brokenOrder, row)
+		}
+		if !strings.Contains(stderr, "failed again: ") {
+			t.Errorf("no change line for the failed order on stderr")
+		}
+	})
 }

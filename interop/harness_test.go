@@ -218,8 +218,98 @@ func holdDatabase(t *testing.T, d dialect) {
 	t.Cleanup(func() { _ = lock.Unlock() })
 }
 
-// laravelApp runs artisan in testdata/laravel-app for one dialect.
+// laravelTargetsEnv lists the real Laravels the cases run against, as
+// VERSION=PHP items separated by spaces or commas, e.g.
+// "8.83=php 10.48=/var/cache/jobtriage-laravel/trixie-php" (the wrappers
+// testdata/laravel-chroot/setup.sh installs). Unset means "8.83=php".
+const laravelTargetsEnv = "JOBTRIAGE_INTEROP_LARAVEL"
+
+// laravelTarget is one real Laravel: the php that boots it and the app
+// directory under testdata written in its shape.
+type laravelTarget struct {
+	version string // major.minor; the subtest is laravel=VERSION
+	php     string
+	app     string // absolute path of the app directory
+}
+
+// laravelAppDir names the app each supported Laravel boots: 8 and 10 take
+// the 8.x skeleton, 13 needs the 11+ one (Application::configure()).
+func laravelAppDir(version string) (string, bool) {
+	switch version {
+	case "8.83", "10.48":
+		return "laravel-app", true
+	case "13.31":
+		return "laravel13-app", true
+	}
+	return "", false
+}
+
+// parseLaravelTargets reads laravelTargetsEnv's value.
+func parseLaravelTargets(raw string) ([]laravelTarget, error) {
+	if strings.TrimSpace(raw) == "" {
+		raw = "8.83=php"
+	}
+	var out []laravelTarget
+	seen := map[string]bool{}
+	for _, item := range strings.FieldsFunc(raw, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }) {
+		version, php, ok := strings.Cut(item, "=")
+		if !ok || version == "" || php == "" {
+			return nil, fmt.Errorf("%s: %q is not VERSION=PHP", laravelTargetsEnv, item)
+		}
+		dir, ok := laravelAppDir(version)
+		if !ok {
+			return nil, fmt.Errorf("%s: no app for Laravel %s (known: 8.83, 10.48, 13.31)", laravelTargetsEnv, version)
+		}
+		if seen[version] {
+			return nil, fmt.Errorf("%s: Laravel %s listed twice", laravelTargetsEnv, version)
+		}
+		seen[version] = true
+		abs, err := filepath.Abs(filepath.Join("..", "testdata", dir))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, laravelTarget{version: version, php: php, app: abs})
+	}
+	return out, nil
+}
+
+// forEachLaravel runs body once per listed Laravel as subtest
+// laravel=VERSION, one version after the other (the cases parallelise
+// over databases inside). A listed Laravel whose php is missing fails.
+func forEachLaravel(t *testing.T, body func(t *testing.T, lv laravelTarget)) {
+	t.Helper()
+	forEachLaravelWhere(t, func(laravelTarget) bool { return true }, body)
+}
+
+// forEachLaravelWhere is forEachLaravel for a case that exists only on some
+// Laravels (keep says which); the others get no subtest at all.
+func forEachLaravelWhere(t *testing.T, keep func(laravelTarget) bool, body func(t *testing.T, lv laravelTarget)) {
+	t.Helper()
+	targets, err := parseLaravelTargets(os.Getenv(laravelTargetsEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lv := range targets {
+		if !keep(lv) {
+			continue
+		}
+		t.Run("laravel="+lv.version, func(t *testing.T) {
+			if _, err := exec.LookPath(lv.php); err != nil {
+				t.Fatalf("interop prerequisite missing: php for Laravel %s (%s): %v (testdata/laravel-app/install-deps.sh, testdata/laravel-chroot/setup.sh)", lv.version, lv.php, err)
+			}
+			body(t, lv)
+		})
+	}
+}
+
+// laravel8Skeleton: the target boots testdata/laravel-app, whose
+// interop:reset can also build the 7.x failed_jobs table of an app upgraded
+// from Laravel 7 (INTEROP_FAILED_SCHEMA=legacy); the 11+ skeleton never had it.
+func laravel8Skeleton(lv laravelTarget) bool { return filepath.Base(lv.app) == "laravel-app" }
+
+// laravelApp runs artisan in a Laravel app directory for one dialect.
 type laravelApp struct {
+	phpCmd  string // the php command of its laravelTarget
 	dir     string
 	env     []string
 	flag    string // INTEROP_FLAG_FILE: jobs fail while it is missing
@@ -230,18 +320,12 @@ type laravelApp struct {
 // newLaravelApp prepares the app for one dialect; extraEnv (e.g.
 // QUEUE_CONNECTION=redis and the REDIS_* of redisEnv) is added last, so it
 // wins over the defaults set here.
-func newLaravelApp(t *testing.T, d dialect, extraEnv ...string) *laravelApp {
+func newLaravelApp(t *testing.T, lv laravelTarget, d dialect, extraEnv ...string) *laravelApp {
 	t.Helper()
-	if _, err := exec.LookPath("php"); err != nil {
-		t.Fatalf("interop prerequisite missing: php not on PATH (testdata/laravel-app/install-deps.sh installs it): %v", err)
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "testdata", "laravel-app"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	scratch := t.TempDir()
 	app := &laravelApp{
-		dir:     dir,
+		phpCmd:  lv.php,
+		dir:     lv.app,
 		flag:    filepath.Join(scratch, "flag"),
 		results: filepath.Join(scratch, "results.jsonl"),
 		scratch: scratch,
@@ -274,7 +358,7 @@ func withoutLaravelEnv(env []string) []string {
 func (a *laravelApp) artisan(timeout time.Duration, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "php", append([]string{"artisan"}, args...)...)
+	cmd := exec.CommandContext(ctx, a.phpCmd, append([]string{"artisan"}, args...)...)
 	cmd.Dir = a.dir
 	cmd.Env = a.env
 	cmd.WaitDelay = 5 * time.Second
@@ -401,6 +485,9 @@ type expectedFailure struct {
 	ExceptionMessage  string    `json:"exception_message"`
 	Result            jobResult `json:"result"`
 	RetryUntilExpires bool      `json:"retry_until_expires"`
+	// Job is the payload's job string when it is not a command (a
+	// Queue::push('Class@method') string job).
+	Job string `json:"job"`
 }
 
 // scenario is one dialect after the Laravel side has produced failed_jobs.
@@ -415,16 +502,16 @@ type scenario struct {
 
 // failEverything builds a fresh database, dispatches the interop jobs and
 // runs workers until every one of them sits in failed_jobs.
-func failEverything(t *testing.T, d dialect) *scenario {
+func failEverything(t *testing.T, lv laravelTarget, d dialect) *scenario {
 	t.Helper()
-	return failScenario(t, d, "interop:dispatch")
+	return failScenario(t, lv, d, "interop:dispatch")
 }
 
 // failScenario builds a fresh database, runs the app's dispatch command
 // (interop:dispatch or interop:dispatch-redis) with extraEnv (e.g. a Redis
 // queue connection) and runs workers until every dispatched job sits in
 // failed_jobs, as the manifest says.
-func failScenario(t *testing.T, d dialect, dispatch string, extraEnv ...string) *scenario {
+func failScenario(t *testing.T, lv laravelTarget, d dialect, dispatch string, extraEnv ...string) *scenario {
 	t.Helper()
 	holdDatabase(t, d)
 	ctx, cancel := context.WithTimeout(context.Background(), artisanTimeout)
@@ -432,9 +519,9 @@ func failScenario(t *testing.T, d dialect, dispatch string, extraEnv ...string) 
 	if err := recreateDatabase(ctx, d); err != nil {
 		t.Fatalf("interop prerequisite missing: %s database: %v", d.name, err)
 	}
-	app := newLaravelApp(t, d, extraEnv...)
+	app := newLaravelApp(t, lv, d, extraEnv...)
 	if out, err := app.artisan(artisanTimeout, "--version"); err != nil {
-		t.Fatalf("interop prerequisite missing: the Laravel app does not boot (install-deps.sh?): %v\n%s", err, out)
+		t.Fatalf("interop prerequisite missing: the Laravel %s app does not boot (install-deps.sh, setup.sh?): %v\n%s", lv.version, err, out)
 	}
 	app.mustArtisan(t, "interop:reset")
 
@@ -447,6 +534,11 @@ func failScenario(t *testing.T, d dialect, dispatch string, extraEnv ...string) 
 	}
 	if err := json.Unmarshal(b, &s.manifest); err != nil {
 		t.Fatalf("manifest: %v", err)
+	}
+	// The php asked for must be the Laravel asked for: a wrapper pointing
+	// at the wrong chroot would pass every case on the wrong version.
+	if !strings.HasPrefix(s.manifest.LaravelVersion, lv.version+".") {
+		t.Fatalf("%s booted Laravel %s, want %s.x", lv.php, s.manifest.LaravelVersion, lv.version)
 	}
 	if len(s.manifest.Failures) == 0 {
 		t.Fatal("manifest lists no failures")

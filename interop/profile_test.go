@@ -74,6 +74,10 @@ type profileVariant struct {
 	setup func(t *testing.T, p *profileApp)
 	// afterReset changes the fresh schema (optional).
 	afterReset func(t *testing.T, p *profileApp)
+	// skeleton8: setup edits config text only the Laravel 8 skeleton has
+	// (three connections with 'prefix', pgsql 'schema'; 11+ has five
+	// connections and 'search_path').
+	skeleton8 bool
 }
 
 func TestProfileResolvesLikeLaravel(t *testing.T) {
@@ -90,21 +94,26 @@ func TestProfileResolvesLikeLaravel(t *testing.T) {
 		// .env and the wrong environment say decoyTZ; the cache says tz.
 		{name: "config_cache", databases: []string{"sqlite", "postgres"}, tz: "America/New_York", decoyTZ: "Asia/Tokyo", setup: configCacheOverDotenv},
 		{name: "renamed_table", databases: all, tz: "America/Sao_Paulo", setup: renamedFailedTable, afterReset: renameFailedTable},
-		{name: "table_prefix", databases: all, tz: "Europe/Kyiv", setup: tablePrefix},
-		{name: "pgsql_schema", databases: []string{"postgres"}, tz: "Australia/Sydney", setup: postgresSchema},
+		{name: "table_prefix", databases: all, tz: "Europe/Kyiv", setup: tablePrefix, skeleton8: true},
+		{name: "pgsql_schema", databases: []string{"postgres"}, tz: "Australia/Sydney", setup: postgresSchema, skeleton8: true},
 		{name: "mysql_localhost_socket", databases: []string{"mysql"}, tz: "America/Los_Angeles", setup: mysqlLocalhostSocket},
 	}
-	for _, v := range variants {
-		t.Run(v.name, func(t *testing.T) {
-			t.Parallel()
-			for _, d := range profileDialects(t, v.name, v.databases) {
-				t.Run(d.name, func(t *testing.T) {
-					t.Parallel()
-					runProfileVariant(t, bin, v, d)
-				})
+	forEachLaravel(t, func(t *testing.T, lv laravelTarget) {
+		for _, v := range variants {
+			if v.skeleton8 && !laravel8Skeleton(lv) {
+				continue
 			}
-		})
-	}
+			t.Run(v.name, func(t *testing.T) {
+				t.Parallel()
+				for _, d := range profileDialects(t, v.name, v.databases) {
+					t.Run(d.name, func(t *testing.T) {
+						t.Parallel()
+						runProfileVariant(t, bin, lv, v, d)
+					})
+				}
+			})
+		}
+	})
 }
 
 // profileApp is one copy of the Laravel app on one database.
@@ -136,8 +145,8 @@ type triageRun struct {
 	before func(t *testing.T)
 }
 
-func runProfileVariant(t *testing.T, bin jobtriage, v profileVariant, d dialect) {
-	p := newProfileApp(t, v, d)
+func runProfileVariant(t *testing.T, bin jobtriage, lv laravelTarget, v profileVariant, d dialect) {
+	p := newProfileApp(t, lv, v, d)
 	v.setup(t, p)
 	if len(p.runs) == 0 {
 		// The app's own environment: what the workers had, in a
@@ -367,11 +376,8 @@ func mysqlLocalhostSocket(t *testing.T, p *profileApp) {
 
 // --- the app copy -----------------------------------------------------
 
-func newProfileApp(t *testing.T, v profileVariant, d dialect) *profileApp {
+func newProfileApp(t *testing.T, lv laravelTarget, v profileVariant, d dialect) *profileApp {
 	t.Helper()
-	if _, err := exec.LookPath("php"); err != nil {
-		t.Fatalf("interop prerequisite missing: php not on PATH (testdata/laravel-app/install-deps.sh installs it): %v", err)
-	}
 	loc, err := time.LoadLocation(v.tz)
 	if err != nil {
 		t.Fatal(err)
@@ -388,16 +394,25 @@ func newProfileApp(t *testing.T, v profileVariant, d dialect) *profileApp {
 	}
 	t.Cleanup(func() { dropProfileDatabase(t, d, p.dbName, copyName(p.dbName)) })
 
-	src, err := filepath.Abs(filepath.Join("..", "testdata", "laravel-app"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := filepath.Join(t.TempDir(), "app")
-	if err := copyTree(src, dir); err != nil {
+	if !laravel8Skeleton(lv) {
+		// The 11+ app loads the classes it does not override from the
+		// Laravel 8 app beside it (its bootstrap/autoload.php); a copy
+		// elsewhere takes them along, under its own.
+		shared, err := filepath.Abs(filepath.Join("..", "testdata", "laravel-app", "app"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := copyTree(shared, filepath.Join(dir, "app")); err != nil {
+			t.Fatalf("copying the Laravel 8 app's classes: %v", err)
+		}
+	}
+	if err := copyTree(lv.app, dir); err != nil {
 		t.Fatalf("copying the Laravel app: %v", err)
 	}
 	scratch := t.TempDir()
 	p.laravelApp = &laravelApp{
+		phpCmd:  lv.php,
 		dir:     dir,
 		flag:    filepath.Join(scratch, "flag"),
 		results: filepath.Join(scratch, "results.jsonl"),
@@ -477,7 +492,7 @@ func (p *profileApp) php(t *testing.T, code string) string {
 	const boot = `require 'bootstrap/autoload.php'; $app = require 'bootstrap/app.php'; $app->make(Illuminate\Contracts\Console\Kernel::class)->bootstrap(); `
 	ctx, cancel := context.WithTimeout(context.Background(), artisanTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "php", "-r", boot+code)
+	cmd := exec.CommandContext(ctx, p.phpCmd, "-r", boot+code)
 	cmd.Dir = p.dir
 	cmd.Env = p.env
 	cmd.WaitDelay = 5 * time.Second
@@ -525,8 +540,15 @@ type failedRow struct {
 func (p *profileApp) artisanFailed(t *testing.T) []failedRow {
 	t.Helper()
 	out := p.mustArtisan(t, "queue:failed")
+	// Laravel 10+ prints "  FAILED_AT UUID  CONNECTION@QUEUE CLASS" lines
+	// instead of the 8.x table.
+	line10 := regexp.MustCompile(`^\s+(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) (\S+)\s+\S+@\S+ `)
 	var rows []failedRow
 	for _, line := range strings.Split(out, "\n") {
+		if m := line10.FindStringSubmatch(line); m != nil {
+			rows = append(rows, failedRow{uuid: m[2], failedAt: m[1]})
+			continue
+		}
 		if !strings.HasPrefix(line, "|") {
 			continue
 		}

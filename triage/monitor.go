@@ -105,6 +105,9 @@ type MonitorParams struct {
 	// DefaultConnection is queue.default: the connection a queue named
 	// without one is measured on, as queue:monitor does.
 	DefaultConnection string
+	// Pauses is the app's cache store, which holds the queue pause keys
+	// (triage/pause.go); nil when it cannot be read.
+	Pauses CacheStore
 }
 
 // MonitorConnection is one queue connection a monitor can (or cannot) see.
@@ -121,6 +124,9 @@ type MonitorConnection struct {
 	// Blind says why the monitor cannot see this connection (sync, sqs,
 	// unreachable); its failures are still counted.
 	Blind string
+	// Unsupported: Blind because of the connection's driver (sync, sqs),
+	// a fixed fact of the app rather than news on every run.
+	Unsupported bool
 }
 
 // QueueHealth is one queue's line of a report.
@@ -136,8 +142,14 @@ type QueueHealth struct {
 	// available; zero when nothing is pending.
 	OldestPendingAt  time.Time     `json:"oldest_pending_at"`
 	OldestPendingAge time.Duration `json:"-"`
+	// OldestPendingUnknown is QueueStats.OldestPendingUnknown: why the age
+	// of a pending queue is not known.
+	OldestPendingUnknown string `json:"-"`
 	// Failed counts failed_jobs rows of this queue in the window.
 	Failed int64 `json:"failed"`
+	// Paused: workers skip the queue (queue:pause or jobtriage pause), so
+	// its backlog is held, not stuck.
+	Paused bool `json:"paused,omitempty"`
 }
 
 // Report is one health check.
@@ -155,6 +167,9 @@ type Report struct {
 	// Blind lists the connections whose queues could not be counted, with
 	// why ("sqs: jobtriage cannot read sqs queues").
 	Blind []string
+	// PauseError says why the queues' pause state is unknown ("" when it
+	// was read, or there is no cache store to read).
+	PauseError string
 }
 
 // Monitor runs one health check: one grouped count over jobs (indexed on
@@ -197,7 +212,8 @@ func Monitor(ctx context.Context, st MonitorSource, p MonitorParams) (Report, er
 	for _, ref := range refs {
 		s := byName[ref.Queue]
 		h := QueueHealth{Connection: ref.Connection, Queue: ref.Queue, Size: s.Size, Pending: s.Pending,
-			Delayed: s.Delayed, Reserved: s.Reserved, Stuck: s.Stuck, OldestPendingAt: s.OldestPendingAt}
+			Delayed: s.Delayed, Reserved: s.Reserved, Stuck: s.Stuck, OldestPendingAt: s.OldestPendingAt,
+			OldestPendingUnknown: s.OldestPendingUnknown}
 		if !s.OldestPendingAt.IsZero() {
 			h.OldestPendingAge = max(p.Now.Sub(s.OldestPendingAt), 0)
 		}
@@ -213,6 +229,7 @@ func Monitor(ctx context.Context, st MonitorSource, p MonitorParams) (Report, er
 			rep.Failed += n
 		}
 	}
+	markPaused(ctx, p, &rep)
 	return rep, nil
 }
 
@@ -340,7 +357,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 			s := stats[q]
 			h := QueueHealth{Connection: conn, Queue: q, Size: s.Size, Pending: s.Pending,
 				Delayed: s.Delayed, Reserved: s.Reserved, Stuck: s.Stuck, OldestPendingAt: s.OldestPendingAt,
-				Failed: failedBy[QueueRef{Connection: conn, Queue: q}]}
+				OldestPendingUnknown: s.OldestPendingUnknown, Failed: failedBy[QueueRef{Connection: conn, Queue: q}]}
 			if !s.OldestPendingAt.IsZero() {
 				h.OldestPendingAge = max(p.Now.Sub(s.OldestPendingAt), 0)
 			}
@@ -352,6 +369,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 			rep.Failed += n
 		}
 	}
+	markPaused(ctx, p, &rep)
 	return rep, nil
 }
 
@@ -437,6 +455,9 @@ func (r Report) Check(t Thresholds) []Breach {
 	var out []Breach
 	for _, q := range r.Queues {
 		name := QueueRef{Connection: q.Connection, Queue: q.Queue}.String()
+		if q.Paused {
+			continue // held on purpose: its backlog is no breach (failures still are)
+		}
 		if t.MaxSize > 0 && q.Size >= t.MaxSize {
 			out = append(out, Breach{Queue: name, Measure: "size", Value: q.Size, Limit: t.MaxSize})
 		}

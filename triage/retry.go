@@ -78,6 +78,11 @@ type RetryResult struct {
 	ByClass  map[string]int `json:"by_class"`
 	Skipped  []Skip         `json:"skipped"`
 	NotFound []string       `json:"not_found"`
+	// DeleteWhenMissingModels counts the retried jobs whose payload has
+	// deleteWhenMissingModels true (countMissingModels).
+	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
+	// Targets are the connection:queue pairs pushed onto (pause.go).
+	Targets []QueueRef `json:"-"`
 }
 
 // PipelinedBatch is the rows of one batch of a retry that holds two
@@ -86,6 +91,17 @@ type RetryResult struct {
 // take (two of WriteBatch rows did not), and took less CPU and wall time
 // than two halves (bench/README.md, "Retry into Redis on a quiet machine").
 const PipelinedBatch = WriteBatch * 3 / 4
+
+// artisanRetryHint ends the reason of a job only artisan can retry: a
+// whole sentence, since the ids and the command follow on lines of their own.
+const artisanRetryHint = "retry such jobs with php artisan queue:retry instead"
+
+// ArtisanCan reports whether php artisan queue:retry can retry a job that
+// a retry skipped for the reason code: a connection jobtriage cannot
+// write, not a job that would only fail again.
+func ArtisanCan(code string) bool {
+	return code == SkipNotDatabase || code == SkipNoJobsTable
+}
 
 // ArtisanRetry is the command an operator runs for jobs jobtriage cannot
 // re-queue itself.
@@ -164,15 +180,16 @@ type RetryRun struct {
 // retryBatch is a taken batch and its plan, applied to the run's result
 // only once it committed.
 type retryBatch struct {
-	b                Batch
-	walk             walk // the walk at this batch
-	bp               BatchParams
-	rows             []*FailedRow
-	remote           []Move
-	d                Decision
-	report           RetryBatch
-	fresh            []int64 // the rows it skips
-	byQueue, byClass map[string]int
+	b      Batch
+	walk   walk // the walk at this batch
+	bp     BatchParams
+	rows   []*FailedRow
+	remote []Move
+	d      Decision
+	report RetryBatch
+	fresh  []int64 // the rows it skips
+	// delta is what the batch adds to the result's counts and targets.
+	delta RetryResult
 }
 
 // StartRetry begins a retry; a selection that cannot start makes the
@@ -329,7 +346,7 @@ func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 	}
 	c.b, c.rows = b, b.Rows()
 	c.remote, c.d, c.report, c.fresh = nil, Decision{}, RetryBatch{}, nil
-	c.byQueue, c.byClass = map[string]int{}, map[string]int{}
+	c.delta = RetryResult{ByQueue: map[string]int{}, ByClass: map[string]int{}}
 	for _, row := range c.rows {
 		if r.limited(planned + len(c.d.Delete)) {
 			break
@@ -377,11 +394,15 @@ func (r *RetryRun) finish(ctx context.Context, c *retryBatch) error {
 		r.skipped.add(id)
 	}
 	r.res.Retried += len(c.d.Delete)
-	for k, n := range c.byQueue {
+	for k, n := range c.delta.ByQueue {
 		r.res.ByQueue[k] += n
 	}
-	for k, n := range c.byClass {
+	for k, n := range c.delta.ByClass {
 		r.res.ByClass[k] += n
+	}
+	r.res.DeleteWhenMissingModels += c.delta.DeleteWhenMissingModels
+	for _, t := range c.delta.Targets {
+		r.res.addTarget(t.Connection, t.Queue)
 	}
 	r.last = c.report
 	r.last.Retried = r.res.Retried
@@ -434,10 +455,10 @@ func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 	route := s.Router.For(row.Connection)
 	switch {
 	case !route.Writable():
-		return skip(SkipNotDatabase, route.Reason+"; php artisan queue:retry can")
+		return skip(SkipNotDatabase, route.Reason+"; "+artisanRetryHint)
 	case route.Local && !s.Store.Schema().HasJobs:
-		return skip(SkipNoJobsTable, fmt.Sprintf("connection %q queues to the %s table, which this database does not have (or not in a usable shape); php artisan queue:retry can",
-			row.Connection, s.Store.Schema().JobsTable))
+		return skip(SkipNoJobsTable, fmt.Sprintf("connection %q queues to the %s table, which this database does not have (or not in a usable shape); %s",
+			row.Connection, s.Store.Schema().JobsTable, artisanRetryHint))
 	}
 	body, code, reason := RetryPayload(row.Payload, r.now, p.RetryUntil, route.Driver == DriverRedis)
 	if reason != "" {
@@ -455,8 +476,10 @@ func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 	if !p.DryRun {
 		c.report.Pushed = append(c.report.Pushed, Pushed{UUID: uuid, ID: j.ID, Class: j.Class, Connection: row.Connection, Queue: queue})
 	}
-	c.byQueue[queue]++
-	c.byClass[j.Class]++
+	c.delta.ByQueue[queue]++
+	c.delta.ByClass[j.Class]++
+	c.delta.countMissingModels(row)
+	c.delta.addTarget(row.Connection, queue)
 	return Move{UUID: uuid, Queue: queue, Payload: body, Connection: row.Connection, Local: route.Local, RowID: row.ID,
 		RedisChecked: route.Driver == DriverRedis}, true
 }

@@ -29,6 +29,9 @@ type Service struct {
 	// connections as monitor sees them (empty outside an app profile).
 	MonitorConnections []MonitorConnection
 	DefaultConnection  string
+	// Pauses is the app's cache store with the queue pause keys (monitor,
+	// retry's warning); nil when there is none jobtriage can read.
+	Pauses CacheStore
 	// Redact, when set, masks the values of its keys in what the read
 	// use-cases return for people (triage/redaction.go); nil shows rows as
 	// stored.

@@ -400,6 +400,11 @@ type QueueStats struct {
 	// OldestPendingAt is the smallest available_at among pending rows (as
 	// Laravel 12.19's monitor reports it); zero when nothing is pending.
 	OldestPendingAt time.Time
+	// OldestPendingUnknown says why OldestPendingAt is zero although jobs
+	// are pending: the backend cannot tell when the oldest was queued (a
+	// Redis payload records no time before Laravel 12.11, unless Horizon
+	// pushed it). "" otherwise.
+	OldestPendingUnknown string
 }
 
 // RecentParams asks for the failures of a time window, newest first.

@@ -2,8 +2,12 @@ package triage
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sort"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/jobtriage/jobtriage/triage/signature"
 )
@@ -29,6 +33,8 @@ type Suggestions struct {
 	Connections []Suggestion
 	Signatures  []Suggestion
 	IDs         []Suggestion
+	// Classes are the job classes, by name.
+	Classes []Suggestion
 }
 
 // Suggest reads the newest rows (SuggestRows when rows is 0) of failed_jobs
@@ -38,7 +44,7 @@ func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 	if rows <= 0 {
 		rows = SuggestRows
 	}
-	queues, conns := map[string]int{}, map[string]int{}
+	queues, conns, classes := map[string]int{}, map[string]int{}, map[string]int{}
 	type sig struct {
 		desc  string
 		count int
@@ -51,6 +57,7 @@ func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 		j := jobFromRow(r, cache.Normalize)
 		queues[j.Queue]++
 		conns[j.Connection]++
+		classes[j.Class]++
 		if st, ok := sigs[j.Signature]; ok {
 			st.count++
 		} else {
@@ -74,6 +81,7 @@ func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 	}
 	out.Queues = counted(queues)
 	out.Connections = counted(conns)
+	out.Classes = counted(classes)
 	ids := make([]string, 0, len(sigs))
 	for id := range sigs {
 		ids = append(ids, id)
@@ -125,4 +133,240 @@ func counted(m map[string]int) []Suggestion {
 		out[i] = Suggestion{Value: n, Description: desc}
 	}
 	return out
+}
+
+// Names are the queue, connection and job class names a command selects
+// jobs by.
+type Names struct {
+	Queues      []string
+	Connections []string
+	Class       string
+	// Known are queue names known to exist otherwise: a monitor's report
+	// counted jobs on them.
+	Known []string
+}
+
+// maxHints is how many close names an UnknownNameError offers.
+const maxHints = 3
+
+// UnknownNameError is a queue, connection or class that nothing has: no
+// failed job, no queued job, no configured queue connection. It wraps
+// ErrNotFound: a misspelled name must not read as "nothing matched".
+type UnknownNameError struct {
+	Kind  string // "queue", "connection" or "class"
+	Name  string
+	Hints []string // the closest existing names, closest first
+}
+
+// Sentence says what is unknown and the closest names, without the
+// ErrNotFound prefix Error adds.
+func (e *UnknownNameError) Sentence() string {
+	var s string
+	switch e.Kind {
+	case "class":
+		s = fmt.Sprintf("no job class matches %q: no failed job's class contains it", e.Name)
+	case "connection":
+		s = fmt.Sprintf("no connection %q: no failed job and no configured queue connection has that name", e.Name)
+	default:
+		s = fmt.Sprintf("no queue %q: no failed job, no queued job and no configured queue has that name", e.Name)
+	}
+	if len(e.Hints) == 0 {
+		return s + "; check the spelling"
+	}
+	h := e.Hints
+	if len(h) == 1 {
+		return s + "; did you mean " + h[0] + "?"
+	}
+	return s + "; did you mean " + strings.Join(h[:len(h)-1], ", ") + " or " + h[len(h)-1] + "?"
+}
+
+func (e *UnknownNameError) Error() string        { return ErrNotFound.Error() + ": " + e.Sentence() }
+func (e *UnknownNameError) Is(target error) bool { return target == ErrNotFound }
+
+// CheckNames returns an *UnknownNameError for the first of n's names that
+// nothing has, nil when each is known. It reads the configuration first,
+// then one row of failed_jobs per name, then the jobs table; suggestions
+// (the newest SuggestRows rows) only for a name that is unknown.
+func (s *Service) CheckNames(ctx context.Context, n Names) error {
+	configured := map[string]bool{}
+	for _, c := range s.MonitorConnections {
+		configured["connection:"+c.Name] = true
+		configured["queue:"+c.DefaultQueue] = true
+	}
+	for _, q := range n.Known {
+		configured["queue:"+q] = true
+	}
+	for _, q := range n.Queues {
+		if configured["queue:"+q] {
+			continue
+		}
+		if ok, err := s.hasFailed(ctx, Query{Filter: Filter{Queues: []string{q}}}); ok || err != nil {
+			return err
+		}
+		if ok, err := s.hasQueued(ctx, q); ok || err != nil {
+			return err
+		}
+		return s.unknownName(ctx, "queue", q, n.Known)
+	}
+	for _, c := range n.Connections {
+		if configured["connection:"+c] {
+			continue
+		}
+		if ok, err := s.hasFailed(ctx, Query{Filter: Filter{Connections: []string{c}}}); ok || err != nil {
+			return err
+		}
+		return s.unknownName(ctx, "connection", c, nil)
+	}
+	if n.Class != "" {
+		if ok, err := s.hasFailed(ctx, Query{Class: n.Class}); ok || err != nil {
+			return err
+		}
+		return s.unknownName(ctx, "class", n.Class, nil)
+	}
+	return nil
+}
+
+// hasFailed reports whether any failed job matches q.
+func (s *Service) hasFailed(ctx context.Context, q Query) (bool, error) {
+	page, err := s.List(ctx, ListParams{Query: q, Limit: 1})
+	return len(page.Jobs) > 0, err
+}
+
+// hasQueued reports whether the jobs table holds rows of queue (false for
+// a store without one).
+func (s *Service) hasQueued(ctx context.Context, queue string) (bool, error) {
+	src, ok := s.MonitorSource()
+	if !ok {
+		return false, nil
+	}
+	stats, err := src.QueueStats(ctx, QueueStatsParams{Queues: []string{queue}, Now: s.Now()})
+	if errors.Is(err, ErrMissingTable) {
+		return false, nil // no jobs table: nothing is queued there
+	}
+	for _, st := range stats {
+		if st.Size > 0 {
+			return true, err
+		}
+	}
+	return false, err
+}
+
+// unknownName builds the error for name, with the closest of the names
+// that exist: the recent failures' and the configured ones, plus extra.
+func (s *Service) unknownName(ctx context.Context, kind, name string, extra []string) error {
+	sg, err := s.Suggest(ctx, 0)
+	if err != nil {
+		return err
+	}
+	var have []Suggestion
+	switch kind {
+	case "queue":
+		have = sg.Queues
+	case "connection":
+		have = sg.Connections
+	case "class":
+		have = sg.Classes
+	}
+	for _, h := range have {
+		extra = append(extra, h.Value)
+	}
+	return &UnknownNameError{Kind: kind, Name: name, Hints: closestNames(name, extra, kind == "class")}
+}
+
+// closestNames are up to maxHints of names within a third of name's length
+// in edits (at least one) of it, case-insensitive, closest first; a class
+// is compared by its base name too (Legcy is close to App\Jobs\Legacy).
+func closestNames(name string, names []string, class bool) []string {
+	type cand struct {
+		name string
+		dist int
+	}
+	want := strings.ToLower(name)
+	limit := max(1, len([]rune(want))/3)
+	var cs []cand
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] || n == "" {
+			continue
+		}
+		seen[n] = true
+		d := editDistance(want, strings.ToLower(n))
+		if class {
+			base := n[strings.LastIndex(n, `\`)+1:]
+			d = min(d, editDistance(want, strings.ToLower(base)))
+		}
+		if d <= limit {
+			cs = append(cs, cand{n, d})
+		}
+	}
+	sort.SliceStable(cs, func(a, b int) bool {
+		if cs[a].dist != cs[b].dist {
+			return cs[a].dist < cs[b].dist
+		}
+		return cs[a].name < cs[b].name
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < maxHints; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+// editDistance is the optimal-string-alignment distance of a and b:
+// insertions, deletions, substitutions and swaps of neighbours, each one
+// edit, as a typist makes them.
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
+}
+
+// CheckMonitorNames is CheckNames for the queues a monitor was asked
+// about, after report r: a queue r counted jobs or failures on exists, and
+// a queue of a connection the monitor cannot see (Blind) is not judged.
+func CheckMonitorNames(ctx context.Context, st MonitorSource, p MonitorParams, r Report) error {
+	blind := map[string]bool{}
+	for _, c := range p.Connections {
+		blind[c.Name] = c.Blind != ""
+	}
+	var n Names
+	for _, q := range r.Queues {
+		if q.Size > 0 || q.Failed > 0 {
+			n.Known = append(n.Known, q.Queue)
+		}
+	}
+	for _, ref := range p.Queues {
+		conn := ref.Connection
+		if conn == "" {
+			conn = p.DefaultConnection
+		}
+		if blind[conn] {
+			continue
+		}
+		n.Queues = append(n.Queues, ref.Queue)
+		if ref.Connection != "" {
+			n.Connections = append(n.Connections, ref.Connection)
+		}
+	}
+	svc := &Service{Store: st, MonitorConnections: p.Connections, Now: func() time.Time { return r.At }}
+	return svc.CheckNames(ctx, n)
 }

@@ -2,14 +2,17 @@ package triage_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 func suggestPayload(uuid, class string) string {
@@ -68,4 +71,65 @@ func TestSuggest(t *testing.T) {
 			t.Errorf("Suggest(2) read more than two rows: %+v", few)
 		}
 	})
+}
+
+// TestCheckNames: a queue, connection or class that no failed job, queued
+// job or configured connection has is an ErrNotFound naming the closest
+// existing names; a known one (in failed_jobs, configured, or known to the
+// caller) passes.
+func TestCheckNames(t *testing.T) {
+	ctx := context.Background()
+	store := triagetest.New(triage.IDModeUUID, time.UTC)
+	svc := &triage.Service{Store: store, Now: func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }, Location: time.UTC,
+		MonitorConnections: []triage.MonitorConnection{{Name: "sqs", DefaultQueue: "reports"}}}
+	for i, q := range []string{"emails", "emails-high", "default"} {
+		u := fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)
+		store.Add(triagetest.Row{UUID: u, Connection: "redis", Queue: q, Payload: suggestPayload(u, `App\Jobs\Legacy`),
+			Exception: "RuntimeException: x in /app/X.php:1", FailedAt: "2026-11-30 10:00:00"})
+	}
+	for _, n := range []triage.Names{
+		{Queues: []string{"emails", "reports"}}, {Connections: []string{"redis", "sqs"}}, {Class: "legacy"},
+		{Queues: []string{"nightly"}, Known: []string{"nightly"}}, {},
+	} {
+		if err := svc.CheckNames(ctx, n); err != nil {
+			t.Errorf("%+v: %v", n, err)
+		}
+	}
+	for _, c := range []struct {
+		n    triage.Names
+		want string
+	}{
+		{triage.Names{Queues: []string{"emials"}}, `not found: no queue "emials": no failed job, no queued job and no configured queue has that name; did you mean emails?`},
+		{triage.Names{Queues: []string{"emails-hihg"}}, `not found: no queue "emails-hihg": no failed job, no queued job and no configured queue has that name; did you mean emails-high?`},
+		{triage.Names{Queues: []string{"reprots"}}, `not found: no queue "reprots": no failed job, no queued job and no configured queue has that name; did you mean reports?`},
+		{triage.Names{Connections: []string{"redsi"}}, `not found: no connection "redsi": no failed job and no configured queue connection has that name; did you mean redis?`},
+		{triage.Names{Class: "Legcy"}, `not found: no job class matches "Legcy": no failed job's class contains it; did you mean App\Jobs\Legacy?`},
+		{triage.Names{Queues: []string{"zzz"}}, `not found: no queue "zzz": no failed job, no queued job and no configured queue has that name; check the spelling`},
+	} {
+		err := svc.CheckNames(ctx, c.n)
+		if !errors.Is(err, triage.ErrNotFound) || err.Error() != c.want {
+			t.Errorf("%+v:\n got %v\nwant %s", c.n, err, c.want)
+		}
+	}
+}
+
+// TestCheckMonitorNames: a queue the report counted jobs on exists; a queue
+// of a connection the monitor cannot see is not judged; any other unknown
+// queue is an UnknownNameError.
+func TestCheckMonitorNames(t *testing.T) {
+	_, store := newService(t, "sqlite")
+	ctx := context.Background()
+	p := triage.MonitorParams{DefaultConnection: "database", Connections: []triage.MonitorConnection{
+		{Name: "database", DefaultQueue: "default", Local: true},
+		{Name: "sqs", DefaultQueue: "reports", Blind: "the sqs driver cannot be read by jobtriage", Unsupported: true}}}
+	rep := triage.Report{Queues: []triage.QueueHealth{{Queue: "busy", Size: 3}, {Queue: "quiet"}}}
+	p.Queues = []triage.QueueRef{{Queue: "busy"}, {Queue: "default"}, {Connection: "sqs", Queue: "anything"}}
+	if err := triage.CheckMonitorNames(ctx, store, p, rep); err != nil {
+		t.Errorf("known queues: %v", err)
+	}
+	p.Queues = []triage.QueueRef{{Queue: "quiet"}}
+	var unknown *triage.UnknownNameError
+	if err := triage.CheckMonitorNames(ctx, store, p, rep); !errors.As(err, &unknown) || unknown.Name != "quiet" {
+		t.Errorf("a queue with nothing on it: %v", err)
+	}
 }

@@ -163,6 +163,8 @@ func (m *Model) cancelDryRun() {
 // closeConfirm leaves the dialog for the page under it.
 func (m *Model) closeConfirm() {
 	m.cancelDryRun()
+	m.keys.Confirm.Yes.SetEnabled(true)
+	m.keys.Confirm.Copy.SetEnabled(false)
 	m.state = m.page
 	m.confirm = confirmation{}
 }
@@ -178,7 +180,17 @@ func (m Model) onPreview(msg previewMsg) (tea.Model, tea.Cmd) {
 	}
 	res := msg.res
 	m.confirm.preview = &res
+	// y would retry nothing: it neither fires nor shows until the next
+	// dialog.
+	m.keys.Confirm.Yes.SetEnabled(!m.confirm.nothingToRetry())
+	m.keys.Confirm.Copy.SetEnabled(artisanFallback(res.Skipped, 0) != "")
 	return m, nil
+}
+
+// nothingToRetry reports whether the dry run found no job to retry (every
+// one skipped or gone).
+func (c confirmation) nothingToRetry() bool {
+	return c.preview != nil && c.preview.Retried == 0
 }
 
 // targetLine names where the action lands (the app and the failed-jobs
@@ -208,18 +220,64 @@ func (c confirmation) previewLines(spin string) []string {
 		return []string{spin + " Dry run: checking what would be retried and what skipped…"}
 	}
 	r := *c.preview
-	line := "Dry run: " + count(r.Retried) + " would be retried"
-	if len(r.ByQueue) > 0 {
-		line += " onto " + queueList(r.ByQueue)
-	}
-	out := []string{line + "."}
-	if len(r.Skipped) > 0 {
-		out = append(out, "Would skip "+count(len(r.Skipped))+": "+skipSummary(r.Skipped)+".")
+	var out []string
+	switch {
+	case r.Retried == 0 && len(r.Skipped) > 0:
+		out = append(out, "Nothing would be retried: all "+count(len(r.Skipped))+" would be skipped, "+skipSummary(r.Skipped)+".")
+	case r.Retried == 0:
+		out = append(out, "Nothing would be retried.")
+	default:
+		line := "Dry run: " + count(r.Retried) + " would be retried"
+		if len(r.ByQueue) > 0 {
+			line += " onto " + queueList(r.ByQueue)
+		}
+		out = append(out, line+".")
+		if len(r.Skipped) > 0 {
+			out = append(out, "Would skip "+count(len(r.Skipped))+": "+skipSummary(r.Skipped)+".")
+		}
 	}
 	if n := len(r.NotFound); n > 0 {
 		out = append(out, count(n)+" already gone.")
 	}
 	return out
+}
+
+// artisanFallback is the command that retries the skipped jobs artisan can
+// (on a connection jobtriage cannot write), naming the first limit of them
+// (0: all); "" when there are none.
+func artisanFallback(skips []triage.Skip, limit int) string {
+	var ids []string
+	n := 0
+	for _, s := range skips {
+		if triage.ArtisanCan(s.Code) {
+			if limit == 0 || n < limit {
+				ids = append(ids, sanitize.Line(s.ID))
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	cmd := triage.ArtisanRetry(ids)
+	if n > len(ids) {
+		cmd += " … (" + count(n) + " jobs)"
+	}
+	return cmd
+}
+
+// artisanLines offer the artisan command for the skipped jobs it can
+// retry: the whole command goes to the clipboard (the Copy key), the
+// dialog shows its start on one line.
+func (m Model) artisanLines(w int) []string {
+	if m.confirm.preview == nil || !m.keys.Confirm.Copy.Enabled() {
+		return nil
+	}
+	k := m.keys.Confirm.Copy.Help().Key
+	return []string{
+		"Artisan can retry the skipped jobs (" + k + " copies the command):",
+		sanitize.Truncate(artisanFallback(m.confirm.preview.Skipped, maxListed), w),
+	}
 }
 
 // confirmBody draws the question in a box in the middle of the body.
@@ -243,9 +301,15 @@ func (m Model) confirmBody(height int) []string {
 		for _, l := range p {
 			lines = append(lines, wrapped(style, l, w)...)
 		}
+		if a := m.artisanLines(w); len(a) > 0 {
+			lines = append(lines, wrapped(m.st.Header, a[0], w)...)
+			lines = append(lines, m.st.Muted.Render(a[1]))
+		}
 	}
 	hint := "y confirm · n cancel"
 	switch a := m.confirm.act; {
+	case m.confirm.nothingToRetry():
+		hint = "n close"
 	case a.kind == actionForget && a.archive != nil:
 		hint = "y forget (each row archived to " + sanitize.Line(a.archivePath) + " first) · n cancel"
 	case a.kind == actionForget:
@@ -298,6 +362,8 @@ func actionSummary(msg actionMsg) string {
 			return "Did not retry " + a.object + ": " + sanitize.Line(r.Skipped[0].Reason) + "."
 		case a.single:
 			return capitalize(a.object) + " was already gone."
+		case r.Retried == 0:
+			b.WriteString("Retried nothing of " + a.object)
 		case a.whole:
 			b.WriteString("Retried " + plural(r.Retried, "job", "jobs") + " of " + a.object)
 		default:

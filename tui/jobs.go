@@ -229,12 +229,18 @@ func (m Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// jobColumns by rank: the id (its shortest unique prefix at least, whole
+// when there is room for it), the message, the time, the queue.
 var jobColumns = []column{
-	{Title: "ID", Min: 10, Max: 36, Flex: true, Weight: 6},
-	{Title: "QUEUE", Min: 8, Max: 16, Flex: true},
-	{Title: "FAILED AT", Min: 19},
-	{Title: "MESSAGE", Min: 20, Flex: true, Weight: 3},
+	{Title: "ID", Min: minIDPrefix, Max: 36, Whole: true, Rank: 0},
+	{Title: "QUEUE", Min: 5, Max: 16, Flex: true, Rank: 3},
+	{Title: "FAILED AT", Min: 19, Rank: 2},
+	{Title: "MESSAGE", Min: 20, Flex: true, Weight: 3, Rank: 1},
 }
+
+// messageWant is the room the message is reserved before the lower ranks
+// get theirs; it takes any spare room after.
+const messageWant = 40
 
 func (m Model) jobsBody(height int) []string {
 	l := m.jobs
@@ -246,8 +252,19 @@ func (m Model) jobsBody(height int) []string {
 	case len(l.items) == 0:
 		return []string{"", "  No failed jobs left in signature " + l.sig.ID + ".", "  Press esc to go back."}
 	}
-	widths := fitColumns(jobColumns, m.width-gutterWidth)
-	lines := []string{m.st.TableHead.Render(gutterBlank + tableHeader(jobColumns, widths))}
+	cols := append([]column(nil), jobColumns...)
+	var ids, queues, messages []string
+	for _, j := range l.items {
+		ids = append(ids, j.ID)
+		queues = append(queues, j.Queue)
+		messages = append(messages, exceptionText(j.ExceptionClass, j.ExceptionMessage))
+	}
+	prefix := uniquePrefixLen(ids)
+	cols[0].Min, cols[0].Max = prefix, max(prefix, contentWidth("", ids))
+	fitContent(&cols[1], queues)
+	cols[3].Want = min(contentWidth(cols[3].Title, messages), messageWant)
+	widths := fitColumns(cols, m.width-gutterWidth)
+	lines := []string{m.st.TableHead.Render(gutterBlank + tableHeader(cols, widths))}
 	rows := height - 1
 	if l.loadingMore || l.next != "" {
 		rows-- // a line for "more below"
@@ -255,8 +272,12 @@ func (m Model) jobsBody(height int) []string {
 	l.offset = scrollOffset(l.offset, l.cursor, rows, len(l.items))
 	for i := l.offset; i < len(l.items) && i < l.offset+rows; i++ {
 		j := l.items[i]
-		row := tableRow(jobColumns, widths, []string{
-			j.ID, j.Queue, stamp(j.FailedAt), exceptionText(j.ExceptionClass, j.ExceptionMessage),
+		id := j.ID
+		if len(id) > widths[0] {
+			id = id[:widths[0]] // a unique prefix, not a cut: no ellipsis
+		}
+		row := tableRow(cols, widths, []string{
+			id, j.Queue, stamp(j.FailedAt), exceptionText(j.ExceptionClass, j.ExceptionMessage),
 		})
 		_, marked := l.marked[j.ID]
 		lines = append(lines, m.tableLine(row, i == l.cursor, marked))

@@ -51,9 +51,11 @@ type detailKeys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom, Section, Back, Retry, Forget, Copy key.Binding
 }
 
-// confirmKeys answer a confirmation.
+// confirmKeys answer a confirmation. Yes is disabled while the dry run
+// says nothing would be retried; Copy is enabled only while the dialog has
+// an artisan command for the skipped jobs.
 type confirmKeys struct {
-	Yes, No key.Binding
+	Yes, Copy, No key.Binding
 }
 
 // filterKeys drive the filter form.
@@ -85,7 +87,7 @@ func newKeyMap(readOnly bool) keyMap {
 			Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 			Retry:    key.NewBinding(key.WithKeys("r", "R"), key.WithHelp("r", "retry signature")),
 			Forget:   key.NewBinding(key.WithKeys("f", "F"), key.WithHelp("f", "forget signature")),
-			Mark:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark")),
+			Mark:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark, next")),
 			Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
 			Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
 			Clear:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear marks/filter")),
@@ -99,7 +101,7 @@ func newKeyMap(readOnly bool) keyMap {
 			RetryAll:  key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "retry signature")),
 			Forget:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forget job")),
 			ForgetAll: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "forget signature")),
-			Mark:      key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark")),
+			Mark:      key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark, next")),
 			Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
 		},
 		Detail: detailKeys{
@@ -116,8 +118,9 @@ func newKeyMap(readOnly bool) keyMap {
 			Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
 		},
 		Confirm: confirmKeys{
-			Yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
-			No:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n/esc", "no")),
+			Yes:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+			Copy: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy artisan command"), key.WithDisabled()),
+			No:   key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n/esc", "no")),
 		},
 		Filter: filterKeys{
 			Next:   key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
@@ -138,17 +141,22 @@ func newKeyMap(readOnly bool) keyMap {
 	return k
 }
 
-// pageHelp adapts one page's bindings to help.KeyMap: short is the footer,
-// full (short plus the rest) is the ? view.
+// pageHelp adapts one page's bindings to help.KeyMap: short then global is
+// the footer, full (those plus the rest) is the ? view. On a narrow
+// terminal the footer drops short bindings from the right; global ones
+// (? help, q quit) stay.
 type pageHelp struct {
-	short []key.Binding
-	more  []key.Binding
+	short  []key.Binding
+	global []key.Binding
+	more   []key.Binding
 }
 
-func (h pageHelp) ShortHelp() []key.Binding { return h.short }
+func (h pageHelp) ShortHelp() []key.Binding {
+	return append(append([]key.Binding(nil), h.short...), h.global...)
+}
 
 func (h pageHelp) FullHelp() [][]key.Binding {
-	return [][]key.Binding{h.short, h.more}
+	return [][]key.Binding{h.ShortHelp(), h.more}
 }
 
 // helpFor is the key map of the page in state s.
@@ -158,27 +166,30 @@ func (k keyMap) helpFor(s state) pageHelp {
 	case stateJobs:
 		j := k.Jobs
 		return pageHelp{
-			short: append([]key.Binding{j.Open, j.Back, j.Filter, j.Retry, j.Forget}, g...),
-			more:  append(j.listKeys.bindings(), j.Mark, j.RetryAll, j.ForgetAll, j.Copy, k.Global.Refresh),
+			short:  []key.Binding{j.Open, j.Back, j.Filter, j.Retry, j.Forget},
+			global: g,
+			more:   append(j.listKeys.bindings(), j.Mark, j.RetryAll, j.ForgetAll, j.Copy, k.Global.Refresh),
 		}
 	case stateDetail:
 		d := k.Detail
 		return pageHelp{
-			short: append([]key.Binding{d.Section, d.Back, d.Retry, d.Forget}, g...),
-			more:  []key.Binding{d.Up, d.Down, d.PageUp, d.PageDown, d.Top, d.Bottom, d.Copy, k.Global.Refresh},
+			short:  []key.Binding{d.Section, d.Back, d.Retry, d.Forget},
+			global: g,
+			more:   []key.Binding{d.Up, d.Down, d.PageUp, d.PageDown, d.Top, d.Bottom, d.Copy, k.Global.Refresh},
 		}
 	case stateConfirm:
-		return pageHelp{short: []key.Binding{k.Confirm.Yes, k.Confirm.No}}
+		return pageHelp{global: []key.Binding{k.Confirm.Yes, k.Confirm.Copy, k.Confirm.No}}
 	case stateFilter:
 		f := k.Filter
 		return pageHelp{short: []key.Binding{f.Next, f.Apply, f.Cancel, f.Clear}, more: []key.Binding{f.Prev}}
 	case stateHelp:
-		return pageHelp{short: []key.Binding{k.HelpClose, k.Global.Quit}}
+		return pageHelp{global: []key.Binding{k.HelpClose, k.Global.Quit}}
 	default:
 		s := k.Signatures
 		return pageHelp{
-			short: append([]key.Binding{s.Open, s.Filter, s.Retry, s.Forget}, g...),
-			more:  append(s.listKeys.bindings(), s.Mark, s.Sort, s.Copy, s.Clear, k.Global.Refresh),
+			short:  []key.Binding{s.Open, s.Filter, s.Retry, s.Forget},
+			global: g,
+			more:   append(s.listKeys.bindings(), s.Mark, s.Sort, s.Copy, s.Clear, k.Global.Refresh),
 		}
 	}
 }

@@ -343,6 +343,8 @@ func (m Model) dispatchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.closeConfirm()
 			m.status = statusLine{busy: true}
 			return m, tea.Batch(cmd, m.startSpin())
+		case key.Matches(msg, m.keys.Confirm.Copy):
+			return m, m.copyCmd("artisan command", artisanFallback(m.confirm.preview.Skipped, 0))
 		case key.Matches(msg, m.keys.Confirm.No):
 			m.closeConfirm()
 			m.status = statusLine{text: "Cancelled."}
@@ -454,14 +456,13 @@ func (m Model) onGroup(msg groupMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	if msg.err != nil {
-		if m.sigs.refreshing {
-			m.status = statusLine{text: "Refresh failed: " + errText(msg.err), isErr: true}
-		}
+		// A failed refresh keeps the rows; the status line says they are
+		// stale, and why, until one succeeds (statusLines).
 		m.sigs.fail(msg.err)
 		m.cancelScan = nil
 		return m, nil
 	}
-	m.sigs.apply(msg.progress)
+	m.sigs.apply(msg.progress, m.now())
 	if msg.progress.Done {
 		if m.cancelScan != nil {
 			m.cancelScan() // releases the scan's context

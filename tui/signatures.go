@@ -23,6 +23,10 @@ type sigList struct {
 	loaded     bool // a scan has ended at least once
 	progress   triage.GroupProgress
 	err        error
+	// stale is why the rows on screen are older than the last refresh (it
+	// failed), until one succeeds; loadedAt is when the rows were read.
+	stale    error
+	loadedAt time.Time
 	// marked are the signatures space marked, by id: a bulk retry or
 	// forget acts on them. Ids that leave the list leave the set.
 	marked map[string]bool
@@ -174,17 +178,21 @@ func (l *sigList) startScan(seq int, keep bool) {
 
 func (l *sigList) fail(err error) {
 	l.loading = false
-	if !l.refreshing {
+	if l.refreshing {
+		l.stale = err
+	} else {
 		l.err = err
 	}
 	l.refreshing = false
 }
 
-// apply takes a snapshot; the cursor stays on the signature it was on.
-func (l *sigList) apply(p triage.GroupProgress) {
+// apply takes a snapshot read at now; the cursor stays on the signature it
+// was on.
+func (l *sigList) apply(p triage.GroupProgress, now time.Time) {
 	l.progress = p
 	if p.Done {
 		l.loading, l.refreshing, l.loaded = false, false, true
+		l.stale, l.loadedAt = nil, now
 	} else if l.refreshing {
 		return
 	}
@@ -286,16 +294,29 @@ func (m Model) signaturesKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 func (m Model) tableRows() int { return m.bodyHeight() - 1 }
 
 // signatureColumns: the first four are the sort keys, in sortOrder order;
-// their Min leaves room for the sort arrow.
+// their Min leaves room for the sort arrow. By rank, a narrow terminal
+// keeps the count, the job's class and the exception before the times and
+// the trend (and the column sorted by, whichever it is).
 var signatureColumns = []column{
-	{Title: "COUNT", Min: 7, Right: true},
-	{Title: "LAST SEEN", Min: 10},
-	{Title: "FIRST SEEN", Min: 11},
-	{Title: "TREND", Min: trendWidth},
-	{Title: "JOB", Min: 12, Max: 40, Flex: true, Weight: 2},
-	{Title: "EXCEPTION", Min: 16, Flex: true, Weight: 3},
-	{Title: "QUEUES", Min: 8, Max: 24, Flex: true},
+	{Title: "COUNT", Min: 7, Right: true, Rank: 0},
+	{Title: "LAST SEEN", Min: 10, Rank: 3},
+	{Title: "FIRST SEEN", Min: 11, Rank: 5},
+	{Title: "TREND", Min: trendWidth, Rank: 4},
+	{Title: "JOB", Min: 12, Max: 40, Flex: true, Weight: 2, Rank: 1},
+	{Title: "EXCEPTION", Min: 16, Flex: true, Weight: 3, Rank: 2},
+	{Title: "QUEUES", Min: 8, Max: 24, Flex: true, Rank: 6},
 }
+
+// Indexes into signatureColumns of the columns sized by their content.
+const (
+	sigJobColumn = iota + 4
+	sigExceptionColumn
+	sigQueuesColumn
+)
+
+// exceptionWant is the room the exception is reserved before the lower
+// ranks get theirs; it takes any spare room after.
+const exceptionWant = 32
 
 func (m Model) signaturesBody(height int) []string {
 	l := m.sigs
@@ -309,6 +330,18 @@ func (m Model) signaturesBody(height int) []string {
 	}
 	cols := append([]column(nil), signatureColumns...)
 	cols[l.order.sortColumn()].Title += sortArrow
+	cols[l.order.sortColumn()].Rank = cols[0].Rank
+	var classes, exceptions, queues []string
+	for _, s := range l.items {
+		classes = append(classes, s.Class)
+		exceptions = append(exceptions, exceptionText(s.ExceptionClass, s.Example))
+		queues = append(queues, strings.Join(s.Queues, ","))
+	}
+	// The class and the queues never need more than their longest; the
+	// exception takes the spare room.
+	fitContent(&cols[sigJobColumn], classes)
+	fitContent(&cols[sigQueuesColumn], queues)
+	cols[sigExceptionColumn].Want = min(contentWidth(cols[sigExceptionColumn].Title, exceptions), exceptionWant)
 	widths := fitColumns(cols, m.width-gutterWidth)
 	lines := []string{m.st.TableHead.Render(gutterBlank + tableHeader(cols, widths))}
 	rows := height - 1
@@ -318,7 +351,7 @@ func (m Model) signaturesBody(height int) []string {
 		s := l.items[i]
 		row := tableRow(cols, widths, []string{
 			count(s.Count), ago(now, s.LastSeen), ago(now, s.FirstSeen), trendText(s),
-			classTail(s.Class, widths[4]), exceptionText(s.ExceptionClass, s.Example),
+			classTail(s.Class, widths[sigJobColumn]), exceptionText(s.ExceptionClass, s.Example),
 			strings.Join(s.Queues, ","),
 		})
 		lines = append(lines, m.flaggedTableLine(row, i == l.cursor, l.marked[s.ID], s.New))

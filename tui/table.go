@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -8,8 +9,12 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// column is one column of a table: Min cells always, and a share of the
-// spare width up to Max when Flex is set.
+// column is one column of a table. On a terminal too narrow for every
+// column, the columns are given room by Rank, not from the left: each in
+// turn is reserved its Want while it fits, a column that does not fit even
+// at Min is dropped wherever it stands, and what is left over is shared by
+// the flex columns. So an 80-cell terminal shows a job's class and message
+// whole and drops the trend, instead of cutting the class to fit the trend.
 type column struct {
 	Title string
 	Min   int
@@ -19,33 +24,61 @@ type column struct {
 	// messages deserve more room than queue names.
 	Weight int
 	Right  bool
+	// Rank: lower ranks are given room first.
+	Rank int
+	// Want is the width the column is reserved before the columns of a
+	// later rank get any (at least Min, at most Max); set per draw from
+	// what the rows hold.
+	Want int
+	// Whole columns grow from Min straight to Max, or not at all: an id is
+	// shown as its shortest unique prefix or whole, never cut between.
+	Whole bool
 }
 
 // fitColumns gives each column its width for a table width cells wide, one
-// space between columns. Columns that do not fit even at Min are dropped from
-// the right, so an 80-cell terminal loses the least useful columns first.
+// space between columns; a dropped column's width is 0.
 func fitColumns(cols []column, width int) []int {
+	order := make([]int, len(cols))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return cols[order[a]].Rank < cols[order[b]].Rank })
 	widths := make([]int, len(cols))
 	used := 0
-	n := 0
-	for i, c := range cols {
-		need := c.Min
-		if i > 0 {
-			need++
+	for _, i := range order {
+		c := cols[i]
+		want := max(c.Min, c.Want)
+		if c.Max > 0 {
+			want = max(min(want, c.Max), c.Min)
 		}
-		if used+need > width {
-			break
+		sep := 0
+		if used > 0 {
+			sep = 1
 		}
-		used += need
-		widths[i] = c.Min
-		n++
+		switch {
+		case used+sep+want <= width:
+			widths[i] = want
+		case used+sep+c.Min <= width && !c.Whole:
+			widths[i] = width - used - sep
+		case used+sep+c.Min <= width:
+			widths[i] = c.Min
+		default:
+			continue
+		}
+		used += sep + widths[i]
 	}
 	spare := width - used
+	for _, i := range order {
+		if c := cols[i]; c.Whole && widths[i] > 0 && c.Max > widths[i] && spare >= c.Max-widths[i] {
+			spare -= c.Max - widths[i]
+			widths[i] = c.Max
+		}
+	}
 	for spare > 0 {
 		grew := false
-		for i := 0; i < n && spare > 0; i++ {
+		for i := 0; i < len(cols) && spare > 0; i++ {
 			for step := max(cols[i].Weight, 1); step > 0 && spare > 0; step-- {
-				if !cols[i].Flex || (cols[i].Max > 0 && widths[i] >= cols[i].Max) {
+				if widths[i] == 0 || !cols[i].Flex || cols[i].Whole || (cols[i].Max > 0 && widths[i] >= cols[i].Max) {
 					break
 				}
 				widths[i]++
@@ -58,6 +91,52 @@ func fitColumns(cols []column, width int) []int {
 		}
 	}
 	return widths
+}
+
+// contentWidth is the widest of values once made safe, at least the
+// title's width.
+func contentWidth(title string, values []string) int {
+	w := sanitize.Width(title)
+	for _, v := range values {
+		w = max(w, sanitize.Width(v))
+	}
+	return w
+}
+
+// fitContent sizes a flex column to what it holds: it wants, and grows to,
+// no more than its widest value (within its Min and Max), so the spare room
+// goes to the columns whose text is longer.
+func fitContent(c *column, values []string) {
+	w := max(contentWidth(c.Title, values), c.Min)
+	if c.Max > 0 {
+		w = min(w, c.Max)
+	}
+	c.Want, c.Max = w, w
+}
+
+// minIDPrefix is the shortest id prefix shown, however unique a shorter
+// one would be: as git's abbreviated hashes, short enough to read, long
+// enough to stay unique as more rows load.
+const minIDPrefix = 8
+
+// uniquePrefixLen is the length of the shortest prefix (at least
+// minIDPrefix) that tells the ids apart, at most the longest id.
+func uniquePrefixLen(ids []string) int {
+	sorted := append([]string(nil), ids...)
+	sort.Strings(sorted)
+	n, longest := minIDPrefix, 0
+	for i, id := range sorted {
+		longest = max(longest, len(id))
+		if i == 0 {
+			continue
+		}
+		prev, common := sorted[i-1], 0
+		for common < len(prev) && common < len(id) && prev[common] == id[common] {
+			common++
+		}
+		n = max(n, common+1)
+	}
+	return min(n, max(longest, 1))
 }
 
 // cell makes database text one safe line exactly w cells wide.

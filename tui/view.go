@@ -38,11 +38,23 @@ func (m Model) View() string {
 		}
 	}
 	lines = append(lines, m.statusLines()...)
-	lines = append(lines, m.help.ShortHelpView(m.keys.helpFor(m.state).ShortHelp()))
+	lines = append(lines, m.footer())
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, m.width, "")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// footer is the page's short help, fitted to the width by dropping page
+// bindings from the right: the global ones (? help, q quit) always show.
+func (m Model) footer() string {
+	h := m.help
+	h.Width = 0 // fitted here, not cut with an ellipsis
+	page := m.keys.helpFor(m.state)
+	for len(page.short) > 0 && ansi.StringWidth(h.ShortHelpView(page.ShortHelp())) > m.width {
+		page.short = page.short[:len(page.short)-1]
+	}
+	return h.ShortHelpView(page.ShortHelp())
 }
 
 // headerLine: where we are connected, how many jobs failed, the failure
@@ -53,6 +65,9 @@ func (m Model) headerLine() string {
 	sep := m.st.Muted.Render(" · ")
 	head := []string{m.st.Header.Render("jobtriage")}
 	tail := []string{m.totalText()}
+	if m.sigs.stale != nil {
+		tail = append(tail, m.st.Alert.Render(staleMark))
+	}
 	if w := m.windowText(); w != "" {
 		tail = append(tail, w)
 	}
@@ -66,10 +81,35 @@ func (m Model) headerLine() string {
 	}
 	if m.opts.Connection != "" {
 		if room := m.width - fixed - ansi.StringWidth(sep); room >= minConnectionWidth {
-			head = append(head, m.st.Muted.Render(sanitize.Truncate(m.opts.Connection, room)))
+			head = append(head, m.st.Muted.Render(cutWords(m.opts.Connection, room)))
 		}
 	}
 	return strings.Join(append(head, tail...), sep)
+}
+
+// cutWords fits s into width cells, cut after its last whole word that
+// fits (a trailing " ·" dropped) and marked with an ellipsis: "…/billing…",
+// not "…/billing tabl…". A first word wider than width is cut inside.
+func cutWords(s string, width int) string {
+	line := sanitize.Line(s)
+	if ansi.StringWidth(line) <= width {
+		return line
+	}
+	cut := ""
+	for i, r := range line {
+		if r != ' ' {
+			continue
+		}
+		head := strings.TrimRight(strings.TrimSpace(line[:i]), " ·")
+		if ansi.StringWidth(head)+ansi.StringWidth(sanitize.Ellipsis) > width {
+			break
+		}
+		cut = head
+	}
+	if cut == "" {
+		return sanitize.Truncate(line, width)
+	}
+	return cut + sanitize.Ellipsis
 }
 
 // minConnectionWidth is the narrowest cut of the connection worth showing.
@@ -148,15 +188,20 @@ const maxStatusLines = 3
 // statusLines are the status, wrapped to the width: at least one line
 // (blank when there is nothing to say).
 func (m Model) statusLines() []string {
-	if m.status.text == "" && !m.status.busy {
+	text, isErr := m.status.text, m.status.isErr
+	if text == "" && !m.status.busy && m.sigs.stale != nil {
+		// Said until a refresh succeeds, whatever else came and went.
+		text, isErr = m.staleText(), true
+	}
+	if text == "" && !m.status.busy {
 		return []string{""}
 	}
-	text := sanitize.Line(m.status.text)
+	text = sanitize.Line(text)
 	if m.status.busy {
 		text = m.spin.View() + " " + m.runningText()
 	}
 	style := m.st.StatusOK
-	if m.status.isErr {
+	if isErr {
 		style = m.st.ErrorText
 	}
 	lines := strings.Split(ansi.Wrap(text, m.width, `/\-`), "\n")
@@ -168,6 +213,15 @@ func (m Model) statusLines() []string {
 		lines[i] = style.Render(l)
 	}
 	return lines
+}
+
+// staleMark flags, in the header, a list a refresh failed to renew.
+const staleMark = "STALE"
+
+// staleText says how old the rows on screen are and why no newer ones came.
+func (m Model) staleText() string {
+	return "Stale: rows as of " + m.sigs.loadedAt.Format("15:04:05") + "; the refresh failed: " +
+		errText(m.sigs.stale) + " (" + m.keys.Global.Refresh.Help().Key + " tries again)"
 }
 
 func (m Model) statusHeight() int { return len(m.statusLines()) }

@@ -69,6 +69,9 @@ type Queue struct {
 	Pending, Delayed, Reserved, Stuck int64
 	OldestPendingAge                  time.Duration
 	FailedWindow                      int64
+	// Paused: workers skip the queue (queue:pause), so its backlog is
+	// held on purpose.
+	Paused bool
 }
 
 // Check is what one successful tick read.
@@ -110,6 +113,7 @@ type Exporter struct {
 
 	descJobs, descStuck, descAge, descQueueFailed        *prometheus.Desc
 	descFailedWindow, descWindow, descLastOK, descFiring *prometheus.Desc
+	descPaused                                           *prometheus.Desc
 }
 
 // New builds an exporter and its registry: the client library's Go runtime
@@ -131,6 +135,8 @@ func New(o Options) *Exporter {
 		"Seconds the oldest pending job of the queue has been available (0 when none is pending).", queue, nil)
 	e.descQueueFailed = prometheus.NewDesc(name("queue_failed_jobs_window"),
 		"Failed jobs of the queue within the window (jobtriage_failed_jobs_window_seconds).", queue, nil)
+	e.descPaused = prometheus.NewDesc(name("queue_paused"),
+		"1 while workers skip the queue because it is paused (queue:pause, jobtriage pause), else 0.", queue, nil)
 	e.descFailedWindow = prometheus.NewDesc(name("failed_jobs_window"),
 		"Failed jobs of the monitored queues within the window.", app, nil)
 	e.descWindow = prometheus.NewDesc(name("failed_jobs_window_seconds"),
@@ -256,7 +262,7 @@ type snapshotCollector struct{ e *Exporter }
 func (s snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
 	e := s.e
 	for _, d := range []*prometheus.Desc{e.descJobs, e.descStuck, e.descAge, e.descQueueFailed, e.descFailedWindow,
-		e.descWindow, e.descLastOK, e.descFiring} {
+		e.descWindow, e.descLastOK, e.descFiring, e.descPaused} {
 		ch <- d
 	}
 }
@@ -291,6 +297,7 @@ func (s snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(e.descStuck, float64(q.Stuck), ql...)
 			gauge(e.descAge, q.OldestPendingAge.Seconds(), ql...)
 			gauge(e.descQueueFailed, float64(q.FailedWindow), ql...)
+			gauge(e.descPaused, boolFloat(q.Paused), ql...)
 		}
 	}
 }

@@ -206,6 +206,7 @@ func TestWriteText(t *testing.T) {
 		Window: time.Minute, FailedWindow: 4, Firing: 2, Queues: []Queue{
 			{Connection: "database", Queue: "default", Pending: 3, Delayed: 1, Reserved: 2, Stuck: 1, OldestPendingAge: 90 * time.Second, FailedWindow: 4},
 			{Queue: "we\"ird\nq\x1b", Pending: 1},
+			{Connection: "database", Queue: "emails", Pending: 5, Paused: true},
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +228,8 @@ func TestWriteText(t *testing.T) {
 		{"jobtriage_queue_stuck_jobs", map[string]string{"queue": "default"}, 1},
 		{"jobtriage_queue_oldest_pending_age_seconds", map[string]string{"queue": "default"}, 90},
 		{"jobtriage_queue_failed_jobs_window", map[string]string{"queue": "default"}, 4},
+		{"jobtriage_queue_paused", map[string]string{"queue": "emails"}, 1},
+		{"jobtriage_queue_paused", map[string]string{"queue": "default"}, 0},
 		{"jobtriage_failed_jobs_window", nil, 4},
 		{"jobtriage_failed_jobs_window_seconds", nil, 60},
 		{"jobtriage_alerts_firing", nil, 2},

@@ -101,6 +101,22 @@ func Resolve(o Options) (Config, error) {
 	return cfg, nil
 }
 
+// ErrNotAnApp: no artisan file, .env, config cache, DB_ environment
+// variable or DSN says where the database is.
+var ErrNotAnApp = errors.New("not inside a Laravel app")
+
+// hasDatabaseEnv reports whether the process environment names a database
+// itself (DB_CONNECTION, DB_URL, DB_HOST, …), as a container without the
+// app's files may.
+func hasDatabaseEnv(environ map[string]string) bool {
+	for k := range environ {
+		if strings.HasPrefix(k, "DB_") || k == "DATABASE_URL" {
+			return true
+		}
+	}
+	return false
+}
+
 // resolve records every password it comes across in secrets, so Resolve can
 // scrub every message, including those of the error paths, of them.
 func resolve(o Options, secrets *[]string) (Config, error) {
@@ -139,6 +155,12 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 			envPath, warnings = "", nil
 		case err != nil:
 			return cfg, err
+		}
+		if !isApp && !explicitDSN && envPath == "" && !hasDatabaseEnv(environ) {
+			// Nothing says where the database is: Laravel's defaults
+			// (forge on 127.0.0.1) would only earn an access-denied error
+			// about a database nobody named.
+			return cfg, fmt.Errorf("%w (no %s file above %s): cd into the app or pass --dsn", ErrNotAnApp, artisanName, dir)
 		}
 		if envPath != "" || !explicitDSN {
 			// With an explicit DSN a missing .env is expected, not news.
@@ -394,7 +416,7 @@ func locateSQLite(path, cwd, dir string) (string, error) {
 	}
 	if filepath.IsAbs(path) {
 		if !isFile(path) {
-			return "", fmt.Errorf("SQLite database %s does not exist", quoteShort(path))
+			return "", fmt.Errorf("SQLite database %s does not exist: fix the path (jobtriage never creates a database)", quoteShort(path))
 		}
 		return path, nil
 	}
@@ -403,7 +425,11 @@ func locateSQLite(path, cwd, dir string) (string, error) {
 			return candidate, nil
 		}
 	}
-	return "", fmt.Errorf("SQLite database %s does not exist in %s or %s", quoteShort(path), quoteShort(cwd), quoteShort(dir))
+	where := quoteShort(cwd)
+	if filepath.Clean(cwd) != filepath.Clean(dir) {
+		where = fmt.Sprintf("the working directory %s or the app's base path %s", quoteShort(cwd), quoteShort(dir))
+	}
+	return "", fmt.Errorf("SQLite database %s does not exist in %s: fix the path (jobtriage never creates a database)", quoteShort(path), where)
 }
 
 // tableNamePattern admits plain and schema-qualified identifiers only: table

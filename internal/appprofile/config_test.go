@@ -413,3 +413,40 @@ func TestResolveNeverShowsThePassword(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveOutsideAnAppSaysSo: with no artisan file, .env, config cache,
+// DB_ variable or DSN, Resolve says where it looked and what to do instead
+// of resolving Laravel's defaults (forge on 127.0.0.1).
+func TestResolveOutsideAnAppSaysSo(t *testing.T) {
+	o := laravelApp(t, nil)
+	_, err := Resolve(o)
+	if want := "not inside a Laravel app (no artisan file above " + o.Dir + "): cd into the app or pass --dsn"; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+	for _, o := range []Options{laravelApp(t, nil, "DB_HOST=db"), laravelApp(t, map[string]string{".env": "DB_HOST=h\n"}),
+		laravelApp(t, map[string]string{"artisan": ""})} {
+		if _, err := Resolve(o); err != nil {
+			t.Errorf("%+v: %v", o, err)
+		}
+	}
+	o.DSN = "mysql://u@h/d"
+	if _, err := Resolve(o); err != nil {
+		t.Errorf("--dsn outside an app: %v", err)
+	}
+}
+
+// TestMissingSQLiteNamesEachDirectoryOnce: a relative SQLite path that is
+// nowhere names the one directory looked in once, or both by their roles.
+func TestMissingSQLiteNamesEachDirectoryOnce(t *testing.T) {
+	o := laravelApp(t, map[string]string{"artisan": ""})
+	o.DSN = "sqlite:nope.sqlite"
+	_, err := Resolve(o)
+	if want := `--dsn: SQLite database "nope.sqlite" does not exist in "` + o.Dir + `": fix the path (jobtriage never creates a database)`; err == nil || err.Error() != want {
+		t.Errorf("one directory:\n got %v\nwant %s", err, want)
+	}
+	o.Cwd = t.TempDir()
+	_, err = Resolve(o)
+	if want := `SQLite database "nope.sqlite" does not exist in the working directory "` + o.Cwd + `" or the app's base path "` + o.Dir + `"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("two directories:\n got %v\nwant %s", err, want)
+	}
+}

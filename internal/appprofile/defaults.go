@@ -31,25 +31,47 @@ type versionTraits struct {
 	// REDIS_QUEUE_RETRY_AFTER.
 	queueDefault string
 	queueEnvKeys bool
+	// cacheStore is cache.default's expression (CACHE_DRIVER 'file' in
+	// 8–10, CACHE_STORE 'database' from 11); cachePrefix and redisPrefix
+	// are cache.prefix's and database.redis.options.prefix's defaults,
+	// slugged with underscores until 12 and with dashes from 13.
+	cacheStore, cachePrefix, redisPrefix string
+	// cacheEnvKeys: 11+ reads DB_CACHE_CONNECTION, DB_CACHE_TABLE and
+	// REDIS_CACHE_CONNECTION.
+	cacheEnvKeys bool
 }
 
 // laravel8 is the laravel/laravel 8.x skeleton (also 9 and 10).
 func laravel8() versionTraits {
 	return versionTraits{timezone: "'UTC'", defaultConnection: "mysql", database: "forge", username: "forge",
-		pgsqlSchemaKey: "schema", queueDefault: "sync"}
+		pgsqlSchemaKey: "schema", queueDefault: "sync",
+		cacheStore:  "env('CACHE_DRIVER', 'file')",
+		cachePrefix: "env('CACHE_PREFIX', Str::slug(env('APP_NAME', 'laravel'), '_').'_cache')",
+		redisPrefix: "env('REDIS_PREFIX', Str::slug(env('APP_NAME', 'laravel'), '_').'_database_')"}
 }
 
 // laravel11 is the framework's own config of 11.
 func laravel11() versionTraits {
 	return versionTraits{timezone: "env('APP_TIMEZONE', 'UTC')", previousKeys: true, defaultConnection: "sqlite",
 		database: "laravel", username: "root", pgsqlSchemaKey: "search_path", redisUsername: true,
-		queueDefault: "database", queueEnvKeys: true}
+		queueDefault: "database", queueEnvKeys: true,
+		cacheStore: "env('CACHE_STORE', 'database')", cacheEnvKeys: true,
+		cachePrefix: "env('CACHE_PREFIX', Str::slug(env('APP_NAME', 'laravel'), '_').'_cache_')",
+		redisPrefix: "env('REDIS_PREFIX', Str::slug(env('APP_NAME', 'laravel'), '_').'_database_')"}
 }
 
 // laravel12 is 11 without APP_TIMEZONE.
 func laravel12() versionTraits {
 	t := laravel11()
 	t.timezone = "'UTC'"
+	return t
+}
+
+// laravel13 is 12 with the prefixes slugged with dashes.
+func laravel13() versionTraits {
+	t := laravel12()
+	t.cachePrefix = "env('CACHE_PREFIX', Str::slug(env('APP_NAME', 'laravel')).'-cache-')"
+	t.redisPrefix = "env('REDIS_PREFIX', Str::slug(env('APP_NAME', 'laravel')).'-database-')"
 	return t
 }
 
@@ -73,6 +95,11 @@ func (v versionTraits) phpReplacer() *strings.Replacer {
 		redisUsername = "\n            'username' => env('REDIS_USERNAME'),"
 	}
 	dbQueueConnection, dbQueue, redisConnection, redisRetryAfter := "", "'default'", "'default'", "90"
+	dbCacheConnection, dbCacheTable, redisCacheConnection := "null", "'cache'", "'cache'"
+	if v.cacheEnvKeys {
+		dbCacheConnection, dbCacheTable = "env('DB_CACHE_CONNECTION')", "env('DB_CACHE_TABLE', 'cache')"
+		redisCacheConnection = "env('REDIS_CACHE_CONNECTION', 'cache')"
+	}
 	if v.queueEnvKeys {
 		dbQueueConnection = "\n            'connection' => env('DB_QUEUE_CONNECTION'),"
 		dbQueue = "env('DB_QUEUE', 'default')"
@@ -85,6 +112,8 @@ func (v versionTraits) phpReplacer() *strings.Replacer {
 		"%PGSQL_SCHEMA_KEY%", v.pgsqlSchemaKey, "%REDIS_USERNAME%", redisUsername,
 		"%QUEUE_CONNECTION%", v.queueDefault, "%DB_QUEUE_CONNECTION%", dbQueueConnection, "%DB_QUEUE%", dbQueue,
 		"%REDIS_CONNECTION%", redisConnection, "%REDIS_RETRY_AFTER%", redisRetryAfter,
+		"%CACHE_STORE%", v.cacheStore, "%CACHE_PREFIX%", v.cachePrefix, "%REDIS_PREFIX%", v.redisPrefix,
+		"%DB_CACHE_CONNECTION%", dbCacheConnection, "%DB_CACHE_TABLE%", dbCacheTable, "%REDIS_CACHE_CONNECTION%", redisCacheConnection,
 	)
 }
 
@@ -157,7 +186,7 @@ return [
         'client' => env('REDIS_CLIENT', 'phpredis'),
         'options' => [
             'cluster' => env('REDIS_CLUSTER', 'redis'),
-            'prefix' => env('REDIS_PREFIX', Str::slug(env('APP_NAME', 'laravel'), '_').'_database_'),
+            'prefix' => %REDIS_PREFIX%,
         ],%REDIS_DEFAULT%%REDIS_CACHE%
     ],
 ];
@@ -194,6 +223,31 @@ return [
 ];
 `
 
+// defaultsCache is config/cache.php: the stores whose driver pause must
+// know (the ones it writes and the ones it names artisan for).
+const defaultsCache = `<?php
+use Illuminate\Support\Str;
+return [
+    'default' => %CACHE_STORE%,
+    'stores' => [
+        'array' => ['driver' => 'array', 'serialize' => false],
+        'database' => [
+            'driver' => 'database',
+            'connection' => %DB_CACHE_CONNECTION%,
+            'table' => %DB_CACHE_TABLE%,
+        ],
+        'file' => ['driver' => 'file'],
+        'memcached' => ['driver' => 'memcached'],
+        'redis' => [
+            'driver' => 'redis',
+            'connection' => %REDIS_CACHE_CONNECTION%,
+        ],
+        'dynamodb' => ['driver' => 'dynamodb'],
+    ],
+    'prefix' => %CACHE_PREFIX%,
+];
+`
+
 // files renders the version's default config files, keyed by config name.
 func (v versionTraits) files() map[string]string {
 	r := v.phpReplacer()
@@ -203,7 +257,8 @@ func (v versionTraits) files() map[string]string {
 	}
 	database := strings.NewReplacer("%MYSQL%", mysql("mysql"), "%MARIADB%", mysql("mariadb"),
 		"%REDIS_DEFAULT%", redis("default", "REDIS_DB", "0"), "%REDIS_CACHE%", redis("cache", "REDIS_CACHE_DB", "1")).Replace(defaultsDatabase)
-	return map[string]string{"app": r.Replace(defaultsApp), "database": r.Replace(database), "queue": r.Replace(defaultsQueue)}
+	return map[string]string{"app": r.Replace(defaultsApp), "database": r.Replace(database), "queue": r.Replace(defaultsQueue),
+		"cache": r.Replace(defaultsCache)}
 }
 
 // versionDefaults returns the default config files of a Laravel major
@@ -213,7 +268,9 @@ func versionDefaults(major int, isApp bool) (files map[string]string, merged boo
 	switch {
 	case !isApp:
 		return generic().files(), false
-	case major >= 12:
+	case major >= 13:
+		return laravel13().files(), true
+	case major == 12:
 		return laravel12().files(), true
 	case major == 11:
 		return laravel11().files(), true
@@ -228,6 +285,8 @@ func mergeableOptions(file string) []string {
 	switch file {
 	case "database", "queue":
 		return []string{"connections"}
+	case "cache":
+		return []string{"stores"}
 	}
 	return nil
 }

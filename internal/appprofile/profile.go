@@ -42,6 +42,9 @@ type Profile struct {
 	dotenv  map[string]string
 	// unknowns are values the resolution needed but could not evaluate.
 	unknowns []Unknown
+	// cacheErr is why config/cache.php could not be evaluated (nil when it
+	// was, or is absent); CacheStore returns it.
+	cacheErr error
 }
 
 // Unknown is a config value jobtriage could not evaluate statically.
@@ -176,7 +179,7 @@ func loadProfile(root string, isApp bool, environ, fileVars map[string]string, e
 	p.EnvFile = envFile
 	ctx := phpconf.EvalContext{Root: root, Env: p.lookupEnv}
 	defaults, merged := versionDefaults(p.Major, isApp)
-	for _, name := range configNames {
+	for _, name := range append(configNames[:], cacheConfigName) {
 		def, err := phpconf.EvalConfig(fmt.Sprintf("(Laravel %d default) config/%s.php", p.Major, name), []byte(defaults[name]), ctx)
 		if err != nil {
 			return nil, fmt.Errorf("jobtriage's built-in defaults for config/%s.php: %w", name, err)
@@ -184,7 +187,12 @@ func loadProfile(root string, isApp bool, environ, fileVars map[string]string, e
 		file := filepath.Join(root, "config", name+".php")
 		var app *phpconf.Value
 		if src, err := readBounded(file); err == nil {
-			if app, err = phpconf.EvalConfig(p.rel(file), src, ctx); err != nil {
+			if app, err = phpconf.EvalConfig(p.rel(file), src, ctx); err != nil && name == cacheConfigName {
+				// Only pause reads the cache config: a file it cannot
+				// evaluate costs that command, not every other.
+				p.cacheErr = fmt.Errorf("%s: %w", p.rel(file), err)
+				continue
+			} else if err != nil {
 				return nil, fmt.Errorf("%s: %w", p.rel(file), err)
 			}
 			p.Files = append(p.Files, p.rel(file))

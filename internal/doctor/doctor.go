@@ -146,6 +146,9 @@ type builder struct {
 	localQueue, noApp bool
 }
 
+// configurationCheck names the check of whether the configuration resolved.
+const configurationCheck = "configuration"
+
 // Build runs the checks and returns the report, its contradictions sorted
 // errors first, then warnings, then notes (each group in the order found).
 // It fails only when ctx ends.
@@ -165,7 +168,10 @@ func Build(ctx context.Context, in Inputs) (Report, error) {
 
 func (b *builder) build(ctx context.Context) error {
 	if b.in.ConfigErr != nil {
-		b.check("configuration", statusFail, b.in.ConfigErr.Error())
+		// The check is named configuration already: a message that opens
+		// with the word (the CLI's mark for configuration errors) says it once.
+		msg := strings.TrimPrefix(b.in.ConfigErr.Error(), configurationCheck+": ")
+		b.check(configurationCheck, statusFail, msg)
 		return nil
 	}
 	b.collectSecrets()

@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -383,4 +384,25 @@ func mustLoad(t *testing.T, name string) *time.Location {
 		t.Skip(err)
 	}
 	return loc
+}
+
+// TestConfigurationErrorSaysItsNameOnce: the CLI marks configuration
+// errors "configuration: …"; under the check of that name the word is not
+// said twice.
+func TestConfigurationErrorSaysItsNameOnce(t *testing.T) {
+	in := inputs(database(nil))
+	in.ConfigErr = fmt.Errorf("%w: not inside a Laravel app (no artisan file above /srv/ops): cd into the app or pass --dsn", errors.New("configuration"))
+	rep, err := Build(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Checks {
+		if c.Name == configurationCheck {
+			if want := "not inside a Laravel app (no artisan file above /srv/ops): cd into the app or pass --dsn"; c.Detail != want {
+				t.Errorf("detail %q, want %q", c.Detail, want)
+			}
+			return
+		}
+	}
+	t.Fatalf("no %s check in %+v", configurationCheck, rep.Checks)
 }

@@ -327,3 +327,44 @@ func TestWriteErrorBreaksTheWriter(t *testing.T) {
 		t.Errorf("written %d, want 1", w.Written)
 	}
 }
+
+// TestEmptyGzipArchiveIsValidGzip: a .gz archive that got no record is an
+// empty gzip member, which gzip readers accept, not a 0-byte file; the
+// next run appends to it.
+func TestEmptyGzipArchiveIsValidGzip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.ndjson.gz")
+	w, err := archive.Open(path, nil, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil || len(raw) == 0 {
+		t.Fatalf("empty archive: %v, %d bytes", err, len(raw))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	if b, err := io.ReadAll(zr); err != nil || len(b) != 0 {
+		t.Errorf("gzip content %q, %v", b, err)
+	}
+	w, err = archive.Open(path, nil, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(hostileRows()[:1]); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if rows, torn := readAll(t, f); len(rows) != 1 || torn {
+		t.Errorf("after appending: %d rows, torn %v", len(rows), torn)
+	}
+}

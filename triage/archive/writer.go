@@ -307,14 +307,38 @@ func (w *Writer) fail(err error) error {
 	return w.broken
 }
 
-// Close releases the lock and closes the file (not stdout).
+// Close releases the lock and closes the file (not stdout). A gzip
+// archive that got no record is left one empty gzip member, not 0 bytes:
+// zcat and gzip -t read it, and restore reads zero records from it.
 func (w *Writer) Close() error {
 	if w == nil || w.f == nil {
 		return nil
 	}
-	err := w.f.Close() // closing drops the flock
+	var err error
+	if w.gz && w.size == 0 && w.broken == nil {
+		err = w.writeEmptyMember()
+	}
+	if cerr := w.f.Close(); err == nil { // closing drops the flock
+		err = cerr
+	}
 	w.f = nil
 	return err
+}
+
+// writeEmptyMember writes a gzip member of no data and makes it durable.
+func (w *Writer) writeEmptyMember() error {
+	var z bytes.Buffer
+	if err := gzip.NewWriter(&z).Close(); err != nil {
+		return fmt.Errorf("archive %s: %w", w.path, err)
+	}
+	if _, err := w.f.Write(z.Bytes()); err != nil {
+		return fmt.Errorf("archive %s: %w", w.path, err)
+	}
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("archive %s: %w", w.path, err)
+	}
+	w.size = int64(z.Len())
+	return nil
 }
 
 // syncDir fsyncs a directory, so that a file created in it survives a

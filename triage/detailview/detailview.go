@@ -7,7 +7,9 @@
 package detailview
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -113,15 +115,60 @@ func payloadSection(d triage.Detail) Section {
 		"timeout", optInt(e.Timeout, none),
 		"backoff", cmp.Or(e.Backoff, none),
 		"failOnTimeout", strconv.FormatBool(e.FailOnTimeout))
+	if e.DeleteWhenMissingModels != nil {
+		l := line{kind: field, depth: 1, label: "deleteWhenMissingModels", value: strconv.FormatBool(*e.DeleteWhenMissingModels)}
+		if *e.DeleteWhenMissingModels {
+			l.note = missingModelsNote
+		}
+		s.lines = append(s.lines, l)
+	}
+	loc := d.FailedAt.Location()
 	until := line{kind: field, depth: 1, label: "retryUntil", value: none}
 	if e.RetryUntil != nil {
-		until.value = time.Unix(*e.RetryUntil, 0).In(d.FailedAt.Location()).Format(stampLayout)
+		until.value = time.Unix(*e.RetryUntil, 0).In(loc).Format(stampLayout)
 		if d.RetryUntilExpired {
 			until.note = "(expired: a retry would fail at once; retry --retry-until gives a new deadline)"
 		}
 	}
-	s.lines = fields(append(s.lines, until), "batchId", e.BatchID, "attempts", optInt(e.Attempts, ""), "tags", strings.Join(e.Tags, ", "))
+	s.lines = fields(append(s.lines, until),
+		"createdAt", optStamp(e.CreatedAt, loc),
+		"delay", optSeconds(e.Delay),
+		"batchId", e.BatchID,
+		"attempts", optInt(e.Attempts, ""),
+		"tags", strings.Join(e.Tags, ", "),
+		"log:context", compactJSON(e.LogContext))
 	return s
+}
+
+// missingModelsNote is what deleteWhenMissingModels true means for a retry.
+const missingModelsNote = "(on Laravel 13 a retry whose model is gone is deleted by the worker, with no failure row)"
+
+// optStamp is the epoch-seconds *p as a time in loc, or "" when nil.
+func optStamp(p *int64, loc *time.Location) string {
+	if p == nil {
+		return ""
+	}
+	return time.Unix(*p, 0).In(loc).Format(stampLayout)
+}
+
+// optSeconds is *p as "Ns", or "" when nil.
+func optSeconds(p *int64) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatInt(*p, 10) + "s"
+}
+
+// compactJSON is raw on one line, or "" when there is none.
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if len(raw) == 0 {
+		return ""
+	}
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
 }
 
 func command(d triage.Detail) Section {
@@ -176,7 +223,7 @@ func exceptions(d triage.Detail, frames int) Section {
 			add(text, 2, safeText(e.Message))
 		}
 		if loc := e.Location(); loc != "" {
-			add(text, 2, "at "+sanitize.Line(loc))
+			add(text, 2, "at "+safeText(loc)) // a queued closure's source spans lines
 		}
 		for n, fr := range e.Frames {
 			if frames > 0 && n >= frames {
@@ -187,7 +234,9 @@ func exceptions(d triage.Detail, frames int) Section {
 			if fr.Vendor {
 				k = vendorFrame
 			}
-			add(k, 2, "#"+strconv.Itoa(fr.Index)+" "+sanitize.Line(fr.Raw))
+			// Whole: a frame in a queued closure spans the lines of its
+			// source (the closure's pseudo-file, or its PHP 8.4 name).
+			add(k, 2, "#"+strconv.Itoa(fr.Index)+" "+safeText(fr.Raw))
 		}
 		if i > 0 {
 			add(text, 0, "")

@@ -241,16 +241,35 @@ func cutLocation(rest string) (msg, file string, line int, ok bool) {
 	return rest[:in], file, n, true
 }
 
+// parseFrames reads the "#N " frames of a trace. A line that does not start
+// a frame continues the one before it: a frame in a queued closure names the
+// closure's pseudo-file (laravel-serializable-closure://function () {...}),
+// and on PHP 8.4 the closure's name ({closure:<that file>:2}), both of which
+// hold the closure's source, line breaks included. Lines before the first
+// frame are dropped; a frame's trailing blank lines are not part of it.
 func parseFrames(trace string) []Frame {
 	var frames []Frame
-	for _, line := range strings.Split(trace, "\n") {
-		line = strings.TrimRight(line, "\r")
-		idx, ok := frameIndex(line)
-		if !ok {
-			continue
+	idx, start, end := -1, 0, 0 // the open frame and its text's span
+	flush := func() {
+		if idx >= 0 {
+			raw := strings.TrimRight(trace[start:end], "\r\n")
+			frames = append(frames, parseFrame(idx, raw))
 		}
-		frames = append(frames, parseFrame(idx, line[strings.IndexByte(line, ' ')+1:]))
 	}
+	for pos := 0; pos <= len(trace); {
+		eol := strings.IndexByte(trace[pos:], '\n')
+		if eol < 0 {
+			eol = len(trace) - pos
+		}
+		line := strings.TrimRight(trace[pos:pos+eol], "\r")
+		if n, ok := frameIndex(line); ok {
+			flush()
+			idx, start = n, pos+strings.IndexByte(line, ' ')+1
+		}
+		end = pos + eol
+		pos += eol + 1
+	}
+	flush()
 	return frames
 }
 

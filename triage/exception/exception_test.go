@@ -85,6 +85,22 @@ func TestParseFixtures(t *testing.T) {
 				Message: "Order 1042 not found in /var/www/app/Orders.php:12 (cache miss)", File: genFile, Line: 197},
 			wantFrames: 5,
 		},
+		// Constructed from what Laravel 10+ and 13.31 on PHP 8.4 write (a
+		// timeout of its own class; closures named {closure:scope:line}).
+		{
+			file:        "php84_timeout.txt",
+			wantClasses: []string{`Illuminate\Queue\TimeoutExceededException`},
+			wantTop: Exception{Class: `Illuminate\Queue\TimeoutExceededException`, Message: `App\Jobs\TimesOut has timed out.`,
+				File: "/usr/share/php/Illuminate/Queue/TimeoutExceededException.php", Line: 15},
+			wantFrames: 10,
+		},
+		{
+			file:        "php84_closure.txt",
+			wantClasses: []string{"RuntimeException"},
+			wantTop: Exception{Class: "RuntimeException", Message: "escalation for ticket OPS-9 failed",
+				File: closureFile, Line: 4},
+			wantFrames: 9,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -114,6 +130,36 @@ func TestParseFixtures(t *testing.T) {
 				t.Errorf("Head message = %q, want %q", msg, want)
 			}
 		})
+	}
+}
+
+// closureFile is the pseudo-file of the queued closure in php84_closure.txt:
+// its source, over several lines.
+const closureFile = `laravel-serializable-closure://function () use ($ticket) {
+            if (! \App\Interop\Outcome::flagIsSet()) {
+                throw new \RuntimeException('escalation for ticket '.$ticket.' failed');
+            }
+            \App\Interop\Outcome::record('Closure', ['ticket' => $ticket]);
+        }`
+
+// TestMultiLineFrame: a frame that names a queued closure holds its source
+// over several lines, and the frame is kept whole, up to the next frame.
+func TestMultiLineFrame(t *testing.T) {
+	frames := Parse(readFixture(t, "php84_closure.txt")).Top().Frames
+	call := `App\Console\Commands\DispatchCommand::{closure:` + closureFile + `:2}()`
+	want := Frame{Index: 0, File: "/usr/share/php/Illuminate/Container/BoundMethod.php", Line: 36, Call: call,
+		Raw: "/usr/share/php/Illuminate/Container/BoundMethod.php(36): " + call, Vendor: true}
+	if diff := cmp.Diff(want, frames[0]); diff != "" {
+		t.Errorf("frame #0 (-want +got):\n%s", diff)
+	}
+	if f := frames[1]; f.Index != 1 || f.Call != `Illuminate\Container\BoundMethod::{closure:Illuminate\Container\BoundMethod::call():35}()` || f.Line != 43 {
+		t.Errorf("frame #1 = %+v", f)
+	}
+	// Blank lines inside the source belong to the frame; those after the
+	// last frame do not.
+	got := Parse("E: m in f.php:1\nStack trace:\n#0 closure://function () {\n\n  x();\n}(3): x()\n#1 {main}\n\n").Top().Frames
+	if len(got) != 2 || got[0].Raw != "closure://function () {\n\n  x();\n}(3): x()" || got[0].Line != 3 || got[1].Raw != "{main}" {
+		t.Errorf("frames = %+v", got)
 	}
 }
 
@@ -249,7 +295,7 @@ func TestParseEmpty(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"chained.txt", "multiline.txt", "internal_frame.txt"} {
+	for _, name := range []string{"chained.txt", "multiline.txt", "internal_frame.txt", "php84_closure.txt"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

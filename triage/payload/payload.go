@@ -64,6 +64,10 @@ func wrapperKind(class string) (Kind, bool) {
 	return Unknown, false
 }
 
+// LogContextKey is the top-level key Laravel's Context (11+) adds to every
+// payload dispatched while it holds data.
+const LogContextKey = "illuminate:log:context"
+
 // CallQueuedHandler is the "job" of every object payload.
 const CallQueuedHandler = `Illuminate\Queue\CallQueuedHandler@call`
 
@@ -95,12 +99,23 @@ type Envelope struct {
 	Command     string // data.command: a PHP serialization or an encrypted blob
 	BatchID     string // data.batchId (Laravel 12.51+)
 	CreatedAt   *int64 // epoch seconds (Laravel 12.11+)
-	ID          string // the Redis job id ("" for database payloads)
-	Attempts    *int   // Redis payloads only
-	PushedAt    string // Horizon: microtime text
-	Tags        []string
-	Encrypted   bool // data.command is an Encrypter blob (ShouldBeEncrypted)
-	Kind        Kind
+	// Delay is the delay in seconds the job was pushed with (Laravel
+	// 12.11+); nil when the key is absent or null, as for a plain push.
+	Delay *int64
+	// DeleteWhenMissingModels is the payload key of that name (Laravel
+	// 13.0+), nil when absent. On 13.x the worker reads it from the payload:
+	// when true, a job whose model is gone is deleted with no failure row.
+	DeleteWhenMissingModels *bool
+	// LogContext is the raw "illuminate:log:context" value (Laravel's
+	// Context, hidden entries included: unique jobs keep their lock there);
+	// nil when absent.
+	LogContext json.RawMessage
+	ID         string // the Redis job id ("" for database payloads)
+	Attempts   *int   // Redis payloads only
+	PushedAt   string // Horizon: microtime text
+	Tags       []string
+	Encrypted  bool // data.command is an Encrypter blob (ShouldBeEncrypted)
+	Kind       Kind
 	// Data is the raw data value: for string jobs, the job's arguments.
 	Data json.RawMessage
 	// Extra holds every other top-level key in payload order.
@@ -138,6 +153,13 @@ func Parse(raw []byte) (Envelope, error) {
 			e.RetryUntil = int64Ptr(v)
 		case "createdAt":
 			e.CreatedAt = int64Ptr(v)
+		case "delay":
+			e.Delay = int64Ptr(v)
+		case "deleteWhenMissingModels":
+			b := truthy(v)
+			e.DeleteWhenMissingModels = &b
+		case LogContextKey:
+			e.LogContext = f.Raw
 		case "id":
 			e.ID = scalarText(v)
 		case "attempts":

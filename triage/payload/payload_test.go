@@ -281,3 +281,41 @@ func FuzzJobClassAndParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseLaravel13Keys: the keys Laravel 13.31 writes, in its order
+// (constructed from the keys observed on a 13.31 worker), are read into
+// their fields and none is left in Extra.
+func TestParseLaravel13Keys(t *testing.T) {
+	raw := `{"uuid":"u","displayName":"App\\Jobs\\TimesOut","job":"Illuminate\\Queue\\CallQueuedHandler@call",` +
+		`"maxTries":2,"maxExceptions":2,"failOnTimeout":true,"backoff":"1","timeout":30,"retryUntil":null,` +
+		`"deleteWhenMissingModels":true,"data":{"commandName":"App\\Jobs\\TimesOut","command":"O:17:\"App\\Jobs\\TimesOut\":0:{}","batchId":null},` +
+		`"createdAt":1796040000,"illuminate:log:context":{"data":[],"hidden":{"laravel_unique_job_key":"s:1:\"k\";"}},"delay":600}`
+	e, err := Parse([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.DeleteWhenMissingModels == nil || !*e.DeleteWhenMissingModels || e.Delay == nil || *e.Delay != 600 ||
+		e.CreatedAt == nil || *e.CreatedAt != 1796040000 || len(e.Extra) != 0 ||
+		string(e.LogContext) != `{"data":[],"hidden":{"laravel_unique_job_key":"s:1:\"k\";"}}` {
+		t.Errorf("got %+v", e)
+	}
+	// Before 13 the key is absent, and a plain push's delay is null.
+	e, _ = Parse([]byte(`{"uuid":"u","delay":null}`))
+	if e.DeleteWhenMissingModels != nil || e.Delay != nil || e.LogContext != nil {
+		t.Errorf("absent keys read as %+v", e)
+	}
+}
+
+func TestDeletesWhenModelMissing(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"uuid":"u","deleteWhenMissingModels":true,"data":{}}`:  true,
+		`{"uuid":"u","deleteWhenMissingModels":false,"data":{}}`: false,
+		`{"uuid":"u","deleteWhenMissingModels":1}`:               true,
+		`{"uuid":"u","data":{"deleteWhenMissingModels":true}}`:   false, // not the top-level key
+		`{"uuid":"u"}`: false,
+	} {
+		if got := DeletesWhenModelMissing([]byte(raw)); got != want {
+			t.Errorf("DeletesWhenModelMissing(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}

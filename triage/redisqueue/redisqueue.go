@@ -536,11 +536,21 @@ func (b *Backend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]triag
 		st.Size = st.Pending + st.Delayed + st.Reserved
 		if head, err := c.head.Bytes(); err == nil {
 			st.OldestPendingAt = createdAt(head)
+			if st.OldestPendingAt.IsZero() {
+				st.OldestPendingUnknown = noCreatedAt
+			}
 		}
 		out[i] = st
 	}
 	return out, nil
 }
+
+// noCreatedAt is why a Redis queue's oldest pending job has no age: the
+// list is ordered but holds no times, and only Laravel 12.11+ (createdAt)
+// and Horizon (pushedAt) write one into the payload; a Laravel 8 payload
+// has neither, nor anything else a time could be derived from (its uuid is
+// random, retryUntil is an offset the job chose).
+const noCreatedAt = "the oldest job's payload records no time it was queued (createdAt is Laravel 12.11+, pushedAt is Horizon's)"
 
 // createdAt reads when a payload was created: Laravel 12.11+'s "createdAt"
 // (epoch seconds), else Horizon's "pushedAt" (seconds with a fraction, as a

@@ -529,7 +529,7 @@ func TestStatsOfWorkedQueues(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []triage.QueueStats{
-		{Queue: "bare", Size: 1, Pending: 1},
+		{Queue: "bare", Size: 1, Pending: 1, OldestPendingUnknown: noCreatedAt},
 		{Queue: "default", Size: 6, Pending: 2, Delayed: 1, Reserved: 3, Stuck: 2,
 			OldestPendingAt: time.Unix(1_799_999_999, int64(250*time.Millisecond))},
 		{Queue: "nothing"},
@@ -540,7 +540,7 @@ func TestStatsOfWorkedQueues(t *testing.T) {
 	for i := range want {
 		if st[i].Queue != want[i].Queue || st[i].Size != want[i].Size || st[i].Pending != want[i].Pending ||
 			st[i].Delayed != want[i].Delayed || st[i].Reserved != want[i].Reserved || st[i].Stuck != want[i].Stuck ||
-			!st[i].OldestPendingAt.Equal(want[i].OldestPendingAt) {
+			!st[i].OldestPendingAt.Equal(want[i].OldestPendingAt) || st[i].OldestPendingUnknown != want[i].OldestPendingUnknown {
 			t.Errorf("Stats[%d] = %+v, want %+v", i, st[i], want[i])
 		}
 	}

@@ -29,6 +29,11 @@ var seeds = []string{
 	"abcdef0123456789abcdef-xyzxyzxyzxyzxyzxyzxyz12", "1.5x", "1e5x", "1.2e", "1.2.3", "1e+5", "v2 2v _1",
 	"1, 2,3 ,4", "<n>,<n>,<n>", "<<n>, <n>", "a\v b\u00a0", "\u00a0 x \u2028",
 	"é1", "\xff1\xfe", "\xc5", "'\xe2'", "\\\xc5\xbf'",
+	"{closure:A\\B::c():35}()", "{closure:{closure:A::b():3}:4}", "{closure:/a/b.php:7}", "{closure:a b:1}",
+	"{closure::1}", "{closure:1}", "{closure:a:}", "{closure:a:1", "{closure:{closure}:1}", "{closure:x:1{closure}",
+	"{closure:laravel-serializable-closure://function () { $a = 1; }:2}()", "{closure:closure://f(){\n}:3}",
+	"{closure:closure://}:x} }:12}", "{closure:laravel-serializable-closure://no end", "{closure:{closure:closure://{}:2}:3}",
+	"{closure:SQLSTATE[23000]:1} SQLSTATE[HY000]", "x{closure:a:1}{closure:b:2}y", "{closure:\x00:1}",
 }
 
 // hostile are long inputs that would make a careless scanner quadratic.
@@ -39,6 +44,8 @@ func hostile() []string {
 		strings.Repeat("C:\\ a ", 400), strings.Repeat("1.", 1000), strings.Repeat("deadbeef12-", 200),
 		strings.Repeat(" \t", 1000), strings.Repeat("<n>, ", 500), strings.Repeat("SQLSTATE[", 300),
 		strings.Repeat("SQLSTATE[00000]'", 200), strings.Repeat("é", 1500) + "1",
+		strings.Repeat("{closure:", 220) + "a:1" + strings.Repeat("}:1", 220), strings.Repeat("{closure:closure://", 100),
+		strings.Repeat("{closure:a", 200) + "}",
 	}
 }
 
@@ -64,6 +71,9 @@ func FuzzPasses(f *testing.F) {
 			replaceURLs, replaceEmails, replaceUUIDs, replaceTimes, replaceIPs,
 			replaceUnixPaths, replaceWindowsPaths, replaceLists,
 			replaceSingleQuoted, replaceDoubleQuoted, replaceHexLiterals,
+		}
+		if got, _ := replaceClosureNames(nil, []byte(s)); string(got) != refClosureNames(s) {
+			t.Fatalf("closure names on %q\n got %q\nwant %q", s, got, refClosureNames(s))
 		}
 		for i, p := range passes {
 			got, _ := p(nil, []byte(s))

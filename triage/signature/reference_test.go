@@ -50,6 +50,35 @@ var referenceSteps = []refStep{
 	refReplace("", `\s+`, " "),
 }
 
+// PHP 8.4 names a closure after where it is declared,
+// {closure:App\Jobs\X::handle():12}, {closure:/srv/app/routes/console.php:7},
+// nested as {closure:{closure:App\Jobs\X::handle():12}:13}, and a queued
+// closure after its pseudo-file, which holds its source:
+// {closure:laravel-serializable-closure://function () {...}:2}. PHP 8.3 and
+// older wrote {closure}; every such name becomes that, so that a failure
+// keeps its signature when the app moves to PHP 8.4. The queued closure's
+// name runs to the first "}:<line>}"; the others, innermost first, are a
+// run without whitespace or braces (but for names already made {closure})
+// that ends in ":<line>}".
+var (
+	refQueuedClosureName = regexp.MustCompile(`\{closure:(?:laravel-serializable-closure|closure)://(?s:.*?)\}:\d+\}`)
+	refClosureName       = regexp.MustCompile(`\{closure:(?:[^{}\s]|\{closure\})*:\d+\}`)
+)
+
+func refClosureNames(s string) string {
+	if !strings.Contains(s, "{closure:") {
+		return s
+	}
+	s = refQueuedClosureName.ReplaceAllString(s, "{closure}")
+	for {
+		t := refClosureName.ReplaceAllString(s, "{closure}")
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
 // sqlstate codes look like numbers ("SQLSTATE[23000]") but name the error.
 var refSQLSTATE = regexp.MustCompile(`SQLSTATE\[[0-9A-Z]{5}\]`)
 
@@ -115,6 +144,7 @@ func normalizeReference(message string) string {
 		codes = append(codes, m)
 		return "\x00"
 	})
+	s = refClosureNames(s)
 	for _, st := range referenceSteps {
 		if st.need == "" || strings.ContainsAny(s, st.need) {
 			s = st.run(s)

@@ -16,7 +16,7 @@ import (
 // ID's recipe. Whatever stores signatures computed earlier (the local
 // signature index, triage/sigindex) rebuilds when it changes, so raise it
 // with any change to either that moves a single id.
-const Version = 1
+const Version = 2 // 2: PHP 8.4 closure names read as {closure}
 
 // MaxMessageBytes bounds the part of a message Normalize reads. Messages are
 // usually one line; a multi-megabyte one differs in its head anyway.
@@ -32,7 +32,10 @@ const MaxMessageBytes = 2048
 // [<list>] (bracketed value lists), <hex> (hex ids, hashes), <token> (long
 // random strings), <n> (numbers and lists of numbers). PHP class names such
 // as [App\Models\Order] and SQLSTATE codes are kept. Whitespace runs become
-// one space. Only the first MaxMessageBytes bytes are read.
+// one space. Only the first MaxMessageBytes bytes are read. A closure's
+// name is {closure} whatever the PHP version: PHP 8.4's
+// {closure:App\Jobs\X::handle():12} reads as PHP 8.3's {closure}, because a
+// signature names a cause, which an upgrade of PHP does not change.
 //
 // The output is a contract (ID hashes it): it is defined by the regular
 // expressions in reference_test.go, which the hand-written scanner in
@@ -91,6 +94,7 @@ func normalize(message string, cur, spare []byte) string {
 			cur, spare = out, cur
 		}
 	}
+	next(replaceClosureNames(spare[:0], cur))
 	next(replaceURLs(spare[:0], cur))
 	next(replaceEmails(spare[:0], cur))
 	next(replaceUUIDs(spare[:0], cur))

@@ -86,6 +86,38 @@ func TestNormalizeGroupsVariants(t *testing.T) {
 	}
 }
 
+// TestClosureNamesAcrossPHPVersions: the same failure on PHP 8.2 (closures
+// named {closure}) and PHP 8.4 ({closure:<where declared>:<line>}) has one
+// signature; a timeout of Laravel 10+ keeps its job class and no
+// variable part.
+func TestClosureNamesAcrossPHPVersions(t *testing.T) {
+	groups := [][]string{
+		{`App\Jobs\X::{closure}(): Argument #1 ($id) must be of type int, string given, called in /srv/app/app/Jobs/X.php on line 20`,
+			`App\Jobs\X::{closure:App\Jobs\X::handle():12}(): Argument #1 ($id) must be of type int, string given, called in /srv/app/app/Jobs/X.php on line 20`},
+		{`Too few arguments to function {closure}(), 0 passed and exactly 1 expected`,
+			`Too few arguments to function {closure:/srv/app/routes/console.php:7}(), 0 passed and exactly 1 expected`,
+			`Too few arguments to function {closure:{closure:App\Jobs\X::handle():12}:13}(), 0 passed and exactly 1 expected`,
+			`Too few arguments to function {closure:laravel-serializable-closure://function ($x) { if (! $x) { return; } }:2}(), 0 passed and exactly 1 expected`,
+			`Too few arguments to function {closure:{closure:laravel-serializable-closure://function () { }:2}:3}(), 0 passed and exactly 1 expected`},
+		{`App\Jobs\TimesOut has timed out.`, `App\Jobs\TimesOut has timed out.`},
+	}
+	for _, g := range groups {
+		first := Normalize(g[0])
+		for _, m := range g[1:] {
+			if got := Normalize(m); got != first {
+				t.Errorf("Normalize(%q) = %q, differs from %q for %q", m, got, first, g[0])
+			}
+		}
+	}
+	if got := Normalize(`App\Jobs\TimesOut has timed out.`); got != `App\Jobs\TimesOut has timed out.` {
+		t.Errorf("timeout message normalised to %q", got)
+	}
+	// Not a closure's name: left to the other rules.
+	if got := Normalize(`{closure:x y:1}`); got != `{closure:x y:<n>}` {
+		t.Errorf("got %q", got)
+	}
+}
+
 func TestNormalizeKeepsSQLSTATEAndStripsNUL(t *testing.T) {
 	got := Normalize("SQLSTATE[22003]\x00 value 300 out of range; SQLSTATE[HY000]")
 	if got != "SQLSTATE[22003] value <n> out of range; SQLSTATE[HY000]" {

@@ -116,6 +116,9 @@ type dialect struct {
 	// the uuid as wide as failed_jobs.uuid, compared by bytes on MySQL as
 	// uuids are compared everywhere else.
 	ledgerColumns string
+	// upsertCache ends the INSERT of a cache row (key, value, expiration)
+	// with what replaces an existing key, as Laravel's upsert on key does.
+	upsertCache string
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -158,6 +161,7 @@ func dialectFor(driver string) (dialect, bool) {
 			analyze:                    func(t string) string { return "VACUUM ANALYZE " + t },
 			dropDatabaseSuffix:         " WITH (FORCE)",
 			ledgerColumns:              `("uuid" varchar(255) NOT NULL PRIMARY KEY, "pushed_at" bigint NOT NULL)`,
+			upsertCache:                ` ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value", "expiration" = excluded."expiration"`,
 		}, true
 	case "mysql":
 		return dialect{
@@ -193,6 +197,7 @@ func dialectFor(driver string) (dialect, bool) {
 			analyze:                func(t string) string { return "ANALYZE TABLE " + t },
 			deleteReturning:        mariadbHasDeleteReturning,
 			ledgerColumns:          "(`uuid` varchar(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, `pushed_at` bigint NOT NULL)",
+			upsertCache:            " ON DUPLICATE KEY UPDATE `value` = VALUES(`value`), `expiration` = VALUES(`expiration`)",
 		}, true
 	case "sqlite":
 		return dialect{
@@ -212,6 +217,7 @@ func dialectFor(driver string) (dialect, bool) {
 			insertRowsPerStatement: seedRowsPerStatementSQLite,
 			analyze:                func(string) string { return "" },
 			ledgerColumns:          `("uuid" text NOT NULL PRIMARY KEY, "pushed_at" integer NOT NULL)`,
+			upsertCache:            ` ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value", "expiration" = excluded."expiration"`,
 		}, true
 	}
 	return dialect{}, false

@@ -56,6 +56,79 @@ func (s *Store) indexed(ctx context.Context, table, column string) (bool, error)
 	return n > 0, nil
 }
 
+// trailingIndexes names the indexes of table that hold column, but not as
+// their first column, each with its columns in order ("" for an expression
+// part): such an index serves a filter on column only together with
+// equality on every column before it.
+func (s *Store) trailingIndexes(ctx context.Context, table, column string) ([]string, error) {
+	t, err := parseTableName(table)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		q    string
+		args []any
+	)
+	switch s.d.name {
+	case "postgres":
+		q = `SELECT i.relname, COALESCE(a.attname, ''), k.ord FROM pg_catalog.pg_index ix
+			JOIN pg_catalog.pg_class i ON i.oid = ix.indexrelid
+			CROSS JOIN LATERAL unnest(ix.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+			LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = k.attnum
+			WHERE ix.indrelid = to_regclass(?) ORDER BY i.relname, k.ord`
+		args = []any{t.quoted(s.d)}
+	case "mysql":
+		q = `SELECT index_name, COALESCE(column_name, ''), seq_in_index FROM information_schema.statistics
+			WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? ORDER BY index_name, seq_in_index`
+		var schema any
+		if t.schema != "" {
+			schema = t.schema
+		}
+		args = []any{schema, t.name}
+	case "sqlite":
+		q = `SELECT il.name, COALESCE(ii.name, ''), ii.seqno FROM pragma_index_list(?) il JOIN pragma_index_info(il.name) ii
+			ORDER BY il.name, ii.seqno`
+		args = []any{t.name}
+		if t.schema != "" {
+			q = `SELECT il.name, COALESCE(ii.name, ''), ii.seqno FROM pragma_index_list(?, ?) il JOIN pragma_index_info(il.name, ?) ii
+				ORDER BY il.name, ii.seqno`
+			args = []any{t.name, t.schema, t.schema}
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the indexes of %s on %s: %s", t, s.ep.Redacted(), scrub(err, s.ep))
+	}
+	defer rows.Close()
+	var names []string
+	cols := map[string][]string{}
+	for rows.Next() {
+		var name, col string
+		var ord int64
+		if err := rows.Scan(&name, &col, &ord); err != nil {
+			return nil, s.queryError(err)
+		}
+		if _, seen := cols[name]; !seen {
+			names = append(names, name)
+		}
+		cols[name] = append(cols[name], col)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.queryError(err)
+	}
+	var out []string
+	for _, n := range names {
+		c := cols[n]
+		for i, col := range c {
+			if i > 0 && strings.EqualFold(col, column) {
+				out = append(out, n+" ("+strings.Join(c, ", ")+")")
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
 // Inspect implements triage.Inspector: the server, the tables the store
 // found on open, failed_jobs' row count, the indexes worth adding, and what
 // the server's clock zone means on this dialect.
@@ -177,7 +250,19 @@ func (s *Store) missingIndexes(ctx context.Context) ([]IndexAdvice, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, IndexAdvice{Table: w.table, Columns: []string{w.column}, Why: w.why, SQL: stmt})
+		// Laravel 11+'s migration adds (connection, queue, failed_at): it
+		// is named, with what it leaves out, so that it is not taken for
+		// the index advised.
+		partial, err := s.trailingIndexes(ctx, w.table, w.column)
+		if err != nil {
+			return nil, err
+		}
+		why := w.why
+		if len(partial) > 0 {
+			why = strings.Join(partial, ", ") + " holds it, but serves " + w.column +
+				" only after equality on the columns before it, not across their values; " + why
+		}
+		out = append(out, IndexAdvice{Table: w.table, Columns: []string{w.column}, Why: why, SQL: stmt})
 	}
 	return out, nil
 }

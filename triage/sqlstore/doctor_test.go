@@ -14,8 +14,9 @@ import (
 
 // TestDoctorQueries runs doctor's catalog queries on every dialect:
 // Laravel's failed_jobs lacks the failed_at index and its jobs table has
-// jobs_queue_index; the advice is runnable and stops once it ran; an index
-// whose second column is queue does not count for queue; server facts and
+// jobs_queue_index; Laravel 11+'s (connection, queue, failed_at) is named
+// and does not count for failed_at; the advice is runnable and stops once
+// it ran; an index whose second column is queue does not count for queue; server facts and
 // row counts; a cancelled inspection is an error, not facts.
 func TestDoctorQueries(t *testing.T) {
 	for _, driver := range sqltest.Drivers() {
@@ -38,6 +39,22 @@ func TestDoctorQueries(t *testing.T) {
 			}[driver]
 			if advice := f.Indexes; len(advice) != 1 || advice[0].Table != "failed_jobs" || advice[0].Columns[0] != "failed_at" || advice[0].SQL != want {
 				t.Fatalf("advice %+v: want failed_jobs(failed_at) only, by %s", advice, want)
+			}
+			// Laravel 11+'s composite index (connection, queue, failed_at)
+			// is named, and does not count as the failed_at index.
+			composite := []string{"CREATE INDEX failed_jobs_connection_queue_failed_at_index ON failed_jobs (connection, queue, failed_at)"}
+			if driver == "mysql" {
+				composite = []string{"ALTER TABLE failed_jobs MODIFY connection varchar(255) NOT NULL, MODIFY queue varchar(255) NOT NULL", composite[0]}
+			}
+			for _, stmt := range composite {
+				if _, err := s.DB().ExecContext(ctx, stmt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f = inspect(t, s)
+			named := "failed_jobs_connection_queue_failed_at_index (connection, queue, failed_at) holds it, but serves failed_at only after equality on the columns before it, not across their values; php artisan queue:prune-failed"
+			if len(f.Indexes) != 1 || f.Indexes[0].Columns[0] != "failed_at" || !strings.HasPrefix(f.Indexes[0].Why, named) || f.Indexes[0].SQL != want {
+				t.Fatalf("with the composite index: %+v, %v", f.Indexes, f.IndexesErr)
 			}
 			// The advice is runnable as given, and then no longer given.
 			if _, err := s.DB().ExecContext(ctx, strings.TrimSuffix(want, ";")); err != nil {

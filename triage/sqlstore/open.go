@@ -257,7 +257,7 @@ func connect(ctx context.Context, cfg Config, heard *silence) (*sqlx.DB, Endpoin
 		if ctx.Err() != nil {
 			return nil, ep, fmt.Errorf("connecting to %s: %w", ep.Redacted(), ctx.Err())
 		}
-		return nil, ep, fmt.Errorf("%w: %s: %v", triage.ErrUnreachable, ep.Redacted(), scrub(err, ep))
+		return nil, ep, fmt.Errorf("%w: %s: %v", triage.ErrUnreachable, ep.Redacted(), connectFailure(err, ep, cfg.ConnectTimeout))
 	}
 	db.SetConnMaxIdleTime(time.Minute)
 	pctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout+time.Second)
@@ -268,9 +268,44 @@ func connect(ctx context.Context, cfg Config, heard *silence) (*sqlx.DB, Endpoin
 			// Interrupted (Ctrl-C), not unreachable.
 			return nil, ep, fmt.Errorf("connecting to %s: %w", ep.Redacted(), ctx.Err())
 		}
-		return nil, ep, fmt.Errorf("%w: cannot connect to %s: %v", triage.ErrUnreachable, ep.Redacted(), scrub(err, ep))
+		return nil, ep, fmt.Errorf("%w: cannot connect to %s: %v", triage.ErrUnreachable, ep.Redacted(), connectFailure(err, ep, cfg.ConnectTimeout))
 	}
 	return db, ep, nil
+}
+
+// connectFailure says why connecting failed: the driver's words (scrubbed),
+// except for the two silences a driver words badly ("context deadline
+// exceeded", "i/o timeout", "unexpected EOF", "invalid connection"): a
+// server that never answered within the connect timeout (Config's
+// ConnectTimeout, defaultConnectTimeout unless set), and one that hung up
+// before saying anything (not a database server, or one that refuses this
+// client before its greeting).
+func connectFailure(err error, ep Endpoint, timeout time.Duration) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		return fmt.Sprintf("no answer from %s within %s", ep.address(), timeout)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, mysql.ErrInvalidConn):
+		return fmt.Sprintf("%s closed the connection without answering (is a %s server listening there?)", ep.address(), dialectName(ep.Driver))
+	}
+	return scrub(err, ep)
+}
+
+// address is where the endpoint is dialled: host:port, or the Unix socket.
+func (e Endpoint) address() string {
+	if sock := e.socket(); sock != "" {
+		return sock
+	}
+	return net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
+}
+
+// dialectName is the server a driver speaks to, for messages.
+func dialectName(driver string) string {
+	if driver == "postgres" {
+		return "PostgreSQL"
+	}
+	return "MySQL/MariaDB"
 }
 
 // scrub takes the password out of a driver error by structure (see
@@ -629,7 +664,12 @@ func mysqlConfig(ep Endpoint, cfg Config, heard *silence) *mysql.Config {
 // statement timeout differently, and an unknown variable fails the connection.
 func openMySQL(ctx context.Context, ep Endpoint, cfg Config, heard *silence) (*sqlx.DB, error) {
 	mc := mysqlConfig(ep, cfg, heard)
-	probe, err := mysql.NewConnector(mc)
+	// The first contact's driver log lines ("unexpected EOF" of a server
+	// that hung up) would be a second line beside the error connectFailure
+	// words; later connections keep them.
+	pc := mc.Clone()
+	pc.Logger = mysqlLogger{w: io.Discard}
+	probe, err := mysql.NewConnector(pc)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,10 @@ return [
         Illuminate\Bus\BusServiceProvider::class,
         Illuminate\Cache\CacheServiceProvider::class,
         Illuminate\Foundation\Providers\ConsoleSupportServiceProvider::class,
+        // queue:work asks for MaintenanceMode from Laravel 10 on, which
+        // FoundationServiceProvider binds; 8.83 runs as it always did.
+        ...(version_compare(Illuminate\Foundation\Application::VERSION, '10.0', '>=')
+            ? [Illuminate\Foundation\Providers\FoundationServiceProvider::class] : []),
         Illuminate\Database\DatabaseServiceProvider::class,
         Illuminate\Encryption\EncryptionServiceProvider::class,
         Illuminate\Filesystem\FilesystemServiceProvider::class,

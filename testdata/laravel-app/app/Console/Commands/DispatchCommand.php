@@ -53,6 +53,17 @@ class DispatchCommand extends Command
 
         $maxAttempts = MaxAttemptsExceededException::class;
         $tooMany = ' has been attempted too many times or run too long. The job may have previously timed out.';
+        // What the worker writes for a killed (timed-out) job: 8.x fails it
+        // on the next attempt as "attempted too many times"; 10+ fails it at
+        // once with TimeoutExceededException::forJob. MaxAttemptsExceededException
+        // lost "or run too long…" in 10 too.
+        $timedOut = $maxAttempts;
+        $timedOutText = $tooMany;
+        if (version_compare(app()->version(), '10.0', '>=')) {
+            $tooMany = ' has been attempted too many times.';
+            $timedOut = \Illuminate\Queue\TimeoutExceededException::class;
+            $timedOutText = ' has timed out.';
+        }
 
         // First, because its retryUntil clock starts now.
         ImportFeed::dispatch('https://feeds.example.test/katalog.xml', $retryUntilSeconds);
@@ -70,7 +81,7 @@ class DispatchCommand extends Command
             SyncInvoice::failureMessage('INV-2026-0042'), ['invoice_number' => 'INV-2026-0042'], ['previous_exception_class' => \LogicException::class]);
 
         RenderReport::dispatch(7, 'pdf');
-        $this->expect('render-report-timeout', RenderReport::class, 'default', $maxAttempts, RenderReport::class.$tooMany,
+        $this->expect('render-report-timeout', RenderReport::class, 'default', $timedOut, RenderReport::class.$timedOutText,
             ['report_id' => 7, 'format' => 'pdf'], ['kills_worker' => true]);
 
         SendNewsletter::dispatch(31, 'ops@example.test')->onQueue('emails');

@@ -1,0 +1,228 @@
+package triage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Laravel's queue pause state (QueueManager::pause, pauseFor, pauseAll,
+// resume, resumeAll, 12.40+; pauseAll 13.25+) is a key in the app's default
+// cache store that every worker reads on every loop, per queue.
+const (
+	// pausedQueueKeyPrefix is followed by "{connection}:{queue}".
+	pausedQueueKeyPrefix = "illuminate:queue:paused:"
+	// AllQueuesPausedKey pauses every queue of every connection
+	// (queue:pause --all); resuming it leaves per-queue pauses alone, as
+	// resumeAll does.
+	AllQueuesPausedKey = "illuminate:queues:paused"
+	// PausedValue is serialize(true), the value pause writes.
+	PausedValue = "b:1;"
+)
+
+// ErrPauseUnsupported: the app's cache store is one jobtriage cannot
+// write or read (file, memcached, dynamodb, array, …).
+var ErrPauseUnsupported = errors.New("queue pause unsupported")
+
+// PausedQueueKey is the cache key that pauses one queue of a connection.
+func PausedQueueKey(ref QueueRef) string {
+	return pausedQueueKeyPrefix + ref.Connection + ":" + ref.Queue
+}
+
+// CacheStore is the app's default cache store as the pause keys need it.
+// Keys are Laravel's logical keys; the store adds the app's cache prefix
+// (and Redis its connection prefix) as Laravel's store does.
+type CacheStore interface {
+	// Present reports which keys hold a value that has not expired at now
+	// (a database row counts only while expiration > now) and that PHP
+	// reads as true.
+	Present(ctx context.Context, keys []string, now time.Time) (map[string]bool, error)
+	// Put stores value under key until now+ttl; ttl 0 is the store's
+	// forever, as Repository::forever writes it.
+	Put(ctx context.Context, key, value string, ttl time.Duration, now time.Time) error
+	// Forget deletes key; deleting a missing key is no error.
+	Forget(ctx context.Context, key string) error
+	// StoredKey is key as the store writes it, prefixes included.
+	StoredKey(key string) string
+	// Describe names the store and where it is, without secrets.
+	Describe() string
+}
+
+// PauseParams are one pause or resume.
+type PauseParams struct {
+	// Queues are connection:queue pairs; each needs its connection, the
+	// name the worker runs with.
+	Queues []QueueRef
+	// All is the global key, alone or with Queues.
+	All bool
+	// For is a timed pause (pauseFor); 0 pauses until resumed.
+	For    time.Duration
+	DryRun bool
+	Now    time.Time
+}
+
+// PauseChange is one key a pause or resume writes or would write.
+type PauseChange struct {
+	// Queue is "connection:queue", or "*" for the global key.
+	Queue     string `json:"queue"`
+	Key       string `json:"key"`
+	StoredKey string `json:"stored_key"`
+	// WasPaused is the key's state before the change.
+	WasPaused bool `json:"was_paused"`
+}
+
+// PauseResult is what a pause or resume did (or, DryRun, would do).
+type PauseResult struct {
+	Store   string        `json:"store"`
+	Changes []PauseChange `json:"changes"`
+	DryRun  bool          `json:"dry_run"`
+	// Until is when a timed pause ends; zero for an open-ended one and for
+	// a resume.
+	Until time.Time `json:"-"`
+}
+
+// allQueuesLabel is the Queue of the global key's change.
+const allQueuesLabel = "*"
+
+// pauseKeys is the plan: the keys, with their labels, in argument order.
+func pauseKeys(p PauseParams) ([]PauseChange, error) {
+	if len(p.Queues) == 0 && !p.All {
+		return nil, fmt.Errorf("%w: name CONNECTION:QUEUE pairs, or --all", ErrInvalidInput)
+	}
+	if p.For < 0 || (p.For > 0 && p.For%time.Second != 0) {
+		return nil, fmt.Errorf("%w: the pause duration must be whole seconds, as the cache stores them", ErrInvalidInput)
+	}
+	var out []PauseChange
+	if p.All {
+		out = append(out, PauseChange{Queue: allQueuesLabel, Key: AllQueuesPausedKey})
+	}
+	for _, q := range p.Queues {
+		if q.Connection == "" {
+			return nil, fmt.Errorf("%w: queue %q needs its connection, as the worker runs it: CONNECTION:QUEUE (for example database:%s)", ErrInvalidInput, q.Queue, q.Queue)
+		}
+		out = append(out, PauseChange{Queue: q.String(), Key: PausedQueueKey(q)})
+	}
+	return out, nil
+}
+
+// Pause writes the pause keys (or, DryRun, reads what they are now).
+func Pause(ctx context.Context, cs CacheStore, p PauseParams) (PauseResult, error) {
+	return changePause(ctx, cs, p, true)
+}
+
+// Resume deletes the pause keys; --all deletes only the global key, so
+// queues paused one by one stay paused, as queue:resume --all leaves them.
+func Resume(ctx context.Context, cs CacheStore, p PauseParams) (PauseResult, error) {
+	p.For = 0
+	return changePause(ctx, cs, p, false)
+}
+
+func changePause(ctx context.Context, cs CacheStore, p PauseParams, pause bool) (PauseResult, error) {
+	changes, err := pauseKeys(p)
+	if err != nil {
+		return PauseResult{}, err
+	}
+	keys := make([]string, len(changes))
+	for i, c := range changes {
+		keys[i] = c.Key
+	}
+	present, err := cs.Present(ctx, keys, p.Now)
+	if err != nil {
+		return PauseResult{}, err
+	}
+	res := PauseResult{Store: cs.Describe(), DryRun: p.DryRun}
+	if pause && p.For > 0 {
+		res.Until = p.Now.Add(p.For)
+	}
+	for i := range changes {
+		changes[i].StoredKey = cs.StoredKey(changes[i].Key)
+		changes[i].WasPaused = present[changes[i].Key]
+	}
+	res.Changes = changes
+	if p.DryRun {
+		return res, nil
+	}
+	for _, c := range changes {
+		if pause {
+			err = cs.Put(ctx, c.Key, PausedValue, p.For, p.Now)
+		} else {
+			err = cs.Forget(ctx, c.Key)
+		}
+		if err != nil {
+			return res, fmt.Errorf("%s %s: %w", map[bool]string{true: "pausing", false: "resuming"}[pause], c.Queue, err)
+		}
+	}
+	return res, nil
+}
+
+// PauseState is one queue's pause state as a worker would see it.
+type PauseState struct {
+	// Paused: the worker skips the queue, because of its own key or the
+	// global one (All).
+	Paused bool
+	All    bool
+}
+
+// PauseStates reads the state of queues as Worker::getPausedQueues does:
+// the global key, then each queue's own. A queue without a connection
+// cannot be paused and reads as running.
+func PauseStates(ctx context.Context, cs CacheStore, refs []QueueRef, now time.Time) (map[QueueRef]PauseState, error) {
+	keys := []string{AllQueuesPausedKey}
+	for _, r := range refs {
+		if r.Connection != "" {
+			keys = append(keys, PausedQueueKey(r))
+		}
+	}
+	present, err := cs.Present(ctx, keys, now)
+	if err != nil {
+		return nil, err
+	}
+	all := present[AllQueuesPausedKey]
+	out := make(map[QueueRef]PauseState, len(refs))
+	for _, r := range refs {
+		if r.Connection == "" {
+			out[r] = PauseState{}
+			continue
+		}
+		out[r] = PauseState{Paused: all || present[PausedQueueKey(r)], All: all}
+	}
+	return out, nil
+}
+
+// markPaused sets Paused on the report's queues from the cache store;
+// a queue named without a connection is the default connection's. A
+// store that cannot be read leaves the queues unmarked and says why in
+// PauseError: the counts are still worth reporting.
+func markPaused(ctx context.Context, p MonitorParams, rep *Report) {
+	if p.Pauses == nil || len(rep.Queues) == 0 {
+		return
+	}
+	refs := make([]QueueRef, len(rep.Queues))
+	for i, q := range rep.Queues {
+		refs[i] = QueueRef{Connection: q.Connection, Queue: q.Queue}
+		if refs[i].Connection == "" {
+			refs[i].Connection = p.DefaultConnection
+		}
+	}
+	states, err := PauseStates(ctx, p.Pauses, refs, p.Now)
+	if err != nil {
+		rep.PauseError = fmt.Sprintf("pause state unknown (%s): %v", p.Pauses.Describe(), err)
+		return
+	}
+	for i := range rep.Queues {
+		rep.Queues[i].Paused = states[refs[i]].Paused
+	}
+}
+
+// addTarget records a connection:queue a retry pushed onto, once, so the
+// caller can say which of them are paused.
+func (r *RetryResult) addTarget(connection, queue string) {
+	ref := QueueRef{Connection: connection, Queue: queue}
+	for _, t := range r.Targets {
+		if t == ref {
+			return
+		}
+	}
+	r.Targets = append(r.Targets, ref)
+}

@@ -1,0 +1,123 @@
+package signature
+
+import "bytes"
+
+// closureOpen starts a closure's name as PHP 8.4 writes it.
+const closureOpen = "{closure:"
+
+// closureName is what every closure's name becomes: PHP 8.3's form.
+const closureName = "{closure}"
+
+// queuedClosureSchemes are the pseudo-file schemes of a queued closure,
+// each as it follows closureOpen.
+var queuedClosureSchemes = [...]string{"laravel-serializable-closure://", "closure://"}
+
+// replaceClosureNames is refClosureNames (reference_test.go): a queued
+// closure's name, {closure:<scheme>://<source>}:<line>}, then, until none
+// is left, the innermost names {closure:<no space or brace>:<line>} become
+// {closure}.
+func replaceClosureNames(dst, s []byte) ([]byte, bool) {
+	if bytes.Index(s, []byte(closureOpen)) < 0 {
+		return s, false
+	}
+	out, changed := replaceQueuedClosureNames(dst, s)
+	for {
+		next, ok := replaceInnerClosureNames(nil, out)
+		if !ok {
+			return out, changed
+		}
+		out, changed = next, true
+	}
+}
+
+// replaceQueuedClosureNames: \{closure:(?:laravel-serializable-closure|closure)://(?s:.*?)\}:\d+\} → {closure}.
+func replaceQueuedClosureNames(dst, s []byte) ([]byte, bool) {
+	e := edit{src: s, dst: dst}
+	for from := 0; ; {
+		p := indexFrom(s, from, closureOpen)
+		if p < 0 {
+			break
+		}
+		body := -1
+		for _, scheme := range queuedClosureSchemes {
+			if bytes.HasPrefix(s[p+len(closureOpen):], []byte(scheme)) {
+				body = p + len(closureOpen) + len(scheme)
+				break
+			}
+		}
+		if body < 0 {
+			from = p + 1
+			continue
+		}
+		end := lineEnd(s, body)
+		if end < 0 {
+			break // no later start can end either
+		}
+		e = e.replace(p, end, closureName)
+		from = end
+	}
+	return e.result()
+}
+
+// lineEnd is the end of the first "}:<digits>}" at or after i, or -1.
+func lineEnd(s []byte, i int) int {
+	for {
+		j := indexFrom(s, i, "}:")
+		if j < 0 {
+			return -1
+		}
+		k := j + 2
+		for isDigitAt(s, k) {
+			k++
+		}
+		if k > j+2 && k < len(s) && s[k] == '}' {
+			return k + 1
+		}
+		i = j + 1
+	}
+}
+
+// replaceInnerClosureNames: \{closure:(?:[^{}\s]|\{closure\})*:\d+\} → {closure}.
+func replaceInnerClosureNames(dst, s []byte) ([]byte, bool) {
+	e := edit{src: s, dst: dst}
+	for from := 0; ; {
+		p := indexFrom(s, from, closureOpen)
+		if p < 0 {
+			break
+		}
+		if end := innerClosureEnd(s, p+len(closureOpen)); end >= 0 {
+			e = e.replace(p, end, closureName)
+			from = end
+			continue
+		}
+		from = p + 1
+	}
+	return e.result()
+}
+
+// innerClosureEnd is the end of a name whose text after closureOpen starts
+// at i, or -1: the text runs to the first brace that is not part of a
+// closureName, without whitespace, and ends in ":<digits>".
+func innerClosureEnd(s []byte, i int) int {
+	start := i
+	for i < len(s) {
+		switch c := s[i]; {
+		case bytes.HasPrefix(s[i:], []byte(closureName)):
+			i += len(closureName)
+			continue
+		case c == '}':
+			k := i
+			for k > start && isDigitAt(s, k-1) {
+				k--
+			}
+			if k < i && k-1 >= start && s[k-1] == ':' {
+				return i + 1
+			}
+			return -1
+		case c == '{' || is(c, cSpace):
+			return -1
+		}
+		i++
+	}
+	return -1
+}
