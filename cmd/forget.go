@@ -99,8 +99,7 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	var total int64 // what the dry run counted; 0 when there was none
 	if opts.DryRun || !opts.Yes {
 		p.DryRun = true
-		p.OnBatch = ids.AddIDs
-		preview, err := svc.Forget(ctx, p)
+		preview, err := forgetBatches(ctx, svc, p, ids, nil)
 		if err != nil {
 			return err
 		}
@@ -126,16 +125,14 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	}
 	if arch != nil {
 		defer arch.Close()
-		p.Archive = arch.Write
+		p.Archive = arch
 	}
 	pr := newMeter(opts.IO, "deleted", total)
-	p.Progress = func(n int) { pr.update(int64(n)) }
-	p.OnBatch = ids.AddIDs
 	args := append(append([]string{}, opts.commandLine...), opts.Archive.args()...)
 	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "forget", Args: args, Filter: q}); err != nil {
 		return err
 	}
-	res, err := svc.Forget(ctx, p)
+	res, err := forgetBatches(ctx, svc, p, ids, pr)
 	pr.done()
 	if aerr := opts.Audit(auditEntry{Command: "forget", Args: args, Filter: q, Count: int64(res.Deleted), IDs: res.IDs, spooled: ids,
 		Error: auditError(err)}); aerr != nil && err == nil {
@@ -151,6 +148,22 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 		return err
 	}
 	return reportForget(opts, svc, res, ids, opts.Archive.doc(arch, 0))
+}
+
+// forgetBatches runs a forget batch by batch, spooling each batch's ids
+// and telling the meter (when there is one) the count so far.
+func forgetBatches(ctx context.Context, svc *triage.Service, p triage.ForgetParams, ids *spool, pr *meter) (triage.ForgetResult, error) {
+	run := svc.StartForget(ctx, p)
+	for run.Next(ctx) {
+		b := run.Batch()
+		if err := ids.AddIDs(b.IDs); err != nil {
+			return run.Result(), err
+		}
+		if pr != nil {
+			pr.update(int64(b.Deleted))
+		}
+	}
+	return run.Result(), run.Err()
 }
 
 func reportForget(opts *ForgetOptions, svc *triage.Service, res triage.ForgetResult, ids *spool, arch *archiveDoc) error {

@@ -270,8 +270,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		// A dry run first: it is what --dry-run prints, and the count the
 		// confirmation states.
 		p.DryRun = true
-		p.OnBatch = collect
-		preview, err := svc.Retry(ctx, p)
+		preview, err := retryDriver{collect: collect}.run(ctx, svc, p)
 		if err != nil {
 			return err
 		}
@@ -305,18 +304,16 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 		total = int64(preview.Retried)
 	}
-	p.OnBatch = collect
 	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "retry", Args: opts.commandLine, Filter: q}); err != nil {
 		return err
 	}
 	var res triage.RetryResult
 	var fr *followReport
 	if opts.followed() {
-		res, fr, err = retryFollowed(ctx, opts, svc, p, int(total))
+		res, fr, err = retryFollowed(ctx, opts, svc, p, retryDriver{collect: collect}, int(total))
 	} else {
 		pr := newMeter(opts.IO, "retried", total)
-		p.Progress = func(n int) { pr.update(int64(n)) }
-		res, err = svc.Retry(ctx, p)
+		res, err = retryDriver{collect: collect, progress: func(n int) { pr.update(int64(n)) }}.run(ctx, svc, p)
 		pr.done()
 	}
 	if aerr := opts.Audit(auditEntry{Command: "retry", Args: opts.commandLine, Filter: q, Count: int64(res.Retried),
@@ -331,6 +328,46 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	}
 	warnPausedQueues(ctx, opts.IO, svc, res.Targets)
 	return reportRetry(opts, svc, res, ids, skips, fr)
+}
+
+// retryDriver drives a retry run batch by batch: before each batch it
+// asks stop (a breaker) and waits on pace (a pacer); each committed batch's
+// ids and skips go to collect, its jobs to pushed (a follower), and the
+// count so far to progress. Every field is optional.
+type retryDriver struct {
+	collect  func(ids []string, skips []triage.Skip) error
+	pushed   func([]triage.Pushed)
+	progress func(retried int)
+	pace     func(ctx context.Context, retried int) error
+	stop     func() bool
+}
+
+func (d retryDriver) run(ctx context.Context, svc *triage.Service, p triage.RetryParams) (triage.RetryResult, error) {
+	run := svc.StartRetry(ctx, p)
+	defer run.Close()
+	for (d.stop == nil || !d.stop()) && run.More() {
+		if d.pace != nil {
+			if err := d.pace(ctx, run.Result().Retried); err != nil {
+				return run.Result(), err
+			}
+		}
+		if !run.Next(ctx) {
+			break
+		}
+		b := run.Batch()
+		if d.collect != nil {
+			if err := d.collect(b.IDs, b.Skips); err != nil {
+				return run.Result(), err
+			}
+		}
+		if d.pushed != nil && len(b.Pushed) > 0 {
+			d.pushed(b.Pushed)
+		}
+		if d.progress != nil {
+			d.progress(b.Retried)
+		}
+	}
+	return run.Result(), run.Err()
 }
 
 // checkDatabaseConnections refuses --database-connection for a connection
@@ -389,10 +426,7 @@ func countsLine(m map[string]int) string {
 // was unknown, 7 when something was skipped or not found.
 func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult, ids *spool, skips *skipReport, fr *followReport) error {
 	io := opts.IO
-	if err := skips.Add(res.Skipped); err != nil { // what the service kept (OnBatch failed)
-		return err
-	}
-	res.Skipped = []triage.Skip{}
+	res.Skipped = []triage.Skip{} // each batch's went to skips
 	skipped := skips.Len()
 	if len(res.NotFound) > 0 && res.Retried == 0 && skipped == 0 && !opts.JSON {
 		return notFoundError(res.NotFound)

@@ -71,7 +71,7 @@ func dryRunPlan(opts *RetryOptions, selected int) *followReport {
 // retryFollowed runs a retry with its follow-through: the canaries first
 // (followed until the decision), then the rest, paced and followed, with
 // the breaker. total is the dry run's count of the selection.
-func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service, p triage.RetryParams, total int) (triage.RetryResult, *followReport, error) {
+func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service, p triage.RetryParams, d retryDriver, total int) (triage.RetryResult, *followReport, error) {
 	clock := opts.followClock
 	if clock == nil {
 		clock = follow.RealClock{}
@@ -95,7 +95,7 @@ func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service,
 	if opts.rate > 0 {
 		pacer := follow.NewPacer(opts.rate, clock)
 		p.BatchSize = follow.BatchFor(opts.rate)
-		p.BeforeBatch = pacer.Wait
+		d.pace = pacer.Wait
 	}
 	var res triage.RetryResult
 	base := 0
@@ -106,13 +106,14 @@ func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service,
 			cp.Limit = min(p.Limit, opts.Canary)
 		}
 		var canaries []triage.Pushed
-		cp.OnPushed = func(j []triage.Pushed) {
+		cd := d
+		cd.pushed = func(j []triage.Pushed) {
 			fl.Add(j)
 			canaries = append(canaries, j...)
 		}
-		cp.Progress = pr.pushed
+		cd.progress = pr.pushed
 		var err error
-		if res, err = svc.Retry(ctx, cp); err != nil {
+		if res, err = cd.run(ctx, svc, cp); err != nil {
 			return res, fr, err
 		}
 		can := follow.Canary{Success: opts.canaryShare}
@@ -157,9 +158,9 @@ func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service,
 	fctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if opts.Follow {
-		p.OnPushed = fl.Add
+		d.pushed = fl.Add
 		breaker := follow.Breaker{Limit: opts.StopAfterFailures}
-		p.Stop = func() bool {
+		d.stop = func() bool {
 			if breaker.Tripped(fl.Counts()) {
 				fr.Breaker = true
 			}
@@ -171,8 +172,8 @@ func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service,
 			done <- ran{out, err}
 		}()
 	}
-	p.Progress = func(n int) { pr.pushed(base + n) }
-	rest, err := svc.Retry(ctx, p)
+	d.progress = func(n int) { pr.pushed(base + n) }
+	rest, err := d.run(ctx, svc, p)
 	res = mergeRetry(res, rest, opts.Canary > 0)
 	if done != nil {
 		if err != nil {

@@ -113,11 +113,11 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 
 // tuiActions is what the UI may do to jobs: nothing with --read-only,
 // else the service's retry and forget, each recorded in the audit log.
-func tuiActions(svc tui.Actions, opts *TUIOptions) tui.Actions {
+func tuiActions(svc *triage.Service, opts *TUIOptions) tui.Actions {
 	if opts.ReadOnly {
 		return nil
 	}
-	return auditedActions{inner: svc, audit: opts.Audit,
+	return auditedActions{inner: tui.ServiceActions{Service: svc}, audit: opts.Audit,
 		args: append([]string{"tui"}, opts.Archive.args()...), newID: newAuditRunID}
 }
 
@@ -144,9 +144,9 @@ func tuiRun(ctx context.Context, opts *TUIOptions) error {
 		return err
 	}
 	defer arch.Close()
-	var archiveRows func([]triage.RawRow) error
+	var archiveRows triage.Archiver
 	if arch != nil {
-		archiveRows = arch.Write
+		archiveRows = arch
 	}
 	err = tui.Run(ctx, svc, actions, tui.Options{
 		Archive:     archiveRows,

@@ -20,23 +20,23 @@ type auditedActions struct {
 	newID func() string
 }
 
-func (a auditedActions) Retry(ctx context.Context, p triage.RetryParams) (triage.RetryResult, error) {
+func (a auditedActions) Retry(ctx context.Context, p triage.RetryParams, progress func(int)) (triage.RetryResult, error) {
 	if p.DryRun {
-		return a.inner.Retry(ctx, p)
+		return a.inner.Retry(ctx, p, progress)
 	}
 	return auditedCall(a, "tui retry", tuiAuditFilter(p.Query, p.Refs),
-		func() (triage.RetryResult, error) { return a.inner.Retry(ctx, p) },
+		func() (triage.RetryResult, error) { return a.inner.Retry(ctx, p, progress) },
 		func(r triage.RetryResult, e *auditEntry) {
 			e.Count, e.IDs, e.Skipped = int64(r.Retried), r.IDs, len(r.Skipped)
 		})
 }
 
-func (a auditedActions) Forget(ctx context.Context, p triage.ForgetParams) (triage.ForgetResult, error) {
+func (a auditedActions) Forget(ctx context.Context, p triage.ForgetParams, progress func(int)) (triage.ForgetResult, error) {
 	if p.DryRun {
-		return a.inner.Forget(ctx, p)
+		return a.inner.Forget(ctx, p, progress)
 	}
 	return auditedCall(a, "tui forget", tuiAuditFilter(p.Query, p.Refs),
-		func() (triage.ForgetResult, error) { return a.inner.Forget(ctx, p) },
+		func() (triage.ForgetResult, error) { return a.inner.Forget(ctx, p, progress) },
 		func(r triage.ForgetResult, e *auditEntry) { e.Count, e.IDs = int64(r.Deleted), r.IDs })
 }
 

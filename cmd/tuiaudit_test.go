@@ -19,12 +19,12 @@ type recordingActions struct {
 	err   error
 }
 
-func (r *recordingActions) Retry(_ context.Context, p triage.RetryParams) (triage.RetryResult, error) {
+func (r *recordingActions) Retry(_ context.Context, p triage.RetryParams, _ func(int)) (triage.RetryResult, error) {
 	r.calls = append(r.calls, "retry dry="+strconv.FormatBool(p.DryRun))
 	return triage.RetryResult{Retried: 2, IDs: []string{"u1", "u2"}, Skipped: []triage.Skip{{ID: "u3"}}}, r.err
 }
 
-func (r *recordingActions) Forget(_ context.Context, p triage.ForgetParams) (triage.ForgetResult, error) {
+func (r *recordingActions) Forget(_ context.Context, p triage.ForgetParams, _ func(int)) (triage.ForgetResult, error) {
 	r.calls = append(r.calls, "forget")
 	return triage.ForgetResult{Deleted: 1, IDs: []string{"u1"}}, r.err
 }
@@ -42,13 +42,13 @@ func TestAuditedActions(t *testing.T) {
 	ctx := context.Background()
 	q := triage.Query{Signature: "ab12cd34ef", Filter: triage.Filter{Queues: []string{"emails"}}}
 
-	if _, err := a.Retry(ctx, triage.RetryParams{Query: q, DryRun: true}); err != nil || len(lines) != 0 {
+	if _, err := a.Retry(ctx, triage.RetryParams{Query: q, DryRun: true}, nil); err != nil || len(lines) != 0 {
 		t.Fatalf("a dry run wrote %d lines (%v)", len(lines), err)
 	}
-	if _, err := a.Retry(ctx, triage.RetryParams{Query: q}); err != nil {
+	if _, err := a.Retry(ctx, triage.RetryParams{Query: q}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Forget(ctx, triage.ForgetParams{Refs: []triage.Ref{{UUID: "u1"}, {ID: 42}}}); err != nil {
+	if _, err := a.Forget(ctx, triage.ForgetParams{Refs: []triage.Ref{{UUID: "u1"}, {ID: 42}}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	type line struct {
@@ -75,7 +75,7 @@ func TestAuditedActions(t *testing.T) {
 	// The action's own error is the outcome's error.
 	inner.err = errors.New("deadlock")
 	lines = nil
-	if _, err := a.Forget(ctx, triage.ForgetParams{Query: q}); err == nil || len(lines) != 2 || lines[1].Error != "deadlock" {
+	if _, err := a.Forget(ctx, triage.ForgetParams{Query: q}, nil); err == nil || len(lines) != 2 || lines[1].Error != "deadlock" {
 		t.Errorf("a failed forget: %v, lines %+v", err, lines)
 	}
 
@@ -83,8 +83,8 @@ func TestAuditedActions(t *testing.T) {
 	inner.calls, inner.err = nil, nil
 	a.audit = func(e auditEntry) error { return errors.New("audit log: disk full") }
 	for name, call := range map[string]func() error{
-		"retry":  func() error { _, err := a.Retry(ctx, triage.RetryParams{Query: q}); return err },
-		"forget": func() error { _, err := a.Forget(ctx, triage.ForgetParams{Query: q}); return err },
+		"retry":  func() error { _, err := a.Retry(ctx, triage.RetryParams{Query: q}, nil); return err },
+		"forget": func() error { _, err := a.Forget(ctx, triage.ForgetParams{Query: q}, nil); return err },
 	} {
 		if err := call(); err == nil || !strings.Contains(err.Error(), "disk full") {
 			t.Errorf("%s without an intent line: %v", name, err)
@@ -146,7 +146,7 @@ func TestTUIActionsAreAudited(t *testing.T) {
 	if err := store.ScanFailed(ctx, triage.ScanParams{Limit: 1}, func(r *triage.FailedRow) error { one = *r; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	res, err := tuiActions(svc, parse()).Forget(ctx, triage.ForgetParams{Refs: []triage.Ref{{UUID: one.UUID}}})
+	res, err := tuiActions(svc, parse()).Forget(ctx, triage.ForgetParams{Refs: []triage.Ref{{UUID: one.UUID}}}, nil)
 	if err != nil || res.Deleted != 1 {
 		t.Fatalf("forget through the TUI's actions: %+v, %v", res, err)
 	}

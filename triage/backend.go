@@ -9,7 +9,7 @@ import (
 // a database other than failed_jobs', Redis, and whatever comes next (SQS,
 // beanstalkd) — river's driver shape, one package per backend. The jobs
 // table in the same database as failed_jobs is not a QueueBackend: there the
-// store moves a batch in one transaction (BatchParams, Move.Local), which is
+// store moves a batch in one transaction (Batch.Commit, Move.Local), which is
 // stronger than any two-store protocol.
 //
 // Every backend proves the same contract in triage/backendtest.

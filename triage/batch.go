@@ -95,78 +95,75 @@ func (q *batchSeq) next() (BatchParams, bool) {
 	return q.p, !q.done
 }
 
-// advance moves past the batch next gave, which ran with result res.
-func (q *batchSeq) advance(res BatchResult) {
+// advance moves past the batch next gave, whose rows were taken.
+func (q *batchSeq) advance(rows []*FailedRow) {
 	if q.byIDs {
 		q.i++
 		return
 	}
-	if res.Locked < q.p.Limit {
+	if len(rows) < q.p.Limit {
 		q.done = true
 		return
 	}
-	q.p.AfterID = res.LastID
+	q.p.AfterID = rows[len(rows)-1].ID
 }
 
-// eachBatch runs a batch operation over the sequence until it ends or
-// stop says so.
-func eachBatch(ctx context.Context, seq batchSeq, run func(BatchParams) (BatchResult, error), stop func() bool) error {
-	for !stop() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		bp, ok := seq.next()
-		if !ok {
-			return nil
-		}
-		res, err := run(bp)
-		if err != nil {
-			return err
-		}
-		seq.advance(res)
-	}
-	return nil
+// sweepPasses bounds the passes of a walk.
+const sweepPasses = 3
+
+// walk is a bulk write's batch sequence, walked again (up to sweepPasses
+// in all) when a batch of a pass was rolled back and run again. With SKIP
+// LOCKED a batch passes over rows another transaction holds, trusting it
+// to move them; if that transaction is then rolled back, nobody comes back
+// for them. Another pass does, and costs little: what was moved is gone.
+// Like batchSeq it is a value.
+type walk struct {
+	first, seq batchSeq
+	round      int
+	// conflicts counts the batches rolled back and run again, shared by
+	// the walk's copies; mark is the count when the pass began.
+	conflicts *int
+	mark      int
 }
 
-// sweep runs a whole pass and, if any batch of it was rolled back and run
-// again, runs the pass once more (up to three times). With SKIP LOCKED a
-// batch passes over rows another transaction holds, trusting it to move
-// them; if that transaction is then rolled back, nobody comes back for
-// them. A second pass does, and costs little: what was moved is gone.
-func sweep(ctx context.Context, conflicts *int, pass func() error) error {
-	for round := 0; ; round++ {
-		before := *conflicts
-		if err := pass(); err != nil {
-			return err
+func newWalk(seq batchSeq) walk { return walk{first: seq, seq: seq, conflicts: new(int)} }
+
+// next is the params of the next batch, in this pass or a new one.
+func (w *walk) next() (BatchParams, bool) {
+	for {
+		if bp, ok := w.seq.next(); ok {
+			return bp, true
 		}
-		if *conflicts == before || round == 2 {
-			return nil
+		if *w.conflicts == w.mark || w.round == sweepPasses-1 {
+			return BatchParams{}, false
 		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+		w.round++
+		w.mark, w.seq = *w.conflicts, w.first
 	}
 }
 
-// retryConflicts runs one batch transaction again when the database chose it
-// as a deadlock victim: it was rolled back whole, so running it again is
-// safe. InnoDB picks victims among concurrent writers (workers inserting into
-// jobs, another jobtriage) even when they share no row.
-func retryConflicts(ctx context.Context, conflicts *int, run func() (BatchResult, error)) (BatchResult, error) {
-	const attempts = 8
-	var err error
-	for i := 0; i < attempts; i++ {
-		var res BatchResult
-		res, err = run()
-		if err == nil || !errors.Is(err, ErrConflict) {
-			return res, err
-		}
-		*conflicts++
-		select {
-		case <-ctx.Done():
-			return BatchResult{}, ctx.Err()
-		case <-time.After(time.Duration(10*(i+1)*(i+1)) * time.Millisecond):
-		}
+// conflictAttempts bounds how often one batch runs again when the
+// database chose it as a deadlock victim: it was rolled back whole, so
+// running it again is safe. InnoDB picks victims among concurrent writers
+// (workers inserting into jobs, another jobtriage) even when they share no
+// row.
+const conflictAttempts = 8
+
+// again reports whether a batch that failed with err runs again, after
+// its attempt-th conflict (counted in w), waiting a little first.
+func (w *walk) again(ctx context.Context, err error, attempt *int) (bool, error) {
+	if !errors.Is(err, ErrConflict) {
+		return false, err
 	}
-	return BatchResult{}, err
+	*w.conflicts++
+	if *attempt++; *attempt == conflictAttempts {
+		return false, err
+	}
+	i := *attempt
+	select {
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-time.After(time.Duration(10*i*i) * time.Millisecond):
+		return true, nil
+	}
 }

@@ -5,15 +5,13 @@ import "context"
 // ForgetParams selects failed jobs to delete.
 type ForgetParams struct {
 	Query
-	Refs     []Ref
-	All      bool
-	DryRun   bool
-	Progress func(done int)
-	// OnBatch is RetryParams.OnBatch for ForgetResult.IDs.
-	OnBatch func(ids []string) error
-	// Archive receives each batch's rows whole before they are deleted
-	// (BatchParams.Archive); not called on a dry run.
-	Archive func(rows []RawRow) error
+	Refs   []Ref
+	All    bool
+	DryRun bool
+	// Archive, when set, receives each batch's rows whole, while the
+	// batch holds them and before they are deleted; its error rolls the
+	// batch back and ends the run. Not used on a dry run.
+	Archive Archiver
 }
 
 // ForgetResult says what a forget did.
@@ -24,50 +22,124 @@ type ForgetResult struct {
 	NotFound []string `json:"not_found"`
 }
 
-// Forget deletes failed jobs by id or by filter, batch by batch.
+// Forget deletes failed jobs by id or by filter, batch by batch: it drains
+// StartForget's run into one result.
 func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, error) {
-	res := ForgetResult{DryRun: p.DryRun}
+	run := s.StartForget(ctx, p)
+	var ids []string
+	for run.Next(ctx) {
+		ids = append(ids, run.Batch().IDs...)
+	}
+	res := run.Result()
+	res.IDs = ids
+	return res, run.Err()
+}
+
+// ForgetBatch is what one batch of a forget deleted (dry: would delete).
+type ForgetBatch struct {
+	IDs []string
+	// Deleted counts the jobs deleted so far, this batch's included.
+	Deleted int
+}
+
+// ForgetRun is a forget its caller drives batch by batch, as RetryRun is;
+// it holds nothing between Next calls.
+type ForgetRun struct {
+	s    *Service
+	p    ForgetParams
+	res  ForgetResult
+	walk walk
+	last ForgetBatch
+	err  error
+	done bool
+}
+
+// StartForget begins a forget; a selection that cannot start makes the
+// first Next return false, with the reason in Err.
+func (s *Service) StartForget(ctx context.Context, p ForgetParams) *ForgetRun {
+	r := &ForgetRun{s: s, p: p, res: ForgetResult{DryRun: p.DryRun}}
 	chunks, f, missing, err := s.selection(ctx, p.Query, p.Refs, p.All)
 	if err != nil {
-		return res, err
+		r.err = err
+		return r
 	}
-	res.NotFound = missing
-	byIDs := len(p.Refs) > 0
-	plan := func(r *FailedRow) bool {
-		j := p.Query.jobFor(r)
-		if !byIDs && !p.Query.match(j) {
+	r.res.NotFound = missing
+	r.walk = newWalk(newBatchSeq(chunks, f, len(p.Refs) > 0, s.Now(), p.DryRun, WriteBatch))
+	return r
+}
+
+// Next deletes the next batch; false when the run is over.
+func (r *ForgetRun) Next(ctx context.Context) bool {
+	if r.err != nil || r.done {
+		return false
+	}
+	if err := ctx.Err(); err != nil {
+		r.err = err
+		return false
+	}
+	bp, ok := r.walk.next()
+	if !ok {
+		r.done = true
+		return false
+	}
+	bp.NeedException = r.p.Signature != ""
+	for attempts := 0; ; {
+		err := r.batch(ctx, bp)
+		if err == nil {
+			return true
+		}
+		if again, err := r.walk.again(ctx, err, &attempts); !again {
+			r.err = err
 			return false
 		}
-		res.Deleted++
-		res.IDs = append(res.IDs, j.ID)
-		return true
 	}
-	conflicts := 0
-	run := func(bp BatchParams) (BatchResult, error) {
-		bp.NeedException = p.Signature != ""
-		bp.Archive = p.Archive
-		deleted, ids := res.Deleted, len(res.IDs) // ids are only appended to
-		br, err := retryConflicts(ctx, &conflicts, func() (BatchResult, error) {
-			res.Deleted, res.IDs = deleted, res.IDs[:ids]
-			return s.Store.DeleteBatch(ctx, bp, plan)
-		})
+}
+
+// Batch reports the batch the last Next deleted.
+func (r *ForgetRun) Batch() ForgetBatch { return r.last }
+
+// Err is what ended the run early.
+func (r *ForgetRun) Err() error { return r.err }
+
+// Result is what the committed batches did, ids aside.
+func (r *ForgetRun) Result() ForgetResult { return r.res }
+
+func (r *ForgetRun) batch(ctx context.Context, bp BatchParams) error {
+	b, err := r.s.Store.TakeBatch(ctx, bp)
+	if err != nil {
+		return err
+	}
+	rows := b.Rows()
+	var d Decision
+	// The archive is written before Decide: what it holds is what the
+	// batch then deletes.
+	var ids []string
+	for _, row := range rows {
+		j := r.p.Query.jobFor(row)
+		if len(r.p.Refs) == 0 && !r.p.Query.match(j) {
+			continue
+		}
+		d.Delete = append(d.Delete, row.ID)
+		ids = append(ids, j.ID)
+	}
+	if r.p.Archive != nil && !r.p.DryRun && len(d.Delete) > 0 {
+		raw, err := b.Raw(ctx, d.Delete)
+		if err == nil {
+			err = r.p.Archive.Write(raw)
+		}
 		if err != nil {
-			res.Deleted, res.IDs = deleted, res.IDs[:ids]
-			return br, err
+			b.Rollback()
+			return err
 		}
-		if p.OnBatch != nil && len(res.IDs) > 0 {
-			if err := p.OnBatch(res.IDs); err != nil {
-				return br, err
-			}
-			res.IDs = nil
-		}
-		if p.Progress != nil {
-			p.Progress(res.Deleted)
-		}
-		return br, nil
 	}
-	err = sweep(ctx, &conflicts, func() error {
-		return eachBatch(ctx, newBatchSeq(chunks, f, byIDs, s.Now(), p.DryRun, WriteBatch), run, func() bool { return false })
-	})
-	return res, err
+	if err := b.Decide(ctx, d); err != nil {
+		return err
+	}
+	if err := b.Commit(ctx); err != nil {
+		return err
+	}
+	r.walk.seq.advance(rows)
+	r.res.Deleted += len(d.Delete)
+	r.last = ForgetBatch{IDs: ids, Deleted: r.res.Deleted}
+	return nil
 }

@@ -105,8 +105,25 @@ func failedUUIDs(t *testing.T, s *sqlstore.Store) map[string]bool {
 	return out
 }
 
+// drain runs a retry batch by batch and gathers what its batches report:
+// their ids and skipped ids, and the count after each.
+func drain(svc *triage.Service, p triage.RetryParams) (res triage.RetryResult, ids, skips []string, progress []int, err error) {
+	ctx := context.Background()
+	run := svc.StartRetry(ctx, p)
+	defer run.Close()
+	for run.Next(ctx) {
+		b := run.Batch()
+		ids = append(ids, b.IDs...)
+		for _, s := range b.Skips {
+			skips = append(skips, s.ID)
+		}
+		progress = append(progress, b.Retried)
+	}
+	return run.Result(), ids, skips, progress, run.Err()
+}
+
 // TestRetryManyBatchesToRedis: a retry of several batches to a remote
-// backend (pipelined where the store can start a batch while the previous
+// backend (overlapped where the store can take a batch while the previous
 // one is pushed) pushes every job once and in id order, reports every
 // batch's ids and skips once and in order, and leaves exactly the skipped
 // rows.
@@ -116,18 +133,7 @@ func TestRetryManyBatchesToRedis(t *testing.T) {
 		svc, store := redisService(t, driver, b)
 		n := 2*triage.WriteBatch + 7
 		movable, stay := insertRedisRows(t, store, n, 97)
-		var reported []string
-		var skips []string
-		var progress []int
-		res, err := svc.Retry(context.Background(), triage.RetryParams{All: true,
-			OnBatch: func(ids []string, skipped []triage.Skip) error {
-				reported = append(reported, ids...)
-				for _, s := range skipped {
-					skips = append(skips, s.ID)
-				}
-				return nil
-			},
-			Progress: func(n int) { progress = append(progress, n) }})
+		res, reported, skips, progress, err := drain(svc, triage.RetryParams{All: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,9 +178,7 @@ func TestRetryToRedisStopsAtFailedPush(t *testing.T) {
 		svc, store := redisService(t, driver, b)
 		n := 4*triage.WriteBatch + 3
 		movable, _ := insertRedisRows(t, store, n, 0)
-		var reported []string
-		res, err := svc.Retry(context.Background(), triage.RetryParams{All: true,
-			OnBatch: func(ids []string, _ []triage.Skip) error { reported = append(reported, ids...); return nil }})
+		res, reported, _, _, err := drain(svc, triage.RetryParams{All: true})
 		if !errors.Is(err, down) {
 			t.Fatalf("Retry = %v, want the push error", err)
 		}
@@ -206,9 +210,7 @@ func TestRetryToRedisRunsAConflictAgain(t *testing.T) {
 		svc, store := redisService(t, driver, b)
 		n := 3*triage.WriteBatch + 11
 		movable, _ := insertRedisRows(t, store, n, 0)
-		var reported []string
-		res, err := svc.Retry(context.Background(), triage.RetryParams{All: true,
-			OnBatch: func(ids []string, _ []triage.Skip) error { reported = append(reported, ids...); return nil }})
+		res, reported, _, _, err := drain(svc, triage.RetryParams{All: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,6 +315,41 @@ func TestRetryToRedisSkipsUncheckablePayloads(t *testing.T) {
 		}
 		if left := failedUUIDs(t, store); len(left) != 4 {
 			t.Errorf("%d rows left in failed_jobs, want the 4 skipped", len(left))
+		}
+	})
+}
+
+// TestRetryRunStoppedPushesNoMore: a caller that stops after one batch (a
+// breaker) has pushed that batch and nothing else, even where the run
+// took the next batch while this one was pushed: Close puts the held
+// batch back in failed_jobs, whole.
+func TestRetryRunStoppedPushesNoMore(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		b := &scriptedBackend{}
+		svc, store := redisService(t, driver, b)
+		n := 3 * triage.WriteBatch
+		movable, _ := insertRedisRows(t, store, n, 0)
+		ctx := context.Background()
+		run := svc.StartRetry(ctx, triage.RetryParams{All: true})
+		if !run.Next(ctx) {
+			t.Fatalf("no first batch: %v", run.Err())
+		}
+		first := run.Batch()
+		run.Close()
+		if run.Next(ctx) || run.More() || run.Err() != nil {
+			t.Fatalf("a closed run goes on: %v", run.Err())
+		}
+		if len(first.IDs) == 0 || len(b.pushed) != len(first.IDs) || run.Result().Retried != len(first.IDs) ||
+			strings.Join(b.pushed, ",") != strings.Join(movable[:len(first.IDs)], ",") {
+			t.Fatalf("batch of %d, pushed %d, retried %d: want the first batch only", len(first.IDs), len(b.pushed), run.Result().Retried)
+		}
+		if left := failedUUIDs(t, store); len(left) != n-len(first.IDs) {
+			t.Fatalf("%d rows left in failed_jobs, want %d", len(left), n-len(first.IDs))
+		}
+		// Nothing of the run holds a row: the next retry moves the rest.
+		rest, err := svc.Retry(ctx, triage.RetryParams{All: true})
+		if err != nil || rest.Retried != n-len(first.IDs) || len(b.pushed) != n {
+			t.Fatalf("the rest: retried %d of %d, pushed %d in all: %v", rest.Retried, n-len(first.IDs), len(b.pushed), err)
 		}
 	})
 }

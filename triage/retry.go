@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,26 +29,10 @@ type RetryParams struct {
 	RetryUntil time.Duration
 	// DryRun reports what would happen and changes nothing.
 	DryRun bool
-	// Progress, when set, is told how many jobs are done so far.
-	Progress func(done int)
-	// OnBatch, when set, receives the ids and the skips of each batch once
-	// it has committed (dry: once it is planned), and RetryResult.IDs and
-	// Skipped stay empty: retrying, or skipping, a million jobs then holds
-	// no list of a million.
-	OnBatch func(ids []string, skips []Skip) error
-	// OnPushed, when set, receives the jobs of each batch once it has
-	// committed (never in a dry run), with what a follower needs to find
-	// them in their backend: retry --follow watches them from here.
-	OnPushed func([]Pushed)
 	// BatchSize is the most rows one batch moves; 0 is WriteBatch. Pacing
-	// uses small batches so that pushes are spread, not bursts.
+	// uses small batches so that pushes are spread, not bursts; a run with
+	// a BatchSize holds no batch between Next calls, while its caller waits.
 	BatchSize int
-	// BeforeBatch, when set, runs before each batch with the number of
-	// jobs retried so far; a pacer waits in it. Its error ends the run.
-	BeforeBatch func(ctx context.Context, retried int) error
-	// Stop, when set, is asked before each batch; true ends the run with
-	// the rest of the selection left in failed_jobs (a breaker tripped).
-	Stop func() bool
 	// Exclude names payload uuids the run passes over silently, leaving
 	// them in failed_jobs: canaries that failed again and are back there.
 	Exclude map[string]bool
@@ -102,12 +85,11 @@ type RetryResult struct {
 	Targets []QueueRef `json:"-"`
 }
 
-// PipelinedBatch is the rows of one batch of a pipelined retry (see
-// retryPipelined), which holds two batches at once. Three quarters of
-// WriteBatch: for 100,000 2 KB jobs into Redis two such batches peak
-// under the 64 MB a retry may take (two of WriteBatch rows did not), and
-// took less CPU and wall time than two halves (bench/README.md, "Retry
-// into Redis on a quiet machine").
+// PipelinedBatch is the rows of one batch of a retry that holds two
+// batches at once (RetryRun). Three quarters of WriteBatch: for 100,000 2
+// KB jobs into Redis two such batches peak under the 64 MB a retry may
+// take (two of WriteBatch rows did not), and took less CPU and wall time
+// than two halves (bench/README.md, "Retry into Redis on a quiet machine").
 const PipelinedBatch = WriteBatch * 3 / 4
 
 // artisanRetryHint ends the reason of a job only artisan can retry: a
@@ -131,369 +113,375 @@ func ArtisanRetry(ids []string) string {
 // would push them, oldest first, batch by batch: each batch's insert into
 // jobs and delete from failed_jobs commit together. Jobs that would only
 // fail again, or that cannot go to the jobs table, are skipped with a reason
-// and stay in failed_jobs.
+// and stay in failed_jobs. It drains StartRetry's run into one result.
 func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error) {
-	res := RetryResult{DryRun: p.DryRun, ByQueue: map[string]int{}, ByClass: map[string]int{}}
-	chunks, f, missing, err := s.selection(ctx, p.Query, p.Refs, p.All)
-	if err != nil {
-		return res, err
+	run := s.StartRetry(ctx, p)
+	defer run.Close()
+	var ids []string
+	var skips []Skip
+	for run.Next(ctx) {
+		b := run.Batch()
+		ids = append(ids, b.IDs...)
+		skips = append(skips, b.Skips...)
 	}
-	res.NotFound = missing
-	now := s.Now()
-	byIDs := len(p.Refs) > 0
-	limits := s.loadQueueLimits(ctx)
-	if p.ToQueue != "" {
-		for _, b := range s.Router.databaseBackends(s.Store.Schema().HasJobs) {
-			if col := limits.of(b); !col.Holds(p.ToQueue) {
-				return res, fmt.Errorf("%w: --to-queue %q (%d characters) does not fit %s", ErrInvalidInput,
-					truncate(p.ToQueue, 40), utf8.RuneCountInString(p.ToQueue), col)
-			}
-		}
-	}
+	res := run.Result()
+	res.IDs, res.Skipped = ids, skips
+	return res, run.Err()
+}
+
+// RetryBatch is what one batch of a retry did once it committed (dry:
+// what it would do, once planned).
+type RetryBatch struct {
+	IDs   []string
+	Skips []Skip
+	// Pushed are the batch's jobs with what a follower needs to find them
+	// in their backend; empty in a dry run.
+	Pushed []Pushed
+	// Retried counts the jobs retried so far, this batch's included.
+	Retried int
+}
+
+// RetryRun is a retry its caller drives batch by batch, as bufio.Scanner
+// is driven: Next runs the next batch to its commit, Batch reports it,
+// and the run ends when Next returns false; Err says why, Result what it
+// did in all (without ids and skips: each batch reported its own, so a
+// retry of a million jobs holds no list of a million). The caller paces
+// by waiting between Next calls and stops early by not calling it again;
+// Close rolls back what the run holds and must be called.
+//
+// On a store with concurrent batches and a queue backend to push to, the
+// run takes and plans batch n+1 while batch n is pushed and committed on
+// another goroutine, so that the SQL server, the queue backend and the
+// planning overlap instead of adding up (bench/README.md, "Retry into
+// Redis"). Batch n+1 is then held, not pushed, until the next Next: each
+// batch is still pushed first and deleted second, in its own transaction,
+// after its caller asked for it.
+type RetryRun struct {
+	s       *Service
+	p       RetryParams
+	res     RetryResult
+	now     time.Time
+	limits  *queueLimits
+	walk    walk
+	overlap bool
 	// refused are the rows the jobs table refused for reasons of their
 	// own (RejectedRows), by primary key: their batch runs again without
 	// them, and they are skipped with the database's reason.
-	refused := map[int64]string{}
-	// The rows reported as skipped, by primary key: a sweep pass meets them
-	// again and must not report them twice. fresh holds the ones the
-	// running batch added, to forget if it is rolled back.
-	var skipped keySet
-	var fresh []int64
-	// pushed are the running batch's moves, for OnPushed once it commits.
-	var pushed []Pushed
-	plan := func(r *FailedRow) (Move, bool) {
-		if p.Limit > 0 && res.Retried >= p.Limit {
-			return Move{}, false
-		}
-		j := p.Query.jobFor(r)
-		if !byIDs && !p.Query.match(j) {
-			return Move{}, false
-		}
-		uuid := r.UUID
-		if uuid == "" {
-			uuid = gjson.GetBytes(r.Payload, "uuid").String()
-		}
-		if uuid != "" && p.Exclude[uuid] {
-			return Move{}, false
-		}
-		skip := func(code, reason string) (Move, bool) {
-			if !skipped.has(r.ID) {
-				skipped.add(r.ID)
-				fresh = append(fresh, r.ID)
-				res.Skipped = append(res.Skipped, Skip{ID: j.ID, Class: j.Class, Connection: j.Connection, Queue: j.Queue, Code: code, Reason: reason})
-			}
-			return Move{}, false
-		}
-		if why := unretryable(r.Problems); why != "" {
-			return skip(SkipUnreadable, RowName(r)+": "+why+", which a retry needs; left in failed_jobs (see show)")
-		}
-		if why, ok := refused[r.ID]; ok {
-			return skip(SkipRefused, RowName(r)+": the jobs table refused it ("+why+"); left in failed_jobs")
-		}
-		route := s.Router.For(r.Connection)
-		switch {
-		case !route.Writable():
-			return skip(SkipNotDatabase, route.Reason+"; "+artisanRetryHint)
-		case route.Local && !s.Store.Schema().HasJobs:
-			return skip(SkipNoJobsTable, fmt.Sprintf("connection %q queues to the %s table, which this database does not have (or not in a usable shape); %s",
-				r.Connection, s.Store.Schema().JobsTable, artisanRetryHint))
-		}
-		body, code, reason := RetryPayload(r.Payload, now, p.RetryUntil, route.Driver == DriverRedis)
-		if reason != "" {
-			return skip(code, reason)
-		}
-		queue := r.Queue
-		if p.ToQueue != "" {
-			queue = p.ToQueue
-		}
-		if col := limits.of(route); !col.Holds(queue) {
-			return skip(SkipQueueTooLong, fmt.Sprintf("%s: queue name of %d characters (%d bytes) does not fit %s; left in failed_jobs (--to-queue can name a shorter queue)",
-				RowName(r), utf8.RuneCountInString(queue), len(queue), col))
-		}
-		res.Retried++
-		res.countMissingModels(r)
-		res.IDs = append(res.IDs, j.ID)
-		res.ByQueue[queue]++
-		res.ByClass[j.Class]++
-		res.addTarget(r.Connection, queue)
-		if p.OnPushed != nil {
-			pushed = append(pushed, Pushed{UUID: uuid, ID: j.ID, Class: j.Class, Connection: r.Connection, Queue: queue})
-		}
-		return Move{UUID: uuid, Queue: queue, Payload: body, Connection: r.Connection, Local: route.Local, RowID: r.ID,
-			RedisChecked: route.Driver == DriverRedis}, true
+	refused map[int64]string
+	// skipped are the rows reported as skipped, by primary key: a sweep
+	// pass meets them again and must not report them twice.
+	skipped keySet
+	held    *retryBatch // taken and planned, not pushed
+	last    RetryBatch
+	err     error
+	done    bool
+}
+
+// retryBatch is a taken batch and its plan, applied to the run's result
+// only once it committed.
+type retryBatch struct {
+	b      Batch
+	walk   walk // the walk at this batch
+	bp     BatchParams
+	rows   []*FailedRow
+	remote []Move
+	d      Decision
+	report RetryBatch
+	fresh  []int64 // the rows it skips
+	// delta is what the batch adds to the result's counts and targets.
+	delta RetryResult
+}
+
+// StartRetry begins a retry; a selection that cannot start makes the
+// first Next return false, with the reason in Err.
+func (s *Service) StartRetry(ctx context.Context, p RetryParams) *RetryRun {
+	r := &RetryRun{s: s, p: p, now: s.Now(), refused: map[int64]string{},
+		res: RetryResult{DryRun: p.DryRun, ByQueue: map[string]int{}, ByClass: map[string]int{}}}
+	chunks, f, missing, err := s.selection(ctx, p.Query, p.Refs, p.All)
+	if err != nil {
+		r.err = err
+		return r
 	}
-	var push func(context.Context, []Move, time.Time) error
-	if s.Router.hasRemote() {
-		push = s.pushRemote
+	r.res.NotFound = missing
+	r.limits = s.loadQueueLimits(ctx)
+	if p.ToQueue != "" {
+		for _, b := range s.Router.databaseBackends(s.Store.Schema().HasJobs) {
+			if col := r.limits.of(b); !col.Holds(p.ToQueue) {
+				r.err = fmt.Errorf("%w: --to-queue %q (%d characters) does not fit %s", ErrInvalidInput,
+					truncate(p.ToQueue, 40), utf8.RuneCountInString(p.ToQueue), col)
+				return r
+			}
+		}
 	}
-	conflicts := 0
-	run := func(bp BatchParams) (BatchResult, error) {
-		bp.Push = push
-		bp.NeedException = p.Signature != ""
-		// A batch whose transaction fails is rolled back whole: undo what
-		// plan counted for it, and run it again if it was a conflict.
-		before := markOf(res)
-		undo := func() {
-			before.restore(&res)
-			skipped.undo(fresh)
-			fresh = fresh[:0]
-			pushed = pushed[:0]
-		}
-		fresh = fresh[:0]
-		pushed = pushed[:0]
-		if p.BeforeBatch != nil {
-			if err := p.BeforeBatch(ctx, res.Retried); err != nil {
-				return BatchResult{}, err
-			}
-		}
-		var br BatchResult
-		var err error
-		for round := 0; ; round++ {
-			br, err = retryConflicts(ctx, &conflicts, func() (BatchResult, error) {
-				undo() // a no-op on the first attempt
-				return s.Store.MoveBatch(ctx, bp, plan)
-			})
-			// One row the jobs table refuses must not fail every run at
-			// the same batch: the batch was rolled back whole; run it
-			// again without the rows the store named.
-			var rej *RejectedRows
-			if err == nil || !errors.As(err, &rej) || len(rej.Rows) == 0 || round == maxRejectRounds {
-				break
-			}
-			for _, r := range rej.Rows {
-				refused[r.ID] = r.Reason
-			}
-		}
-		if err != nil {
-			undo()
-			return br, err
-		}
-		if p.OnBatch != nil && (len(res.IDs) > 0 || len(res.Skipped) > 0) {
-			if err := p.OnBatch(res.IDs, res.Skipped); err != nil {
-				return br, err
-			}
-			res.IDs, res.Skipped = nil, nil
-		}
-		if p.OnPushed != nil && len(pushed) > 0 && !p.DryRun {
-			p.OnPushed(pushed)
-			pushed = nil
-		}
-		if p.Progress != nil {
-			p.Progress(res.Retried)
-		}
-		return br, nil
-	}
+	// Overlapping batches pays where a push to another backend waits on
+	// the network; a paced run (BatchSize) waits anyway.
+	r.overlap = s.Store.Schema().ConcurrentBatches && !p.DryRun && s.Router.hasRemote() && p.BatchSize == 0
 	size := WriteBatch
-	if p.BatchSize > 0 && p.BatchSize < WriteBatch {
+	switch {
+	case p.BatchSize > 0 && p.BatchSize < WriteBatch:
 		size = p.BatchSize
+	case r.overlap:
+		size = PipelinedBatch
+	}
+	if size < WriteBatch {
 		chunks = rechunk(chunks, size)
 	}
-	stop := func() bool {
-		return (p.Limit > 0 && res.Retried >= p.Limit) || (p.Stop != nil && p.Stop())
-	}
-	seq := newBatchSeq(chunks, f, byIDs, now, p.DryRun, size)
-	pass := func() error { return eachBatch(ctx, seq, run, stop) }
-	// Pipelined only for a plain retry: pacing (BeforeBatch), a breaker
-	// (Stop) and following (OnPushed) decide batch by batch on what the
-	// previous batches did, which the serial loop gives them.
-	plain := p.BeforeBatch == nil && p.Stop == nil && p.OnPushed == nil
-	if bs, ok := s.Store.(BatchStarter); ok && push != nil && plain {
-		if first, more := seq.next(); more {
-			first.Push = push
-			if bs.CanStartMoveBatch(first) {
-				pb := min(size, PipelinedBatch)
-				pseq := newBatchSeq(rechunk(chunks, pb), f, byIDs, now, p.DryRun, pb)
-				pass = func() error {
-					return s.retryPipelined(ctx, bs, pseq, &res, &retryPlan{plan: plan, push: push, signature: p.Signature != "",
-						skipped: &skipped, fresh: &fresh, onBatch: p.OnBatch, progress: p.Progress},
-						func(from batchSeq) error { return eachBatch(ctx, from, run, stop) }, stop, &conflicts)
-				}
-			}
-		}
-	}
-	err = sweep(ctx, &conflicts, pass)
-	return res, err
+	r.walk = newWalk(newBatchSeq(chunks, f, len(p.Refs) > 0, r.now, p.DryRun, size))
+	return r
 }
 
-// serialHandles reports whether the serial batch loop deals with err by
-// running the batch again (a conflict, rows the backend refused); any
-// other error ends a retry, pipelined or not.
-func serialHandles(err error) bool {
-	var rej *RejectedRows
-	return errors.Is(err, ErrConflict) || errors.As(err, &rej)
-}
-
-// retryPlan is what a pipelined retry pass shares with Retry: the plan of
-// each row and the state plan keeps.
-type retryPlan struct {
-	plan      func(*FailedRow) (Move, bool)
-	push      func(context.Context, []Move, time.Time) error
-	signature bool
-	skipped   *keySet
-	fresh     *[]int64 // the skips the batch being planned added
-	onBatch   func(ids []string, skipped []Skip) error
-	progress  func(retried int)
-}
-
-// openRetry is a batch of a pipelined pass that was planned and not yet
-// reported: what it added to the result, to report or take back.
-type openRetry struct {
-	ob         OpenBatch
-	from       batchSeq  // the sequence from this batch on
-	mark       retryMark // the result before it was planned
-	fresh      []int64
-	ids, skips int // entries it appended to IDs and Skipped
-}
-
-// retryPipelined is a retry pass that reads and plans batch n+1 while
-// batch n is pushed and committed on another goroutine, so that the SQL
-// server, the queue backend and the planning overlap instead of adding up
-// (bench/README.md, "Retry into Redis"). At most two batches are open.
-// Pushes keep their order: batch n+1 is committed (and pushed) only after
-// batch n's commit returned. Each batch is still pushed first and deleted
-// second, in its own transaction, so the exactly-once contract is the
-// serial one's.
-//
-// On an error the open batches are rolled back and taken back from the
-// result. A conflict or refused rows make the pass go on serially (serial,
-// Retry's batch loop) from the first batch not committed, which runs
-// conflicts again and isolates refused rows; any other error ends it, as
-// it ends the serial loop. A batch rolled back counts as a conflict, so
-// that sweep runs one more pass for rows a concurrent retry skipped while
-// this one held them.
-func (s *Service) retryPipelined(ctx context.Context, bs BatchStarter, seq batchSeq, res *RetryResult, rp *retryPlan,
-	serial func(from batchSeq) error, stop func() bool, conflicts *int) error {
-	type outcome struct {
-		res BatchResult
-		err error
+// Next runs the next batch to its commit; false when the run is over.
+func (r *RetryRun) Next(ctx context.Context) bool {
+	if r.err != nil || r.done {
+		return false
 	}
-	var prev *openRetry
-	var prevDone chan outcome
-	// takeBack removes what the given batches (oldest first, none of them
-	// committed) added to the result.
-	takeBack := func(bs ...*openRetry) {
-		n, k := 0, 0
-		for _, b := range bs {
-			n += b.ids
-			k += b.skips
-			rp.skipped.undo(b.fresh)
-		}
-		res.IDs = res.IDs[:len(res.IDs)-n]
-		res.Skipped = res.Skipped[:len(res.Skipped)-k]
-		res.Retried = bs[0].mark.retried
-		res.ByQueue = maps.Clone(bs[0].mark.byQueue)
-		res.ByClass = maps.Clone(bs[0].mark.byClass)
+	if err := r.step(ctx); err != nil {
+		r.err = err
+		r.Close()
+		return false
 	}
-	// report hands a committed batch's ids and skips to OnBatch, as the
-	// serial loop does after each batch; retried is the count up to it.
-	report := func(b *openRetry, retried int) error {
-		if rp.onBatch != nil && (b.ids > 0 || b.skips > 0) {
-			if err := rp.onBatch(res.IDs[:b.ids], res.Skipped[:b.skips]); err != nil {
-				return err
-			}
-			res.IDs, res.Skipped = res.IDs[b.ids:], res.Skipped[b.skips:]
-		}
-		if rp.progress != nil {
-			rp.progress(retried)
-		}
+	return !r.done
+}
+
+// More reports whether a call of Next would run a batch: a pacer waits
+// only before one.
+func (r *RetryRun) More() bool {
+	if r.err != nil || r.done || r.limited(r.res.Retried) {
+		return false
+	}
+	w := r.walk
+	_, ok := w.next()
+	return r.held != nil || ok
+}
+
+// Batch reports the batch the last Next ran.
+func (r *RetryRun) Batch() RetryBatch { return r.last }
+
+// Err is what ended the run early; nil when it ran to its end or its
+// caller stopped it.
+func (r *RetryRun) Err() error { return r.err }
+
+// Result is what the committed batches did, ids and skips aside.
+func (r *RetryRun) Result() RetryResult { return r.res }
+
+// Close rolls back a batch the run holds; the run is over.
+func (r *RetryRun) Close() {
+	r.drop()
+	r.done = true
+}
+
+// drop rolls back the held batch. Its rows were locked while others
+// may have passed over them: that counts as a conflict, so that the walk
+// passes again.
+func (r *RetryRun) drop() {
+	if r.held != nil {
+		r.held.b.Rollback()
+		r.held = nil
+		*r.walk.conflicts++
+	}
+}
+
+func (r *RetryRun) limited(planned int) bool { return r.p.Limit > 0 && planned >= r.p.Limit }
+
+// step runs one batch: the held one, or the next of the walk, taken
+// again while it conflicts and without the rows the jobs table refuses.
+func (r *RetryRun) step(ctx context.Context) error {
+	if r.limited(r.res.Retried) {
+		r.done = true
 		return nil
 	}
-	for {
-		var cur *openRetry
-		var br BatchResult
-		var startErr error
-		if !stop() && ctx.Err() == nil {
-			if bp, ok := seq.next(); ok {
-				bp.Push = rp.push
-				bp.NeedException = rp.signature
-				cur = &openRetry{from: seq, mark: markOf(*res)}
-				ids, skips := len(res.IDs), len(res.Skipped)
-				*rp.fresh = nil
-				cur.ob, br, startErr = bs.StartMoveBatch(ctx, bp, rp.plan)
-				cur.fresh = *rp.fresh
-				cur.ids, cur.skips = len(res.IDs)-ids, len(res.Skipped)-skips
-			}
-		}
-		if prev != nil {
-			out := <-prevDone
-			err := out.err
-			if err == nil {
-				retried := res.Retried
-				if cur != nil {
-					retried = cur.mark.retried
-				}
-				if err = report(prev, retried); err != nil {
-					// prev is committed and stays reported as far as
-					// OnBatch got; only cur is taken back.
-					if cur != nil {
-						if startErr == nil {
-							cur.ob.Rollback()
-						}
-						takeBack(cur)
-					}
-					return err
-				}
-			} else {
-				// prev was rolled back by its Commit.
-				*conflicts++
-				if cur != nil {
-					if startErr == nil {
-						cur.ob.Rollback()
-					}
-					takeBack(prev, cur)
-				} else {
-					takeBack(prev)
-				}
-				if !serialHandles(err) {
-					return err
-				}
-				return serial(prev.from)
-			}
-		}
-		if cur == nil {
-			if err := ctx.Err(); err != nil && !stop() {
-				return err
-			}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c := r.held
+	r.held = nil
+	if c != nil {
+		r.walk = c.walk
+	} else {
+		bp, ok := r.walk.next()
+		if !ok {
+			r.done = true
 			return nil
 		}
-		if startErr != nil {
-			*conflicts++
-			takeBack(cur)
-			if !serialHandles(startErr) {
-				return startErr
+		c = &retryBatch{walk: r.walk, bp: bp}
+	}
+	attempts, rounds := 0, 0
+	for {
+		err := r.take(ctx, c, r.res.Retried)
+		if err == nil {
+			if err = r.finish(ctx, c); err == nil {
+				return nil
 			}
-			return serial(cur.from)
 		}
-		seq.advance(br)
-		prev, prevDone = cur, make(chan outcome, 1)
-		go func(ob OpenBatch, done chan<- outcome) {
-			r, err := ob.Commit(ctx)
-			done <- outcome{r, err}
-		}(cur.ob, prevDone)
+		// One row the jobs table refuses must not fail every run at the
+		// same batch: the batch was rolled back whole; run it again
+		// without the rows the store named.
+		c.b = nil
+		var rej *RejectedRows
+		if errors.As(err, &rej) && len(rej.Rows) > 0 && rounds < maxRejectRounds {
+			rounds++
+			for _, x := range rej.Rows {
+				r.refused[x.ID] = x.Reason
+			}
+			continue
+		}
+		if again, err := r.walk.again(ctx, err, &attempts); !again {
+			return err
+		}
 	}
 }
 
-// retryMark is a RetryResult as it was before a batch. Ids and skips are
-// only appended to, so their lengths suffice: copying them before every
-// batch made a long retry quadratic in the rows it moved.
-type retryMark struct {
-	retried, ids, skipped int
-	byQueue, byClass      map[string]int
-	missingModels         int
+// take takes c's batch (unless it is taken) and plans it; planned is how
+// many jobs the batches before it retry.
+func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
+	if c.b != nil {
+		return nil
+	}
+	bp := c.bp
+	bp.NeedException = r.p.Signature != ""
+	bp.Retry = true
+	b, err := r.s.Store.TakeBatch(ctx, bp)
+	if err != nil {
+		return err
+	}
+	c.b, c.rows = b, b.Rows()
+	c.remote, c.d, c.report, c.fresh = nil, Decision{}, RetryBatch{}, nil
+	c.delta = RetryResult{ByQueue: map[string]int{}, ByClass: map[string]int{}}
+	for _, row := range c.rows {
+		if r.limited(planned + len(c.d.Delete)) {
+			break
+		}
+		if m, ok := r.plan(c, row); ok {
+			c.d.Delete = append(c.d.Delete, row.ID)
+			if m.Local {
+				c.d.Local = append(c.d.Local, m)
+			} else {
+				c.remote = append(c.remote, m)
+			}
+		}
+	}
+	return nil
 }
 
-func markOf(r RetryResult) retryMark {
-	return retryMark{retried: r.Retried, ids: len(r.IDs), skipped: len(r.Skipped),
-		byQueue: maps.Clone(r.ByQueue), byClass: maps.Clone(r.ByClass), missingModels: r.DeleteWhenMissingModels}
+// finish pushes and commits c, taking the next batch meanwhile when the
+// run overlaps, and applies c to the result.
+func (r *RetryRun) finish(ctx context.Context, c *retryBatch) error {
+	if err := c.b.Decide(ctx, c.d); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	if !r.overlap {
+		done <- r.commit(ctx, c)
+	} else {
+		go func() { done <- r.commit(ctx, c) }()
+		w := c.walk
+		w.seq.advance(c.rows)
+		if bp, ok := w.next(); ok && !r.limited(r.res.Retried+len(c.d.Delete)) {
+			next := &retryBatch{walk: w, bp: bp}
+			// An error leaves the batch to be taken when its turn comes.
+			if r.take(ctx, next, r.res.Retried+len(c.d.Delete)) == nil {
+				r.held = next
+			}
+		}
+	}
+	if err := <-done; err != nil {
+		r.drop()
+		return err
+	}
+	r.walk = c.walk
+	r.walk.seq.advance(c.rows)
+	for _, id := range c.fresh {
+		r.skipped.add(id)
+	}
+	r.res.Retried += len(c.d.Delete)
+	for k, n := range c.delta.ByQueue {
+		r.res.ByQueue[k] += n
+	}
+	for k, n := range c.delta.ByClass {
+		r.res.ByClass[k] += n
+	}
+	r.res.DeleteWhenMissingModels += c.delta.DeleteWhenMissingModels
+	for _, t := range c.delta.Targets {
+		r.res.addTarget(t.Connection, t.Queue)
+	}
+	r.last = c.report
+	r.last.Retried = r.res.Retried
+	return nil
 }
 
-func (m retryMark) restore(r *RetryResult) {
-	r.Retried = m.retried
-	r.DeleteWhenMissingModels = m.missingModels
-	r.IDs = r.IDs[:m.ids]
-	r.Skipped = r.Skipped[:m.skipped]
-	r.ByQueue = maps.Clone(m.byQueue)
-	r.ByClass = maps.Clone(m.byClass)
+// commit pushes c's remote moves and commits it; a dry run commits nothing.
+func (r *RetryRun) commit(ctx context.Context, c *retryBatch) error {
+	if r.p.DryRun {
+		c.b.Rollback()
+		return nil
+	}
+	if len(c.remote) > 0 {
+		if err := r.s.pushRemote(ctx, c.remote, r.now); err != nil {
+			c.b.Rollback()
+			return err
+		}
+	}
+	return c.b.Commit(ctx)
+}
+
+// plan decides what becomes of one row of c: a move, or a skip with its
+// reason, or nothing (filtered out, excluded).
+func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
+	s, p := r.s, r.p
+	j := p.Query.jobFor(row)
+	if len(p.Refs) == 0 && !p.Query.match(j) {
+		return Move{}, false
+	}
+	uuid := row.UUID
+	if uuid == "" {
+		uuid = gjson.GetBytes(row.Payload, "uuid").String()
+	}
+	if uuid != "" && p.Exclude[uuid] {
+		return Move{}, false
+	}
+	skip := func(code, reason string) (Move, bool) {
+		if !r.skipped.has(row.ID) {
+			c.fresh = append(c.fresh, row.ID)
+			c.report.Skips = append(c.report.Skips, Skip{ID: j.ID, Class: j.Class, Connection: j.Connection, Queue: j.Queue, Code: code, Reason: reason})
+		}
+		return Move{}, false
+	}
+	if why := unretryable(row.Problems); why != "" {
+		return skip(SkipUnreadable, RowName(row)+": "+why+", which a retry needs; left in failed_jobs (see show)")
+	}
+	if why, ok := r.refused[row.ID]; ok {
+		return skip(SkipRefused, RowName(row)+": the jobs table refused it ("+why+"); left in failed_jobs")
+	}
+	route := s.Router.For(row.Connection)
+	switch {
+	case !route.Writable():
+		return skip(SkipNotDatabase, route.Reason+"; "+artisanRetryHint)
+	case route.Local && !s.Store.Schema().HasJobs:
+		return skip(SkipNoJobsTable, fmt.Sprintf("connection %q queues to the %s table, which this database does not have (or not in a usable shape); %s",
+			row.Connection, s.Store.Schema().JobsTable, artisanRetryHint))
+	}
+	body, code, reason := RetryPayload(row.Payload, r.now, p.RetryUntil, route.Driver == DriverRedis)
+	if reason != "" {
+		return skip(code, reason)
+	}
+	queue := row.Queue
+	if p.ToQueue != "" {
+		queue = p.ToQueue
+	}
+	if col := r.limits.of(route); !col.Holds(queue) {
+		return skip(SkipQueueTooLong, fmt.Sprintf("%s: queue name of %d characters (%d bytes) does not fit %s; left in failed_jobs (--to-queue can name a shorter queue)",
+			RowName(row), utf8.RuneCountInString(queue), len(queue), col))
+	}
+	c.report.IDs = append(c.report.IDs, j.ID)
+	if !p.DryRun {
+		c.report.Pushed = append(c.report.Pushed, Pushed{UUID: uuid, ID: j.ID, Class: j.Class, Connection: row.Connection, Queue: queue})
+	}
+	c.delta.ByQueue[queue]++
+	c.delta.ByClass[j.Class]++
+	c.delta.countMissingModels(row)
+	c.delta.addTarget(row.Connection, queue)
+	return Move{UUID: uuid, Queue: queue, Payload: body, Connection: row.Connection, Local: route.Local, RowID: row.ID,
+		RedisChecked: route.Driver == DriverRedis}, true
 }
 
 // Skip codes of rows a retry cannot move for reasons of their own (see
@@ -515,7 +503,7 @@ const (
 // a second is needed only when the first probe missed one.
 const maxRejectRounds = 3
 
-// RejectedRows is MoveBatch's error when the queue backend refused rows of
+// RejectedRows is Batch.Commit's (or a push's) error when the queue backend refused rows of
 // the batch for reasons of their own (a value its column cannot hold, a
 // constraint): the batch was rolled back whole, and running it again
 // without these rows moves the others.

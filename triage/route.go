@@ -88,7 +88,7 @@ func (rt Router) built() Router {
 	return rt
 }
 
-// hasRemote reports whether any route needs BatchParams.Push.
+// hasRemote reports whether any route pushes to a queue backend.
 func (rt Router) hasRemote() bool {
 	for _, r := range rt.routes {
 		if r.Backend != nil && !r.Local {

@@ -483,16 +483,22 @@ type conflictOnce struct {
 	done bool
 }
 
-func (c *conflictOnce) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
-	if !c.done {
-		c.done = true
-		// The plan sees the rows, then the transaction is rolled back.
-		if _, err := c.Store.MoveBatch(ctx, triage.BatchParams{Filter: p.Filter, IDs: p.IDs, AfterID: p.AfterID, Limit: p.Limit, Now: p.Now, DryRun: true}, plan); err != nil {
-			return triage.BatchResult{}, err
-		}
-		return triage.BatchResult{}, fmt.Errorf("deadlock victim: %w", triage.ErrConflict)
+func (c *conflictOnce) TakeBatch(ctx context.Context, p triage.BatchParams) (triage.Batch, error) {
+	b, err := c.Store.TakeBatch(ctx, p)
+	if err != nil || c.done || !p.Retry {
+		return b, err
 	}
-	return c.Store.MoveBatch(ctx, p, plan)
+	c.done = true
+	return conflictBatch{b}, nil
+}
+
+// conflictBatch: the service sees the rows, then the transaction is
+// rolled back.
+type conflictBatch struct{ triage.Batch }
+
+func (b conflictBatch) Commit(context.Context) error {
+	b.Rollback()
+	return fmt.Errorf("deadlock victim: %w", triage.ErrConflict)
 }
 
 func TestRetryAfterAConflictCountsOnce(t *testing.T) {
@@ -513,7 +519,7 @@ func TestRetryAfterAConflictCountsOnce(t *testing.T) {
 	})
 }
 
-// With OnBatch, ids and skips leave the service batch by batch — each
+// Run batch by batch, ids and skips leave the service batch by batch — each
 // exactly once, even when a batch is a deadlock victim and runs again and a
 // sweep pass meets the skipped rows again — and the result holds none: a
 // million-job retry keeps no million ids.
@@ -552,24 +558,29 @@ func TestBulkActionsHandIDsOverPerBatch(t *testing.T) {
 		}
 	}
 	var forgot [][]string
-	fres, err := svc.Forget(ctx, triage.ForgetParams{Query: triage.Query{Filter: triage.Filter{Queues: []string{"forget-me"}}},
-		OnBatch: func(ids []string) error { forgot = append(forgot, ids); return nil }})
+	frun := svc.StartForget(ctx, triage.ForgetParams{Query: triage.Query{Filter: triage.Filter{Queues: []string{"forget-me"}}}})
+	for frun.Next(ctx) {
+		forgot = append(forgot, frun.Batch().IDs)
+	}
+	fres, err := frun.Result(), frun.Err()
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("forget", forgot, fres.IDs, n/2)
 	svc.Store = &conflictOnce{Store: store}
 	var retried, skippedIDs [][]string
-	rres, err := svc.Retry(ctx, triage.RetryParams{All: true,
-		OnBatch: func(ids []string, skips []triage.Skip) error {
-			retried = append(retried, ids)
-			var sk []string
-			for _, s := range skips {
-				sk = append(sk, s.ID)
-			}
-			skippedIDs = append(skippedIDs, sk)
-			return nil
-		}})
+	rrun := svc.StartRetry(ctx, triage.RetryParams{All: true})
+	defer rrun.Close()
+	for rrun.Next(ctx) {
+		b := rrun.Batch()
+		retried = append(retried, b.IDs)
+		var sk []string
+		for _, s := range b.Skips {
+			sk = append(sk, s.ID)
+		}
+		skippedIDs = append(skippedIDs, sk)
+	}
+	rres, err := rrun.Result(), rrun.Err()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,6 +43,10 @@ type Schema struct {
 	HasBatches   bool // job_batches exists
 	IDMode       IDMode
 	UUIDNullable bool // an app upgraded from Laravel 7: rows may have uuid NULL
+	// ConcurrentBatches: a second write batch may be taken while one is
+	// open, so a retry can plan the next batch while this one is pushed
+	// (not SQLite, which has one writer).
+	ConcurrentBatches bool
 }
 
 // Ref names one failed job the way an operator typed it: a uuid, or an
@@ -164,13 +168,12 @@ type Store interface {
 	// Count counts the rows a SQL filter matches.
 	Count(ctx context.Context, f Filter) (int64, error)
 
-	// MoveBatch locks the next batch (ascending id after p.AfterID), asks
-	// plan what to do with each row (whole payload, exception head), and in
-	// one transaction inserts the accepted ones into jobs and deletes them
-	// from failed_jobs. Rows locked by someone else are skipped.
-	MoveBatch(ctx context.Context, p BatchParams, plan func(*FailedRow) (Move, bool)) (BatchResult, error)
-	// DeleteBatch is MoveBatch's sibling for forget: it deletes what plan accepts.
-	DeleteBatch(ctx context.Context, p BatchParams, plan func(*FailedRow) bool) (BatchResult, error)
+	// TakeBatch takes the next batch of a bulk write (ascending id after
+	// p.AfterID, or p.IDs) and returns it open: its rows locked, or
+	// already deleted in a transaction not yet committed, so nothing of
+	// it is gone from failed_jobs until Commit returns nil. Rows locked by
+	// someone else are skipped. A dry run locks nothing.
+	TakeBatch(ctx context.Context, p BatchParams) (Batch, error)
 	// Prune deletes (or, dry, counts) the rows p selects in short
 	// batches, and yields a PruneBatch after each one; the caller reads
 	// them as it goes and may stop between batches. An error is yielded
@@ -192,41 +195,47 @@ type BatchParams struct {
 	// NeedException asks for the exception heads (signature filters);
 	// without it the rows carry an empty Exception.
 	NeedException bool
-	// Archive, when set on a delete (DeleteBatch), receives the rows the
-	// plan accepted, whole and as stored, inside the batch's transaction
-	// and before their DELETE; an error rolls the batch back. It must make
-	// them durable before it returns.
-	Archive func(rows []RawRow) error
-	// Push, when set, receives the batch's moves that are not Local (a
-	// queue backend other than this database's jobs table); it must make
-	// them durable there, idempotently by uuid, before the rows are
-	// deleted from failed_jobs. Without Push every move is local.
-	Push func(ctx context.Context, moves []Move, now time.Time) error
+	// Retry says the accepted rows go to a queue (Decision.Local, or
+	// pushed by the service): a store may then take the batch by deleting
+	// it at once and put back at Commit what the decision leaves
+	// (MariaDB's DELETE … RETURNING), and Batch.Raw is not offered.
+	Retry bool
 }
 
-// BatchStarter is a Store that can split MoveBatch in two, so that a retry
-// reads and plans the next batch while this one is pushed to its queue
-// backend: StartMoveBatch takes the batch (its rows deleted in a
-// transaction not yet committed, or locked) and plans it; the OpenBatch
-// pushes the remote moves, inserts the local ones and commits. Until
-// Commit returns nil nothing of the batch is gone from failed_jobs, so the
-// contract is MoveBatch's.
-type BatchStarter interface {
-	// CanStartMoveBatch reports whether StartMoveBatch takes these
-	// params; when false, MoveBatch must be used.
-	CanStartMoveBatch(p BatchParams) bool
-	StartMoveBatch(ctx context.Context, p BatchParams, plan func(*FailedRow) (Move, bool)) (OpenBatch, BatchResult, error)
-}
-
-// OpenBatch is a batch StartMoveBatch took and planned. Exactly one of
-// Commit and Rollback is called; Commit may run on another goroutine than
-// StartMoveBatch did, while the next batch is started.
-type OpenBatch interface {
-	// Commit pushes, inserts and commits, and returns the BatchResult
-	// with Done set; on an error the batch is rolled back whole.
-	Commit(ctx context.Context) (BatchResult, error)
-	// Rollback abandons the batch: nothing of it was pushed or deleted.
+// Batch is a batch TakeBatch took. Exactly one of Commit (after Decide)
+// and Rollback ends it (Rollback after Commit is a no-op); Commit may run on another
+// goroutine than TakeBatch did, while the next batch is taken (see
+// Schema.ConcurrentBatches).
+type Batch interface {
+	// Rows are the batch's rows in ascending id: whole payloads, and
+	// exception heads when BatchParams.NeedException asked for them.
+	Rows() []*FailedRow
+	// Raw reads the rows with these ids whole and as stored, for an
+	// archive, while the batch holds them.
+	Raw(ctx context.Context, ids []int64) ([]RawRow, error)
+	// Decide fixes what the batch does, before anything of it is pushed
+	// elsewhere: the local moves go into this database's jobs table and
+	// the Delete rows leave failed_jobs, together, at Commit; every other
+	// row stays as it was, and a store that took the rows by deleting them
+	// puts those back now, so that the next batch never waits for them.
+	// On an error the batch is rolled back whole.
+	Decide(ctx context.Context, d Decision) error
+	// Commit applies the decision and commits; a dry run commits nothing.
+	// On an error the batch is rolled back whole.
+	Commit(ctx context.Context) error
+	// Rollback abandons the batch: nothing of it changes.
 	Rollback()
+}
+
+// Decision is what the service made of a taken batch.
+type Decision struct {
+	// Delete are the rows that leave failed_jobs (moved or forgotten), in
+	// ascending id. Moves to another backend were pushed there before
+	// Commit, while the batch held their rows.
+	Delete []int64
+	// Local are the moves into this database's jobs table, in ascending
+	// RowID; each one's row is in Delete.
+	Local []Move
 }
 
 // JobsPusher is a jobs table in a database other than failed_jobs'.
@@ -247,7 +256,7 @@ type Move struct {
 	// Connection is the queue connection the job goes back to.
 	Connection string
 	// Local moves go into this database's jobs table in the batch's own
-	// transaction; the others are handed to BatchParams.Push first.
+	// transaction (Decision.Local); the service pushes the others first.
 	Local bool
 	// RowID is the failed_jobs row the move comes from, so that a backend
 	// that refuses one move can be told which row to leave behind.
@@ -270,14 +279,6 @@ func (m Move) PushKey() string {
 		return m.UUID
 	}
 	return m.UUID + "#" + strconv.FormatInt(m.RowID, 10)
-}
-
-// BatchResult reports one batch: how many rows were locked, the last id
-// seen (the next batch's AfterID), and the ids acted on.
-type BatchResult struct {
-	Locked int
-	LastID int64
-	Done   []int64
 }
 
 // PruneParams deletes rows with failed_at before Before (Laravel's prune,

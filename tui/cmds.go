@@ -75,7 +75,7 @@ type action struct {
 	parts  []actionPart
 	// archive receives a forget's rows before they are deleted (nil: no
 	// archive); archivePath names it.
-	archive     func(rows []triage.RawRow) error
+	archive     triage.Archiver
 	archivePath string
 }
 
@@ -289,7 +289,7 @@ func runAction(ctx context.Context, a Actions, act action, report func(int)) act
 	progress := func(n int) { report(base + n) }
 	for _, p := range act.parts {
 		if act.kind == actionRetry {
-			r, err := a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs, Progress: progress})
+			r, err := a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs}, progress)
 			mergeRetry(&msg.retry, r)
 			msg.removed[p.sig] += r.Retried
 			base += r.Retried
@@ -298,7 +298,7 @@ func runAction(ctx context.Context, a Actions, act action, report func(int)) act
 			}
 			continue
 		}
-		r, err := a.Forget(ctx, triage.ForgetParams{Query: p.query, Refs: p.refs, Progress: progress, Archive: act.archive})
+		r, err := a.Forget(ctx, triage.ForgetParams{Query: p.query, Refs: p.refs, Archive: act.archive}, progress)
 		msg.forget.Deleted += r.Deleted
 		msg.forget.IDs = append(msg.forget.IDs, r.IDs...)
 		msg.forget.NotFound = append(msg.forget.NotFound, r.NotFound...)
@@ -320,7 +320,7 @@ func dryRunCmd(ctx context.Context, a Actions, act action, seq int) tea.Cmd {
 			return msg
 		}
 		for _, p := range act.parts {
-			r, err := a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs, DryRun: true})
+			r, err := a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs, DryRun: true}, nil)
 			if err != nil {
 				msg.err = err
 				return msg

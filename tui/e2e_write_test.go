@@ -15,15 +15,15 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 )
 
-// triage.Service is what cmd hands to Run, for both roles.
+// triage.Service is what cmd hands to Run, for both roles (as Actions through ServiceActions).
 var (
 	_ Backend = (*triage.Service)(nil)
-	_ Actions = (*triage.Service)(nil)
+	_ Actions = ServiceActions{}
 )
 
 func TestEndToEndRetryLeavesTheList(t *testing.T) {
 	svc := seededService(t)
-	tm := startProgram(t, svc, svc)
+	tm := startProgram(t, svc, ServiceActions{svc})
 
 	waitFor(t, tm, "32 failed")
 	tm.Send(tea.KeyMsg{Type: tea.KeyDown}) // ImportFeed, 2 jobs
@@ -51,7 +51,7 @@ func TestEndToEndRetryLeavesTheList(t *testing.T) {
 // sends them (space alone, letters in bursts).
 func TestEndToEndMarkAndRetry(t *testing.T) {
 	svc := seededService(t)
-	tm := startProgram(t, svc, svc)
+	tm := startProgram(t, svc, ServiceActions{svc})
 
 	waitFor(t, tm, "32 failed", "1 of 2 signatures")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")})
@@ -91,7 +91,7 @@ func TestEndToEndForgetArchivesTheRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	tm := startProgramWith(t, svc, svc, Options{Archive: w.Write, ArchivePath: path})
+	tm := startProgramWith(t, svc, ServiceActions{svc}, Options{Archive: w, ArchivePath: path})
 
 	waitFor(t, tm, "32 failed")
 	tm.Send(tea.KeyMsg{Type: tea.KeyDown}) // ImportFeed, 2 jobs

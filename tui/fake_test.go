@@ -199,7 +199,12 @@ func (f *fakeBackend) take(q triage.Query, refs []triage.Ref) []string {
 	return ids
 }
 
-func (f *fakeBackend) Retry(_ context.Context, p triage.RetryParams) (triage.RetryResult, error) {
+// archiveFunc is a func as a triage.Archiver.
+type archiveFunc func(rows []triage.RawRow) error
+
+func (a archiveFunc) Write(rows []triage.RawRow) error { return a(rows) }
+
+func (f *fakeBackend) Retry(_ context.Context, p triage.RetryParams, progress func(int)) (triage.RetryResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if p.DryRun {
@@ -247,8 +252,8 @@ func (f *fakeBackend) Retry(_ context.Context, p triage.RetryParams) (triage.Ret
 			ByQueue: map[string]int{"default": len(ids)}}, nil
 	}
 	ids := f.take(p.Query, p.Refs)
-	if p.Progress != nil && !p.DryRun {
-		p.Progress(len(ids))
+	if progress != nil && !p.DryRun {
+		progress(len(ids))
 	}
 	return triage.RetryResult{DryRun: p.DryRun, Retried: len(ids), IDs: ids, ByQueue: map[string]int{"default": len(ids)}}, nil
 }
@@ -266,7 +271,7 @@ func (f *fakeBackend) selects(q triage.Query, refs []triage.Ref, j triage.Job) b
 	return f.match(q, j)
 }
 
-func (f *fakeBackend) Forget(_ context.Context, p triage.ForgetParams) (triage.ForgetResult, error) {
+func (f *fakeBackend) Forget(_ context.Context, p triage.ForgetParams, progress func(int)) (triage.ForgetResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.forgets = append(f.forgets, p)
@@ -284,15 +289,15 @@ func (f *fakeBackend) Forget(_ context.Context, p triage.ForgetParams) (triage.F
 		for i := range ids {
 			rows[i] = triage.RawRow{UUID: &ids[i]}
 		}
-		if err := p.Archive(rows); err != nil {
+		if err := p.Archive.Write(rows); err != nil {
 			return triage.ForgetResult{}, err
 		}
 	}
-	if p.Progress != nil && !p.DryRun {
+	if progress != nil && !p.DryRun {
 		for n := 50; n < len(ids); n += 50 {
-			p.Progress(n) // in batches, as the store reports
+			progress(n) // in batches, as the store reports
 		}
-		p.Progress(len(ids))
+		progress(len(ids))
 	}
 	return triage.ForgetResult{DryRun: p.DryRun, Deleted: len(ids), IDs: ids}, nil
 }

@@ -478,12 +478,12 @@ func TestForgetArchivesWhenAsked(t *testing.T) {
 	h.keys("n")
 
 	var archived []string
-	opts := Options{ArchivePath: "/var/archive/failed.ndjson.gz", Archive: func(rows []triage.RawRow) error {
+	opts := Options{ArchivePath: "/var/archive/failed.ndjson.gz", Archive: archiveFunc(func(rows []triage.RawRow) error {
 		for _, r := range rows {
 			archived = append(archived, *r.UUID)
 		}
 		return nil
-	}}
+	})}
 	f = seed()
 	h = newHarness(t, f, f, opts, 100, 24)
 	h.keys("enter", "f")
@@ -500,7 +500,7 @@ func TestForgetArchivesWhenAsked(t *testing.T) {
 
 	// A failing archive stops the forget, and the status says so.
 	f = seed()
-	opts.Archive = func([]triage.RawRow) error { return errors.New("archive: no space left on device") }
+	opts.Archive = archiveFunc(func([]triage.RawRow) error { return errors.New("archive: no space left on device") })
 	h = newHarness(t, f, f, opts, 100, 24)
 	h.keys("f", "y")
 	if v := h.view(); !strings.Contains(v, "no space left on device") {

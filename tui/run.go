@@ -29,11 +29,49 @@ type Backend interface {
 	Show(ctx context.Context, id string) (triage.Detail, error)
 }
 
-// Actions change failed jobs; triage.Service satisfies it. A nil Actions
-// (or Options.ReadOnly) is read-only mode.
+// Actions change failed jobs; ServiceActions is a triage.Service's. A nil
+// Actions (or Options.ReadOnly) is read-only mode. progress, when not
+// nil, is told the jobs done so far after each batch.
 type Actions interface {
-	Retry(ctx context.Context, p triage.RetryParams) (triage.RetryResult, error)
-	Forget(ctx context.Context, p triage.ForgetParams) (triage.ForgetResult, error)
+	Retry(ctx context.Context, p triage.RetryParams, progress func(done int)) (triage.RetryResult, error)
+	Forget(ctx context.Context, p triage.ForgetParams, progress func(done int)) (triage.ForgetResult, error)
+}
+
+// ServiceActions are a service's retry and forget, run batch by batch.
+type ServiceActions struct{ *triage.Service }
+
+// Retry drains a retry run.
+func (a ServiceActions) Retry(ctx context.Context, p triage.RetryParams, progress func(int)) (triage.RetryResult, error) {
+	run := a.StartRetry(ctx, p)
+	defer run.Close()
+	var ids []string
+	var skips []triage.Skip
+	for run.Next(ctx) {
+		b := run.Batch()
+		ids, skips = append(ids, b.IDs...), append(skips, b.Skips...)
+		if progress != nil {
+			progress(b.Retried)
+		}
+	}
+	res := run.Result()
+	res.IDs, res.Skipped = ids, skips
+	return res, run.Err()
+}
+
+// Forget drains a forget run.
+func (a ServiceActions) Forget(ctx context.Context, p triage.ForgetParams, progress func(int)) (triage.ForgetResult, error) {
+	run := a.StartForget(ctx, p)
+	var ids []string
+	for run.Next(ctx) {
+		b := run.Batch()
+		ids = append(ids, b.IDs...)
+		if progress != nil {
+			progress(b.Deleted)
+		}
+	}
+	res := run.Result()
+	res.IDs = ids
+	return res, run.Err()
 }
 
 // Options configure the UI.
@@ -64,7 +102,7 @@ type Options struct {
 	// Archive, when set, receives every row a forget deletes, whole, before
 	// its batch is deleted (triage.ForgetParams.Archive); ArchivePath names
 	// it in the forget dialog and the status line.
-	Archive     func(rows []triage.RawRow) error
+	Archive     triage.Archiver
 	ArchivePath string
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time

@@ -274,14 +274,12 @@ func (s *Store) readOnly(op string) error {
 	return fmt.Errorf("%s %s: %w", op, s.path, ErrReadOnly)
 }
 
-// MoveBatch refuses: see ErrReadOnly.
-func (s *Store) MoveBatch(context.Context, triage.BatchParams, func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
-	return triage.BatchResult{}, s.readOnly("retry from")
-}
-
-// DeleteBatch refuses: see ErrReadOnly.
-func (s *Store) DeleteBatch(context.Context, triage.BatchParams, func(*triage.FailedRow) bool) (triage.BatchResult, error) {
-	return triage.BatchResult{}, s.readOnly("forget in")
+// TakeBatch refuses: see ErrReadOnly.
+func (s *Store) TakeBatch(_ context.Context, p triage.BatchParams) (triage.Batch, error) {
+	if p.Retry {
+		return nil, s.readOnly("retry from")
+	}
+	return nil, s.readOnly("forget in")
 }
 
 // Prune refuses: see ErrReadOnly.

@@ -581,8 +581,8 @@ func TestLenientEntries(t *testing.T) {
 func TestWritesAreRefused(t *testing.T) {
 	s := open(t, phpFile([]fileEntry{entry(1, "default", `App\Jobs\A`, "2026-11-30 10:00:00")}), nil)
 	ctx := context.Background()
-	_, e1 := s.MoveBatch(ctx, triage.BatchParams{}, func(*triage.FailedRow) (triage.Move, bool) { return triage.Move{}, true })
-	_, e2 := s.DeleteBatch(ctx, triage.BatchParams{}, func(*triage.FailedRow) bool { return true })
+	_, e1 := s.TakeBatch(ctx, triage.BatchParams{Retry: true})
+	_, e2 := s.TakeBatch(ctx, triage.BatchParams{})
 	_, e3 := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{Before: time.Now()}))
 	_, e4 := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{All: true}))
 	for i, err := range []error{e1, e2, e3, e4} {

@@ -20,8 +20,8 @@ func fixture(i int, exc string) sqltest.FailedFixture {
 }
 
 // TestRetryHooksAndServiceSource: a retry reports what it pushed batch by
-// batch (OnPushed), paces (BeforeBatch with small batches), stops when
-// asked, passes over excluded uuids; a ServiceSource then sees each pushed
+// batch (RetryBatch.Pushed), lets its caller pace between small batches and
+// stop when it wants, passes over excluded uuids; a ServiceSource then sees each pushed
 // job waiting, running, gone, or back in failed_jobs, and NewFailures
 // groups the failed-again ones by signature. On a table without a uuid
 // column (Laravel 7, failed.driver "database") the job that failed again is
@@ -49,22 +49,29 @@ func testRetryHooksAndServiceSource(t *testing.T, v sqlstore.SchemaVariant) {
 	var pushed []triage.Pushed
 	var before []int
 	batches := 0
-	res, err := svc.Retry(ctx, triage.RetryParams{All: true, BatchSize: 2,
-		Exclude:     map[string]bool{*fx[1].UUID: true},
-		OnPushed:    func(p []triage.Pushed) { batches++; pushed = append(pushed, p...) },
-		BeforeBatch: func(_ context.Context, n int) error { before = append(before, n); return nil },
-		Stop:        func() bool { return len(pushed) >= 4 },
-	})
+	run := svc.StartRetry(ctx, triage.RetryParams{All: true, BatchSize: 2, Exclude: map[string]bool{*fx[1].UUID: true}})
+	for len(pushed) < 4 && run.More() { // a breaker, asked before each batch
+		before = append(before, run.Result().Retried) // where a pacer waits
+		if !run.Next(ctx) {
+			break
+		}
+		if p := run.Batch().Pushed; len(p) > 0 {
+			batches++
+			pushed = append(pushed, p...)
+		}
+	}
+	run.Close()
+	res, err := run.Result(), run.Err()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Batches of 2 rows: {0, excluded 1}, {2, 3}, {4, 5}; Stop is asked
-	// before each and says yes once 4 are pushed.
+	// Batches of 2 rows: {0, excluded 1}, {2, 3}, {4, 5}; the caller
+	// asks before each and stops once 4 are pushed.
 	if res.Retried != 5 || len(pushed) != 5 || batches != 3 {
 		t.Fatalf("retried %d, pushed %d in %d batches; want 5 in 3 (2 rows a batch, one excluded, stopped past 4)", res.Retried, len(pushed), batches)
 	}
 	if fmt.Sprint(before) != "[0 1 3]" {
-		t.Errorf("BeforeBatch saw %v, want [0 1 3]", before)
+		t.Errorf("before the batches: %v retried, want [0 1 3]", before)
 	}
 	for i, want := range []int{0, 2, 3, 4, 5} { // fx[1] is excluded
 		if p := pushed[i]; p.UUID != *fx[want].UUID || p.Queue != "default" || p.Connection != "database" || p.Class != "App\\Jobs\\X" {

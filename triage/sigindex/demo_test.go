@@ -9,6 +9,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 // TestDemoDatabaseAgrees: on the demo data of every dialect (all its
@@ -39,10 +40,10 @@ func TestDemoDatabaseAgrees(t *testing.T) {
 			if err := s.DB().Select(&retry, "SELECT id FROM failed_jobs WHERE connection = 'database' ORDER BY id DESC LIMIT 20"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.MoveBatch(ctx, triage.BatchParams{IDs: retry, Limit: 50, Now: now},
+			if _, err := triagetest.MoveBatch(ctx, s, triage.BatchParams{IDs: retry, Limit: 50, Now: now},
 				func(r *triage.FailedRow) (triage.Move, bool) {
 					return triage.Move{Queue: r.Queue, Payload: r.Payload, Connection: r.Connection, Local: true, RowID: r.ID}, true
-				}); err != nil {
+				}, nil); err != nil {
 				t.Fatal(err)
 			}
 			st, ok := sqltest.IndexAgrees(t, s, dir)

@@ -12,6 +12,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 // TestArchiveConformance: archived deletes hand over every deleted row
@@ -197,7 +198,7 @@ func testArchivedDeleteBatch(t *testing.T, driver string) {
 	ids := sqltest.InsertFailed(t, s, fx...)
 	odd := func(r *triage.FailedRow) bool { return r.ID%2 == 1 }
 	sink := &archiveSink{}
-	res, err := s.DeleteBatch(ctx, triage.BatchParams{AfterID: triage.FirstAfterID, Limit: 10, Archive: sink.archive}, odd)
+	res, err := triagetest.DeleteBatch(ctx, s, triage.BatchParams{AfterID: triage.FirstAfterID, Limit: 10}, odd, archiveFunc(sink.archive))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,14 +213,14 @@ func testArchivedDeleteBatch(t *testing.T, driver string) {
 	}
 	// A dry run archives nothing; a failing archive deletes nothing.
 	dry := &archiveSink{}
-	if _, err := s.DeleteBatch(ctx, triage.BatchParams{AfterID: triage.FirstAfterID, Limit: 10, DryRun: true, Archive: dry.archive},
-		func(*triage.FailedRow) bool { return true }); err != nil || dry.batches != 0 {
+	if _, err := triagetest.DeleteBatch(ctx, s, triage.BatchParams{AfterID: triage.FirstAfterID, Limit: 10, DryRun: true},
+		func(*triage.FailedRow) bool { return true }, archiveFunc(dry.archive)); err != nil || dry.batches != 0 {
 		t.Errorf("dry run: %v, %d batches archived", err, dry.batches)
 	}
 	before := failedCount(t, s)
 	bad := &archiveSink{failAt: 1}
-	if _, err := s.DeleteBatch(ctx, triage.BatchParams{AfterID: triage.FirstAfterID, Limit: 10, Archive: bad.archive},
-		func(*triage.FailedRow) bool { return true }); !errors.Is(err, errDiskFull) || failedCount(t, s) != before {
+	if _, err := triagetest.DeleteBatch(ctx, s, triage.BatchParams{AfterID: triage.FirstAfterID, Limit: 10},
+		func(*triage.FailedRow) bool { return true }, archiveFunc(bad.archive)); !errors.Is(err, errDiskFull) || failedCount(t, s) != before {
 		t.Errorf("failing archive: %v, %d left of %d", err, failedCount(t, s), before)
 	}
 }

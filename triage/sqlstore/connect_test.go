@@ -13,6 +13,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/redact"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 // postgresSocketDir is where the test server keeps its Unix socket;
@@ -128,7 +129,7 @@ func TestPostgresSchemaAndSearchPath(t *testing.T) {
 		if len(rows) == 0 || rows[0].ID != ids[0] {
 			t.Errorf("%s: scan = %v, want id %d first", name, idsOf(rows), ids[0])
 		}
-		if res, err := s.MoveBatch(ctx, triage.BatchParams{Limit: 10, Now: time.Now()}, keepQueue); err != nil || len(res.Done) != 1 {
+		if res, err := triagetest.MoveBatch(ctx, s, triage.BatchParams{Limit: 10, Now: time.Now()}, keepQueue, nil); err != nil || len(res.Done) != 1 {
 			t.Errorf("%s: retry into the schema's jobs table: %+v, %v", name, res, err)
 		}
 	}
@@ -179,7 +180,7 @@ func TestQualifiedTableNames(t *testing.T) {
 			if rows := collect(t, q, triage.ScanParams{BatchSize: 10}); len(rows) != 1 {
 				t.Errorf("scan = %d rows", len(rows))
 			}
-			if res, err := q.MoveBatch(ctx, triage.BatchParams{Limit: 10, Now: time.Now()}, keepQueue); err != nil || len(res.Done) != 1 {
+			if res, err := triagetest.MoveBatch(ctx, q, triage.BatchParams{Limit: 10, Now: time.Now()}, keepQueue, nil); err != nil || len(res.Done) != 1 {
 				t.Errorf("retry = %+v, %v", res, err)
 			}
 			for _, bad := range []string{"a.b.c", "app.", ".t", "app.t;drop", `app."t"`, "app.t-1"} {

@@ -68,7 +68,7 @@ type dialect struct {
 	// cancels the running statement and the batch rolls back, whole.
 	detachedWrites bool
 	// concurrentBatches: a retry may hold a second batch open while one is
-	// pushed (triage.BatchStarter). Not on SQLite, which has one writer: a
+	// pushed (triage.Schema.ConcurrentBatches). Not on SQLite, which has one writer: a
 	// second open batch could only wait for the first.
 	concurrentBatches bool
 	// maxReadBatch bounds the rows one keyset read statement fetches (0:

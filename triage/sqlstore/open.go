@@ -166,10 +166,7 @@ type Store struct {
 	liveIDsConcatMax string
 }
 
-var (
-	_ triage.Store        = (*Store)(nil)
-	_ triage.BatchStarter = (*Store)(nil)
-)
+var _ triage.Store = (*Store)(nil)
 
 // Open connects, checks the schema and returns the store. Every error it
 // returns names the endpoint without its password.

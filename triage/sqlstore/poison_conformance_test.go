@@ -11,6 +11,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 // TestPoisonRowsConformance: a row no Laravel writes — NULL where the stock
@@ -276,7 +277,7 @@ func testRefusedRowIsolated(t *testing.T, driver string) {
 	ids := sqltest.InsertFailed(t, s, fx...)
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	// The store names the refused row and changes nothing.
-	_, err := s.MoveBatch(ctx, triage.BatchParams{Limit: 10, Now: now, AfterID: triage.FirstAfterID}, keepQueue)
+	_, err := triagetest.MoveBatch(ctx, s, triage.BatchParams{Limit: 10, Now: now, AfterID: triage.FirstAfterID}, keepQueue, nil)
 	var rej *triage.RejectedRows
 	if !errors.As(err, &rej) || len(rej.Rows) != 1 || rej.Rows[0].ID != ids[1] || rej.Rows[0].Reason == "" {
 		t.Fatalf("move with a refused row: %v", err)
@@ -285,9 +286,9 @@ func testRefusedRowIsolated(t *testing.T, driver string) {
 		t.Fatal("a refused batch changed the tables")
 	}
 	// Edited payloads take the other insert path (COPY on PostgreSQL).
-	_, err = s.MoveBatch(ctx, triage.BatchParams{Limit: 10, Now: now, AfterID: triage.FirstAfterID}, func(r *triage.FailedRow) (triage.Move, bool) {
+	_, err = triagetest.MoveBatch(ctx, s, triage.BatchParams{Limit: 10, Now: now, AfterID: triage.FirstAfterID}, func(r *triage.FailedRow) (triage.Move, bool) {
 		return triage.Move{Queue: r.Queue, Payload: append(r.Payload[:len(r.Payload):len(r.Payload)], ' ')}, true
-	})
+	}, nil)
 	if !errors.As(err, &rej) || len(rej.Rows) != 1 || rej.Rows[0].ID != ids[1] {
 		t.Fatalf("edited move with a refused row: %v", err)
 	}

@@ -217,9 +217,10 @@ func (s *Store) lookedIn(t tableName) string {
 // no jobs table, and requireJobs explains why.
 func (s *Store) detectSchema(ctx context.Context, cfg Config, failed, jobs, batches tableName) error {
 	sc := triage.Schema{
-		Dialect:     s.d.name,
-		FailedTable: cfg.FailedTable,
-		JobsTable:   cfg.JobsTable,
+		Dialect:           s.d.name,
+		FailedTable:       cfg.FailedTable,
+		JobsTable:         cfg.JobsTable,
+		ConcurrentBatches: s.d.concurrentBatches,
 	}
 	s.schema = sc
 	if err := s.detectJobs(ctx, jobs); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/exception"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 // TestSignatureIndexConformance: on every dialect, the signature index
@@ -66,14 +67,14 @@ func testSignatureIndex(t *testing.T, driver string) {
 	// New failures; a forget of three rows (the newest of a signature
 	// among them) and a retry of two, by another process.
 	more := sqltest.InsertFailed(t, s, indexFixtures(41, 6)...)
-	if _, err := s.DeleteBatch(ctx, triage.BatchParams{IDs: []int64{ids[3], ids[20], more[5]}, Limit: 10, Now: time.Now()},
-		func(*triage.FailedRow) bool { return true }); err != nil {
+	if _, err := triagetest.DeleteBatch(ctx, s, triage.BatchParams{IDs: []int64{ids[3], ids[20], more[5]}, Limit: 10, Now: time.Now()},
+		func(*triage.FailedRow) bool { return true }, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.MoveBatch(ctx, triage.BatchParams{IDs: []int64{ids[0], more[0]}, Limit: 10, Now: time.Now()},
+	if _, err := triagetest.MoveBatch(ctx, s, triage.BatchParams{IDs: []int64{ids[0], more[0]}, Limit: 10, Now: time.Now()},
 		func(r *triage.FailedRow) (triage.Move, bool) {
 			return triage.Move{Queue: r.Queue, Payload: r.Payload, Connection: r.Connection, Local: true, RowID: r.ID}, true
-		}); err != nil {
+		}, nil); err != nil {
 		t.Fatal(err)
 	}
 	step("after deletes and retries", 4, 3, "")

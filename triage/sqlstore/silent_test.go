@@ -14,6 +14,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 // relay is a TCP proxy in front of a database server that a test can
@@ -157,7 +158,7 @@ func testLostServer(t *testing.T, driver string) {
 			return s.ScanFailed(ctx, triage.ScanParams{Limit: 10}, func(*triage.FailedRow) error { return nil })
 		},
 		"forget": func(s *sqlstore.Store) error {
-			_, err := s.DeleteBatch(ctx, triage.BatchParams{Limit: 10, Now: time.Now()}, func(*triage.FailedRow) bool { return true })
+			_, err := triagetest.DeleteBatch(ctx, s, triage.BatchParams{Limit: 10, Now: time.Now()}, func(*triage.FailedRow) bool { return true }, nil)
 			return err
 		},
 	}

@@ -121,235 +121,167 @@ func (s *Store) scanLocked(rows *sql.Rows) ([]*triage.FailedRow, error) {
 
 func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
 
-// MoveBatch locks the next batch of failed jobs, asks p.Plan what to do with
-// each, inserts the moved ones into jobs as Laravel's DatabaseQueue::pushRaw
-// does and deletes them from failed_jobs — all in one transaction, so a crash
-// at any moment leaves every job in exactly one of the two tables. With
-// p.Push set, moves that are not Local (Redis, a jobs table elsewhere) are
-// pushed there first, inside the batch's lock, and the deletes commit
-// second. It is StartMoveBatch and Commit, run one after the other.
-func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
-	if p.Push == nil {
-		// Every move is local: without a jobs table there is nothing to do.
-		if err := s.requireJobs(); err != nil {
-			return triage.BatchResult{}, err
-		}
-	}
-	b, res, err := s.startMove(ctx, p, plan)
-	if err != nil {
-		return res, err
-	}
-	return b.Commit(ctx)
-}
-
-// CanStartMoveBatch: a retry may hold a second batch open where the
-// dialect allows it (concurrentBatches). Dry runs take nothing.
-func (s *Store) CanStartMoveBatch(p triage.BatchParams) bool {
-	return !p.DryRun && s.d.concurrentBatches
-}
-
-// StartMoveBatch takes and plans a batch; the returned OpenBatch pushes,
-// inserts and commits it (see startMove).
-func (s *Store) StartMoveBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.OpenBatch, triage.BatchResult, error) {
-	if !s.CanStartMoveBatch(p) {
-		return nil, triage.BatchResult{}, fmt.Errorf("sqlstore: StartMoveBatch on %s with these params (CanStartMoveBatch is false)", s.d.name)
-	}
-	if p.Push == nil {
-		if err := s.requireJobs(); err != nil {
-			return nil, triage.BatchResult{}, err
-		}
-	}
-	b, res, err := s.startMove(ctx, p, plan)
-	if err != nil {
-		return nil, res, err
-	}
-	return b, res, nil
-}
-
-// startMove begins a batch's transaction and takes the batch: on MariaDB
-// by DELETE … RETURNING (startByDelete), elsewhere, and in dry runs, by a
-// locking SELECT whose rows are deleted at Commit (startByLock).
-func (s *Store) startMove(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (*openMove, triage.BatchResult, error) {
+// TakeBatch begins a batch's transaction and takes the batch: for a retry
+// on MariaDB by DELETE … RETURNING (takeByDelete), elsewhere, in forgets
+// and in dry runs by a locking SELECT (lockBatch) whose rows Commit
+// deletes. Commit inserts the moved jobs into jobs as Laravel's
+// DatabaseQueue::pushRaw does and deletes their rows in that one
+// transaction, so a crash at any moment leaves every job in exactly one of
+// the two tables.
+func (s *Store) TakeBatch(ctx context.Context, p triage.BatchParams) (triage.Batch, error) {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
-		return nil, triage.BatchResult{}, err
+		return nil, err
 	}
-	b := &openMove{s: s, tx: tx, p: p, local: map[int64]triage.Move{}}
-	var res triage.BatchResult
-	if s.deleteReturning && !p.DryRun {
-		res, err = b.startByDelete(ctx, plan)
+	b := &batch{s: s, tx: tx, p: p, byLock: !s.deleteReturning || !p.Retry || p.DryRun}
+	if b.byLock {
+		b.rows, err = s.lockBatch(ctx, tx, p)
 	} else {
-		res, err = b.startByLock(ctx, plan)
+		err = b.takeByDelete(ctx)
 	}
 	if err != nil {
 		_ = tx.Rollback()
-		return nil, triage.BatchResult{}, err
+		return nil, err
 	}
-	b.res = res
-	if len(b.local) == 0 {
-		// Only isolate reads the rows again; without local moves, letting
-		// them go halves what an open batch holds while the next is read.
-		b.rows = nil
-	}
-	return b, res, nil
+	return b, nil
 }
 
-// openMove is a batch startMove took: its rows locked (byLock) or its
-// accepted rows already deleted (byDelete), in tx, not yet committed.
-type openMove struct {
+// batch is a batch TakeBatch took, in tx, not yet committed: its rows
+// locked (byLock), or already deleted after the savepoint jobtriage_batch.
+type batch struct {
 	s      *Store
 	tx     *sqlx.Tx
 	p      triage.BatchParams
 	byLock bool
 	rows   []*triage.FailedRow
-	moved  []int64
-	remote []triage.Move
-	// Local moves: rows copied by the server (their own queue and payload
-	// bytes, byLock only) and moves inserted from here.
-	verbatim []int64
-	edited   []triage.Move
-	local    map[int64]triage.Move // by row id, for isolate
-	res      triage.BatchResult
+	d      triage.Decision
 }
 
-// take plans the rows in id order and sorts the moves into remote,
-// verbatim and edited.
-func (b *openMove) take(rows []*triage.FailedRow, plan func(*triage.FailedRow) (triage.Move, bool)) triage.BatchResult {
-	b.rows = rows
-	res := triage.BatchResult{Locked: len(rows)}
-	for _, r := range rows {
-		res.LastID = r.ID
-		m, ok := plan(r)
-		if !ok {
-			continue
-		}
-		b.moved = append(b.moved, r.ID)
-		switch {
-		case b.p.Push != nil && !m.Local:
-			b.remote = append(b.remote, m)
-		// A job going back to its own queue with its payload untouched (the
-		// common case) is copied by the server, not sent back over the
-		// wire — while its row is still there to copy from.
-		case b.byLock && m.Queue == r.Queue && bytes.Equal(m.Payload, r.Payload):
-			b.verbatim = append(b.verbatim, r.ID)
-			b.local[r.ID] = m
-		default:
-			b.edited = append(b.edited, m)
-			b.local[r.ID] = m
-		}
+func (b *batch) Rows() []*triage.FailedRow { return b.rows }
+
+// Raw reads the locked rows as stored; a batch taken by deleting its rows
+// has none left to read.
+func (b *batch) Raw(ctx context.Context, ids []int64) ([]triage.RawRow, error) {
+	if !b.byLock {
+		return nil, errors.New("sqlstore: Raw of a batch taken for a retry")
 	}
-	return res
+	return b.s.rawByIDs(ctx, b.tx, ids)
 }
 
-// startByLock selects and locks the batch (lockBatch) and plans it; the
-// rows are deleted at Commit, after the push.
-func (b *openMove) startByLock(ctx context.Context, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
-	b.byLock = true
-	rows, err := b.s.lockBatch(ctx, b.tx, b.p)
-	if err != nil {
-		return triage.BatchResult{}, err
-	}
-	return b.take(rows, plan), nil
-}
-
-// startByDelete is MariaDB's batch in one pass over failed_jobs instead of
-// three: DELETE … RETURNING locks, reads and deletes the batch, and the
-// moves are made from what it returned. Locking, copying and deleting in
-// separate statements visits each 2 KB row three times, and on InnoDB,
-// with the purge of earlier batches' deletes competing for the buffer
-// pool, that made a 100,000-row retry 1.7× slower (bench/README.md). Rows
-// that plan turns down (skipped, filtered out, past --limit) are put back
-// by rolling back to a savepoint taken before the DELETE — the row locks
-// stay — and only the accepted ones are deleted again. The deletes commit
-// at Commit, after the push: a crash before it leaves every row in
-// failed_jobs.
-func (b *openMove) startByDelete(ctx context.Context, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
+// takeByDelete is MariaDB's retry batch in one pass over failed_jobs
+// instead of three: DELETE … RETURNING locks, reads and deletes the batch,
+// and the moves are made from what it returned. Locking, copying and
+// deleting in separate statements visits each 2 KB row three times, and on
+// InnoDB, with the purge of earlier batches' deletes competing for the
+// buffer pool, that made a 100,000-row retry 1.7× slower
+// (bench/README.md). Commit puts back the rows the decision leaves.
+func (b *batch) takeByDelete(ctx context.Context) error {
 	s, tx, p := b.s, b.tx, b.p
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT jobtriage_batch"); err != nil {
-		return triage.BatchResult{}, s.queryError(err)
+		return s.queryError(err)
 	}
 	sel, selArgs := s.batchColumns(p)
 	cond, args, err := s.batchWhere(ctx, tx, p)
 	if err != nil {
-		return triage.BatchResult{}, err
+		return err
 	}
 	q := "DELETE FROM " + s.failed + " WHERE " + cond + " ORDER BY id LIMIT ? RETURNING " + sel
 	all := append(append(append([]any{}, args...), p.Limit), selArgs...)
 	rs, err := tx.QueryContext(ctx, s.db.Rebind(q), all...)
 	if err != nil {
-		return triage.BatchResult{}, s.writeError(err, s.schema.FailedTable)
+		return s.writeError(err, s.schema.FailedTable)
 	}
-	rows, err := s.scanLocked(rs)
-	if err != nil {
-		return triage.BatchResult{}, err
+	if b.rows, err = s.scanLocked(rs); err != nil {
+		return err
 	}
-	slices.SortFunc(rows, func(a, b *triage.FailedRow) int { return cmp.Compare(a.ID, b.ID) })
-	res := b.take(rows, plan)
-	if len(b.moved) == 0 || len(b.moved) == len(rows) {
-		return res, nil // with none moved, Commit rolls every row back
-	}
-	if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT jobtriage_batch"); err != nil {
-		return triage.BatchResult{}, s.queryError(err)
-	}
-	n, err := s.deleteCounted(ctx, tx, b.moved)
-	if err != nil {
-		return triage.BatchResult{}, err
-	}
-	if n != int64(len(b.moved)) {
-		// Cannot happen while the locks hold; if it did, pushing would
-		// queue a job another transaction took: run it again.
-		return triage.BatchResult{}, fmt.Errorf("failed_jobs: %d of %d rows vanished under their locks: %w", int64(len(b.moved))-n, len(b.moved), triage.ErrConflict)
-	}
-	return res, nil
+	slices.SortFunc(b.rows, func(x, y *triage.FailedRow) int { return cmp.Compare(x.ID, y.ID) })
+	return nil
 }
 
-// Commit pushes the remote moves (p.Push), inserts the local ones,
-// deletes the rows (byLock) and commits: a crash before the commit leaves
-// every row in failed_jobs, and a re-run's push skips the uuids already
-// pushed. A dry run commits nothing and reports the rows it would move.
-func (b *openMove) Commit(ctx context.Context) (triage.BatchResult, error) {
+// Decide keeps the decision for Commit. A batch taken by deleting its
+// rows puts back the rows the decision leaves by rolling back to the
+// savepoint taken before the DELETE, and deletes only the accepted ones
+// again — before the push, and before the next batch is taken, which
+// could otherwise hold a row this delete waits for.
+func (b *batch) Decide(ctx context.Context, d triage.Decision) error {
 	s, tx := b.s, b.tx
+	b.d = d
+	if b.byLock || b.p.DryRun || len(d.Delete) == 0 || len(d.Delete) == len(b.rows) {
+		return nil // with none accepted, Commit rolls every row back
+	}
+	err := func() error {
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT jobtriage_batch"); err != nil {
+			return s.queryError(err)
+		}
+		n, err := s.deleteCounted(ctx, tx, d.Delete)
+		if err != nil {
+			return err
+		}
+		if n != int64(len(d.Delete)) {
+			// Cannot happen while the locks hold; if it did, pushing
+			// would queue a job another transaction took: run it again.
+			return fmt.Errorf("failed_jobs: %d of %d rows vanished under their locks: %w", int64(len(d.Delete))-n, len(d.Delete), triage.ErrConflict)
+		}
+		return nil
+	}()
+	if err != nil {
+		_ = tx.Rollback()
+	}
+	return err
+}
+
+// Commit inserts the local moves, deletes the rows and commits: a crash
+// before the commit leaves every row in failed_jobs, and a re-run's push
+// skips the jobs already pushed. A dry run commits nothing.
+func (b *batch) Commit(ctx context.Context) error {
+	s, tx, d := b.s, b.tx, b.d
 	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
-	res := b.res
-	if b.p.DryRun || len(b.moved) == 0 {
-		res.Done = b.moved
-		return res, nil // the deferred rollback puts every row back
-	}
-	if len(b.verbatim)+len(b.edited) > 0 {
-		if err := s.requireJobs(); err != nil {
-			return triage.BatchResult{}, err
-		}
-	}
-	if len(b.remote) > 0 {
-		// Another store: push (and commit there) first, commit the
-		// deletes here second. A crash in between leaves the rows in
-		// failed_jobs, and the push of a repeated run skips the uuids
-		// already queued.
-		if err := b.p.Push(ctx, b.remote, b.p.Now); err != nil {
-			return triage.BatchResult{}, err
-		}
+	if b.p.DryRun || len(d.Delete) == 0 {
+		return nil // the deferred rollback puts every row back
 	}
 	now := b.p.Now.Unix()
-	if err := s.copyVerbatim(ctx, tx, b.verbatim, now); err != nil {
-		return triage.BatchResult{}, s.isolate(ctx, tx, err, b.rows, b.local, now)
-	}
-	if err := s.insertJobs(ctx, tx, b.edited, now); err != nil {
-		return triage.BatchResult{}, s.isolate(ctx, tx, err, b.rows, b.local, now)
+	if len(d.Local) > 0 {
+		if err := s.requireJobs(); err != nil {
+			return err
+		}
+		// A job going back to its own queue with its payload untouched
+		// (the common case) is copied by the server, not sent back over
+		// the wire — while its row is still there to copy from.
+		var verbatim []int64
+		var edited []triage.Move
+		rows := map[int64]*triage.FailedRow{}
+		if b.byLock {
+			for _, r := range b.rows {
+				rows[r.ID] = r
+			}
+		}
+		for _, m := range d.Local {
+			if r := rows[m.RowID]; r != nil && m.Queue == r.Queue && bytes.Equal(m.Payload, r.Payload) {
+				verbatim = append(verbatim, m.RowID)
+			} else {
+				edited = append(edited, m)
+			}
+		}
+		if err := s.copyVerbatim(ctx, tx, verbatim, now); err != nil {
+			return s.isolate(ctx, tx, err, d.Local, now)
+		}
+		if err := s.insertJobs(ctx, tx, edited, now); err != nil {
+			return s.isolate(ctx, tx, err, d.Local, now)
+		}
 	}
 	if b.byLock {
-		if err := s.deleteIDs(ctx, tx, b.moved); err != nil {
-			return triage.BatchResult{}, err
+		if err := s.deleteIDs(ctx, tx, d.Delete); err != nil {
+			return err
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return triage.BatchResult{}, s.queryError(err)
+		return s.queryError(err)
 	}
-	res.Done = b.moved
-	return res, nil
+	return nil
 }
 
 // Rollback abandons the batch.
-func (b *openMove) Rollback() { _ = b.tx.Rollback() }
+func (b *batch) Rollback() { _ = b.tx.Rollback() }
 
 // isolate turns a batch insert into jobs that failed for a row-specific
 // reason (a value the column cannot hold, a constraint) into
@@ -359,20 +291,13 @@ func (b *openMove) Rollback() { _ = b.tx.Rollback() }
 // its own, inserting each move alone under a savepoint, and
 // is rolled back whole: it changes nothing. Any other error, or a probe in
 // which no row fails alone, returns err as it was.
-func (s *Store) isolate(ctx context.Context, batch *sqlx.Tx, err error, rows []*triage.FailedRow, local map[int64]triage.Move, now int64) error {
-	if !isRowDataError(err) || len(local) == 0 || ctx.Err() != nil {
+func (s *Store) isolate(ctx context.Context, batch *sqlx.Tx, err error, moves []triage.Move, now int64) error {
+	if !isRowDataError(err) || len(moves) == 0 || ctx.Err() != nil {
 		return err
 	}
 	// The batch's locks go first: SQLite has one writer, and the probe
 	// must not wait for a transaction that is over anyway.
 	_ = batch.Rollback()
-	var moves []triage.Move
-	for _, r := range rows {
-		if m, ok := local[r.ID]; ok {
-			m.RowID = r.ID
-			moves = append(moves, m)
-		}
-	}
 	reasons, perr := s.probe(ctx, moves, now)
 	if perr != nil {
 		return err
@@ -655,47 +580,6 @@ func payloadUUID(head string) string {
 		return rest[:j]
 	}
 	return ""
-}
-
-// DeleteBatch locks the next batch, keeps the rows p.Plan accepts and
-// deletes them, in one transaction.
-func (s *Store) DeleteBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) bool) (triage.BatchResult, error) {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return triage.BatchResult{}, err
-	}
-	defer tx.Rollback() //nolint:errcheck
-	rows, err := s.lockBatch(ctx, tx, p)
-	if err != nil {
-		return triage.BatchResult{}, err
-	}
-	res := triage.BatchResult{Locked: len(rows)}
-	var del []int64
-	for _, r := range rows {
-		res.LastID = r.ID
-		if plan(r) {
-			del = append(del, r.ID)
-		}
-	}
-	if !p.DryRun && len(del) > 0 {
-		if p.Archive != nil {
-			rows, err := s.rawByIDs(ctx, tx, del)
-			if err != nil {
-				return triage.BatchResult{}, err
-			}
-			if err := p.Archive(rows); err != nil {
-				return triage.BatchResult{}, err
-			}
-		}
-		if err := s.deleteIDs(ctx, tx, del); err != nil {
-			return triage.BatchResult{}, err
-		}
-		if err := tx.Commit(); err != nil {
-			return triage.BatchResult{}, s.queryError(err)
-		}
-	}
-	res.Done = del
-	return res, nil
 }
 
 func (s *Store) deleteIDs(ctx context.Context, tx *sqlx.Tx, ids []int64) error {

@@ -12,6 +12,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
+	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 var writeCases = []conformanceCase{
@@ -58,7 +59,7 @@ func moveAll(ctx context.Context, s triage.Store, p triage.BatchParams, plan fun
 	var done []int64
 	conflicts := 0
 	for {
-		res, err := s.MoveBatch(ctx, p, plan)
+		res, err := triagetest.MoveBatch(ctx, s, p, plan, nil)
 		if errors.Is(err, triage.ErrConflict) && conflicts < 50 {
 			conflicts++
 			continue // a deadlock victim was rolled back whole; run it again
@@ -73,6 +74,11 @@ func moveAll(ctx context.Context, s triage.Store, p triage.BatchParams, plan fun
 		p.AfterID = res.LastID
 	}
 }
+
+// archiveFunc is a func as a triage.Archiver.
+type archiveFunc func(rows []triage.RawRow) error
+
+func (f archiveFunc) Write(rows []triage.RawRow) error { return f(rows) }
 
 func keepQueue(r *triage.FailedRow) (triage.Move, bool) {
 	return triage.Move{Queue: r.Queue, Payload: r.Payload}, true
@@ -125,12 +131,13 @@ func testMoveBatch(t *testing.T, driver string) {
 	if _, err := legacy.DB().Exec("DROP TABLE jobs"); err != nil {
 		t.Fatal(err)
 	}
+	sqltest.InsertFailed(t, legacy, fx[0]) // a row to move: its local move has nowhere to go
 	noJobs, err := sqlstore.Open(ctx, sqlstore.Config{Endpoint: endpointOf(t, legacy)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer noJobs.Close()
-	if _, err := noJobs.MoveBatch(ctx, triage.BatchParams{Limit: 10, Now: now}, keepQueue); !errors.Is(err, triage.ErrMissingTable) {
+	if _, err := triagetest.MoveBatch(ctx, noJobs, triage.BatchParams{Limit: 10, Now: now}, keepQueue, nil); !errors.Is(err, triage.ErrMissingTable) {
 		t.Errorf("move without a jobs table: %v", err)
 	}
 }
@@ -147,7 +154,7 @@ func testMoveBatchByIDs(t *testing.T, driver string) {
 	ids := sqltest.InsertFailed(t, s, fixture(1, "a", `X`, "2026-11-30 10:00:00"),
 		fixture(2, "a", `X`, "2026-11-30 10:00:00"), fixture(3, "a", `X`, "2026-11-30 10:00:00"))
 	now := time.Now()
-	res, err := s.MoveBatch(ctx, triage.BatchParams{IDs: []int64{ids[2], ids[0]}, Limit: 10, Now: now, DryRun: true}, keepQueue)
+	res, err := triagetest.MoveBatch(ctx, s, triage.BatchParams{IDs: []int64{ids[2], ids[0]}, Limit: 10, Now: now, DryRun: true}, keepQueue, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +162,7 @@ func testMoveBatchByIDs(t *testing.T, driver string) {
 	if len(jobsRows(t, s)) != 0 || failedCount(t, s) != 3 {
 		t.Fatal("dry run changed the tables")
 	}
-	res, err = s.MoveBatch(ctx, triage.BatchParams{IDs: []int64{ids[2], ids[0]}, Limit: 10, Now: now}, keepQueue)
+	res, err = triagetest.MoveBatch(ctx, s, triage.BatchParams{IDs: []int64{ids[2], ids[0]}, Limit: 10, Now: now}, keepQueue, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,8 +306,8 @@ func testDeleteBatch(t *testing.T, driver string) {
 	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
 	ids := sqltest.InsertFailed(t, s, fixture(1, "a", `X`, "2026-11-30 10:00:00"),
 		fixture(2, "b", `X`, "2026-11-30 10:00:00"), fixture(3, "a", `X`, "2026-11-30 10:00:00"))
-	res, err := s.DeleteBatch(ctx, triage.BatchParams{Filter: triage.Filter{Queues: []string{"a"}}, Limit: 10},
-		func(r *triage.FailedRow) bool { return r.ID != ids[2] })
+	res, err := triagetest.DeleteBatch(ctx, s, triage.BatchParams{Filter: triage.Filter{Queues: []string{"a"}}, Limit: 10},
+		func(r *triage.FailedRow) bool { return r.ID != ids[2] }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

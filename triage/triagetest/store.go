@@ -46,7 +46,7 @@ type Store struct {
 	loc    *time.Location
 	rows   []row // ascending id
 	nextID int64
-	// jobs are the local moves MoveBatch inserted, in order.
+	// jobs are the local moves batches committed, in order.
 	jobs   []triage.Move
 	closed bool
 }
@@ -305,88 +305,64 @@ func (s *Store) raw(rows []row, ids []int64) []triage.RawRow {
 	return out
 }
 
-// MoveBatch implements triage.Store: the remote moves go to p.Push first,
-// and only when it succeeds are the rows deleted and the local moves
-// recorded in Jobs, all at once.
-func (s *Store) MoveBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool)) (triage.BatchResult, error) {
+// TakeBatch implements triage.Store. The fake takes no locks: a second
+// batch taken while one is open sees the same rows (Schema says batches
+// are not concurrent).
+func (s *Store) TakeBatch(ctx context.Context, p triage.BatchParams) (triage.Batch, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.open(ctx); err != nil {
-		return triage.BatchResult{}, err
+		return nil, err
 	}
-	rows := s.batch(p)
-	res := triage.BatchResult{Locked: len(rows)}
-	var local, remote []triage.Move
-	var done []int64
-	for _, r := range rows {
-		res.LastID = r.id
+	b := &batch{s: s, p: p, taken: s.batch(p)}
+	for _, r := range b.taken {
 		fr := s.failedRow(r, true)
-		if !p.NeedException {
-			fr.Exception = ""
-		} else {
-			fr.Exception = triage.TopExceptionHead(r.r.Exception)
-		}
-		m, ok := plan(fr)
-		if !ok {
-			continue
-		}
-		m.RowID = r.id
-		if m.Local || p.Push == nil {
-			m.Local = true
-			local = append(local, m)
-		} else {
-			remote = append(remote, m)
-		}
-		done = append(done, r.id)
-	}
-	if p.DryRun {
-		res.Done = done
-		return res, nil
-	}
-	if len(remote) > 0 {
-		if err := p.Push(ctx, remote, p.Now); err != nil {
-			return triage.BatchResult{}, err
-		}
-	}
-	s.deleteIDs(done)
-	s.jobs = append(s.jobs, local...)
-	res.Done = done
-	return res, nil
-}
-
-// DeleteBatch implements triage.Store.
-func (s *Store) DeleteBatch(ctx context.Context, p triage.BatchParams, plan func(*triage.FailedRow) bool) (triage.BatchResult, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.open(ctx); err != nil {
-		return triage.BatchResult{}, err
-	}
-	rows := s.batch(p)
-	res := triage.BatchResult{Locked: len(rows)}
-	var del []int64
-	for _, r := range rows {
-		res.LastID = r.id
-		fr := s.failedRow(r, true)
+		fr.Exception = ""
 		if p.NeedException {
 			fr.Exception = triage.TopExceptionHead(r.r.Exception)
-		} else {
-			fr.Exception = ""
 		}
-		if plan(fr) {
-			del = append(del, r.id)
-		}
+		b.rows = append(b.rows, fr)
 	}
-	if !p.DryRun && len(del) > 0 {
-		if p.Archive != nil {
-			if err := p.Archive(s.raw(rows, del)); err != nil {
-				return triage.BatchResult{}, err
-			}
-		}
-		s.deleteIDs(del)
-	}
-	res.Done = del
-	return res, nil
+	return b, nil
 }
+
+type batch struct {
+	s     *Store
+	p     triage.BatchParams
+	taken []row
+	rows  []*triage.FailedRow
+	d     triage.Decision
+}
+
+func (b *batch) Decide(_ context.Context, d triage.Decision) error {
+	b.d = d
+	return nil
+}
+
+func (b *batch) Rows() []*triage.FailedRow { return b.rows }
+
+func (b *batch) Raw(_ context.Context, ids []int64) ([]triage.RawRow, error) {
+	return b.s.raw(b.taken, ids), nil
+}
+
+// Commit deletes the rows and records the local moves in Jobs, all at once.
+func (b *batch) Commit(ctx context.Context) error {
+	d := b.d
+	s := b.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.open(ctx); err != nil {
+		return err
+	}
+	if b.p.DryRun {
+		return nil
+	}
+	s.deleteIDs(d.Delete)
+	s.jobs = append(s.jobs, d.Local...)
+	return nil
+}
+
+func (b *batch) Rollback() {}
 
 // Prune implements triage.Store. Unlike sqlstore it does not stop after
 // clean batches: it deletes (or, dry, counts) every row p selects, in one

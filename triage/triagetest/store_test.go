@@ -147,8 +147,8 @@ func TestFakeAgreesWithSQLite(t *testing.T) {
 				{IDs: []int64{1, 2, 3, 21}, Limit: 10, Now: now, NeedException: true},
 				{AfterID: 10, Limit: 4, Now: now},
 			} {
-				g, err1 := fake.MoveBatch(ctx, p, odd)
-				w, err2 := real.MoveBatch(ctx, p, odd)
+				g, err1 := triagetest.MoveBatch(ctx, fake, p, odd, nil)
+				w, err2 := triagetest.MoveBatch(ctx, real, p, odd, nil)
 				if !reflect.DeepEqual(g, w) || err1 != nil || err2 != nil {
 					t.Errorf("MoveBatch(%+v): fake %+v %v, sqlstore %+v %v", p, g, err1, w, err2)
 				}
@@ -161,12 +161,9 @@ func TestFakeAgreesWithSQLite(t *testing.T) {
 				{Filter: triage.Filter{Connections: []string{"database"}}, Limit: 5, DryRun: true},
 				{Filter: triage.Filter{Connections: []string{"database"}}, Limit: 5},
 			} {
-				var gotArch, wantArch []triage.RawRow
-				pf, pr := p, p
-				pf.Archive = func(rows []triage.RawRow) error { gotArch = append(gotArch, rows...); return nil }
-				pr.Archive = func(rows []triage.RawRow) error { wantArch = append(wantArch, rows...); return nil }
-				g, err1 := fake.DeleteBatch(ctx, pf, even)
-				w, err2 := real.DeleteBatch(ctx, pr, even)
+				var gotArch, wantArch rawSink
+				g, err1 := triagetest.DeleteBatch(ctx, fake, p, even, &gotArch)
+				w, err2 := triagetest.DeleteBatch(ctx, real, p, even, &wantArch)
 				if !reflect.DeepEqual(g, w) || err1 != nil || err2 != nil {
 					t.Errorf("DeleteBatch(%+v): fake %+v %v, sqlstore %+v %v", p, g, err1, w, err2)
 				}
@@ -198,26 +195,31 @@ func TestFakeAgreesWithSQLite(t *testing.T) {
 	}
 }
 
+// rawSink is an archive that keeps what it is handed.
+type rawSink []triage.RawRow
+
+func (s *rawSink) Write(rows []triage.RawRow) error { *s = append(*s, rows...); return nil }
+
 // TestFakePushFailureKeepsRows: a push that fails leaves every row of the
 // batch in failed_jobs, as sqlstore's transaction does.
 func TestFakePushFailureKeepsRows(t *testing.T) {
 	fake := triagetest.New(triage.IDModeUUID, nil)
 	fake.Add(fixtures(true)[:3]...)
 	b := &triagetest.Backend{Err: errors.New("redis down")}
-	push := func(ctx context.Context, ms []triage.Move, now time.Time) error {
-		_, err := b.Push(ctx, ms, now)
+	push := func(ctx context.Context, ms []triage.Move) error {
+		_, err := b.Push(ctx, ms, time.Time{})
 		return err
 	}
-	_, err := fake.MoveBatch(context.Background(), triage.BatchParams{Limit: 10, Push: push}, func(r *triage.FailedRow) (triage.Move, bool) {
+	_, err := triagetest.MoveBatch(context.Background(), fake, triage.BatchParams{Limit: 10}, func(r *triage.FailedRow) (triage.Move, bool) {
 		return triage.Move{UUID: r.UUID, Queue: r.Queue, Payload: r.Payload}, true
-	})
+	}, push)
 	if err == nil || fake.Len() != 3 || len(b.Queued()) != 0 {
 		t.Fatalf("err %v, %d rows left, %d queued", err, fake.Len(), len(b.Queued()))
 	}
 	b.Err = nil
-	res, err := fake.MoveBatch(context.Background(), triage.BatchParams{Limit: 10, Push: push}, func(r *triage.FailedRow) (triage.Move, bool) {
+	res, err := triagetest.MoveBatch(context.Background(), fake, triage.BatchParams{Limit: 10}, func(r *triage.FailedRow) (triage.Move, bool) {
 		return triage.Move{UUID: r.UUID, Queue: r.Queue, Payload: r.Payload}, true
-	})
+	}, push)
 	if err != nil || len(res.Done) != 3 || fake.Len() != 0 || len(b.Queued()) != 3 || len(fake.Jobs()) != 0 {
 		t.Fatalf("second run: %+v %v; %d left, %d queued, %d local", res, err, fake.Len(), len(b.Queued()), len(fake.Jobs()))
 	}
