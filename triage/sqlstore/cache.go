@@ -43,15 +43,9 @@ func OpenCache(ctx context.Context, cfg Config, table, prefix string) (*CacheSto
 	if err != nil {
 		return nil, err
 	}
-	if cfg.ConnectTimeout <= 0 {
-		cfg.ConnectTimeout = defaultConnectTimeout
-	}
-	if cfg.StatementTimeout <= 0 {
-		cfg.StatementTimeout = defaultStatementTimeout
-	}
-	d, ok := dialectFor(cfg.Endpoint.Driver)
-	if !ok {
-		return nil, fmt.Errorf("unsupported database driver %q (want postgres, mysql or sqlite)", cfg.Endpoint.Driver)
+	d, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	db, ep, err := connect(ctx, cfg, &silence{idle: clientDeadline(cfg)})
 	if err != nil {

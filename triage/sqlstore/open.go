@@ -168,6 +168,23 @@ type Store struct {
 
 var _ triage.Store = (*Store)(nil)
 
+// withDefaults fills in the timeouts left zero and returns the dialect of
+// the endpoint's driver: the part of opening that every connection of the
+// store shares.
+func (cfg *Config) withDefaults() (dialect, error) {
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = defaultConnectTimeout
+	}
+	if cfg.StatementTimeout <= 0 {
+		cfg.StatementTimeout = defaultStatementTimeout
+	}
+	d, ok := dialectFor(cfg.Endpoint.Driver)
+	if !ok {
+		return dialect{}, fmt.Errorf("unsupported database driver %q (want postgres, mysql or sqlite)", cfg.Endpoint.Driver)
+	}
+	return d, nil
+}
+
 // Open connects, checks the schema and returns the store. Every error it
 // returns names the endpoint without its password.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
@@ -190,15 +207,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
 	}
-	if cfg.ConnectTimeout <= 0 {
-		cfg.ConnectTimeout = defaultConnectTimeout
-	}
-	if cfg.StatementTimeout <= 0 {
-		cfg.StatementTimeout = defaultStatementTimeout
-	}
-	d, ok := dialectFor(cfg.Endpoint.Driver)
-	if !ok {
-		return nil, fmt.Errorf("unsupported database driver %q (want postgres, mysql or sqlite)", cfg.Endpoint.Driver)
+	d, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	heard := &silence{idle: clientDeadline(cfg)}
 	db, ep, err := connect(ctx, cfg, heard)
