@@ -57,7 +57,7 @@ func (ff *FilterFlags) query(now time.Time, loc *time.Location) (triage.Query, e
 		},
 		Class:     strings.TrimSpace(ff.Class),
 		Signature: strings.ToLower(strings.TrimSpace(ff.Signature)),
-		Tags:      ff.Tags,
+		Tags:      nonEmpty(ff.Tags),
 	}
 	if q.Signature != "" && !signatureIDRE.MatchString(q.Signature) {
 		return q, FlagErrorf("--signature %q: want the 10 hex digits failed --group prints, like 0f494f9f16", sanitize.Line(ff.Signature))

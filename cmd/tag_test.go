@@ -11,20 +11,27 @@ import (
 	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
-// TestNewCmdTagFlag: --tag reaches the filter of failed, retry and forget
-// in the name grammar (repeat or comma-separate, \, for a comma), is a
-// filter of its own for the commands that act, and an empty tag is a usage
-// error.
+// TestNewCmdTagFlag: --tag reaches the query of failed, retry and forget
+// in the name grammar (repeat or comma-separate, \, for a comma; trimmed as
+// queue names are), is a filter of its own for the commands that act, and
+// an empty tag is a usage error.
 func TestNewCmdTagFlag(t *testing.T) {
 	want := []string{`App\Models\Order:1001`, "a,b", "urgent"}
-	args := []string{"--tag", `App\Models\Order:1001`, "--tag", `a\,b,urgent`}
-	if p := parseWith(t, NewCmdFailed, args...); p.code != ExitOK || !reflect.DeepEqual(p.opts.Filter.Tags, want) {
+	args := []string{"--tag", `App\Models\Order:1001`, "--tag", `a\,b, urgent`}
+	tags := func(f FilterFlags) []string {
+		q, err := f.query(time.Now(), time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q.Tags
+	}
+	if p := parseWith(t, NewCmdFailed, args...); p.code != ExitOK || !reflect.DeepEqual(tags(p.opts.Filter), want) {
 		t.Errorf("failed --tag: exit %d %s %+v", p.code, p.err, p.opts)
 	}
-	if p := parseWith(t, NewCmdRetry, args...); p.code != ExitOK || !reflect.DeepEqual(p.opts.Filter.Tags, want) {
+	if p := parseWith(t, NewCmdRetry, args...); p.code != ExitOK || !reflect.DeepEqual(tags(p.opts.Filter), want) {
 		t.Errorf("retry --tag: exit %d %s %+v", p.code, p.err, p.opts)
 	}
-	if p := parseWith(t, NewCmdForget, args...); p.code != ExitOK || !reflect.DeepEqual(p.opts.Filter.Tags, want) {
+	if p := parseWith(t, NewCmdForget, args...); p.code != ExitOK || !reflect.DeepEqual(tags(p.opts.Filter), want) {
 		t.Errorf("forget --tag: exit %d %s %+v", p.code, p.err, p.opts)
 	}
 	usageCases(t, NewCmdFailed, map[string][]string{"an empty name names nothing": {"--tag", ""}})
