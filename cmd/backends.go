@@ -158,17 +158,27 @@ func queueRoutes(cfg appprofile.Config, open backendOpeners) (map[string]triage.
 			lb := &lazyBackend{describe: fmt.Sprintf("%s (prefix %q)", rc.Redacted(), rc.Prefix),
 				open: func(ctx context.Context) (triage.QueueBackend, error) { return open.Redis(ctx, rc, retryAfter) }}
 			r.Backend, mc.Backend = lb, lb
+		case triage.DriverFailover:
+			// Retry pushes where triage.ResolveFailover points it; monitor
+			// counts through the first connection (triage.FollowFailover).
+			r.Failover = qc.Connections
+			if len(qc.Connections) > 0 {
+				mc.Via = qc.Connections[0]
+			} else {
+				mc.Blind = "a failover connection that lists no connections"
+			}
 		default:
 			driver := qc.Driver
 			if driver == "" {
 				driver = "(none)"
 			}
-			r.Reason = fmt.Sprintf("connection %q uses the %s queue driver, which jobtriage cannot write to", qc.Name, driver)
+			r.Reason = triage.UnwritableReason(qc.Name, qc.Driver)
 			mc.Blind = fmt.Sprintf("the %s driver cannot be read by jobtriage", driver)
 			mc.Unsupported = true
 		}
 		routes[qc.Name] = r
 		conns = append(conns, mc)
 	}
-	return routes, conns
+	triage.ResolveFailover(routes)
+	return routes, triage.FollowFailover(conns)
 }

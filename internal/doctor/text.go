@@ -67,6 +67,9 @@ func (r Report) WriteText(w io.Writer) error {
 			b.WriteString(" — " + c.Note)
 		}
 		b.WriteString("\n")
+		if c.Failures != "" {
+			b.WriteString("      failures: " + c.Failures + "\n")
+		}
 		if !c.Retry && c.Artisan != "" {
 			b.WriteString("      use: " + c.Artisan + "\n")
 		}
