@@ -110,7 +110,7 @@ func TestRetryFailoverDryRunNamesWhereJobsGo(t *testing.T) {
 	s := sqltest.OpenLaravel(t, "sqlite", sqlstore.SchemaLaravel8, time.UTC)
 	for _, row := range [][2]string{{"11111111-1111-4111-8111-111111111111", "failover"}, {"22222222-2222-4222-8222-222222222222", "sqs"}} {
 		sqltest.InsertFailed(t, s, sqltest.FailedFixture{UUID: ptr(row[0]), Connection: row[1], Queue: "default",
-			Payload: `{"uuid":"` + row[0] + `","displayName":"App\\Jobs\\X","job":"Illuminate\\Queue\\CallQueuedHandler@call","data":{"commandName":"App\\Jobs\\X","command":"O:9:\"App\\Jobs\\X\":0:{}"}}`,
+			Payload:   `{"uuid":"` + row[0] + `","displayName":"App\\Jobs\\X","job":"Illuminate\\Queue\\CallQueuedHandler@call","data":{"commandName":"App\\Jobs\\X","command":"O:9:\"App\\Jobs\\X\":0:{}"}}`,
 			Exception: "E", FailedAt: "2026-11-30 10:00:00"})
 	}
 	writeFiles(t, h.dir, map[string]string{
