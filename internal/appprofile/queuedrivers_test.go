@@ -26,3 +26,34 @@ func TestQueueConnectionsFailoverList(t *testing.T) {
 		t.Errorf("failover = driver %q, connections %q; want failover, [database deferred]", failover.Driver, failover.Connections)
 	}
 }
+
+// TestRedisClusterConnection: a Redis connection of database.redis.clusters
+// is a cluster one (its queue keys get hash tags), unless a plain
+// connection of that name exists, which RedisManager resolves first.
+func TestRedisClusterConnection(t *testing.T) {
+	cfg := mustResolve(t, laravelApp(t, map[string]string{
+		"artisan":             "",
+		"database/app.sqlite": "",
+		"config/database.php": `<?php
+return [
+    'default' => 'sqlite',
+    'connections' => ['sqlite' => ['driver' => 'sqlite', 'database' => database_path('app.sqlite')]],
+    'redis' => [
+        'options' => ['cluster' => env('REDIS_CLUSTER', 'redis'), 'prefix' => 'shop_'],
+        'clusters' => [
+            'default' => [['host' => 'node-1', 'port' => 7000]],
+            'cache' => [['host' => 'node-2', 'port' => 7001]],
+        ],
+        'cache' => ['host' => 'plain', 'port' => 6379],
+    ],
+];
+`,
+	}, "DB_CONNECTION=sqlite"))
+	rc, err := cfg.Profile.Redis("default")
+	if err != nil || !rc.Cluster || rc.Host != "node-1" || rc.Port != 7000 || rc.Prefix != "shop_" {
+		t.Errorf("default = %+v, %v; want the cluster's first node", rc, err)
+	}
+	if rc, err := cfg.Profile.Redis("cache"); err != nil || rc.Cluster || rc.Host != "plain" {
+		t.Errorf("cache = %+v, %v; want the plain connection", rc, err)
+	}
+}
