@@ -361,6 +361,11 @@ func (b *builder) describeConnections() map[string]triage.Route {
 		if r.Via != "" {
 			c.Note = r.ViaNote()
 		}
+		if len(r.Failover) > 0 {
+			// Monitor counts a failover connection through its first one.
+			first := routes[r.Failover[0]]
+			c.Monitor = first.Writable() && len(first.Failover) == 0
+		}
 		for _, s := range []*string{&c.Name, &c.Driver, &c.Queue, &c.Destination, &c.Note, &c.Failures, &c.Artisan, &c.Source} {
 			*s = b.clean(*s)
 		}

@@ -23,6 +23,7 @@ func TestConnectionsNameDriversAndWhereFailuresGo(t *testing.T) {
 		{Name: "beanstalkd", Driver: "beanstalkd"},
 		{Name: "failover", Driver: "failover", Connections: []string{"database", "deferred"}},
 		{Name: "nowhere", Driver: "failover", Connections: []string{"sqs"}},
+		{Name: "to-sqs-first", Driver: "failover", Connections: []string{"sqs", "database"}},
 	}
 	in.Routes = func() map[string]triage.Route {
 		routes := map[string]triage.Route{"database": {Driver: "database", Local: true}}
@@ -61,6 +62,9 @@ func TestConnectionsNameDriversAndWhereFailuresGo(t *testing.T) {
 	if c := got["failover"]; !c.Retry || !strings.Contains(c.Destination, "failed-jobs database") || !strings.Contains(c.Note, "jobs go to database") {
 		t.Errorf("failover: %+v", c)
 	}
+	if c := got["to-sqs-first"]; !c.Retry || c.Monitor || !strings.Contains(c.Note, "would try sqs first") {
+		t.Errorf("to-sqs-first: %+v, want retry via database, no monitor (its first is sqs)", c)
+	}
 	if c := got["nowhere"]; c.Retry || !strings.Contains(c.Note, `fails over to "sqs"`) || c.Destination != "the first of sqs that takes the job" {
 		t.Errorf("nowhere: %+v", c)
 	}
@@ -68,7 +72,8 @@ func TestConnectionsNameDriversAndWhereFailuresGo(t *testing.T) {
 	if err := rep.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "\n      failures: never failed_jobs: Laravel Cloud's failer keeps them") {
+	if !strings.Contains(b.String(), "\n      failures: never failed_jobs: Laravel Cloud's failer keeps them") ||
+		!strings.Contains(b.String(), "to-sqs-first: failover driver, queue default → table jobs in the failed-jobs database\n      retry: yes · monitor: no — connection to-sqs-first fails over to sqs, database") {
 		t.Errorf("text lacks cloud's failures line:\n%s", b.String())
 	}
 }

@@ -58,11 +58,8 @@ func (r Report) WriteText(w io.Writer) error {
 			name += " (default)"
 		}
 		fmt.Fprintf(&b, "  %s: %s driver, queue %s → %s\n", name, c.Driver, c.Queue, c.Destination)
-		covered := "no"
-		if c.Retry {
-			covered = "yes"
-		}
-		b.WriteString("      retry: " + covered + " · monitor: " + covered)
+		yesNo := map[bool]string{true: "yes", false: "no"}
+		b.WriteString("      retry: " + yesNo[c.Retry] + " · monitor: " + yesNo[c.Monitor])
 		if c.Note != "" {
 			b.WriteString(" — " + c.Note)
 		}
