@@ -168,12 +168,8 @@ func queueRoutes(cfg appprofile.Config, open backendOpeners) (map[string]triage.
 				mc.Blind = "a failover connection that lists no connections"
 			}
 		default:
-			driver := qc.Driver
-			if driver == "" {
-				driver = "(none)"
-			}
 			r.Reason = triage.UnwritableReason(qc.Name, qc.Driver)
-			mc.Blind = fmt.Sprintf("the %s driver cannot be read by jobtriage", driver)
+			mc.Blind = triage.UnreadableReason(qc.Driver)
 			mc.Unsupported = true
 		}
 		routes[qc.Name] = r

@@ -95,6 +95,9 @@ func TestQueueRoutesFailoverAndNamedDrivers(t *testing.T) {
 	if c := byName["failover"]; !c.Local || c.Blind != "" || c.Via != "database" || c.DefaultQueue != "" {
 		t.Errorf("failover monitor connection %+v, want database's jobs table", c)
 	}
+	if c := byName["cloud"]; !strings.Contains(c.Blind, "Laravel Cloud's managed queue") || !c.Unsupported {
+		t.Errorf("cloud monitor connection %+v, want blind naming where its jobs wait", c)
+	}
 	// FailoverQueue's size is its first connection's, sqs here: unseen.
 	if c := byName["to-redis"]; c.Blind == "" || c.Backend != nil {
 		t.Errorf("to-redis monitor connection %+v, want blind as sqs is", c)

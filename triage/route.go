@@ -153,9 +153,9 @@ func UnwritableDriver(driver string) (DriverFacts, bool) {
 	const failedJobs = "failed_jobs, when the job fails in a process whose failer is the app's"
 	switch driver {
 	case DriverDeferred:
-		return DriverFacts{Jobs: "no queue: each job runs in the dispatching process after the response", Failures: failedJobs}, true
+		return DriverFacts{Jobs: "no queue; each job runs in the dispatching process after the response", Failures: failedJobs}, true
 	case DriverBackground:
-		return DriverFacts{Jobs: "no queue: each job runs in a PHP process spawned after the response", Failures: failedJobs}, true
+		return DriverFacts{Jobs: "no queue; each job runs in a PHP process spawned after the response", Failures: failedJobs}, true
 	case DriverCloud:
 		return DriverFacts{Jobs: "Laravel Cloud's managed queue",
 			Failures: "never failed_jobs: Laravel Cloud's failer keeps them, so jobtriage sees none (php artisan queue:failed on Cloud lists them)", Monitor: true}, true
@@ -180,6 +180,18 @@ func UnwritableReason(connection, driver string) string {
 		driver += " queue driver"
 	}
 	return fmt.Sprintf("connection %q uses the %s, which jobtriage cannot write to", connection, driver)
+}
+
+// UnreadableReason says why monitor cannot count a connection of driver,
+// naming where the driver's jobs wait when jobtriage knows.
+func UnreadableReason(driver string) string {
+	if driver == "" {
+		driver = "(none)"
+	}
+	if f, ok := UnwritableDriver(driver); ok {
+		return fmt.Sprintf("the %s driver: %s", driver, f.Jobs)
+	}
+	return fmt.Sprintf("the %s driver cannot be read by jobtriage", driver)
 }
 
 func quoteList(names []string) string {

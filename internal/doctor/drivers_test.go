@@ -45,8 +45,8 @@ func TestConnectionsNameDriversAndWhereFailuresGo(t *testing.T) {
 		got[c.Name] = c
 	}
 	for name, want := range map[string][2]string{
-		"deferred":   {"no queue: each job runs in the dispatching process", "failed_jobs, when"},
-		"background": {"no queue: each job runs in a PHP process", "failed_jobs, when"},
+		"deferred":   {"no queue; each job runs in the dispatching process", "failed_jobs, when"},
+		"background": {"no queue; each job runs in a PHP process", "failed_jobs, when"},
 		"cloud":      {"Laravel Cloud's managed queue", "never failed_jobs: Laravel Cloud's failer keeps them"},
 		"sqs":        {"Amazon SQS, a broker jobtriage does not read", "failed_jobs"},
 		"beanstalkd": {"beanstalkd, a broker jobtriage does not read", "failed_jobs"},
