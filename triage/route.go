@@ -150,7 +150,7 @@ const (
 // UnwritableDriver is what jobtriage knows of a driver it cannot write to;
 // false for a driver it does not know.
 func UnwritableDriver(driver string) (DriverFacts, bool) {
-	const failedJobs = "failed_jobs, when the job fails in a process whose failer is the app's"
+	const failedJobs = "failed_jobs, if the failer runs in the process that ran the job"
 	switch driver {
 	case DriverDeferred:
 		return DriverFacts{Jobs: "no queue; each job runs in the dispatching process after the response", Failures: failedJobs}, true
@@ -158,7 +158,7 @@ func UnwritableDriver(driver string) (DriverFacts, bool) {
 		return DriverFacts{Jobs: "no queue; each job runs in a PHP process spawned after the response", Failures: failedJobs}, true
 	case DriverCloud:
 		return DriverFacts{Jobs: "Laravel Cloud's managed queue",
-			Failures: "never failed_jobs: Laravel Cloud's failer keeps them, so jobtriage sees none (php artisan queue:failed on Cloud lists them)", Monitor: true}, true
+			Failures: "never failed_jobs: Laravel Cloud's failer sends them to Cloud, so jobtriage sees none; see them in Laravel Cloud", Monitor: true}, true
 	case DriverSQS:
 		return DriverFacts{Jobs: "Amazon SQS, a broker jobtriage does not read", Failures: "failed_jobs", Monitor: true}, true
 	case DriverBeanstalkd:

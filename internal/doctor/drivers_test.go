@@ -45,9 +45,9 @@ func TestConnectionsNameDriversAndWhereFailuresGo(t *testing.T) {
 		got[c.Name] = c
 	}
 	for name, want := range map[string][2]string{
-		"deferred":   {"no queue; each job runs in the dispatching process", "failed_jobs, when"},
-		"background": {"no queue; each job runs in a PHP process", "failed_jobs, when"},
-		"cloud":      {"Laravel Cloud's managed queue", "never failed_jobs: Laravel Cloud's failer keeps them"},
+		"deferred":   {"no queue; each job runs in the dispatching process", "failed_jobs, if the failer runs"},
+		"background": {"no queue; each job runs in a PHP process", "failed_jobs, if the failer runs"},
+		"cloud":      {"Laravel Cloud's managed queue", "never failed_jobs: Laravel Cloud's failer sends them to Cloud"},
 		"sqs":        {"Amazon SQS, a broker jobtriage does not read", "failed_jobs"},
 		"beanstalkd": {"beanstalkd, a broker jobtriage does not read", "failed_jobs"},
 	} {
@@ -72,7 +72,7 @@ func TestConnectionsNameDriversAndWhereFailuresGo(t *testing.T) {
 	if err := rep.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "\n      failures: never failed_jobs: Laravel Cloud's failer keeps them") ||
+	if !strings.Contains(b.String(), "\n      failures: never failed_jobs: Laravel Cloud's failer sends them to Cloud") ||
 		!strings.Contains(b.String(), "to-sqs-first: failover driver, queue default → table jobs in the failed-jobs database\n      retry: yes · monitor: no — connection to-sqs-first fails over to sqs, database") {
 		t.Errorf("text lacks cloud's failures line:\n%s", b.String())
 	}
