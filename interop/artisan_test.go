@@ -115,7 +115,7 @@ func TestArtisanJSONAgrees(t *testing.T) {
 				}
 				got := map[string]artisanMonitoredQueue{}
 				for _, q := range rep.Queues {
-					got[q.Connection+":"+q.Queue] = artisanMonitoredQueue{Connection: q.Connection, Queue: q.Queue, Size: q.Size, Pending: q.Pending}
+					got[q.Connection+":"+q.Queue] = artisanMonitoredQueue(q)
 				}
 				for _, want := range monitored {
 					if want.Size == 0 {

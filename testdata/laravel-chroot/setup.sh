@@ -113,7 +113,13 @@ fi
 mount_once proc proc "$root/proc"
 mount_once bind /dev "$root/dev"
 mount_once bind /tmp "$root/tmp"
-mount_once bind "$checkout" "$root$checkout"
+# A checkout under /tmp (a CI clone) is already there through /tmp; a bind
+# of its own would make its directory a mount point that rm -rf cannot
+# remove on the host.
+case "$checkout" in
+/tmp/*) ;;
+*) mount_once bind "$checkout" "$root$checkout" ;;
+esac
 # MariaDB's socket directory: an app with DB_HOST=localhost connects through
 # the socket, as the interop profile's socket variant does.
 if [ -d /run/mysqld ]; then

@@ -17,7 +17,7 @@ var queuedClosureSchemes = [...]string{"laravel-serializable-closure://", "closu
 // is left, the innermost names {closure:<no space or brace>:<line>} become
 // {closure}.
 func replaceClosureNames(dst, s []byte) ([]byte, bool) {
-	if bytes.Index(s, []byte(closureOpen)) < 0 {
+	if !bytes.Contains(s, []byte(closureOpen)) {
 		return s, false
 	}
 	out, changed := replaceQueuedClosureNames(dst, s)
