@@ -158,17 +158,23 @@ func queueRoutes(cfg appprofile.Config, open backendOpeners) (map[string]triage.
 			lb := &lazyBackend{describe: fmt.Sprintf("%s (prefix %q)", rc.Redacted(), rc.Prefix),
 				open: func(ctx context.Context) (triage.QueueBackend, error) { return open.Redis(ctx, rc, retryAfter) }}
 			r.Backend, mc.Backend = lb, lb
-		default:
-			driver := qc.Driver
-			if driver == "" {
-				driver = "(none)"
+		case triage.DriverFailover:
+			// Retry pushes where triage.ResolveFailover points it; monitor
+			// counts through the first connection (triage.FollowFailover).
+			r.Failover = qc.Connections
+			if len(qc.Connections) > 0 {
+				mc.Via = qc.Connections[0]
+			} else {
+				mc.Blind = "a failover connection that lists no connections"
 			}
-			r.Reason = fmt.Sprintf("connection %q uses the %s queue driver, which jobtriage cannot write to", qc.Name, driver)
-			mc.Blind = fmt.Sprintf("the %s driver cannot be read by jobtriage", driver)
+		default:
+			r.Reason = triage.UnwritableReason(qc.Name, qc.Driver)
+			mc.Blind = triage.UnreadableReason(qc.Driver)
 			mc.Unsupported = true
 		}
 		routes[qc.Name] = r
 		conns = append(conns, mc)
 	}
-	return routes, conns
+	triage.ResolveFailover(routes)
+	return routes, triage.FollowFailover(conns)
 }

@@ -447,6 +447,9 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 		}
 		reportSkips(io, skips, skipVerb)
 		printNotFound(io.ErrOut, res.NotFound)
+		for _, n := range res.FailsOver {
+			fmt.Fprintln(io.ErrOut, "note: "+sanitize.Line(n))
+		}
 		if res.DryRun && len(res.ByClass) > 0 {
 			fmt.Fprintf(io.Out, "by queue: %s\nby class: %s\n", countsLine(res.ByQueue), countsLine(res.ByClass))
 		}

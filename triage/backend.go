@@ -55,6 +55,9 @@ const (
 	DriverSQS        = "sqs"
 	DriverBeanstalkd = "beanstalkd"
 	DriverNull       = "null"
+	// DriverFailover pushes to each of its listed connections in turn
+	// until one takes the job (Laravel 12.34+).
+	DriverFailover = "failover"
 )
 
 // JobState is where a pushed job is in its queue backend.

@@ -127,6 +127,39 @@ type MonitorConnection struct {
 	// Unsupported: Blind because of the connection's driver (sync, sqs),
 	// a fixed fact of the app rather than news on every run.
 	Unsupported bool
+	// Via is the first connection of a failover connection: its size,
+	// pending and oldest job are Via's, as Laravel's FailoverQueue
+	// delegates them (FollowFailover). It lists no queues of its own, so
+	// that no queue is counted twice.
+	Via string
+}
+
+// FollowFailover makes each failover connection of conns (Via set) count
+// what its first connection counts.
+func FollowFailover(conns []MonitorConnection) []MonitorConnection {
+	byName := make(map[string]MonitorConnection, len(conns))
+	for _, c := range conns {
+		byName[c.Name] = c
+	}
+	for i, c := range conns {
+		if c.Via == "" || c.Blind != "" {
+			continue
+		}
+		to, ok := byName[c.Via]
+		switch {
+		case !ok:
+			c.Blind = fmt.Sprintf("its first connection, %s, is not a queue connection of this app", c.Via)
+		case to.Via != "":
+			c.Blind = fmt.Sprintf("its first connection, %s, is a failover connection too", c.Via)
+		case to.Blind != "":
+			c.Blind, c.Unsupported = "counted through its first connection, "+c.Via+": "+to.Blind, to.Unsupported
+		default:
+			c.Local, c.Backend, c.RetryAfter = to.Local, to.Backend, to.RetryAfter
+		}
+		c.DefaultQueue = ""
+		conns[i] = c
+	}
+	return conns
 }
 
 // QueueHealth is one queue's line of a report.
@@ -287,7 +320,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 			// Every queue holding jobs, where the backend can list them.
 			var listed []string
 			switch ql, ok := c.Backend.(QueueLister); {
-			case c.Blind != "":
+			case c.Blind != "" || c.Via != "":
 			case c.Local && !rep.NoJobsTable && !listedLocal:
 				listedLocal = true
 				got, err := st.QueueStats(ctx, QueueStatsParams{Now: p.Now, RetryAfter: c.RetryAfter})

@@ -83,6 +83,9 @@ type RetryResult struct {
 	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
 	// Targets are the connection:queue pairs pushed onto (pause.go).
 	Targets []QueueRef `json:"-"`
+	// FailsOver says, once per failover connection, where its jobs went
+	// (Route.ViaNote).
+	FailsOver []string `json:"-"`
 }
 
 // PipelinedBatch is the rows of one batch of a retry that holds two
@@ -404,6 +407,9 @@ func (r *RetryRun) finish(ctx context.Context, c *retryBatch) error {
 	for _, t := range c.delta.Targets {
 		r.res.addTarget(t.Connection, t.Queue)
 	}
+	for _, n := range c.delta.FailsOver {
+		r.res.addFailsOver(n)
+	}
 	r.last = c.report
 	r.last.Retried = r.res.Retried
 	return nil
@@ -479,7 +485,8 @@ func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 	c.delta.ByQueue[queue]++
 	c.delta.ByClass[j.Class]++
 	c.delta.countMissingModels(row)
-	c.delta.addTarget(row.Connection, queue)
+	c.delta.addTarget(route.pushedTo(), queue)
+	c.delta.addFailsOver(route.ViaNote())
 	return Move{UUID: uuid, Queue: queue, Payload: body, Connection: row.Connection, Local: route.Local, RowID: row.ID,
 		RedisChecked: route.Driver == DriverRedis}, true
 }

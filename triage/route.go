@@ -3,6 +3,8 @@ package triage
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -21,6 +23,16 @@ type Route struct {
 	Backend QueueBackend
 	// Reason explains a route jobtriage cannot write to.
 	Reason string
+	// Failover lists, in order, the connections of a failover-driver
+	// connection. NewRouter points such a route at the first of them
+	// jobtriage can write to, as FailoverQueue pushes to the first that
+	// takes the job: Via names it, and Driver, Local and Backend are then
+	// its.
+	Failover []string
+	// Via is the listed connection a failover route pushes to; "" for
+	// any other route, and for a failover route none of whose
+	// connections jobtriage can write to (Reason says so).
+	Via string
 }
 
 // Writable reports whether retry can put jobs on this route.
@@ -63,7 +75,131 @@ func NewRouter(profile map[string]Route, database []string, jobs QueueBackend) R
 		}
 		rt.routes[name] = r
 	}
+	ResolveFailover(rt.routes)
 	return rt
+}
+
+// ResolveFailover points each failover route of routes (by connection
+// name) at the first of its listed connections that jobtriage can write
+// to, as FailoverQueue tries them in order. A listed connection that is
+// itself a failover one is passed over, as is one routes does not know.
+func ResolveFailover(routes map[string]Route) {
+	for name, r := range routes {
+		if len(r.Failover) == 0 {
+			continue
+		}
+		to := Route{Connection: name, Driver: DriverFailover, Failover: r.Failover,
+			Reason: fmt.Sprintf("connection %q fails over to %s, none of which jobtriage can write to", name, quoteList(r.Failover))}
+		for _, c := range r.Failover {
+			if t, ok := routes[c]; ok && len(t.Failover) == 0 && t.Writable() {
+				to.Driver, to.Local, to.Backend, to.Via, to.Reason = t.Driver, t.Local, t.Backend, c, ""
+				break
+			}
+		}
+		routes[name] = to
+	}
+}
+
+// ViaNote says where a failover route's jobs go and why there; "" for any
+// other route.
+func (r Route) ViaNote() string {
+	if r.Via == "" {
+		return ""
+	}
+	note := fmt.Sprintf("connection %s fails over to %s: jobs go to %s", r.Connection, strings.Join(r.Failover, ", "), r.Via)
+	if r.Via == r.Failover[0] {
+		return note + ", the first, as Laravel's FailoverQueue pushes them"
+	}
+	return note + ", the first of them jobtriage can write to (Laravel's FailoverQueue would try " + r.Failover[0] + " first)"
+}
+
+// pushedTo is the connection whose queues the route's jobs land on: Via
+// for a failover route, whose workers (and pause) are Via's.
+func (r Route) pushedTo() string {
+	if r.Via != "" {
+		return r.Via
+	}
+	return r.Connection
+}
+
+// addFailsOver records a failover note once; "" is no note.
+func (r *RetryResult) addFailsOver(note string) {
+	if note != "" && !slices.Contains(r.FailsOver, note) {
+		r.FailsOver = append(r.FailsOver, note)
+	}
+}
+
+// DriverFacts is what jobtriage knows of a queue driver it cannot write
+// to: where its jobs wait and where its failures go.
+type DriverFacts struct {
+	// Jobs says where the driver's jobs wait, if anywhere: a noun phrase.
+	Jobs string
+	// Failures says where its failed jobs are recorded.
+	Failures string
+	// Monitor: php artisan queue:monitor can count its queues.
+	Monitor bool
+}
+
+// Drivers jobtriage names but cannot write to (config/queue.php names).
+const (
+	DriverDeferred   = "deferred"
+	DriverBackground = "background"
+	DriverCloud      = "cloud"
+)
+
+// UnwritableDriver is what jobtriage knows of a driver it cannot write to;
+// false for a driver it does not know.
+func UnwritableDriver(driver string) (DriverFacts, bool) {
+	const failedJobs = "failed_jobs, if the failer runs in the process that ran the job"
+	switch driver {
+	case DriverDeferred:
+		return DriverFacts{Jobs: "no queue; each job runs in the dispatching process after the response", Failures: failedJobs}, true
+	case DriverBackground:
+		return DriverFacts{Jobs: "no queue; each job runs in a PHP process spawned after the response", Failures: failedJobs}, true
+	case DriverCloud:
+		return DriverFacts{Jobs: "Laravel Cloud's managed queue",
+			Failures: "never failed_jobs: Laravel Cloud's failer sends them to Cloud, so jobtriage sees none; see them in Laravel Cloud", Monitor: true}, true
+	case DriverSQS:
+		return DriverFacts{Jobs: "Amazon SQS, a broker jobtriage does not read", Failures: "failed_jobs", Monitor: true}, true
+	case DriverBeanstalkd:
+		return DriverFacts{Jobs: "beanstalkd, a broker jobtriage does not read", Failures: "failed_jobs", Monitor: true}, true
+	}
+	return DriverFacts{}, false
+}
+
+// UnwritableReason is the reason of a route to a connection whose driver
+// jobtriage cannot write to: one line naming the driver and where its jobs
+// wait; a retry adds the artisan command.
+func UnwritableReason(connection, driver string) string {
+	if driver == "" {
+		driver = "(none)"
+	}
+	if f, ok := UnwritableDriver(driver); ok {
+		driver += " queue driver (" + f.Jobs + ")"
+	} else {
+		driver += " queue driver"
+	}
+	return fmt.Sprintf("connection %q uses the %s, which jobtriage cannot write to", connection, driver)
+}
+
+// UnreadableReason says why monitor cannot count a connection of driver,
+// naming where the driver's jobs wait when jobtriage knows.
+func UnreadableReason(driver string) string {
+	if driver == "" {
+		driver = "(none)"
+	}
+	if f, ok := UnwritableDriver(driver); ok {
+		return fmt.Sprintf("the %s driver: %s", driver, f.Jobs)
+	}
+	return fmt.Sprintf("the %s driver cannot be read by jobtriage", driver)
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // For says where a job recorded on a queue connection goes back to. A

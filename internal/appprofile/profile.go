@@ -559,7 +559,10 @@ type QueueConnection struct {
 	// Connection is the database connection (database driver; "" = the
 	// default) or the Redis connection (redis driver).
 	Connection string
-	Source     string
+	// Connections are a failover connection's connections, in the order
+	// its pushes try them.
+	Connections []string
+	Source      string
 }
 
 // QueueConnections lists config('queue.connections') in source order.
@@ -575,6 +578,13 @@ func (p *Profile) QueueConnections() []QueueConnection {
 		qc.Connection, _, _, _ = p.str(base+".connection", "")
 		if v := p.Get(base + ".retry_after"); v != nil {
 			qc.RetryAfter, _ = v.IntValue()
+		}
+		if v := p.Get(base + ".connections"); v != nil {
+			for _, e := range v.Entries {
+				if s, ok := e.Value.String(); ok {
+					qc.Connections = append(qc.Connections, s)
+				}
+			}
 		}
 		out = append(out, qc)
 	}

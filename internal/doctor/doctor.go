@@ -91,8 +91,11 @@ type Connection struct {
 	Retry       bool   `json:"retry"`
 	Monitor     bool   `json:"monitor"`
 	Note        string `json:"note,omitempty"`
-	Artisan     string `json:"artisan,omitempty"`
-	Source      string `json:"source"`
+	// Failures says where the failures of a connection jobtriage cannot
+	// write to go (triage.UnwritableDriver); "" when not known.
+	Failures string `json:"failures,omitempty"`
+	Artisan  string `json:"artisan,omitempty"`
+	Source   string `json:"source"`
 }
 
 // Check is one live check.
@@ -323,6 +326,10 @@ func (b *builder) describeConnections() map[string]triage.Route {
 		case qc.Driver == triage.DriverSync:
 			c.Destination = "none: jobs run inline, in the process that dispatches them"
 			c.Note = "sync jobs never reach failed_jobs; there is nothing to retry or monitor"
+		case qc.Driver == triage.DriverFailover:
+			c.Destination = "the first of " + strings.Join(qc.Connections, ", ") + " that takes the job"
+			c.Note = r.Reason
+			c.Artisan = "php artisan queue:retry <id> (retry)"
 		case qc.Driver == triage.DriverNull:
 			c.Destination = "none: jobs are discarded"
 			c.Note = "null jobs never run and never fail"
@@ -337,6 +344,12 @@ func (b *builder) describeConnections() map[string]triage.Route {
 				c.Note = fmt.Sprintf("jobtriage cannot write to or read the %s driver", driver)
 			}
 			c.Artisan = fmt.Sprintf("php artisan queue:retry <id> (retry), php artisan queue:monitor %s:%s (monitor)", qc.Name, queue)
+			if f, ok := triage.UnwritableDriver(qc.Driver); ok {
+				c.Destination, c.Failures = f.Jobs, f.Failures
+				if !f.Monitor {
+					c.Artisan = "php artisan queue:retry <id> (retry); nothing waits in a queue to monitor"
+				}
+			}
 			severity := appprofile.SeverityInfo
 			if c.Default {
 				severity = appprofile.SeverityWarning
@@ -345,7 +358,15 @@ func (b *builder) describeConnections() map[string]triage.Route {
 				Message: fmt.Sprintf("queue connection %s (%s) uses the %s driver: jobtriage cannot retry into it or monitor it; use %s",
 					qc.Name, qc.Source, driver, c.Artisan)})
 		}
-		for _, s := range []*string{&c.Name, &c.Driver, &c.Queue, &c.Destination, &c.Note, &c.Artisan, &c.Source} {
+		if r.Via != "" {
+			c.Note = r.ViaNote()
+		}
+		if len(r.Failover) > 0 {
+			// Monitor counts a failover connection through its first one.
+			first := routes[r.Failover[0]]
+			c.Monitor = first.Writable() && len(first.Failover) == 0
+		}
+		for _, s := range []*string{&c.Name, &c.Driver, &c.Queue, &c.Destination, &c.Note, &c.Failures, &c.Artisan, &c.Source} {
 			*s = b.clean(*s)
 		}
 		b.rep.Connections = append(b.rep.Connections, c)

@@ -293,7 +293,7 @@ func TestContradictionOrder(t *testing.T) {
 	if c := rep.Connections[1]; c.Note != "beanstalkd is not supported" || c.Retry || !strings.Contains(c.Artisan, "queue:monitor beanstalk:default") {
 		t.Errorf("beanstalk %+v", c)
 	}
-	if c := rep.Connections[0]; c.Note != "jobtriage cannot write to or read the sqs driver" || c.Destination != "the sqs driver's own store, which jobtriage cannot reach" {
+	if c := rep.Connections[0]; c.Note != "jobtriage cannot write to or read the sqs driver" || c.Destination != "Amazon SQS, a broker jobtriage does not read" || c.Failures != "failed_jobs" {
 		t.Errorf("sqs %+v", c)
 	}
 	rep.Contradictions = append(rep.Contradictions, appprofile.Contradiction{Severity: appprofile.SeverityError, Message: "x"})

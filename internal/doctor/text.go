@@ -58,15 +58,15 @@ func (r Report) WriteText(w io.Writer) error {
 			name += " (default)"
 		}
 		fmt.Fprintf(&b, "  %s: %s driver, queue %s → %s\n", name, c.Driver, c.Queue, c.Destination)
-		covered := "no"
-		if c.Retry {
-			covered = "yes"
-		}
-		b.WriteString("      retry: " + covered + " · monitor: " + covered)
+		yesNo := map[bool]string{true: "yes", false: "no"}
+		b.WriteString("      retry: " + yesNo[c.Retry] + " · monitor: " + yesNo[c.Monitor])
 		if c.Note != "" {
 			b.WriteString(" — " + c.Note)
 		}
 		b.WriteString("\n")
+		if c.Failures != "" {
+			b.WriteString("      failures: " + c.Failures + "\n")
+		}
 		if !c.Retry && c.Artisan != "" {
 			b.WriteString("      use: " + c.Artisan + "\n")
 		}

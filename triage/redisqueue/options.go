@@ -27,8 +27,9 @@ type Options struct {
 	DB       int
 	TLS      bool
 	// Cluster talks to a Redis Cluster through this seed node; DB is then
-	// ignored (a cluster has only its first database), and every queue name
-	// must carry a hash tag, as Laravel requires.
+	// ignored (a cluster has only its first database), and a queue name
+	// without a hash tag gets one in its keys, as Laravel 13.5+ names them
+	// (Backend.QueueKey).
 	Cluster bool
 	// Prefix is the client key prefix (database.redis.options.prefix or the
 	// connection's own prefix); it is applied to keys only, never to values.

@@ -207,8 +207,18 @@ func (b *Backend) fail(ctx context.Context, what string, err error) error {
 	return fmt.Errorf("%s on %s: %s", what, b.endpoint, b.scrub(err))
 }
 
-// QueueKey is the prefixed list key of a queue.
-func (b *Backend) QueueKey(queue string) string { return b.opts.Prefix + queueKeyPart + queue }
+// QueueKey is the prefixed list key of a queue, as RedisQueue names it:
+// on a cluster, a name without a hash tag is wrapped in one
+// ("queues:{default}"), as Laravel 13.5+ does so that a queue's keys share
+// a slot; failed_jobs keeps the bare name. Before 13.5 a cluster queue
+// needed a hash tag in its name, so an untagged name from a cluster app
+// is 13.5's.
+func (b *Backend) QueueKey(queue string) string {
+	if _, tagged := hashTag(queue); b.opts.Cluster && !tagged {
+		return b.opts.Prefix + queueKeyPart + "{" + queue + "}"
+	}
+	return b.opts.Prefix + queueKeyPart + queue
+}
 
 // MarkerKey is the prefixed key that records a pushed uuid. When the
 // queue's key has a hash tag, the marker carries the same tag, so the
@@ -318,11 +328,6 @@ func (b *Backend) PushReport(ctx context.Context, moves []triage.Move, now time.
 		if !m.RedisChecked {
 			if err := checkPayload(m.Payload); err != nil {
 				return Report{}, fmt.Errorf("%w: refusing to push %s to Redis: %v; nothing was pushed", triage.ErrInvalidInput, moveName(i, m), err)
-			}
-		}
-		if b.opts.Cluster {
-			if _, ok := hashTag(b.QueueKey(m.Queue)); !ok {
-				return Report{}, fmt.Errorf("%w: queue %q has no hash tag such as {%s}: Redis Cluster needs one, as Laravel documents; nothing was pushed", triage.ErrInvalidInput, m.Queue, m.Queue)
 			}
 		}
 	}
@@ -589,6 +594,11 @@ func (b *Backend) Queues(ctx context.Context) ([]string, error) {
 				q = strings.TrimSuffix(q, suffix)
 				break
 			}
+		}
+		if b.opts.Cluster && len(q) > 2 && q[0] == '{' && q[len(q)-1] == '}' && strings.IndexByte(q[1:len(q)-1], '}') < 0 {
+			// The tag 13.5+ adds: the queue is the bare name, whose key
+			// QueueKey gives back.
+			q = q[1 : len(q)-1]
 		}
 		if q != "" {
 			seen[q] = true

@@ -476,14 +476,59 @@ func TestMarkerKeySharesTheQueuesSlot(t *testing.T) {
 	}
 }
 
-func TestClusterRefusesQueuesWithoutHashTag(t *testing.T) {
+// TestClusterQueueKeys: on a cluster a queue name without a hash tag is
+// keyed queues:{name}, as Laravel 13.5+ writes it; a tagged name keeps its
+// own; outside a cluster nothing changes. The marker shares the slot.
+func TestClusterQueueKeys(t *testing.T) {
+	cases := []struct {
+		cluster       bool
+		prefix, queue string
+		want          string
+	}{
+		{true, "app_", "default", "app_queues:{default}"},
+		{true, "app_", "{default}", "app_queues:{default}"},
+		{true, "app_", "emails{eu}", "app_queues:emails{eu}"},
+		{true, "{app}_", "default", "{app}_queues:{default}"},
+		{true, "", "{}x", "queues:{{}x}"},
+		{false, "app_", "default", "app_queues:default"},
+		{false, "app_", "{default}", "app_queues:{default}"},
+	}
+	for _, c := range cases {
+		b := &Backend{opts: Options{Prefix: c.prefix, Cluster: c.cluster}}
+		if got := b.QueueKey(c.queue); got != c.want {
+			t.Errorf("cluster %v: QueueKey(%q) under %q = %q, want %q", c.cluster, c.queue, c.prefix, got, c.want)
+		}
+		if !c.cluster {
+			continue
+		}
+		qt, _ := hashTag(b.QueueKey(c.queue))
+		mt, _ := hashTag(b.MarkerKey(c.queue, "U"))
+		if qt != mt {
+			t.Errorf("%q and its marker %q hash differently", b.QueueKey(c.queue), b.MarkerKey(c.queue, "U"))
+		}
+	}
+}
+
+// TestClusterTagsUntaggedQueue pushes an untagged queue in cluster mode
+// (on a plain server: the keys are what matters) where a 13.5+ worker pops
+// it, and lists it by its bare name.
+func TestClusterTagsUntaggedQueue(t *testing.T) {
 	b := openTest(t)
-	b.opts.Cluster = true // the check runs before any command
+	b.opts.Cluster = true // the client stays the single-node one
+	ctx := context.Background()
 	at := time.Now()
 	u := backendtest.NewUUID()
-	_, err := b.Push(context.Background(), []triage.Move{{UUID: u, Queue: "default", Payload: backendtest.Payload(u, at, 0)}}, at)
-	if !errors.Is(err, triage.ErrInvalidInput) || !strings.Contains(err.Error(), "hash tag") {
-		t.Fatalf("Push to an untagged queue in cluster mode = %v", err)
+	if _, err := b.Push(ctx, []triage.Move{{UUID: u, Queue: "default", Payload: backendtest.Payload(u, at, 0)}}, at); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.client.LLen(ctx, b.opts.Prefix+"queues:{default}").Val(); n != 1 {
+		t.Errorf("queues:{default} holds %d jobs, want 1", n)
+	}
+	if n := b.client.Exists(ctx, b.opts.Prefix+"queues:default").Val(); n != 0 {
+		t.Error("the untagged key was written")
+	}
+	if qs, err := b.Queues(ctx); err != nil || len(qs) != 1 || qs[0] != "default" {
+		t.Errorf("Queues = %q, %v; want [default]", qs, err)
 	}
 }
 
