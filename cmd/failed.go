@@ -32,6 +32,7 @@ type FilterFlags struct {
 	Since       string
 	Until       string
 	Signature   string
+	Tags        []string
 }
 
 func (ff *FilterFlags) register(cmd *cobra.Command) {
@@ -43,6 +44,7 @@ func (ff *FilterFlags) register(cmd *cobra.Command) {
 	timeVar(fl, &ff.Since, "since", "only failures at or after `WHEN`: a duration back (30m, 6h, 7d) or a time")
 	timeVar(fl, &ff.Until, "until", "only failures at or before `WHEN`: a duration back or a time")
 	fl.StringVar(&ff.Signature, "signature", "", "only jobs of the error signature `ID` shown by failed --group")
+	fl.Var(nameList{&ff.Tags}, "tag", "only jobs carrying every one of these Horizon `tags`, exactly (repeat or comma-separate; write a comma inside a tag as \\,)")
 }
 
 // query turns the flags into a triage.Query, validating the times.
@@ -55,6 +57,7 @@ func (ff *FilterFlags) query(now time.Time, loc *time.Location) (triage.Query, e
 		},
 		Class:     strings.TrimSpace(ff.Class),
 		Signature: strings.ToLower(strings.TrimSpace(ff.Signature)),
+		Tags:      nonEmpty(ff.Tags),
 	}
 	if q.Signature != "" && !signatureIDRE.MatchString(q.Signature) {
 		return q, FlagErrorf("--signature %q: want the 10 hex digits failed --group prints, like 0f494f9f16", sanitize.Line(ff.Signature))
@@ -98,7 +101,7 @@ func (ff *FilterFlags) errNoSuchSignature() error {
 
 func (ff *FilterFlags) empty() bool {
 	return len(nonEmpty(ff.Queues)) == 0 && len(nonEmpty(ff.Connections)) == 0 && ff.Class == "" &&
-		ff.Search == "" && ff.Since == "" && ff.Until == "" && ff.Signature == ""
+		ff.Search == "" && ff.Since == "" && ff.Until == "" && ff.Signature == "" && len(ff.Tags) == 0
 }
 
 func nonEmpty(in []string) []string {

@@ -116,7 +116,7 @@ func (r *ForgetRun) batch(ctx context.Context, bp BatchParams) error {
 	var ids []string
 	for _, row := range rows {
 		j := r.p.Query.jobFor(row)
-		if len(r.p.Refs) == 0 && !r.p.Query.match(j) {
+		if len(r.p.Refs) == 0 && (!r.p.Query.match(j) || !r.p.Query.tagged(row)) {
 			continue
 		}
 		d.Delete = append(d.Delete, row.ID)

@@ -335,12 +335,16 @@ func (s *Service) GroupSnapshots(ctx context.Context, p GroupParams) iter.Seq2[G
 			// Failures repeat: the same message normalised once per pass,
 			// not once per row.
 			cache := signature.NewCache(50000)
-			err = s.Store.ScanFailed(ctx, ScanParams{Filter: p.filter(), BatchSize: 2000}, func(r *FailedRow) error {
+			whole := p.wholeRows()
+			err = s.Store.ScanFailed(ctx, ScanParams{Filter: p.filter(), BatchSize: 2000, Full: whole}, func(r *FailedRow) error {
 				if maxID == 0 {
 					maxID = r.ID
 				}
 				minID = r.ID
-				j := jobFromRow(r, cache.Normalize)
+				if !p.tagged(r) {
+					return nil
+				}
+				j := jobFromRow(listingRow(r, whole), cache.Normalize)
 				if !p.match(j) {
 					return nil
 				}

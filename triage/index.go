@@ -110,13 +110,13 @@ func JobFromRowWith(r *FailedRow, normalize func(string) string) Job { return jo
 // filter it has is on a field the index keeps. Search looks inside the
 // texts, which it does not keep, and so does Class: a scan pre-filters the
 // payload text for the class as json_encode writes it (payload.ClassNeedle),
-// which a payload written otherwise does not contain. Since is left to the
-// store, which bounds the scan by id (sqlstore.SinceSlack), so that a
-// --since grouping reads only recent rows anyway and counts exactly the rows
-// it always did.
+// which a payload written otherwise does not contain. It keeps no tags
+// either. Since is left to the store, which bounds the scan by id
+// (sqlstore.SinceSlack), so that a --since grouping reads only recent rows
+// anyway and counts exactly the rows it always did.
 func (q Query) indexable() bool {
 	f := q.Filter
-	return q.Class == "" && f.Search == "" && len(f.PayloadContains) == 0 && f.MinID == 0 && f.MaxID == 0 && f.Since.IsZero()
+	return q.Class == "" && len(q.Tags) == 0 && f.Search == "" && len(f.PayloadContains) == 0 && f.MinID == 0 && f.MaxID == 0 && f.Since.IsZero()
 }
 
 // matchIndexed is the query's filter on an indexed row, as the SQL filter

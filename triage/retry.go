@@ -435,7 +435,7 @@ func (r *RetryRun) commit(ctx context.Context, c *retryBatch) error {
 func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 	s, p := r.s, r.p
 	j := p.Query.jobFor(row)
-	if len(p.Refs) == 0 && !p.Query.match(j) {
+	if len(p.Refs) == 0 && (!p.Query.match(j) || !p.Query.tagged(row)) {
 		return Move{}, false
 	}
 	uuid := row.UUID

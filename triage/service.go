@@ -71,12 +71,24 @@ type Query struct {
 	Class string
 	// Signature is a signature id printed by failed --group.
 	Signature string
+	// Tags are Horizon tags the job must carry, every one of them, each
+	// exactly and case-sensitively (payload.HasTags). They are read from
+	// the whole payload, so a listing with tags scans whole rows
+	// (wholeRows).
+	Tags []string
 }
 
 func (q Query) filter() Filter {
 	f := q.Filter
+	if q.Class == "" && len(q.Tags) == 0 {
+		return f
+	}
+	f.PayloadContains = append([]string{}, f.PayloadContains...)
 	if q.Class != "" {
-		f.PayloadContains = append(append([]string{}, f.PayloadContains...), payload.ClassNeedle(q.Class))
+		f.PayloadContains = append(f.PayloadContains, payload.ClassNeedle(q.Class))
+	}
+	for _, t := range q.Tags {
+		f.PayloadContains = append(f.PayloadContains, payload.TagNeedles(t)...)
 	}
 	return f
 }
@@ -84,7 +96,7 @@ func (q Query) filter() Filter {
 // empty reports whether the query selects everything.
 func (q Query) empty() bool {
 	f := q.Filter
-	return q.Class == "" && q.Signature == "" && len(f.Queues) == 0 && len(f.Connections) == 0 &&
+	return q.Class == "" && q.Signature == "" && len(q.Tags) == 0 && len(f.Queues) == 0 && len(f.Connections) == 0 &&
 		f.Search == "" && len(f.PayloadContains) == 0 && f.Since.IsZero() && f.Until.IsZero() && f.MinID == 0 && f.MaxID == 0
 }
 
@@ -95,6 +107,28 @@ func (q Query) jobFor(r *FailedRow) Job {
 		return jobWithoutSignature(r)
 	}
 	return JobFromRow(r)
+}
+
+// wholeRows reports whether a listing scan must read whole rows: the tags
+// are in the payload, past the class windows a listing reads.
+func (q Query) wholeRows() bool { return len(q.Tags) > 0 }
+
+// listingRow is a row as a listing's job is derived from it: a whole row
+// (wholeRows) has its exception cut to the top block's head, as the store
+// cuts it in SQL; its whole payload gives the same class as the windows.
+func listingRow(r *FailedRow, whole bool) *FailedRow {
+	if !whole {
+		return r
+	}
+	head := *r
+	head.Exception = TopExceptionHead(r.Exception)
+	return &head
+}
+
+// tagged reports whether a row's payload (whole: a full scan's, or a
+// batch's) carries the query's tags.
+func (q Query) tagged(r *FailedRow) bool {
+	return payload.HasTags(r.Payload, q.Tags)
 }
 
 func (q Query) match(j Job) bool {
@@ -138,13 +172,17 @@ func (s *Service) List(ctx context.Context, p ListParams) (Page, error) {
 	}
 	var page Page
 	batch := p.Limit + 1
-	if p.Class != "" || p.Signature != "" {
+	if p.Class != "" || p.Signature != "" || len(p.Tags) > 0 {
 		batch = 500 // matches are sparse; fetch more per round trip
 	}
 	var lastShown int64
-	err = s.Store.ScanFailed(ctx, ScanParams{Filter: cur.below(p.filter()), BeforeID: cur.BeforeID, BatchSize: batch},
+	whole := p.wholeRows()
+	err = s.Store.ScanFailed(ctx, ScanParams{Filter: cur.below(p.filter()), BeforeID: cur.BeforeID, BatchSize: batch, Full: whole},
 		func(r *FailedRow) error {
-			j := JobFromRow(r)
+			if !p.tagged(r) {
+				return nil
+			}
+			j := JobFromRow(listingRow(r, whole))
 			if !p.match(j) {
 				return nil
 			}
@@ -166,18 +204,13 @@ func (s *Service) List(ctx context.Context, p ListParams) (Page, error) {
 // Each streams every matching job, newest first, in constant memory: the
 // NDJSON export. With full set, fn also gets the whole row.
 func (s *Service) Each(ctx context.Context, q Query, full bool, fn func(Job, *FailedRow) error) error {
-	return s.Store.ScanFailed(ctx, ScanParams{Filter: q.filter(), Full: full, BatchSize: 1000},
+	whole := full || q.wholeRows()
+	return s.Store.ScanFailed(ctx, ScanParams{Filter: q.filter(), Full: whole, BatchSize: 1000},
 		func(r *FailedRow) error {
-			var j Job
-			if full {
-				// Heads are what JobFromRow expects; a whole exception's top
-				// block is cut here the way the store cuts it in SQL.
-				head := *r
-				head.Exception = TopExceptionHead(r.Exception)
-				j = JobFromRow(&head)
-			} else {
-				j = JobFromRow(r)
+			if !q.tagged(r) {
+				return nil
 			}
+			j := JobFromRow(listingRow(r, whole))
 			if !q.match(j) {
 				return nil
 			}

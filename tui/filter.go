@@ -17,25 +17,28 @@ const (
 	fieldText = iota
 	fieldQueue
 	fieldClass
+	fieldTag
 	fieldCount
 )
 
-var fieldLabels = [fieldCount]string{"Text", "Queue", "Class"}
+var fieldLabels = [fieldCount]string{"Text", "Queue", "Class", "Tag"}
 
 // filterForm edits the active filter: free text (payload or exception),
-// queues (comma separated) and job class.
+// queues (comma separated), job class and Horizon tags (comma separated,
+// every one of them, each exact as triage.Query.Tags matches them).
 type filterForm struct {
 	inputs [fieldCount]lineInput
 	focus  int
 }
 
-var fieldPlaceholders = [fieldCount]string{"text in the payload or exception", "queue[,queue…]", "job class, or part of it"}
+var fieldPlaceholders = [fieldCount]string{"text in the payload or exception", "queue[,queue…]", "job class, or part of it", "Horizon tag[,tag…], exact"}
 
 // load fills the form from a query.
 func (f *filterForm) load(q triage.Query) {
 	f.inputs[fieldText].SetValue(q.Filter.Search)
 	f.inputs[fieldQueue].SetValue(strings.Join(q.Filter.Queues, ","))
 	f.inputs[fieldClass].SetValue(q.Class)
+	f.inputs[fieldTag].SetValue(strings.Join(q.Tags, ","))
 	f.focus = fieldText
 }
 
@@ -43,22 +46,30 @@ func (f *filterForm) load(q triage.Query) {
 func (f filterForm) query() triage.Query {
 	var q triage.Query
 	q.Filter.Search = strings.TrimSpace(f.inputs[fieldText].Value())
-	for _, name := range strings.Split(f.inputs[fieldQueue].Value(), ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			q.Filter.Queues = append(q.Filter.Queues, name)
-		}
-	}
+	q.Filter.Queues = commaList(f.inputs[fieldQueue].Value())
 	q.Class = strings.TrimSpace(f.inputs[fieldClass].Value())
+	q.Tags = commaList(f.inputs[fieldTag].Value())
 	return q
 }
 
+// commaList is a field's comma-separated names, trimmed, blanks dropped.
+func commaList(v string) []string {
+	var out []string
+	for _, name := range strings.Split(v, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 func isZeroQuery(q triage.Query) bool {
-	return q.Filter.Search == "" && len(q.Filter.Queues) == 0 && q.Class == "" && q.Signature == "" &&
+	return q.Filter.Search == "" && len(q.Filter.Queues) == 0 && q.Class == "" && q.Signature == "" && len(q.Tags) == 0 &&
 		len(q.Filter.Connections) == 0 && len(q.Filter.PayloadContains) == 0 &&
 		q.Filter.Since.IsZero() && q.Filter.Until.IsZero() && q.Filter.MinID == 0 && q.Filter.MaxID == 0
 }
 
-// filterSummary is the active filter in one line: text "x", queue a,b, class Y.
+// filterSummary is the active filter in one line: text "x", queue a,b, class Y, tag t,u.
 func filterSummary(q triage.Query) string {
 	var parts []string
 	if q.Filter.Search != "" {
@@ -69,6 +80,9 @@ func filterSummary(q triage.Query) string {
 	}
 	if q.Class != "" {
 		parts = append(parts, "class "+sanitize.Line(q.Class))
+	}
+	if len(q.Tags) > 0 {
+		parts = append(parts, "tag "+sanitize.Line(strings.Join(q.Tags, ",")))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -130,7 +144,7 @@ func (m Model) filterBody(height int) []string {
 		lines = append(lines, mark+cell(fieldLabels[i], 7, false)+
 			m.filter.inputs[i].view(m.st, fieldPlaceholders[i], w-10, i == m.filter.focus))
 	}
-	lines = append(lines, "", m.st.Muted.Render("Blank fields match everything; queues are comma separated."))
+	lines = append(lines, "", m.st.Muted.Render("Blank fields match everything; queues and tags are comma separated."))
 	box := m.st.Box.Width(w + 2).Render(strings.Join(lines, "\n"))
 	return append([]string{""}, strings.Split(box, "\n")...)
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -545,5 +546,25 @@ func TestNewSignaturesMarked(t *testing.T) {
 	}
 	if got := marks(Options{TrendWindow: time.Minute}); got["ImportFeed"] || got["SyncInvoice"] || got["SendNewsletter"] {
 		t.Errorf("1m window: marks %v", got)
+	}
+}
+
+// TestFilterByTag: the filter's Tag field sets the query's Horizon tags
+// (comma separated, every one), the header names them, and the form
+// reopens with them.
+func TestFilterByTag(t *testing.T) {
+	f := seed()
+	h := newHarness(t, f, f, Options{}, 120, 40)
+	h.keys("/", "tab", "tab", "tab", `App\Models\Order:1,urgent`, "enter")
+	want := []string{`App\Models\Order:1`, "urgent"}
+	if got := f.groups[len(f.groups)-1].Query.Tags; !slices.Equal(got, want) || isZeroQuery(h.m.query) {
+		t.Fatalf("grouped with tags %q, want %q", got, want)
+	}
+	if v := h.view(); !strings.Contains(v, `filter: tag App\Models\Order:1,urgent`) {
+		t.Errorf("header does not name the tags:\n%s", v)
+	}
+	h.keys("/")
+	if got := h.m.filter.inputs[fieldTag].Value(); got != `App\Models\Order:1,urgent` {
+		t.Errorf("reopened Tag field = %q", got)
 	}
 }
