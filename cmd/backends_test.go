@@ -42,10 +42,17 @@ return [
 
 func routesConfig(t *testing.T) appprofile.Config {
 	t.Helper()
+	return appWithQueues(t, routesQueuePHP)
+}
+
+// appWithQueues resolves an app whose config/queue.php is queuePHP, beside
+// routesDatabasePHP and an SQLite database file.
+func appWithQueues(t *testing.T, queuePHP string) appprofile.Config {
+	t.Helper()
 	dir := t.TempDir()
 	for name, content := range map[string]string{
 		"artisan":             "",
-		"config/queue.php":    routesQueuePHP,
+		"config/queue.php":    queuePHP,
 		"config/database.php": routesDatabasePHP,
 		"database/app.sqlite": "",
 	} {

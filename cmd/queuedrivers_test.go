@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,26 +34,7 @@ return [
 
 func driversConfig(t *testing.T) appprofile.Config {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range map[string]string{
-		"artisan":             "",
-		"config/queue.php":    driversQueuePHP,
-		"config/database.php": routesDatabasePHP,
-		"database/app.sqlite": "",
-	} {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := appprofile.Resolve(appprofile.Options{Dir: dir, Cwd: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return appWithQueues(t, driversQueuePHP)
 }
 
 // TestQueueRoutesFailoverAndNamedDrivers: a failover connection routes
