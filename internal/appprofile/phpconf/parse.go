@@ -300,32 +300,12 @@ func binaryPrec(t token) int {
 	if t.kind != tOp {
 		return 0
 	}
-	switch t.text {
-	case "||":
-		return 1
-	case "&&":
-		return 2
-	case "|":
-		return 3
-	case "^":
-		return 4
-	case "&":
-		return 5
-	case "==", "!=", "===", "!==", "<>", "<=>":
-		return 6
-	case "<", "<=", ">", ">=":
-		return 7
-	case ".":
-		return 8
-	case "<<", ">>":
-		return 9
-	case "+", "-":
-		return 10
-	case "*", "/", "%":
-		return 11
-	}
-	return 0
+	return binaryPrecs[t.text]
 }
+
+var binaryPrecs = map[string]int{"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5,
+	"==": 6, "!=": 6, "===": 6, "!==": 6, "<>": 6, "<=>": 6, "<": 7, "<=": 7, ">": 7, ">=": 7,
+	".": 8, "<<": 9, ">>": 9, "+": 10, "-": 10, "*": 11, "/": 11, "%": 11}
 
 func (p *exprParser) binary(minPrec int) (*node, error) {
 	start := p.peek()
@@ -478,12 +458,8 @@ func isStrClass(name string) bool {
 
 // isKnownFunction reports the global functions EvalConfig evaluates.
 func isKnownFunction(name string) bool {
-	switch name {
-	case "env", "base_path", "database_path", "storage_path", "app_path", "config_path",
-		"resource_path", "public_path", "dirname":
-		return true
-	}
-	return false
+	_, helper := pathHelperDirs[name]
+	return helper || name == "env" || name == "dirname"
 }
 
 func (p *exprParser) lit(t token, v *Value) *node {
@@ -577,6 +553,7 @@ func (p *exprParser) name() (*node, error) {
 	// true, false, null and the magic constants are case-insensitive; the
 	// other constants are not.
 	var v *Value
+	c, isConst := constants[bare]
 	switch {
 	case lower == "true" || lower == "false":
 		v = &Value{Kind: KindBool, Bool: lower == "true"}
@@ -586,24 +563,20 @@ func (p *exprParser) name() (*node, error) {
 		v = &Value{Kind: KindInt, Int: int64(t.line)}
 	case lower == "__dir__" || lower == "__file__":
 		return &node{kind: nCall, name: lower, start: t.start, end: t.end, line: t.line}, nil
-	case bare == "PHP_EOL":
-		v = &Value{Kind: KindString, Str: "\n"}
-	case bare == "DIRECTORY_SEPARATOR": // Laravel on a Unix host
-		v = &Value{Kind: KindString, Str: "/"}
-	case bare == "NAN":
-		v = &Value{Kind: KindFloat, Float: math.NaN()}
-	case bare == "INF":
-		v = &Value{Kind: KindFloat, Float: math.Inf(1)}
-	case bare == "PHP_INT_MAX":
-		v = &Value{Kind: KindInt, Int: math.MaxInt64}
-	case bare == "PHP_INT_MIN":
-		v = &Value{Kind: KindInt, Int: math.MinInt64}
+	case isConst:
+		v = &c
 	default:
 		return p.unknownFrom(t), nil
 	}
 	v.Pos = pos
 	return p.lit(t, v), nil
 }
+
+// constants are the case-sensitive constants EvalConfig knows; the
+// DIRECTORY_SEPARATOR is that of Laravel on a Unix host.
+var constants = map[string]Value{"PHP_EOL": {Kind: KindString, Str: "\n"}, "DIRECTORY_SEPARATOR": {Kind: KindString, Str: "/"},
+	"NAN": {Kind: KindFloat, Float: math.NaN()}, "INF": {Kind: KindFloat, Float: math.Inf(1)},
+	"PHP_INT_MAX": {Kind: KindInt, Int: math.MaxInt64}, "PHP_INT_MIN": {Kind: KindInt, Int: math.MinInt64}}
 
 // call parses the argument list of a supported function. Spread or named
 // arguments make the call unknown.

@@ -169,25 +169,14 @@ func (v *Value) IntValue() (int64, bool) {
 
 // FloatValue converts a scalar the way PHP's (float) cast does.
 func (v *Value) FloatValue() (float64, bool) {
-	if v == nil {
-		return 0, false
-	}
-	switch v.Kind {
-	case KindNull:
-		return 0, true
-	case KindBool:
-		if v.Bool {
-			return 1, true
-		}
-		return 0, true
-	case KindInt:
-		return float64(v.Int), true
-	case KindFloat:
+	switch {
+	case v != nil && v.Kind == KindFloat:
 		return v.Float, true
-	case KindString:
+	case v != nil && v.Kind == KindString:
 		return stringToFloat(v.Str), true
 	}
-	return 0, false
+	i, ok := v.IntValue() // null, bools and ints; not arrays or unknowns
+	return float64(i), ok
 }
 
 // Truthy converts the way PHP's (bool) cast does: null, false, 0, 0.0, -0.0,
