@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -219,36 +220,27 @@ func mergeConfig(base, app *phpconf.Value, mergeable []string) *phpconf.Value {
 	if base == nil || base.Kind != phpconf.KindArray || app.Kind != phpconf.KindArray {
 		return app
 	}
-	out := &phpconf.Value{Kind: phpconf.KindArray, Pos: app.Pos}
-	out.Entries = append(out.Entries, app.Entries...)
-	has := func(v *phpconf.Value, key string) bool {
-		for _, e := range v.Entries {
-			if e.Key == key {
-				return true
-			}
-		}
-		return false
-	}
-	for _, e := range base.Entries {
-		if !has(app, e.Key) {
-			out.Entries = append(out.Entries, e)
-		}
-	}
+	out := union(app, base)
 	for _, key := range mergeable {
 		b, a := base.Get(key), app.Get(key)
 		if b == nil || a == nil || b.Kind != phpconf.KindArray || a.Kind != phpconf.KindArray {
 			continue
 		}
-		merged := &phpconf.Value{Kind: phpconf.KindArray, Pos: a.Pos, Entries: append([]phpconf.Entry{}, a.Entries...)}
-		for _, e := range b.Entries {
-			if !has(a, e.Key) {
-				merged.Entries = append(merged.Entries, e)
-			}
-		}
 		for i, e := range out.Entries {
 			if e.Key == key {
-				out.Entries[i].Value = merged
+				out.Entries[i].Value = union(a, b)
 			}
+		}
+	}
+	return out
+}
+
+// union is the array a followed by the entries of b whose keys a lacks.
+func union(a, b *phpconf.Value) *phpconf.Value {
+	out := &phpconf.Value{Kind: phpconf.KindArray, Pos: a.Pos, Entries: slices.Clone(a.Entries)}
+	for _, e := range b.Entries {
+		if !slices.ContainsFunc(a.Entries, func(x phpconf.Entry) bool { return x.Key == e.Key }) {
+			out.Entries = append(out.Entries, e)
 		}
 	}
 	return out
@@ -421,8 +413,7 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 			fields[key] = v
 		}
 	}
-	dc.Prefix = fields["prefix"]
-	dc.Timezone = fields["timezone"]
+	dc.Prefix, dc.Timezone = fields["prefix"], fields["timezone"]
 	for _, key := range []string{"search_path", "schema"} {
 		v := p.Get(base + "." + key)
 		if v == nil {
@@ -430,11 +421,7 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 		}
 		switch v.Kind {
 		case phpconf.KindArray:
-			for _, e := range v.Entries {
-				if s, ok := e.Value.String(); ok && s != "" {
-					dc.Schema = append(dc.Schema, s)
-				}
-			}
+			dc.Schema = append(dc.Schema, slices.DeleteFunc(entryStrings(v), func(s string) bool { return s == "" })...)
 		case phpconf.KindString:
 			for _, s := range strings.Split(v.Str, ",") {
 				if s = strings.Trim(strings.TrimSpace(s), `"`); s != "" {
@@ -446,11 +433,7 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 			break
 		}
 	}
-	database, dbSet, dbNull, _ := get("database")
-	if !dbSet || dbNull {
-		database = ""
-	}
-	hasDatabase := database != ""
+	database := fields["database"]
 	var params map[string]string
 	if rawURL, _, _, err := get("url"); err != nil {
 		return dc, nil, err
@@ -474,20 +457,17 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 				driver = urlDriver
 			}
 		}
-		if parts.hasHost {
-			fields["host"] = parts.host
+		override := func(key, v string, ok bool) {
+			if ok {
+				fields[key] = v
+			}
 		}
-		if parts.hasPort {
-			fields["port"] = strconv.Itoa(parts.port)
-		}
-		if parts.hasUser {
-			fields["username"] = parts.user
-		}
-		if parts.hasPass {
-			fields["password"] = parts.pass
-		}
+		override("host", parts.host, parts.hasHost)
+		override("port", strconv.Itoa(parts.port), parts.hasPort)
+		override("username", parts.user, parts.hasUser)
+		override("password", parts.pass, parts.hasPass)
 		if parts.hasDatabase {
-			database, hasDatabase = parts.database, true
+			database = parts.database
 		}
 		params = parts.params
 		if s := takeSocketParam(params); s != "" {
@@ -499,7 +479,7 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 	if !ok {
 		return dc, warnings, unsupportedDriverError("database connection "+quoteShort(name), driver)
 	}
-	if !hasDatabase || database == "" {
+	if database == "" {
 		return dc, warnings, fmt.Errorf("no database name: database connection %s has an empty or null database (%s) and no url names one",
 			quoteShort(name), p.Source(p.Get(base+".database")))
 	}
@@ -579,13 +559,7 @@ func (p *Profile) QueueConnections() []QueueConnection {
 		if v := p.Get(base + ".retry_after"); v != nil {
 			qc.RetryAfter, _ = v.IntValue()
 		}
-		if v := p.Get(base + ".connections"); v != nil {
-			for _, e := range v.Entries {
-				if s, ok := e.Value.String(); ok {
-					qc.Connections = append(qc.Connections, s)
-				}
-			}
-		}
+		qc.Connections = entryStrings(p.Get(base + ".connections"))
 		out = append(out, qc)
 	}
 	return out
@@ -648,7 +622,7 @@ func (p *Profile) Redis(name string) (RedisConnection, error) {
 			fields[key] = v
 		}
 	}
-	if v, ok := fields["host"]; ok && v != "" {
+	if v := fields["host"]; v != "" {
 		rc.Host = v
 	}
 	if v := fields["port"]; v != "" {
@@ -734,17 +708,13 @@ func (p *Profile) failedStore() (FailedStore, error) {
 		return fs, err
 	}
 	switch {
-	case p.Get("queue.failed") == nil:
+	case p.Get("queue.failed") == nil || isNull:
 		fs.Driver = "null"
-	case !set:
+	case !set && p.Get("queue.failed.table") != nil:
 		// QueueServiceProvider: no driver but a table means the legacy
 		// integer-id provider.
-		if p.Get("queue.failed.table") != nil {
-			fs.Driver = "database"
-		} else {
-			fs.Driver = "null"
-		}
-	case isNull:
+		fs.Driver = "database"
+	case !set:
 		fs.Driver = "null"
 	}
 	if fs.Database, _, _, err = p.str("queue.failed.database", "pass --dsn"); err != nil {
@@ -753,10 +723,8 @@ func (p *Profile) failedStore() (FailedStore, error) {
 	if fs.Table, _, _, err = p.str("queue.failed.table", "pass --failed-table"); err != nil {
 		return fs, err
 	}
-	if path, set, _, err := p.str("queue.failed.path", "pass --failed-file"); err != nil {
+	if fs.Path, _, _, err = p.str("queue.failed.path", "pass --failed-file"); err != nil {
 		return fs, err
-	} else if set && path != "" {
-		fs.Path = path
 	}
 	if fs.Driver == "file" && fs.Path == "" {
 		fs.Path = filepath.Join(p.Root, "storage", "framework", "cache", "failed-jobs.json")
@@ -803,7 +771,9 @@ func (p *Profile) Settings() []Setting {
 		var shown string
 		switch v.Kind {
 		case phpconf.KindArray:
-			b, _ := json.Marshal(p.flatStrings(v))
+			entries := entryStrings(v)
+			sort.Strings(entries)
+			b, _ := json.Marshal(entries)
 			shown = string(b)
 		case phpconf.KindUnknown:
 			shown = "? `" + shownExpr(key, v.Expr) + "`"
@@ -850,14 +820,17 @@ func (p *Profile) Settings() []Setting {
 	return out
 }
 
-func (p *Profile) flatStrings(v *phpconf.Value) []string {
+// entryStrings are the scalar entries of an array setting, in source order.
+func entryStrings(v *phpconf.Value) []string {
+	if v == nil {
+		return nil
+	}
 	var out []string
 	for _, e := range v.Entries {
 		if s, ok := e.Value.String(); ok {
 			out = append(out, s)
 		}
 	}
-	sort.Strings(out)
 	return out
 }
 
@@ -904,11 +877,7 @@ func (p *Profile) appKeys() []string {
 	switch v := p.Get("app.previous_keys"); {
 	case v == nil:
 	case v.Kind == phpconf.KindArray:
-		for _, e := range v.Entries {
-			if s, ok := e.Value.String(); ok {
-				previous = append(previous, s)
-			}
-		}
+		previous = entryStrings(v)
 	case v.Kind == phpconf.KindString:
 		previous = strings.Split(v.Str, ",")
 	case v.Kind == phpconf.KindUnknown && p.CachePath == "":
