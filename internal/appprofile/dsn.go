@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/jobtriage/jobtriage/triage/redact"
 )
 
 // Target is one database to open, independent of how it was described.
@@ -76,7 +78,7 @@ func (t Target) Redacted() string {
 		}
 		b.WriteString(url.QueryEscape(k) + "=" + url.QueryEscape(v))
 	}
-	return scrubSecret(b.String(), t.Password)
+	return redact.Text(b.String(), t.Password)
 }
 
 // String is Redacted, so that printing a Target with %v or %s is safe.

@@ -1,6 +1,7 @@
 package appprofile
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -846,10 +847,7 @@ func (p *Profile) localDatabaseQueue(failedConn string) QueueConnection {
 		if qc.Driver != "database" {
 			continue
 		}
-		conn := qc.Connection
-		if conn == "" {
-			conn = dbDefault
-		}
+		conn := cmp.Or(qc.Connection, dbDefault)
 		if conn != failedConn && failedConn != "" {
 			continue
 		}

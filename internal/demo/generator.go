@@ -6,6 +6,7 @@
 package demo
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -121,9 +122,7 @@ func NewGenerator(opts Options) (*Generator, error) {
 		opts.Now = time.Now()
 	}
 	opts.Now = opts.Now.UTC().Truncate(time.Second)
-	if opts.AppKey == "" {
-		opts.AppKey = DemoAppKey
-	}
+	opts.AppKey = cmp.Or(opts.AppKey, DemoAppKey)
 	key, err := decodeAppKey(opts.AppKey)
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
