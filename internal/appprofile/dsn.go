@@ -1,6 +1,7 @@
 package appprofile
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,36 +93,21 @@ func isSecretParam(key string) bool {
 	return strings.Contains(k, "pass") || strings.Contains(k, "secret") || strings.Contains(k, "token")
 }
 
-// ourDriver maps a Laravel driver name (after ConfigurationUrlParser's
-// aliases) to ours; ok is false for drivers we cannot speak (sqlsrv, …).
-func ourDriver(laravelDriver string) (driver string, ok bool) {
-	switch laravelDriver {
-	case "mysql", "mariadb":
-		return "mysql", true
-	case "pgsql":
-		return "postgres", true
-	case "sqlite":
-		return "sqlite", true
-	}
-	return "", false
+// ourDrivers maps a Laravel driver name (after ConfigurationUrlParser's
+// aliases) to ours; drivers we cannot speak (sqlsrv, …) are absent.
+var ourDrivers = map[string]string{"mysql": "mysql", "mariadb": "mysql", "pgsql": "postgres", "sqlite": "sqlite"}
+
+// driverAliases are ConfigurationUrlParser::$driverAliases (the database ones).
+var driverAliases = map[string]string{"mssql": "sqlsrv", "mysql2": "mysql", "postgres": "pgsql", "postgresql": "pgsql", "sqlite3": "sqlite"}
+
+// laravelDriverFor applies driverAliases to a URL scheme.
+func laravelDriverFor(scheme string) string {
+	s := strings.ToLower(scheme)
+	return cmp.Or(driverAliases[s], s)
 }
 
-// laravelDriverFor applies ConfigurationUrlParser::$driverAliases (the
-// database ones) to a URL scheme.
-func laravelDriverFor(scheme string) string {
-	switch s := strings.ToLower(scheme); s {
-	case "mssql":
-		return "sqlsrv"
-	case "mysql2":
-		return "mysql"
-	case "postgres", "postgresql":
-		return "pgsql"
-	case "sqlite3":
-		return "sqlite"
-	default:
-		return s
-	}
-}
+// defaultPorts are the drivers' usual ports.
+var defaultPorts = map[string]int{"postgres": 5432, "mysql": 3306}
 
 // unsupportedDriverError names the driver (which is never secret) and what we do support.
 func unsupportedDriverError(what, driver string) error {
@@ -179,7 +165,7 @@ func ParseDSN(s string) (Target, error) {
 	if !strings.HasPrefix(s[len(m[0]):], "//") {
 		return Target{}, errors.New("DSN must look like driver://user:password@host:port/database or sqlite:PATH")
 	}
-	ours, ok := ourDriver(laravelDriverFor(scheme))
+	ours, ok := ourDrivers[laravelDriverFor(scheme)]
 	if !ok {
 		return Target{}, unsupportedDriverError("DSN", scheme)
 	}
@@ -194,7 +180,7 @@ func ParseDSN(s string) (Target, error) {
 		t.Host = "127.0.0.1"
 	}
 	if t.Port == 0 {
-		t.Port = defaultPort(ours)
+		t.Port = defaultPorts[ours]
 	}
 	if t.Database == "" {
 		return Target{}, fmt.Errorf("DSN names no database: add /DATABASE after the host (%s)", t.Redacted())
@@ -214,16 +200,6 @@ func parseSQLiteDSN(rest string) (Target, error) {
 		t.Params = parseQuery(query)
 	}
 	return t, nil
-}
-
-func defaultPort(driver string) int {
-	if driver == "postgres" {
-		return 5432
-	}
-	if driver == "mysql" {
-		return 3306
-	}
-	return 0
 }
 
 func takeSocketParam(params map[string]string) string {

@@ -476,7 +476,7 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 		}
 	}
 	dc.Driver = driver
-	ours, ok := ourDriver(driver)
+	ours, ok := ourDrivers[driver]
 	if !ok {
 		return dc, warnings, unsupportedDriverError("database connection "+quoteShort(name), driver)
 	}
@@ -491,7 +491,7 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 	if database == "forge" && strings.HasPrefix(p.Get(base+".database").Pos.File, "(Laravel") && !hasKey(p.environ, "DB_DATABASE") && !hasKey(p.dotenv, "DB_DATABASE") {
 		warnings = append(warnings, "DB_DATABASE is not set; using Laravel 8's default database name \"forge\"")
 	}
-	port := defaultPort(ours)
+	port := defaultPorts[ours]
 	if s := strings.TrimSpace(fields["port"]); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 65535 {
