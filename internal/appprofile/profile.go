@@ -323,12 +323,9 @@ func (p *Profile) str(path, hint string) (value string, set, isNull bool, err er
 }
 
 func (p *Profile) noteUnknown(u Unknown) {
-	for _, have := range p.unknowns {
-		if have.Key == u.Key {
-			return
-		}
+	if !slices.ContainsFunc(p.unknowns, func(have Unknown) bool { return have.Key == u.Key }) {
+		p.unknowns = append(p.unknowns, u)
 	}
-	p.unknowns = append(p.unknowns, u)
 }
 
 // Unknowns lists the values resolution needed but could not evaluate.
@@ -396,17 +393,9 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 			quoteShort(name), name)
 	}
 	dc := DatabaseConnection{Name: name, Source: p.Source(conn)}
-	hint := "pass --dsn"
-	get := func(key string) (string, bool, bool, error) { return p.str(base+"."+key, hint) }
-	driver, _, _, err := get("driver")
-	if err != nil {
-		return dc, nil, err
-	}
-	dc.Driver = driver
-	var warnings []string
 	fields := map[string]string{}
-	for _, key := range []string{"host", "port", "database", "username", "password", "unix_socket", "prefix", "timezone", "sslmode"} {
-		v, set, _, err := get(key)
+	for _, key := range []string{"driver", "host", "port", "database", "username", "password", "unix_socket", "prefix", "timezone", "sslmode", "url"} {
+		v, set, _, err := p.str(base+"."+key, "pass --dsn")
 		if err != nil {
 			return dc, nil, err
 		}
@@ -414,6 +403,7 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 			fields[key] = v
 		}
 	}
+	driver := fields["driver"]
 	dc.Prefix, dc.Timezone = fields["prefix"], fields["timezone"]
 	for _, key := range []string{"search_path", "schema"} {
 		v := p.Get(base + "." + key)
@@ -434,11 +424,9 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 			break
 		}
 	}
-	database := fields["database"]
+	var warnings []string
 	var params map[string]string
-	if rawURL, _, _, err := get("url"); err != nil {
-		return dc, nil, err
-	} else if rawURL != "" {
+	if rawURL := fields["url"]; rawURL != "" {
 		// ConfigurationUrlParser turns sqlite:/// into sqlite://null/ (and
 		// the "null" host then drops out), so the path after it is relative.
 		if m := sqliteTripleSlash.FindString(rawURL); m != "" {
@@ -467,15 +455,14 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 		override("port", strconv.Itoa(parts.port), parts.hasPort)
 		override("username", parts.user, parts.hasUser)
 		override("password", parts.pass, parts.hasPass)
-		if parts.hasDatabase {
-			database = parts.database
-		}
+		override("database", parts.database, parts.hasDatabase)
 		params = parts.params
 		if s := takeSocketParam(params); s != "" {
 			fields["unix_socket"] = s
 		}
 	}
 	dc.Driver = driver
+	database := fields["database"]
 	ours, ok := ourDrivers[driver]
 	if !ok {
 		return dc, warnings, unsupportedDriverError("database connection "+quoteShort(name), driver)
