@@ -1,6 +1,9 @@
 package appprofile
 
-import "strings"
+import (
+	"embed"
+	"strings"
+)
 
 // Laravel's configuration defaults, per major version, written as the PHP
 // config files jobtriage evaluates statically when an app has no file of its
@@ -68,136 +71,14 @@ func versionPlaceholders(major int, isApp bool) map[string]string {
 	return ph
 }
 
-const defaultsApp = `<?php
-return [
-    'name' => env('APP_NAME', 'Laravel'),
-    'env' => env('APP_ENV', 'production'),
-    'timezone' => %TIMEZONE%,
-    'key' => env('APP_KEY'),%PREVIOUS_KEYS%
-];
-`
-
-// defaultsMySQL is one MySQL-family connection; %DRIVER% is mysql or
-// mariadb.
-const defaultsMySQL = `
-        '%DRIVER%' => [
-            'driver' => '%DRIVER%',
-            'url' => env('DB_URL', env('DATABASE_URL')),
-            'host' => env('DB_HOST', '127.0.0.1'),
-            'port' => env('DB_PORT', '3306'),
-            'database' => env('DB_DATABASE', '%DB_DATABASE%'),
-            'username' => env('DB_USERNAME', '%DB_USERNAME%'),
-            'password' => env('DB_PASSWORD', ''),
-            'unix_socket' => env('DB_SOCKET', ''),
-            'prefix' => '',
-        ],`
-
-// defaultsRedisConnection is one database.redis connection.
-const defaultsRedisConnection = `
-        '%NAME%' => [
-            'url' => env('REDIS_URL'),
-            'host' => env('REDIS_HOST', '127.0.0.1'),%REDIS_USERNAME%
-            'password' => env('REDIS_PASSWORD'),
-            'port' => env('REDIS_PORT', '6379'),
-            'database' => env('%DB_KEY%', '%DB%'),
-        ],`
-
-const defaultsDatabase = `<?php
-use Illuminate\Support\Str;
-return [
-    'default' => env('DB_CONNECTION', '%DB_CONNECTION%'),
-    'connections' => [
-        'sqlite' => [
-            'driver' => 'sqlite',
-            'url' => env('DB_URL', env('DATABASE_URL')),
-            'database' => env('DB_DATABASE', database_path('database.sqlite')),
-            'prefix' => '',
-        ],%MYSQL%%MARIADB%
-        'pgsql' => [
-            'driver' => 'pgsql',
-            'url' => env('DB_URL', env('DATABASE_URL')),
-            'host' => env('DB_HOST', '127.0.0.1'),
-            'port' => env('DB_PORT', '5432'),
-            'database' => env('DB_DATABASE', '%DB_DATABASE%'),
-            'username' => env('DB_USERNAME', '%DB_USERNAME%'),
-            'password' => env('DB_PASSWORD', ''),
-            'prefix' => '',
-            '%PGSQL_SCHEMA_KEY%' => 'public',
-            'sslmode' => 'prefer',
-        ],
-        'sqlsrv' => [
-            'driver' => 'sqlsrv',
-            'url' => env('DB_URL', env('DATABASE_URL')),
-            'host' => env('DB_HOST', 'localhost'),
-            'port' => env('DB_PORT', '1433'),
-            'database' => env('DB_DATABASE', '%DB_DATABASE%'),
-        ],
-    ],
-    'redis' => [
-        'client' => env('REDIS_CLIENT', 'phpredis'),
-        'options' => [
-            'cluster' => env('REDIS_CLUSTER', 'redis'),
-            'prefix' => %REDIS_PREFIX%,
-        ],%REDIS_DEFAULT%%REDIS_CACHE%
-    ],
-];
-`
-
-const defaultsQueue = `<?php
-return [
-    'default' => env('QUEUE_CONNECTION', '%QUEUE_CONNECTION%'),
-    'connections' => [
-        'sync' => ['driver' => 'sync'],
-        'database' => [
-            'driver' => 'database',%DB_QUEUE_CONNECTION%
-            'table' => env('DB_QUEUE_TABLE', 'jobs'),
-            'queue' => %DB_QUEUE%,
-            'retry_after' => (int) env('DB_QUEUE_RETRY_AFTER', 90),
-        ],
-        'redis' => [
-            'driver' => 'redis',
-            'connection' => %REDIS_CONNECTION%,
-            'queue' => env('REDIS_QUEUE', 'default'),
-            'retry_after' => %REDIS_RETRY_AFTER%,
-            'block_for' => null,
-        ],
-    ],
-    'batching' => [
-        'database' => env('DB_CONNECTION', '%DB_CONNECTION%'),
-        'table' => 'job_batches',
-    ],
-    'failed' => [
-        'driver' => env('QUEUE_FAILED_DRIVER', 'database-uuids'),
-        'database' => env('DB_CONNECTION', '%DB_CONNECTION%'),
-        'table' => 'failed_jobs',
-    ],
-];
-`
-
-// defaultsCache is config/cache.php: the stores whose driver pause must
-// know (the ones it writes and the ones it names artisan for).
-const defaultsCache = `<?php
-use Illuminate\Support\Str;
-return [
-    'default' => %CACHE_STORE%,
-    'stores' => [
-        'array' => ['driver' => 'array', 'serialize' => false],
-        'database' => [
-            'driver' => 'database',
-            'connection' => %DB_CACHE_CONNECTION%,
-            'table' => %DB_CACHE_TABLE%,
-        ],
-        'file' => ['driver' => 'file'],
-        'memcached' => ['driver' => 'memcached'],
-        'redis' => [
-            'driver' => 'redis',
-            'connection' => %REDIS_CACHE_CONNECTION%,
-        ],
-        'dynamodb' => ['driver' => 'dynamodb'],
-    ],
-    'prefix' => %CACHE_PREFIX%,
-];
-`
+// defaultFiles are the default config/*.php files, app, database, queue
+// and cache (only the stores whose driver pause must know: the ones it
+// writes and the ones it names artisan for), with %NAME% placeholders that
+// versionPlaceholders fills. They hold no comments: their line numbers are
+// the ones messages and doctor show.
+//
+//go:embed defaults/*.php.tmpl
+var defaultFiles embed.FS
 
 // versionDefaults returns the default config files of a Laravel major
 // version, keyed by config name; merged reports whether the framework
@@ -208,14 +89,12 @@ func versionDefaults(major int, isApp bool) (files map[string]string, merged boo
 		pairs = append(pairs, "%"+k+"%", v)
 	}
 	r := strings.NewReplacer(pairs...)
-	mysql := func(driver string) string { return strings.ReplaceAll(defaultsMySQL, "%DRIVER%", driver) }
-	redis := func(name, dbKey, db string) string {
-		return strings.NewReplacer("%NAME%", name, "%DB_KEY%", dbKey, "%DB%", db).Replace(defaultsRedisConnection)
+	files = map[string]string{}
+	for _, name := range append(configNames[:], cacheConfigName) {
+		b, _ := defaultFiles.ReadFile("defaults/" + name + ".php.tmpl") // embedded: it is there
+		files[name] = r.Replace(string(b))
 	}
-	database := strings.NewReplacer("%MYSQL%", mysql("mysql"), "%MARIADB%", mysql("mariadb"),
-		"%REDIS_DEFAULT%", redis("default", "REDIS_DB", "0"), "%REDIS_CACHE%", redis("cache", "REDIS_CACHE_DB", "1")).Replace(defaultsDatabase)
-	return map[string]string{"app": r.Replace(defaultsApp), "database": r.Replace(database), "queue": r.Replace(defaultsQueue),
-		"cache": r.Replace(defaultsCache)}, isApp && major >= 11
+	return files, isApp && major >= 11
 }
 
 // mergeableOptions are the keys Laravel 11+'s LoadConfiguration merges one

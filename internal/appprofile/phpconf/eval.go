@@ -468,7 +468,7 @@ func (e *evaluator) env(n *node) *Value {
 // matching surrounding quotes is stripped (not across a newline, as the
 // /\A(['"])(.*)\1\z/ pattern does). The result has no Pos.
 func CastEnv(raw string) *Value {
-	switch asciiLower(raw) {
+	switch strings.ToLower(raw) { // maps nothing but A-Z onto these words, like PHP 8's strtolower
 	case "true", "(true)":
 		return &Value{Kind: KindBool, Bool: true}
 	case "false", "(false)":
@@ -483,16 +483,6 @@ func CastEnv(raw string) *Value {
 		return &Value{Kind: KindString, Str: raw[1 : len(raw)-1]}
 	}
 	return &Value{Kind: KindString, Str: raw}
-}
-
-// asciiLower is PHP 8's strtolower: only A-Z change.
-func asciiLower(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'A' && r <= 'Z' {
-			return r + ('a' - 'A')
-		}
-		return r
-	}, s)
 }
 
 // dirname is PHP's dirname($path, $levels = 1) on a Unix host.
