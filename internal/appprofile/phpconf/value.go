@@ -203,28 +203,11 @@ func (v *Value) Truthy() (bool, bool) {
 	return false, false
 }
 
-// isIntKeyString reports whether PHP treats the string key s as an int key.
+// isIntKeyString reports whether PHP treats the string key s as an int key:
+// the canonical decimal form of an int64 ("5", "-3"; not "05", "+5", "-0").
 func isIntKeyString(s string) (int64, bool) {
-	if s == "" || len(s) > len("-9223372036854775808") {
-		return 0, false
-	}
-	d := s
-	if d[0] == '-' {
-		d = d[1:]
-	}
-	if d == "" || (d[0] == '0' && len(d) > 1) || (s[0] == '-' && d == "0") {
-		return 0, false
-	}
-	for i := 0; i < len(d); i++ {
-		if d[i] < '0' || d[i] > '9' {
-			return 0, false
-		}
-	}
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return n, true
+	return n, err == nil && strconv.FormatInt(n, 10) == s
 }
 
 // collapseExpr turns expression source text into the Expr of an unknown:
