@@ -46,10 +46,6 @@ const (
 // cacheAdvice ends every cache-vs-.env line.
 const cacheAdvice = "Laravel uses the cache; run php artisan config:cache after changing .env"
 
-// SecretKey reports whether a setting's value (or the expression it is
-// written as) must never be shown.
-func SecretKey(key string) bool { return isSecretSetting(key) }
-
 // ProfileWithoutCache evaluates the app as Laravel would if cached's config
 // cache did not exist: config/*.php with the environment and the .env file
 // o selects. It returns nil when cached uses no cache or the app has no env
@@ -286,9 +282,6 @@ func UnknownContradictions(p *Profile) []Contradiction {
 		seen[u.Key] = true
 		if u.Hint == "" {
 			u.Hint = unknownHint(u.Key)
-		}
-		if isSecretSetting(u.Key) {
-			u.Expr = "(a secret's expression, not shown)"
 		}
 		msg := u.String()
 		if severity == SeverityInfo {

@@ -735,10 +735,13 @@ type Setting struct {
 // never shown.
 func shownExpr(key, expr string) string {
 	if isSecretSetting(key) {
-		return "(a secret's expression, not shown)"
+		return hiddenExpr
 	}
 	return expr
 }
+
+// hiddenExpr stands for a secret setting's expression.
+const hiddenExpr = "(a secret's expression, not shown)"
 
 // isSecretSetting reports settings whose values are never shown.
 func isSecretSetting(key string) bool {
@@ -757,15 +760,17 @@ func (p *Profile) Settings() []Setting {
 			return
 		}
 		var shown string
-		switch v.Kind {
-		case phpconf.KindArray:
+		switch {
+		case v.Kind == phpconf.KindArray:
 			entries := entryStrings(v)
 			sort.Strings(entries)
 			b, _ := json.Marshal(entries)
 			shown = string(b)
-		case phpconf.KindUnknown:
-			shown = "? `" + shownExpr(key, v.Expr) + "`"
-		case phpconf.KindNull:
+		case v.Kind == phpconf.KindUnknown && isSecretSetting(key):
+			shown = "? " + hiddenExpr
+		case v.Kind == phpconf.KindUnknown:
+			shown = "? `" + v.Expr + "`"
+		case v.Kind == phpconf.KindNull:
 			shown = "null"
 		default:
 			shown, _ = v.String()

@@ -272,9 +272,6 @@ func (b *builder) describeApp() {
 			a.Configuration = "defaults"
 		}
 		for _, s := range p.Settings() {
-			if appprofile.SecretKey(s.Key) && strings.HasPrefix(s.Value, "? ") {
-				s.Value = "? (a secret's expression, not shown)"
-			}
 			b.rep.Settings = append(b.rep.Settings, appprofile.Setting{Key: b.clean(s.Key), Value: b.clean(s.Value), Source: b.clean(s.Source)})
 		}
 	}
