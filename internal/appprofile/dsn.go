@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -55,29 +54,18 @@ func (t Target) Redacted() string {
 		b.WriteString("/")
 		b.WriteString(url.PathEscape(t.Database))
 	}
-	params := make(map[string]string, len(t.Params)+1)
+	q := url.Values{} // Encode sorts the keys
 	for k, v := range t.Params {
-		params[k] = v
-	}
-	if t.Socket != "" {
-		params["unix_socket"] = t.Socket
-	}
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for i, k := range keys {
-		if i == 0 {
-			b.WriteString("?")
-		} else {
-			b.WriteString("&")
-		}
-		v := params[k]
 		if isSecretParam(k) {
 			v = "xxxxx"
 		}
-		b.WriteString(url.QueryEscape(k) + "=" + url.QueryEscape(v))
+		q.Set(k, v)
+	}
+	if t.Socket != "" {
+		q.Set("unix_socket", t.Socket)
+	}
+	if len(q) > 0 {
+		b.WriteString("?" + q.Encode())
 	}
 	return redact.Text(b.String(), t.Password)
 }
