@@ -142,11 +142,6 @@ func byteSize(n int64) string {
 	return strconv.FormatInt(n, 10) + " bytes"
 }
 
-func majorOf(version string) int {
-	n, _ := strconv.Atoi(strings.SplitN(version, ".", 2)[0])
-	return n
-}
-
 // configNames are the config files jobtriage reads.
 var configNames = [...]string{"app", "database", "queue"}
 
@@ -155,10 +150,8 @@ var configNames = [...]string{"app", "database", "queue"}
 func loadProfile(root string, isApp bool, environ, fileVars map[string]string, envFile, cachePath string) (*Profile, error) {
 	p := &Profile{Root: root, IsApp: isApp, environ: environ, dotenv: fileVars}
 	p.Version, p.VersionSource = laravelVersion(root)
-	p.Major = majorOf(p.Version)
-	if p.Major < 8 {
-		p.Major = 8
-	}
+	p.Major, _ = strconv.Atoi(strings.SplitN(p.Version, ".", 2)[0])
+	p.Major = max(p.Major, 8)
 	tree := &phpconf.Value{Kind: phpconf.KindArray}
 	if cachePath != "" {
 		src, err := readBounded(cachePath)

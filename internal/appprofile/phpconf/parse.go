@@ -107,22 +107,30 @@ func (p *exprParser) leave() { p.depth-- }
 // findReturn moves to the first "return" outside any bracket; statements
 // before it (use, declare, variable assignments) are skipped.
 func (p *exprParser) findReturn() error {
-	depth := 0
-	for {
+	for depth := 0; ; p.take() {
 		t := p.peek()
 		switch {
 		case t.kind == tEOF || t.kind == tCloseTag:
 			return p.errAt(t, "no top-level return statement")
-		case t.kind == tOp && (t.text == "(" || t.text == "[" || t.text == "{" || t.text == "#["):
-			depth++
-		case t.kind == tOp && (t.text == ")" || t.text == "]" || t.text == "}"):
-			depth--
 		case depth == 0 && isName(t, "return"):
 			p.take()
 			return nil
 		}
-		p.take()
+		depth += bracketDelta(t)
 	}
+}
+
+// bracketDelta is 1 for an opening bracket, -1 for a closing one, else 0.
+func bracketDelta(t token) int {
+	switch {
+	case t.kind != tOp:
+		return 0
+	case t.text == "(" || t.text == "[" || t.text == "{" || t.text == "#[":
+		return 1
+	case t.text == ")" || t.text == "]" || t.text == "}":
+		return -1
+	}
+	return 0
 }
 
 // unknownFrom makes an unknown node for the source from start up to the last token taken.
@@ -147,72 +155,45 @@ func isTerminator(t token) bool {
 // brackets; inside a ternary's middle operand a ':' ends it too. Arrow
 // functions ("fn() => x") and nested ternaries inside are kept whole.
 func (p *exprParser) skipRest() {
-	depth, arrows, questions := 0, 0, 0
-	for {
+	for depth, arrows, questions := 0, 0, 0; ; p.take() {
 		t := p.peek()
 		if t.kind == tEOF || t.kind == tCloseTag {
 			return
 		}
-		if t.kind == tOp {
-			switch t.text {
-			case "(", "[", "{", "#[":
-				depth++
-			case ")", "]", "}":
-				if depth == 0 {
-					return
-				}
-				depth--
-			case ",", ";":
-				if depth == 0 {
-					return
-				}
-			case "=>":
-				if depth == 0 {
-					if arrows == 0 {
-						return
-					}
-					arrows--
-				}
-			case "?":
-				if depth == 0 {
-					questions++
-				}
-			case ":":
-				if depth == 0 {
-					if questions > 0 {
-						questions--
-					} else if p.ternary > 0 {
-						return
-					}
-				}
+		if d := bracketDelta(t); d != 0 || depth > 0 {
+			if depth += d; depth < 0 { // a closer of an enclosing bracket
+				return
 			}
-		} else if depth == 0 && isName(t, "fn") {
+			continue
+		}
+		switch {
+		case isOp(t, ",") || isOp(t, ";"):
+			return
+		case isOp(t, "=>"):
+			if arrows == 0 {
+				return
+			}
+			arrows--
+		case isOp(t, "?"):
+			questions++
+		case isOp(t, ":") && questions > 0:
+			questions--
+		case isOp(t, ":") && p.ternary > 0:
+			return
+		case isName(t, "fn"):
 			arrows++
 		}
-		p.take()
 	}
 }
 
 // skipBalanced consumes one bracketed group starting at the current
 // opening token.
 func (p *exprParser) skipBalanced() {
-	depth := 0
-	for {
+	for depth := 0; ; {
 		t := p.take()
-		if t.kind == tEOF || t.kind == tCloseTag {
+		d := bracketDelta(t)
+		if depth += d; t.kind == tEOF || t.kind == tCloseTag || d < 0 && depth <= 0 {
 			return
-		}
-		if t.kind != tOp {
-			continue
-		}
-		switch t.text {
-		case "(", "[", "{", "#[":
-			depth++
-		case ")", "]", "}":
-			depth--
-			if depth <= 0 {
-				return
-			}
 		}
 	}
 }
@@ -389,15 +370,11 @@ func (p *exprParser) postfix() (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !isChainStart(p.peek()) {
+	before := p.pos
+	if p.skipChain(); p.pos == before {
 		return n, nil
 	}
-	p.skipChain()
 	return p.unknownFrom(start), nil
-}
-
-func isChainStart(t token) bool {
-	return t.kind == tOp && (t.text == "[" || t.text == "(" || t.text == "{" || t.text == "->" || t.text == "?->" || t.text == "::" || t.text == "++" || t.text == "--")
 }
 
 // skipChain consumes "(...)", "[...]", "{...}", "->name", "?->name",
