@@ -265,9 +265,7 @@ func Load(path string, explicit bool) (*File, error) {
 		return nil, err
 	}
 	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
-		for _, c := range f.Contexts {
-			f.Exposed = f.Exposed || c.hasSecret()
-		}
+		f.Exposed = slices.ContainsFunc(f.Contexts, Context.hasSecret)
 	}
 	return f, nil
 }

@@ -129,12 +129,8 @@ func NewGenerator(opts Options) (*Generator, error) {
 	}
 	g := &Generator{opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		key: key, all: scenarios(), perMW: map[int]int{}, frameCap: map[int]int{}, perPad: map[string]int{}}
-	known := map[string]bool{}
-	for _, s := range g.all {
-		known[s.name] = true
-	}
 	for _, n := range opts.Scenarios {
-		if !known[n] {
+		if !slices.ContainsFunc(g.all, func(s scenario) bool { return s.name == n }) {
 			return nil, fmt.Errorf("demo: unknown scenario %q", n)
 		}
 	}
