@@ -1,6 +1,7 @@
 package appprofile
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -277,9 +278,7 @@ func UnknownContradictions(p *Profile) []Contradiction {
 			return
 		}
 		seen[u.Key] = true
-		if u.Hint == "" {
-			u.Hint = unknownHint(u.Key)
-		}
+		u.Hint = cmp.Or(u.Hint, unknownHint(u.Key))
 		msg := u.String()
 		if severity == SeverityInfo {
 			msg += " (not needed for this app's failed jobs)"

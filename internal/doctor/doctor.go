@@ -326,10 +326,7 @@ func (b *builder) describeConnections() map[string]triage.Route {
 		default:
 			driver := cmp.Or(qc.Driver, "(none)")
 			c.Destination = "the " + driver + " driver's own store, which jobtriage cannot reach"
-			c.Note = r.Reason
-			if c.Note == "" {
-				c.Note = fmt.Sprintf("jobtriage cannot write to or read the %s driver", driver)
-			}
+			c.Note = cmp.Or(r.Reason, fmt.Sprintf("jobtriage cannot write to or read the %s driver", driver))
 			c.Artisan = fmt.Sprintf("php artisan queue:retry <id> (retry), php artisan queue:monitor %s:%s (monitor)", qc.Name, queue)
 			if f, ok := triage.UnwritableDriver(qc.Driver); ok {
 				c.Destination, c.Failures = f.Jobs, f.Failures
