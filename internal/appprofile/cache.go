@@ -1,6 +1,7 @@
 package appprofile
 
 import (
+	"cmp"
 	"fmt"
 )
 
@@ -52,42 +53,28 @@ func (p *Profile) CacheStore() (CacheStore, error) {
 	if p.Get(base) == nil {
 		return cs, fmt.Errorf("cache store %s is not configured in config/cache.php (Laravel would fail with \"Cache store [%s] is not defined\")", quoteShort(name), name)
 	}
-	if cs.Driver, _, _, err = p.str(base+".driver", hint); err != nil {
-		return cs, err
-	}
-	prefix, set, _, err := p.str(base+".prefix", hint)
-	if err != nil {
-		return cs, err
-	}
-	if !set {
-		if prefix, _, _, err = p.str("cache.prefix", "set CACHE_PREFIX"); err != nil {
-			return cs, err
+	// read stops at the first value it cannot evaluate: that error is the answer.
+	read := func(key, hint string) (v string, set bool) {
+		if err == nil {
+			v, set, _, err = p.str(key, hint)
 		}
+		return v, set
 	}
-	cs.Prefix = prefix
+	cs.Driver, _ = read(base+".driver", hint)
+	cs.Prefix, set = read(base+".prefix", hint)
+	if !set {
+		cs.Prefix, _ = read("cache.prefix", "set CACHE_PREFIX")
+	}
 	switch cs.Driver {
 	case "database":
-		if cs.Table, _, _, err = p.str(base+".table", "set DB_CACHE_TABLE"); err != nil {
-			return cs, err
-		}
-		if cs.Table == "" {
-			cs.Table = defaultCacheTable
-		}
-		if cs.Connection, _, _, err = p.str(base+".connection", "set DB_CACHE_CONNECTION"); err != nil {
-			return cs, err
-		}
-		if cs.Connection == "" {
-			if cs.Connection, _, _, err = p.str("database.default", "pass --dsn"); err != nil {
-				return cs, err
-			}
+		table, _ := read(base+".table", "set DB_CACHE_TABLE")
+		cs.Table = cmp.Or(table, defaultCacheTable)
+		if cs.Connection, _ = read(base+".connection", "set DB_CACHE_CONNECTION"); cs.Connection == "" {
+			cs.Connection, _ = read("database.default", "pass --dsn")
 		}
 	case "redis":
-		if cs.Connection, _, _, err = p.str(base+".connection", "set REDIS_CACHE_CONNECTION"); err != nil {
-			return cs, err
-		}
-		if cs.Connection == "" {
-			cs.Connection = defaultRedisCacheConnection
-		}
+		conn, _ := read(base+".connection", "set REDIS_CACHE_CONNECTION")
+		cs.Connection = cmp.Or(conn, defaultRedisCacheConnection)
 	}
-	return cs, nil
+	return cs, err
 }

@@ -26,11 +26,18 @@ func mustCacheStore(t *testing.T, cfg Config) CacheStore {
 	return cs
 }
 
+// laravel13App resolves the Laravel 13 interop app, whose config/cache.php
+// is the framework's own 13.31 file (config:publish), with extra environment.
+func laravel13App(t *testing.T, environ ...string) Config {
+	t.Helper()
+	return fixtureApp(t, "../../testdata/laravel13-app", append([]string{"APP_NAME=Harness 13", "DB_CONNECTION=pgsql"}, environ...)...)
+}
+
 // TestCacheStoreLaravel13Fixture reads the framework's own 13.31
 // config/cache.php: the database store, the dashed prefix of APP_NAME, the
 // default database connection.
 func TestCacheStoreLaravel13Fixture(t *testing.T) {
-	cfg := fixtureApp(t, "testdata/laravel13")
+	cfg := laravel13App(t)
 	cs := mustCacheStore(t, cfg)
 	want := CacheStore{Name: "database", Driver: "database", Prefix: "harness-13-cache-", Table: "cache", Connection: "pgsql"}
 	cs.Source = ""
@@ -63,7 +70,7 @@ func TestCacheStoreEnvOverrides(t *testing.T) {
 		{"failover", []string{"CACHE_STORE=failover"}, CacheStore{Name: "failover", Driver: "failover", Prefix: "harness-13-cache-"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := mustCacheStore(t, fixtureApp(t, "testdata/laravel13", tc.environ...))
+			cs := mustCacheStore(t, laravel13App(t, tc.environ...))
 			cs.Source = ""
 			if cs != tc.want {
 				t.Errorf("got %+v\nwant %+v", cs, tc.want)

@@ -5,6 +5,7 @@
 package appprofile
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/jobtriage/jobtriage/triage/redact"
 
 	// PHP ships its own timezone database, so an app's APP_TIMEZONE works on
 	// hosts without /usr/share/zoneinfo; embedding Go's keeps us equivalent.
@@ -88,7 +91,7 @@ func Resolve(o Options) (Config, error) {
 	cfg, err := resolve(o, &secrets)
 	scrub := func(s string) string {
 		for _, secret := range secrets {
-			s = scrubSecret(s, secret)
+			s = redact.Text(s, secret)
 		}
 		return s
 	}
@@ -182,10 +185,8 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("--env is ignored: %s exists, and Laravel reads only that cached config", cache))
 	}
 	for _, k := range []string{"DB_PASSWORD", "REDIS_PASSWORD"} {
-		if pw, ok := fileVars[k]; ok {
-			if v, isNull := Cast(pw); !isNull && v != "" {
-				*secrets = append(*secrets, v)
-			}
+		if v, isNull := Cast(fileVars[k]); !isNull && v != "" {
+			*secrets = append(*secrets, v)
 		}
 	}
 
@@ -258,26 +259,17 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 	}
 
 	prefix := cfg.Database.Prefix
-	failedDefault := defaultFailedTable
-	if cfg.Failed.Table != "" {
-		failedDefault = cfg.Failed.Table
-	}
-	if cfg.FailedTable, err = tableName("failed jobs table", o.FailedTable, environ["JOBTRIAGE_FAILED_TABLE"], prefix+failedDefault, "queue.failed.table"); err != nil {
+	if cfg.FailedTable, err = tableName("failed jobs table", o.FailedTable, environ["JOBTRIAGE_FAILED_TABLE"],
+		prefix+cmp.Or(cfg.Failed.Table, defaultFailedTable), "queue.failed.table"); err != nil {
 		return cfg, err
 	}
 	jobsConn := profile.localDatabaseQueue(failedConn)
-	jobsDefault := defaultJobsTable
-	if jobsConn.Table != "" {
-		jobsDefault = jobsConn.Table
-	}
-	if cfg.JobsTable, err = tableName("jobs table", o.JobsTable, environ["JOBTRIAGE_JOBS_TABLE"], prefix+jobsDefault, "queue.connections."+jobsConn.Name+".table"); err != nil {
+	if cfg.JobsTable, err = tableName("jobs table", o.JobsTable, environ["JOBTRIAGE_JOBS_TABLE"],
+		prefix+cmp.Or(jobsConn.Table, defaultJobsTable), "queue.connections."+jobsConn.Name+".table"); err != nil {
 		return cfg, err
 	}
 	batches, _, _, _ := profile.str("queue.batching.table", "")
-	if batches == "" {
-		batches = defaultBatchesTable
-	}
-	if cfg.BatchesTable, err = tableName("batches table", "", "", prefix+batches, "queue.batching.table"); err != nil {
+	if cfg.BatchesTable, err = tableName("batches table", "", "", prefix+cmp.Or(batches, defaultBatchesTable), "queue.batching.table"); err != nil {
 		return cfg, err
 	}
 	if cfg.Location, err = location(o.Timezone, environ["JOBTRIAGE_TIMEZONE"], profile); err != nil {

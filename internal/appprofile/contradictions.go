@@ -1,6 +1,7 @@
 package appprofile
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -46,9 +47,10 @@ const (
 // cacheAdvice ends every cache-vs-.env line.
 const cacheAdvice = "Laravel uses the cache; run php artisan config:cache after changing .env"
 
-// SecretKey reports whether a setting's value (or the expression it is
-// written as) must never be shown.
-func SecretKey(key string) bool { return isSecretSetting(key) }
+// cacheVsEnv is a KindCacheVsEnv error, its message ending in cacheAdvice.
+func cacheVsEnv(key, format string, args ...any) Contradiction {
+	return Contradiction{Severity: SeverityError, Kind: KindCacheVsEnv, Key: key, Message: fmt.Sprintf(format, args...) + "; " + cacheAdvice}
+}
 
 // ProfileWithoutCache evaluates the app as Laravel would if cached's config
 // cache did not exist: config/*.php with the environment and the .env file
@@ -103,15 +105,11 @@ func CacheContradictions(cached, uncached *Profile) []Contradiction {
 	envName := uncached.rel(uncached.EnvFile)
 	cacheName := cached.rel(cached.CachePath)
 	var out []Contradiction
-	differ := func(key, a, aSrc, b, bSrc string) {
-		out = append(out, Contradiction{Severity: SeverityError, Kind: KindCacheVsEnv, Key: key,
-			Message: fmt.Sprintf("%s: the config cache says %s (%s) but %s gives %s (%s); %s", key, a, aSrc, envName, b, bSrc, cacheAdvice)})
-	}
 	compare := func(key string) {
 		a, aSrc := shownValue(cached, key)
 		b, bSrc := shownValue(uncached, key)
 		if a != b {
-			differ(key, a, aSrc, b, bSrc)
+			out = append(out, cacheVsEnv(key, "%s: the config cache says %s (%s) but %s gives %s (%s)", key, a, aSrc, envName, b, bSrc))
 		}
 	}
 	for _, k := range []string{"app.timezone", "queue.default", "queue.failed.driver", "queue.failed.database", "queue.failed.table", "queue.failed.path"} {
@@ -130,12 +128,10 @@ func CacheContradictions(cached, uncached *Profile) []Contradiction {
 		inCache, inEnv := cached.Get(base) != nil, uncached.Get(base) != nil
 		switch {
 		case inCache && !inEnv:
-			out = append(out, Contradiction{Severity: SeverityError, Kind: KindCacheVsEnv, Key: base,
-				Message: fmt.Sprintf("%s is in the config cache (%s) but not in config/queue.php; %s", base, cached.Source(cached.Get(base)), cacheAdvice)})
+			out = append(out, cacheVsEnv(base, "%s is in the config cache (%s) but not in config/queue.php", base, cached.Source(cached.Get(base))))
 			continue
 		case !inCache && inEnv:
-			out = append(out, Contradiction{Severity: SeverityError, Kind: KindCacheVsEnv, Key: base,
-				Message: fmt.Sprintf("%s is configured (%s) but not in the config cache %s; %s", base, uncached.Source(uncached.Get(base)), cacheName, cacheAdvice)})
+			out = append(out, cacheVsEnv(base, "%s is configured (%s) but not in the config cache %s", base, uncached.Source(uncached.Get(base)), cacheName))
 			continue
 		}
 		for _, f := range []string{"driver", "connection", "queue"} {
@@ -199,15 +195,13 @@ func compareFailedDatabase(cached, uncached *Profile, envName string) []Contradi
 			continue
 		}
 		key := "failed-jobs database " + f.field
-		out = append(out, Contradiction{Severity: SeverityError, Kind: KindCacheVsEnv, Key: key,
-			Message: fmt.Sprintf("%s: the config cache says %s (%s) but %s gives %s (%s); %s", key, strconv.Quote(f.a),
-				fieldSource(cached, cn, f.field), envName, strconv.Quote(f.b), fieldSource(uncached, un, f.field), cacheAdvice)})
+		out = append(out, cacheVsEnv(key, "%s: the config cache says %s (%s) but %s gives %s (%s)", key, strconv.Quote(f.a),
+			fieldSource(cached, cn, f.field), envName, strconv.Quote(f.b), fieldSource(uncached, un, f.field)))
 	}
 	if a.Target.Password != b.Target.Password {
 		key := "failed-jobs database password"
-		out = append(out, Contradiction{Severity: SeverityError, Kind: KindCacheVsEnv, Key: key,
-			Message: fmt.Sprintf("%s differs between the config cache (%s) and %s (%s); %s", key,
-				fieldSource(cached, cn, "password"), envName, fieldSource(uncached, un, "password"), cacheAdvice)})
+		out = append(out, cacheVsEnv(key, "%s differs between the config cache (%s) and %s (%s)", key,
+			fieldSource(cached, cn, "password"), envName, fieldSource(uncached, un, "password")))
 	}
 	return out
 }
@@ -284,12 +278,7 @@ func UnknownContradictions(p *Profile) []Contradiction {
 			return
 		}
 		seen[u.Key] = true
-		if u.Hint == "" {
-			u.Hint = unknownHint(u.Key)
-		}
-		if isSecretSetting(u.Key) {
-			u.Expr = "(a secret's expression, not shown)"
-		}
+		u.Hint = cmp.Or(u.Hint, unknownHint(u.Key))
 		msg := u.String()
 		if severity == SeverityInfo {
 			msg += " (not needed for this app's failed jobs)"

@@ -298,13 +298,7 @@ func parseDotenvName(name string) (string, error) {
 	return name, nil
 }
 
-func isCtypeSpace(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\r', '\v', '\f':
-		return true
-	}
-	return false
-}
+func isCtypeSpace(c byte) bool { return strings.IndexByte(" \t\n\r\v\f", c) >= 0 }
 
 // States of phpdotenv's EntryParser value transducer.
 const (
@@ -367,11 +361,11 @@ func parseDotenvValue(raw string) (dotenvValue, error) {
 				appendTok(tok, false)
 			}
 		case stateEscape:
-			switch {
+			switch i := strings.IndexByte("fnrtv", tok[0]); {
 			case tok == `"` || tok == `\` || tok == "$":
 				appendTok(tok, false)
-			case strings.IndexByte("fnrtv", tok[0]) >= 0:
-				appendTok(controlEscape(tok[0])+tok[1:], false)
+			case i >= 0: // a control escape: the byte at its index
+				appendTok("\f\n\r\t\v"[i:i+1]+tok[1:], false)
 			default:
 				return dotenvValue{}, errors.New("unexpected escape sequence in double-quoted value (only \\\" \\\\ \\$ \\f \\n \\r \\t \\v are allowed)")
 			}
@@ -391,20 +385,6 @@ func parseDotenvValue(raw string) (dotenvValue, error) {
 	}
 	v.chars = sb.String()
 	return v, nil
-}
-
-func controlEscape(c byte) string {
-	switch c {
-	case 'f':
-		return "\f"
-	case 'n':
-		return "\n"
-	case 'r':
-		return "\r"
-	case 't':
-		return "\t"
-	}
-	return "\v"
 }
 
 // lexDotenvValue is phpdotenv's Lexer: runs of line breaks, runs of other

@@ -1,14 +1,16 @@
 package appprofile
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/jobtriage/jobtriage/triage/redact"
 )
 
 // Target is one database to open, independent of how it was described.
@@ -52,31 +54,20 @@ func (t Target) Redacted() string {
 		b.WriteString("/")
 		b.WriteString(url.PathEscape(t.Database))
 	}
-	params := make(map[string]string, len(t.Params)+1)
+	q := url.Values{} // Encode sorts the keys
 	for k, v := range t.Params {
-		params[k] = v
-	}
-	if t.Socket != "" {
-		params["unix_socket"] = t.Socket
-	}
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for i, k := range keys {
-		if i == 0 {
-			b.WriteString("?")
-		} else {
-			b.WriteString("&")
-		}
-		v := params[k]
 		if isSecretParam(k) {
 			v = "xxxxx"
 		}
-		b.WriteString(url.QueryEscape(k) + "=" + url.QueryEscape(v))
+		q.Set(k, v)
 	}
-	return scrubSecret(b.String(), t.Password)
+	if t.Socket != "" {
+		q.Set("unix_socket", t.Socket)
+	}
+	if len(q) > 0 {
+		b.WriteString("?" + q.Encode())
+	}
+	return redact.Text(b.String(), t.Password)
 }
 
 // String is Redacted, so that printing a Target with %v or %s is safe.
@@ -90,36 +81,21 @@ func isSecretParam(key string) bool {
 	return strings.Contains(k, "pass") || strings.Contains(k, "secret") || strings.Contains(k, "token")
 }
 
-// ourDriver maps a Laravel driver name (after ConfigurationUrlParser's
-// aliases) to ours; ok is false for drivers we cannot speak (sqlsrv, …).
-func ourDriver(laravelDriver string) (driver string, ok bool) {
-	switch laravelDriver {
-	case "mysql", "mariadb":
-		return "mysql", true
-	case "pgsql":
-		return "postgres", true
-	case "sqlite":
-		return "sqlite", true
-	}
-	return "", false
+// ourDrivers maps a Laravel driver name (after ConfigurationUrlParser's
+// aliases) to ours; drivers we cannot speak (sqlsrv, …) are absent.
+var ourDrivers = map[string]string{"mysql": "mysql", "mariadb": "mysql", "pgsql": "postgres", "sqlite": "sqlite"}
+
+// driverAliases are ConfigurationUrlParser::$driverAliases (the database ones).
+var driverAliases = map[string]string{"mssql": "sqlsrv", "mysql2": "mysql", "postgres": "pgsql", "postgresql": "pgsql", "sqlite3": "sqlite"}
+
+// laravelDriverFor applies driverAliases to a URL scheme.
+func laravelDriverFor(scheme string) string {
+	s := strings.ToLower(scheme)
+	return cmp.Or(driverAliases[s], s)
 }
 
-// laravelDriverFor applies ConfigurationUrlParser::$driverAliases (the
-// database ones) to a URL scheme.
-func laravelDriverFor(scheme string) string {
-	switch s := strings.ToLower(scheme); s {
-	case "mssql":
-		return "sqlsrv"
-	case "mysql2":
-		return "mysql"
-	case "postgres", "postgresql":
-		return "pgsql"
-	case "sqlite3":
-		return "sqlite"
-	default:
-		return s
-	}
-}
+// defaultPorts are the drivers' usual ports.
+var defaultPorts = map[string]int{"postgres": 5432, "mysql": 3306}
 
 // unsupportedDriverError names the driver (which is never secret) and what we do support.
 func unsupportedDriverError(what, driver string) error {
@@ -177,7 +153,7 @@ func ParseDSN(s string) (Target, error) {
 	if !strings.HasPrefix(s[len(m[0]):], "//") {
 		return Target{}, errors.New("DSN must look like driver://user:password@host:port/database or sqlite:PATH")
 	}
-	ours, ok := ourDriver(laravelDriverFor(scheme))
+	ours, ok := ourDrivers[laravelDriverFor(scheme)]
 	if !ok {
 		return Target{}, unsupportedDriverError("DSN", scheme)
 	}
@@ -192,7 +168,7 @@ func ParseDSN(s string) (Target, error) {
 		t.Host = "127.0.0.1"
 	}
 	if t.Port == 0 {
-		t.Port = defaultPort(ours)
+		t.Port = defaultPorts[ours]
 	}
 	if t.Database == "" {
 		return Target{}, fmt.Errorf("DSN names no database: add /DATABASE after the host (%s)", t.Redacted())
@@ -212,16 +188,6 @@ func parseSQLiteDSN(rest string) (Target, error) {
 		t.Params = parseQuery(query)
 	}
 	return t, nil
-}
-
-func defaultPort(driver string) int {
-	if driver == "postgres" {
-		return 5432
-	}
-	if driver == "mysql" {
-		return 3306
-	}
-	return 0
 }
 
 func takeSocketParam(params map[string]string) string {

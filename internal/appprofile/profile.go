@@ -1,12 +1,14 @@
 package appprofile
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,11 +142,6 @@ func byteSize(n int64) string {
 	return strconv.FormatInt(n, 10) + " bytes"
 }
 
-func majorOf(version string) int {
-	n, _ := strconv.Atoi(strings.SplitN(version, ".", 2)[0])
-	return n
-}
-
 // configNames are the config files jobtriage reads.
 var configNames = [...]string{"app", "database", "queue"}
 
@@ -153,10 +150,8 @@ var configNames = [...]string{"app", "database", "queue"}
 func loadProfile(root string, isApp bool, environ, fileVars map[string]string, envFile, cachePath string) (*Profile, error) {
 	p := &Profile{Root: root, IsApp: isApp, environ: environ, dotenv: fileVars}
 	p.Version, p.VersionSource = laravelVersion(root)
-	p.Major = majorOf(p.Version)
-	if p.Major < 8 {
-		p.Major = 8
-	}
+	p.Major, _ = strconv.Atoi(strings.SplitN(p.Version, ".", 2)[0])
+	p.Major = max(p.Major, 8)
 	tree := &phpconf.Value{Kind: phpconf.KindArray}
 	if cachePath != "" {
 		src, err := readBounded(cachePath)
@@ -219,36 +214,27 @@ func mergeConfig(base, app *phpconf.Value, mergeable []string) *phpconf.Value {
 	if base == nil || base.Kind != phpconf.KindArray || app.Kind != phpconf.KindArray {
 		return app
 	}
-	out := &phpconf.Value{Kind: phpconf.KindArray, Pos: app.Pos}
-	out.Entries = append(out.Entries, app.Entries...)
-	has := func(v *phpconf.Value, key string) bool {
-		for _, e := range v.Entries {
-			if e.Key == key {
-				return true
-			}
-		}
-		return false
-	}
-	for _, e := range base.Entries {
-		if !has(app, e.Key) {
-			out.Entries = append(out.Entries, e)
-		}
-	}
+	out := union(app, base)
 	for _, key := range mergeable {
 		b, a := base.Get(key), app.Get(key)
 		if b == nil || a == nil || b.Kind != phpconf.KindArray || a.Kind != phpconf.KindArray {
 			continue
 		}
-		merged := &phpconf.Value{Kind: phpconf.KindArray, Pos: a.Pos, Entries: append([]phpconf.Entry{}, a.Entries...)}
-		for _, e := range b.Entries {
-			if !has(a, e.Key) {
-				merged.Entries = append(merged.Entries, e)
-			}
-		}
 		for i, e := range out.Entries {
 			if e.Key == key {
-				out.Entries[i].Value = merged
+				out.Entries[i].Value = union(a, b)
 			}
+		}
+	}
+	return out
+}
+
+// union is the array a followed by the entries of b whose keys a lacks.
+func union(a, b *phpconf.Value) *phpconf.Value {
+	out := &phpconf.Value{Kind: phpconf.KindArray, Pos: a.Pos, Entries: slices.Clone(a.Entries)}
+	for _, e := range b.Entries {
+		if !slices.ContainsFunc(a.Entries, func(x phpconf.Entry) bool { return x.Key == e.Key }) {
+			out.Entries = append(out.Entries, e)
 		}
 	}
 	return out
@@ -330,12 +316,9 @@ func (p *Profile) str(path, hint string) (value string, set, isNull bool, err er
 }
 
 func (p *Profile) noteUnknown(u Unknown) {
-	for _, have := range p.unknowns {
-		if have.Key == u.Key {
-			return
-		}
+	if !slices.ContainsFunc(p.unknowns, func(have Unknown) bool { return have.Key == u.Key }) {
+		p.unknowns = append(p.unknowns, u)
 	}
-	p.unknowns = append(p.unknowns, u)
 }
 
 // Unknowns lists the values resolution needed but could not evaluate.
@@ -403,17 +386,9 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 			quoteShort(name), name)
 	}
 	dc := DatabaseConnection{Name: name, Source: p.Source(conn)}
-	hint := "pass --dsn"
-	get := func(key string) (string, bool, bool, error) { return p.str(base+"."+key, hint) }
-	driver, _, _, err := get("driver")
-	if err != nil {
-		return dc, nil, err
-	}
-	dc.Driver = driver
-	var warnings []string
 	fields := map[string]string{}
-	for _, key := range []string{"host", "port", "database", "username", "password", "unix_socket", "prefix", "timezone", "sslmode"} {
-		v, set, _, err := get(key)
+	for _, key := range []string{"driver", "host", "port", "database", "username", "password", "unix_socket", "prefix", "timezone", "sslmode", "url"} {
+		v, set, _, err := p.str(base+"."+key, "pass --dsn")
 		if err != nil {
 			return dc, nil, err
 		}
@@ -421,8 +396,8 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 			fields[key] = v
 		}
 	}
-	dc.Prefix = fields["prefix"]
-	dc.Timezone = fields["timezone"]
+	driver := fields["driver"]
+	dc.Prefix, dc.Timezone = fields["prefix"], fields["timezone"]
 	for _, key := range []string{"search_path", "schema"} {
 		v := p.Get(base + "." + key)
 		if v == nil {
@@ -430,11 +405,7 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 		}
 		switch v.Kind {
 		case phpconf.KindArray:
-			for _, e := range v.Entries {
-				if s, ok := e.Value.String(); ok && s != "" {
-					dc.Schema = append(dc.Schema, s)
-				}
-			}
+			dc.Schema = append(dc.Schema, slices.DeleteFunc(entryStrings(v), func(s string) bool { return s == "" })...)
 		case phpconf.KindString:
 			for _, s := range strings.Split(v.Str, ",") {
 				if s = strings.Trim(strings.TrimSpace(s), `"`); s != "" {
@@ -446,15 +417,9 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 			break
 		}
 	}
-	database, dbSet, dbNull, _ := get("database")
-	if !dbSet || dbNull {
-		database = ""
-	}
-	hasDatabase := database != ""
+	var warnings []string
 	var params map[string]string
-	if rawURL, _, _, err := get("url"); err != nil {
-		return dc, nil, err
-	} else if rawURL != "" {
+	if rawURL := fields["url"]; rawURL != "" {
 		// ConfigurationUrlParser turns sqlite:/// into sqlite://null/ (and
 		// the "null" host then drops out), so the path after it is relative.
 		if m := sqliteTripleSlash.FindString(rawURL); m != "" {
@@ -474,32 +439,28 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 				driver = urlDriver
 			}
 		}
-		if parts.hasHost {
-			fields["host"] = parts.host
+		override := func(key, v string, ok bool) {
+			if ok {
+				fields[key] = v
+			}
 		}
-		if parts.hasPort {
-			fields["port"] = strconv.Itoa(parts.port)
-		}
-		if parts.hasUser {
-			fields["username"] = parts.user
-		}
-		if parts.hasPass {
-			fields["password"] = parts.pass
-		}
-		if parts.hasDatabase {
-			database, hasDatabase = parts.database, true
-		}
+		override("host", parts.host, parts.hasHost)
+		override("port", strconv.Itoa(parts.port), parts.hasPort)
+		override("username", parts.user, parts.hasUser)
+		override("password", parts.pass, parts.hasPass)
+		override("database", parts.database, parts.hasDatabase)
 		params = parts.params
 		if s := takeSocketParam(params); s != "" {
 			fields["unix_socket"] = s
 		}
 	}
 	dc.Driver = driver
-	ours, ok := ourDriver(driver)
+	database := fields["database"]
+	ours, ok := ourDrivers[driver]
 	if !ok {
 		return dc, warnings, unsupportedDriverError("database connection "+quoteShort(name), driver)
 	}
-	if !hasDatabase || database == "" {
+	if database == "" {
 		return dc, warnings, fmt.Errorf("no database name: database connection %s has an empty or null database (%s) and no url names one",
 			quoteShort(name), p.Source(p.Get(base+".database")))
 	}
@@ -510,7 +471,7 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 	if database == "forge" && strings.HasPrefix(p.Get(base+".database").Pos.File, "(Laravel") && !hasKey(p.environ, "DB_DATABASE") && !hasKey(p.dotenv, "DB_DATABASE") {
 		warnings = append(warnings, "DB_DATABASE is not set; using Laravel 8's default database name \"forge\"")
 	}
-	port := defaultPort(ours)
+	port := defaultPorts[ours]
 	if s := strings.TrimSpace(fields["port"]); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 65535 {
@@ -579,13 +540,7 @@ func (p *Profile) QueueConnections() []QueueConnection {
 		if v := p.Get(base + ".retry_after"); v != nil {
 			qc.RetryAfter, _ = v.IntValue()
 		}
-		if v := p.Get(base + ".connections"); v != nil {
-			for _, e := range v.Entries {
-				if s, ok := e.Value.String(); ok {
-					qc.Connections = append(qc.Connections, s)
-				}
-			}
-		}
+		qc.Connections = entryStrings(p.Get(base + ".connections"))
 		out = append(out, qc)
 	}
 	return out
@@ -648,7 +603,7 @@ func (p *Profile) Redis(name string) (RedisConnection, error) {
 			fields[key] = v
 		}
 	}
-	if v, ok := fields["host"]; ok && v != "" {
+	if v := fields["host"]; v != "" {
 		rc.Host = v
 	}
 	if v := fields["port"]; v != "" {
@@ -734,17 +689,13 @@ func (p *Profile) failedStore() (FailedStore, error) {
 		return fs, err
 	}
 	switch {
-	case p.Get("queue.failed") == nil:
+	case p.Get("queue.failed") == nil || isNull:
 		fs.Driver = "null"
-	case !set:
+	case !set && p.Get("queue.failed.table") != nil:
 		// QueueServiceProvider: no driver but a table means the legacy
 		// integer-id provider.
-		if p.Get("queue.failed.table") != nil {
-			fs.Driver = "database"
-		} else {
-			fs.Driver = "null"
-		}
-	case isNull:
+		fs.Driver = "database"
+	case !set:
 		fs.Driver = "null"
 	}
 	if fs.Database, _, _, err = p.str("queue.failed.database", "pass --dsn"); err != nil {
@@ -753,10 +704,8 @@ func (p *Profile) failedStore() (FailedStore, error) {
 	if fs.Table, _, _, err = p.str("queue.failed.table", "pass --failed-table"); err != nil {
 		return fs, err
 	}
-	if path, set, _, err := p.str("queue.failed.path", "pass --failed-file"); err != nil {
+	if fs.Path, _, _, err = p.str("queue.failed.path", "pass --failed-file"); err != nil {
 		return fs, err
-	} else if set && path != "" {
-		fs.Path = path
 	}
 	if fs.Driver == "file" && fs.Path == "" {
 		fs.Path = filepath.Join(p.Root, "storage", "framework", "cache", "failed-jobs.json")
@@ -779,10 +728,13 @@ type Setting struct {
 // never shown.
 func shownExpr(key, expr string) string {
 	if isSecretSetting(key) {
-		return "(a secret's expression, not shown)"
+		return hiddenExpr
 	}
 	return expr
 }
+
+// hiddenExpr stands for a secret setting's expression.
+const hiddenExpr = "(a secret's expression, not shown)"
 
 // isSecretSetting reports settings whose values are never shown.
 func isSecretSetting(key string) bool {
@@ -801,13 +753,17 @@ func (p *Profile) Settings() []Setting {
 			return
 		}
 		var shown string
-		switch v.Kind {
-		case phpconf.KindArray:
-			b, _ := json.Marshal(p.flatStrings(v))
+		switch {
+		case v.Kind == phpconf.KindArray:
+			entries := entryStrings(v)
+			sort.Strings(entries)
+			b, _ := json.Marshal(entries)
 			shown = string(b)
-		case phpconf.KindUnknown:
-			shown = "? `" + shownExpr(key, v.Expr) + "`"
-		case phpconf.KindNull:
+		case v.Kind == phpconf.KindUnknown && isSecretSetting(key):
+			shown = "? " + hiddenExpr
+		case v.Kind == phpconf.KindUnknown:
+			shown = "? `" + v.Expr + "`"
+		case v.Kind == phpconf.KindNull:
 			shown = "null"
 		default:
 			shown, _ = v.String()
@@ -850,14 +806,17 @@ func (p *Profile) Settings() []Setting {
 	return out
 }
 
-func (p *Profile) flatStrings(v *phpconf.Value) []string {
+// entryStrings are the scalar entries of an array setting, in source order.
+func entryStrings(v *phpconf.Value) []string {
+	if v == nil {
+		return nil
+	}
 	var out []string
 	for _, e := range v.Entries {
 		if s, ok := e.Value.String(); ok {
 			out = append(out, s)
 		}
 	}
-	sort.Strings(out)
 	return out
 }
 
@@ -873,10 +832,7 @@ func (p *Profile) localDatabaseQueue(failedConn string) QueueConnection {
 		if qc.Driver != "database" {
 			continue
 		}
-		conn := qc.Connection
-		if conn == "" {
-			conn = dbDefault
-		}
+		conn := cmp.Or(qc.Connection, dbDefault)
 		if conn != failedConn && failedConn != "" {
 			continue
 		}
@@ -904,11 +860,7 @@ func (p *Profile) appKeys() []string {
 	switch v := p.Get("app.previous_keys"); {
 	case v == nil:
 	case v.Kind == phpconf.KindArray:
-		for _, e := range v.Entries {
-			if s, ok := e.Value.String(); ok {
-				previous = append(previous, s)
-			}
-		}
+		previous = entryStrings(v)
 	case v.Kind == phpconf.KindString:
 		previous = strings.Split(v.Str, ",")
 	case v.Kind == phpconf.KindUnknown && p.CachePath == "":

@@ -3,6 +3,8 @@ package appprofile
 import (
 	"strings"
 	"testing"
+
+	"github.com/jobtriage/jobtriage/triage/redact"
 )
 
 // TestResolveScrubKeepsWords: a short or common password must not garble the
@@ -54,8 +56,8 @@ func TestScrubSecretByStructure(t *testing.T) {
 		{"user S3cret%2Cwith%20space unknown", "S3cret,with space", "user xxxxx unknown"},
 	}
 	for _, tc := range tests {
-		if got := scrubSecret(tc.in, tc.secret); got != tc.want {
-			t.Errorf("scrubSecret(%q, %q) = %q, want %q", tc.in, tc.secret, got, tc.want)
+		if got := redact.Text(tc.in, tc.secret); got != tc.want {
+			t.Errorf("redact.Text(%q, %q) = %q, want %q", tc.in, tc.secret, got, tc.want)
 		}
 	}
 }

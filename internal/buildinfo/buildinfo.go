@@ -11,6 +11,7 @@
 package buildinfo
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -68,21 +69,15 @@ func From(s Stamp, bi *debug.BuildInfo, platform string) Info {
 		for _, kv := range bi.Settings {
 			switch kv.Key {
 			case "vcs.revision":
-				if in.Commit == "" {
-					in.Commit = kv.Value
-				}
+				in.Commit = cmp.Or(in.Commit, kv.Value)
 			case "vcs.time":
-				if in.Date == "" {
-					in.Date = kv.Value
-				}
+				in.Date = cmp.Or(in.Date, kv.Value)
 			case "vcs.modified":
 				in.Modified = s.Commit == "" && kv.Value == "true"
 			}
 		}
 	}
-	if in.Version == "" {
-		in.Version = DevVersion
-	}
+	in.Version = cmp.Or(in.Version, DevVersion)
 	return in
 }
 
@@ -96,12 +91,8 @@ func (in Info) String() string {
 	} else if in.Modified {
 		commit += " (modified)"
 	}
-	date := in.Date
-	if date == "" {
-		date = "unknown"
-	}
 	fmt.Fprintf(&b, "commit: %s\n", commit)
-	fmt.Fprintf(&b, "built:  %s\n", date)
+	fmt.Fprintf(&b, "built:  %s\n", cmp.Or(in.Date, "unknown"))
 	fmt.Fprintf(&b, "go:     %s %s\n", in.GoVersion, in.Platform)
 	return b.String()
 }

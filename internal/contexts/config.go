@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,46 +65,46 @@ type File struct {
 	Exposed bool
 }
 
-// Context is one app.
+// Context is one app, decoded from the file's [contexts.NAME] table.
 type Context struct {
-	Name string
+	Name string `toml:"-"`
 	// App is the Laravel app's directory (absolute; a relative path in the
 	// file is relative to the file's directory).
-	App string
+	App string `toml:"app"`
 	// EnvFile is the app's .env file (absolute, like App).
-	EnvFile string
+	EnvFile string `toml:"env-file"`
 	// DSN, JobsDSN: as --dsn and --jobs-dsn.
-	DSN     string
-	JobsDSN string
+	DSN     string `toml:"dsn"`
+	JobsDSN string `toml:"jobs-dsn"`
 	// FailedTable, JobsTable, Timezone: as the flags of the same names.
-	FailedTable string
-	JobsTable   string
-	Timezone    string
+	FailedTable string `toml:"failed-table"`
+	JobsTable   string `toml:"jobs-table"`
+	Timezone    string `toml:"timezone"`
 	// Redis replaces the host, port, credentials and database of every
 	// Redis queue connection of the app (redis:// or rediss:// URL).
-	Redis string
+	Redis string `toml:"redis"`
 	// Label is the context's name for humans ("Shop EU").
-	Label string
+	Label string `toml:"label"`
 	// Production marks a context whose writes hurt: every prompt and
 	// write summary says so, in Color on a terminal.
-	Production bool
+	Production bool `toml:"production"`
 	// Color is one of red, yellow, green, blue, magenta, cyan ("" = none,
 	// or ColorProduction for a production context).
-	Color string
+	Color string `toml:"color"`
 	// Notify are the watcher's channels, as the monitor flags of the
 	// same names.
-	Notify Notify
+	Notify Notify `toml:"notify"`
 	// Line is where the context's table starts in the file.
-	Line int
+	Line int `toml:"-"`
 }
 
 // Notify are a context's notification channels (secrets). The fields are
 // those of alerts/notify's Channels, which a Notify converts to.
 type Notify struct {
-	SlackWebhook        string
-	WebhookURL          string
-	PagerDutyRoutingKey string
-	Command             string
+	SlackWebhook        string `toml:"slack-webhook"`
+	WebhookURL          string `toml:"webhook-url"`
+	PagerDutyRoutingKey string `toml:"pagerduty-routing-key"`
+	Command             string `toml:"command"`
 }
 
 // Marker is the context's plain-text mark: its name, label and, for
@@ -264,9 +265,7 @@ func Load(path string, explicit bool) (*File, error) {
 		return nil, err
 	}
 	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
-		for _, c := range f.Contexts {
-			f.Exposed = f.Exposed || c.hasSecret()
-		}
+		f.Exposed = slices.ContainsFunc(f.Contexts, Context.hasSecret)
 	}
 	return f, nil
 }
@@ -288,30 +287,8 @@ func readBounded(path string) ([]byte, error) { return appprofile.ReadBounded(pa
 
 // fileTOML is the file's shape; unknown keys are errors.
 type fileTOML struct {
-	CurrentContext string                 `toml:"current-context"`
-	Contexts       map[string]contextTOML `toml:"contexts"`
-}
-
-type contextTOML struct {
-	App         string     `toml:"app"`
-	EnvFile     string     `toml:"env-file"`
-	DSN         string     `toml:"dsn"`
-	JobsDSN     string     `toml:"jobs-dsn"`
-	FailedTable string     `toml:"failed-table"`
-	JobsTable   string     `toml:"jobs-table"`
-	Timezone    string     `toml:"timezone"`
-	Redis       string     `toml:"redis"`
-	Label       string     `toml:"label"`
-	Production  bool       `toml:"production"`
-	Color       string     `toml:"color"`
-	Notify      notifyTOML `toml:"notify"`
-}
-
-type notifyTOML struct {
-	SlackWebhook        string `toml:"slack-webhook"`
-	WebhookURL          string `toml:"webhook-url"`
-	PagerDutyRoutingKey string `toml:"pagerduty-routing-key"`
-	Command             string `toml:"command"`
+	CurrentContext string             `toml:"current-context"`
+	Contexts       map[string]Context `toml:"contexts"`
 }
 
 // Parse decodes and validates a configuration file's bytes; path names it
@@ -335,11 +312,8 @@ func Parse(path string, data []byte) (*File, error) {
 	}
 	f := &File{Path: path, CurrentContext: raw.CurrentContext}
 	base := filepath.Dir(path)
-	for name, rc := range raw.Contexts {
-		c := Context{Name: name, App: rc.App, EnvFile: rc.EnvFile, DSN: rc.DSN, JobsDSN: rc.JobsDSN,
-			FailedTable: rc.FailedTable, JobsTable: rc.JobsTable, Timezone: rc.Timezone, Redis: rc.Redis,
-			Label: rc.Label, Production: rc.Production, Color: rc.Color,
-			Notify: Notify(rc.Notify), Line: lines[strings.Join([]string{"contexts", name}, "\x00")]}
+	for name, c := range raw.Contexts {
+		c.Name, c.Line = name, lines[strings.Join([]string{"contexts", name}, "\x00")]
 		if err := c.validate(func(key string) string { return at("contexts", name, key) }, at("contexts", name)); err != nil {
 			return nil, err
 		}
@@ -407,7 +381,7 @@ func (c *Context) validate(at func(key string) string, here string) error {
 			return fmt.Errorf("%s: redis: %v", at("redis"), err)
 		}
 	}
-	if c.Color != "" && !contains(colors, c.Color) {
+	if c.Color != "" && !slices.Contains(colors, c.Color) {
 		return fmt.Errorf("%s: color %q: use one of %s", at("color"), c.Color, strings.Join(colors, ", "))
 	}
 	if strings.ContainsAny(c.Label, "\x00\r\n\x1b") {
@@ -422,15 +396,6 @@ func (c *Context) validate(at func(key string) string, here string) error {
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Redis is a context's Redis override.

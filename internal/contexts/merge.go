@@ -1,5 +1,7 @@
 package contexts
 
+import "cmp"
+
 // The environment variables that sit between the flags and a context.
 const (
 	EnvDSN         = "JOBTRIAGE_DSN"
@@ -61,9 +63,7 @@ func Merge(c *Context, flags Settings, getenv func(string) string) Merged {
 	if c.App != "" {
 		m.Dir = c.App
 	}
-	if m.EnvFile == "" {
-		m.EnvFile = c.EnvFile
-	}
+	m.EnvFile = cmp.Or(m.EnvFile, c.EnvFile)
 	m.DSN = pick(flags.DSN, EnvDSN, c.DSN, "dsn")
 	m.DSNFromContext = flags.DSN == "" && m.DSN != ""
 	if m.JobsDSN = flags.JobsDSN; m.JobsDSN == "" {

@@ -6,6 +6,7 @@
 package demo
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -121,21 +122,15 @@ func NewGenerator(opts Options) (*Generator, error) {
 		opts.Now = time.Now()
 	}
 	opts.Now = opts.Now.UTC().Truncate(time.Second)
-	if opts.AppKey == "" {
-		opts.AppKey = DemoAppKey
-	}
+	opts.AppKey = cmp.Or(opts.AppKey, DemoAppKey)
 	key, err := decodeAppKey(opts.AppKey)
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	g := &Generator{opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		key: key, all: scenarios(), perMW: map[int]int{}, frameCap: map[int]int{}, perPad: map[string]int{}}
-	known := map[string]bool{}
-	for _, s := range g.all {
-		known[s.name] = true
-	}
 	for _, n := range opts.Scenarios {
-		if !known[n] {
+		if !slices.ContainsFunc(g.all, func(s scenario) bool { return s.name == n }) {
 			return nil, fmt.Errorf("demo: unknown scenario %q", n)
 		}
 	}

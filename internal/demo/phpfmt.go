@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -97,58 +98,21 @@ func modelIdentifier(class string, id int64, connection string) string {
 // does: '/' becomes "\/", control characters become \b \f \n \r \t or a
 // lowercase \u00xx, U+2028 and U+2029 stay escaped, other non-ASCII text is
 // kept as UTF-8. Invalid UTF-8 (which PHP refuses) is replaced by U+FFFD.
+// encoding/json, without its HTML escapes, differs only in '/' and in
+// writing U+FFFD as an escape.
 func phpJSONString(s string) string {
-	const hex = "0123456789abcdef"
-	var b strings.Builder
-	b.Grow(len(s) + len(s)/8 + 2)
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"':
-				b.WriteString(`\"`)
-			case '\\':
-				b.WriteString(`\\`)
-			case '/':
-				b.WriteString(`\/`)
-			case '\b':
-				b.WriteString(`\b`)
-			case '\f':
-				b.WriteString(`\f`)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\r':
-				b.WriteString(`\r`)
-			case '\t':
-				b.WriteString(`\t`)
-			default:
-				if c < 0x20 {
-					b.WriteString(`\u00`)
-					b.WriteByte(hex[c>>4])
-					b.WriteByte(hex[c&0xf])
-				} else {
-					b.WriteByte(c)
-				}
-			}
-			i++
-			continue
+	if !utf8.ValidString(s) {
+		var b strings.Builder
+		for _, r := range s { // U+FFFD for each invalid byte
+			b.WriteRune(r)
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteString("\uFFFD")
-		case r == '\u2028':
-			b.WriteString(`\u2028`)
-		case r == '\u2029':
-			b.WriteString(`\u2029`)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
+		s = b.String()
 	}
-	b.WriteByte('"')
-	return b.String()
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.ReplaceAll(strings.TrimSuffix(b.String(), "\n"), "/", `\/`)
 }
 
 // jsonNullableInt renders an optional integer as PHP's json_encode does.

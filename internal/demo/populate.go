@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,12 +22,8 @@ func Populate(ctx context.Context, s *sqlstore.Seeder, opts Options) error {
 	if s == nil {
 		return errors.New("demo: no database")
 	}
-	if opts.FailedTable == "" {
-		opts.FailedTable = "failed_jobs"
-	}
-	if opts.JobsTable == "" {
-		opts.JobsTable = "jobs"
-	}
+	opts.FailedTable = cmp.Or(opts.FailedTable, "failed_jobs")
+	opts.JobsTable = cmp.Or(opts.JobsTable, "jobs")
 	for _, t := range []string{opts.FailedTable, opts.JobsTable} {
 		if !tableNameRE.MatchString(t) {
 			return fmt.Errorf("demo: invalid table name %q", t)

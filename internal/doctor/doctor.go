@@ -7,6 +7,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -219,11 +220,7 @@ func (b *builder) collectSecrets() {
 	}
 	for _, qc := range b.cfg.Queues {
 		if qc.Driver == triage.DriverRedis {
-			name := qc.Connection
-			if name == "" {
-				name = "default"
-			}
-			if rc, err := p.Redis(name); err == nil {
+			if rc, err := p.Redis(cmp.Or(qc.Connection, "default")); err == nil {
 				b.secrets = append(b.secrets, rc.Password)
 			}
 		}
@@ -275,9 +272,6 @@ func (b *builder) describeApp() {
 			a.Configuration = "defaults"
 		}
 		for _, s := range p.Settings() {
-			if appprofile.SecretKey(s.Key) && strings.HasPrefix(s.Value, "? ") {
-				s.Value = "? (a secret's expression, not shown)"
-			}
 			b.rep.Settings = append(b.rep.Settings, appprofile.Setting{Key: b.clean(s.Key), Value: b.clean(s.Value), Source: b.clean(s.Source)})
 		}
 	}
@@ -316,11 +310,7 @@ func (b *builder) describeConnections() map[string]triage.Route {
 		switch {
 		case r.Local:
 			b.localQueue = true
-			table := qc.Table
-			if table == "" {
-				table = "jobs"
-			}
-			c.Destination = "table " + cfg.Database.Prefix + table + " in the failed-jobs database"
+			c.Destination = "table " + cfg.Database.Prefix + cmp.Or(qc.Table, "jobs") + " in the failed-jobs database"
 		case r.Backend != nil:
 			c.Destination = r.Backend.Describe()
 		case qc.Driver == triage.DriverSync:
@@ -334,15 +324,9 @@ func (b *builder) describeConnections() map[string]triage.Route {
 			c.Destination = "none: jobs are discarded"
 			c.Note = "null jobs never run and never fail"
 		default:
-			driver := qc.Driver
-			if driver == "" {
-				driver = "(none)"
-			}
+			driver := cmp.Or(qc.Driver, "(none)")
 			c.Destination = "the " + driver + " driver's own store, which jobtriage cannot reach"
-			c.Note = r.Reason
-			if c.Note == "" {
-				c.Note = fmt.Sprintf("jobtriage cannot write to or read the %s driver", driver)
-			}
+			c.Note = cmp.Or(r.Reason, fmt.Sprintf("jobtriage cannot write to or read the %s driver", driver))
 			c.Artisan = fmt.Sprintf("php artisan queue:retry <id> (retry), php artisan queue:monitor %s:%s (monitor)", qc.Name, queue)
 			if f, ok := triage.UnwritableDriver(qc.Driver); ok {
 				c.Destination, c.Failures = f.Jobs, f.Failures
@@ -376,12 +360,7 @@ func (b *builder) describeConnections() map[string]triage.Route {
 
 // queueName is a connection's default queue, as Laravel names it when the
 // configuration does not.
-func queueName(qc appprofile.QueueConnection) string {
-	if qc.Queue == "" {
-		return "default"
-	}
-	return qc.Queue
-}
+func queueName(qc appprofile.QueueConnection) string { return cmp.Or(qc.Queue, "default") }
 
 // configContradictions compares the config cache with .env and checks
 // APP_TIMEZONE.

@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,4 +78,44 @@ func TestConnectionsNameDriversAndWhereFailuresGo(t *testing.T) {
 		!strings.Contains(b.String(), "to-sqs-first: failover driver, queue default → table jobs in the failed-jobs database\n      retry: yes · monitor: no — connection to-sqs-first fails over to sqs, database") {
 		t.Errorf("text lacks cloud's failures line:\n%s", b.String())
 	}
+}
+
+// TestSecretExpressionsAreNotShown: a password written as an expression
+// jobtriage cannot evaluate is listed among the settings without the
+// expression, whose text can hold the secret's pieces.
+func TestSecretExpressionsAreNotShown(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "artisan"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db := "<?php\nreturn ['default' => 'mysql', 'connections' => ['mysql' => ['driver' => 'mysql', 'database' => 'app', 'password' => vault('pw-part-1')]]];\n"
+	if err := os.WriteFile(filepath.Join(dir, "config", "database.php"), []byte(db), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := appprofile.Resolve(appprofile.Options{Dir: dir, Cwd: dir, DSN: "mysql://u@h/app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := inputs(database(nil))
+	in.Config = cfg
+	rep := build(t, in)
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "pw-part-1") {
+		t.Errorf("the report shows the password's expression:\n%s", b.String())
+	}
+	for _, s := range rep.Settings {
+		if s.Key == "database.connections.mysql.password" {
+			if s.Value != "? (a secret's expression, not shown)" {
+				t.Errorf("password setting = %q", s.Value)
+			}
+			return
+		}
+	}
+	t.Errorf("no password setting in %v", rep.Settings)
 }

@@ -22,15 +22,9 @@ func (o operand) float() float64 {
 // arrays and unknowns are not numbers.
 func toOperand(v *Value) (operand, bool) {
 	switch v.Kind {
-	case KindNull:
-		return operand{}, true
-	case KindBool:
-		if v.Bool {
-			return operand{i: 1}, true
-		}
-		return operand{}, true
-	case KindInt:
-		return operand{i: v.Int}, true
+	case KindNull, KindBool, KindInt:
+		i, _ := v.IntValue()
+		return operand{i: i}, true
 	case KindFloat:
 		return operand{isFloat: true, f: v.Float}, true
 	case KindString:

@@ -1,8 +1,8 @@
 package phpconf
 
 import (
-	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -122,14 +122,7 @@ func mergeEnvKeys(keys []string, vs ...*Value) []string {
 			continue
 		}
 		for _, k := range v.EnvKeys {
-			dup := false
-			for _, have := range keys {
-				if have == k {
-					dup = true
-					break
-				}
-			}
-			if !dup {
+			if !slices.Contains(keys, k) {
 				keys = append(keys, k)
 			}
 		}
@@ -188,17 +181,15 @@ func (e *evaluator) eval(n *node) *Value {
 		return withKeys(&Value{Kind: KindBool, Bool: !t, Pos: e.pos(n)}, x)
 	case nNeg, nPlus:
 		x := e.eval(n.kids[0])
-		switch {
-		case x.Kind == KindInt && n.kind == nPlus, x.Kind == KindFloat && n.kind == nPlus:
-			return withKeys(&Value{Kind: x.Kind, Int: x.Int, Float: x.Float, Pos: e.pos(n)}, x)
-		case x.Kind == KindInt && x.Int == math.MinInt64: // PHP overflows into a float
-			return withKeys(&Value{Kind: KindFloat, Float: -float64(x.Int), Pos: e.pos(n)}, x)
-		case x.Kind == KindInt:
-			return withKeys(&Value{Kind: KindInt, Int: -x.Int, Pos: e.pos(n)}, x)
-		case x.Kind == KindFloat:
-			return withKeys(&Value{Kind: KindFloat, Float: -x.Float, Pos: e.pos(n)}, x)
+		if x.Kind != KindInt && x.Kind != KindFloat {
+			return e.unknown(n, x)
 		}
-		return e.unknown(n, x)
+		v := &Value{Kind: x.Kind, Int: x.Int, Float: x.Float}
+		if n.kind == nNeg { // PHP multiplies by -1, so -PHP_INT_MIN is a float
+			v, _ = arith("*", x, &Value{Kind: KindInt, Int: -1})
+		}
+		v.Pos = e.pos(n)
+		return withKeys(v, x)
 	case nCall:
 		return e.call(n)
 	case nBinary:
@@ -382,28 +373,11 @@ func arrayKey(k *Value) (string, bool) {
 	return "", false
 }
 
-// pathHelperDir maps Laravel's path helpers to their directory under the
+// pathHelperDirs maps Laravel's path helpers to their directory under the
 // base path (Application::basePath, databasePath, storagePath, path,
 // configPath, resourcePath, publicPath with default paths).
-func pathHelperDir(name string) (string, bool) {
-	switch name {
-	case "base_path":
-		return "", true
-	case "database_path":
-		return "database", true
-	case "storage_path":
-		return "storage", true
-	case "app_path":
-		return "app", true
-	case "config_path":
-		return "config", true
-	case "resource_path":
-		return "resources", true
-	case "public_path":
-		return "public", true
-	}
-	return "", false
-}
+var pathHelperDirs = map[string]string{"base_path": "", "database_path": "database", "storage_path": "storage",
+	"app_path": "app", "config_path": "config", "resource_path": "resources", "public_path": "public"}
 
 func (e *evaluator) call(n *node) *Value {
 	switch n.name {
@@ -426,7 +400,7 @@ func (e *evaluator) call(n *node) *Value {
 	case "str::slug":
 		return e.slug(n)
 	}
-	sub, ok := pathHelperDir(n.name)
+	sub, ok := pathHelperDirs[n.name]
 	if !ok || len(n.kids) > 1 || e.ctx.Root == "" {
 		return e.unknown(n)
 	}
@@ -480,12 +454,10 @@ func (e *evaluator) env(n *node) *Value {
 		return &Value{Kind: KindNull, Pos: e.pos(n), EnvKeys: keys}
 	}
 	d := e.eval(n.kids[1])
-	if d.Kind == KindUnknown {
-		u := e.unknown(n, d)
-		u.EnvKeys = mergeEnvKeys(keys, d)
-		return u
-	}
 	out := *d
+	if d.Kind == KindUnknown {
+		out = *e.unknown(n)
+	}
 	out.EnvKeys = mergeEnvKeys(keys, d)
 	return &out
 }
@@ -496,7 +468,7 @@ func (e *evaluator) env(n *node) *Value {
 // matching surrounding quotes is stripped (not across a newline, as the
 // /\A(['"])(.*)\1\z/ pattern does). The result has no Pos.
 func CastEnv(raw string) *Value {
-	switch asciiLower(raw) {
+	switch strings.ToLower(raw) { // maps nothing but A-Z onto these words, like PHP 8's strtolower
 	case "true", "(true)":
 		return &Value{Kind: KindBool, Bool: true}
 	case "false", "(false)":
@@ -511,16 +483,6 @@ func CastEnv(raw string) *Value {
 		return &Value{Kind: KindString, Str: raw[1 : len(raw)-1]}
 	}
 	return &Value{Kind: KindString, Str: raw}
-}
-
-// asciiLower is PHP 8's strtolower: only A-Z change.
-func asciiLower(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'A' && r <= 'Z' {
-			return r + ('a' - 'A')
-		}
-		return r
-	}, s)
 }
 
 // dirname is PHP's dirname($path, $levels = 1) on a Unix host.

@@ -174,26 +174,10 @@ func operatorAt(s string) string {
 	return ""
 }
 
-// castType maps the spellings PHP accepts inside a cast to the canonical type.
-func castType(name string) (string, bool) {
-	switch strings.ToLower(name) {
-	case "int", "integer":
-		return "int", true
-	case "bool", "boolean":
-		return "bool", true
-	case "float", "double", "real":
-		return "float", true
-	case "string", "binary":
-		return "string", true
-	case "array":
-		return "array", true
-	case "object":
-		return "object", true
-	case "unset":
-		return "unset", true
-	}
-	return "", false
-}
+// castTypes maps the spellings PHP accepts inside a cast to the canonical type.
+var castTypes = map[string]string{"int": "int", "integer": "int", "bool": "bool", "boolean": "bool",
+	"float": "float", "double": "float", "real": "float", "string": "string", "binary": "string",
+	"array": "array", "object": "object", "unset": "unset"}
 
 func (lx *lexer) next() (token, error) {
 	if err := lx.skipSpaceAndComments(); err != nil {
@@ -296,7 +280,7 @@ func (lx *lexer) cast() (typ string, end int, ok bool) {
 	if p >= len(s) || s[p] != ')' {
 		return "", 0, false
 	}
-	typ, ok = castType(name)
+	typ, ok = castTypes[strings.ToLower(name)]
 	return typ, p + 1, ok
 }
 
@@ -399,23 +383,10 @@ func (lx *lexer) skipBraces(from int) (int, error) {
 // how many bytes of rest it used. Unknown escapes keep the backslash.
 func decodeEscape(rest string, quote byte) (string, int) {
 	c := rest[0]
+	if i := strings.IndexByte("ntrvef\\$", c); i >= 0 { // a one-letter escape: the byte at its index
+		return "\n\t\r\v\x1b\f\\$"[i : i+1], 1
+	}
 	switch c {
-	case 'n':
-		return "\n", 1
-	case 't':
-		return "\t", 1
-	case 'r':
-		return "\r", 1
-	case 'v':
-		return "\v", 1
-	case 'e':
-		return "\x1b", 1
-	case 'f':
-		return "\f", 1
-	case '\\':
-		return "\\", 1
-	case '$':
-		return "$", 1
 	case quote:
 		return string(quote), 1
 	case 'x':

@@ -107,22 +107,30 @@ func (p *exprParser) leave() { p.depth-- }
 // findReturn moves to the first "return" outside any bracket; statements
 // before it (use, declare, variable assignments) are skipped.
 func (p *exprParser) findReturn() error {
-	depth := 0
-	for {
+	for depth := 0; ; p.take() {
 		t := p.peek()
 		switch {
 		case t.kind == tEOF || t.kind == tCloseTag:
 			return p.errAt(t, "no top-level return statement")
-		case t.kind == tOp && (t.text == "(" || t.text == "[" || t.text == "{" || t.text == "#["):
-			depth++
-		case t.kind == tOp && (t.text == ")" || t.text == "]" || t.text == "}"):
-			depth--
 		case depth == 0 && isName(t, "return"):
 			p.take()
 			return nil
 		}
-		p.take()
+		depth += bracketDelta(t)
 	}
+}
+
+// bracketDelta is 1 for an opening bracket, -1 for a closing one, else 0.
+func bracketDelta(t token) int {
+	switch {
+	case t.kind != tOp:
+		return 0
+	case t.text == "(" || t.text == "[" || t.text == "{" || t.text == "#[":
+		return 1
+	case t.text == ")" || t.text == "]" || t.text == "}":
+		return -1
+	}
+	return 0
 }
 
 // unknownFrom makes an unknown node for the source from start up to the last token taken.
@@ -147,72 +155,45 @@ func isTerminator(t token) bool {
 // brackets; inside a ternary's middle operand a ':' ends it too. Arrow
 // functions ("fn() => x") and nested ternaries inside are kept whole.
 func (p *exprParser) skipRest() {
-	depth, arrows, questions := 0, 0, 0
-	for {
+	for depth, arrows, questions := 0, 0, 0; ; p.take() {
 		t := p.peek()
 		if t.kind == tEOF || t.kind == tCloseTag {
 			return
 		}
-		if t.kind == tOp {
-			switch t.text {
-			case "(", "[", "{", "#[":
-				depth++
-			case ")", "]", "}":
-				if depth == 0 {
-					return
-				}
-				depth--
-			case ",", ";":
-				if depth == 0 {
-					return
-				}
-			case "=>":
-				if depth == 0 {
-					if arrows == 0 {
-						return
-					}
-					arrows--
-				}
-			case "?":
-				if depth == 0 {
-					questions++
-				}
-			case ":":
-				if depth == 0 {
-					if questions > 0 {
-						questions--
-					} else if p.ternary > 0 {
-						return
-					}
-				}
+		if d := bracketDelta(t); d != 0 || depth > 0 {
+			if depth += d; depth < 0 { // a closer of an enclosing bracket
+				return
 			}
-		} else if depth == 0 && isName(t, "fn") {
+			continue
+		}
+		switch {
+		case isOp(t, ",") || isOp(t, ";"):
+			return
+		case isOp(t, "=>"):
+			if arrows == 0 {
+				return
+			}
+			arrows--
+		case isOp(t, "?"):
+			questions++
+		case isOp(t, ":") && questions > 0:
+			questions--
+		case isOp(t, ":") && p.ternary > 0:
+			return
+		case isName(t, "fn"):
 			arrows++
 		}
-		p.take()
 	}
 }
 
 // skipBalanced consumes one bracketed group starting at the current
 // opening token.
 func (p *exprParser) skipBalanced() {
-	depth := 0
-	for {
+	for depth := 0; ; {
 		t := p.take()
-		if t.kind == tEOF || t.kind == tCloseTag {
+		d := bracketDelta(t)
+		if depth += d; t.kind == tEOF || t.kind == tCloseTag || d < 0 && depth <= 0 {
 			return
-		}
-		if t.kind != tOp {
-			continue
-		}
-		switch t.text {
-		case "(", "[", "{", "#[":
-			depth++
-		case ")", "]", "}":
-			depth--
-			if depth <= 0 {
-				return
-			}
 		}
 	}
 }
@@ -300,32 +281,12 @@ func binaryPrec(t token) int {
 	if t.kind != tOp {
 		return 0
 	}
-	switch t.text {
-	case "||":
-		return 1
-	case "&&":
-		return 2
-	case "|":
-		return 3
-	case "^":
-		return 4
-	case "&":
-		return 5
-	case "==", "!=", "===", "!==", "<>", "<=>":
-		return 6
-	case "<", "<=", ">", ">=":
-		return 7
-	case ".":
-		return 8
-	case "<<", ">>":
-		return 9
-	case "+", "-":
-		return 10
-	case "*", "/", "%":
-		return 11
-	}
-	return 0
+	return binaryPrecs[t.text]
 }
+
+var binaryPrecs = map[string]int{"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5,
+	"==": 6, "!=": 6, "===": 6, "!==": 6, "<>": 6, "<=>": 6, "<": 7, "<=": 7, ">": 7, ">=": 7,
+	".": 8, "<<": 9, ">>": 9, "+": 10, "-": 10, "*": 11, "/": 11, "%": 11}
 
 func (p *exprParser) binary(minPrec int) (*node, error) {
 	start := p.peek()
@@ -409,15 +370,11 @@ func (p *exprParser) postfix() (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !isChainStart(p.peek()) {
+	before := p.pos
+	if p.skipChain(); p.pos == before {
 		return n, nil
 	}
-	p.skipChain()
 	return p.unknownFrom(start), nil
-}
-
-func isChainStart(t token) bool {
-	return t.kind == tOp && (t.text == "[" || t.text == "(" || t.text == "{" || t.text == "->" || t.text == "?->" || t.text == "::" || t.text == "++" || t.text == "--")
 }
 
 // skipChain consumes "(...)", "[...]", "{...}", "->name", "?->name",
@@ -478,12 +435,8 @@ func isStrClass(name string) bool {
 
 // isKnownFunction reports the global functions EvalConfig evaluates.
 func isKnownFunction(name string) bool {
-	switch name {
-	case "env", "base_path", "database_path", "storage_path", "app_path", "config_path",
-		"resource_path", "public_path", "dirname":
-		return true
-	}
-	return false
+	_, helper := pathHelperDirs[name]
+	return helper || name == "env" || name == "dirname"
 }
 
 func (p *exprParser) lit(t token, v *Value) *node {
@@ -577,6 +530,7 @@ func (p *exprParser) name() (*node, error) {
 	// true, false, null and the magic constants are case-insensitive; the
 	// other constants are not.
 	var v *Value
+	c, isConst := constants[bare]
 	switch {
 	case lower == "true" || lower == "false":
 		v = &Value{Kind: KindBool, Bool: lower == "true"}
@@ -586,24 +540,20 @@ func (p *exprParser) name() (*node, error) {
 		v = &Value{Kind: KindInt, Int: int64(t.line)}
 	case lower == "__dir__" || lower == "__file__":
 		return &node{kind: nCall, name: lower, start: t.start, end: t.end, line: t.line}, nil
-	case bare == "PHP_EOL":
-		v = &Value{Kind: KindString, Str: "\n"}
-	case bare == "DIRECTORY_SEPARATOR": // Laravel on a Unix host
-		v = &Value{Kind: KindString, Str: "/"}
-	case bare == "NAN":
-		v = &Value{Kind: KindFloat, Float: math.NaN()}
-	case bare == "INF":
-		v = &Value{Kind: KindFloat, Float: math.Inf(1)}
-	case bare == "PHP_INT_MAX":
-		v = &Value{Kind: KindInt, Int: math.MaxInt64}
-	case bare == "PHP_INT_MIN":
-		v = &Value{Kind: KindInt, Int: math.MinInt64}
+	case isConst:
+		v = &c
 	default:
 		return p.unknownFrom(t), nil
 	}
 	v.Pos = pos
 	return p.lit(t, v), nil
 }
+
+// constants are the case-sensitive constants EvalConfig knows; the
+// DIRECTORY_SEPARATOR is that of Laravel on a Unix host.
+var constants = map[string]Value{"PHP_EOL": {Kind: KindString, Str: "\n"}, "DIRECTORY_SEPARATOR": {Kind: KindString, Str: "/"},
+	"NAN": {Kind: KindFloat, Float: math.NaN()}, "INF": {Kind: KindFloat, Float: math.Inf(1)},
+	"PHP_INT_MAX": {Kind: KindInt, Int: math.MaxInt64}, "PHP_INT_MIN": {Kind: KindInt, Int: math.MinInt64}}
 
 // call parses the argument list of a supported function. Spread or named
 // arguments make the call unknown.

@@ -2,6 +2,7 @@ package phpconf
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -12,7 +13,8 @@ const phpPrecision = 14
 
 // phpFloatString formats f the way PHP 8 converts a float to a string
 // (zend_gcvt with phpPrecision significant digits): "0.3", "-0", "1.0E+25",
-// "1.0E-5", "INF", "NAN".
+// "1.0E-5", "INF", "NAN". Go's %G switches to an exponent at the same
+// points; PHP's mantissa always has a fraction and its exponent no padding.
 func phpFloatString(f float64) string {
 	switch {
 	case math.IsNaN(f):
@@ -22,61 +24,14 @@ func phpFloatString(f float64) string {
 	case math.IsInf(f, -1):
 		return "-INF"
 	}
-	neg := math.Signbit(f)
-	if neg {
-		f = -f
+	mant, exp, isExp := strings.Cut(strconv.FormatFloat(f, 'G', phpPrecision, 64), "E")
+	if !isExp {
+		return mant
 	}
-	var digits string
-	var decpt int // f = 0.DIGITS × 10^decpt, as zend_dtoa reports it
-	if f == 0 {
-		digits, decpt = "0", 1
-	} else {
-		e := strconv.FormatFloat(f, 'e', phpPrecision-1, 64) // d.ddddde±XX
-		mant, exp, _ := strings.Cut(e, "e")
-		digits = strings.TrimRight(strings.Replace(mant, ".", "", 1), "0")
-		if digits == "" {
-			digits = "0"
-		}
-		x, _ := strconv.Atoi(exp)
-		decpt = x + 1
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
 	}
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	switch {
-	case decpt < -3 || decpt > phpPrecision:
-		b.WriteByte(digits[0])
-		b.WriteByte('.')
-		if len(digits) == 1 {
-			b.WriteByte('0')
-		} else {
-			b.WriteString(digits[1:])
-		}
-		exp := decpt - 1
-		b.WriteByte('E')
-		if exp < 0 {
-			b.WriteByte('-')
-			exp = -exp
-		} else {
-			b.WriteByte('+')
-		}
-		b.WriteString(strconv.Itoa(exp))
-	case decpt <= 0:
-		b.WriteString("0.")
-		b.WriteString(strings.Repeat("0", -decpt))
-		b.WriteString(digits)
-	default:
-		if len(digits) <= decpt {
-			b.WriteString(digits)
-			b.WriteString(strings.Repeat("0", decpt-len(digits)))
-		} else {
-			b.WriteString(digits[:decpt])
-			b.WriteByte('.')
-			b.WriteString(digits[decpt:])
-		}
-	}
-	return b.String()
+	return mant + "E" + exp[:1] + strings.TrimLeft(exp[1:], "0")
 }
 
 const (
@@ -121,57 +76,22 @@ func floatToIntCap(d float64) int64 {
 	return int64(d)
 }
 
-// phpWhitespace is what PHP 8's numeric-string check skips before and after
-// the number.
-const phpWhitespace = " \t\n\r\v\f"
+// numericPrefixRE is the leading number PHP 8's is_numeric_string with
+// errors allowed reads: optional whitespace, sign, digits with an optional
+// fraction and exponent.
+var numericPrefixRE = regexp.MustCompile(`\A[ \t\n\r\v\f]*([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)`)
 
-// numericPrefix reads the leading number of s as PHP 8's is_numeric_string
-// with errors allowed does: optional whitespace, sign, digits with an
-// optional fraction and exponent. isFloat reports a fraction, an exponent
-// or an int overflow. ok is false when s does not start with a number.
+// numericPrefix reads the leading number of s (numericPrefixRE). isFloat
+// reports a fraction, an exponent or an int overflow. ok is false when s
+// does not start with a number.
 func numericPrefix(s string) (i int64, f float64, isFloat, ok bool) {
-	s = strings.TrimLeft(s, phpWhitespace)
-	n := 0
-	if n < len(s) && (s[n] == '+' || s[n] == '-') {
-		n++
-	}
-	intDigits := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-		intDigits++
-	}
-	fracDigits := 0
-	if n < len(s) && s[n] == '.' {
-		m := n + 1
-		for m < len(s) && s[m] >= '0' && s[m] <= '9' {
-			m++
-			fracDigits++
-		}
-		if intDigits+fracDigits > 0 {
-			n = m
-			isFloat = true
-		}
-	}
-	if intDigits+fracDigits == 0 {
+	m := numericPrefixRE.FindStringSubmatch(s)
+	if m == nil {
 		return 0, 0, false, false
 	}
-	if n < len(s) && (s[n] == 'e' || s[n] == 'E') {
-		m := n + 1
-		if m < len(s) && (s[m] == '+' || s[m] == '-') {
-			m++
-		}
-		if m < len(s) && s[m] >= '0' && s[m] <= '9' {
-			for m < len(s) && s[m] >= '0' && s[m] <= '9' {
-				m++
-			}
-			n = m
-			isFloat = true
-		}
-	}
-	num := s[:n]
-	if !isFloat {
-		v, err := strconv.ParseInt(num, 10, 64)
-		if err == nil {
+	num := m[1]
+	if !strings.ContainsAny(num, ".eE") {
+		if v, err := strconv.ParseInt(num, 10, 64); err == nil {
 			return v, float64(v), false, true
 		}
 	}

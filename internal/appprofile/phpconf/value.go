@@ -169,25 +169,14 @@ func (v *Value) IntValue() (int64, bool) {
 
 // FloatValue converts a scalar the way PHP's (float) cast does.
 func (v *Value) FloatValue() (float64, bool) {
-	if v == nil {
-		return 0, false
-	}
-	switch v.Kind {
-	case KindNull:
-		return 0, true
-	case KindBool:
-		if v.Bool {
-			return 1, true
-		}
-		return 0, true
-	case KindInt:
-		return float64(v.Int), true
-	case KindFloat:
+	switch {
+	case v != nil && v.Kind == KindFloat:
 		return v.Float, true
-	case KindString:
+	case v != nil && v.Kind == KindString:
 		return stringToFloat(v.Str), true
 	}
-	return 0, false
+	i, ok := v.IntValue() // null, bools and ints; not arrays or unknowns
+	return float64(i), ok
 }
 
 // Truthy converts the way PHP's (bool) cast does: null, false, 0, 0.0, -0.0,
@@ -214,28 +203,11 @@ func (v *Value) Truthy() (bool, bool) {
 	return false, false
 }
 
-// isIntKeyString reports whether PHP treats the string key s as an int key.
+// isIntKeyString reports whether PHP treats the string key s as an int key:
+// the canonical decimal form of an int64 ("5", "-3"; not "05", "+5", "-0").
 func isIntKeyString(s string) (int64, bool) {
-	if s == "" || len(s) > len("-9223372036854775808") {
-		return 0, false
-	}
-	d := s
-	if d[0] == '-' {
-		d = d[1:]
-	}
-	if d == "" || (d[0] == '0' && len(d) > 1) || (s[0] == '-' && d == "0") {
-		return 0, false
-	}
-	for i := 0; i < len(d); i++ {
-		if d[i] < '0' || d[i] > '9' {
-			return 0, false
-		}
-	}
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return n, true
+	return n, err == nil && strconv.FormatInt(n, 10) == s
 }
 
 // collapseExpr turns expression source text into the Expr of an unknown:
