@@ -118,7 +118,7 @@ func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // applyFilter sets the filter and re-reads with it: the signatures stream
 // in again, and the jobs page (if that is where the filter was opened)
 // reloads its list.
-func (m Model) applyFilter(q triage.Query) (tea.Model, tea.Cmd) {
+func (m Model) applyFilter(q triage.Query) (Model, tea.Cmd) {
 	m.state = m.page
 	m.query = q
 	m.status = statusLine{}
