@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"cmp"
 	"context"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -72,18 +74,15 @@ func (m *Model) askJobs(kind actionKind, jobs []triage.Job) tea.Cmd {
 		act.object = count(len(jobs)) + " marked jobs"
 		c.prompt = verbOf(kind) + " " + act.object + "?"
 		var ids []string
-		for i, j := range jobs {
-			if i == maxListed {
-				ids = append(ids, "…")
-				break
-			}
+		for _, j := range jobs[:min(len(jobs), maxListed)] {
 			ids = append(ids, sanitize.Line(j.ID))
+		}
+		if len(jobs) > maxListed {
+			ids = append(ids, "…")
 		}
 		c.details = []string{"Jobs " + strings.Join(ids, ", ")}
 	}
-	c.details = append(c.details, m.targetLine())
-	c.act, c.total = act, len(jobs)
-	return m.openConfirm(c)
+	return m.openConfirm(c, act, len(jobs))
 }
 
 // askSignatures opens the confirmation for every job of the signatures
@@ -101,47 +100,41 @@ func (m *Model) askSignatures(kind actionKind, sigs []triage.Signature, partial 
 	}
 	var c confirmation
 	if len(sigs) == 1 {
-		s := sigs[0]
-		id := s.ID
-		act.object = "signature " + id
-		c.prompt = verbOf(kind) + " " + plural(n, "failed job", "failed jobs") + " of signature " + id + "?"
-		if partial {
-			c.prompt = verbOf(kind) + " all failed jobs of signature " + id + " (" + count(n) + " counted so far)?"
-		}
-		c.details = []string{sanitize.Line(s.Class), exceptionText(s.ExceptionClass, s.Example)}
+		act.object = "signature " + sigs[0].ID
+		c.details = []string{sanitize.Line(sigs[0].Class), exceptionText(sigs[0].ExceptionClass, sigs[0].Example)}
 	} else {
 		act.object = count(len(sigs)) + " signatures"
-		c.prompt = verbOf(kind) + " " + plural(n, "failed job", "failed jobs") + " of " + act.object + "?"
-		if partial {
-			c.prompt = verbOf(kind) + " all failed jobs of " + act.object + " (" + count(n) + " counted so far)?"
-		}
-		for i, s := range sigs {
-			if i == maxListed {
-				c.details = append(c.details, "…and "+count(len(sigs)-maxListed)+" more")
-				break
-			}
+		for _, s := range sigs[:min(len(sigs), maxListed)] {
 			c.details = append(c.details, s.ID+" ("+count(s.Count)+") "+sanitize.Line(classTail(s.Class, 40)))
 		}
+		if len(sigs) > maxListed {
+			c.details = append(c.details, "…and "+count(len(sigs)-maxListed)+" more")
+		}
+	}
+	c.prompt = verbOf(kind) + " " + plural(n, "failed job", "failed jobs") + " of " + act.object + "?"
+	if partial {
+		c.prompt = verbOf(kind) + " all failed jobs of " + act.object + " (" + count(n) + " counted so far)?"
 	}
 	if !isZeroQuery(m.query) {
 		c.details = append(c.details, "Only jobs matching the filter: "+filterSummary(m.query))
 	}
-	c.details = append(c.details, m.targetLine())
-	c.act, c.total = act, n
-	return m.openConfirm(c)
+	return m.openConfirm(c, act, n)
 }
 
-// openConfirm shows c over the current page. A retry's dialog starts a dry
-// run of the same action through Actions, so it can say before "y" what
-// would be skipped (jobs on a connection jobtriage cannot write, passed
+// openConfirm shows c, for act on total jobs, over the current page; the
+// dialog names where the action lands. A retry's dialog starts a dry run
+// of the same action through Actions, so it can say before "y" what would
+// be skipped (jobs on a connection jobtriage cannot write, passed
 // retryUntil deadlines) and where the rest would go.
-func (m *Model) openConfirm(c confirmation) tea.Cmd {
+func (m *Model) openConfirm(c confirmation, act action, total int) tea.Cmd {
 	m.cancelDryRun()
-	if c.act.kind == actionForget && m.opts.Archive != nil {
-		c.act.archive, c.act.archivePath = m.opts.Archive, m.opts.ArchivePath
+	if act.kind == actionForget && m.opts.Archive != nil {
+		act.archive, act.archivePath = m.opts.Archive, m.opts.ArchivePath
 	}
+	c.details = append(c.details, m.targetLine())
+	c.act, c.total = act, total
 	m.page, m.state = m.state, stateConfirm
-	if c.act.kind != actionRetry {
+	if act.kind != actionRetry {
 		m.confirm = c
 		return nil
 	}
@@ -344,7 +337,7 @@ func center(lines []string, width, height int) []string {
 // words an operator uses ("Retried job X onto default."), then what it left
 // alone and why.
 func actionSummary(msg actionMsg) string {
-	a := msg.act
+	a, r, f := msg.act, msg.retry, msg.forget
 	if msg.err != nil {
 		done := ""
 		if n := msg.done(); n > 0 {
@@ -352,53 +345,38 @@ func actionSummary(msg actionMsg) string {
 		}
 		return verbOf(a.kind) + " of " + a.object + " failed" + done + ": " + errText(msg.err)
 	}
+	n, gone, past := r.Retried, len(r.NotFound), "Retried "
+	if a.kind == actionForget {
+		n, gone, past = f.Deleted, len(f.NotFound), "Forgot "
+	}
 	var b strings.Builder
-	if a.kind == actionRetry {
-		r := msg.retry
-		switch {
-		case a.single && r.Retried == 1:
-			b.WriteString("Retried " + a.object)
-		case a.single && len(r.Skipped) == 1:
-			return "Did not retry " + a.object + ": " + sanitize.Line(r.Skipped[0].Reason) + "."
-		case a.single:
-			return capitalize(a.object) + " was already gone."
-		case r.Retried == 0:
-			b.WriteString("Retried nothing of " + a.object)
-		case a.whole:
-			b.WriteString("Retried " + plural(r.Retried, "job", "jobs") + " of " + a.object)
-		default:
-			b.WriteString("Retried " + count(r.Retried) + " of " + a.object)
-		}
-		if len(r.ByQueue) > 0 && r.Retried > 0 {
-			b.WriteString(" onto " + queueList(r.ByQueue))
-		}
-		if n := len(r.Skipped); n > 0 {
-			b.WriteString("; skipped " + count(n) + ": " + skipSummary(r.Skipped))
-		}
-		if n := len(r.NotFound); n > 0 {
-			b.WriteString("; " + count(n) + " already gone")
-		}
-		return b.String() + "."
-	}
-	f := msg.forget
-	archived := ""
-	if a.archive != nil && f.Deleted > 0 {
-		archived = "; archived to " + sanitize.Line(a.archivePath) + " first"
-	}
 	switch {
-	case a.single && f.Deleted == 1:
-		return "Forgot " + a.object + archived + "."
+	case a.single && n == 1:
+		b.WriteString(past + a.object)
+	case a.single && len(r.Skipped) == 1:
+		return "Did not retry " + a.object + ": " + sanitize.Line(r.Skipped[0].Reason) + "."
 	case a.single:
 		return capitalize(a.object) + " was already gone."
+	case n == 0 && a.kind == actionRetry:
+		b.WriteString("Retried nothing of " + a.object)
 	case a.whole:
-		b.WriteString("Forgot " + plural(f.Deleted, "job", "jobs") + " of " + a.object)
+		b.WriteString(past + plural(n, "job", "jobs") + " of " + a.object)
 	default:
-		b.WriteString("Forgot " + count(f.Deleted) + " of " + a.object)
+		b.WriteString(past + count(n) + " of " + a.object)
 	}
-	if n := len(f.NotFound); n > 0 {
-		b.WriteString("; " + count(n) + " already gone")
+	if len(r.ByQueue) > 0 && n > 0 {
+		b.WriteString(" onto " + queueList(r.ByQueue))
 	}
-	return b.String() + archived + "."
+	if len(r.Skipped) > 0 {
+		b.WriteString("; skipped " + count(len(r.Skipped)) + ": " + skipSummary(r.Skipped))
+	}
+	if gone > 0 {
+		b.WriteString("; " + count(gone) + " already gone")
+	}
+	if a.archive != nil && f.Deleted > 0 {
+		b.WriteString("; archived to " + sanitize.Line(a.archivePath) + " first")
+	}
+	return b.String() + "."
 }
 
 func capitalize(s string) string {
@@ -415,21 +393,13 @@ func skipSummary(skips []triage.Skip) string {
 	for _, s := range skips {
 		counts[skipLabel(s)]++
 	}
-	labels := make([]string, 0, len(counts))
-	for l := range counts {
-		labels = append(labels, l)
-	}
-	sort.Slice(labels, func(i, j int) bool {
-		if counts[labels[i]] != counts[labels[j]] {
-			return counts[labels[i]] > counts[labels[j]]
-		}
-		return labels[i] < labels[j]
+	labels := slices.SortedFunc(maps.Keys(counts), func(a, b string) int {
+		return cmp.Or(counts[b]-counts[a], strings.Compare(a, b))
 	})
-	parts := make([]string, len(labels))
 	for i, l := range labels {
-		parts[i] = count(counts[l]) + " " + l
+		labels[i] = count(counts[l]) + " " + l
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(labels, ", ")
 }
 
 // skipLabel is the short reason of one skip; the full reason is in the
@@ -450,14 +420,9 @@ func skipLabel(s triage.Skip) string {
 
 // queueList is "default (3), emails (1)" in name order.
 func queueList(byQueue map[string]int) string {
-	names := make([]string, 0, len(byQueue))
-	for q := range byQueue {
-		names = append(names, q)
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
+	names := slices.Sorted(maps.Keys(byQueue))
 	for i, q := range names {
-		parts[i] = sanitize.Line(q) + " (" + count(byQueue[q]) + ")"
+		names[i] = sanitize.Line(q) + " (" + count(byQueue[q]) + ")"
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(names, ", ")
 }
