@@ -96,7 +96,7 @@ func (m Model) detailKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Forget):
 		return m, m.askJobs(actionForget, []triage.Job{m.detail.job})
 	case key.Matches(msg, k.Copy):
-		return m, m.copyCmd("job id", m.detail.job.ID)
+		return m, copyCmd(m.clipboard, "job id", m.detail.job.ID)
 	case key.Matches(msg, k.Up):
 		m.detail.vp.ScrollUp(1)
 	case key.Matches(msg, k.Down):

@@ -117,7 +117,7 @@ func (m Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.jobs.toggle()
 		return m, m.maybeLoadMore()
 	case key.Matches(msg, k.Copy) && ok:
-		return m, m.copyCmd("job id", j.ID)
+		return m, copyCmd(m.clipboard, "job id", j.ID)
 	case key.Matches(msg, k.Retry):
 		return m, m.askJobs(actionRetry, m.jobs.chosen(true))
 	case key.Matches(msg, k.Forget):

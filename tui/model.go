@@ -246,22 +246,16 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.spinning = true
 		m.spin, _ = m.spin.Update(spinner.TickMsg{})
-		return m, m.tick(spinEvery, func(time.Time) tea.Msg { return spinMsg{} })
+		return m, m.startSpinCmd()
 	}
 	return m, nil
 }
 
 func (m *Model) resize(w, h int) {
-	if w < 20 {
-		w = 20
-	}
-	if h < 8 {
-		h = 8
-	}
-	m.width, m.height = w, h
-	m.help.Width = w
+	m.width, m.height = max(w, 20), max(h, 8)
+	m.help.Width = m.width
 	m.clearStatus() // it was laid out for the old width
-	m.detail.resize(m.st, w, m.bodyHeight())
+	m.detail.resize(m.st, m.width, m.bodyHeight())
 }
 
 // bodyHeight is the rows between the two header lines and the status
@@ -344,7 +338,7 @@ func (m Model) dispatchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.status = statusLine{busy: true}
 			return m, tea.Batch(cmd, m.startSpin())
 		case key.Matches(msg, m.keys.Confirm.Copy):
-			return m, m.copyCmd("artisan command", artisanFallback(m.confirm.preview.Skipped, 0))
+			return m, copyCmd(m.clipboard, "artisan command", artisanFallback(m.confirm.preview.Skipped, 0))
 		case key.Matches(msg, m.keys.Confirm.No):
 			m.closeConfirm()
 			m.status = statusLine{text: "Cancelled."}
@@ -385,14 +379,6 @@ func (m Model) quit() tea.Cmd {
 		m.cancelPreview()
 	}
 	return tea.Quit
-}
-
-// copyCmd copies an id to the clipboard (y).
-func (m Model) copyCmd(what, text string) tea.Cmd {
-	if m.clipboard == nil {
-		return nil
-	}
-	return copyCmd(m.clipboard, what, text)
 }
 
 // runningText is the status while an action runs: what, how far, and
@@ -478,13 +464,12 @@ func (m Model) onPage(msg pageMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	if msg.err != nil {
+		m.jobs.loading, m.jobs.loadingMore = false, false
 		if msg.append || len(m.jobs.items) > 0 {
 			m.status = statusLine{text: "Could not load jobs: " + errText(msg.err), isErr: true}
-			m.jobs.loading, m.jobs.loadingMore = false, false
-			return m, nil
+		} else {
+			m.jobs.err = msg.err
 		}
-		m.jobs.loading, m.jobs.loadingMore = false, false
-		m.jobs.err = msg.err
 		return m, nil
 	}
 	m.jobs.apply(msg.page, msg.append)
@@ -524,8 +509,7 @@ func (m Model) onAction(msg actionMsg) (tea.Model, tea.Cmd) {
 	m.jobs.marked, m.sigs.marked = nil, nil
 	// The job or signature is gone from the failed list: step back to the
 	// list it was in and re-read it so that it visibly leaves.
-	switch m.state {
-	case stateDetail:
+	if m.state == stateDetail {
 		m.state = stateJobs
 	}
 	if m.state == stateJobs && msg.act.whole {

@@ -162,7 +162,7 @@ func (m Model) signaturesKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.sigs.set(m.sigs.order.sorted(m.sigs.items))
 		m.status = statusLine{text: "Sorted by " + m.sigs.order.String() + "."}
 	case key.Matches(msg, k.Copy) && ok:
-		return m, m.copyCmd("signature id", s.ID)
+		return m, copyCmd(m.clipboard, "signature id", s.ID)
 	case key.Matches(msg, k.Clear) && len(m.sigs.marked) > 0:
 		m.sigs.marked = nil
 		m.status = statusLine{text: "Marks cleared."}

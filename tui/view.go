@@ -28,15 +28,8 @@ func (m Model) View() string {
 	default:
 		body = m.signaturesBody(h)
 	}
-	lines := make([]string, 0, m.height)
-	lines = append(lines, m.headerLine(), m.crumbLine())
-	for i := 0; i < h; i++ {
-		if i < len(body) {
-			lines = append(lines, body[i])
-		} else {
-			lines = append(lines, "")
-		}
-	}
+	body = append(body, make([]string, max(h-len(body), 0))...)
+	lines := append([]string{m.headerLine(), m.crumbLine()}, body[:h]...)
 	lines = append(lines, m.statusLines()...)
 	lines = append(lines, m.footer())
 	for i, l := range lines {

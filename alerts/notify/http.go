@@ -24,7 +24,8 @@ func NewHTTPClient() *http.Client {
 	}
 }
 
-// endpoint is one secret-bearing URL a notifier posts JSON to.
+// endpoint is one secret-bearing URL a notifier posts JSON to; notifier
+// names it.
 type endpoint struct {
 	notifier string
 	url      string
@@ -33,9 +34,16 @@ type endpoint struct {
 	secrets  scrubber
 }
 
-// post sends body and turns anything but a 2xx answer into an error free of
-// secrets.
-func (e endpoint) post(ctx context.Context, body []byte) error {
+// Name labels the notifier.
+func (e endpoint) Name() string { return e.notifier }
+
+// post sends v as JSON and turns anything but a 2xx answer into an error
+// free of secrets.
+func (e endpoint) post(ctx context.Context, v any) error {
+	body, err := marshal(v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", e.notifier, err)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
 	if err != nil {
 		return e.secrets.wrap(e.notifier, err)

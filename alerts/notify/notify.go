@@ -11,9 +11,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -98,13 +100,9 @@ func ParseRetryAfter(v string, now time.Time) (wait time.Duration, ok bool) {
 	if v == "" {
 		return 0, false
 	}
-	if isDigits(v) {
+	if secs, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 		if len(v) > 9 { // over 31 years: treat as "a very long time", the cap applies
-			return time.Duration(1<<63 - 1), true
-		}
-		var secs int64
-		for _, c := range v {
-			secs = secs*10 + int64(c-'0')
+			return time.Duration(math.MaxInt64), true
 		}
 		return time.Duration(secs) * time.Second, true
 	}
@@ -113,13 +111,4 @@ func ParseRetryAfter(v string, now time.Time) (wait time.Duration, ok bool) {
 		return 0, false
 	}
 	return max(t.Sub(now), 0), true
-}
-
-func isDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
 }

@@ -43,11 +43,10 @@ type PagerDutyConfig struct {
 // firing and reminders (PagerDuty folds them into the open incident by
 // dedup_key), resolve for resolved.
 type PagerDuty struct {
-	name       string
+	endpoint
 	routingKey string
 	source     string
 	severity   string
-	ep         endpoint
 }
 
 // NewPagerDuty checks the configuration (without ever echoing secrets).
@@ -77,29 +76,18 @@ func NewPagerDuty(cfg PagerDutyConfig) (*PagerDuty, error) {
 		return nil, fmt.Errorf("%s: severity %q must be critical, error, warning or info", name, clean(severity, 32))
 	}
 	return &PagerDuty{
-		name:       name,
+		endpoint:   endpoint{notifier: name, url: raw, client: cfg.Client, secrets: urlSecrets(raw, u).with(key)},
 		routingKey: key,
 		source:     clean(strings.TrimSpace(cfg.Source), maxPagerDutyField),
 		severity:   severity,
-		ep: endpoint{
-			notifier: name, url: raw, client: cfg.Client,
-			secrets: urlSecrets(raw, u).with(key),
-		},
 	}, nil
 }
-
-// Name labels the notifier.
-func (p *PagerDuty) Name() string { return p.name }
 
 // Notify sends the digest's events in order and stops at the first failure;
 // a retry sends them all again, which PagerDuty deduplicates by dedup_key.
 func (p *PagerDuty) Notify(ctx context.Context, d alerts.Digest) error {
 	for _, n := range d.Notifications {
-		body, err := marshal(p.Event(d.App, n))
-		if err != nil {
-			return fmt.Errorf("%s: %w", p.name, err)
-		}
-		if err := p.ep.post(ctx, body); err != nil {
+		if err := p.post(ctx, p.Event(d.App, n)); err != nil {
 			return err
 		}
 	}

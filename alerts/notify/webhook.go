@@ -3,7 +3,6 @@ package notify
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -119,10 +118,7 @@ type WebhookConfig struct {
 }
 
 // Webhook posts the version-1 Body as JSON.
-type Webhook struct {
-	name string
-	ep   endpoint
-}
+type Webhook struct{ endpoint }
 
 // NewWebhook checks the URL and headers (without ever echoing them).
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
@@ -140,19 +136,8 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 		headers[k] = v
 		secrets = secrets.with(headerSecrets(v)...)
 	}
-	return &Webhook{name: name, ep: endpoint{
-		notifier: name, url: cfg.URL, headers: headers, client: cfg.Client, secrets: secrets,
-	}}, nil
+	return &Webhook{endpoint{notifier: name, url: cfg.URL, headers: headers, client: cfg.Client, secrets: secrets}}, nil
 }
-
-// Name labels the notifier.
-func (w *Webhook) Name() string { return w.name }
 
 // Notify posts the digest's Body.
-func (w *Webhook) Notify(ctx context.Context, d alerts.Digest) error {
-	body, err := marshal(NewBody(d))
-	if err != nil {
-		return fmt.Errorf("%s: %w", w.name, err)
-	}
-	return w.ep.post(ctx, body)
-}
+func (w *Webhook) Notify(ctx context.Context, d alerts.Digest) error { return w.post(ctx, NewBody(d)) }
