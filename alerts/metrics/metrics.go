@@ -259,13 +259,9 @@ func (e *Exporter) CountFailure(context, connection, queue string) {
 // scrape time.
 type snapshotCollector struct{ e *Exporter }
 
-func (s snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
-	e := s.e
-	for _, d := range []*prometheus.Desc{e.descJobs, e.descStuck, e.descAge, e.descQueueFailed, e.descFailedWindow,
-		e.descWindow, e.descLastOK, e.descFiring, e.descPaused} {
-		ch <- d
-	}
-}
+// Describe sends the descriptors of what Collect produces now: the families
+// vary with the checks, so the collector is unchecked until the first one.
+func (s snapshotCollector) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(s, ch) }
 
 func (s snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 	e := s.e
