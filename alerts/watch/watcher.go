@@ -6,7 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -212,18 +213,15 @@ func (w *Watcher) init() error {
 		return err
 	}
 	w.id = hex.EncodeToString(b[:])
-	w.keys = map[string]*alertKey{}
-	blind, err := alerts.NewEvaluator([]alerts.Rule{w.blindRule()})
-	if err != nil {
-		return err
-	}
-	w.blind = blind
-	return nil
+	return w.resetKeys()
 }
 
-func (w *Watcher) blindRule() alerts.Rule {
-	return alerts.Rule{Key: BlindKey, Threshold: int(max(w.BlindAfter/time.Second, 1)), Window: w.Failures.Window,
-		Repeat: w.Failures.Repeat, Measure: measureBlind, ResolveBelow: -1}
+// resetKeys forgets every key's state, the watcher's own alert's too.
+func (w *Watcher) resetKeys() (err error) {
+	w.keys = map[string]*alertKey{}
+	w.blind, err = alerts.NewEvaluator([]alerts.Rule{{Key: BlindKey, Threshold: int(max(w.BlindAfter/time.Second, 1)),
+		Window: w.Failures.Window, Repeat: w.Failures.Repeat, Measure: measureBlind, ResolveBelow: -1}})
+	return err
 }
 
 // Run watches until ctx ends, then releases the lock, gives queued
@@ -393,8 +391,7 @@ func (w *Watcher) adopt() {
 	if !ok || (st.Writer == w.id && st.Seq == w.seq) {
 		return // nothing saved, or this process saved it last: memory is current
 	}
-	w.keys = map[string]*alertKey{}
-	w.blind, _ = alerts.NewEvaluator([]alerts.Rule{w.blindRule()})
+	_ = w.resetKeys() // the rule was valid in init
 	w.started, w.seq, w.savedKeys = false, 0, ""
 	for _, e := range st.Keys {
 		if e.Key == BlindKey {
@@ -451,31 +448,18 @@ func (w *Watcher) save(now time.Time) {
 }
 
 // newKey makes the window and state machine of a key, or nil when the
-// configuration has no rule for it.
+// configuration has no rule for it (its threshold is 0, which no rule
+// validates with). Gauge keys take the failure rule's window, for and
+// repeat.
 func (w *Watcher) newKey(name string) *alertKey {
-	var r alerts.Rule
-	gauge := false
+	r, gauge := w.Failures, true
 	switch {
 	case strings.HasPrefix(name, "size:"):
-		if w.MaxSize <= 0 {
-			return nil
-		}
-		r = alerts.Rule{Threshold: int(min(w.MaxSize, maxInt32)), Measure: measureSize}
-		gauge = true
+		r.Threshold, r.Measure, r.ResolveBelow = int(min(w.MaxSize, maxInt32)), measureSize, 0
 	case strings.HasPrefix(name, "age:"):
-		if w.MaxAge <= 0 {
-			return nil
-		}
-		r = alerts.Rule{Threshold: int(min(int64(w.MaxAge/time.Second), maxInt32)), Measure: measureAge}
-		gauge = true
+		r.Threshold, r.Measure, r.ResolveBelow = int(min(int64(w.MaxAge/time.Second), maxInt32)), measureAge, 0
 	default:
-		if w.Failures.Threshold <= 0 {
-			return nil
-		}
-		r = w.Failures
-	}
-	if gauge {
-		r.Window, r.For, r.Repeat = w.Failures.Window, w.Failures.For, w.Failures.Repeat
+		gauge = false
 	}
 	r.Key = name
 	e, err := alerts.NewEvaluator([]alerts.Rule{r})
@@ -540,16 +524,10 @@ func (w *Watcher) observe(f Failure) {
 
 // sortedKeys is "app" first, then by name.
 func (w *Watcher) sortedKeys() []string {
-	names := make([]string, 0, len(w.keys))
-	for k := range w.keys {
-		names = append(names, k)
+	names := slices.Sorted(maps.Keys(w.keys))
+	if i := slices.Index(names, AppKey); i > 0 {
+		names = slices.Insert(slices.Delete(names, i, i+1), 0, AppKey)
 	}
-	sort.Slice(names, func(i, j int) bool {
-		if (names[i] == AppKey) != (names[j] == AppKey) {
-			return names[i] == AppKey
-		}
-		return names[i] < names[j]
-	})
 	return names
 }
 
