@@ -1,8 +1,9 @@
 // Package alerts turns failed-job times into alerts: a sliding-window failure
 // counter, alert rules with a per-key state machine (ok → pending → firing →
-// resolved), and the notifications those transitions produce, grouped into
-// one digest per evaluation. It is pure: every "now" is passed in, nothing
-// here sleeps, reads a clock or touches SQL. Sending lives in alerts/notify.
+// resolved), and the notifications those transitions produce, which a
+// watcher sends as one digest per evaluation. It is pure: every "now" is
+// passed in, nothing here sleeps, reads a clock or touches SQL. Sending
+// lives in alerts/notify.
 package alerts
 
 import (

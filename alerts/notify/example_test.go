@@ -24,9 +24,8 @@ func (stdout) Notify(_ context.Context, d alerts.Digest) error {
 // The whole path a watcher takes: failure times into a window, its count
 // into the evaluator, the digest out through the dispatcher.
 func Example() {
-	rules := []alerts.Rule{{Key: "queue:emails", Threshold: 3, Window: time.Minute}}
 	window, _ := alerts.NewWindow(time.Minute)
-	evaluator, _ := alerts.NewEvaluator(rules)
+	evaluator, _ := alerts.NewEvaluator(alerts.Rule{Key: "queue:emails", Threshold: 3, Window: time.Minute})
 	dispatcher := &notify.Dispatcher{Notifiers: []notify.Notifier{stdout{}}}
 
 	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -34,7 +33,10 @@ func Example() {
 		window.Add(start.Add(time.Duration(s) * time.Second))
 	}
 	now := start.Add(165 * time.Second)
-	digest := evaluator.Evaluate(now, map[string]int{"queue:emails": window.Count(now)})
+	digest := alerts.Digest{At: now}
+	if n, ok := evaluator.Evaluate(now, window.Count(now)); ok {
+		digest.Notifications = append(digest.Notifications, n)
+	}
 	if _, err := dispatcher.Dispatch(context.Background(), digest); err != nil {
 		os.Stdout.WriteString(err.Error())
 	}

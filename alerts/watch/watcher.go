@@ -219,8 +219,8 @@ func (w *Watcher) init() error {
 // resetKeys forgets every key's state, the watcher's own alert's too.
 func (w *Watcher) resetKeys() (err error) {
 	w.keys = map[string]*alertKey{}
-	w.blind, err = alerts.NewEvaluator([]alerts.Rule{{Key: BlindKey, Threshold: int(max(w.BlindAfter/time.Second, 1)),
-		Window: w.Failures.Window, Repeat: w.Failures.Repeat, Measure: measureBlind, ResolveBelow: -1}})
+	w.blind, err = alerts.NewEvaluator(alerts.Rule{Key: BlindKey, Threshold: int(max(w.BlindAfter/time.Second, 1)),
+		Window: w.Failures.Window, Repeat: w.Failures.Repeat, Measure: measureBlind, ResolveBelow: -1})
 	return err
 }
 
@@ -307,7 +307,7 @@ func (w *Watcher) tick(ctx context.Context, now time.Time) Tick {
 	}
 	t.Digest, t.Firing, t.LastID = d, w.firing(), w.last
 	if k, ok := w.keys[AppKey]; ok {
-		t.AppCount = k.eval.States()[0].Count
+		t.AppCount = k.eval.State().Count
 	}
 	t.Restored, w.restored = w.restored, 0
 	return t
@@ -395,14 +395,13 @@ func (w *Watcher) adopt() {
 	w.started, w.seq, w.savedKeys = false, 0, ""
 	for _, e := range st.Keys {
 		if e.Key == BlindKey {
-			w.restored += w.blind.Restore([]alerts.Saved{e.Saved})
+			if w.blind.Restore(e.Saved) {
+				w.restored++
+			}
 			continue
 		}
-		k := w.newKey(e.Key)
-		if k == nil {
-			continue // a key this configuration no longer alerts on
-		}
-		if k.eval.Restore([]alerts.Saved{e.Saved}) == 1 {
+		// nil: a key this configuration no longer alerts on.
+		if k := w.newKey(e.Key); k != nil && k.eval.Restore(e.Saved) {
 			k.detail = e.Detail
 			w.keys[e.Key] = k
 			w.restored++
@@ -419,12 +418,11 @@ func (w *Watcher) save(now time.Time) {
 	st := stateFile{Version: stateVersion, App: w.App, Writer: w.id, Seq: w.seq + 1, SavedAt: now.UTC(), LastID: w.last,
 		Keys: []stateEntry{}}
 	for _, name := range w.sortedKeys() {
-		k := w.keys[name]
-		for _, s := range k.eval.Save() {
-			st.Keys = append(st.Keys, stateEntry{Saved: s, Detail: k.detail})
+		if s, ok := w.keys[name].eval.Save(); ok {
+			st.Keys = append(st.Keys, stateEntry{Saved: s, Detail: w.keys[name].detail})
 		}
 	}
-	for _, s := range w.blind.Save() {
+	if s, ok := w.blind.Save(); ok {
 		st.Keys = append(st.Keys, stateEntry{Saved: s})
 	}
 	// Most ticks change nothing worth keeping: skip the write (and its
@@ -462,7 +460,7 @@ func (w *Watcher) newKey(name string) *alertKey {
 		gauge = false
 	}
 	r.Key = name
-	e, err := alerts.NewEvaluator([]alerts.Rule{r})
+	e, err := alerts.NewEvaluator(r)
 	if err != nil {
 		return nil
 	}
@@ -549,7 +547,7 @@ func (w *Watcher) evaluate(now time.Time, gauges []Gauge) []alerts.Notification 
 			continue
 		}
 		// Nothing to track until it crosses.
-		if k := w.newKey(name); k != nil && v >= int64(k.eval.Rules()[0].Threshold) {
+		if k := w.newKey(name); k != nil && v >= int64(k.eval.Rule().Threshold) {
 			w.keys[name] = k
 		}
 	}
@@ -562,14 +560,14 @@ func (w *Watcher) evaluate(now time.Time, gauges []Gauge) []alerts.Notification 
 		} else {
 			count = int(min(values[name], maxInt32))
 		}
-		for _, n := range k.eval.Evaluate(now, map[string]int{name: count}).Notifications {
+		if n, ok := k.eval.Evaluate(now, count); ok {
 			n.Detail = k.detail
 			// Again here: a state file written before redaction existed
 			// may hold an unmasked example.
 			n.Detail.Message = w.Redact.Text(n.Detail.Message)
 			out = append(out, n)
 		}
-		st := k.eval.States()[0]
+		st := k.eval.State()
 		if st.State == alerts.StateOK && (k.window == nil || st.Count == 0) {
 			delete(w.keys, name)
 		}
@@ -580,24 +578,25 @@ func (w *Watcher) evaluate(now time.Time, gauges []Gauge) []alerts.Notification 
 // evaluateBlind advances the watcher's own alert: its count is the seconds
 // it has been blind.
 func (w *Watcher) evaluateBlind(now time.Time, blind time.Duration) []alerts.Notification {
-	d := w.blind.Evaluate(now, map[string]int{BlindKey: int(min(int64(blind/time.Second), maxInt32))})
-	for i := range d.Notifications {
-		d.Notifications[i].Detail = alerts.Detail{Message: w.Redact.Text(w.blindErr)}
-		if w.LookCloser != nil {
-			d.Notifications[i].Detail.Command = w.LookCloser(BlindKey)
-		}
+	n, ok := w.blind.Evaluate(now, int(min(int64(blind/time.Second), maxInt32)))
+	if !ok {
+		return nil
 	}
-	return d.Notifications
+	n.Detail = alerts.Detail{Message: w.Redact.Text(w.blindErr)}
+	if w.LookCloser != nil {
+		n.Detail.Command = w.LookCloser(BlindKey)
+	}
+	return []alerts.Notification{n}
 }
 
 func (w *Watcher) firing() []string {
 	var out []string
 	for _, name := range w.sortedKeys() {
-		if w.keys[name].eval.States()[0].State == alerts.StateFiring {
+		if w.keys[name].eval.State().State == alerts.StateFiring {
 			out = append(out, name)
 		}
 	}
-	if w.blind.States()[0].State == alerts.StateFiring {
+	if w.blind.State().State == alerts.StateFiring {
 		out = append(out, BlindKey)
 	}
 	return out
