@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -19,14 +18,12 @@ const (
 	DefaultMaxRetryAfter = 2 * time.Minute
 )
 
-// Dispatcher sends a digest to every notifier at once, each with its own
-// per-attempt timeout and retries, so one failing or slow channel never
-// stops the others. Zero fields take the defaults.
+// Dispatcher sends a digest to a notifier with a per-attempt timeout and
+// retries. Zero fields take the defaults.
 type Dispatcher struct {
-	Notifiers []Notifier
-	// Timeout bounds one attempt of one notifier.
+	// Timeout bounds one attempt.
 	Timeout time.Duration
-	// MaxAttempts bounds the attempts per notifier, the first included.
+	// MaxAttempts bounds the attempts, the first included.
 	MaxAttempts int
 	// MaxRetryAfter caps a server's Retry-After, so a hostile or confused
 	// answer cannot park the watcher for hours.
@@ -38,13 +35,6 @@ type Dispatcher struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now reads the clock for Retry-After dates.
 	Now func() time.Time
-}
-
-// Result is how one notifier fared.
-type Result struct {
-	Notifier string
-	Attempts int
-	Err      error // nil when delivered
 }
 
 // DeliveryError is a notifier that gave up.
@@ -60,57 +50,29 @@ func (e *DeliveryError) Error() string {
 
 func (e *DeliveryError) Unwrap() error { return e.Err }
 
-// Dispatch sends d to every notifier and waits for all of them. It returns
-// one result per notifier, in order, and the failures joined (nil when all
-// delivered). An empty digest sends nothing.
-func (d *Dispatcher) Dispatch(ctx context.Context, digest alerts.Digest) ([]Result, error) {
+// Send delivers digest to n, retrying until it succeeds, fails for good,
+// runs out of attempts or ctx ends; then it returns a *DeliveryError. An
+// empty digest sends nothing.
+func (d *Dispatcher) Send(ctx context.Context, n Notifier, digest alerts.Digest) error {
 	if digest.Empty() {
-		return nil, nil
+		return nil
 	}
-	results := make([]Result, len(d.Notifiers))
-	var wg sync.WaitGroup
-	for i, n := range d.Notifiers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = d.deliver(ctx, n, digest)
-		}()
-	}
-	wg.Wait()
-	var errs []error
-	for _, r := range results {
-		if r.Err != nil {
-			errs = append(errs, &DeliveryError{Notifier: r.Notifier, Attempts: r.Attempts, Err: r.Err})
-		}
-	}
-	return results, errors.Join(errs...)
-}
-
-// deliver retries one notifier until it succeeds, fails for good, runs out of
-// attempts or ctx ends.
-func (d *Dispatcher) deliver(ctx context.Context, n Notifier, digest alerts.Digest) Result {
-	res := Result{Notifier: safeName(n)}
 	bo := d.backOff()
-	for {
-		res.Attempts++
+	for attempts := 1; ; attempts++ {
 		err := d.attempt(ctx, n, digest)
 		if err == nil {
-			res.Err = nil
-			return res
+			return nil
 		}
-		res.Err = err
-		if ctx.Err() != nil || !Retryable(err) || res.Attempts >= d.maxAttempts() {
-			return res
+		gaveUp := &DeliveryError{Notifier: safeName(n), Attempts: attempts, Err: err}
+		if ctx.Err() != nil || !Retryable(err) || attempts >= d.maxAttempts() {
+			return gaveUp
 		}
 		wait := bo.NextBackOff()
 		if after, ok := d.retryAfter(err); ok {
 			wait = after
 		}
-		if wait == backoff.Stop {
-			return res
-		}
-		if err := d.sleep(ctx, wait); err != nil {
-			return res
+		if wait == backoff.Stop || d.sleep(ctx, wait) != nil {
+			return gaveUp
 		}
 	}
 }

@@ -26,7 +26,7 @@ func (stdout) Notify(_ context.Context, d alerts.Digest) error {
 func Example() {
 	window, _ := alerts.NewWindow(time.Minute)
 	evaluator, _ := alerts.NewEvaluator(alerts.Rule{Key: "queue:emails", Threshold: 3, Window: time.Minute})
-	dispatcher := &notify.Dispatcher{Notifiers: []notify.Notifier{stdout{}}}
+	dispatcher := &notify.Dispatcher{}
 
 	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for _, s := range []int{100, 103, 105, 140, 160} {
@@ -37,7 +37,7 @@ func Example() {
 	if n, ok := evaluator.Evaluate(now, window.Count(now)); ok {
 		digest.Notifications = append(digest.Notifications, n)
 	}
-	if _, err := dispatcher.Dispatch(context.Background(), digest); err != nil {
+	if err := dispatcher.Send(context.Background(), stdout{}, digest); err != nil {
 		os.Stdout.WriteString(err.Error())
 	}
 	// Output:

@@ -1,6 +1,6 @@
 // Package notify delivers alert digests to the channels on-call people read:
 // Slack, a generic JSON webhook, PagerDuty and a local command.
-// A Dispatcher sends one digest to every notifier with timeouts and retries.
+// A Dispatcher sends a digest to a notifier with timeouts and retries.
 //
 // Secrets live in webhook URLs, headers and routing keys, so no error or log
 // line produced here contains them: URLs are shown as scheme://host/… only and

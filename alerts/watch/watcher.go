@@ -130,8 +130,7 @@ type Watcher struct {
 	Config
 	Source    Source
 	Notifiers []notify.Notifier
-	// Dispatcher sets the timeouts and retries of every channel; its
-	// Notifiers are ignored.
+	// Dispatcher sets the timeouts and retries of every channel.
 	Dispatcher notify.Dispatcher
 	Now        func() time.Time
 	Sleep      func(ctx context.Context, d time.Duration) error
