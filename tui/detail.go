@@ -128,7 +128,7 @@ func (m Model) detailBody(height int) []string {
 			// under NO_COLOR too.
 			tabs[i] = m.st.TabActive.Render("[" + name + "]")
 		} else {
-			tabs[i] = m.st.Tab.Render(" " + name + " ")
+			tabs[i] = m.st.Muted.Render(" " + name + " ")
 		}
 	}
 	head := strings.Join(tabs, " ")

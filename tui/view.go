@@ -193,7 +193,7 @@ func (m Model) statusLines() []string {
 	if m.status.busy {
 		text = m.spin.View() + " " + m.runningText()
 	}
-	style := m.st.StatusOK
+	style := m.st.OK
 	if isErr {
 		style = m.st.ErrorText
 	}
