@@ -275,10 +275,7 @@ func (m Model) artisanLines(w int) []string {
 
 // confirmBody draws the question in a box in the middle of the body.
 func (m Model) confirmBody(height int) []string {
-	w := m.width - 6
-	if w > 72 {
-		w = 72
-	}
+	w := min(m.width-6, 72)
 	lines := []string{m.st.Header.Render(sanitize.Truncate(m.confirm.prompt, w))}
 	for _, d := range m.confirm.details {
 		if d != "" {
@@ -315,19 +312,9 @@ func (m Model) confirmBody(height int) []string {
 
 // center places lines in the middle of a width×height area.
 func center(lines []string, width, height int) []string {
-	top := (height - len(lines)) / 2
-	if top < 0 {
-		top = 0
-	}
-	out := make([]string, 0, height)
-	for i := 0; i < top; i++ {
-		out = append(out, "")
-	}
+	out := make([]string, max((height-len(lines))/2, 0), height)
 	for _, l := range lines {
-		pad := (width - sanitize.Width(ansi.Strip(l))) / 2
-		if pad < 0 {
-			pad = 0
-		}
+		pad := max((width-sanitize.Width(ansi.Strip(l)))/2, 0)
 		out = append(out, strings.Repeat(" ", pad)+l)
 	}
 	return out

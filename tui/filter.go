@@ -131,10 +131,7 @@ func (m Model) applyFilter(q triage.Query) (Model, tea.Cmd) {
 }
 
 func (m Model) filterBody(height int) []string {
-	w := m.width - 6
-	if w > 72 {
-		w = 72
-	}
+	w := min(m.width-6, 72)
 	lines := []string{m.st.Header.Render("Filter"), ""}
 	for i := range m.filter.inputs {
 		mark := "  "
@@ -188,9 +185,7 @@ func (in lineInput) update(msg tea.KeyMsg) lineInput {
 }
 
 func (in lineInput) view(st styles, placeholder string, w int, focused bool) string {
-	if w < 4 {
-		w = 4
-	}
+	w = max(w, 4)
 	text := sanitize.Line(in.Value())
 	if text == "" && !focused {
 		return st.Muted.Render(sanitize.Truncate(placeholder, w))

@@ -58,13 +58,7 @@ func (m Model) openJobs(s triage.Signature) (tea.Model, tea.Cmd) {
 // reloadJobs reads the list again from the top, as many rows as it shows
 // now (so a refresh does not lose the pages already read).
 func (m *Model) reloadJobs() tea.Cmd {
-	limit := len(m.jobs.items)
-	if limit < pageSize {
-		limit = pageSize
-	}
-	if limit > 500 {
-		limit = 500
-	}
+	limit := min(max(len(m.jobs.items), pageSize), 500)
 	seq := m.nextSeq()
 	m.jobs.seq = seq
 	m.jobs.loading = true

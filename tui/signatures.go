@@ -121,9 +121,7 @@ func (l *sigList) apply(p triage.GroupProgress, now time.Time) {
 // move applies a list key to a cursor over n items with a page of rows;
 // ok is false when msg is not a movement key.
 func (k listKeys) move(msg tea.KeyMsg, cursor, n, rows int) (int, bool) {
-	if rows < 1 {
-		rows = 1
-	}
+	rows = max(rows, 1)
 	switch {
 	case key.Matches(msg, k.Up):
 		cursor--

@@ -239,10 +239,7 @@ func (m Model) helpBody() []string {
 
 // errorBody shows an error in a box; the page stays usable around it.
 func (m Model) errorBody(title string, err error, height int) []string {
-	w := m.width - 6
-	if w > 76 {
-		w = 76
-	}
+	w := min(m.width-6, 76)
 	text := []string{m.st.ErrorText.Render(title)}
 	text = append(text, wrapped(m.st.Muted, errText(err), w)...)
 	hint := "Press ctrl+r to try again, q to quit."
