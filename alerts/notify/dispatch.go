@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,7 +65,7 @@ func (d *Dispatcher) Send(ctx context.Context, n Notifier, digest alerts.Digest)
 			return nil
 		}
 		gaveUp := &DeliveryError{Notifier: safeName(n), Attempts: attempts, Err: err}
-		if ctx.Err() != nil || !Retryable(err) || attempts >= d.maxAttempts() {
+		if ctx.Err() != nil || !Retryable(err) || attempts >= cmp.Or(max(d.MaxAttempts, 0), DefaultMaxAttempts) {
 			return gaveUp
 		}
 		wait := bo.NextBackOff()
@@ -80,11 +81,7 @@ func (d *Dispatcher) Send(ctx context.Context, n Notifier, digest alerts.Digest)
 // attempt runs one Notify under the per-attempt timeout, turning a panic in
 // a notifier into an error so it cannot take the watcher down.
 func (d *Dispatcher) attempt(ctx context.Context, n Notifier, digest alerts.Digest) (err error) {
-	timeout := d.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(max(d.Timeout, 0), DefaultTimeout))
 	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
@@ -108,18 +105,7 @@ func (d *Dispatcher) retryAfter(err error) (time.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
-	limit := d.MaxRetryAfter
-	if limit <= 0 {
-		limit = DefaultMaxRetryAfter
-	}
-	return min(wait, limit), true
-}
-
-func (d *Dispatcher) maxAttempts() int {
-	if d.MaxAttempts <= 0 {
-		return DefaultMaxAttempts
-	}
-	return d.MaxAttempts
+	return min(wait, cmp.Or(max(d.MaxRetryAfter, 0), DefaultMaxRetryAfter)), true
 }
 
 func (d *Dispatcher) backOff() backoff.BackOff {

@@ -1,9 +1,9 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -198,20 +198,10 @@ func (w *Watcher) init() error {
 	if err := w.Validate(); err != nil {
 		return err
 	}
-	if w.BlindAfter == 0 {
-		w.BlindAfter = DefaultBlindAfter
-	}
-	if w.MaxKeys <= 0 {
-		w.MaxKeys = DefaultMaxKeys
-	}
-	if w.FlushTimeout <= 0 {
-		w.FlushTimeout = DefaultFlushTimeout
-	}
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return err
-	}
-	w.id = hex.EncodeToString(b[:])
+	w.BlindAfter = cmp.Or(w.BlindAfter, DefaultBlindAfter) // never negative once valid
+	w.MaxKeys = cmp.Or(max(w.MaxKeys, 0), DefaultMaxKeys)
+	w.FlushTimeout = cmp.Or(max(w.FlushTimeout, 0), DefaultFlushTimeout)
+	w.id = rand.Text()
 	return w.resetKeys()
 }
 
