@@ -93,13 +93,11 @@ type running struct {
 	started time.Time
 }
 
-// windowState is the failure count of the alert window for the header.
+// windowState is the failure count of the alert window for the header;
+// known once counted.
 type windowState struct {
-	seq    int
-	known  bool
-	count  int
-	capped bool
-	err    error
+	windowMsg
+	known bool
 }
 
 // New builds the root model. out is where the program draws; colours are
@@ -224,7 +222,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onDetail(msg)
 	case windowMsg:
 		if msg.seq == m.window.seq {
-			m.window = windowState{seq: msg.seq, known: msg.err == nil, count: msg.count, capped: msg.capped, err: msg.err}
+			m.window = windowState{windowMsg: msg, known: msg.err == nil}
 		}
 		return m, nil
 	case actionMsg:
