@@ -162,7 +162,7 @@ func (m *Model) closeConfirm() {
 	m.confirm = confirmation{}
 }
 
-func (m Model) onPreview(msg previewMsg) (tea.Model, tea.Cmd) {
+func (m Model) onPreview(msg previewMsg) (Model, tea.Cmd) {
 	if m.state != stateConfirm || msg.seq != m.confirm.previewSeq {
 		return m, nil
 	}

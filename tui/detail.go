@@ -42,7 +42,7 @@ type detailPage struct {
 // jsonTab is the tab after the model's sections: the payload as stored.
 const jsonTab = "JSON"
 
-func (m Model) openDetail(j triage.Job) (tea.Model, tea.Cmd) {
+func (m Model) openDetail(j triage.Job) (Model, tea.Cmd) {
 	m.state = stateDetail
 	seq := m.nextSeq()
 	m.detail = detailPage{seq: seq, job: j, loading: true, vp: viewport.New(m.width, m.bodyHeight()-1)}
@@ -70,7 +70,7 @@ func (p *detailPage) render(st styles, now time.Time, w, h int) {
 	p.vp.SetContent(p.rendered[p.section])
 }
 
-func (m Model) detailKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) detailKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys.Detail
 	switch {
 	case key.Matches(msg, k.Back):

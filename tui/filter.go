@@ -87,13 +87,13 @@ func filterSummary(q triage.Query) string {
 	return strings.Join(parts, ", ")
 }
 
-func (m Model) openFilter() (tea.Model, tea.Cmd) {
+func (m Model) openFilter() (Model, tea.Cmd) {
 	m.filter.load(m.query)
 	m.page, m.state = m.state, stateFilter
 	return m, nil
 }
 
-func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) filterKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys.Filter
 	switch {
 	case key.Matches(msg, k.Cancel):

@@ -49,7 +49,7 @@ func withSignature(q triage.Query, id string) triage.Query {
 	return q
 }
 
-func (m Model) openJobs(s triage.Signature) (tea.Model, tea.Cmd) {
+func (m Model) openJobs(s triage.Signature) (Model, tea.Cmd) {
 	m.state = stateJobs
 	m.jobs = jobList{sig: s}
 	return m, tea.Batch(m.reloadJobs(), m.startSpin())
@@ -89,7 +89,7 @@ func (m *Model) maybeLoadMore() tea.Cmd {
 	return tea.Batch(listCmd(m.ctx, m.backend, p, l.seq, true), m.startSpin())
 }
 
-func (m Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) jobsKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys.Jobs
 	if c, ok := k.move(msg, m.jobs.cursor, len(m.jobs.items), m.tableRows()); ok {
 		m.jobs.cursor = c

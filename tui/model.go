@@ -187,15 +187,14 @@ func (m *Model) startSpin() tea.Cmd {
 // Update is the state machine. The detail viewport follows the body's
 // height, which a wrapped status line changes.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	mm, cmd := m.update(msg)
-	nm := mm.(Model)
+	nm, cmd := m.update(msg)
 	if h := nm.bodyHeight() - 1; nm.detail.vp.Height != h {
 		nm.detail.vp.Height = h
 	}
 	return nm, cmd
 }
 
-func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
@@ -277,7 +276,7 @@ func splitBurst(msg tea.KeyMsg) []tea.KeyMsg {
 
 // handleBurst handles keys in turn as if each had its own message. In the
 // filter form the rest of the burst is typed text, so it goes in whole.
-func (m Model) handleBurst(keys []tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) handleBurst(keys []tea.KeyMsg) (Model, tea.Cmd) {
 	var cmds []tea.Cmd
 	for i, k := range keys {
 		if m.state == stateFilter {
@@ -288,8 +287,8 @@ func (m Model) handleBurst(keys []tea.KeyMsg) (tea.Model, tea.Cmd) {
 			mm, cmd := m.handleKey(rest)
 			return mm, tea.Batch(append(cmds, cmd)...)
 		}
-		mm, cmd := m.handleKey(k)
-		m = mm.(Model)
+		var cmd tea.Cmd
+		m, cmd = m.handleKey(k)
 		cmds = append(cmds, cmd)
 	}
 	return m, tea.Batch(cmds...)
@@ -298,10 +297,9 @@ func (m Model) handleBurst(keys []tea.KeyMsg) (tea.Model, tea.Cmd) {
 // handleKey handles one key. A status line belongs to the screen it was
 // said on: a key that changes the page or opens or closes a dialog clears
 // it, unless the key itself said something.
-func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	before, said := m.state, m.status
-	mm, cmd := m.dispatchKey(msg)
-	nm := mm.(Model)
+	nm, cmd := m.dispatchKey(msg)
 	if nm.state != before && nm.status == said {
 		nm.clearStatus()
 	}
@@ -315,7 +313,7 @@ func (m *Model) clearStatus() {
 	}
 }
 
-func (m Model) dispatchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) dispatchKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	if msg.String() == "ctrl+c" {
 		return m, m.quit()
 	}
@@ -435,7 +433,7 @@ func (m *Model) startGroup(refresh bool) tea.Cmd {
 	return groupCmd(ctx, m.backend, triage.GroupParams{Query: m.query, Window: m.opts.TrendWindow, NewSince: m.opts.NewSince}, seq)
 }
 
-func (m Model) onGroup(msg groupMsg) (tea.Model, tea.Cmd) {
+func (m Model) onGroup(msg groupMsg) (Model, tea.Cmd) {
 	if msg.seq != m.sigs.seq {
 		return m, nil
 	}
@@ -457,7 +455,7 @@ func (m Model) onGroup(msg groupMsg) (tea.Model, tea.Cmd) {
 	return m, msg.more
 }
 
-func (m Model) onPage(msg pageMsg) (tea.Model, tea.Cmd) {
+func (m Model) onPage(msg pageMsg) (Model, tea.Cmd) {
 	if msg.seq != m.jobs.seq {
 		return m, nil
 	}
@@ -474,7 +472,7 @@ func (m Model) onPage(msg pageMsg) (tea.Model, tea.Cmd) {
 	return m, m.maybeLoadMore()
 }
 
-func (m Model) onDetail(msg detailMsg) (tea.Model, tea.Cmd) {
+func (m Model) onDetail(msg detailMsg) (Model, tea.Cmd) {
 	if msg.seq != m.detail.seq {
 		return m, nil
 	}
@@ -494,7 +492,7 @@ func (m Model) onDetail(msg detailMsg) (tea.Model, tea.Cmd) {
 // re-reads: the screen never shows counts the database no longer has while
 // the refresh runs. A failed multi-part action still applies the parts
 // that ran.
-func (m Model) onAction(msg actionMsg) (tea.Model, tea.Cmd) {
+func (m Model) onAction(msg actionMsg) (Model, tea.Cmd) {
 	m.status = statusLine{text: actionSummary(msg), isErr: msg.err != nil}
 	m.sigs.drop(msg.removed)
 	m.jobs.drop(msg.ids())

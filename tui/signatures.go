@@ -46,14 +46,6 @@ func (o sortOrder) String() string {
 	return [...]string{"count", "last seen", "first seen", "trend"}[o]
 }
 
-// key is the triage sort key the order sorts by.
-func (o sortOrder) key() triage.SortKey {
-	return [...]triage.SortKey{triage.SortCount, triage.SortLast, triage.SortFirst, triage.SortTrend}[o]
-}
-
-// sortColumn is the signatureColumns index the order sorts by.
-func (o sortOrder) sortColumn() int { return int(o) }
-
 // sorted returns sigs in order o, with the tie-breaks failed --group uses;
 // the input (a backend snapshot) is not changed.
 func (o sortOrder) sorted(sigs []triage.Signature) []triage.Signature {
@@ -61,7 +53,7 @@ func (o sortOrder) sorted(sigs []triage.Signature) []triage.Signature {
 		return sigs
 	}
 	out := append([]triage.Signature(nil), sigs...)
-	triage.SortSignatures(out, o.key())
+	triage.SortSignatures(out, [...]triage.SortKey{triage.SortCount, triage.SortLast, triage.SortFirst, triage.SortTrend}[o])
 	return out
 }
 
@@ -141,7 +133,7 @@ func (k listKeys) move(msg tea.KeyMsg, cursor, n, rows int) (int, bool) {
 	return clampCursor(cursor, n), true
 }
 
-func (m Model) signaturesKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) signaturesKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys.Signatures
 	if c, ok := k.move(msg, m.sigs.cursor, len(m.sigs.items), m.tableRows()); ok {
 		m.sigs.cursor = c
@@ -215,8 +207,8 @@ func (m Model) signaturesBody(height int) []string {
 		return m.emptyBody()
 	}
 	cols := append([]column(nil), signatureColumns...)
-	cols[l.order.sortColumn()].Title += sortArrow
-	cols[l.order.sortColumn()].Rank = cols[0].Rank
+	cols[l.order].Title += sortArrow // the first columns are the sort keys, in order
+	cols[l.order].Rank = cols[0].Rank
 	var classes, exceptions, queues []string
 	for _, s := range l.items {
 		classes = append(classes, s.Class)
