@@ -120,14 +120,6 @@ type Digest struct {
 // Empty reports whether there is nothing to send.
 func (d Digest) Empty() bool { return len(d.Notifications) == 0 }
 
-// KeyState is a snapshot of one key's state, for display.
-type KeyState struct {
-	Rule  Rule
-	State State
-	Count int       // count at the last evaluation
-	Since time.Time // start of the pending/firing episode; zero when ok
-}
-
 type keyState struct {
 	state        State
 	count        int
@@ -201,10 +193,9 @@ func (e *Evaluator) Evaluate(now time.Time, count int) (Notification, bool) {
 	return Notification{}, false
 }
 
-// State returns a snapshot of the key's state.
-func (e *Evaluator) State() KeyState {
-	return KeyState{Rule: e.rule, State: e.s.state, Count: e.s.count, Since: e.s.since}
-}
+// State is where the key stands, Count its count at the last evaluation.
+func (e *Evaluator) State() State { return e.s.state }
+func (e *Evaluator) Count() int   { return e.s.count }
 
 // Saved is one key's alert state as a watcher persists it across restarts:
 // enough to neither fire again what is firing nor forget it.

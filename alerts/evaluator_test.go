@@ -32,7 +32,7 @@ func runTicks(t *testing.T, r Rule, ticks []tick) {
 		if got != tk.want {
 			t.Errorf("t=%d count=%d: notified %q, want %q", tk.at, tk.count, got, tk.want)
 		}
-		if s := e.State().State; s != tk.state {
+		if s := e.State(); s != tk.state {
 			t.Errorf("t=%d count=%d: state %s, want %s", tk.at, tk.count, s, tk.state)
 		}
 	}

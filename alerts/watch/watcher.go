@@ -296,7 +296,7 @@ func (w *Watcher) tick(ctx context.Context, now time.Time) Tick {
 	}
 	t.Digest, t.Firing, t.LastID = d, w.firing(), w.last
 	if k, ok := w.keys[AppKey]; ok {
-		t.AppCount = k.eval.State().Count
+		t.AppCount = k.eval.Count()
 	}
 	t.Restored, w.restored = w.restored, 0
 	return t
@@ -556,8 +556,7 @@ func (w *Watcher) evaluate(now time.Time, gauges []Gauge) []alerts.Notification 
 			n.Detail.Message = w.Redact.Text(n.Detail.Message)
 			out = append(out, n)
 		}
-		st := k.eval.State()
-		if st.State == alerts.StateOK && (k.window == nil || st.Count == 0) {
+		if k.eval.State() == alerts.StateOK && (k.window == nil || k.eval.Count() == 0) {
 			delete(w.keys, name)
 		}
 	}
@@ -581,11 +580,11 @@ func (w *Watcher) evaluateBlind(now time.Time, blind time.Duration) []alerts.Not
 func (w *Watcher) firing() []string {
 	var out []string
 	for _, name := range w.sortedKeys() {
-		if w.keys[name].eval.State().State == alerts.StateFiring {
+		if w.keys[name].eval.State() == alerts.StateFiring {
 			out = append(out, name)
 		}
 	}
-	if w.blind.State().State == alerts.StateFiring {
+	if w.blind.State() == alerts.StateFiring {
 		out = append(out, BlindKey)
 	}
 	return out
