@@ -259,20 +259,6 @@ func artisanFallback(skips []triage.Skip, limit int) string {
 	return cmd
 }
 
-// artisanLines offer the artisan command for the skipped jobs it can
-// retry: the whole command goes to the clipboard (the Copy key), the
-// dialog shows its start on one line.
-func (m Model) artisanLines(w int) []string {
-	if m.confirm.preview == nil || !m.keys.Confirm.Copy.Enabled() {
-		return nil
-	}
-	k := m.keys.Confirm.Copy.Help().Key
-	return []string{
-		"Artisan can retry the skipped jobs (" + k + " copies the command):",
-		sanitize.Truncate(artisanFallback(m.confirm.preview.Skipped, maxListed), w),
-	}
-}
-
 // confirmBody draws the question in a box in the middle of the body.
 func (m Model) confirmBody(height int) []string {
 	w := min(m.width-6, 72)
@@ -291,9 +277,11 @@ func (m Model) confirmBody(height int) []string {
 		for _, l := range p {
 			lines = append(lines, wrapped(style, l, w)...)
 		}
-		if a := m.artisanLines(w); len(a) > 0 {
-			lines = append(lines, wrapped(m.st.Header, a[0], w)...)
-			lines = append(lines, m.st.Muted.Render(a[1]))
+		// The artisan command for the skipped jobs it can retry: the Copy
+		// key copies it whole, the dialog shows its start on one line.
+		if c := m.keys.Confirm.Copy; m.confirm.preview != nil && c.Enabled() {
+			lines = append(lines, wrapped(m.st.Header, "Artisan can retry the skipped jobs ("+c.Help().Key+" copies the command):", w)...)
+			lines = append(lines, m.st.Muted.Render(sanitize.Truncate(artisanFallback(m.confirm.preview.Skipped, maxListed), w)))
 		}
 	}
 	hint := "y confirm · n cancel"
