@@ -167,19 +167,11 @@ func (in *lineInput) SetValue(s string) {
 func (in lineInput) update(msg tea.KeyMsg) lineInput {
 	switch msg.Type {
 	case tea.KeyBackspace:
-		if n := len(in.value); n > 0 {
-			in.value = append([]rune(nil), in.value[:n-1]...)
-		}
-	case tea.KeyRunes, tea.KeySpace:
-		add := msg.Runes
-		if msg.Type == tea.KeySpace {
-			add = []rune{' '}
-		}
-		v := append(append([]rune(nil), in.value...), add...)
-		if len(v) > maxInput {
-			v = v[:maxInput]
-		}
-		in.value = v
+		in.SetValue(string(in.value[:max(len(in.value)-1, 0)]))
+	case tea.KeySpace:
+		in.SetValue(in.Value() + " ")
+	case tea.KeyRunes:
+		in.SetValue(in.Value() + string(msg.Runes))
 	}
 	return in
 }
