@@ -76,20 +76,14 @@ func (m Model) detailKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Back):
 		m.state = stateJobs
 		m.detail.seq = m.nextSeq()
-		return m, nil
-	case key.Matches(msg, k.Section):
-		n := len(m.detail.tabs)
-		if n == 0 { // not loaded yet
-			return m, nil
-		}
-		step := 1
+	case key.Matches(msg, k.Section) && len(m.detail.tabs) > 0: // loaded
+		n, step := len(m.detail.tabs), 1
 		if msg.String() == "shift+tab" {
 			step = n - 1
 		}
 		m.detail.section = (m.detail.section + step) % n
 		m.detail.vp.SetContent(m.detail.rendered[m.detail.section])
 		m.detail.vp.GotoTop()
-		return m, nil
 	case m.detail.job.ID == "" && key.Matches(msg, k.Retry, k.Forget, k.Copy):
 	case key.Matches(msg, k.Retry):
 		return m, m.askJobs(actionRetry, []triage.Job{m.detail.job})

@@ -341,8 +341,7 @@ func (m Model) dispatchKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		return m, nil
 	case stateHelp:
-		switch {
-		case key.Matches(msg, m.keys.HelpClose):
+		if key.Matches(msg, m.keys.HelpClose) {
 			m.state = m.page
 		}
 		return m, nil

@@ -264,18 +264,11 @@ func errText(err error) string {
 // jobs" (short: "120/9,092"), and how many rows are marked. The jobs total is the signature's
 // count (the list is read a page at a time).
 func (m Model) position(page state, short bool) string {
-	var at, of, marked int
-	noun := "signatures"
-	switch page {
-	case stateSignatures:
-		at, of, marked = m.sigs.cursor+1, len(m.sigs.items), len(m.sigs.marked)
-	case stateJobs:
-		at, of, marked = m.jobs.cursor+1, max(m.jobs.sig.Count, len(m.jobs.items)), len(m.jobs.marked)
-		noun = "jobs"
-	default:
-		return ""
+	at, of, marked, noun := m.sigs.cursor+1, len(m.sigs.items), len(m.sigs.marked), "signatures"
+	if page == stateJobs {
+		at, of, marked, noun = m.jobs.cursor+1, max(m.jobs.sig.Count, len(m.jobs.items)), len(m.jobs.marked), "jobs"
 	}
-	if of == 0 {
+	if of == 0 || (page != stateSignatures && page != stateJobs) {
 		return ""
 	}
 	if short {
