@@ -14,16 +14,6 @@ import (
 // error message, never a hostile endless body.
 const maxAnswerBytes = 64 << 10
 
-// NewHTTPClient is the client notifiers use by default. It does not follow
-// redirects: a redirected webhook would lose its POST body, and the new
-// location would show up unredacted in errors. Timeouts come from the
-// per-attempt context.
-func NewHTTPClient() *http.Client {
-	return &http.Client{
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-}
-
 // endpoint is one secret-bearing URL a notifier posts JSON to; notifier
 // names it.
 type endpoint struct {
@@ -55,7 +45,10 @@ func (e endpoint) post(ctx context.Context, v any) error {
 	}
 	client := e.client
 	if client == nil {
-		client = NewHTTPClient()
+		// Redirects are not followed: a redirected webhook would lose its
+		// POST body, and the new location would show up unredacted in
+		// errors. Timeouts come from the per-attempt context.
+		client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	resp, err := client.Do(req)
 	if err != nil {

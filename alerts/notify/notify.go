@@ -47,12 +47,6 @@ func (e *HTTPError) Error() string {
 	return msg
 }
 
-// Retryable reports whether sending again may succeed: 429 and 5xx may,
-// every other status is final.
-func (e *HTTPError) Retryable() bool {
-	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
-}
-
 // CommandError is a command notifier that ran and exited non-zero. It is final:
 // running the same command on the same input is expected to fail the same way.
 type CommandError struct {
@@ -75,7 +69,7 @@ func (e *CommandError) Error() string {
 func Retryable(err error) bool {
 	var he *HTTPError
 	if errors.As(err, &he) {
-		return he.Retryable()
+		return he.StatusCode == http.StatusTooManyRequests || he.StatusCode >= 500
 	}
 	var ce *CommandError
 	if errors.As(err, &ce) {

@@ -71,10 +71,6 @@ func Line(n alerts.Notification) string {
 	return strings.Join(parts, " · ")
 }
 
-// AppLabel names the digest's app for humans ("shop (production)"), or ""
-// when the watcher was not told.
-func AppLabel(d alerts.Digest) string { return clean(d.App.Label(), maxKeyRunes) }
-
 // Headline sums a digest up in one line, e.g. "jobtriage shop (production):
 // 2 firing, 1 resolved" ("jobtriage: …" without an app).
 func Headline(d alerts.Digest) string {
@@ -94,7 +90,7 @@ func Headline(d alerts.Digest) string {
 		}
 	}
 	head := "jobtriage"
-	if app := AppLabel(d); app != "" {
+	if app := clean(d.App.Label(), maxKeyRunes); app != "" {
 		head += " " + app
 	}
 	if len(parts) == 0 {
