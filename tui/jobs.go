@@ -58,13 +58,9 @@ func (m Model) openJobs(s triage.Signature) (Model, tea.Cmd) {
 // reloadJobs reads the list again from the top, as many rows as it shows
 // now (so a refresh does not lose the pages already read).
 func (m *Model) reloadJobs() tea.Cmd {
-	limit := min(max(len(m.jobs.items), pageSize), 500)
-	seq := m.nextSeq()
-	m.jobs.seq = seq
-	m.jobs.loading = true
-	m.jobs.loadingMore = false
-	p := triage.ListParams{Query: withSignature(m.query, m.jobs.sig.ID), Limit: limit}
-	return listCmd(m.ctx, m.backend, p, seq, false)
+	m.jobs.seq, m.jobs.loading, m.jobs.loadingMore = m.nextSeq(), true, false
+	p := triage.ListParams{Query: withSignature(m.query, m.jobs.sig.ID), Limit: min(max(len(m.jobs.items), pageSize), 500)}
+	return listCmd(m.ctx, m.backend, p, m.jobs.seq, false)
 }
 
 // loadAhead is how close to the end the cursor may come before the next
@@ -77,11 +73,7 @@ func (m *Model) maybeLoadMore() tea.Cmd {
 	if l.loading || l.loadingMore || l.next == "" || l.err != nil {
 		return nil
 	}
-	ahead := loadAhead
-	if r := m.tableRows(); r > ahead {
-		ahead = r
-	}
-	if l.cursor < len(l.items)-ahead {
+	if l.cursor < len(l.items)-max(loadAhead, m.tableRows()) {
 		return nil
 	}
 	l.loadingMore = true
