@@ -61,15 +61,9 @@ func newStyles(r *lipgloss.Renderer) styles {
 	if r.ColorProfile() == termenv.Ascii {
 		s.Cursor = "_"
 	}
-	s.Help = help.Styles{
-		ShortKey:       r.NewStyle().Bold(true),
-		ShortDesc:      r.NewStyle().Foreground(muted),
-		ShortSeparator: r.NewStyle().Foreground(muted),
-		Ellipsis:       r.NewStyle().Foreground(muted),
-		FullKey:        r.NewStyle().Bold(true),
-		FullDesc:       r.NewStyle().Foreground(muted),
-		FullSeparator:  r.NewStyle().Foreground(muted),
-	}
+	keys, descs := s.Header, s.Muted // bold keys, muted descriptions
+	s.Help = help.Styles{ShortKey: keys, FullKey: keys, ShortDesc: descs, FullDesc: descs,
+		ShortSeparator: descs, FullSeparator: descs, Ellipsis: descs}
 	return s
 }
 
