@@ -245,15 +245,9 @@ const sortArrow = "▼"
 
 // exceptionText is "Short: message" with the exception's namespace dropped.
 func exceptionText(class, message string) string {
-	short := class
-	if i := strings.LastIndexByte(class, '\\'); i >= 0 {
-		short = class[i+1:]
-	}
-	if message == "" {
-		return short
-	}
-	if short == "" {
-		return message
+	short := class[strings.LastIndexByte(class, '\\')+1:]
+	if message == "" || short == "" {
+		return short + message
 	}
 	return short + ": " + message
 }
@@ -275,8 +269,7 @@ func (m Model) scanStatus() string {
 	if p.Scanned == 0 {
 		return m.spin.View() + " scanning"
 	}
-	pct := int(p.Fraction * 100)
-	return m.spin.View() + " scanning " + strconv.Itoa(pct) + "% · " + count(p.Scanned) + " jobs"
+	return m.spin.View() + " scanning " + strconv.Itoa(int(p.Fraction*100)) + "% · " + count(p.Scanned) + " jobs"
 }
 
 // totalText is the header's failed count: exact once a scan ended, a lower

@@ -52,10 +52,7 @@ func fitColumns(cols []column, width int) []int {
 		if c.Max > 0 {
 			want = max(min(want, c.Max), c.Min)
 		}
-		sep := 0
-		if used > 0 {
-			sep = 1
-		}
+		sep := min(used, 1) // a space before every column but the first
 		switch {
 		case used+sep+want <= width:
 			widths[i] = want
@@ -146,14 +143,11 @@ func cell(s string, w int, right bool) string {
 		return ""
 	}
 	t := sanitize.Truncate(s, w)
-	pad := w - sanitize.Width(t)
-	if pad <= 0 {
-		return t
-	}
+	pad := strings.Repeat(" ", max(w-sanitize.Width(t), 0))
 	if right {
-		return strings.Repeat(" ", pad) + t
+		return pad + t
 	}
-	return t + strings.Repeat(" ", pad)
+	return t + pad
 }
 
 // tableRow joins cells for the widths fitColumns chose; zero widths are
