@@ -72,6 +72,7 @@ type action struct {
 	object string // "job 42", "signature ab12cd34ef", "3 signatures", "5 marked jobs"
 	single bool   // one job
 	whole  bool   // whole signatures, not chosen jobs
+	dryRun bool   // a retry's dry run
 	parts  []actionPart
 	// archive receives a forget's rows before they are deleted (nil: no
 	// archive); archivePath names it.
@@ -274,7 +275,7 @@ func runAction(ctx context.Context, a Actions, act action, report func(int)) act
 		var n int
 		if act.kind == actionRetry {
 			var r triage.RetryResult
-			r, msg.err = a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs}, progress)
+			r, msg.err = a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs, DryRun: act.dryRun}, progress)
 			mergeRetry(&msg.retry, r)
 			n = r.Retried
 		} else {
@@ -296,22 +297,11 @@ func runAction(ctx context.Context, a Actions, act action, report func(int)) act
 
 // dryRunCmd asks Actions what a retry would do, changing nothing.
 func dryRunCmd(ctx context.Context, a Actions, act action, seq int) tea.Cmd {
+	act.dryRun = true
 	return func() tea.Msg {
-		msg := previewMsg{seq: seq}
-		if a == nil {
-			msg.err = errNoActions
-			return msg
-		}
-		for _, p := range act.parts {
-			r, err := a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs, DryRun: true}, nil)
-			if err != nil {
-				msg.err = err
-				return msg
-			}
-			mergeRetry(&msg.res, r)
-		}
-		msg.res.DryRun = true
-		return msg
+		r := runAction(ctx, a, act, func(int) {})
+		r.retry.DryRun = true
+		return previewMsg{seq: seq, res: r.retry, err: r.err}
 	}
 }
 
