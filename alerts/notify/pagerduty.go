@@ -1,12 +1,14 @@
 package notify
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/jobtriage/jobtriage/alerts"
@@ -59,20 +61,13 @@ func NewPagerDuty(cfg PagerDutyConfig) (*PagerDuty, error) {
 	if len(key) > maxPagerDutyField || strings.ContainsAny(key, " \t\r\n\"") {
 		return nil, errors.New(name + ": routing key is malformed")
 	}
-	raw := cfg.URL
-	if raw == "" {
-		raw = PagerDutyEventsURL
-	}
+	raw := cmp.Or(cfg.URL, PagerDutyEventsURL)
 	u, err := parseEndpoint(name+": events URL", raw)
 	if err != nil {
 		return nil, err
 	}
-	severity := cfg.Severity
-	switch severity {
-	case "":
-		severity = "error"
-	case "critical", "error", "warning", "info":
-	default:
+	severity := cmp.Or(cfg.Severity, "error")
+	if !slices.Contains([]string{"critical", "error", "warning", "info"}, severity) {
 		return nil, fmt.Errorf("%s: severity %q must be critical, error, warning or info", name, clean(severity, 32))
 	}
 	return &PagerDuty{
