@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"strconv"
@@ -103,18 +104,13 @@ type windowState struct {
 // New builds the root model. out is where the program draws; colours are
 // detected on it.
 func New(ctx context.Context, b Backend, a Actions, opts Options, out io.Writer) Model {
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx, out = cmp.Or(ctx, context.Background()), cmp.Or(out, io.Writer(io.Discard))
 	if opts.ReadOnly {
 		a = nil
 	}
 	now := opts.Now
 	if now == nil {
 		now = time.Now
-	}
-	if out == nil {
-		out = io.Discard
 	}
 	r := newRenderer(out, opts.NoColor)
 	if opts.DarkBackground != nil {
