@@ -131,7 +131,11 @@ func (m *Model) openConfirm(c confirmation, act action, total int) tea.Cmd {
 	if act.kind == actionForget && m.opts.Archive != nil {
 		act.archive, act.archivePath = m.opts.Archive, m.opts.ArchivePath
 	}
-	c.details = append(c.details, m.targetLine())
+	// Where the action lands (the app and the failed-jobs store), so that
+	// an operator with several apps open cannot act on the wrong one.
+	if m.opts.Connection != "" {
+		c.details = append(c.details, "In "+sanitize.Line(m.opts.Connection))
+	}
 	c.act, c.total = act, total
 	m.page, m.state = m.state, stateConfirm
 	if act.kind != actionRetry {
@@ -184,16 +188,6 @@ func (m Model) onPreview(msg previewMsg) (Model, tea.Cmd) {
 // one skipped or gone).
 func (c confirmation) nothingToRetry() bool {
 	return c.preview != nil && c.preview.Retried == 0
-}
-
-// targetLine names where the action lands (the app and the failed-jobs
-// store), so that an operator with several apps open cannot act on the
-// wrong one; "" when unknown.
-func (m Model) targetLine() string {
-	if m.opts.Connection == "" {
-		return ""
-	}
-	return "In " + sanitize.Line(m.opts.Connection)
 }
 
 // previewPending reports whether the dialog waits for its dry run.

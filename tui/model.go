@@ -253,7 +253,7 @@ func (m *Model) resize(w, h int) {
 
 // bodyHeight is the rows between the two header lines and the status
 // (one line, two when a long status wraps) and footer lines.
-func (m Model) bodyHeight() int { return m.height - 3 - m.statusHeight() }
+func (m Model) bodyHeight() int { return m.height - 3 - len(m.statusLines()) }
 
 // splitBurst returns the keys of a multi-rune message one rune each, nil
 // for anything else. Bubbletea v1 reports runes that arrive in one read as

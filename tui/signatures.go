@@ -287,11 +287,3 @@ func (m Model) totalText() string {
 	}
 	return count(n) + " failed"
 }
-
-// trendWindow is the trend window the signatures are grouped with.
-func (m Model) trendWindow() time.Duration {
-	if m.opts.TrendWindow > 0 {
-		return m.opts.TrendWindow
-	}
-	return triage.DefaultTrendWindow
-}

@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/jobtriage/jobtriage/alerts"
+	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -217,8 +219,6 @@ func (m Model) staleText() string {
 		errText(m.sigs.stale) + " (" + m.keys.Global.Refresh.Help().Key + " tries again)"
 }
 
-func (m Model) statusHeight() int { return len(m.statusLines()) }
-
 func (m Model) helpBody() []string {
 	lines := []string{"", m.st.Header.Render("  Keys"), ""}
 	full := m.help
@@ -229,7 +229,7 @@ func (m Model) helpBody() []string {
 	lines = append(lines, "", m.st.Muted.Render("  Global: ? help · ctrl+r refresh · q quit"))
 	if m.page == stateSignatures {
 		lines = append(lines, m.st.Muted.Render("  "+newMark+" new signature · TREND: the last "+
-			alerts.FormatDuration(m.trendWindow())+" against the one before"))
+			alerts.FormatDuration(cmp.Or(max(m.opts.TrendWindow, 0), triage.DefaultTrendWindow))+" against the one before"))
 	}
 	if m.readOnly() {
 		lines = append(lines, m.st.ReadOnly.Render("  Read-only: retry and forget are disabled."))
