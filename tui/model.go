@@ -196,10 +196,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.resize(msg.Width, msg.Height)
 		return m, nil
 	case tea.KeyMsg:
-		if keys := splitBurst(msg); keys != nil {
-			return m.handleBurst(keys)
-		}
-		return m.handleKey(msg)
+		return m.handleKeys(msg)
 	case previewMsg:
 		return m.onPreview(msg)
 	case copiedMsg:
@@ -255,36 +252,23 @@ func (m *Model) resize(w, h int) {
 // (one line, two when a long status wraps) and footer lines.
 func (m Model) bodyHeight() int { return m.height - 3 - len(m.statusLines()) }
 
-// splitBurst returns the keys of a multi-rune message one rune each, nil
-// for anything else. Bubbletea v1 reports runes that arrive in one read as
-// one KeyRunes message, so "gjjjr" typed (or sent by tmux) quickly would
-// match no binding and be lost. A paste stays whole: it is text.
-func splitBurst(msg tea.KeyMsg) []tea.KeyMsg {
+// handleKeys handles a key message. Bubbletea v1 reports runes that arrive
+// in one read as one KeyRunes message, so "gjjjr" typed (or sent by tmux)
+// quickly would match no binding and be lost: each rune is handled as its
+// own key, except in the filter form, where the rest of the burst is typed
+// text. A paste stays whole: it is text.
+func (m Model) handleKeys(msg tea.KeyMsg) (Model, tea.Cmd) {
 	if msg.Type != tea.KeyRunes || msg.Paste || len(msg.Runes) < 2 {
-		return nil
+		return m.handleKey(msg)
 	}
-	keys := make([]tea.KeyMsg, len(msg.Runes))
-	for i, r := range msg.Runes {
-		keys[i] = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
-	}
-	return keys
-}
-
-// handleBurst handles keys in turn as if each had its own message. In the
-// filter form the rest of the burst is typed text, so it goes in whole.
-func (m Model) handleBurst(keys []tea.KeyMsg) (Model, tea.Cmd) {
 	var cmds []tea.Cmd
-	for i, k := range keys {
+	for i, r := range msg.Runes {
 		if m.state == stateFilter {
-			rest := tea.KeyMsg{Type: tea.KeyRunes, Alt: k.Alt}
-			for _, r := range keys[i:] {
-				rest.Runes = append(rest.Runes, r.Runes...)
-			}
-			mm, cmd := m.handleKey(rest)
-			return mm, tea.Batch(append(cmds, cmd)...)
+			nm, cmd := m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:], Alt: msg.Alt})
+			return nm, tea.Batch(append(cmds, cmd)...)
 		}
 		var cmd tea.Cmd
-		m, cmd = m.handleKey(k)
+		m, cmd = m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
 		cmds = append(cmds, cmd)
 	}
 	return m, tea.Batch(cmds...)
