@@ -22,13 +22,8 @@ const (
 )
 
 func (s State) String() string {
-	switch s {
-	case StatePending:
-		return "pending"
-	case StateFiring:
-		return "firing"
-	case StateResolved:
-		return "resolved"
+	if s >= StatePending && s <= StateResolved {
+		return [...]string{"pending", "firing", "resolved"}[s-StatePending]
 	}
 	return "ok"
 }
@@ -46,13 +41,8 @@ const (
 )
 
 func (e Event) String() string {
-	switch e {
-	case EventFiring:
-		return "firing"
-	case EventReminder:
-		return "reminder"
-	case EventResolved:
-		return "resolved"
+	if e >= EventFiring && e <= EventResolved {
+		return [...]string{"firing", "reminder", "resolved"}[e-EventFiring]
 	}
 	return fmt.Sprintf("event(%d)", int(e))
 }

@@ -197,16 +197,12 @@ func (e *Exporter) appLabels(context string) []string {
 // characters a terminal would act on (the text format escapes only
 // backslash, quote and newline).
 func label(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if r != '\n' {
-			if _, _, ok := sanitize.Inert(string(r)); !ok {
-				r = '\uFFFD'
-			}
+	return strings.Map(func(r rune) rune {
+		if _, _, ok := sanitize.Inert(string(r)); ok || r == '\n' {
+			return r
 		}
-		b.WriteRune(r)
-	}
-	return b.String()
+		return '\uFFFD'
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
 
 func (e *Exporter) get(context string) *app {
