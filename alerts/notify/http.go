@@ -20,7 +20,6 @@ type endpoint struct {
 	notifier string
 	url      string
 	headers  map[string]string
-	client   *http.Client
 	secrets  scrubber
 }
 
@@ -43,13 +42,10 @@ func (e endpoint) post(ctx context.Context, v any) error {
 	for k, v := range e.headers {
 		req.Header.Set(k, v)
 	}
-	client := e.client
-	if client == nil {
-		// Redirects are not followed: a redirected webhook would lose its
-		// POST body, and the new location would show up unredacted in
-		// errors. Timeouts come from the per-attempt context.
-		client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	}
+	// Redirects are not followed: a redirected webhook would lose its POST
+	// body, and the new location would show up unredacted in errors.
+	// Timeouts come from the per-attempt context.
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {
 		return e.secrets.wrap(e.notifier, err)

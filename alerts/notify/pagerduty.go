@@ -6,9 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/jobtriage/jobtriage/alerts"
@@ -34,11 +31,6 @@ type PagerDutyConfig struct {
 	// default: the digest's app ("shop (production) · postgres://db/shop
 	// table failed_jobs"), else "jobtriage".
 	Source string
-	// Severity is critical, error, warning or info; default error.
-	Severity string
-	// Name labels the notifier in errors; default "pagerduty".
-	Name   string
-	Client *http.Client
 }
 
 // PagerDuty sends one Events API v2 event per notification: trigger for
@@ -48,12 +40,11 @@ type PagerDuty struct {
 	endpoint
 	routingKey string
 	source     string
-	severity   string
 }
 
 // NewPagerDuty checks the configuration (without ever echoing secrets).
 func NewPagerDuty(cfg PagerDutyConfig) (*PagerDuty, error) {
-	name := nameOr(cfg.Name, "pagerduty")
+	const name = "pagerduty"
 	key := strings.TrimSpace(cfg.RoutingKey)
 	if key == "" {
 		return nil, errors.New(name + ": routing key is empty")
@@ -66,15 +57,10 @@ func NewPagerDuty(cfg PagerDutyConfig) (*PagerDuty, error) {
 	if err != nil {
 		return nil, err
 	}
-	severity := cmp.Or(cfg.Severity, "error")
-	if !slices.Contains([]string{"critical", "error", "warning", "info"}, severity) {
-		return nil, fmt.Errorf("%s: severity %q must be critical, error, warning or info", name, clean(severity, 32))
-	}
 	return &PagerDuty{
-		endpoint:   endpoint{notifier: name, url: raw, client: cfg.Client, secrets: urlSecrets(raw, u).with(key)},
+		endpoint:   endpoint{notifier: name, url: raw, secrets: urlSecrets(raw, u).with(key)},
 		routingKey: key,
 		source:     clean(strings.TrimSpace(cfg.Source), maxPagerDutyField),
-		severity:   severity,
 	}, nil
 }
 
@@ -162,7 +148,7 @@ func (p *PagerDuty) Event(app alerts.App, n alerts.Notification) PagerDutyEvent 
 	ev.Payload = &PagerDutyPayload{
 		Summary:       clean(summary, maxPagerDutySummary-1),
 		Source:        p.Source(app),
-		Severity:      p.severity,
+		Severity:      "error",
 		Timestamp:     timestamp(n.At),
 		Component:     clean(n.Rule.Key, maxPagerDutyField-1),
 		Class:         "failed-jobs",

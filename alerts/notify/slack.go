@@ -3,7 +3,6 @@ package notify
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/jobtriage/jobtriage/alerts"
@@ -17,9 +16,6 @@ const maxSlackLines = 40
 type SlackConfig struct {
 	// WebhookURL is https://hooks.slack.com/services/…; it is a secret.
 	WebhookURL string
-	// Name labels the notifier in errors; default "slack".
-	Name   string
-	Client *http.Client
 }
 
 // Slack posts a digest to a Slack incoming webhook as plain text plus simple
@@ -28,12 +24,11 @@ type Slack struct{ endpoint }
 
 // NewSlack checks the webhook URL (without ever echoing it).
 func NewSlack(cfg SlackConfig) (*Slack, error) {
-	name := nameOr(cfg.Name, "slack")
-	u, err := parseEndpoint(name+": webhook URL", cfg.WebhookURL)
+	u, err := parseEndpoint("slack: webhook URL", cfg.WebhookURL)
 	if err != nil {
 		return nil, err
 	}
-	return &Slack{endpoint{notifier: name, url: cfg.WebhookURL, client: cfg.Client, secrets: urlSecrets(cfg.WebhookURL, u)}}, nil
+	return &Slack{endpoint{notifier: "slack", url: cfg.WebhookURL, secrets: urlSecrets(cfg.WebhookURL, u)}}, nil
 }
 
 // Notify posts the digest.
@@ -96,11 +91,4 @@ func section(text string) slackBlock {
 // slackEscape applies Slack's three control-character escapes.
 func slackEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-func nameOr(name, fallback string) string {
-	if name = strings.TrimSpace(name); name != "" {
-		return clean(name, 64)
-	}
-	return fallback
 }

@@ -3,7 +3,6 @@ package notify
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 
 	"github.com/jobtriage/jobtriage/alerts"
@@ -112,9 +111,6 @@ type WebhookConfig struct {
 	// Headers are added to every request (e.g. Authorization); their values
 	// are treated as secrets.
 	Headers map[string]string
-	// Name labels the notifier in errors; default "webhook".
-	Name   string
-	Client *http.Client
 }
 
 // Webhook posts the version-1 Body as JSON.
@@ -122,7 +118,7 @@ type Webhook struct{ endpoint }
 
 // NewWebhook checks the URL and headers (without ever echoing them).
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	name := nameOr(cfg.Name, "webhook")
+	const name = "webhook"
 	u, err := parseEndpoint(name+": URL", cfg.URL)
 	if err != nil {
 		return nil, err
@@ -136,7 +132,7 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 		headers[k] = v
 		secrets = secrets.with(headerSecrets(v)...)
 	}
-	return &Webhook{endpoint{notifier: name, url: cfg.URL, headers: headers, client: cfg.Client, secrets: secrets}}, nil
+	return &Webhook{endpoint{notifier: name, url: cfg.URL, headers: headers, secrets: secrets}}, nil
 }
 
 // Notify posts the digest's Body.
