@@ -12,7 +12,8 @@ import (
 	"github.com/jobtriage/jobtriage/alerts"
 )
 
-// Dispatcher defaults.
+// Dispatcher defaults. DefaultMaxRetryAfter caps a server's Retry-After,
+// so a hostile or confused answer cannot park the watcher for hours.
 const (
 	DefaultTimeout       = 10 * time.Second
 	DefaultMaxAttempts   = 4
@@ -26,9 +27,6 @@ type Dispatcher struct {
 	Timeout time.Duration
 	// MaxAttempts bounds the attempts, the first included.
 	MaxAttempts int
-	// MaxRetryAfter caps a server's Retry-After, so a hostile or confused
-	// answer cannot park the watcher for hours.
-	MaxRetryAfter time.Duration
 	// NewBackOff gives the waits between attempts when the server names
 	// none; default exponential from 1s to 30s with jitter.
 	NewBackOff func() backoff.BackOff
@@ -105,7 +103,7 @@ func (d *Dispatcher) retryAfter(err error) (time.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
-	return min(wait, cmp.Or(max(d.MaxRetryAfter, 0), DefaultMaxRetryAfter)), true
+	return min(wait, DefaultMaxRetryAfter), true
 }
 
 func (d *Dispatcher) backOff() backoff.BackOff {

@@ -19,7 +19,7 @@ import (
 const stateVersion = 1
 
 // maxStateBytes bounds what is read of a state file: it holds at most
-// MaxKeys keys of bounded size, so anything larger is not ours.
+// maxKeys keys of bounded size, so anything larger is not ours.
 const maxStateBytes = 16 << 20
 
 // DefaultStatePath is the state file of app under the user state directory

@@ -17,17 +17,14 @@ import (
 	"github.com/jobtriage/jobtriage/triage/redact"
 )
 
-// Defaults of a Config's zero fields.
-const (
-	// DefaultMaxKeys bounds the per-queue/class/signature/gauge keys tracked
-	// at once: keys come from database text, and a flood of distinct classes
-	// must not grow memory without limit. Failures beyond it still count
-	// under "app".
-	DefaultMaxKeys = 1000
-	// DefaultBlindAfter is how long the watcher may fail to read the
-	// database before it alerts about its own blindness.
-	DefaultBlindAfter = 2 * time.Minute
-)
+// maxKeys bounds the per-queue/class/signature/gauge keys tracked at once:
+// keys come from database text, and a flood of distinct classes must not
+// grow memory without limit. Failures beyond it still count under "app".
+const maxKeys = 1000
+
+// DefaultBlindAfter is how long the watcher may fail to read the database
+// before it alerts about its own blindness (a zero Config.BlindAfter).
+const DefaultBlindAfter = 2 * time.Minute
 
 // firstRetry is the wait before the first retry after a failed tick; it
 // doubles up to the interval, so an outage is retried quickly at first and
@@ -80,8 +77,6 @@ type Config struct {
 	Interval time.Duration
 	// BlindAfter: default DefaultBlindAfter.
 	BlindAfter time.Duration
-	// MaxKeys: default DefaultMaxKeys.
-	MaxKeys int
 	// App is put on every digest.
 	App alerts.App
 	// StatePath is the state file; "" keeps alert state in memory only.
@@ -199,7 +194,6 @@ func (w *Watcher) init() error {
 		return err
 	}
 	w.BlindAfter = cmp.Or(w.BlindAfter, DefaultBlindAfter) // never negative once valid
-	w.MaxKeys = cmp.Or(max(w.MaxKeys, 0), DefaultMaxKeys)
 	w.FlushTimeout = cmp.Or(max(w.FlushTimeout, 0), DefaultFlushTimeout)
 	w.id = rand.Text()
 	return w.resetKeys()
@@ -291,7 +285,7 @@ func (w *Watcher) tick(ctx context.Context, now time.Time) Tick {
 		w.save(now)
 	}
 	if w.dropped > 0 {
-		w.warn(fmt.Sprintf("%d failures not tracked per key: more than %d alert keys", w.dropped, w.MaxKeys))
+		w.warn(fmt.Sprintf("%d failures not tracked per key: more than %d alert keys", w.dropped, maxKeys))
 		w.dropped = 0
 	}
 	t.Digest, t.Firing, t.LastID = d, w.firing(), w.last
@@ -495,7 +489,7 @@ func (w *Watcher) observe(f Failure) {
 	for _, name := range w.failureKeys(f) {
 		k, ok := w.keys[name]
 		if !ok {
-			if len(w.keys) >= w.MaxKeys && name != AppKey {
+			if len(w.keys) >= maxKeys && name != AppKey {
 				w.dropped++
 				continue
 			}
@@ -532,7 +526,7 @@ func (w *Watcher) evaluate(now time.Time, gauges []Gauge) []alerts.Notification 
 		}
 	}
 	for name, v := range values {
-		if _, ok := w.keys[name]; ok || len(w.keys) >= w.MaxKeys {
+		if _, ok := w.keys[name]; ok || len(w.keys) >= maxKeys {
 			continue
 		}
 		// Nothing to track until it crosses.
