@@ -99,13 +99,6 @@ func Headline(d alerts.Digest) string {
 	return head + ": " + strings.Join(parts, ", ")
 }
 
-func nameOr(name, fallback string) string {
-	if name = strings.TrimSpace(name); name != "" {
-		return clean(name, 64)
-	}
-	return fallback
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
