@@ -232,12 +232,8 @@ func windowCmd(ctx context.Context, b Backend, now time.Time, width time.Duratio
 			for _, j := range page.Jobs {
 				w.Add(j.FailedAt)
 			}
-			seen += len(page.Jobs)
-			if page.Next == "" {
-				return windowMsg{seq: seq, count: w.Count(now)}
-			}
-			if seen >= windowCountCap {
-				return windowMsg{seq: seq, count: w.Count(now), capped: true}
+			if seen += len(page.Jobs); page.Next == "" || seen >= windowCountCap {
+				return windowMsg{seq: seq, count: w.Count(now), capped: page.Next != ""}
 			}
 			p.Cursor = page.Next
 		}
