@@ -537,11 +537,9 @@ func (w *Watcher) evaluate(now time.Time, gauges []Gauge) []alerts.Notification 
 	var out []alerts.Notification
 	for _, name := range w.sortedKeys() {
 		k := w.keys[name]
-		var count int
+		count := int(min(values[name], maxInt32)) // a gauge key's
 		if k.window != nil {
 			count = k.window.Count(now)
-		} else {
-			count = int(min(values[name], maxInt32))
 		}
 		if n, ok := k.eval.Evaluate(now, count); ok {
 			n.Detail = k.detail
