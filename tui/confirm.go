@@ -127,7 +127,7 @@ func (m *Model) askSignatures(kind actionKind, sigs []triage.Signature, partial 
 // be skipped (jobs on a connection jobtriage cannot write, passed
 // retryUntil deadlines) and where the rest would go.
 func (m *Model) openConfirm(c confirmation, act action, total int) tea.Cmd {
-	m.cancelDryRun()
+	stop(&m.cancelPreview)
 	if act.kind == actionForget && m.opts.Archive != nil {
 		act.archive, act.archivePath = m.opts.Archive, m.opts.ArchivePath
 	}
@@ -149,17 +149,17 @@ func (m *Model) openConfirm(c confirmation, act action, total int) tea.Cmd {
 	return tea.Batch(dryRunCmd(ctx, m.actions, c.act, c.previewSeq), m.startSpin())
 }
 
-// cancelDryRun stops a dry run whose dialog has closed.
-func (m *Model) cancelDryRun() {
-	if m.cancelPreview != nil {
-		m.cancelPreview()
-		m.cancelPreview = nil
+// stop cancels what *cancel started, if anything, and forgets it.
+func stop(cancel *context.CancelFunc) {
+	if *cancel != nil {
+		(*cancel)()
+		*cancel = nil
 	}
 }
 
 // closeConfirm leaves the dialog for the page under it.
 func (m *Model) closeConfirm() {
-	m.cancelDryRun()
+	stop(&m.cancelPreview)
 	m.keys.Confirm.Yes.SetEnabled(true)
 	m.keys.Confirm.Copy.SetEnabled(false)
 	m.state = m.page
@@ -170,7 +170,7 @@ func (m Model) onPreview(msg previewMsg) (Model, tea.Cmd) {
 	if m.state != stateConfirm || msg.seq != m.confirm.previewSeq {
 		return m, nil
 	}
-	m.cancelDryRun()
+	stop(&m.cancelPreview)
 	if msg.err != nil {
 		m.confirm.previewErr = msg.err
 		return m, nil

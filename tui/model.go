@@ -347,12 +347,8 @@ func (m Model) dispatchKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 }
 
 func (m Model) quit() tea.Cmd {
-	if m.cancelScan != nil {
-		m.cancelScan()
-	}
-	if m.cancelPreview != nil {
-		m.cancelPreview()
-	}
+	stop(&m.cancelScan)
+	stop(&m.cancelPreview)
 	return tea.Quit
 }
 
@@ -401,15 +397,11 @@ func (m *Model) refresh() tea.Cmd {
 // keeps the current rows on screen and swaps them when the scan ends; a new
 // filter streams its snapshots in.
 func (m *Model) startGroup(refresh bool) tea.Cmd {
-	if m.cancelScan != nil {
-		m.cancelScan()
-	}
+	stop(&m.cancelScan)
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.cancelScan = cancel
-	seq := m.nextSeq()
-	keep := refresh && len(m.sigs.items) > 0
-	m.sigs.startScan(seq, keep)
-	return groupCmd(ctx, m.backend, triage.GroupParams{Query: m.query, Window: m.opts.TrendWindow, NewSince: m.opts.NewSince}, seq)
+	m.sigs.startScan(m.nextSeq(), refresh && len(m.sigs.items) > 0)
+	return groupCmd(ctx, m.backend, triage.GroupParams{Query: m.query, Window: m.opts.TrendWindow, NewSince: m.opts.NewSince}, m.sigs.seq)
 }
 
 func (m Model) onGroup(msg groupMsg) (Model, tea.Cmd) {
@@ -425,10 +417,7 @@ func (m Model) onGroup(msg groupMsg) (Model, tea.Cmd) {
 	}
 	m.sigs.apply(msg.progress, m.now())
 	if msg.progress.Done {
-		if m.cancelScan != nil {
-			m.cancelScan() // releases the scan's context
-			m.cancelScan = nil
-		}
+		stop(&m.cancelScan) // releases the scan's context
 		return m, nil
 	}
 	return m, msg.more
