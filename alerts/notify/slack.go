@@ -70,9 +70,8 @@ func slackBody(d alerts.Digest) slackMessage {
 			blocks = append(blocks, section(more))
 			break
 		}
-		line := slackEscape(Summary(n))
 		lines = append(lines, slackEscape(Line(n)))
-		text := line
+		text := slackEscape(Summary(n))
 		if ex := Example(n); ex != "" {
 			text += "\n" + slackEscape(ex)
 		}
