@@ -194,7 +194,6 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-		return m, nil
 	case tea.KeyMsg:
 		return m.handleKeys(msg)
 	case previewMsg:
@@ -205,7 +204,6 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		} else {
 			m.status = statusLine{text: "Copied " + msg.what + " " + sanitize.Line(msg.text) + " (OSC 52)."}
 		}
-		return m, nil
 	case groupMsg:
 		return m.onGroup(msg)
 	case pageMsg:
@@ -216,16 +214,14 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		if msg.seq == m.window.seq {
 			m.window = windowState{windowMsg: msg, known: msg.err == nil}
 		}
-		return m, nil
 	case actionMsg:
 		m.running = running{}
 		return m.onAction(msg)
 	case actionProgressMsg:
-		if msg.seq != m.running.seq {
-			return m, nil
+		if msg.seq == m.running.seq {
+			m.running.done = msg.done
+			return m, msg.more
 		}
-		m.running.done = msg.done
-		return m, msg.more
 	case refreshMsg:
 		cmd := m.refresh()
 		return m, tea.Batch(cmd, m.scheduleRefresh())
