@@ -175,12 +175,11 @@ func (m Model) onPreview(msg previewMsg) (Model, tea.Cmd) {
 		m.confirm.previewErr = msg.err
 		return m, nil
 	}
-	res := msg.res
-	m.confirm.preview = &res
+	m.confirm.preview = &msg.res
 	// y would retry nothing: it neither fires nor shows until the next
 	// dialog.
 	m.keys.Confirm.Yes.SetEnabled(!m.confirm.nothingToRetry())
-	m.keys.Confirm.Copy.SetEnabled(artisanFallback(res.Skipped, 0) != "")
+	m.keys.Confirm.Copy.SetEnabled(artisanFallback(msg.res.Skipped, 0) != "")
 	return m, nil
 }
 

@@ -221,9 +221,7 @@ func (m Model) staleText() string {
 
 func (m Model) helpBody() []string {
 	lines := []string{"", m.st.Header.Render("  Keys"), ""}
-	full := m.help
-	full.ShowAll = true
-	for _, l := range strings.Split(full.FullHelpView(m.keys.helpFor(m.page).FullHelp()), "\n") {
+	for _, l := range strings.Split(m.help.FullHelpView(m.keys.helpFor(m.page).FullHelp()), "\n") {
 		lines = append(lines, "  "+l)
 	}
 	lines = append(lines, "", m.st.Muted.Render("  Global: ? help · ctrl+r refresh · q quit"))
