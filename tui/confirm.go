@@ -28,11 +28,10 @@ type confirmation struct {
 	previewErr error
 }
 
-func verbOf(kind actionKind) string {
-	if kind == actionForget {
-		return "Forget"
-	}
-	return "Retry"
+// verbs say an action kind as a question, while it runs and once done.
+var verbs = [...]struct{ ask, running, done string }{
+	actionRetry:  {"Retry", "Retrying ", "Retried "},
+	actionForget: {"Forget", "Forgetting ", "Forgot "},
 }
 
 // refOf addresses a job the way the store does: by uuid when it has one,
@@ -68,11 +67,11 @@ func (m *Model) askJobs(kind actionKind, jobs []triage.Job) tea.Cmd {
 	if len(jobs) == 1 {
 		j := jobs[0]
 		act.object, act.single = "job "+sanitize.Line(j.ID), true
-		c.prompt = verbOf(kind) + " 1 failed job " + sanitize.Truncate(j.ID, 40) + "?"
+		c.prompt = verbs[kind].ask + " 1 failed job " + sanitize.Truncate(j.ID, 40) + "?"
 		c.details = []string{sanitize.Line(j.Class), exceptionText(j.ExceptionClass, j.ExceptionMessage)}
 	} else {
 		act.object = count(len(jobs)) + " marked jobs"
-		c.prompt = verbOf(kind) + " " + act.object + "?"
+		c.prompt = verbs[kind].ask + " " + act.object + "?"
 		var ids []string
 		for _, j := range jobs[:min(len(jobs), maxListed)] {
 			ids = append(ids, sanitize.Line(j.ID))
@@ -111,9 +110,9 @@ func (m *Model) askSignatures(kind actionKind, sigs []triage.Signature, partial 
 			c.details = append(c.details, "…and "+count(len(sigs)-maxListed)+" more")
 		}
 	}
-	c.prompt = verbOf(kind) + " " + plural(n, "failed job", "failed jobs") + " of " + act.object + "?"
+	c.prompt = verbs[kind].ask + " " + plural(n, "failed job", "failed jobs") + " of " + act.object + "?"
 	if partial {
-		c.prompt = verbOf(kind) + " all failed jobs of " + act.object + " (" + count(n) + " counted so far)?"
+		c.prompt = verbs[kind].ask + " all failed jobs of " + act.object + " (" + count(n) + " counted so far)?"
 	}
 	if !isZeroQuery(m.query) {
 		c.details = append(c.details, "Only jobs matching the filter: "+filterSummary(m.query))
@@ -311,11 +310,11 @@ func actionSummary(msg actionMsg) string {
 		if n := msg.done(); n > 0 {
 			done = " after " + plural(n, "job", "jobs")
 		}
-		return verbOf(a.kind) + " of " + a.object + " failed" + done + ": " + errText(msg.err)
+		return verbs[a.kind].ask + " of " + a.object + " failed" + done + ": " + errText(msg.err)
 	}
-	n, gone, past := r.Retried, len(r.NotFound), "Retried "
+	n, gone, past := r.Retried, len(r.NotFound), verbs[a.kind].done
 	if a.kind == actionForget {
-		n, gone, past = f.Deleted, len(f.NotFound), "Forgot "
+		n, gone = f.Deleted, len(f.NotFound)
 	}
 	var b strings.Builder
 	switch {

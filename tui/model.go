@@ -352,10 +352,7 @@ func (m Model) quit() tea.Cmd {
 // about how long is left once there is a rate to go by.
 func (m Model) runningText() string {
 	r := m.running
-	verb := "Retrying "
-	if r.act.kind == actionForget {
-		verb = "Forgetting "
-	}
+	verb := verbs[r.act.kind].running
 	if r.act.single || r.total <= 0 {
 		return verb + r.act.object + "…"
 	}
