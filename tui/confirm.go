@@ -53,13 +53,10 @@ func (m *Model) askJobs(kind actionKind, jobs []triage.Job) tea.Cmd {
 		return nil
 	}
 	act := action{kind: kind}
-	bySig := map[string]int{} // part index per signature
-	for _, j := range jobs {
-		i, ok := bySig[j.Signature]
-		if !ok {
-			i = len(act.parts)
-			bySig[j.Signature] = i
-			act.parts = append(act.parts, actionPart{sig: j.Signature})
+	for _, j := range jobs { // one part per signature
+		i := slices.IndexFunc(act.parts, func(p actionPart) bool { return p.sig == j.Signature })
+		if i < 0 {
+			i, act.parts = len(act.parts), append(act.parts, actionPart{sig: j.Signature})
 		}
 		act.parts[i].refs = append(act.parts[i].refs, refOf(j))
 	}
