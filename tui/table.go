@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -120,8 +121,7 @@ const minIDPrefix = 8
 // uniquePrefixLen is the length of the shortest prefix (at least
 // minIDPrefix) that tells the ids apart, at most the longest id.
 func uniquePrefixLen(ids []string) int {
-	sorted := append([]string(nil), ids...)
-	sort.Strings(sorted)
+	sorted := slices.Sorted(slices.Values(ids))
 	n, longest := minIDPrefix, 0
 	for i, id := range sorted {
 		longest = max(longest, len(id))
