@@ -22,13 +22,8 @@ const (
 )
 
 func (s State) String() string {
-	switch s {
-	case StatePending:
-		return "pending"
-	case StateFiring:
-		return "firing"
-	case StateResolved:
-		return "resolved"
+	if s >= StatePending && s <= StateResolved {
+		return [...]string{"pending", "firing", "resolved"}[s-StatePending]
 	}
 	return "ok"
 }
@@ -46,13 +41,8 @@ const (
 )
 
 func (e Event) String() string {
-	switch e {
-	case EventFiring:
-		return "firing"
-	case EventReminder:
-		return "reminder"
-	case EventResolved:
-		return "resolved"
+	if e >= EventFiring && e <= EventResolved {
+		return [...]string{"firing", "reminder", "resolved"}[e-EventFiring]
 	}
 	return fmt.Sprintf("event(%d)", int(e))
 }
@@ -120,14 +110,6 @@ type Digest struct {
 // Empty reports whether there is nothing to send.
 func (d Digest) Empty() bool { return len(d.Notifications) == 0 }
 
-// KeyState is a snapshot of one rule's state, for display.
-type KeyState struct {
-	Rule  Rule
-	State State
-	Count int       // count at the last evaluation
-	Since time.Time // start of the pending/firing episode; zero when ok
-}
-
 type keyState struct {
 	state        State
 	count        int
@@ -136,45 +118,31 @@ type keyState struct {
 	lastNotified time.Time // last firing or reminder
 }
 
-// Evaluator holds per-key alert state across evaluations. It never reads a
+// Evaluator holds one rule's key state across evaluations. It never reads a
 // clock: each Evaluate gets now. It is not safe for concurrent use; one
 // watcher loop owns it.
 type Evaluator struct {
-	rules  []Rule
-	states []keyState // parallel to rules
+	rule Rule
+	s    keyState
 }
 
-// NewEvaluator checks the rules and starts every key in StateOK.
-func NewEvaluator(rules []Rule) (*Evaluator, error) {
-	if err := validateRules(rules); err != nil {
+// NewEvaluator checks the rule and starts its key in StateOK.
+func NewEvaluator(r Rule) (*Evaluator, error) {
+	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	return &Evaluator{
-		rules:  append([]Rule(nil), rules...),
-		states: make([]keyState, len(rules)),
-	}, nil
+	return &Evaluator{rule: r}, nil
 }
 
-// Rules returns the evaluator's rules in their order.
-func (e *Evaluator) Rules() []Rule { return append([]Rule(nil), e.rules...) }
+// Rule returns the evaluator's rule.
+func (e *Evaluator) Rule() Rule { return e.rule }
 
-// Evaluate advances every rule's state to now with counts, keyed by rule
-// key (a missing key counts 0, a negative count is taken as 0), and returns
-// the transitions as one digest, in rule order. Only transitions notify:
-// firing, a reminder every Repeat while firing, resolved.
-func (e *Evaluator) Evaluate(now time.Time, counts map[string]int) Digest {
-	d := Digest{At: now}
-	for i, r := range e.rules {
-		if n, ok := e.step(i, now, max(counts[r.Key], 0)); ok {
-			d.Notifications = append(d.Notifications, n)
-		}
-	}
-	return d
-}
-
-// step advances rule i and returns its notification, if any.
-func (e *Evaluator) step(i int, now time.Time, count int) (Notification, bool) {
-	r, s := e.rules[i], &e.states[i]
+// Evaluate advances the state to now with count (a negative count is taken
+// as 0) and returns the transition's notification, if any. Only transitions
+// notify: firing, a reminder every Repeat while firing, resolved.
+func (e *Evaluator) Evaluate(now time.Time, count int) (Notification, bool) {
+	r, s := e.rule, &e.s
+	count = max(count, 0)
 	s.count = count
 	notice := func(ev Event) (Notification, bool) {
 		return Notification{Event: ev, Rule: r, Count: count, Peak: s.peak, Since: s.since, At: now}, true
@@ -215,15 +183,9 @@ func (e *Evaluator) step(i int, now time.Time, count int) (Notification, bool) {
 	return Notification{}, false
 }
 
-// States returns a snapshot of every rule's state, in rule order.
-func (e *Evaluator) States() []KeyState {
-	out := make([]KeyState, len(e.rules))
-	for i, r := range e.rules {
-		s := e.states[i]
-		out[i] = KeyState{Rule: r, State: s.state, Count: s.count, Since: s.since}
-	}
-	return out
-}
+// State is where the key stands, Count its count at the last evaluation.
+func (e *Evaluator) State() State { return e.s.state }
+func (e *Evaluator) Count() int   { return e.s.count }
 
 // Saved is one key's alert state as a watcher persists it across restarts:
 // enough to neither fire again what is firing nor forget it.
@@ -236,43 +198,25 @@ type Saved struct {
 	LastNotified time.Time `json:"last_notified"`
 }
 
-// Save returns the state of every rule that is pending or firing, in rule
-// order; keys that are ok carry nothing worth keeping.
-func (e *Evaluator) Save() []Saved {
-	var out []Saved
-	for i, r := range e.rules {
-		s := e.states[i]
-		if s.state != StatePending && s.state != StateFiring {
-			continue
-		}
-		out = append(out, Saved{Key: r.Key, State: s.state.String(), Count: s.count, Peak: s.peak,
-			Since: s.since, LastNotified: s.lastNotified})
+// Save returns the key's state when it is pending or firing; a key that is
+// ok carries nothing worth keeping.
+func (e *Evaluator) Save() (Saved, bool) {
+	s := e.s
+	if s.state != StatePending && s.state != StateFiring {
+		return Saved{}, false
 	}
-	return out
+	return Saved{Key: e.rule.Key, State: s.state.String(), Count: s.count, Peak: s.peak, Since: s.since,
+		LastNotified: s.lastNotified}, true
 }
 
-// Restore puts saved states back on the rules with the same keys; unknown
-// keys and states other than pending and firing are ignored. It returns how
-// many were restored.
-func (e *Evaluator) Restore(saved []Saved) int {
-	n := 0
-	for _, sv := range saved {
-		var st State
-		switch sv.State {
-		case StatePending.String():
-			st = StatePending
-		case StateFiring.String():
-			st = StateFiring
-		default:
-			continue
-		}
-		for i, r := range e.rules {
-			if r.Key == sv.Key {
-				e.states[i] = keyState{state: st, count: max(sv.Count, 0), peak: max(sv.Peak, 0),
-					since: sv.Since, lastNotified: sv.LastNotified}
-				n++
-			}
-		}
+// Restore puts a saved state back when it is of the rule's key and pending
+// or firing, and reports whether it did.
+func (e *Evaluator) Restore(sv Saved) bool {
+	states := map[string]State{StatePending.String(): StatePending, StateFiring.String(): StateFiring}
+	st, ok := states[sv.State]
+	if !ok || sv.Key != e.rule.Key {
+		return false
 	}
-	return n
+	e.s = keyState{state: st, count: max(sv.Count, 0), peak: max(sv.Peak, 0), since: sv.Since, lastNotified: sv.LastNotified}
+	return true
 }

@@ -20,20 +20,19 @@ type tick struct {
 func runTicks(t *testing.T, r Rule, ticks []tick) {
 	t.Helper()
 	r.Key = "k"
-	e, err := NewEvaluator([]Rule{r})
+	e, err := NewEvaluator(r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tk := range ticks {
-		d := e.Evaluate(at(tk.at), map[string]int{"k": tk.count})
-		var got []string
-		for _, n := range d.Notifications {
-			got = append(got, n.Event.String())
+		got := ""
+		if n, ok := e.Evaluate(at(tk.at), tk.count); ok {
+			got = n.Event.String()
 		}
-		if strings.Join(got, ",") != tk.want {
+		if got != tk.want {
 			t.Errorf("t=%d count=%d: notified %q, want %q", tk.at, tk.count, got, tk.want)
 		}
-		if s := e.States()[0].State; s != tk.state {
+		if s := e.State(); s != tk.state {
 			t.Errorf("t=%d count=%d: state %s, want %s", tk.at, tk.count, s, tk.state)
 		}
 	}
@@ -162,44 +161,57 @@ func TestSeedThroughWindowsAndEvaluator(t *testing.T) {
 		{Key: "window:30s", Threshold: 3, Window: 30 * time.Second},
 		{Key: "window:60s", Threshold: 3, Window: 60 * time.Second},
 	}
-	e, err := NewEvaluator(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	counts := map[string]int{}
+	var got []Notification
 	for _, r := range rules {
+		e, err := NewEvaluator(r)
+		if err != nil {
+			t.Fatal(err)
+		}
 		w := mustWindow(t, r.Window)
 		for _, s := range []int{100, 103, 105, 140, 160} {
 			w.Add(at(s))
 		}
-		counts[r.Key] = w.Count(at(165))
+		if n, ok := e.Evaluate(at(165), w.Count(at(165))); ok {
+			got = append(got, n)
+		}
 	}
-	d := e.Evaluate(at(165), counts)
 	want := []Notification{{Event: EventFiring, Rule: rules[1], Count: 3, Peak: 3, Since: at(165), At: at(165)}}
-	if diff := cmp.Diff(want, d.Notifications); diff != "" {
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("notifications (-want +got):\n%s", diff)
 	}
 }
 
-func TestEvaluateDigestsSimultaneousTransitions(t *testing.T) {
+// Keys evaluated together keep their own episodes: peaks, starts and
+// resolutions.
+func TestEvaluatorsOfSeveralKeys(t *testing.T) {
 	rules := []Rule{
 		{Key: "app", Threshold: 10, Window: time.Minute},
 		{Key: "queue:emails", Threshold: 3, Window: time.Minute},
 		{Key: "class:App\\Jobs\\SendInvoice", Threshold: 3, Window: time.Minute},
 		{Key: "sig:ab12cd34", Threshold: 2, Window: time.Minute, For: time.Minute},
 	}
-	e, err := NewEvaluator(rules)
-	if err != nil {
-		t.Fatal(err)
+	var evals []*Evaluator
+	for _, r := range rules {
+		e, err := NewEvaluator(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evals = append(evals, e)
 	}
-	d := e.Evaluate(at(0), map[string]int{"app": 4, "queue:emails": 4, "class:App\\Jobs\\SendInvoice": 3, "sig:ab12cd34": 3})
+	evaluate := func(sec int, counts map[string]int) Digest {
+		d := Digest{At: at(sec)}
+		for _, e := range evals {
+			if n, ok := e.Evaluate(at(sec), counts[e.Rule().Key]); ok {
+				d.Notifications = append(d.Notifications, n)
+			}
+		}
+		return d
+	}
+	d := evaluate(0, map[string]int{"app": 4, "queue:emails": 4, "class:App\\Jobs\\SendInvoice": 3, "sig:ab12cd34": 3})
 	if got := keysOf(d); got != "queue:emails,class:App\\Jobs\\SendInvoice" {
 		t.Errorf("first digest keys = %q", got)
 	}
-	if !d.At.Equal(at(0)) {
-		t.Errorf("digest At = %s", d.At)
-	}
-	d = e.Evaluate(at(60), map[string]int{"app": 12, "sig:ab12cd34": 5})
+	d = evaluate(60, map[string]int{"app": 12, "sig:ab12cd34": 5})
 	if got := keysOf(d); got != "app,queue:emails,class:App\\Jobs\\SendInvoice,sig:ab12cd34" {
 		t.Errorf("second digest keys = %q", got)
 	}
@@ -216,7 +228,7 @@ func TestEvaluateDigestsSimultaneousTransitions(t *testing.T) {
 	if sig := d.Notifications[3]; !sig.Since.Equal(at(0)) || sig.Peak != 5 {
 		t.Errorf("sig notification = %+v, want since t=0 (pending start), peak 5", sig)
 	}
-	if d := e.Evaluate(at(61), map[string]int{"app": 12, "sig:ab12cd34": 5}); !d.Empty() {
+	if d := evaluate(61, map[string]int{"app": 12, "sig:ab12cd34": 5}); !d.Empty() {
 		t.Errorf("steady state notified: %+v", d.Notifications)
 	}
 }
@@ -232,33 +244,27 @@ func keysOf(d Digest) string {
 func TestRuleValidation(t *testing.T) {
 	ok := Rule{Key: "app", Threshold: 3, Window: time.Minute}
 	for _, tt := range []struct {
-		name  string
-		edit  func(*Rule)
-		want  string
-		rules int
+		name string
+		edit func(*Rule)
+		want string
 	}{
-		{"empty key", func(r *Rule) { r.Key = " " }, "empty key", 1},
-		{"zero threshold", func(r *Rule) { r.Threshold = 0 }, "threshold 0 must be at least 1", 1},
-		{"no window", func(r *Rule) { r.Window = 0 }, "too short", 1},
-		{"negative for", func(r *Rule) { r.For = -time.Second }, "must not be negative", 1},
-		{"negative repeat", func(r *Rule) { r.Repeat = -time.Second }, "must not be negative", 1},
-		{"resolve at threshold", func(r *Rule) { r.ResolveBelow = 3 }, "must be less than the threshold", 1},
-		{"duplicate keys", func(*Rule) {}, "keys must be unique", 2},
+		{"empty key", func(r *Rule) { r.Key = " " }, "empty key"},
+		{"zero threshold", func(r *Rule) { r.Threshold = 0 }, "threshold 0 must be at least 1"},
+		{"no window", func(r *Rule) { r.Window = 0 }, "too short"},
+		{"negative for", func(r *Rule) { r.For = -time.Second }, "must not be negative"},
+		{"negative repeat", func(r *Rule) { r.Repeat = -time.Second }, "must not be negative"},
+		{"resolve at threshold", func(r *Rule) { r.ResolveBelow = 3 }, "must be less than the threshold"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := ok
 			tt.edit(&r)
-			rules := []Rule{r}
-			if tt.rules == 2 {
-				rules = append(rules, r)
-			}
-			_, err := NewEvaluator(rules)
+			_, err := NewEvaluator(r)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %v, want it to contain %q", err, tt.want)
 			}
 		})
 	}
-	if _, err := NewEvaluator([]Rule{ok}); err != nil {
+	if _, err := NewEvaluator(ok); err != nil {
 		t.Errorf("valid rule rejected: %v", err)
 	}
 }
@@ -267,25 +273,29 @@ func TestRuleValidation(t *testing.T) {
 // fires again nor forgets to resolve, and reminds on the old schedule.
 func TestSaveRestoreCarriesFiringKeys(t *testing.T) {
 	r := Rule{Key: "k", Threshold: 3, Window: time.Minute, Repeat: 10 * time.Minute}
-	e, _ := NewEvaluator([]Rule{r, {Key: "quiet", Threshold: 3, Window: time.Minute}})
-	e.Evaluate(at(0), map[string]int{"k": 5})
-	saved := e.Save()
-	if len(saved) != 1 || saved[0].Key != "k" || saved[0].State != "firing" || saved[0].Peak != 5 {
-		t.Fatalf("Save = %+v", saved)
+	quiet, _ := NewEvaluator(Rule{Key: "quiet", Threshold: 3, Window: time.Minute})
+	if _, ok := quiet.Save(); ok {
+		t.Error("an ok key saved")
 	}
-	next, _ := NewEvaluator([]Rule{r})
-	if n := next.Restore(append(saved, Saved{Key: "k", State: "ok"}, Saved{Key: "gone", State: "firing"})); n != 1 {
-		t.Errorf("Restore = %d, want 1", n)
+	e, _ := NewEvaluator(r)
+	e.Evaluate(at(0), 5)
+	saved, ok := e.Save()
+	if !ok || saved.Key != "k" || saved.State != "firing" || saved.Peak != 5 {
+		t.Fatalf("Save = %+v, %v", saved, ok)
 	}
-	if d := next.Evaluate(at(60), map[string]int{"k": 4}); !d.Empty() {
-		t.Errorf("fired again after a restore: %+v", d.Notifications)
+	next, _ := NewEvaluator(r)
+	if next.Restore(Saved{Key: "k", State: "ok"}) || next.Restore(Saved{Key: "gone", State: "firing"}) || !next.Restore(saved) {
+		t.Error("Restore took an ok state or another key's, or not the saved one")
 	}
-	if d := next.Evaluate(at(600), map[string]int{"k": 4}); keysOf(d) != "k" || d.Notifications[0].Event != EventReminder {
-		t.Errorf("reminder on the old schedule: %+v", d.Notifications)
+	if n, ok := next.Evaluate(at(60), 4); ok {
+		t.Errorf("fired again after a restore: %+v", n)
 	}
-	d := next.Evaluate(at(700), map[string]int{"k": 0})
-	if len(d.Notifications) != 1 || d.Notifications[0].Event != EventResolved || !d.Notifications[0].Since.Equal(at(0)) || d.Notifications[0].Peak != 5 {
-		t.Errorf("resolution: %+v", d.Notifications)
+	if n, ok := next.Evaluate(at(600), 4); !ok || n.Event != EventReminder {
+		t.Errorf("reminder on the old schedule: %+v", n)
+	}
+	n, ok := next.Evaluate(at(700), 0)
+	if !ok || n.Event != EventResolved || !n.Since.Equal(at(0)) || n.Peak != 5 {
+		t.Errorf("resolution: %+v", n)
 	}
 }
 

@@ -65,19 +65,3 @@ func (r Rule) Validate() error {
 	}
 	return nil
 }
-
-// validateRules checks every rule and that no two share a key: state and
-// counts are kept per key.
-func validateRules(rules []Rule) error {
-	seen := make(map[string]bool, len(rules))
-	for _, r := range rules {
-		if err := r.Validate(); err != nil {
-			return err
-		}
-		if seen[r.Key] {
-			return fmt.Errorf("two rules have the key %q: keys must be unique", r.Key)
-		}
-		seen[r.Key] = true
-	}
-	return nil
-}

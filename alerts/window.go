@@ -1,14 +1,16 @@
 // Package alerts turns failed-job times into alerts: a sliding-window failure
 // counter, alert rules with a per-key state machine (ok → pending → firing →
-// resolved), and the notifications those transitions produce, grouped into
-// one digest per evaluation. It is pure: every "now" is passed in, nothing
-// here sleeps, reads a clock or touches SQL. Sending lives in alerts/notify.
+// resolved), and the notifications those transitions produce, which a
+// watcher sends as one digest per evaluation. It is pure: every "now" is
+// passed in, nothing here sleeps, reads a clock or touches SQL. Sending
+// lives in alerts/notify.
 package alerts
 
 import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -43,9 +45,8 @@ type bucket struct {
 type Window struct {
 	mu         sync.Mutex
 	width      int64    // seconds
-	buckets    []bucket // sorted by sec, live from start
-	start      int
-	horizon    int64 // adds before this second are dropped
+	buckets    []bucket // sorted by sec
+	horizon    int64    // adds before this second are dropped
 	hasHorizon bool
 }
 
@@ -84,37 +85,25 @@ func (w *Window) AddN(t time.Time, n int) {
 	if w.hasHorizon && sec < w.horizon {
 		return
 	}
-	live := w.buckets[w.start:]
-	i := sort.Search(len(live), func(i int) bool { return live[i].sec >= sec })
-	if i < len(live) && live[i].sec == sec {
-		live[i].count = saturatingAdd(live[i].count, int64(n))
+	b := w.buckets
+	i := sort.Search(len(b), func(i int) bool { return b[i].sec >= sec })
+	if i < len(b) && b[i].sec == sec {
+		b[i].count = saturatingAdd(b[i].count, int64(n))
 		return
 	}
-	if int64(len(live)) > w.width {
+	if int64(len(b)) > w.width {
 		// Full: width+1 distinct seconds already. Any window [now−width, now]
 		// holds at most width+1 seconds, so one of the extremes is out of
 		// it; drop the oldest one, which is the new time if that is oldest.
 		if i == 0 {
 			return
 		}
-		w.start++
-		i--
+		b, i = b[1:], i-1
 	}
-	w.insert(w.start+i, bucket{sec: sec, count: int64(n)})
-}
-
-// insert puts b at absolute index at, compacting the dead prefix first when
-// it has grown larger than the live part so the slice stays bounded.
-func (w *Window) insert(at int, b bucket) {
-	if w.start > 0 && w.start >= len(w.buckets)-w.start {
-		n := copy(w.buckets, w.buckets[w.start:])
-		w.buckets = w.buckets[:n]
-		at -= w.start
-		w.start = 0
-	}
-	w.buckets = append(w.buckets, bucket{})
-	copy(w.buckets[at+1:], w.buckets[at:])
-	w.buckets[at] = b
+	// Dropping from the front shrinks the capacity too, so the array is
+	// reallocated with only the live buckets before the dead ones outgrow
+	// them.
+	w.buckets = slices.Insert(b, i, bucket{sec: sec, count: int64(n)})
 }
 
 // Count is the number of failures within the window at now (now − t ≤
@@ -129,14 +118,13 @@ func (w *Window) Count(now time.Time) int {
 	if !w.hasHorizon || cutoff > w.horizon {
 		w.horizon, w.hasHorizon = cutoff, true
 	}
-	for w.start < len(w.buckets) && w.buckets[w.start].sec < cutoff {
-		w.start++
+	i := 0
+	for i < len(w.buckets) && w.buckets[i].sec < cutoff {
+		i++
 	}
-	if w.start == len(w.buckets) {
-		w.buckets, w.start = w.buckets[:0], 0
-	}
+	w.buckets = w.buckets[i:]
 	var total int64
-	for _, b := range w.buckets[w.start:] {
+	for _, b := range w.buckets {
 		total = saturatingAdd(total, b.count)
 	}
 	if total > math.MaxInt {

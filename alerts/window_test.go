@@ -190,5 +190,5 @@ func TestWindowExtremeTimesDoNotPanic(t *testing.T) {
 func (w *Window) held() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.buckets) - w.start
+	return len(w.buckets)
 }

@@ -72,6 +72,7 @@ type action struct {
 	object string // "job 42", "signature ab12cd34ef", "3 signatures", "5 marked jobs"
 	single bool   // one job
 	whole  bool   // whole signatures, not chosen jobs
+	dryRun bool   // a retry's dry run
 	parts  []actionPart
 	// archive receives a forget's rows before they are deleted (nil: no
 	// archive); archivePath names it.
@@ -129,47 +130,58 @@ type spinMsg struct{}
 // snapshots: small enough that the first counts show at once on a big table.
 const groupProgressEvery = 1000
 
-// groupCmd starts a Group scan in a goroutine and returns its first step.
-// Snapshots go through a one-slot channel and a snapshot that finds the slot
-// full replaces nothing and is dropped: each snapshot is complete, so the UI
-// only ever needs the newest, and a slow terminal never slows the scan. The
-// final step is always delivered (or the scan was cancelled).
+// groupCmd starts a Group scan and returns its first step. Only the final
+// step is sure to arrive: each snapshot is complete, so the UI only ever
+// needs the newest, and a slow terminal never slows the scan.
 func groupCmd(ctx context.Context, b Backend, p triage.GroupParams, seq int) tea.Cmd {
-	return func() tea.Msg {
-		progress := make(chan triage.GroupProgress, 1)
-		done := make(chan groupMsg, 1)
-		go func() {
-			p.ProgressEvery = groupProgressEvery
-			var sigs []triage.Signature
-			var err error
-			for g, gerr := range b.GroupSnapshots(ctx, p) {
-				if err = gerr; err != nil || g.Done {
-					sigs = g.Signatures // the final list arrives with done
-					break
-				}
-				select {
-				case progress <- g:
-				default:
-				}
+	p.ProgressEvery = groupProgressEvery
+	return stream(func(report func(triage.GroupProgress)) tea.Msg {
+		var sigs []triage.Signature
+		var err error
+		for g, gerr := range b.GroupSnapshots(ctx, p) {
+			if err = gerr; err != nil || g.Done {
+				sigs = g.Signatures // the final list arrives with done
+				break
 			}
-			done <- groupMsg{seq: seq, err: err,
-				progress: triage.GroupProgress{Signatures: sigs, Fraction: 1, Done: true, Scanned: total(sigs)}}
-		}()
-		return nextGroupStep(ctx, progress, done, seq)()
-	}
+			report(g)
+		}
+		if err == nil {
+			err = ctx.Err() // cancelled: the list is not the whole one
+		}
+		return groupMsg{seq: seq, err: err,
+			progress: triage.GroupProgress{Signatures: sigs, Fraction: 1, Done: true, Scanned: total(sigs)}}
+	}, func(g triage.GroupProgress, more tea.Cmd) tea.Msg {
+		return groupMsg{seq: seq, progress: g, more: more}
+	})
 }
 
-func nextGroupStep(ctx context.Context, progress chan triage.GroupProgress, done chan groupMsg, seq int) tea.Cmd {
+// stream runs work in a goroutine and returns its first step: a report
+// turned into a message by step, with the Cmd that waits for the next, or
+// work's final message, which always arrives. Reports go through a one-slot
+// channel where the newest replaces an unread one.
+func stream[P any](work func(report func(P)) tea.Msg, step func(p P, more tea.Cmd) tea.Msg) tea.Cmd {
 	return func() tea.Msg {
-		select {
-		case p := <-progress:
-			return groupMsg{seq: seq, progress: p, more: nextGroupStep(ctx, progress, done, seq)}
-		case m := <-done:
-			if m.err == nil && ctx.Err() != nil {
-				m.err = ctx.Err()
+		progress := make(chan P, 1)
+		done := make(chan tea.Msg, 1)
+		go func() {
+			done <- work(func(p P) {
+				select {
+				case <-progress:
+				default:
+				}
+				progress <- p // the only sender: the slot is free
+			})
+		}()
+		var next tea.Cmd
+		next = func() tea.Msg {
+			select {
+			case p := <-progress:
+				return step(p, next)
+			case m := <-done:
+				return m
 			}
-			return m
 		}
+		return next()
 	}
 }
 
@@ -220,12 +232,8 @@ func windowCmd(ctx context.Context, b Backend, now time.Time, width time.Duratio
 			for _, j := range page.Jobs {
 				w.Add(j.FailedAt)
 			}
-			seen += len(page.Jobs)
-			if page.Next == "" {
-				return windowMsg{seq: seq, count: w.Count(now)}
-			}
-			if seen >= windowCountCap {
-				return windowMsg{seq: seq, count: w.Count(now), capped: true}
+			if seen += len(page.Jobs); page.Next == "" || seen >= windowCountCap {
+				return windowMsg{seq: seq, count: w.Count(now), capped: page.Next != ""}
 			}
 			p.Cursor = page.Next
 		}
@@ -243,38 +251,10 @@ type actionProgressMsg struct {
 	more tea.Cmd
 }
 
-// actionCmd runs an action in a goroutine and streams its progress: each
-// report goes through a one-slot channel where the newest replaces an
-// unread one (a slow terminal never slows the action), and the final
-// actionMsg always arrives.
+// actionCmd runs an action and streams how many jobs it has done.
 func actionCmd(ctx context.Context, a Actions, act action, seq int) tea.Cmd {
-	return func() tea.Msg {
-		progress := make(chan int, 1)
-		done := make(chan actionMsg, 1)
-		report := func(n int) {
-			select {
-			case <-progress:
-			default:
-			}
-			select {
-			case progress <- n:
-			default:
-			}
-		}
-		go func() { done <- runAction(ctx, a, act, report) }()
-		return nextActionStep(progress, done, seq)()
-	}
-}
-
-func nextActionStep(progress chan int, done chan actionMsg, seq int) tea.Cmd {
-	return func() tea.Msg {
-		select {
-		case n := <-progress:
-			return actionProgressMsg{seq: seq, done: n, more: nextActionStep(progress, done, seq)}
-		case m := <-done:
-			return m
-		}
-	}
+	return stream(func(report func(int)) tea.Msg { return runAction(ctx, a, act, report) },
+		func(n int, more tea.Cmd) tea.Msg { return actionProgressMsg{seq: seq, done: n, more: more} })
 }
 
 // runAction makes the action's calls in turn; report is told the jobs
@@ -288,23 +268,23 @@ func runAction(ctx context.Context, a Actions, act action, report func(int)) act
 	base := 0
 	progress := func(n int) { report(base + n) }
 	for _, p := range act.parts {
+		var n int
 		if act.kind == actionRetry {
-			r, err := a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs}, progress)
+			var r triage.RetryResult
+			r, msg.err = a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs, DryRun: act.dryRun}, progress)
 			mergeRetry(&msg.retry, r)
-			msg.removed[p.sig] += r.Retried
-			base += r.Retried
-			if msg.err = err; err != nil {
-				return msg
-			}
-			continue
+			n = r.Retried
+		} else {
+			var r triage.ForgetResult
+			r, msg.err = a.Forget(ctx, triage.ForgetParams{Query: p.query, Refs: p.refs, Archive: act.archive}, progress)
+			msg.forget.Deleted += r.Deleted
+			msg.forget.IDs = append(msg.forget.IDs, r.IDs...)
+			msg.forget.NotFound = append(msg.forget.NotFound, r.NotFound...)
+			n = r.Deleted
 		}
-		r, err := a.Forget(ctx, triage.ForgetParams{Query: p.query, Refs: p.refs, Archive: act.archive}, progress)
-		msg.forget.Deleted += r.Deleted
-		msg.forget.IDs = append(msg.forget.IDs, r.IDs...)
-		msg.forget.NotFound = append(msg.forget.NotFound, r.NotFound...)
-		msg.removed[p.sig] += r.Deleted
-		base += r.Deleted
-		if msg.err = err; err != nil {
+		msg.removed[p.sig] += n
+		base += n
+		if msg.err != nil {
 			return msg
 		}
 	}
@@ -313,22 +293,11 @@ func runAction(ctx context.Context, a Actions, act action, report func(int)) act
 
 // dryRunCmd asks Actions what a retry would do, changing nothing.
 func dryRunCmd(ctx context.Context, a Actions, act action, seq int) tea.Cmd {
+	act.dryRun = true
 	return func() tea.Msg {
-		msg := previewMsg{seq: seq}
-		if a == nil {
-			msg.err = errNoActions
-			return msg
-		}
-		for _, p := range act.parts {
-			r, err := a.Retry(ctx, triage.RetryParams{Query: p.query, Refs: p.refs, DryRun: true}, nil)
-			if err != nil {
-				msg.err = err
-				return msg
-			}
-			mergeRetry(&msg.res, r)
-		}
-		msg.res.DryRun = true
-		return msg
+		r := runAction(ctx, a, act, func(int) {})
+		r.retry.DryRun = true
+		return previewMsg{seq: seq, res: r.retry, err: r.err}
 	}
 }
 

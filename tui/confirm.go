@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"cmp"
 	"context"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -26,11 +28,10 @@ type confirmation struct {
 	previewErr error
 }
 
-func verbOf(kind actionKind) string {
-	if kind == actionForget {
-		return "Forget"
-	}
-	return "Retry"
+// verbs say an action kind as a question, while it runs and once done.
+var verbs = [...]struct{ ask, running, done string }{
+	actionRetry:  {"Retry", "Retrying ", "Retried "},
+	actionForget: {"Forget", "Forgetting ", "Forgot "},
 }
 
 // refOf addresses a job the way the store does: by uuid when it has one,
@@ -52,13 +53,10 @@ func (m *Model) askJobs(kind actionKind, jobs []triage.Job) tea.Cmd {
 		return nil
 	}
 	act := action{kind: kind}
-	bySig := map[string]int{} // part index per signature
-	for _, j := range jobs {
-		i, ok := bySig[j.Signature]
-		if !ok {
-			i = len(act.parts)
-			bySig[j.Signature] = i
-			act.parts = append(act.parts, actionPart{sig: j.Signature})
+	for _, j := range jobs { // one part per signature
+		i := slices.IndexFunc(act.parts, func(p actionPart) bool { return p.sig == j.Signature })
+		if i < 0 {
+			i, act.parts = len(act.parts), append(act.parts, actionPart{sig: j.Signature})
 		}
 		act.parts[i].refs = append(act.parts[i].refs, refOf(j))
 	}
@@ -66,24 +64,21 @@ func (m *Model) askJobs(kind actionKind, jobs []triage.Job) tea.Cmd {
 	if len(jobs) == 1 {
 		j := jobs[0]
 		act.object, act.single = "job "+sanitize.Line(j.ID), true
-		c.prompt = verbOf(kind) + " 1 failed job " + sanitize.Truncate(j.ID, 40) + "?"
+		c.prompt = verbs[kind].ask + " 1 failed job " + sanitize.Truncate(j.ID, 40) + "?"
 		c.details = []string{sanitize.Line(j.Class), exceptionText(j.ExceptionClass, j.ExceptionMessage)}
 	} else {
 		act.object = count(len(jobs)) + " marked jobs"
-		c.prompt = verbOf(kind) + " " + act.object + "?"
+		c.prompt = verbs[kind].ask + " " + act.object + "?"
 		var ids []string
-		for i, j := range jobs {
-			if i == maxListed {
-				ids = append(ids, "…")
-				break
-			}
+		for _, j := range jobs[:min(len(jobs), maxListed)] {
 			ids = append(ids, sanitize.Line(j.ID))
+		}
+		if len(jobs) > maxListed {
+			ids = append(ids, "…")
 		}
 		c.details = []string{"Jobs " + strings.Join(ids, ", ")}
 	}
-	c.details = append(c.details, m.targetLine())
-	c.act, c.total = act, len(jobs)
-	return m.openConfirm(c)
+	return m.openConfirm(c, act, len(jobs))
 }
 
 // askSignatures opens the confirmation for every job of the signatures
@@ -101,47 +96,45 @@ func (m *Model) askSignatures(kind actionKind, sigs []triage.Signature, partial 
 	}
 	var c confirmation
 	if len(sigs) == 1 {
-		s := sigs[0]
-		id := s.ID
-		act.object = "signature " + id
-		c.prompt = verbOf(kind) + " " + plural(n, "failed job", "failed jobs") + " of signature " + id + "?"
-		if partial {
-			c.prompt = verbOf(kind) + " all failed jobs of signature " + id + " (" + count(n) + " counted so far)?"
-		}
-		c.details = []string{sanitize.Line(s.Class), exceptionText(s.ExceptionClass, s.Example)}
+		act.object = "signature " + sigs[0].ID
+		c.details = []string{sanitize.Line(sigs[0].Class), exceptionText(sigs[0].ExceptionClass, sigs[0].Example)}
 	} else {
 		act.object = count(len(sigs)) + " signatures"
-		c.prompt = verbOf(kind) + " " + plural(n, "failed job", "failed jobs") + " of " + act.object + "?"
-		if partial {
-			c.prompt = verbOf(kind) + " all failed jobs of " + act.object + " (" + count(n) + " counted so far)?"
-		}
-		for i, s := range sigs {
-			if i == maxListed {
-				c.details = append(c.details, "…and "+count(len(sigs)-maxListed)+" more")
-				break
-			}
+		for _, s := range sigs[:min(len(sigs), maxListed)] {
 			c.details = append(c.details, s.ID+" ("+count(s.Count)+") "+sanitize.Line(classTail(s.Class, 40)))
 		}
+		if len(sigs) > maxListed {
+			c.details = append(c.details, "…and "+count(len(sigs)-maxListed)+" more")
+		}
+	}
+	c.prompt = verbs[kind].ask + " " + plural(n, "failed job", "failed jobs") + " of " + act.object + "?"
+	if partial {
+		c.prompt = verbs[kind].ask + " all failed jobs of " + act.object + " (" + count(n) + " counted so far)?"
 	}
 	if !isZeroQuery(m.query) {
 		c.details = append(c.details, "Only jobs matching the filter: "+filterSummary(m.query))
 	}
-	c.details = append(c.details, m.targetLine())
-	c.act, c.total = act, n
-	return m.openConfirm(c)
+	return m.openConfirm(c, act, n)
 }
 
-// openConfirm shows c over the current page. A retry's dialog starts a dry
-// run of the same action through Actions, so it can say before "y" what
-// would be skipped (jobs on a connection jobtriage cannot write, passed
+// openConfirm shows c, for act on total jobs, over the current page; the
+// dialog names where the action lands. A retry's dialog starts a dry run
+// of the same action through Actions, so it can say before "y" what would
+// be skipped (jobs on a connection jobtriage cannot write, passed
 // retryUntil deadlines) and where the rest would go.
-func (m *Model) openConfirm(c confirmation) tea.Cmd {
-	m.cancelDryRun()
-	if c.act.kind == actionForget && m.opts.Archive != nil {
-		c.act.archive, c.act.archivePath = m.opts.Archive, m.opts.ArchivePath
+func (m *Model) openConfirm(c confirmation, act action, total int) tea.Cmd {
+	stop(&m.cancelPreview)
+	if act.kind == actionForget && m.opts.Archive != nil {
+		act.archive, act.archivePath = m.opts.Archive, m.opts.ArchivePath
 	}
+	// Where the action lands (the app and the failed-jobs store), so that
+	// an operator with several apps open cannot act on the wrong one.
+	if m.opts.Connection != "" {
+		c.details = append(c.details, "In "+sanitize.Line(m.opts.Connection))
+	}
+	c.act, c.total = act, total
 	m.page, m.state = m.state, stateConfirm
-	if c.act.kind != actionRetry {
+	if act.kind != actionRetry {
 		m.confirm = c
 		return nil
 	}
@@ -152,38 +145,37 @@ func (m *Model) openConfirm(c confirmation) tea.Cmd {
 	return tea.Batch(dryRunCmd(ctx, m.actions, c.act, c.previewSeq), m.startSpin())
 }
 
-// cancelDryRun stops a dry run whose dialog has closed.
-func (m *Model) cancelDryRun() {
-	if m.cancelPreview != nil {
-		m.cancelPreview()
-		m.cancelPreview = nil
+// stop cancels what *cancel started, if anything, and forgets it.
+func stop(cancel *context.CancelFunc) {
+	if *cancel != nil {
+		(*cancel)()
+		*cancel = nil
 	}
 }
 
 // closeConfirm leaves the dialog for the page under it.
 func (m *Model) closeConfirm() {
-	m.cancelDryRun()
+	stop(&m.cancelPreview)
 	m.keys.Confirm.Yes.SetEnabled(true)
 	m.keys.Confirm.Copy.SetEnabled(false)
 	m.state = m.page
 	m.confirm = confirmation{}
 }
 
-func (m Model) onPreview(msg previewMsg) (tea.Model, tea.Cmd) {
+func (m Model) onPreview(msg previewMsg) (Model, tea.Cmd) {
 	if m.state != stateConfirm || msg.seq != m.confirm.previewSeq {
 		return m, nil
 	}
-	m.cancelDryRun()
+	stop(&m.cancelPreview)
 	if msg.err != nil {
 		m.confirm.previewErr = msg.err
 		return m, nil
 	}
-	res := msg.res
-	m.confirm.preview = &res
+	m.confirm.preview = &msg.res
 	// y would retry nothing: it neither fires nor shows until the next
 	// dialog.
 	m.keys.Confirm.Yes.SetEnabled(!m.confirm.nothingToRetry())
-	m.keys.Confirm.Copy.SetEnabled(artisanFallback(res.Skipped, 0) != "")
+	m.keys.Confirm.Copy.SetEnabled(artisanFallback(msg.res.Skipped, 0) != "")
 	return m, nil
 }
 
@@ -191,16 +183,6 @@ func (m Model) onPreview(msg previewMsg) (tea.Model, tea.Cmd) {
 // one skipped or gone).
 func (c confirmation) nothingToRetry() bool {
 	return c.preview != nil && c.preview.Retried == 0
-}
-
-// targetLine names where the action lands (the app and the failed-jobs
-// store), so that an operator with several apps open cannot act on the
-// wrong one; "" when unknown.
-func (m Model) targetLine() string {
-	if m.opts.Connection == "" {
-		return ""
-	}
-	return "In " + sanitize.Line(m.opts.Connection)
 }
 
 // previewPending reports whether the dialog waits for its dry run.
@@ -266,26 +248,9 @@ func artisanFallback(skips []triage.Skip, limit int) string {
 	return cmd
 }
 
-// artisanLines offer the artisan command for the skipped jobs it can
-// retry: the whole command goes to the clipboard (the Copy key), the
-// dialog shows its start on one line.
-func (m Model) artisanLines(w int) []string {
-	if m.confirm.preview == nil || !m.keys.Confirm.Copy.Enabled() {
-		return nil
-	}
-	k := m.keys.Confirm.Copy.Help().Key
-	return []string{
-		"Artisan can retry the skipped jobs (" + k + " copies the command):",
-		sanitize.Truncate(artisanFallback(m.confirm.preview.Skipped, maxListed), w),
-	}
-}
-
 // confirmBody draws the question in a box in the middle of the body.
 func (m Model) confirmBody(height int) []string {
-	w := m.width - 6
-	if w > 72 {
-		w = 72
-	}
+	w := min(m.width-6, 72)
 	lines := []string{m.st.Header.Render(sanitize.Truncate(m.confirm.prompt, w))}
 	for _, d := range m.confirm.details {
 		if d != "" {
@@ -301,9 +266,11 @@ func (m Model) confirmBody(height int) []string {
 		for _, l := range p {
 			lines = append(lines, wrapped(style, l, w)...)
 		}
-		if a := m.artisanLines(w); len(a) > 0 {
-			lines = append(lines, wrapped(m.st.Header, a[0], w)...)
-			lines = append(lines, m.st.Muted.Render(a[1]))
+		// The artisan command for the skipped jobs it can retry: the Copy
+		// key copies it whole, the dialog shows its start on one line.
+		if c := m.keys.Confirm.Copy; m.confirm.preview != nil && c.Enabled() {
+			lines = append(lines, wrapped(m.st.Header, "Artisan can retry the skipped jobs ("+c.Help().Key+" copies the command):", w)...)
+			lines = append(lines, m.st.Muted.Render(sanitize.Truncate(artisanFallback(m.confirm.preview.Skipped, maxListed), w)))
 		}
 	}
 	hint := "y confirm · n cancel"
@@ -322,19 +289,9 @@ func (m Model) confirmBody(height int) []string {
 
 // center places lines in the middle of a width×height area.
 func center(lines []string, width, height int) []string {
-	top := (height - len(lines)) / 2
-	if top < 0 {
-		top = 0
-	}
-	out := make([]string, 0, height)
-	for i := 0; i < top; i++ {
-		out = append(out, "")
-	}
+	out := make([]string, max((height-len(lines))/2, 0), height)
 	for _, l := range lines {
-		pad := (width - sanitize.Width(ansi.Strip(l))) / 2
-		if pad < 0 {
-			pad = 0
-		}
+		pad := max((width-sanitize.Width(ansi.Strip(l)))/2, 0)
 		out = append(out, strings.Repeat(" ", pad)+l)
 	}
 	return out
@@ -344,61 +301,46 @@ func center(lines []string, width, height int) []string {
 // words an operator uses ("Retried job X onto default."), then what it left
 // alone and why.
 func actionSummary(msg actionMsg) string {
-	a := msg.act
+	a, r, f := msg.act, msg.retry, msg.forget
 	if msg.err != nil {
 		done := ""
 		if n := msg.done(); n > 0 {
 			done = " after " + plural(n, "job", "jobs")
 		}
-		return verbOf(a.kind) + " of " + a.object + " failed" + done + ": " + errText(msg.err)
+		return verbs[a.kind].ask + " of " + a.object + " failed" + done + ": " + errText(msg.err)
+	}
+	n, gone, past := r.Retried, len(r.NotFound), verbs[a.kind].done
+	if a.kind == actionForget {
+		n, gone = f.Deleted, len(f.NotFound)
 	}
 	var b strings.Builder
-	if a.kind == actionRetry {
-		r := msg.retry
-		switch {
-		case a.single && r.Retried == 1:
-			b.WriteString("Retried " + a.object)
-		case a.single && len(r.Skipped) == 1:
-			return "Did not retry " + a.object + ": " + sanitize.Line(r.Skipped[0].Reason) + "."
-		case a.single:
-			return capitalize(a.object) + " was already gone."
-		case r.Retried == 0:
-			b.WriteString("Retried nothing of " + a.object)
-		case a.whole:
-			b.WriteString("Retried " + plural(r.Retried, "job", "jobs") + " of " + a.object)
-		default:
-			b.WriteString("Retried " + count(r.Retried) + " of " + a.object)
-		}
-		if len(r.ByQueue) > 0 && r.Retried > 0 {
-			b.WriteString(" onto " + queueList(r.ByQueue))
-		}
-		if n := len(r.Skipped); n > 0 {
-			b.WriteString("; skipped " + count(n) + ": " + skipSummary(r.Skipped))
-		}
-		if n := len(r.NotFound); n > 0 {
-			b.WriteString("; " + count(n) + " already gone")
-		}
-		return b.String() + "."
-	}
-	f := msg.forget
-	archived := ""
-	if a.archive != nil && f.Deleted > 0 {
-		archived = "; archived to " + sanitize.Line(a.archivePath) + " first"
-	}
 	switch {
-	case a.single && f.Deleted == 1:
-		return "Forgot " + a.object + archived + "."
+	case a.single && n == 1:
+		b.WriteString(past + a.object)
+	case a.single && len(r.Skipped) == 1:
+		return "Did not retry " + a.object + ": " + sanitize.Line(r.Skipped[0].Reason) + "."
 	case a.single:
 		return capitalize(a.object) + " was already gone."
+	case n == 0 && a.kind == actionRetry:
+		b.WriteString("Retried nothing of " + a.object)
 	case a.whole:
-		b.WriteString("Forgot " + plural(f.Deleted, "job", "jobs") + " of " + a.object)
+		b.WriteString(past + plural(n, "job", "jobs") + " of " + a.object)
 	default:
-		b.WriteString("Forgot " + count(f.Deleted) + " of " + a.object)
+		b.WriteString(past + count(n) + " of " + a.object)
 	}
-	if n := len(f.NotFound); n > 0 {
-		b.WriteString("; " + count(n) + " already gone")
+	if len(r.ByQueue) > 0 && n > 0 {
+		b.WriteString(" onto " + queueList(r.ByQueue))
 	}
-	return b.String() + archived + "."
+	if len(r.Skipped) > 0 {
+		b.WriteString("; skipped " + count(len(r.Skipped)) + ": " + skipSummary(r.Skipped))
+	}
+	if gone > 0 {
+		b.WriteString("; " + count(gone) + " already gone")
+	}
+	if a.archive != nil && f.Deleted > 0 {
+		b.WriteString("; archived to " + sanitize.Line(a.archivePath) + " first")
+	}
+	return b.String() + "."
 }
 
 func capitalize(s string) string {
@@ -415,21 +357,13 @@ func skipSummary(skips []triage.Skip) string {
 	for _, s := range skips {
 		counts[skipLabel(s)]++
 	}
-	labels := make([]string, 0, len(counts))
-	for l := range counts {
-		labels = append(labels, l)
-	}
-	sort.Slice(labels, func(i, j int) bool {
-		if counts[labels[i]] != counts[labels[j]] {
-			return counts[labels[i]] > counts[labels[j]]
-		}
-		return labels[i] < labels[j]
+	labels := slices.SortedFunc(maps.Keys(counts), func(a, b string) int {
+		return cmp.Or(counts[b]-counts[a], strings.Compare(a, b))
 	})
-	parts := make([]string, len(labels))
 	for i, l := range labels {
-		parts[i] = count(counts[l]) + " " + l
+		labels[i] = count(counts[l]) + " " + l
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(labels, ", ")
 }
 
 // skipLabel is the short reason of one skip; the full reason is in the
@@ -450,14 +384,9 @@ func skipLabel(s triage.Skip) string {
 
 // queueList is "default (3), emails (1)" in name order.
 func queueList(byQueue map[string]int) string {
-	names := make([]string, 0, len(byQueue))
-	for q := range byQueue {
-		names = append(names, q)
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
+	names := slices.Sorted(maps.Keys(byQueue))
 	for i, q := range names {
-		parts[i] = sanitize.Line(q) + " (" + count(byQueue[q]) + ")"
+		names[i] = sanitize.Line(q) + " (" + count(byQueue[q]) + ")"
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(names, ", ")
 }

@@ -42,7 +42,7 @@ type detailPage struct {
 // jsonTab is the tab after the model's sections: the payload as stored.
 const jsonTab = "JSON"
 
-func (m Model) openDetail(j triage.Job) (tea.Model, tea.Cmd) {
+func (m Model) openDetail(j triage.Job) (Model, tea.Cmd) {
 	m.state = stateDetail
 	seq := m.nextSeq()
 	m.detail = detailPage{seq: seq, job: j, loading: true, vp: viewport.New(m.width, m.bodyHeight()-1)}
@@ -70,33 +70,27 @@ func (p *detailPage) render(st styles, now time.Time, w, h int) {
 	p.vp.SetContent(p.rendered[p.section])
 }
 
-func (m Model) detailKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) detailKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys.Detail
 	switch {
 	case key.Matches(msg, k.Back):
 		m.state = stateJobs
 		m.detail.seq = m.nextSeq()
-		return m, nil
-	case key.Matches(msg, k.Section):
-		n := len(m.detail.tabs)
-		if n == 0 { // not loaded yet
-			return m, nil
-		}
-		step := 1
+	case key.Matches(msg, k.Section) && len(m.detail.tabs) > 0: // loaded
+		n, step := len(m.detail.tabs), 1
 		if msg.String() == "shift+tab" {
 			step = n - 1
 		}
 		m.detail.section = (m.detail.section + step) % n
 		m.detail.vp.SetContent(m.detail.rendered[m.detail.section])
 		m.detail.vp.GotoTop()
-		return m, nil
 	case m.detail.job.ID == "" && key.Matches(msg, k.Retry, k.Forget, k.Copy):
 	case key.Matches(msg, k.Retry):
 		return m, m.askJobs(actionRetry, []triage.Job{m.detail.job})
 	case key.Matches(msg, k.Forget):
 		return m, m.askJobs(actionForget, []triage.Job{m.detail.job})
 	case key.Matches(msg, k.Copy):
-		return m, m.copyCmd("job id", m.detail.job.ID)
+		return m, copyCmd(m.clipboard, "job id", m.detail.job.ID)
 	case key.Matches(msg, k.Up):
 		m.detail.vp.ScrollUp(1)
 	case key.Matches(msg, k.Down):
@@ -128,7 +122,7 @@ func (m Model) detailBody(height int) []string {
 			// under NO_COLOR too.
 			tabs[i] = m.st.TabActive.Render("[" + name + "]")
 		} else {
-			tabs[i] = m.st.Tab.Render(" " + name + " ")
+			tabs[i] = m.st.Muted.Render(" " + name + " ")
 		}
 	}
 	head := strings.Join(tabs, " ")

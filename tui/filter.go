@@ -87,13 +87,13 @@ func filterSummary(q triage.Query) string {
 	return strings.Join(parts, ", ")
 }
 
-func (m Model) openFilter() (tea.Model, tea.Cmd) {
+func (m Model) openFilter() (Model, tea.Cmd) {
 	m.filter.load(m.query)
 	m.page, m.state = m.state, stateFilter
 	return m, nil
 }
 
-func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) filterKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys.Filter
 	switch {
 	case key.Matches(msg, k.Cancel):
@@ -118,7 +118,7 @@ func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // applyFilter sets the filter and re-reads with it: the signatures stream
 // in again, and the jobs page (if that is where the filter was opened)
 // reloads its list.
-func (m Model) applyFilter(q triage.Query) (tea.Model, tea.Cmd) {
+func (m Model) applyFilter(q triage.Query) (Model, tea.Cmd) {
 	m.state = m.page
 	m.query = q
 	m.status = statusLine{}
@@ -131,10 +131,7 @@ func (m Model) applyFilter(q triage.Query) (tea.Model, tea.Cmd) {
 }
 
 func (m Model) filterBody(height int) []string {
-	w := m.width - 6
-	if w > 72 {
-		w = 72
-	}
+	w := min(m.width-6, 72)
 	lines := []string{m.st.Header.Render("Filter"), ""}
 	for i := range m.filter.inputs {
 		mark := "  "
@@ -170,27 +167,17 @@ func (in *lineInput) SetValue(s string) {
 func (in lineInput) update(msg tea.KeyMsg) lineInput {
 	switch msg.Type {
 	case tea.KeyBackspace:
-		if n := len(in.value); n > 0 {
-			in.value = append([]rune(nil), in.value[:n-1]...)
-		}
-	case tea.KeyRunes, tea.KeySpace:
-		add := msg.Runes
-		if msg.Type == tea.KeySpace {
-			add = []rune{' '}
-		}
-		v := append(append([]rune(nil), in.value...), add...)
-		if len(v) > maxInput {
-			v = v[:maxInput]
-		}
-		in.value = v
+		in.SetValue(string(in.value[:max(len(in.value)-1, 0)]))
+	case tea.KeySpace:
+		in.SetValue(in.Value() + " ")
+	case tea.KeyRunes:
+		in.SetValue(in.Value() + string(msg.Runes))
 	}
 	return in
 }
 
 func (in lineInput) view(st styles, placeholder string, w int, focused bool) string {
-	if w < 4 {
-		w = 4
-	}
+	w = max(w, 4)
 	text := sanitize.Line(in.Value())
 	if text == "" && !focused {
 		return st.Muted.Render(sanitize.Truncate(placeholder, w))

@@ -8,94 +8,30 @@ import (
 )
 
 // jobList is the jobs of one signature, read in keyset pages as the cursor
-// nears the end.
+// nears the end. A marked job a reload no longer lists stays marked: it is
+// still a job the operator chose.
 type jobList struct {
+	rows[triage.Job]
 	seq         int
 	sig         triage.Signature
-	items       []triage.Job
 	next        string // cursor of the next page; "" at the end
-	cursor      int
-	offset      int
-	loading     bool // the first page (or a reload) is on its way
-	loadingMore bool // a next page is on its way
+	loading     bool   // the first page (or a reload) is on its way
+	loadingMore bool   // a next page is on its way
 	err         error
-	// marked are the jobs space marked, by id, for a bulk retry or forget.
-	marked map[string]triage.Job
 }
 
-// toggle marks or unmarks the job under the cursor.
-func (l *jobList) toggle() {
-	j, ok := l.current()
-	if !ok {
-		return
-	}
-	if l.marked == nil {
-		l.marked = map[string]triage.Job{}
-	}
-	if _, ok := l.marked[j.ID]; ok {
-		delete(l.marked, j.ID)
-	} else {
-		l.marked[j.ID] = j
-	}
-}
-
-// markedItems are the marked jobs in list order, then any marked job a
-// reload no longer lists (it is still a job the operator chose).
-func (l jobList) markedItems() []triage.Job {
-	var out []triage.Job
-	seen := map[string]bool{}
-	for _, j := range l.items {
-		if _, ok := l.marked[j.ID]; ok {
-			out = append(out, j)
-			seen[j.ID] = true
-		}
-	}
-	for id, j := range l.marked {
-		if !seen[id] {
-			out = append(out, j)
-		}
-	}
-	return out
-}
-
-// drop removes jobs an action took away (by id) at once, keeping the
-// cursor on the row it was on or the one that took its place. The
-// signature's count is the caller's: ids may belong to other signatures.
+// drop removes jobs an action took away (by id) at once. The signature's
+// count is the caller's: ids may belong to other signatures.
 func (l *jobList) drop(ids []string) {
-	if len(ids) == 0 {
-		return
-	}
 	gone := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		gone[id] = true
 		delete(l.marked, id)
 	}
-	var keepID string
-	if j, ok := l.current(); ok {
-		keepID = j.ID
-	}
-	kept := l.items[:0:0]
-	before := 0 // rows above the cursor that are kept
-	for i, j := range l.items {
-		if gone[j.ID] {
-			continue
-		}
-		if i < l.cursor {
-			before++
-		}
-		kept = append(kept, j)
-	}
-	l.items = kept
-	l.cursor = clampCursor(before, len(kept))
-	for i, j := range kept {
-		if j.ID == keepID {
-			l.cursor = i
-		}
-	}
+	l.rows.drop(func(j *triage.Job) bool { return !gone[j.ID] })
 }
 
-// apply takes a page: appended to the list, or replacing it (the cursor
-// stays on the job it was on, if that job is still there).
+// apply takes a page: appended to the list, or replacing it.
 func (l *jobList) apply(p triage.Page, appendPage bool) {
 	l.loading, l.loadingMore = false, false
 	l.err = nil
@@ -104,26 +40,7 @@ func (l *jobList) apply(p triage.Page, appendPage bool) {
 		l.items = append(l.items, p.Jobs...)
 		return
 	}
-	var keepID string
-	if l.cursor < len(l.items) {
-		keepID = l.items[l.cursor].ID
-	}
-	l.items = p.Jobs
-	l.cursor = clampCursor(l.cursor, len(l.items))
-	for i, j := range l.items {
-		if j.ID == keepID {
-			l.cursor = i
-			break
-		}
-	}
-}
-
-// current is the job under the cursor.
-func (l jobList) current() (triage.Job, bool) {
-	if l.cursor < 0 || l.cursor >= len(l.items) {
-		return triage.Job{}, false
-	}
-	return l.items[l.cursor], true
+	l.set(p.Jobs)
 }
 
 // query is the active filter narrowed to one signature.
@@ -132,7 +49,7 @@ func withSignature(q triage.Query, id string) triage.Query {
 	return q
 }
 
-func (m Model) openJobs(s triage.Signature) (tea.Model, tea.Cmd) {
+func (m Model) openJobs(s triage.Signature) (Model, tea.Cmd) {
 	m.state = stateJobs
 	m.jobs = jobList{sig: s}
 	return m, tea.Batch(m.reloadJobs(), m.startSpin())
@@ -141,19 +58,9 @@ func (m Model) openJobs(s triage.Signature) (tea.Model, tea.Cmd) {
 // reloadJobs reads the list again from the top, as many rows as it shows
 // now (so a refresh does not lose the pages already read).
 func (m *Model) reloadJobs() tea.Cmd {
-	limit := len(m.jobs.items)
-	if limit < pageSize {
-		limit = pageSize
-	}
-	if limit > 500 {
-		limit = 500
-	}
-	seq := m.nextSeq()
-	m.jobs.seq = seq
-	m.jobs.loading = true
-	m.jobs.loadingMore = false
-	p := triage.ListParams{Query: withSignature(m.query, m.jobs.sig.ID), Limit: limit}
-	return listCmd(m.ctx, m.backend, p, seq, false)
+	m.jobs.seq, m.jobs.loading, m.jobs.loadingMore = m.nextSeq(), true, false
+	p := triage.ListParams{Query: withSignature(m.query, m.jobs.sig.ID), Limit: min(max(len(m.jobs.items), pageSize), 500)}
+	return listCmd(m.ctx, m.backend, p, m.jobs.seq, false)
 }
 
 // loadAhead is how close to the end the cursor may come before the next
@@ -166,11 +73,7 @@ func (m *Model) maybeLoadMore() tea.Cmd {
 	if l.loading || l.loadingMore || l.next == "" || l.err != nil {
 		return nil
 	}
-	ahead := loadAhead
-	if r := m.tableRows(); r > ahead {
-		ahead = r
-	}
-	if l.cursor < len(l.items)-ahead {
+	if l.cursor < len(l.items)-max(loadAhead, m.tableRows()) {
 		return nil
 	}
 	l.loadingMore = true
@@ -178,49 +81,33 @@ func (m *Model) maybeLoadMore() tea.Cmd {
 	return tea.Batch(listCmd(m.ctx, m.backend, p, l.seq, true), m.startSpin())
 }
 
-func (m Model) jobsKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) jobsKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys.Jobs
 	if c, ok := k.move(msg, m.jobs.cursor, len(m.jobs.items), m.tableRows()); ok {
 		m.jobs.cursor = c
 		return m, m.maybeLoadMore()
 	}
+	j, ok := m.jobs.current()
 	switch {
+	case key.Matches(msg, k.Back) && len(m.jobs.marked) > 0:
+		m.jobs.marked = nil
+		m.status = statusLine{text: "Marks cleared."}
 	case key.Matches(msg, k.Back):
-		if len(m.jobs.marked) > 0 {
-			m.jobs.marked = nil
-			m.status = statusLine{text: "Marks cleared."}
-			return m, nil
-		}
 		m.state = stateSignatures
 		m.jobs.seq = m.nextSeq() // drop answers still on their way
-		return m, nil
 	case key.Matches(msg, k.Filter):
 		return m.openFilter()
-	case key.Matches(msg, k.Open):
-		j, ok := m.jobs.current()
-		if !ok {
-			return m, nil
-		}
+	case key.Matches(msg, k.Open) && ok:
 		return m.openDetail(j)
 	case key.Matches(msg, k.Mark):
 		m.jobs.toggle()
-		m.jobs.cursor = clampCursor(m.jobs.cursor+1, len(m.jobs.items))
 		return m, m.maybeLoadMore()
-	case key.Matches(msg, k.Copy):
-		if j, ok := m.jobs.current(); ok {
-			return m, m.copyCmd("job id", j.ID)
-		}
-	case key.Matches(msg, k.Retry), key.Matches(msg, k.Forget):
-		kind := actionRetry
-		if key.Matches(msg, k.Forget) {
-			kind = actionForget
-		}
-		if marked := m.jobs.markedItems(); len(marked) > 0 {
-			return m, m.askJobs(kind, marked)
-		}
-		if j, ok := m.jobs.current(); ok {
-			return m, m.askJobs(kind, []triage.Job{j})
-		}
+	case key.Matches(msg, k.Copy) && ok:
+		return m, copyCmd(m.clipboard, "job id", j.ID)
+	case key.Matches(msg, k.Retry):
+		return m, m.askJobs(actionRetry, m.jobs.chosen(true))
+	case key.Matches(msg, k.Forget):
+		return m, m.askJobs(actionForget, m.jobs.chosen(true))
 	case key.Matches(msg, k.RetryAll):
 		return m, m.askSignatures(actionRetry, []triage.Signature{m.jobs.sig}, m.sigs.loading)
 	case key.Matches(msg, k.ForgetAll):
@@ -263,25 +150,21 @@ func (m Model) jobsBody(height int) []string {
 	cols[0].Min, cols[0].Max = prefix, max(prefix, contentWidth("", ids))
 	fitContent(&cols[1], queues)
 	cols[3].Want = min(contentWidth(cols[3].Title, messages), messageWant)
-	widths := fitColumns(cols, m.width-gutterWidth)
-	lines := []string{m.st.TableHead.Render(gutterBlank + tableHeader(cols, widths))}
 	rows := height - 1
 	if l.loadingMore || l.next != "" {
 		rows-- // a line for "more below"
 	}
-	l.offset = scrollOffset(l.offset, l.cursor, rows, len(l.items))
-	for i := l.offset; i < len(l.items) && i < l.offset+rows; i++ {
+	lines := m.table(cols, len(l.items), l.cursor, rows, func(i int, widths []int) string {
 		j := l.items[i]
 		id := j.ID
 		if len(id) > widths[0] {
 			id = id[:widths[0]] // a unique prefix, not a cut: no ellipsis
 		}
-		row := tableRow(cols, widths, []string{
-			id, j.Queue, stamp(j.FailedAt), exceptionText(j.ExceptionClass, j.ExceptionMessage),
-		})
 		_, marked := l.marked[j.ID]
-		lines = append(lines, m.tableLine(row, i == l.cursor, marked))
-	}
+		return m.tableLine(tableRow(cols, widths, []string{
+			id, j.Queue, stamp(j.FailedAt), exceptionText(j.ExceptionClass, j.ExceptionMessage),
+		}), i == l.cursor, marked, false)
+	})
 	switch {
 	case l.loadingMore:
 		lines = append(lines, m.st.Muted.Render("  "+m.spin.View()+" loading more…"))

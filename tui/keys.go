@@ -26,115 +26,83 @@ func (k listKeys) bindings() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
 }
 
-// globalKeys work on every page.
-type globalKeys struct {
-	Refresh, Help, Quit key.Binding
-}
-
-// signatureKeys drive the signatures page. Retry and Forget act on the
-// marked signatures when any are marked, else on the one under the cursor.
-// Clear (esc) unmarks, and with nothing marked drops the filter.
-type signatureKeys struct {
-	listKeys
-	Open, Filter, Retry, Forget, Mark, Sort, Copy, Clear key.Binding
-}
-
-// jobKeys drive the jobs of one signature. Retry and Forget act on the
-// marked jobs when any are marked; Back (esc) unmarks first.
-type jobKeys struct {
-	listKeys
-	Open, Back, Filter, Retry, RetryAll, Forget, ForgetAll, Mark, Copy key.Binding
-}
-
-// detailKeys drive the detail of one job.
-type detailKeys struct {
-	Up, Down, PageUp, PageDown, Top, Bottom, Section, Back, Retry, Forget, Copy key.Binding
-}
-
-// confirmKeys answer a confirmation. Yes is disabled while the dry run
-// says nothing would be retried; Copy is enabled only while the dialog has
-// an artisan command for the skipped jobs.
-type confirmKeys struct {
-	Yes, Copy, No key.Binding
-}
-
-// filterKeys drive the filter form.
-type filterKeys struct {
-	Next, Prev, Apply, Cancel, Clear key.Binding
-}
-
 // keyMap is every binding of the UI, grouped by the page that uses it.
+// Signatures' Retry and Forget act on the marked signatures when any are
+// marked, else on the one under the cursor; their Clear (esc) unmarks, and
+// with nothing marked drops the filter. Jobs' Retry and Forget act on the
+// marked jobs when any are marked; Back (esc) unmarks first. Confirm's Yes
+// is disabled while the dry run says nothing would be retried; its Copy is
+// enabled only while the dialog has an artisan command for the skipped jobs.
 type keyMap struct {
-	Global     globalKeys
-	Signatures signatureKeys
-	Jobs       jobKeys
-	Detail     detailKeys
-	Confirm    confirmKeys
-	Filter     filterKeys
-	HelpClose  key.Binding
+	Global     struct{ Refresh, Help, Quit key.Binding }
+	Signatures struct {
+		listKeys
+		Open, Filter, Retry, Forget, Mark, Sort, Copy, Clear key.Binding
+	}
+	Jobs struct {
+		listKeys
+		Open, Back, Filter, Retry, RetryAll, Forget, ForgetAll, Mark, Copy key.Binding
+	}
+	Detail    struct{ Up, Down, PageUp, PageDown, Top, Bottom, Section, Back, Retry, Forget, Copy key.Binding }
+	Confirm   struct{ Yes, Copy, No key.Binding }
+	Filter    struct{ Next, Prev, Apply, Cancel, Clear key.Binding }
+	HelpClose key.Binding
 }
 
 func newKeyMap(readOnly bool) keyMap {
-	k := keyMap{
-		Global: globalKeys{
-			Refresh: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "refresh")),
-			Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-			Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		},
-		Signatures: signatureKeys{
-			listKeys: newListKeys(),
-			Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "jobs")),
-			Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-			Retry:    key.NewBinding(key.WithKeys("r", "R"), key.WithHelp("r", "retry signature")),
-			Forget:   key.NewBinding(key.WithKeys("f", "F"), key.WithHelp("f", "forget signature")),
-			Mark:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark, next")),
-			Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
-			Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
-			Clear:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear marks/filter")),
-		},
-		Jobs: jobKeys{
-			listKeys:  newListKeys(),
-			Open:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
-			Back:      key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
-			Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-			Retry:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry job")),
-			RetryAll:  key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "retry signature")),
-			Forget:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forget job")),
-			ForgetAll: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "forget signature")),
-			Mark:      key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark, next")),
-			Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
-		},
-		Detail: detailKeys{
-			Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-			Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-			PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
-			PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f", " "), key.WithHelp("pgdn", "page down")),
-			Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
-			Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
-			Section:  key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "section")),
-			Back:     key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
-			Retry:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry job")),
-			Forget:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forget job")),
-			Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
-		},
-		Confirm: confirmKeys{
-			Yes:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
-			Copy: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy artisan command"), key.WithDisabled()),
-			No:   key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n/esc", "no")),
-		},
-		Filter: filterKeys{
-			Next:   key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
-			Prev:   key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous field")),
-			Apply:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
-			Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
-			Clear:  key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "clear field")),
-		},
-		HelpClose: key.NewBinding(key.WithKeys("?", "esc", "q"), key.WithHelp("?/esc", "close help")),
-	}
+	var k keyMap
+	g, s, j, d, c, f := &k.Global, &k.Signatures, &k.Jobs, &k.Detail, &k.Confirm, &k.Filter
+	g.Refresh = key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "refresh"))
+	g.Help = key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help"))
+	g.Quit = key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit"))
+
+	s.listKeys = newListKeys()
+	s.Open = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "jobs"))
+	s.Filter = key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter"))
+	s.Retry = key.NewBinding(key.WithKeys("r", "R"), key.WithHelp("r", "retry signature"))
+	s.Forget = key.NewBinding(key.WithKeys("f", "F"), key.WithHelp("f", "forget signature"))
+	s.Mark = key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark, next"))
+	s.Sort = key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort"))
+	s.Copy = key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id"))
+	s.Clear = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear marks/filter"))
+
+	j.listKeys = newListKeys()
+	j.Open = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail"))
+	j.Back = key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back"))
+	j.Filter = key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter"))
+	j.Retry = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry job"))
+	j.RetryAll = key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "retry signature"))
+	j.Forget = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forget job"))
+	j.ForgetAll = key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "forget signature"))
+	j.Mark = key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark, next"))
+	j.Copy = key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id"))
+
+	d.Up = key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up"))
+	d.Down = key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down"))
+	d.PageUp = key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up"))
+	d.PageDown = key.NewBinding(key.WithKeys("pgdown", "ctrl+f", " "), key.WithHelp("pgdn", "page down"))
+	d.Top = key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top"))
+	d.Bottom = key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom"))
+	d.Section = key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "section"))
+	d.Back = key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back"))
+	d.Retry = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry job"))
+	d.Forget = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forget job"))
+	d.Copy = key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id"))
+
+	c.Yes = key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes"))
+	c.Copy = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy artisan command"), key.WithDisabled())
+	c.No = key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n/esc", "no"))
+
+	f.Next = key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field"))
+	f.Prev = key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous field"))
+	f.Apply = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply"))
+	f.Cancel = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))
+	f.Clear = key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "clear field"))
+
+	k.HelpClose = key.NewBinding(key.WithKeys("?", "esc", "q"), key.WithHelp("?/esc", "close help"))
 	if readOnly {
-		for _, b := range []*key.Binding{&k.Signatures.Retry, &k.Signatures.Forget, &k.Jobs.Retry,
-			&k.Jobs.RetryAll, &k.Jobs.Forget, &k.Jobs.ForgetAll, &k.Detail.Retry, &k.Detail.Forget,
-			&k.Signatures.Mark, &k.Jobs.Mark} {
+		for _, b := range []*key.Binding{&s.Retry, &s.Forget, &j.Retry, &j.RetryAll, &j.Forget, &j.ForgetAll,
+			&d.Retry, &d.Forget, &s.Mark, &j.Mark} {
 			b.SetEnabled(false)
 		}
 	}

@@ -138,7 +138,7 @@ func TestSpaceDoesWhatItsHelpSays(t *testing.T) {
 		t.Errorf("signatures help does not say space moves on:\n%s", v)
 	}
 	h.keys("esc", " ")
-	if h.m.sigs.cursor != 1 || !h.m.sigs.marked[h.m.sigs.items[0].ID] {
+	if _, marked := h.m.sigs.marked[h.m.sigs.items[0].ID]; h.m.sigs.cursor != 1 || !marked {
 		t.Errorf("space on signatures: cursor %d, marked %v", h.m.sigs.cursor, h.m.sigs.marked)
 	}
 	h.keys("esc", "enter", " ")

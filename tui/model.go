@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"strconv"
@@ -93,30 +94,23 @@ type running struct {
 	started time.Time
 }
 
-// windowState is the failure count of the alert window for the header.
+// windowState is the failure count of the alert window for the header;
+// known once counted.
 type windowState struct {
-	seq    int
-	known  bool
-	count  int
-	capped bool
-	err    error
+	windowMsg
+	known bool
 }
 
 // New builds the root model. out is where the program draws; colours are
 // detected on it.
 func New(ctx context.Context, b Backend, a Actions, opts Options, out io.Writer) Model {
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx, out = cmp.Or(ctx, context.Background()), cmp.Or(out, io.Writer(io.Discard))
 	if opts.ReadOnly {
 		a = nil
 	}
 	now := opts.Now
 	if now == nil {
 		now = time.Now
-	}
-	if out == nil {
-		out = io.Discard
 	}
 	r := newRenderer(out, opts.NoColor)
 	if opts.DarkBackground != nil {
@@ -189,24 +183,19 @@ func (m *Model) startSpin() tea.Cmd {
 // Update is the state machine. The detail viewport follows the body's
 // height, which a wrapped status line changes.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	mm, cmd := m.update(msg)
-	nm := mm.(Model)
+	nm, cmd := m.update(msg)
 	if h := nm.bodyHeight() - 1; nm.detail.vp.Height != h {
 		nm.detail.vp.Height = h
 	}
 	return nm, cmd
 }
 
-func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-		return m, nil
 	case tea.KeyMsg:
-		if keys := splitBurst(msg); keys != nil {
-			return m.handleBurst(keys)
-		}
-		return m.handleKey(msg)
+		return m.handleKeys(msg)
 	case previewMsg:
 		return m.onPreview(msg)
 	case copiedMsg:
@@ -215,7 +204,6 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		} else {
 			m.status = statusLine{text: "Copied " + msg.what + " " + sanitize.Line(msg.text) + " (OSC 52)."}
 		}
-		return m, nil
 	case groupMsg:
 		return m.onGroup(msg)
 	case pageMsg:
@@ -224,18 +212,16 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onDetail(msg)
 	case windowMsg:
 		if msg.seq == m.window.seq {
-			m.window = windowState{seq: msg.seq, known: msg.err == nil, count: msg.count, capped: msg.capped, err: msg.err}
+			m.window = windowState{windowMsg: msg, known: msg.err == nil}
 		}
-		return m, nil
 	case actionMsg:
 		m.running = running{}
 		return m.onAction(msg)
 	case actionProgressMsg:
-		if msg.seq != m.running.seq {
-			return m, nil
+		if msg.seq == m.running.seq {
+			m.running.done = msg.done
+			return m, msg.more
 		}
-		m.running.done = msg.done
-		return m, msg.more
 	case refreshMsg:
 		cmd := m.refresh()
 		return m, tea.Batch(cmd, m.scheduleRefresh())
@@ -246,58 +232,39 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.spinning = true
 		m.spin, _ = m.spin.Update(spinner.TickMsg{})
-		return m, m.tick(spinEvery, func(time.Time) tea.Msg { return spinMsg{} })
+		return m, m.startSpinCmd()
 	}
 	return m, nil
 }
 
 func (m *Model) resize(w, h int) {
-	if w < 20 {
-		w = 20
-	}
-	if h < 8 {
-		h = 8
-	}
-	m.width, m.height = w, h
-	m.help.Width = w
+	m.width, m.height = max(w, 20), max(h, 8)
+	m.help.Width = m.width
 	m.clearStatus() // it was laid out for the old width
-	m.detail.resize(m.st, w, m.bodyHeight())
+	m.detail.resize(m.st, m.width, m.bodyHeight())
 }
 
 // bodyHeight is the rows between the two header lines and the status
 // (one line, two when a long status wraps) and footer lines.
-func (m Model) bodyHeight() int { return m.height - 3 - m.statusHeight() }
+func (m Model) bodyHeight() int { return m.height - 3 - len(m.statusLines()) }
 
-// splitBurst returns the keys of a multi-rune message one rune each, nil
-// for anything else. Bubbletea v1 reports runes that arrive in one read as
-// one KeyRunes message, so "gjjjr" typed (or sent by tmux) quickly would
-// match no binding and be lost. A paste stays whole: it is text.
-func splitBurst(msg tea.KeyMsg) []tea.KeyMsg {
+// handleKeys handles a key message. Bubbletea v1 reports runes that arrive
+// in one read as one KeyRunes message, so "gjjjr" typed (or sent by tmux)
+// quickly would match no binding and be lost: each rune is handled as its
+// own key, except in the filter form, where the rest of the burst is typed
+// text. A paste stays whole: it is text.
+func (m Model) handleKeys(msg tea.KeyMsg) (Model, tea.Cmd) {
 	if msg.Type != tea.KeyRunes || msg.Paste || len(msg.Runes) < 2 {
-		return nil
+		return m.handleKey(msg)
 	}
-	keys := make([]tea.KeyMsg, len(msg.Runes))
-	for i, r := range msg.Runes {
-		keys[i] = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
-	}
-	return keys
-}
-
-// handleBurst handles keys in turn as if each had its own message. In the
-// filter form the rest of the burst is typed text, so it goes in whole.
-func (m Model) handleBurst(keys []tea.KeyMsg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
-	for i, k := range keys {
+	for i, r := range msg.Runes {
 		if m.state == stateFilter {
-			rest := tea.KeyMsg{Type: tea.KeyRunes, Alt: k.Alt}
-			for _, r := range keys[i:] {
-				rest.Runes = append(rest.Runes, r.Runes...)
-			}
-			mm, cmd := m.handleKey(rest)
-			return mm, tea.Batch(append(cmds, cmd)...)
+			nm, cmd := m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:], Alt: msg.Alt})
+			return nm, tea.Batch(append(cmds, cmd)...)
 		}
-		mm, cmd := m.handleKey(k)
-		m = mm.(Model)
+		var cmd tea.Cmd
+		m, cmd = m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
 		cmds = append(cmds, cmd)
 	}
 	return m, tea.Batch(cmds...)
@@ -306,10 +273,9 @@ func (m Model) handleBurst(keys []tea.KeyMsg) (tea.Model, tea.Cmd) {
 // handleKey handles one key. A status line belongs to the screen it was
 // said on: a key that changes the page or opens or closes a dialog clears
 // it, unless the key itself said something.
-func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	before, said := m.state, m.status
-	mm, cmd := m.dispatchKey(msg)
-	nm := mm.(Model)
+	nm, cmd := m.dispatchKey(msg)
 	if nm.state != before && nm.status == said {
 		nm.clearStatus()
 	}
@@ -323,7 +289,7 @@ func (m *Model) clearStatus() {
 	}
 }
 
-func (m Model) dispatchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) dispatchKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	if msg.String() == "ctrl+c" {
 		return m, m.quit()
 	}
@@ -344,15 +310,14 @@ func (m Model) dispatchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.status = statusLine{busy: true}
 			return m, tea.Batch(cmd, m.startSpin())
 		case key.Matches(msg, m.keys.Confirm.Copy):
-			return m, m.copyCmd("artisan command", artisanFallback(m.confirm.preview.Skipped, 0))
+			return m, copyCmd(m.clipboard, "artisan command", artisanFallback(m.confirm.preview.Skipped, 0))
 		case key.Matches(msg, m.keys.Confirm.No):
 			m.closeConfirm()
 			m.status = statusLine{text: "Cancelled."}
 		}
 		return m, nil
 	case stateHelp:
-		switch {
-		case key.Matches(msg, m.keys.HelpClose):
+		if key.Matches(msg, m.keys.HelpClose) {
 			m.state = m.page
 		}
 		return m, nil
@@ -378,31 +343,16 @@ func (m Model) dispatchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 }
 
 func (m Model) quit() tea.Cmd {
-	if m.cancelScan != nil {
-		m.cancelScan()
-	}
-	if m.cancelPreview != nil {
-		m.cancelPreview()
-	}
+	stop(&m.cancelScan)
+	stop(&m.cancelPreview)
 	return tea.Quit
-}
-
-// copyCmd copies an id to the clipboard (y).
-func (m Model) copyCmd(what, text string) tea.Cmd {
-	if m.clipboard == nil {
-		return nil
-	}
-	return copyCmd(m.clipboard, what, text)
 }
 
 // runningText is the status while an action runs: what, how far, and
 // about how long is left once there is a rate to go by.
 func (m Model) runningText() string {
 	r := m.running
-	verb := "Retrying "
-	if r.act.kind == actionForget {
-		verb = "Forgetting "
-	}
+	verb := verbs[r.act.kind].running
 	if r.act.single || r.total <= 0 {
 		return verb + r.act.object + "…"
 	}
@@ -440,18 +390,14 @@ func (m *Model) refresh() tea.Cmd {
 // keeps the current rows on screen and swaps them when the scan ends; a new
 // filter streams its snapshots in.
 func (m *Model) startGroup(refresh bool) tea.Cmd {
-	if m.cancelScan != nil {
-		m.cancelScan()
-	}
+	stop(&m.cancelScan)
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.cancelScan = cancel
-	seq := m.nextSeq()
-	keep := refresh && len(m.sigs.items) > 0
-	m.sigs.startScan(seq, keep)
-	return groupCmd(ctx, m.backend, triage.GroupParams{Query: m.query, Window: m.opts.TrendWindow, NewSince: m.opts.NewSince}, seq)
+	m.sigs.startScan(m.nextSeq(), refresh && len(m.sigs.items) > 0)
+	return groupCmd(ctx, m.backend, triage.GroupParams{Query: m.query, Window: m.opts.TrendWindow, NewSince: m.opts.NewSince}, m.sigs.seq)
 }
 
-func (m Model) onGroup(msg groupMsg) (tea.Model, tea.Cmd) {
+func (m Model) onGroup(msg groupMsg) (Model, tea.Cmd) {
 	if msg.seq != m.sigs.seq {
 		return m, nil
 	}
@@ -464,34 +410,30 @@ func (m Model) onGroup(msg groupMsg) (tea.Model, tea.Cmd) {
 	}
 	m.sigs.apply(msg.progress, m.now())
 	if msg.progress.Done {
-		if m.cancelScan != nil {
-			m.cancelScan() // releases the scan's context
-			m.cancelScan = nil
-		}
+		stop(&m.cancelScan) // releases the scan's context
 		return m, nil
 	}
 	return m, msg.more
 }
 
-func (m Model) onPage(msg pageMsg) (tea.Model, tea.Cmd) {
+func (m Model) onPage(msg pageMsg) (Model, tea.Cmd) {
 	if msg.seq != m.jobs.seq {
 		return m, nil
 	}
 	if msg.err != nil {
+		m.jobs.loading, m.jobs.loadingMore = false, false
 		if msg.append || len(m.jobs.items) > 0 {
 			m.status = statusLine{text: "Could not load jobs: " + errText(msg.err), isErr: true}
-			m.jobs.loading, m.jobs.loadingMore = false, false
-			return m, nil
+		} else {
+			m.jobs.err = msg.err
 		}
-		m.jobs.loading, m.jobs.loadingMore = false, false
-		m.jobs.err = msg.err
 		return m, nil
 	}
 	m.jobs.apply(msg.page, msg.append)
 	return m, m.maybeLoadMore()
 }
 
-func (m Model) onDetail(msg detailMsg) (tea.Model, tea.Cmd) {
+func (m Model) onDetail(msg detailMsg) (Model, tea.Cmd) {
 	if msg.seq != m.detail.seq {
 		return m, nil
 	}
@@ -511,7 +453,7 @@ func (m Model) onDetail(msg detailMsg) (tea.Model, tea.Cmd) {
 // re-reads: the screen never shows counts the database no longer has while
 // the refresh runs. A failed multi-part action still applies the parts
 // that ran.
-func (m Model) onAction(msg actionMsg) (tea.Model, tea.Cmd) {
+func (m Model) onAction(msg actionMsg) (Model, tea.Cmd) {
 	m.status = statusLine{text: actionSummary(msg), isErr: msg.err != nil}
 	m.sigs.drop(msg.removed)
 	m.jobs.drop(msg.ids())
@@ -524,8 +466,7 @@ func (m Model) onAction(msg actionMsg) (tea.Model, tea.Cmd) {
 	m.jobs.marked, m.sigs.marked = nil, nil
 	// The job or signature is gone from the failed list: step back to the
 	// list it was in and re-read it so that it visibly leaves.
-	switch m.state {
-	case stateDetail:
+	if m.state == stateDetail {
 		m.state = stateJobs
 	}
 	if m.state == stateJobs && msg.act.whole {

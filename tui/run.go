@@ -124,8 +124,8 @@ func Run(ctx context.Context, b Backend, a Actions, opts Options, in io.Reader, 
 	m := New(ctx, b, a, opts, out)
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithAltScreen())
 	final, err := p.Run()
-	if fm, ok := final.(Model); ok && fm.cancelScan != nil {
-		fm.cancelScan()
+	if fm, ok := final.(Model); ok {
+		stop(&fm.cancelScan)
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
@@ -149,11 +149,7 @@ func FirstScreen(ctx context.Context, b Backend, opts Options, width, height int
 	m.tick = noTick
 	mm, _ := m.Update(tea.WindowSizeMsg{Width: width, Height: height})
 	m = mm.(Model)
-	defer func() {
-		if m.cancelScan != nil {
-			m.cancelScan()
-		}
-	}()
+	defer func() { stop(&m.cancelScan) }()
 	queue := []tea.Cmd{m.Init()}
 	for len(queue) > 0 {
 		cmd := queue[0]

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,12 +13,10 @@ import (
 )
 
 // sigList is the signatures page: one row per error signature, streamed in
-// from a Group scan.
+// from a Group scan. Marks of signatures that leave the list are dropped.
 type sigList struct {
+	rows[triage.Signature]
 	seq        int
-	items      []triage.Signature
-	cursor     int
-	offset     int
 	loading    bool // a scan is running
 	refreshing bool // the running scan replaces items only when it ends
 	loaded     bool // a scan has ended at least once
@@ -27,9 +26,6 @@ type sigList struct {
 	// failed), until one succeeds; loadedAt is when the rows were read.
 	stale    error
 	loadedAt time.Time
-	// marked are the signatures space marked, by id: a bulk retry or
-	// forget acts on them. Ids that leave the list leave the set.
-	marked map[string]bool
 	// order is how items are sorted; every snapshot is re-sorted.
 	order sortOrder
 }
@@ -50,14 +46,6 @@ func (o sortOrder) String() string {
 	return [...]string{"count", "last seen", "first seen", "trend"}[o]
 }
 
-// key is the triage sort key the order sorts by.
-func (o sortOrder) key() triage.SortKey {
-	return [...]triage.SortKey{triage.SortCount, triage.SortLast, triage.SortFirst, triage.SortTrend}[o]
-}
-
-// sortColumn is the signatureColumns index the order sorts by.
-func (o sortOrder) sortColumn() int { return int(o) }
-
 // sorted returns sigs in order o, with the tie-breaks failed --group uses;
 // the input (a backend snapshot) is not changed.
 func (o sortOrder) sorted(sigs []triage.Signature) []triage.Signature {
@@ -65,78 +53,8 @@ func (o sortOrder) sorted(sigs []triage.Signature) []triage.Signature {
 		return sigs
 	}
 	out := append([]triage.Signature(nil), sigs...)
-	triage.SortSignatures(out, o.key())
+	triage.SortSignatures(out, [...]triage.SortKey{triage.SortCount, triage.SortLast, triage.SortFirst, triage.SortTrend}[o])
 	return out
-}
-
-// resort applies the current order to items, keeping the cursor on the
-// signature it was on.
-func (l *sigList) resort() {
-	keep := l.cursorID()
-	// Sorting from the backend order every time keeps ties stable.
-	l.items = l.order.sorted(append([]triage.Signature(nil), l.items...))
-	l.follow(keep)
-}
-
-func (l sigList) cursorID() string {
-	if l.cursor >= 0 && l.cursor < len(l.items) {
-		return l.items[l.cursor].ID
-	}
-	return ""
-}
-
-// follow puts the cursor back on id when it is still listed.
-func (l *sigList) follow(id string) {
-	l.cursor = clampCursor(l.cursor, len(l.items))
-	for i, s := range l.items {
-		if s.ID == id {
-			l.cursor = i
-			return
-		}
-	}
-}
-
-// toggle marks or unmarks the signature under the cursor.
-func (l *sigList) toggle() {
-	id := l.cursorID()
-	if id == "" {
-		return
-	}
-	if l.marked == nil {
-		l.marked = map[string]bool{}
-	}
-	if l.marked[id] {
-		delete(l.marked, id)
-	} else {
-		l.marked[id] = true
-	}
-}
-
-// markedItems are the marked signatures in list order.
-func (l sigList) markedItems() []triage.Signature {
-	var out []triage.Signature
-	for _, s := range l.items {
-		if l.marked[s.ID] {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// pruneMarks drops marks of signatures no longer listed.
-func (l *sigList) pruneMarks() {
-	if len(l.marked) == 0 {
-		return
-	}
-	listed := make(map[string]bool, len(l.items))
-	for _, s := range l.items {
-		listed[s.ID] = true
-	}
-	for id := range l.marked {
-		if !listed[id] {
-			delete(l.marked, id)
-		}
-	}
 }
 
 // drop applies an action's result at once: each signature loses the jobs
@@ -144,23 +62,11 @@ func (l *sigList) pruneMarks() {
 // screen never shows counts the database no longer has while the refresh
 // that confirms them runs.
 func (l *sigList) drop(removed map[string]int) {
-	if len(removed) == 0 {
-		return
-	}
-	keep := l.cursorID()
-	kept := l.items[:0:0]
-	for _, s := range l.items {
-		if n, ok := removed[s.ID]; ok {
-			s.Count -= n
-			if s.Count <= 0 {
-				delete(l.marked, s.ID)
-				continue
-			}
-		}
-		kept = append(kept, s)
-	}
-	l.items = kept
-	l.follow(keep)
+	l.rows.drop(func(s *triage.Signature) bool {
+		n, ok := removed[s.ID]
+		s.Count -= n
+		return !ok || s.Count > 0
+	})
 }
 
 func (l *sigList) startScan(seq int, keep bool) {
@@ -170,9 +76,7 @@ func (l *sigList) startScan(seq int, keep bool) {
 	l.err = nil
 	l.progress = triage.GroupProgress{}
 	if !keep {
-		l.items = nil
-		l.cursor, l.offset = 0, 0
-		l.loaded = false
+		l.items, l.cursor, l.loaded = nil, 0, false
 	}
 }
 
@@ -196,28 +100,20 @@ func (l *sigList) apply(p triage.GroupProgress, now time.Time) {
 	} else if l.refreshing {
 		return
 	}
-	keep := l.cursorID()
-	l.items = l.order.sorted(p.Signatures)
-	l.follow(keep)
+	l.set(l.order.sorted(p.Signatures))
 	if p.Done {
-		l.pruneMarks()
+		for id := range l.marked {
+			if !slices.ContainsFunc(l.items, func(s triage.Signature) bool { return s.ID == id }) {
+				delete(l.marked, id)
+			}
+		}
 	}
-}
-
-// current is the signature under the cursor.
-func (l sigList) current() (triage.Signature, bool) {
-	if l.cursor < 0 || l.cursor >= len(l.items) {
-		return triage.Signature{}, false
-	}
-	return l.items[l.cursor], true
 }
 
 // move applies a list key to a cursor over n items with a page of rows;
 // ok is false when msg is not a movement key.
 func (k listKeys) move(msg tea.KeyMsg, cursor, n, rows int) (int, bool) {
-	if rows < 1 {
-		rows = 1
-	}
+	rows = max(rows, 1)
 	switch {
 	case key.Matches(msg, k.Up):
 		cursor--
@@ -237,55 +133,37 @@ func (k listKeys) move(msg tea.KeyMsg, cursor, n, rows int) (int, bool) {
 	return clampCursor(cursor, n), true
 }
 
-func (m Model) signaturesKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) signaturesKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys.Signatures
 	if c, ok := k.move(msg, m.sigs.cursor, len(m.sigs.items), m.tableRows()); ok {
 		m.sigs.cursor = c
 		return m, nil
 	}
+	s, ok := m.sigs.current()
 	switch {
 	case key.Matches(msg, k.Filter):
 		return m.openFilter()
-	case key.Matches(msg, k.Open):
-		s, ok := m.sigs.current()
-		if !ok {
-			return m, nil
-		}
+	case key.Matches(msg, k.Open) && ok:
 		return m.openJobs(s)
 	case key.Matches(msg, k.Mark):
-		// Mark and step down, so space space space marks a run of rows.
 		m.sigs.toggle()
-		m.sigs.cursor = clampCursor(m.sigs.cursor+1, len(m.sigs.items))
 	case key.Matches(msg, k.Sort):
 		m.sigs.order = (m.sigs.order + 1) % sortOrders
-		m.sigs.resort()
+		m.sigs.set(m.sigs.order.sorted(m.sigs.items))
 		m.status = statusLine{text: "Sorted by " + m.sigs.order.String() + "."}
-	case key.Matches(msg, k.Copy):
-		if s, ok := m.sigs.current(); ok {
-			return m, m.copyCmd("signature id", s.ID)
-		}
-	case key.Matches(msg, k.Clear):
-		switch {
-		case len(m.sigs.marked) > 0:
-			m.sigs.marked = nil
-			m.status = statusLine{text: "Marks cleared."}
-		case !isZeroQuery(m.query):
-			mm, cmd := m.applyFilter(triage.Query{})
-			nm := mm.(Model)
-			nm.status = statusLine{text: "Filter cleared."}
-			return nm, cmd
-		}
-	case key.Matches(msg, k.Retry), key.Matches(msg, k.Forget):
-		kind := actionRetry
-		if key.Matches(msg, k.Forget) {
-			kind = actionForget
-		}
-		if marked := m.sigs.markedItems(); len(marked) > 0 {
-			return m, m.askSignatures(kind, marked, m.sigs.loading)
-		}
-		if s, ok := m.sigs.current(); ok {
-			return m, m.askSignatures(kind, []triage.Signature{s}, m.sigs.loading)
-		}
+	case key.Matches(msg, k.Copy) && ok:
+		return m, copyCmd(m.clipboard, "signature id", s.ID)
+	case key.Matches(msg, k.Clear) && len(m.sigs.marked) > 0:
+		m.sigs.marked = nil
+		m.status = statusLine{text: "Marks cleared."}
+	case key.Matches(msg, k.Clear) && !isZeroQuery(m.query):
+		nm, cmd := m.applyFilter(triage.Query{})
+		nm.status = statusLine{text: "Filter cleared."}
+		return nm, cmd
+	case key.Matches(msg, k.Retry):
+		return m, m.askSignatures(actionRetry, m.sigs.chosen(false), m.sigs.loading)
+	case key.Matches(msg, k.Forget):
+		return m, m.askSignatures(actionForget, m.sigs.chosen(false), m.sigs.loading)
 	}
 	return m, nil
 }
@@ -329,8 +207,8 @@ func (m Model) signaturesBody(height int) []string {
 		return m.emptyBody()
 	}
 	cols := append([]column(nil), signatureColumns...)
-	cols[l.order.sortColumn()].Title += sortArrow
-	cols[l.order.sortColumn()].Rank = cols[0].Rank
+	cols[l.order].Title += sortArrow // the first columns are the sort keys, in order
+	cols[l.order].Rank = cols[0].Rank
 	var classes, exceptions, queues []string
 	for _, s := range l.items {
 		classes = append(classes, s.Class)
@@ -342,21 +220,16 @@ func (m Model) signaturesBody(height int) []string {
 	fitContent(&cols[sigJobColumn], classes)
 	fitContent(&cols[sigQueuesColumn], queues)
 	cols[sigExceptionColumn].Want = min(contentWidth(cols[sigExceptionColumn].Title, exceptions), exceptionWant)
-	widths := fitColumns(cols, m.width-gutterWidth)
-	lines := []string{m.st.TableHead.Render(gutterBlank + tableHeader(cols, widths))}
-	rows := height - 1
-	l.offset = scrollOffset(l.offset, l.cursor, rows, len(l.items))
 	now := m.now()
-	for i := l.offset; i < len(l.items) && i < l.offset+rows; i++ {
+	return m.table(cols, len(l.items), l.cursor, height-1, func(i int, widths []int) string {
 		s := l.items[i]
-		row := tableRow(cols, widths, []string{
+		_, marked := l.marked[s.ID]
+		return m.tableLine(tableRow(cols, widths, []string{
 			count(s.Count), ago(now, s.LastSeen), ago(now, s.FirstSeen), trendText(s),
 			classTail(s.Class, widths[sigJobColumn]), exceptionText(s.ExceptionClass, s.Example),
 			strings.Join(s.Queues, ","),
-		})
-		lines = append(lines, m.flaggedTableLine(row, i == l.cursor, l.marked[s.ID], s.New))
-	}
-	return lines
+		}), i == l.cursor, marked, s.New)
+	})
 }
 
 // trendWidth fits a sparkline of every slice, a space and a change as
@@ -372,15 +245,9 @@ const sortArrow = "▼"
 
 // exceptionText is "Short: message" with the exception's namespace dropped.
 func exceptionText(class, message string) string {
-	short := class
-	if i := strings.LastIndexByte(class, '\\'); i >= 0 {
-		short = class[i+1:]
-	}
-	if message == "" {
-		return short
-	}
-	if short == "" {
-		return message
+	short := class[strings.LastIndexByte(class, '\\')+1:]
+	if message == "" || short == "" {
+		return short + message
 	}
 	return short + ": " + message
 }
@@ -402,8 +269,7 @@ func (m Model) scanStatus() string {
 	if p.Scanned == 0 {
 		return m.spin.View() + " scanning"
 	}
-	pct := int(p.Fraction * 100)
-	return m.spin.View() + " scanning " + strconv.Itoa(pct) + "% · " + count(p.Scanned) + " jobs"
+	return m.spin.View() + " scanning " + strconv.Itoa(int(p.Fraction*100)) + "% · " + count(p.Scanned) + " jobs"
 }
 
 // totalText is the header's failed count: exact once a scan ended, a lower
@@ -420,12 +286,4 @@ func (m Model) totalText() string {
 		return count(n) + " matching"
 	}
 	return count(n) + " failed"
-}
-
-// trendWindow is the trend window the signatures are grouped with.
-func (m Model) trendWindow() time.Duration {
-	if m.opts.TrendWindow > 0 {
-		return m.opts.TrendWindow
-	}
-	return triage.DefaultTrendWindow
 }

@@ -21,16 +21,10 @@ type styles struct {
 	ReadOnly  lipgloss.Style
 	TableHead lipgloss.Style
 	Selected  lipgloss.Style
-	Section   lipgloss.Style
 	TabActive lipgloss.Style
-	Tab       lipgloss.Style
-	AppFrame  lipgloss.Style
-	Vendor    lipgloss.Style
 	ErrorText lipgloss.Style
-	StatusOK  lipgloss.Style
 	Box       lipgloss.Style
 	ErrorBox  lipgloss.Style
-	Label     lipgloss.Style
 	Help      help.Styles
 	// Detail styles the detail model's lines.
 	Detail detailview.Style
@@ -54,33 +48,22 @@ func newStyles(r *lipgloss.Renderer) styles {
 		ReadOnly:  r.NewStyle().Foreground(yellow).Bold(true),
 		TableHead: r.NewStyle().Bold(true).Underline(true),
 		Selected:  r.NewStyle().Reverse(true),
-		Section:   r.NewStyle().Bold(true).Foreground(accent),
 		TabActive: r.NewStyle().Bold(true).Reverse(true),
-		Tab:       r.NewStyle().Foreground(muted),
-		AppFrame:  r.NewStyle().Bold(true),
-		Vendor:    r.NewStyle().Foreground(muted).Faint(true),
 		ErrorText: r.NewStyle().Foreground(red),
-		StatusOK:  r.NewStyle().Foreground(green),
 		Box:       r.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 1),
 		ErrorBox:  r.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(red).Padding(0, 1),
-		Label:     r.NewStyle().Foreground(muted),
 	}
 	render := func(st lipgloss.Style) func(string) string { return func(t string) string { return st.Render(t) } }
-	s.Detail = detailview.Style{Title: render(s.Section), Label: render(s.Label), Muted: render(s.Muted),
-		Problem: render(s.Alert), App: render(s.AppFrame), Vendor: render(s.Vendor)}
+	s.Detail = detailview.Style{Title: render(r.NewStyle().Bold(true).Foreground(accent)), Label: render(s.Muted),
+		Muted: render(s.Muted), Problem: render(s.Alert), App: render(s.Header),
+		Vendor: render(r.NewStyle().Foreground(muted).Faint(true))}
 	s.Cursor = s.Selected.Render(" ")
 	if r.ColorProfile() == termenv.Ascii {
 		s.Cursor = "_"
 	}
-	s.Help = help.Styles{
-		ShortKey:       r.NewStyle().Bold(true),
-		ShortDesc:      r.NewStyle().Foreground(muted),
-		ShortSeparator: r.NewStyle().Foreground(muted),
-		Ellipsis:       r.NewStyle().Foreground(muted),
-		FullKey:        r.NewStyle().Bold(true),
-		FullDesc:       r.NewStyle().Foreground(muted),
-		FullSeparator:  r.NewStyle().Foreground(muted),
-	}
+	keys, descs := s.Header, s.Muted // bold keys, muted descriptions
+	s.Help = help.Styles{ShortKey: keys, FullKey: keys, ShortDesc: descs, FullDesc: descs,
+		ShortSeparator: descs, FullSeparator: descs, Ellipsis: descs}
 	return s
 }
 

@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -51,10 +53,7 @@ func fitColumns(cols []column, width int) []int {
 		if c.Max > 0 {
 			want = max(min(want, c.Max), c.Min)
 		}
-		sep := 0
-		if used > 0 {
-			sep = 1
-		}
+		sep := min(used, 1) // a space before every column but the first
 		switch {
 		case used+sep+want <= width:
 			widths[i] = want
@@ -122,8 +121,7 @@ const minIDPrefix = 8
 // uniquePrefixLen is the length of the shortest prefix (at least
 // minIDPrefix) that tells the ids apart, at most the longest id.
 func uniquePrefixLen(ids []string) int {
-	sorted := append([]string(nil), ids...)
-	sort.Strings(sorted)
+	sorted := slices.Sorted(slices.Values(ids))
 	n, longest := minIDPrefix, 0
 	for i, id := range sorted {
 		longest = max(longest, len(id))
@@ -145,14 +143,11 @@ func cell(s string, w int, right bool) string {
 		return ""
 	}
 	t := sanitize.Truncate(s, w)
-	pad := w - sanitize.Width(t)
-	if pad <= 0 {
-		return t
-	}
+	pad := strings.Repeat(" ", max(w-sanitize.Width(t), 0))
 	if right {
-		return strings.Repeat(" ", pad) + t
+		return pad + t
 	}
-	return t + strings.Repeat(" ", pad)
+	return t + pad
 }
 
 // tableRow joins cells for the widths fitColumns chose; zero widths are
@@ -179,36 +174,126 @@ func tableHeader(cols []column, widths []int) string {
 	return tableRow(cols, widths, titles)
 }
 
-// scrollOffset keeps cursor within a window of height rows starting at
-// offset, moving the window as little as possible.
-func scrollOffset(offset, cursor, height, total int) int {
-	if height <= 0 {
-		return 0
-	}
-	if cursor < offset {
-		offset = cursor
-	}
-	if cursor >= offset+height {
-		offset = cursor - height + 1
-	}
-	if max := total - height; offset > max {
-		offset = max
-	}
-	if offset < 0 {
-		offset = 0
-	}
-	return offset
+// firstRow is the first of height rows shown of total so that cursor is
+// among them: the table scrolls only as far as the cursor needs.
+func firstRow(cursor, height, total int) int {
+	return max(min(cursor-height+1, total-height), 0)
 }
 
 // clampCursor keeps a cursor inside a list of n items.
-func clampCursor(c, n int) int {
-	if c >= n {
-		c = n - 1
+func clampCursor(c, n int) int { return max(min(c, n-1), 0) }
+
+// rows are a table page's items, its cursor, and the items space marked
+// (by id) for a bulk retry or forget.
+type rows[T triage.Job | triage.Signature] struct {
+	items  []T
+	cursor int
+	marked map[string]T
+}
+
+func rowID(v any) string {
+	if j, ok := v.(triage.Job); ok {
+		return j.ID
 	}
-	if c < 0 {
-		c = 0
+	return v.(triage.Signature).ID
+}
+
+// current is the item under the cursor.
+func (r rows[T]) current() (T, bool) {
+	if r.cursor < 0 || r.cursor >= len(r.items) {
+		var none T
+		return none, false
 	}
-	return c
+	return r.items[r.cursor], true
+}
+
+// set replaces the items; the cursor stays on the item it was on when that
+// is still listed.
+func (r *rows[T]) set(items []T) {
+	keep, ok := r.current()
+	r.items = items
+	r.cursor = clampCursor(r.cursor, len(items))
+	for i, v := range items {
+		if ok && rowID(v) == rowID(keep) {
+			r.cursor = i
+			return
+		}
+	}
+}
+
+// toggle marks or unmarks the item under the cursor and steps down, so
+// space space space marks a run of rows.
+func (r *rows[T]) toggle() {
+	if v, ok := r.current(); ok {
+		if _, on := r.marked[rowID(v)]; on {
+			delete(r.marked, rowID(v))
+		} else {
+			if r.marked == nil {
+				r.marked = map[string]T{}
+			}
+			r.marked[rowID(v)] = v
+		}
+	}
+	r.cursor = clampCursor(r.cursor+1, len(r.items))
+}
+
+// chosen are what r and f act on: the marked items in list order (then,
+// with unlisted, marked ones the list no longer holds), else the one under
+// the cursor.
+func (r rows[T]) chosen(unlisted bool) []T {
+	var out []T
+	listed := map[string]bool{}
+	for _, v := range r.items {
+		if _, on := r.marked[rowID(v)]; on {
+			out, listed[rowID(v)] = append(out, v), true
+		}
+	}
+	for id, v := range r.marked {
+		if unlisted && !listed[id] {
+			out = append(out, v)
+		}
+	}
+	if v, ok := r.current(); ok && len(out) == 0 {
+		out = []T{v}
+	}
+	return out
+}
+
+// drop applies an action at once: keep changes an item and says whether
+// it stays. The cursor stays on its item, or on the one that took its
+// place.
+func (r *rows[T]) drop(keep func(*T) bool) {
+	cur, _ := r.current()
+	kept := r.items[:0:0]
+	before := 0 // kept rows above the cursor
+	for i, v := range r.items {
+		if !keep(&v) {
+			delete(r.marked, rowID(v))
+			continue
+		}
+		if i < r.cursor {
+			before++
+		}
+		kept = append(kept, v)
+	}
+	r.items = kept
+	r.cursor = clampCursor(before, len(kept))
+	for i, v := range kept {
+		if rowID(v) == rowID(cur) {
+			r.cursor = i
+		}
+	}
+}
+
+// table draws the header of cols and the rows around the cursor, at most
+// height of them; line draws item i in the widths the columns were given.
+func (m Model) table(cols []column, n, cursor, height int, line func(i int, widths []int) string) []string {
+	widths := fitColumns(cols, m.width-gutterWidth)
+	lines := []string{m.st.TableHead.Render(gutterBlank + tableHeader(cols, widths))}
+	for i := firstRow(cursor, height, n); i < n && len(lines) <= height; i++ {
+		lines = append(lines, line(i, widths))
+	}
+	return lines
 }
 
 // classTail fits a PHP class name into w cells by dropping the start, where
@@ -237,31 +322,19 @@ const (
 // the TUI's --new-since (or within the last trend window).
 const newMark = "*"
 
-func flaggedGutter(cursor, marked, isNew bool) string {
-	c, s, n := " ", " ", " "
-	if cursor {
-		c = cursorMark
-	}
-	if marked {
-		s = markedMark
-	}
-	if isNew {
-		n = newMark
-	}
-	return c + s + n
-}
-
 // tableLine is one data row with its gutter; the cursor row is also drawn
 // in reverse video where the terminal has it.
-func (m Model) tableLine(row string, cursor, marked bool) string {
-	return m.flaggedTableLine(row, cursor, marked, false)
-}
-
-// flaggedTableLine is tableLine with the new mark in the gutter.
-func (m Model) flaggedTableLine(row string, cursor, marked, isNew bool) string {
-	line := flaggedGutter(cursor, marked, isNew) + row
+func (m Model) tableLine(row string, cursor, marked, isNew bool) string {
+	line := gutterMark(cursor, cursorMark) + gutterMark(marked, markedMark) + gutterMark(isNew, newMark) + row
 	if cursor {
 		return m.st.Selected.Render(line)
 	}
 	return line
+}
+
+func gutterMark(on bool, mark string) string {
+	if on {
+		return mark
+	}
+	return " "
 }

@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/jobtriage/jobtriage/alerts"
+	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -28,15 +30,8 @@ func (m Model) View() string {
 	default:
 		body = m.signaturesBody(h)
 	}
-	lines := make([]string, 0, m.height)
-	lines = append(lines, m.headerLine(), m.crumbLine())
-	for i := 0; i < h; i++ {
-		if i < len(body) {
-			lines = append(lines, body[i])
-		} else {
-			lines = append(lines, "")
-		}
-	}
+	body = append(body, make([]string, max(h-len(body), 0))...)
+	lines := append([]string{m.headerLine(), m.crumbLine()}, body[:h]...)
 	lines = append(lines, m.statusLines()...)
 	lines = append(lines, m.footer())
 	for i, l := range lines {
@@ -200,7 +195,7 @@ func (m Model) statusLines() []string {
 	if m.status.busy {
 		text = m.spin.View() + " " + m.runningText()
 	}
-	style := m.st.StatusOK
+	style := m.st.OK
 	if isErr {
 		style = m.st.ErrorText
 	}
@@ -224,19 +219,15 @@ func (m Model) staleText() string {
 		errText(m.sigs.stale) + " (" + m.keys.Global.Refresh.Help().Key + " tries again)"
 }
 
-func (m Model) statusHeight() int { return len(m.statusLines()) }
-
 func (m Model) helpBody() []string {
 	lines := []string{"", m.st.Header.Render("  Keys"), ""}
-	full := m.help
-	full.ShowAll = true
-	for _, l := range strings.Split(full.FullHelpView(m.keys.helpFor(m.page).FullHelp()), "\n") {
+	for _, l := range strings.Split(m.help.FullHelpView(m.keys.helpFor(m.page).FullHelp()), "\n") {
 		lines = append(lines, "  "+l)
 	}
 	lines = append(lines, "", m.st.Muted.Render("  Global: ? help · ctrl+r refresh · q quit"))
 	if m.page == stateSignatures {
 		lines = append(lines, m.st.Muted.Render("  "+newMark+" new signature · TREND: the last "+
-			alerts.FormatDuration(m.trendWindow())+" against the one before"))
+			alerts.FormatDuration(cmp.Or(max(m.opts.TrendWindow, 0), triage.DefaultTrendWindow))+" against the one before"))
 	}
 	if m.readOnly() {
 		lines = append(lines, m.st.ReadOnly.Render("  Read-only: retry and forget are disabled."))
@@ -246,10 +237,7 @@ func (m Model) helpBody() []string {
 
 // errorBody shows an error in a box; the page stays usable around it.
 func (m Model) errorBody(title string, err error, height int) []string {
-	w := m.width - 6
-	if w > 76 {
-		w = 76
-	}
+	w := min(m.width-6, 76)
 	text := []string{m.st.ErrorText.Render(title)}
 	text = append(text, wrapped(m.st.Muted, errText(err), w)...)
 	hint := "Press ctrl+r to try again, q to quit."
@@ -274,18 +262,11 @@ func errText(err error) string {
 // jobs" (short: "120/9,092"), and how many rows are marked. The jobs total is the signature's
 // count (the list is read a page at a time).
 func (m Model) position(page state, short bool) string {
-	var at, of, marked int
-	noun := "signatures"
-	switch page {
-	case stateSignatures:
-		at, of, marked = m.sigs.cursor+1, len(m.sigs.items), len(m.sigs.marked)
-	case stateJobs:
-		at, of, marked = m.jobs.cursor+1, max(m.jobs.sig.Count, len(m.jobs.items)), len(m.jobs.marked)
-		noun = "jobs"
-	default:
-		return ""
+	at, of, marked, noun := m.sigs.cursor+1, len(m.sigs.items), len(m.sigs.marked), "signatures"
+	if page == stateJobs {
+		at, of, marked, noun = m.jobs.cursor+1, max(m.jobs.sig.Count, len(m.jobs.items)), len(m.jobs.marked), "jobs"
 	}
-	if of == 0 {
+	if of == 0 || (page != stateSignatures && page != stateJobs) {
 		return ""
 	}
 	if short {

@@ -14,9 +14,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -196,16 +197,12 @@ func (e *Exporter) appLabels(context string) []string {
 // characters a terminal would act on (the text format escapes only
 // backslash, quote and newline).
 func label(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if r != '\n' {
-			if _, _, ok := sanitize.Inert(string(r)); !ok {
-				r = '\uFFFD'
-			}
+	return strings.Map(func(r rune) rune {
+		if _, _, ok := sanitize.Inert(string(r)); ok || r == '\n' {
+			return r
 		}
-		b.WriteRune(r)
-	}
-	return b.String()
+		return '\uFFFD'
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
 
 func (e *Exporter) get(context string) *app {
@@ -259,13 +256,9 @@ func (e *Exporter) CountFailure(context, connection, queue string) {
 // scrape time.
 type snapshotCollector struct{ e *Exporter }
 
-func (s snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
-	e := s.e
-	for _, d := range []*prometheus.Desc{e.descJobs, e.descStuck, e.descAge, e.descQueueFailed, e.descFailedWindow,
-		e.descWindow, e.descLastOK, e.descFiring, e.descPaused} {
-		ch <- d
-	}
-}
+// Describe sends the descriptors of what Collect produces now: the families
+// vary with the checks, so the collector is unchecked until the first one.
+func (s snapshotCollector) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(s, ch) }
 
 func (s snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 	e := s.e
@@ -309,40 +302,6 @@ func boolFloat(b bool) float64 {
 	return 0
 }
 
-// AppHealth is one app's line of /healthz.
-type AppHealth struct {
-	Context string
-	OK      bool
-	// Since is the time of the last successful check, or of registration
-	// when there was none.
-	Since time.Time
-	Age   time.Duration
-	// Checked: a check has succeeded (Since is its time, not the start).
-	Checked bool
-}
-
-// Health reports whether every app's last successful check (or its
-// registration, before the first) is within Stale.
-func (e *Exporter) Health() (bool, []AppHealth) {
-	now := e.opts.Now()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	ok := true
-	out := make([]AppHealth, 0, len(e.apps))
-	for context, a := range e.apps {
-		since := a.lastOK
-		if since.IsZero() {
-			since = a.since
-		}
-		h := AppHealth{Context: context, Since: since, Age: max(now.Sub(since), 0), Checked: !a.lastOK.IsZero()}
-		h.OK = h.Age < e.opts.Stale
-		ok = ok && h.OK
-		out = append(out, h)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Context < out[j].Context })
-	return ok, out
-}
-
 // readHeaderTimeout bounds a scrape's request headers (a client that never
 // finishes them must not hold a connection).
 const readHeaderTimeout = 5 * time.Second
@@ -370,34 +329,38 @@ func (e *Exporter) Serve(ctx context.Context, addr string, grace time.Duration) 
 	}, nil
 }
 
-// Handler serves PathMetrics and PathHealth.
+// Handler serves PathMetrics, and PathHealth: a line per app, 503 unless
+// every app's last successful check (or its registration, before the
+// first) is within Stale.
 func (e *Exporter) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(PathMetrics, promhttp.HandlerFor(e.Registry(), promhttp.HandlerOpts{Registry: e.reg}))
 	mux.HandleFunc(PathHealth, func(w http.ResponseWriter, _ *http.Request) {
-		ok, apps := e.Health()
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if !ok {
-			w.WriteHeader(http.StatusServiceUnavailable)
-		}
+		now := e.opts.Now()
+		healthy := true
 		var b strings.Builder
-		for _, a := range apps {
-			state := "ok"
-			if !a.OK {
-				state = "blind"
+		e.mu.Lock()
+		for _, name := range slices.Sorted(maps.Keys(e.apps)) {
+			since, what := e.apps[name].lastOK, "last successful check"
+			if since.IsZero() {
+				since, what = e.apps[name].since, "no successful check yet, started"
 			}
-			name := ""
+			age, state := max(now.Sub(since), 0), "ok"
+			if age >= e.opts.Stale {
+				state, healthy = "blind", false
+			}
 			if e.opts.Contexts {
-				name = "context " + label(a.Context) + ": "
+				b.WriteString("context " + label(name) + ": ")
 			}
-			if a.Checked {
-				fmt.Fprintf(&b, "%s%s: last successful check %s ago\n", name, state, a.Age.Truncate(time.Second))
-			} else {
-				fmt.Fprintf(&b, "%s%s: no successful check yet, started %s ago\n", name, state, a.Age.Truncate(time.Second))
-			}
+			fmt.Fprintf(&b, "%s: %s %s ago\n", state, what, age.Truncate(time.Second))
 		}
-		if len(apps) == 0 {
+		if len(e.apps) == 0 {
 			b.WriteString("starting\n")
+		}
+		e.mu.Unlock()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if !healthy {
+			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 		_, _ = w.Write([]byte(b.String()))
 	})

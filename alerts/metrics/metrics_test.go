@@ -186,10 +186,6 @@ func TestHealthzNamesEachContext(t *testing.T) {
 	e.Register("b")
 	now = t0.Add(2 * time.Minute)
 	e.Succeeded("a", Check{At: now, Holding: true})
-	ok, apps := e.Health()
-	if ok || len(apps) != 2 || !apps[0].OK || apps[1].OK || apps[1].Context != "b" {
-		t.Errorf("health %v %+v", ok, apps)
-	}
 	rec := httptest.NewRecorder()
 	e.Handler().ServeHTTP(rec, httptest.NewRequest("GET", PathHealth, nil))
 	if rec.Code != http.StatusServiceUnavailable || rec.Body.String() != "context a: ok: last successful check 0s ago\ncontext b: blind: no successful check yet, started 2m0s ago\n" {

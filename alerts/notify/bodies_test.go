@@ -160,7 +160,7 @@ func TestSlackCapsLongDigests(t *testing.T) {
 	for range 45 {
 		d.Notifications = append(d.Notifications, fixtureDigest().Notifications[0])
 	}
-	body, err := SlackBody(d)
+	body, err := marshal(slackBody(d))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,9 @@
 package notify
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // Channels are the settings of the channels a watcher notifies ("" = off).
 // The fields are those of the contexts file's notify table, so a resolved
@@ -20,14 +23,7 @@ type Channels struct {
 func (c Channels) Notifiers() ([]Notifier, error) {
 	var out []Notifier
 	var first error
-	add := func(n Notifier, err error) {
-		switch {
-		case err == nil:
-			out = append(out, n)
-		case first == nil:
-			first = err
-		}
-	}
+	add := func(n Notifier, err error) { out, first = append(out, n), cmp.Or(first, err) }
 	if c.SlackWebhook != "" {
 		add(NewSlack(SlackConfig{WebhookURL: c.SlackWebhook}))
 	}

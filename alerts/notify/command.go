@@ -30,8 +30,6 @@ type CommandConfig struct {
 	// Timeout bounds one run; default DefaultCommandTimeout. The attempt's
 	// context may end it sooner.
 	Timeout time.Duration
-	// Name labels the notifier; default "command:<program name>".
-	Name string
 }
 
 // Command runs a program with the digest's version-1 Body as JSON on stdin.
@@ -58,7 +56,7 @@ func NewCommand(cfg CommandConfig) (*Command, error) {
 		timeout = DefaultCommandTimeout
 	}
 	return &Command{
-		name:    nameOr(cfg.Name, "command:"+filepath.Base(cfg.Path)),
+		name:    "command:" + filepath.Base(cfg.Path),
 		path:    cfg.Path,
 		args:    append([]string(nil), cfg.Args...),
 		timeout: timeout,

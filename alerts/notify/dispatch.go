@@ -1,10 +1,10 @@
 package notify
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -12,25 +12,21 @@ import (
 	"github.com/jobtriage/jobtriage/alerts"
 )
 
-// Dispatcher defaults.
+// Dispatcher defaults. DefaultMaxRetryAfter caps a server's Retry-After,
+// so a hostile or confused answer cannot park the watcher for hours.
 const (
 	DefaultTimeout       = 10 * time.Second
 	DefaultMaxAttempts   = 4
 	DefaultMaxRetryAfter = 2 * time.Minute
 )
 
-// Dispatcher sends a digest to every notifier at once, each with its own
-// per-attempt timeout and retries, so one failing or slow channel never
-// stops the others. Zero fields take the defaults.
+// Dispatcher sends a digest to a notifier with a per-attempt timeout and
+// retries. Zero fields take the defaults.
 type Dispatcher struct {
-	Notifiers []Notifier
-	// Timeout bounds one attempt of one notifier.
+	// Timeout bounds one attempt.
 	Timeout time.Duration
-	// MaxAttempts bounds the attempts per notifier, the first included.
+	// MaxAttempts bounds the attempts, the first included.
 	MaxAttempts int
-	// MaxRetryAfter caps a server's Retry-After, so a hostile or confused
-	// answer cannot park the watcher for hours.
-	MaxRetryAfter time.Duration
 	// NewBackOff gives the waits between attempts when the server names
 	// none; default exponential from 1s to 30s with jitter.
 	NewBackOff func() backoff.BackOff
@@ -38,13 +34,6 @@ type Dispatcher struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now reads the clock for Retry-After dates.
 	Now func() time.Time
-}
-
-// Result is how one notifier fared.
-type Result struct {
-	Notifier string
-	Attempts int
-	Err      error // nil when delivered
 }
 
 // DeliveryError is a notifier that gave up.
@@ -60,57 +49,29 @@ func (e *DeliveryError) Error() string {
 
 func (e *DeliveryError) Unwrap() error { return e.Err }
 
-// Dispatch sends d to every notifier and waits for all of them. It returns
-// one result per notifier, in order, and the failures joined (nil when all
-// delivered). An empty digest sends nothing.
-func (d *Dispatcher) Dispatch(ctx context.Context, digest alerts.Digest) ([]Result, error) {
+// Send delivers digest to n, retrying until it succeeds, fails for good,
+// runs out of attempts or ctx ends; then it returns a *DeliveryError. An
+// empty digest sends nothing.
+func (d *Dispatcher) Send(ctx context.Context, n Notifier, digest alerts.Digest) error {
 	if digest.Empty() {
-		return nil, nil
+		return nil
 	}
-	results := make([]Result, len(d.Notifiers))
-	var wg sync.WaitGroup
-	for i, n := range d.Notifiers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = d.deliver(ctx, n, digest)
-		}()
-	}
-	wg.Wait()
-	var errs []error
-	for _, r := range results {
-		if r.Err != nil {
-			errs = append(errs, &DeliveryError{Notifier: r.Notifier, Attempts: r.Attempts, Err: r.Err})
-		}
-	}
-	return results, errors.Join(errs...)
-}
-
-// deliver retries one notifier until it succeeds, fails for good, runs out of
-// attempts or ctx ends.
-func (d *Dispatcher) deliver(ctx context.Context, n Notifier, digest alerts.Digest) Result {
-	res := Result{Notifier: safeName(n)}
 	bo := d.backOff()
-	for {
-		res.Attempts++
+	for attempts := 1; ; attempts++ {
 		err := d.attempt(ctx, n, digest)
 		if err == nil {
-			res.Err = nil
-			return res
+			return nil
 		}
-		res.Err = err
-		if ctx.Err() != nil || !Retryable(err) || res.Attempts >= d.maxAttempts() {
-			return res
+		gaveUp := &DeliveryError{Notifier: safeName(n), Attempts: attempts, Err: err}
+		if ctx.Err() != nil || !Retryable(err) || attempts >= cmp.Or(max(d.MaxAttempts, 0), DefaultMaxAttempts) {
+			return gaveUp
 		}
 		wait := bo.NextBackOff()
 		if after, ok := d.retryAfter(err); ok {
 			wait = after
 		}
-		if wait == backoff.Stop {
-			return res
-		}
-		if err := d.sleep(ctx, wait); err != nil {
-			return res
+		if wait == backoff.Stop || d.sleep(ctx, wait) != nil {
+			return gaveUp
 		}
 	}
 }
@@ -118,11 +79,7 @@ func (d *Dispatcher) deliver(ctx context.Context, n Notifier, digest alerts.Dige
 // attempt runs one Notify under the per-attempt timeout, turning a panic in
 // a notifier into an error so it cannot take the watcher down.
 func (d *Dispatcher) attempt(ctx context.Context, n Notifier, digest alerts.Digest) (err error) {
-	timeout := d.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(max(d.Timeout, 0), DefaultTimeout))
 	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
@@ -146,18 +103,7 @@ func (d *Dispatcher) retryAfter(err error) (time.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
-	limit := d.MaxRetryAfter
-	if limit <= 0 {
-		limit = DefaultMaxRetryAfter
-	}
-	return min(wait, limit), true
-}
-
-func (d *Dispatcher) maxAttempts() int {
-	if d.MaxAttempts <= 0 {
-		return DefaultMaxAttempts
-	}
-	return d.MaxAttempts
+	return min(wait, DefaultMaxRetryAfter), true
 }
 
 func (d *Dispatcher) backOff() backoff.BackOff {

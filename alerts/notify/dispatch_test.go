@@ -36,9 +36,8 @@ func (s *sleeps) get() []time.Duration {
 	return append([]time.Duration(nil), s.waits...)
 }
 
-func testDispatcher(s *sleeps, notifiers ...Notifier) *Dispatcher {
+func testDispatcher(s *sleeps) *Dispatcher {
 	return &Dispatcher{
-		Notifiers:  notifiers,
 		Timeout:    2 * time.Second,
 		NewBackOff: func() backoff.BackOff { return backoff.NewConstantBackOff(3 * time.Second) },
 		Sleep:      s.sleep,
@@ -132,8 +131,7 @@ func TestDispatchRetries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rc, srv := newRecorder(t, tt.answers...)
 			var s sleeps
-			d := testDispatcher(&s, newTestWebhook(t, srv.URL+"/hook"))
-			results, err := d.Dispatch(context.Background(), fixtureDigest())
+			err := testDispatcher(&s).Send(context.Background(), newTestWebhook(t, srv.URL+"/hook"), fixtureDigest())
 			if tt.wantErr == "" && err != nil {
 				t.Fatalf("Dispatch: %v", err)
 			}
@@ -143,8 +141,9 @@ func TestDispatchRetries(t *testing.T) {
 			if err != nil && Retryable(err) != tt.retryable {
 				t.Errorf("Retryable(%v) = %v", err, !tt.retryable)
 			}
-			if len(results) != 1 || results[0].Attempts != tt.attempts || rc.requests() != tt.attempts {
-				t.Errorf("results %+v, %d requests; want %d attempts", results, rc.requests(), tt.attempts)
+			var de *DeliveryError
+			if rc.requests() != tt.attempts || (err != nil && (!errors.As(err, &de) || de.Attempts != tt.attempts)) {
+				t.Errorf("error %v, %d requests; want %d attempts", err, rc.requests(), tt.attempts)
 			}
 			if got := s.get(); fmt.Sprint(got) != fmt.Sprint(tt.waits) {
 				t.Errorf("waits = %v, want %v", got, tt.waits)
@@ -164,16 +163,16 @@ func TestDispatchTimesOutEachAttempt(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(release) })
 	var s sleeps
-	d := testDispatcher(&s, newTestWebhook(t, srv.URL+"/slow"))
+	d := testDispatcher(&s)
 	d.Timeout = 50 * time.Millisecond
 	d.MaxAttempts = 2
 	start := time.Now()
-	results, err := d.Dispatch(context.Background(), fixtureDigest())
+	err := d.Send(context.Background(), newTestWebhook(t, srv.URL+"/slow"), fixtureDigest())
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error = %v, want a deadline", err)
 	}
-	if results[0].Attempts != 2 {
-		t.Errorf("attempts = %d, want 2 (a timeout is retryable)", results[0].Attempts)
+	if de := (*DeliveryError)(nil); !errors.As(err, &de) || de.Attempts != 2 {
+		t.Errorf("error %v, want 2 attempts (a timeout is retryable)", err)
 	}
 	if elapsed := time.Since(start); elapsed > 5*time.Second {
 		t.Errorf("took %s: the per-attempt timeout was not applied", elapsed)
@@ -189,57 +188,55 @@ type funcNotifier struct {
 func (f funcNotifier) Name() string                                      { return f.name }
 func (f funcNotifier) Notify(ctx context.Context, _ alerts.Digest) error { return f.fn(ctx) }
 
+// A notifier that fails, panics or is nil is reported as a DeliveryError,
+// and the next one is still delivered.
 func TestDispatchIsolatesNotifiers(t *testing.T) {
 	rc, srv := newRecorder(t, status(400))
 	delivered := 0
 	var s sleeps
-	d := testDispatcher(&s,
+	d := testDispatcher(&s)
+	var errs []string
+	for _, n := range []Notifier{
 		newTestWebhook(t, srv.URL+"/bad"),
 		funcNotifier{"panics", func(context.Context) error { panic("boom") }},
 		nil,
 		funcNotifier{"works", func(context.Context) error { delivered++; return nil }},
-	)
-	results, err := d.Dispatch(context.Background(), fixtureDigest())
+	} {
+		err := d.Send(context.Background(), n, fixtureDigest())
+		var de *DeliveryError
+		if err != nil && !errors.As(err, &de) {
+			t.Errorf("error is not a *DeliveryError: %T", err)
+		}
+		errs = append(errs, fmt.Sprint(err))
+	}
 	if delivered != 1 || rc.requests() != 1 {
 		t.Errorf("delivered %d, webhook requests %d; want 1 and 1", delivered, rc.requests())
 	}
-	if err == nil {
-		t.Fatal("no error reported")
-	}
-	for _, want := range []string{"webhook: not delivered", "panics: not delivered after 1 attempt: panics: notifier panicked: boom", "<nil notifier>"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not mention %q", err, want)
+	for i, want := range []string{"webhook: not delivered", "panics: not delivered after 1 attempt: panics: notifier panicked: boom", "<nil notifier>", "<nil>"} {
+		if !strings.Contains(errs[i], want) {
+			t.Errorf("error %q does not mention %q", errs[i], want)
 		}
-	}
-	if results[3].Err != nil || results[3].Notifier != "works" {
-		t.Errorf("results[3] = %+v", results[3])
-	}
-	var de *DeliveryError
-	if !errors.As(err, &de) {
-		t.Errorf("error is not a *DeliveryError: %T", err)
 	}
 }
 
 func TestDispatchStopsWhenCallerCancels(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	d := &Dispatcher{
-		Notifiers: []Notifier{funcNotifier{"flaky", func(context.Context) error {
-			calls++
-			cancel()
-			return &HTTPError{Notifier: "flaky", StatusCode: 503}
-		}}},
-		Sleep: func(context.Context, time.Duration) error { t.Error("slept after cancel"); return nil },
-	}
-	if _, err := d.Dispatch(ctx, fixtureDigest()); err == nil || calls != 1 {
+	d := &Dispatcher{Sleep: func(context.Context, time.Duration) error { t.Error("slept after cancel"); return nil }}
+	flaky := funcNotifier{"flaky", func(context.Context) error {
+		calls++
+		cancel()
+		return &HTTPError{Notifier: "flaky", StatusCode: 503}
+	}}
+	if err := d.Send(ctx, flaky, fixtureDigest()); err == nil || calls != 1 {
 		t.Errorf("err = %v, calls = %d; want an error after one call", err, calls)
 	}
 }
 
 func TestDispatchEmptyDigestSendsNothing(t *testing.T) {
-	d := &Dispatcher{Notifiers: []Notifier{funcNotifier{"x", func(context.Context) error { t.Error("notified"); return nil }}}}
-	if results, err := d.Dispatch(context.Background(), alerts.Digest{At: t0()}); results != nil || err != nil {
-		t.Errorf("Dispatch(empty) = %v, %v", results, err)
+	x := funcNotifier{"x", func(context.Context) error { t.Error("notified"); return nil }}
+	if err := (&Dispatcher{}).Send(context.Background(), x, alerts.Digest{At: t0()}); err != nil {
+		t.Errorf("Send(empty) = %v", err)
 	}
 }
 

@@ -24,18 +24,20 @@ func (stdout) Notify(_ context.Context, d alerts.Digest) error {
 // The whole path a watcher takes: failure times into a window, its count
 // into the evaluator, the digest out through the dispatcher.
 func Example() {
-	rules := []alerts.Rule{{Key: "queue:emails", Threshold: 3, Window: time.Minute}}
 	window, _ := alerts.NewWindow(time.Minute)
-	evaluator, _ := alerts.NewEvaluator(rules)
-	dispatcher := &notify.Dispatcher{Notifiers: []notify.Notifier{stdout{}}}
+	evaluator, _ := alerts.NewEvaluator(alerts.Rule{Key: "queue:emails", Threshold: 3, Window: time.Minute})
+	dispatcher := &notify.Dispatcher{}
 
 	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for _, s := range []int{100, 103, 105, 140, 160} {
 		window.Add(start.Add(time.Duration(s) * time.Second))
 	}
 	now := start.Add(165 * time.Second)
-	digest := evaluator.Evaluate(now, map[string]int{"queue:emails": window.Count(now)})
-	if _, err := dispatcher.Dispatch(context.Background(), digest); err != nil {
+	digest := alerts.Digest{At: now}
+	if n, ok := evaluator.Evaluate(now, window.Count(now)); ok {
+		digest.Notifications = append(digest.Notifications, n)
+	}
+	if err := dispatcher.Send(context.Background(), stdout{}, digest); err != nil {
 		os.Stdout.WriteString(err.Error())
 	}
 	// Output:

@@ -14,28 +14,25 @@ import (
 // error message, never a hostile endless body.
 const maxAnswerBytes = 64 << 10
 
-// NewHTTPClient is the client notifiers use by default. It does not follow
-// redirects: a redirected webhook would lose its POST body, and the new
-// location would show up unredacted in errors. Timeouts come from the
-// per-attempt context.
-func NewHTTPClient() *http.Client {
-	return &http.Client{
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-}
-
-// endpoint is one secret-bearing URL a notifier posts JSON to.
+// endpoint is one secret-bearing URL a notifier posts JSON to; notifier
+// names it.
 type endpoint struct {
 	notifier string
 	url      string
 	headers  map[string]string
-	client   *http.Client
 	secrets  scrubber
 }
 
-// post sends body and turns anything but a 2xx answer into an error free of
-// secrets.
-func (e endpoint) post(ctx context.Context, body []byte) error {
+// Name labels the notifier.
+func (e endpoint) Name() string { return e.notifier }
+
+// post sends v as JSON and turns anything but a 2xx answer into an error
+// free of secrets.
+func (e endpoint) post(ctx context.Context, v any) error {
+	body, err := marshal(v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", e.notifier, err)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
 	if err != nil {
 		return e.secrets.wrap(e.notifier, err)
@@ -45,10 +42,10 @@ func (e endpoint) post(ctx context.Context, body []byte) error {
 	for k, v := range e.headers {
 		req.Header.Set(k, v)
 	}
-	client := e.client
-	if client == nil {
-		client = NewHTTPClient()
-	}
+	// Redirects are not followed: a redirected webhook would lose its POST
+	// body, and the new location would show up unredacted in errors.
+	// Timeouts come from the per-attempt context.
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {
 		return e.secrets.wrap(e.notifier, err)

@@ -1,6 +1,6 @@
 // Package notify delivers alert digests to the channels on-call people read:
 // Slack, a generic JSON webhook, PagerDuty and a local command.
-// A Dispatcher sends one digest to every notifier with timeouts and retries.
+// A Dispatcher sends a digest to a notifier with timeouts and retries.
 //
 // Secrets live in webhook URLs, headers and routing keys, so no error or log
 // line produced here contains them: URLs are shown as scheme://host/… only and
@@ -11,9 +11,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,12 +47,6 @@ func (e *HTTPError) Error() string {
 	return msg
 }
 
-// Retryable reports whether sending again may succeed: 429 and 5xx may,
-// every other status is final.
-func (e *HTTPError) Retryable() bool {
-	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
-}
-
 // CommandError is a command notifier that ran and exited non-zero. It is final:
 // running the same command on the same input is expected to fail the same way.
 type CommandError struct {
@@ -73,7 +69,7 @@ func (e *CommandError) Error() string {
 func Retryable(err error) bool {
 	var he *HTTPError
 	if errors.As(err, &he) {
-		return he.Retryable()
+		return he.StatusCode == http.StatusTooManyRequests || he.StatusCode >= 500
 	}
 	var ce *CommandError
 	if errors.As(err, &ce) {
@@ -98,13 +94,9 @@ func ParseRetryAfter(v string, now time.Time) (wait time.Duration, ok bool) {
 	if v == "" {
 		return 0, false
 	}
-	if isDigits(v) {
+	if secs, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 		if len(v) > 9 { // over 31 years: treat as "a very long time", the cap applies
-			return time.Duration(1<<63 - 1), true
-		}
-		var secs int64
-		for _, c := range v {
-			secs = secs*10 + int64(c-'0')
+			return time.Duration(math.MaxInt64), true
 		}
 		return time.Duration(secs) * time.Second, true
 	}
@@ -113,13 +105,4 @@ func ParseRetryAfter(v string, now time.Time) (wait time.Duration, ok bool) {
 		return 0, false
 	}
 	return max(t.Sub(now), 0), true
-}
-
-func isDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
 }

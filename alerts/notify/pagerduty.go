@@ -1,12 +1,11 @@
 package notify
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/jobtriage/jobtriage/alerts"
@@ -32,27 +31,20 @@ type PagerDutyConfig struct {
 	// default: the digest's app ("shop (production) · postgres://db/shop
 	// table failed_jobs"), else "jobtriage".
 	Source string
-	// Severity is critical, error, warning or info; default error.
-	Severity string
-	// Name labels the notifier in errors; default "pagerduty".
-	Name   string
-	Client *http.Client
 }
 
 // PagerDuty sends one Events API v2 event per notification: trigger for
 // firing and reminders (PagerDuty folds them into the open incident by
 // dedup_key), resolve for resolved.
 type PagerDuty struct {
-	name       string
+	endpoint
 	routingKey string
 	source     string
-	severity   string
-	ep         endpoint
 }
 
 // NewPagerDuty checks the configuration (without ever echoing secrets).
 func NewPagerDuty(cfg PagerDutyConfig) (*PagerDuty, error) {
-	name := nameOr(cfg.Name, "pagerduty")
+	const name = "pagerduty"
 	key := strings.TrimSpace(cfg.RoutingKey)
 	if key == "" {
 		return nil, errors.New(name + ": routing key is empty")
@@ -60,46 +52,23 @@ func NewPagerDuty(cfg PagerDutyConfig) (*PagerDuty, error) {
 	if len(key) > maxPagerDutyField || strings.ContainsAny(key, " \t\r\n\"") {
 		return nil, errors.New(name + ": routing key is malformed")
 	}
-	raw := cfg.URL
-	if raw == "" {
-		raw = PagerDutyEventsURL
-	}
+	raw := cmp.Or(cfg.URL, PagerDutyEventsURL)
 	u, err := parseEndpoint(name+": events URL", raw)
 	if err != nil {
 		return nil, err
 	}
-	severity := cfg.Severity
-	switch severity {
-	case "":
-		severity = "error"
-	case "critical", "error", "warning", "info":
-	default:
-		return nil, fmt.Errorf("%s: severity %q must be critical, error, warning or info", name, clean(severity, 32))
-	}
 	return &PagerDuty{
-		name:       name,
+		endpoint:   endpoint{notifier: name, url: raw, secrets: urlSecrets(raw, u).with(key)},
 		routingKey: key,
 		source:     clean(strings.TrimSpace(cfg.Source), maxPagerDutyField),
-		severity:   severity,
-		ep: endpoint{
-			notifier: name, url: raw, client: cfg.Client,
-			secrets: urlSecrets(raw, u).with(key),
-		},
 	}, nil
 }
-
-// Name labels the notifier.
-func (p *PagerDuty) Name() string { return p.name }
 
 // Notify sends the digest's events in order and stops at the first failure;
 // a retry sends them all again, which PagerDuty deduplicates by dedup_key.
 func (p *PagerDuty) Notify(ctx context.Context, d alerts.Digest) error {
 	for _, n := range d.Notifications {
-		body, err := marshal(p.Event(d.App, n))
-		if err != nil {
-			return fmt.Errorf("%s: %w", p.name, err)
-		}
-		if err := p.ep.post(ctx, body); err != nil {
+		if err := p.post(ctx, p.Event(d.App, n)); err != nil {
 			return err
 		}
 	}
@@ -179,7 +148,7 @@ func (p *PagerDuty) Event(app alerts.App, n alerts.Notification) PagerDutyEvent 
 	ev.Payload = &PagerDutyPayload{
 		Summary:       clean(summary, maxPagerDutySummary-1),
 		Source:        p.Source(app),
-		Severity:      p.severity,
+		Severity:      "error",
 		Timestamp:     timestamp(n.At),
 		Component:     clean(n.Rule.Key, maxPagerDutyField-1),
 		Class:         "failed-jobs",

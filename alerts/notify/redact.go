@@ -165,9 +165,8 @@ func (s scrubber) wrap(prefix string, err error) error {
 // text is cut at max runes.
 func clean(s string, limit int) string {
 	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if n == limit {
+	for i, r := range []rune(s) {
+		if i == limit {
 			b.WriteString("…")
 			break
 		}
@@ -175,7 +174,6 @@ func clean(s string, limit int) string {
 			r = utf8.RuneError
 		}
 		b.WriteRune(r)
-		n++
 	}
 	return b.String()
 }

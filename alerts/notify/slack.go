@@ -3,7 +3,6 @@ package notify
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/jobtriage/jobtriage/alerts"
@@ -17,41 +16,23 @@ const maxSlackLines = 40
 type SlackConfig struct {
 	// WebhookURL is https://hooks.slack.com/services/…; it is a secret.
 	WebhookURL string
-	// Name labels the notifier in errors; default "slack".
-	Name   string
-	Client *http.Client
 }
 
 // Slack posts a digest to a Slack incoming webhook as plain text plus simple
 // section blocks.
-type Slack struct {
-	name string
-	ep   endpoint
-}
+type Slack struct{ endpoint }
 
 // NewSlack checks the webhook URL (without ever echoing it).
 func NewSlack(cfg SlackConfig) (*Slack, error) {
-	name := nameOr(cfg.Name, "slack")
-	u, err := parseEndpoint(name+": webhook URL", cfg.WebhookURL)
+	u, err := parseEndpoint("slack: webhook URL", cfg.WebhookURL)
 	if err != nil {
 		return nil, err
 	}
-	return &Slack{name: name, ep: endpoint{
-		notifier: name, url: cfg.WebhookURL, client: cfg.Client, secrets: urlSecrets(cfg.WebhookURL, u),
-	}}, nil
+	return &Slack{endpoint{notifier: "slack", url: cfg.WebhookURL, secrets: urlSecrets(cfg.WebhookURL, u)}}, nil
 }
-
-// Name labels the notifier.
-func (s *Slack) Name() string { return s.name }
 
 // Notify posts the digest.
-func (s *Slack) Notify(ctx context.Context, d alerts.Digest) error {
-	body, err := SlackBody(d)
-	if err != nil {
-		return fmt.Errorf("%s: %w", s.name, err)
-	}
-	return s.ep.post(ctx, body)
-}
+func (s *Slack) Notify(ctx context.Context, d alerts.Digest) error { return s.post(ctx, slackBody(d)) }
 
 type slackText struct {
 	Type string `json:"type"`
@@ -68,13 +49,13 @@ type slackMessage struct {
 	Blocks []slackBlock `json:"blocks"`
 }
 
-// SlackBody is the JSON posted to Slack: "text" (the notification fallback)
+// slackBody is the JSON posted to Slack: "text" (the notification fallback)
 // holds the headline and one line per notification; "blocks" hold the bold
 // headline (with the app's database) and one mrkdwn section per
 // notification: the summary, the latest failure's class and message, and
 // the command that shows more. Text from the database is escaped so a class
 // name cannot ping <!channel> or forge a link.
-func SlackBody(d alerts.Digest) ([]byte, error) {
+func slackBody(d alerts.Digest) slackMessage {
 	head := slackEscape(Headline(d))
 	lines := []string{head}
 	top := "*" + head + "*"
@@ -89,9 +70,8 @@ func SlackBody(d alerts.Digest) ([]byte, error) {
 			blocks = append(blocks, section(more))
 			break
 		}
-		line := slackEscape(Summary(n))
 		lines = append(lines, slackEscape(Line(n)))
-		text := line
+		text := slackEscape(Summary(n))
 		if ex := Example(n); ex != "" {
 			text += "\n" + slackEscape(ex)
 		}
@@ -100,7 +80,7 @@ func SlackBody(d alerts.Digest) ([]byte, error) {
 		}
 		blocks = append(blocks, section(text))
 	}
-	return marshal(slackMessage{Text: strings.Join(lines, "\n"), Blocks: blocks})
+	return slackMessage{Text: strings.Join(lines, "\n"), Blocks: blocks}
 }
 
 func section(text string) slackBlock {
@@ -110,11 +90,4 @@ func section(text string) slackBlock {
 // slackEscape applies Slack's three control-character escapes.
 func slackEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-func nameOr(name, fallback string) string {
-	if name = strings.TrimSpace(name); name != "" {
-		return clean(name, 64)
-	}
-	return fallback
 }

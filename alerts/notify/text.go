@@ -71,36 +71,26 @@ func Line(n alerts.Notification) string {
 	return strings.Join(parts, " · ")
 }
 
-// AppLabel names the digest's app for humans ("shop (production)"), or ""
-// when the watcher was not told.
-func AppLabel(d alerts.Digest) string { return clean(d.App.Label(), maxKeyRunes) }
-
 // Headline sums a digest up in one line, e.g. "jobtriage shop (production):
 // 2 firing, 1 resolved" ("jobtriage: …" without an app).
 func Headline(d alerts.Digest) string {
-	var firing, reminders, resolved int
-	for _, n := range d.Notifications {
-		switch n.Event {
-		case alerts.EventFiring:
-			firing++
-		case alerts.EventReminder:
-			reminders++
-		case alerts.EventResolved:
-			resolved++
+	var parts []string
+	for _, e := range []struct {
+		event alerts.Event
+		label string
+	}{{alerts.EventFiring, "firing"}, {alerts.EventReminder, "still firing"}, {alerts.EventResolved, "resolved"}} {
+		n := 0
+		for _, x := range d.Notifications {
+			if x.Event == e.event {
+				n++
+			}
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, e.label))
 		}
 	}
-	var parts []string
-	if firing > 0 {
-		parts = append(parts, fmt.Sprintf("%d firing", firing))
-	}
-	if reminders > 0 {
-		parts = append(parts, fmt.Sprintf("%d still firing", reminders))
-	}
-	if resolved > 0 {
-		parts = append(parts, fmt.Sprintf("%d resolved", resolved))
-	}
 	head := "jobtriage"
-	if app := AppLabel(d); app != "" {
+	if app := clean(d.App.Label(), maxKeyRunes); app != "" {
 		head += " " + app
 	}
 	if len(parts) == 0 {

@@ -3,8 +3,6 @@ package notify
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/jobtriage/jobtriage/alerts"
@@ -113,20 +111,14 @@ type WebhookConfig struct {
 	// Headers are added to every request (e.g. Authorization); their values
 	// are treated as secrets.
 	Headers map[string]string
-	// Name labels the notifier in errors; default "webhook".
-	Name   string
-	Client *http.Client
 }
 
 // Webhook posts the version-1 Body as JSON.
-type Webhook struct {
-	name string
-	ep   endpoint
-}
+type Webhook struct{ endpoint }
 
 // NewWebhook checks the URL and headers (without ever echoing them).
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	name := nameOr(cfg.Name, "webhook")
+	const name = "webhook"
 	u, err := parseEndpoint(name+": URL", cfg.URL)
 	if err != nil {
 		return nil, err
@@ -140,19 +132,8 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 		headers[k] = v
 		secrets = secrets.with(headerSecrets(v)...)
 	}
-	return &Webhook{name: name, ep: endpoint{
-		notifier: name, url: cfg.URL, headers: headers, client: cfg.Client, secrets: secrets,
-	}}, nil
+	return &Webhook{endpoint{notifier: name, url: cfg.URL, headers: headers, secrets: secrets}}, nil
 }
-
-// Name labels the notifier.
-func (w *Webhook) Name() string { return w.name }
 
 // Notify posts the digest's Body.
-func (w *Webhook) Notify(ctx context.Context, d alerts.Digest) error {
-	body, err := marshal(NewBody(d))
-	if err != nil {
-		return fmt.Errorf("%s: %w", w.name, err)
-	}
-	return w.ep.post(ctx, body)
-}
+func (w *Webhook) Notify(ctx context.Context, d alerts.Digest) error { return w.post(ctx, NewBody(d)) }

@@ -20,8 +20,8 @@ const senderQueue = 64
 const DefaultFlushTimeout = 5 * time.Second
 
 // senders deliver digests to each notifier on its own goroutine, in order,
-// through a Dispatcher with that notifier alone: a channel that hangs or
-// fails delays nothing but itself.
+// through the Dispatcher: a channel that hangs or fails delays nothing but
+// itself.
 type senders struct {
 	queues []chan alerts.Digest
 	names  []string
@@ -30,15 +30,13 @@ type senders struct {
 	warn   func(string)
 }
 
-func startSenders(nts []notify.Notifier, template notify.Dispatcher, warn func(string)) *senders {
+func startSenders(nts []notify.Notifier, d notify.Dispatcher, warn func(string)) *senders {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &senders{cancel: cancel, warn: warn}
 	for _, n := range nts {
 		q := make(chan alerts.Digest, senderQueue)
 		s.queues = append(s.queues, q)
 		s.names = append(s.names, n.Name())
-		d := template
-		d.Notifiers = []notify.Notifier{n}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
@@ -48,7 +46,7 @@ func startSenders(nts []notify.Notifier, template notify.Dispatcher, warn func(s
 					unsent++ // stopped: what is left is counted, not sent
 					continue
 				}
-				if _, err := d.Dispatch(ctx, digest); err != nil {
+				if err := d.Send(ctx, n, digest); err != nil {
 					// DeliveryError names the channel; each failing
 					// channel reports on its own.
 					warn(err.Error())

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -19,7 +20,7 @@ import (
 const stateVersion = 1
 
 // maxStateBytes bounds what is read of a state file: it holds at most
-// MaxKeys keys of bounded size, so anything larger is not ours.
+// maxKeys keys of bounded size, so anything larger is not ours.
 const maxStateBytes = 16 << 20
 
 // DefaultStatePath is the state file of app under the user state directory
@@ -103,15 +104,11 @@ func saveState(path string, st stateFile) error {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
+	if err := cmp.Or(err, tmp.Close()); err != nil { // closed either way
 		return err
 	}
 	return os.Rename(tmp.Name(), path)

@@ -1,12 +1,13 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,17 +17,14 @@ import (
 	"github.com/jobtriage/jobtriage/triage/redact"
 )
 
-// Defaults of a Config's zero fields.
-const (
-	// DefaultMaxKeys bounds the per-queue/class/signature/gauge keys tracked
-	// at once: keys come from database text, and a flood of distinct classes
-	// must not grow memory without limit. Failures beyond it still count
-	// under "app".
-	DefaultMaxKeys = 1000
-	// DefaultBlindAfter is how long the watcher may fail to read the
-	// database before it alerts about its own blindness.
-	DefaultBlindAfter = 2 * time.Minute
-)
+// maxKeys bounds the per-queue/class/signature/gauge keys tracked at once:
+// keys come from database text, and a flood of distinct classes must not
+// grow memory without limit. Failures beyond it still count under "app".
+const maxKeys = 1000
+
+// DefaultBlindAfter is how long the watcher may fail to read the database
+// before it alerts about its own blindness (a zero Config.BlindAfter).
+const DefaultBlindAfter = 2 * time.Minute
 
 // firstRetry is the wait before the first retry after a failed tick; it
 // doubles up to the interval, so an outage is retried quickly at first and
@@ -79,8 +77,6 @@ type Config struct {
 	Interval time.Duration
 	// BlindAfter: default DefaultBlindAfter.
 	BlindAfter time.Duration
-	// MaxKeys: default DefaultMaxKeys.
-	MaxKeys int
 	// App is put on every digest.
 	App alerts.App
 	// StatePath is the state file; "" keeps alert state in memory only.
@@ -129,8 +125,7 @@ type Watcher struct {
 	Config
 	Source    Source
 	Notifiers []notify.Notifier
-	// Dispatcher sets the timeouts and retries of every channel; its
-	// Notifiers are ignored.
+	// Dispatcher sets the timeouts and retries of every channel.
 	Dispatcher notify.Dispatcher
 	Now        func() time.Time
 	Sleep      func(ctx context.Context, d time.Duration) error
@@ -198,32 +193,18 @@ func (w *Watcher) init() error {
 	if err := w.Validate(); err != nil {
 		return err
 	}
-	if w.BlindAfter == 0 {
-		w.BlindAfter = DefaultBlindAfter
-	}
-	if w.MaxKeys <= 0 {
-		w.MaxKeys = DefaultMaxKeys
-	}
-	if w.FlushTimeout <= 0 {
-		w.FlushTimeout = DefaultFlushTimeout
-	}
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return err
-	}
-	w.id = hex.EncodeToString(b[:])
-	w.keys = map[string]*alertKey{}
-	blind, err := alerts.NewEvaluator([]alerts.Rule{w.blindRule()})
-	if err != nil {
-		return err
-	}
-	w.blind = blind
-	return nil
+	w.BlindAfter = cmp.Or(w.BlindAfter, DefaultBlindAfter) // never negative once valid
+	w.FlushTimeout = cmp.Or(max(w.FlushTimeout, 0), DefaultFlushTimeout)
+	w.id = rand.Text()
+	return w.resetKeys()
 }
 
-func (w *Watcher) blindRule() alerts.Rule {
-	return alerts.Rule{Key: BlindKey, Threshold: int(max(w.BlindAfter/time.Second, 1)), Window: w.Failures.Window,
-		Repeat: w.Failures.Repeat, Measure: measureBlind, ResolveBelow: -1}
+// resetKeys forgets every key's state, the watcher's own alert's too.
+func (w *Watcher) resetKeys() (err error) {
+	w.keys = map[string]*alertKey{}
+	w.blind, err = alerts.NewEvaluator(alerts.Rule{Key: BlindKey, Threshold: int(max(w.BlindAfter/time.Second, 1)),
+		Window: w.Failures.Window, Repeat: w.Failures.Repeat, Measure: measureBlind, ResolveBelow: -1})
+	return err
 }
 
 // Run watches until ctx ends, then releases the lock, gives queued
@@ -304,12 +285,12 @@ func (w *Watcher) tick(ctx context.Context, now time.Time) Tick {
 		w.save(now)
 	}
 	if w.dropped > 0 {
-		w.warn(fmt.Sprintf("%d failures not tracked per key: more than %d alert keys", w.dropped, w.MaxKeys))
+		w.warn(fmt.Sprintf("%d failures not tracked per key: more than %d alert keys", w.dropped, maxKeys))
 		w.dropped = 0
 	}
 	t.Digest, t.Firing, t.LastID = d, w.firing(), w.last
 	if k, ok := w.keys[AppKey]; ok {
-		t.AppCount = k.eval.States()[0].Count
+		t.AppCount = k.eval.Count()
 	}
 	t.Restored, w.restored = w.restored, 0
 	return t
@@ -393,19 +374,17 @@ func (w *Watcher) adopt() {
 	if !ok || (st.Writer == w.id && st.Seq == w.seq) {
 		return // nothing saved, or this process saved it last: memory is current
 	}
-	w.keys = map[string]*alertKey{}
-	w.blind, _ = alerts.NewEvaluator([]alerts.Rule{w.blindRule()})
+	_ = w.resetKeys() // the rule was valid in init
 	w.started, w.seq, w.savedKeys = false, 0, ""
 	for _, e := range st.Keys {
 		if e.Key == BlindKey {
-			w.restored += w.blind.Restore([]alerts.Saved{e.Saved})
+			if w.blind.Restore(e.Saved) {
+				w.restored++
+			}
 			continue
 		}
-		k := w.newKey(e.Key)
-		if k == nil {
-			continue // a key this configuration no longer alerts on
-		}
-		if k.eval.Restore([]alerts.Saved{e.Saved}) == 1 {
+		// nil: a key this configuration no longer alerts on.
+		if k := w.newKey(e.Key); k != nil && k.eval.Restore(e.Saved) {
 			k.detail = e.Detail
 			w.keys[e.Key] = k
 			w.restored++
@@ -422,12 +401,11 @@ func (w *Watcher) save(now time.Time) {
 	st := stateFile{Version: stateVersion, App: w.App, Writer: w.id, Seq: w.seq + 1, SavedAt: now.UTC(), LastID: w.last,
 		Keys: []stateEntry{}}
 	for _, name := range w.sortedKeys() {
-		k := w.keys[name]
-		for _, s := range k.eval.Save() {
-			st.Keys = append(st.Keys, stateEntry{Saved: s, Detail: k.detail})
+		if s, ok := w.keys[name].eval.Save(); ok {
+			st.Keys = append(st.Keys, stateEntry{Saved: s, Detail: w.keys[name].detail})
 		}
 	}
-	for _, s := range w.blind.Save() {
+	if s, ok := w.blind.Save(); ok {
 		st.Keys = append(st.Keys, stateEntry{Saved: s})
 	}
 	// Most ticks change nothing worth keeping: skip the write (and its
@@ -451,34 +429,21 @@ func (w *Watcher) save(now time.Time) {
 }
 
 // newKey makes the window and state machine of a key, or nil when the
-// configuration has no rule for it.
+// configuration has no rule for it (its threshold is 0, which no rule
+// validates with). Gauge keys take the failure rule's window, for and
+// repeat.
 func (w *Watcher) newKey(name string) *alertKey {
-	var r alerts.Rule
-	gauge := false
+	r, gauge := w.Failures, true
 	switch {
 	case strings.HasPrefix(name, "size:"):
-		if w.MaxSize <= 0 {
-			return nil
-		}
-		r = alerts.Rule{Threshold: int(min(w.MaxSize, maxInt32)), Measure: measureSize}
-		gauge = true
+		r.Threshold, r.Measure, r.ResolveBelow = int(min(w.MaxSize, maxInt32)), measureSize, 0
 	case strings.HasPrefix(name, "age:"):
-		if w.MaxAge <= 0 {
-			return nil
-		}
-		r = alerts.Rule{Threshold: int(min(int64(w.MaxAge/time.Second), maxInt32)), Measure: measureAge}
-		gauge = true
+		r.Threshold, r.Measure, r.ResolveBelow = int(min(int64(w.MaxAge/time.Second), maxInt32)), measureAge, 0
 	default:
-		if w.Failures.Threshold <= 0 {
-			return nil
-		}
-		r = w.Failures
-	}
-	if gauge {
-		r.Window, r.For, r.Repeat = w.Failures.Window, w.Failures.For, w.Failures.Repeat
+		gauge = false
 	}
 	r.Key = name
-	e, err := alerts.NewEvaluator([]alerts.Rule{r})
+	e, err := alerts.NewEvaluator(r)
 	if err != nil {
 		return nil
 	}
@@ -524,7 +489,7 @@ func (w *Watcher) observe(f Failure) {
 	for _, name := range w.failureKeys(f) {
 		k, ok := w.keys[name]
 		if !ok {
-			if len(w.keys) >= w.MaxKeys && name != AppKey {
+			if len(w.keys) >= maxKeys && name != AppKey {
 				w.dropped++
 				continue
 			}
@@ -540,16 +505,10 @@ func (w *Watcher) observe(f Failure) {
 
 // sortedKeys is "app" first, then by name.
 func (w *Watcher) sortedKeys() []string {
-	names := make([]string, 0, len(w.keys))
-	for k := range w.keys {
-		names = append(names, k)
+	names := slices.Sorted(maps.Keys(w.keys))
+	if i := slices.Index(names, AppKey); i > 0 {
+		names = slices.Insert(slices.Delete(names, i, i+1), 0, AppKey)
 	}
-	sort.Slice(names, func(i, j int) bool {
-		if (names[i] == AppKey) != (names[j] == AppKey) {
-			return names[i] == AppKey
-		}
-		return names[i] < names[j]
-	})
 	return names
 }
 
@@ -567,32 +526,29 @@ func (w *Watcher) evaluate(now time.Time, gauges []Gauge) []alerts.Notification 
 		}
 	}
 	for name, v := range values {
-		if _, ok := w.keys[name]; ok || len(w.keys) >= w.MaxKeys {
+		if _, ok := w.keys[name]; ok || len(w.keys) >= maxKeys {
 			continue
 		}
 		// Nothing to track until it crosses.
-		if k := w.newKey(name); k != nil && v >= int64(k.eval.Rules()[0].Threshold) {
+		if k := w.newKey(name); k != nil && v >= int64(k.eval.Rule().Threshold) {
 			w.keys[name] = k
 		}
 	}
 	var out []alerts.Notification
 	for _, name := range w.sortedKeys() {
 		k := w.keys[name]
-		var count int
+		count := int(min(values[name], maxInt32)) // a gauge key's
 		if k.window != nil {
 			count = k.window.Count(now)
-		} else {
-			count = int(min(values[name], maxInt32))
 		}
-		for _, n := range k.eval.Evaluate(now, map[string]int{name: count}).Notifications {
+		if n, ok := k.eval.Evaluate(now, count); ok {
 			n.Detail = k.detail
 			// Again here: a state file written before redaction existed
 			// may hold an unmasked example.
 			n.Detail.Message = w.Redact.Text(n.Detail.Message)
 			out = append(out, n)
 		}
-		st := k.eval.States()[0]
-		if st.State == alerts.StateOK && (k.window == nil || st.Count == 0) {
+		if k.eval.State() == alerts.StateOK && (k.window == nil || k.eval.Count() == 0) {
 			delete(w.keys, name)
 		}
 	}
@@ -602,24 +558,25 @@ func (w *Watcher) evaluate(now time.Time, gauges []Gauge) []alerts.Notification 
 // evaluateBlind advances the watcher's own alert: its count is the seconds
 // it has been blind.
 func (w *Watcher) evaluateBlind(now time.Time, blind time.Duration) []alerts.Notification {
-	d := w.blind.Evaluate(now, map[string]int{BlindKey: int(min(int64(blind/time.Second), maxInt32))})
-	for i := range d.Notifications {
-		d.Notifications[i].Detail = alerts.Detail{Message: w.Redact.Text(w.blindErr)}
-		if w.LookCloser != nil {
-			d.Notifications[i].Detail.Command = w.LookCloser(BlindKey)
-		}
+	n, ok := w.blind.Evaluate(now, int(min(int64(blind/time.Second), maxInt32)))
+	if !ok {
+		return nil
 	}
-	return d.Notifications
+	n.Detail = alerts.Detail{Message: w.Redact.Text(w.blindErr)}
+	if w.LookCloser != nil {
+		n.Detail.Command = w.LookCloser(BlindKey)
+	}
+	return []alerts.Notification{n}
 }
 
 func (w *Watcher) firing() []string {
 	var out []string
 	for _, name := range w.sortedKeys() {
-		if w.keys[name].eval.States()[0].State == alerts.StateFiring {
+		if w.keys[name].eval.State() == alerts.StateFiring {
 			out = append(out, name)
 		}
 	}
-	if w.blind.States()[0].State == alerts.StateFiring {
+	if w.blind.State() == alerts.StateFiring {
 		out = append(out, BlindKey)
 	}
 	return out

@@ -44,18 +44,14 @@ func Dark(in io.Reader, out io.Writer, getenv func(string) string, timeout time.
 	}
 	fin, okIn := in.(*os.File)
 	fout, okOut := out.(*os.File)
-	if !okIn || !okOut {
-		return true
+	if okIn && okOut {
+		if reply, ok := query(fin, fout, timeout); ok {
+			if dark, ok := fromOSC11(reply); ok {
+				return dark
+			}
+		}
 	}
-	reply, ok := query(fin, fout, timeout)
-	if !ok {
-		return true
-	}
-	dark, ok := fromOSC11(reply)
-	if !ok {
-		return true
-	}
-	return dark
+	return true
 }
 
 // fromCOLORFGBG reads the background index of "fg;bg" or "fg;default;bg".
