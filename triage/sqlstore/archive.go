@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -33,16 +35,24 @@ func scanRaw(rows *sql.Rows) ([]triage.RawRow, error) {
 	defer rows.Close()
 	var out []triage.RawRow
 	for rows.Next() {
-		var r triage.RawRow
-		var uuid, conn, queue, failedAt, payload, exc sql.NullString
-		if err := rows.Scan(&r.ID, &uuid, &conn, &queue, &failedAt, &payload, &exc); err != nil {
-			return nil, fmt.Errorf("reading a failed_jobs row: %w", err)
+		r, err := scanRawRow(rows)
+		if err != nil {
+			return nil, err
 		}
-		r.UUID, r.Connection, r.Queue = ptr(uuid), ptr(conn), ptr(queue)
-		r.FailedAt, r.Payload, r.Exception = ptr(failedAt), ptr(payload), ptr(exc)
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+func scanRawRow(rows *sql.Rows) (triage.RawRow, error) {
+	var r triage.RawRow
+	var uuid, conn, queue, failedAt, payload, exc sql.NullString
+	if err := rows.Scan(&r.ID, &uuid, &conn, &queue, &failedAt, &payload, &exc); err != nil {
+		return r, fmt.Errorf("reading a failed_jobs row: %w", err)
+	}
+	r.UUID, r.Connection, r.Queue = ptr(uuid), ptr(conn), ptr(queue)
+	r.FailedAt, r.Payload, r.Exception = ptr(failedAt), ptr(payload), ptr(exc)
+	return r, nil
 }
 
 func ptr(v sql.NullString) *string {
@@ -55,24 +65,15 @@ func ptr(v sql.NullString) *string {
 // rawByIDs reads whole rows of the batch tx holds locked.
 func (s *Store) rawByIDs(ctx context.Context, tx *sqlx.Tx, ids []int64) ([]triage.RawRow, error) {
 	var out []triage.RawRow
-	const perSelect = 1000
-	for i := 0; i < len(ids); i += perSelect {
-		chunk := ids[i:min(i+perSelect, len(ids))]
-		args := make([]any, len(chunk))
-		for k, id := range chunk {
-			args[k] = id
-		}
-		q := "SELECT " + s.rawColumns() + " FROM " + s.failed + " WHERE id IN (" + marks(len(chunk)) + ") ORDER BY id"
-		rows, err := tx.QueryContext(ctx, s.db.Rebind(q), args...)
-		if err != nil {
-			return nil, s.queryError(err)
-		}
-		got, err := scanRaw(rows)
-		if err != nil {
-			return nil, s.queryError(err)
-		}
-		out = append(out, got...)
+	err := s.selectIn(ctx, tx, "SELECT "+s.rawColumns()+" FROM "+s.failed+" WHERE id IN (", anys(ids), func(rows *sql.Rows) error {
+		r, err := scanRawRow(rows)
+		out = append(out, r)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	slices.SortFunc(out, func(a, b triage.RawRow) int { return cmp.Compare(a.ID, b.ID) })
 	if len(out) != len(ids) {
 		// The rows are locked by this transaction; one missing means
 		// someone deleted it without a lock (SQLite aside, cannot happen).
@@ -89,7 +90,7 @@ func (s *Store) archiveRange(ctx context.Context, where string, args []any, arch
 		return 0, err
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
-	q := "SELECT " + s.rawColumns() + " FROM " + s.failed + where + " ORDER BY id" + s.lockClause()
+	q := "SELECT " + s.rawColumns() + " FROM " + s.failed + where + " ORDER BY id" + s.d.lockRows
 	rs, err := tx.QueryContext(ctx, s.db.Rebind(q), args...)
 	if err != nil {
 		return 0, s.writeError(err, s.schema.FailedTable)
@@ -228,11 +229,11 @@ func sameText(a, b *string) bool {
 }
 
 // selectIn runs head + "?, …)" over vals, selectInChunk values at a time,
-// and hands scan each row.
-func (s *Store) selectIn(ctx context.Context, tx *sqlx.Tx, head string, vals []any, scan func(*sql.Rows) error) error {
+// on the pool or in a transaction, and hands scan each row.
+func (s *Store) selectIn(ctx context.Context, db querier, head string, vals []any, scan func(*sql.Rows) error) error {
 	for i := 0; i < len(vals); i += selectInChunk {
 		chunk := vals[i:min(i+selectInChunk, len(vals))]
-		rows, err := tx.QueryContext(ctx, s.db.Rebind(head+marks(len(chunk))+")"), chunk...)
+		rows, err := db.QueryContext(ctx, s.db.Rebind(head+marks(len(chunk))+")"), chunk...)
 		if err != nil {
 			return s.queryError(err)
 		}
@@ -281,7 +282,7 @@ func (s *Store) insertRaw(ctx context.Context, tx *sqlx.Tx, rows []triage.RawRow
 		}
 		q := "INSERT INTO " + s.failed + " (" + strings.Join(cols, ", ") + ") VALUES " + string(values)
 		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
-			if isUniqueViolation(err) {
+			if uniqueViolation.match(err) {
 				// A concurrent restore (or a worker's failure) took a uuid
 				// or an id first: the batch rolls back whole, and run
 				// again it finds them present (or taken).

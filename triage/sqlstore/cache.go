@@ -95,7 +95,7 @@ func (c *CacheStore) Present(ctx context.Context, keys []string, now time.Time) 
 		args[i] = c.prefix + k
 	}
 	q := "SELECT " + c.d.quote("key") + ", " + c.d.quote("value") + ", " + c.d.quote("expiration") + " FROM " + c.table +
-		" WHERE " + c.d.quote("key") + " IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(keys)), ", ") + ")"
+		" WHERE " + c.d.quote("key") + " IN (" + marks(len(keys)) + ")"
 	rows, err := c.db.QueryContext(ctx, c.db.Rebind(q), args...)
 	if err != nil {
 		return nil, c.queryError(err)

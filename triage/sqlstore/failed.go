@@ -83,10 +83,8 @@ func (s *Store) where(f triage.Filter) (string, []any) {
 		if len(vals) == 0 {
 			return
 		}
-		conds = append(conds, col+" IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(vals)), ", ")+")")
-		for _, v := range vals {
-			args = append(args, v)
-		}
+		conds = append(conds, col+" IN ("+marks(len(vals))+")")
+		args = append(args, anys(vals)...)
 	}
 	in("queue", f.Queues)
 	in("connection", f.Connections)
@@ -342,7 +340,9 @@ func (e *dbError) Unwrap() error { return e.cause }
 
 // Is makes deadlock victims recognisable as triage.ErrConflict: the
 // transaction was rolled back whole and may simply run again.
-func (e *dbError) Is(target error) bool { return target == triage.ErrConflict && isDeadlock(e.cause) }
+func (e *dbError) Is(target error) bool {
+	return target == triage.ErrConflict && deadlock.match(e.cause)
+}
 
 // wallTime scans failed_at from any driver: PostgreSQL and SQLite return a
 // time.Time whose clock fields are the stored wall-clock time, MySQL returns

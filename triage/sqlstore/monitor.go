@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -39,10 +38,8 @@ func (s *Store) QueueStats(ctx context.Context, p triage.QueueStatsParams) ([]tr
 		FROM ` + s.jobs
 	args := []any{now, now, expired, now}
 	if len(p.Queues) > 0 {
-		q += " WHERE queue IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(p.Queues)), ", ") + ")"
-		for _, name := range p.Queues {
-			args = append(args, name)
-		}
+		q += " WHERE queue IN (" + marks(len(p.Queues)) + ")"
+		args = append(args, anys(p.Queues)...)
 	}
 	q += " GROUP BY queue ORDER BY queue"
 	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)

@@ -139,7 +139,7 @@ func (s *Seeder) seedInserts(ctx context.Context, tx *sql.Tx, table string, cols
 		if rows == 0 {
 			return nil
 		}
-		_, err := tx.ExecContext(ctx, head+strings.TrimSuffix(strings.Repeat(tuple+", ", rows), ", "), args...)
+		_, err := tx.ExecContext(ctx, head+tuples(tuple, rows), args...)
 		args, rows = args[:0], 0
 		return err
 	}

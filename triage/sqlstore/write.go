@@ -11,17 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"github.com/jobtriage/jobtriage/triage"
 )
-
-// lockClause is appended to the batch select of a write: rows a concurrent
-// jobtriage holds are skipped or waited for, per dialect (dialect.lockRows),
-// so two retries never move one job twice.
-func (s *Store) lockClause() string { return s.d.lockRows }
 
 // beginWrite starts a write transaction at the dialect's writeIsolation,
 // detached from ctx's cancellation where the dialect needs it
@@ -58,10 +52,7 @@ func (s *Store) batchWhere(ctx context.Context, tx *sqlx.Tx, p triage.BatchParam
 	var cond string
 	var args []any
 	if len(p.IDs) > 0 {
-		cond = "id IN (" + marks(len(p.IDs)) + ")"
-		for _, id := range p.IDs {
-			args = append(args, id)
-		}
+		cond, args = "id IN ("+marks(len(p.IDs))+")", anys(p.IDs)
 	} else {
 		// The --since bound is a starting id, found once: a later batch
 		// starts after the previous one's last id, which is past it.
@@ -87,10 +78,12 @@ func (s *Store) lockBatch(ctx context.Context, tx *sqlx.Tx, p triage.BatchParams
 	if err != nil {
 		return nil, err
 	}
-	// A dry run changes nothing, so it locks nothing: its locks would make a
-	// concurrent retry skip (and leave behind) the rows it only counts, and
-	// on PostgreSQL FOR UPDATE needs a privilege a read-only user lacks.
-	lock := s.lockClause()
+	// The lock (dialect.lockRows) keeps two retries from moving one job
+	// twice. A dry run changes nothing, so it locks nothing: its locks would
+	// make a concurrent retry skip (and leave behind) the rows it only
+	// counts, and on PostgreSQL FOR UPDATE needs a privilege a read-only
+	// user lacks.
+	lock := s.d.lockRows
 	if p.DryRun {
 		lock = ""
 	}
@@ -119,7 +112,19 @@ func (s *Store) scanLocked(rows *sql.Rows) ([]*triage.FailedRow, error) {
 	return out, nil
 }
 
-func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+func marks(n int) string { return tuples("?", n) }
+
+// tuples is n copies of row, comma-separated.
+func tuples(row string, n int) string { return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ") }
+
+// anys is a list of values as query arguments.
+func anys[T any](vals []T) []any {
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		out[i] = v
+	}
+	return out
+}
 
 // TakeBatch begins a batch's transaction and takes the batch: for a retry
 // on MariaDB by DELETE … RETURNING (takeByDelete), elsewhere, in forgets
@@ -270,7 +275,7 @@ func (b *batch) Commit(ctx context.Context) error {
 		}
 	}
 	if b.byLock {
-		if err := s.deleteIDs(ctx, tx, d.Delete); err != nil {
+		if _, err := s.deleteCounted(ctx, tx, d.Delete); err != nil {
 			return err
 		}
 	}
@@ -292,7 +297,7 @@ func (b *batch) Rollback() { _ = b.tx.Rollback() }
 // is rolled back whole: it changes nothing. Any other error, or a probe in
 // which no row fails alone, returns err as it was.
 func (s *Store) isolate(ctx context.Context, batch *sqlx.Tx, err error, moves []triage.Move, now int64) error {
-	if !isRowDataError(err) || len(moves) == 0 || ctx.Err() != nil {
+	if !rowData.match(err) || len(moves) == 0 || ctx.Err() != nil {
 		return err
 	}
 	// The batch's locks go first: SQLite has one writer, and the probe
@@ -328,7 +333,7 @@ func (s *Store) probe(ctx context.Context, moves []triage.Move, now int64) ([]st
 	}
 	defer tx.Rollback() //nolint:errcheck // the probe never commits
 	reasons := make([]string, len(moves))
-	q := s.db.Rebind("INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) VALUES (?, 0, NULL, ?, ?, ?)")
+	q := s.db.Rebind(s.jobsInsert() + "VALUES " + jobsRow)
 	for i, m := range moves {
 		if _, err := tx.ExecContext(ctx, "SAVEPOINT jobtriage_probe"); err != nil {
 			return nil, err
@@ -338,7 +343,7 @@ func (s *Store) probe(ctx context.Context, moves []triage.Move, now int64) ([]st
 			payload = string(m.Payload) // text, not bytea
 		}
 		if _, err := tx.ExecContext(ctx, q, m.Queue, now, now, payload); err != nil {
-			if !isRowDataError(err) {
+			if !rowData.match(err) {
 				return nil, errNotRowSpecific
 			}
 			reasons[i] = scrub(err, s.ep)
@@ -354,34 +359,10 @@ func (s *Store) probe(ctx context.Context, moves []triage.Move, now int64) ([]st
 // jobs table refuses for reasons of their own (triage.MoveProber); a push
 // that failed for any other reason is not probed.
 func (b *JobsBackend) ProbeMoves(ctx context.Context, moves []triage.Move, now time.Time, pushErr error) ([]string, error) {
-	if !isRowDataError(pushErr) {
+	if !rowData.match(pushErr) {
 		return nil, errNotRowSpecific
 	}
 	return b.Store.probe(ctx, moves, now.Unix())
-}
-
-// isRowDataError recognises an insert refused for what one row holds
-// rather than for the table or the session: PostgreSQL's data exceptions
-// and integrity violations (SQLSTATE classes 22 and 23); MySQL's data too
-// long (1406), incorrect string or value (1366, 1292), out of range
-// (1264), truncated (1265), NULL in a NOT NULL column (1048), invalid JSON
-// (3140) and CHECK failures (3819, MariaDB 4025); SQLite's constraint
-// failures and oversized values.
-func isRowDataError(err error) bool {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		switch me.Number {
-		case 1048, 1264, 1265, 1292, 1366, 1406, 3140, 3819, 4025:
-			return true
-		}
-		return false
-	}
-	var pe *pq.Error
-	if errors.As(err, &pe) {
-		return strings.HasPrefix(string(pe.Code), "22") || strings.HasPrefix(string(pe.Code), "23")
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "constraint failed") || strings.Contains(msg, "too big")
 }
 
 // QueueColumn reads what the jobs table's queue column holds from the
@@ -445,22 +426,23 @@ func (s *Store) copyVerbatim(ctx context.Context, tx *sqlx.Tx, ids []int64, now 
 	if len(ids) == 0 {
 		return nil
 	}
-	args := make([]any, 0, len(ids)+2)
-	args = append(args, now, now)
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	q := "INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) " +
-		"SELECT queue, 0, NULL, ?, ?, payload FROM " + s.failed + " WHERE id IN (" + marks(len(ids)) + ") ORDER BY id"
-	if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
+	q := s.jobsInsert() + "SELECT queue, 0, NULL, ?, ?, payload FROM " + s.failed + " WHERE id IN (" + marks(len(ids)) + ") ORDER BY id"
+	if _, err := tx.ExecContext(ctx, s.db.Rebind(q), append([]any{now, now}, anys(ids)...)...); err != nil {
 		return s.writeError(err, s.schema.JobsTable)
 	}
 	return nil
 }
 
-// insertJobs inserts as DatabaseQueue::pushRaw does: attempts 0,
-// reserved_at NULL, available_at = created_at = now; by COPY where the
-// dialect has it (bulkCopy).
+// jobsInsert and jobsRow insert into jobs as DatabaseQueue::pushRaw does:
+// attempts 0, reserved_at NULL, available_at = created_at = now.
+func (s *Store) jobsInsert() string {
+	return "INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) "
+}
+
+const jobsRow = "(?, 0, NULL, ?, ?, ?)"
+
+// insertJobs inserts the moves (jobsInsert), by COPY where the dialect has
+// it (bulkCopy).
 func (s *Store) insertJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move, now int64) error {
 	if len(moves) == 0 {
 		return nil
@@ -471,12 +453,11 @@ func (s *Store) insertJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move
 	const perInsert = 200 // keeps one statement's parameters and size modest
 	for i := 0; i < len(moves); i += perInsert {
 		j := min(i+perInsert, len(moves))
-		values := strings.TrimSuffix(strings.Repeat("(?, 0, NULL, ?, ?, ?), ", j-i), ", ")
 		args := make([]any, 0, 4*(j-i))
 		for _, m := range moves[i:j] {
 			args = append(args, m.Queue, now, now, m.Payload)
 		}
-		q := "INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) VALUES " + values
+		q := s.jobsInsert() + "VALUES " + tuples(jobsRow, j-i)
 		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
 			return s.writeError(err, s.schema.JobsTable)
 		}
@@ -500,37 +481,6 @@ func (s *Store) copyJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move, 
 		return s.writeError(err, s.schema.JobsTable)
 	}
 	return nil
-}
-
-// PushJobs makes this store the jobs side of a split setup (jobs and
-// failed_jobs in different databases): it inserts the moves whose payload
-// uuid is not in jobs yet, in one transaction.
-func (s *Store) PushJobs(ctx context.Context, moves []triage.Move, now time.Time) (int, error) {
-	if err := s.requireJobs(); err != nil {
-		return 0, err
-	}
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback() //nolint:errcheck
-	queued, err := s.queuedUUIDs(ctx, tx, moves)
-	if err != nil {
-		return 0, err
-	}
-	var fresh []triage.Move
-	for _, m := range moves {
-		if m.UUID == "" || !queued[m.UUID] {
-			fresh = append(fresh, m)
-		}
-	}
-	if err := s.insertJobs(ctx, tx, fresh, now.Unix()); err != nil {
-		return 0, err
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, s.queryError(err)
-	}
-	return len(fresh), nil
 }
 
 // queuedUUIDs finds which of the moves' uuids are already in jobs. jobs has
@@ -582,23 +532,14 @@ func payloadUUID(head string) string {
 	return ""
 }
 
-func (s *Store) deleteIDs(ctx context.Context, tx *sqlx.Tx, ids []int64) error {
-	_, err := s.deleteCounted(ctx, tx, ids)
-	return err
-}
-
 // deleteCounted deletes the rows with these ids and says how many there were.
 func (s *Store) deleteCounted(ctx context.Context, tx *sqlx.Tx, ids []int64) (int64, error) {
 	const perDelete = 1000
 	var n int64
 	for i := 0; i < len(ids); i += perDelete {
 		j := min(i+perDelete, len(ids))
-		args := make([]any, 0, j-i)
-		for _, id := range ids[i:j] {
-			args = append(args, id)
-		}
 		q := "DELETE FROM " + s.failed + " WHERE id IN (" + marks(j-i) + ")"
-		r, err := tx.ExecContext(ctx, s.db.Rebind(q), args...)
+		r, err := tx.ExecContext(ctx, s.db.Rebind(q), anys(ids[i:j])...)
 		if err != nil {
 			return n, s.writeError(err, s.schema.FailedTable)
 		}
@@ -615,8 +556,7 @@ func (s *Store) deleteCounted(ctx context.Context, tx *sqlx.Tx, ids []int64) (in
 // from the map.
 func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.Ref]int64, error) {
 	out := map[triage.Ref]int64{}
-	var uuids []any
-	var ids []any
+	var uuids, ids []any
 	for _, r := range refs {
 		switch {
 		case r.UUID != "" && s.schema.IDMode == triage.IDModeUUID:
@@ -625,41 +565,22 @@ func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.
 			ids = append(ids, r.ID)
 		}
 	}
-	query := func(col string, vals []any) error {
-		for i := 0; i < len(vals); i += 500 {
-			chunk := vals[i:min(i+500, len(vals))]
-			q := "SELECT id, " + col + " FROM " + s.failed + " WHERE " + col + " IN (" + marks(len(chunk)) + ")"
-			if col == "id" {
-				q = "SELECT id, id FROM " + s.failed + " WHERE id IN (" + marks(len(chunk)) + ")"
-			}
-			rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), chunk...)
-			if err != nil {
-				return s.queryError(err)
-			}
-			for rows.Next() {
-				var id int64
-				var key string
-				if err := rows.Scan(&id, &key); err != nil {
-					rows.Close()
-					return err
-				}
-				if col == "uuid" {
-					out[triage.Ref{UUID: key}] = id
-				} else {
-					out[triage.Ref{ID: id}] = id
-				}
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return s.queryError(err)
-			}
-		}
-		return nil
+	err := s.selectIn(ctx, s.db, "SELECT id, uuid FROM "+s.failed+" WHERE uuid IN (", uuids, func(rows *sql.Rows) error {
+		var id int64
+		var uuid string
+		err := rows.Scan(&id, &uuid)
+		out[triage.Ref{UUID: uuid}] = id
+		return err
+	})
+	if err == nil {
+		err = s.selectIn(ctx, s.db, "SELECT id FROM "+s.failed+" WHERE id IN (", ids, func(rows *sql.Rows) error {
+			var id int64
+			err := rows.Scan(&id)
+			out[triage.Ref{ID: id}] = id
+			return err
+		})
 	}
-	if err := query("uuid", uuids); err != nil {
-		return nil, err
-	}
-	if err := query("id", ids); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -680,7 +601,7 @@ func (s *Store) Count(ctx context.Context, f triage.Filter) (int64, error) {
 // table and which grants. Other errors are ordinary query errors. Neither
 // shows the password.
 func (s *Store) writeError(err error, table string) error {
-	if !isPermissionDenied(err) {
+	if !permissionDenied.match(err) {
 		return s.queryError(err)
 	}
 	who := "this database user"
@@ -689,35 +610,6 @@ func (s *Store) writeError(err error, table string) error {
 	}
 	return &dbError{msg: fmt.Sprintf("%s may not write to %s on %s: retry and forget need SELECT, UPDATE and DELETE on %s and INSERT on %s (%s)",
 		who, table, s.ep.Redacted(), s.schema.FailedTable, s.schema.JobsTable, scrub(err, s.ep)), cause: err}
-}
-
-// isPermissionDenied recognises PostgreSQL's 42501 (insufficient_privilege)
-// and MySQL's 1142 (table), 1143 (column) and 1044 (database) denials.
-func isPermissionDenied(err error) bool {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number == 1142 || me.Number == 1143 || me.Number == 1044
-	}
-	var pe *pq.Error
-	if errors.As(err, &pe) {
-		return pe.Code == "42501"
-	}
-	return false
-}
-
-// isDeadlock recognises MySQL's 1213 (deadlock) and 1205 (lock wait
-// timeout), PostgreSQL's 40P01 and 40001, and SQLite's busy database.
-func isDeadlock(err error) bool {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number == 1213 || me.Number == 1205
-	}
-	var pe *pq.Error
-	if errors.As(err, &pe) {
-		return pe.Code == "40P01" || pe.Code == "40001"
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
 }
 
 // copyFrom is the COPY ... FROM STDIN statement lib/pq prepares for a bulk
