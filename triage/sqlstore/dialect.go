@@ -119,6 +119,30 @@ type dialect struct {
 	// upsertCache ends the INSERT of a cache row (key, value, expiration)
 	// with what replaces an existing key, as Laravel's upsert on key does.
 	upsertCache string
+	// Catalog queries, each binding one table as catalogArgs does:
+	// columnsSQL reads each column's name, nullability and declared type;
+	// indexesSQL each index's name and columns in order ('' for an
+	// expression part); rowsSQL the planner's row estimate ("": count).
+	columnsSQL, indexesSQL, rowsSQL string
+}
+
+// catalogArgs binds table t in a catalog query: PostgreSQL's to_regclass
+// resolves the quoted name exactly as a query would, search_path included,
+// and is NULL (not an error) when there is no such table or schema; MySQL
+// takes the schema (NULL: the current database) and the name, SQLite's
+// pragma functions the name and the schema (NULL: main, or temp).
+func (d dialect) catalogArgs(t tableName) []any {
+	var schema any
+	if t.schema != "" {
+		schema = t.schema
+	}
+	switch d.name {
+	case "postgres":
+		return []any{t.quoted(d)}
+	case "mysql":
+		return []any{schema, t.name}
+	}
+	return []any{t.name, schema}
 }
 
 // dialectFor returns the dialect of a driver name.
@@ -162,6 +186,15 @@ func dialectFor(driver string) (dialect, bool) {
 			dropDatabaseSuffix:         " WITH (FORCE)",
 			ledgerColumns:              `("uuid" varchar(255) NOT NULL PRIMARY KEY, "pushed_at" bigint NOT NULL)`,
 			upsertCache:                ` ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value", "expiration" = excluded."expiration"`,
+
+			columnsSQL: `SELECT a.attname, NOT a.attnotnull, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a
+				WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped`,
+			indexesSQL: `SELECT i.relname, COALESCE(a.attname, '') FROM pg_catalog.pg_index ix
+				JOIN pg_catalog.pg_class i ON i.oid = ix.indexrelid
+				CROSS JOIN LATERAL unnest(ix.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+				LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = k.attnum
+				WHERE ix.indrelid = to_regclass(?) ORDER BY i.relname, k.ord`,
+			rowsSQL: `SELECT reltuples::bigint FROM pg_catalog.pg_class WHERE oid = to_regclass(?)`,
 		}, true
 	case "mysql":
 		return dialect{
@@ -198,6 +231,12 @@ func dialectFor(driver string) (dialect, bool) {
 			deleteReturning:        mariadbHasDeleteReturning,
 			ledgerColumns:          "(`uuid` varchar(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, `pushed_at` bigint NOT NULL)",
 			upsertCache:            " ON DUPLICATE KEY UPDATE `value` = VALUES(`value`), `expiration` = VALUES(`expiration`)",
+
+			columnsSQL: `SELECT column_name, is_nullable = 'YES', column_type FROM information_schema.columns
+				WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?`,
+			indexesSQL: `SELECT index_name, COALESCE(column_name, '') FROM information_schema.statistics
+				WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? ORDER BY index_name, seq_in_index`,
+			rowsSQL: `SELECT table_rows FROM information_schema.tables WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?`,
 		}, true
 	case "sqlite":
 		return dialect{
@@ -218,6 +257,11 @@ func dialectFor(driver string) (dialect, bool) {
 			analyze:                func(string) string { return "" },
 			ledgerColumns:          `("uuid" text NOT NULL PRIMARY KEY, "pushed_at" integer NOT NULL)`,
 			upsertCache:            ` ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value", "expiration" = excluded."expiration"`,
+
+			columnsSQL: `SELECT name, "notnull" = 0, type FROM pragma_table_info(?, ?)`,
+			// pragma_index_info names no column (NULL) for an expression part.
+			indexesSQL: `SELECT il.name, COALESCE(ii.name, '') FROM pragma_index_list(?1, ?2) il
+				JOIN pragma_index_info(il.name, ?2) ii ORDER BY il.name, ii.seqno`,
 		}, true
 	}
 	return dialect{}, false

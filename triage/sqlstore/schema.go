@@ -22,36 +22,7 @@ type column struct {
 // session would find it: PostgreSQL's search_path, MySQL's current
 // database, SQLite's main (or temp) database.
 func (s *Store) columns(ctx context.Context, t tableName) (map[string]column, error) {
-	var (
-		q    string
-		args []any
-	)
-	switch s.d.name {
-	case "postgres":
-		// to_regclass resolves the quoted name exactly as a query would,
-		// search_path included, and is NULL (not an error) when there is
-		// no such table or schema.
-		q = `SELECT a.attname, NOT a.attnotnull, format_type(a.atttypid, a.atttypmod)
-			FROM pg_catalog.pg_attribute a
-			WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped`
-		args = []any{t.quoted(s.d)}
-	case "mysql":
-		q = `SELECT column_name, is_nullable = 'YES', column_type FROM information_schema.columns
-			WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?`
-		var schema any
-		if t.schema != "" {
-			schema = t.schema
-		}
-		args = []any{schema, t.name}
-	case "sqlite":
-		q = `SELECT name, "notnull" = 0, type FROM pragma_table_info(?)`
-		args = []any{t.name}
-		if t.schema != "" {
-			q = `SELECT name, "notnull" = 0, type FROM pragma_table_info(?, ?)`
-			args = append(args, t.schema)
-		}
-	}
-	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(s.d.columnsSQL), s.d.catalogArgs(t)...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the columns of %s on %s: %s", t, s.ep.Redacted(), scrub(err, s.ep))
 	}
@@ -154,20 +125,20 @@ func why(k kind, typ string) string {
 	return ""
 }
 
+// shape is the columns a table must have, and what each must hold.
+type shape []struct {
+	name string
+	kind kind
+}
+
 // failedShape and jobsShape are the columns jobtriage reads and writes, and
 // what each must hold (queue-spec §1.1, §1.2).
 var (
-	failedShape = []struct {
-		name string
-		kind kind
-	}{
+	failedShape = shape{
 		{"id", kindInteger}, {"connection", kindText}, {"queue", kindText},
 		{"payload", kindText}, {"exception", kindText}, {"failed_at", kindTime},
 	}
-	jobsShape = []struct {
-		name string
-		kind kind
-	}{
+	jobsShape = shape{
 		{"queue", kindText}, {"payload", kindText}, {"attempts", kindInteger},
 		{"reserved_at", kindInteger}, {"available_at", kindInteger}, {"created_at", kindInteger},
 	}
@@ -176,12 +147,9 @@ var (
 // checkShape returns an ErrSchema error naming every column of t that is
 // missing or of a type jobtriage cannot use, or nil. The message is one
 // line: "table failed_jobs: column id is uuid, want an integer column: …".
-func (s *Store) checkShape(t tableName, cols map[string]column, shape []struct {
-	name string
-	kind kind
-}, laravel string) error {
+func (s *Store) checkShape(t tableName, cols map[string]column, want shape, laravel string) error {
 	var missing, wrong []string
-	for _, c := range shape {
+	for _, c := range want {
 		col, ok := cols[c.name]
 		if !ok {
 			missing = append(missing, c.name)

@@ -66,17 +66,8 @@ func (s *Store) IndexIdentity(ctx context.Context) (triage.TableIdentity, error)
 	if s.ep.Socket != "" {
 		id.Host = s.ep.Socket
 	}
-	var args []any
-	switch s.d.name {
-	case "postgres":
-		args = []any{s.failed}
-	case "mysql":
-		var schema any
-		if s.failedName.schema != "" {
-			schema = s.failedName.schema
-		}
-		args = []any{schema, s.failedName.name}
-	case "sqlite":
+	args := s.d.catalogArgs(s.failedName)
+	if s.d.name == "sqlite" {
 		if s.failedName.schema != "" {
 			return id, fmt.Errorf("%w: an attached SQLite database", errNoIdentity)
 		}
@@ -86,7 +77,7 @@ func (s *Store) IndexIdentity(ctx context.Context) (triage.TableIdentity, error)
 		}
 		id.Host, id.Port, id.Database = "", "", file.path
 		id.Object = file.id + "/"
-		args = []any{s.failedName.name}
+		args = args[:1]
 	}
 	var schema, object sql.NullString
 	if err := s.db.QueryRowContext(ctx, s.db.Rebind(indexIdentitySQL[s.d.name]), args...).Scan(&schema, &object); err != nil {
@@ -378,12 +369,8 @@ const uuidIndexSQL = `SELECT COUNT(*) FROM information_schema.STATISTICS
 func (s *Store) liveIDsMySQL(ctx context.Context, upTo int64) ([]int64, error) {
 	parts := []string{""}
 	if s.schema.IDMode == triage.IDModeUUID {
-		var schema any
-		if s.failedName.schema != "" {
-			schema = s.failedName.schema
-		}
 		var n int
-		if err := s.db.QueryRowContext(ctx, uuidIndexSQL, schema, s.failedName.name).Scan(&n); err == nil && n > 0 {
+		if err := s.db.QueryRowContext(ctx, uuidIndexSQL, s.d.catalogArgs(s.failedName)...).Scan(&n); err == nil && n > 0 {
 			parts = liveIDsMySQLParts[:]
 		}
 	}
