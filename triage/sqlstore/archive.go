@@ -24,11 +24,7 @@ const selectInChunk = 500
 // rawColumns selects a whole failed_jobs row as stored: failed_at as the
 // database's text for it, NULLs kept (scanRaw).
 func (s *Store) rawColumns() string {
-	uuid := "uuid"
-	if s.schema.IDMode != triage.IDModeUUID {
-		uuid = "NULL"
-	}
-	return "id, " + uuid + ", connection, queue, " + s.d.asText("failed_at") + ", payload, exception"
+	return s.keyColumns() + s.d.asText("failed_at") + ", payload, exception"
 }
 
 func scanRaw(rows *sql.Rows) ([]triage.RawRow, error) {

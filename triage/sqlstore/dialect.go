@@ -124,6 +124,9 @@ type dialect struct {
 	// indexesSQL each index's name and columns in order ('' for an
 	// expression part); rowsSQL the planner's row estimate ("": count).
 	columnsSQL, indexesSQL, rowsSQL string
+	// columnTypes are the declared types (without a length) a column of
+	// each kind may have (dialect.accepts).
+	columnTypes map[kind][]string
 }
 
 // catalogArgs binds table t in a catalog query: PostgreSQL's to_regclass
@@ -144,6 +147,8 @@ func (d dialect) catalogArgs(t tableName) []any {
 	}
 	return []any{t.name, schema}
 }
+
+var mysqlTextTypes = []string{"char", "varchar", "tinytext", "text", "mediumtext", "longtext"}
 
 // dialectFor returns the dialect of a driver name.
 func dialectFor(driver string) (dialect, bool) {
@@ -195,6 +200,8 @@ func dialectFor(driver string) (dialect, bool) {
 				LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = k.attnum
 				WHERE ix.indrelid = to_regclass(?) ORDER BY i.relname, k.ord`,
 			rowsSQL: `SELECT reltuples::bigint FROM pg_catalog.pg_class WHERE oid = to_regclass(?)`,
+			columnTypes: map[kind][]string{kindInteger: {"smallint", "integer", "bigint"}, kindText: {"text", "character", "citext"},
+				kindTime: {"timestamp"}, kindUUID: {"uuid", "text", "character", "citext"}},
 		}, true
 	case "mysql":
 		return dialect{
@@ -237,6 +244,9 @@ func dialectFor(driver string) (dialect, bool) {
 			indexesSQL: `SELECT index_name, COALESCE(column_name, '') FROM information_schema.statistics
 				WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? ORDER BY index_name, seq_in_index`,
 			rowsSQL: `SELECT table_rows FROM information_schema.tables WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?`,
+			// MariaDB 10.7+'s native uuid type compares with uuid strings.
+			columnTypes: map[kind][]string{kindInteger: {"tinyint", "smallint", "mediumint", "int", "integer", "bigint"},
+				kindText: mysqlTextTypes, kindTime: {"timestamp", "datetime"}, kindUUID: append([]string{"uuid"}, mysqlTextTypes...)},
 		}, true
 	case "sqlite":
 		return dialect{

@@ -27,11 +27,7 @@ const nextSeparator = triage.NextSeparator
 // selectList returns the columns of a FailedRow and the arguments that the
 // select list itself binds.
 func (s *Store) selectList(full bool) (string, []any) {
-	uuid := "uuid"
-	if s.schema.IDMode != triage.IDModeUUID {
-		uuid = "NULL"
-	}
-	cols := "id, " + uuid + " AS uuid, connection, queue, " + s.failedAtColumn() + ", "
+	cols := s.keyColumns() + s.failedAtColumn() + ", "
 	if full {
 		return cols + "payload, exception", nil
 	}
@@ -40,6 +36,16 @@ func (s *Store) selectList(full bool) (string, []any) {
 		return cols + s.exceptionHead() + " AS exception", nil
 	}
 	return cols + s.exceptionHead() + " AS exception", []any{nextSeparator}
+}
+
+// keyColumns selects id, uuid (NULL where the table has none), connection
+// and queue.
+func (s *Store) keyColumns() string {
+	uuid := "uuid"
+	if s.schema.IDMode != triage.IDModeUUID {
+		uuid = "NULL AS uuid"
+	}
+	return "id, " + uuid + ", connection, queue, "
 }
 
 // failedAtColumn selects failed_at, as text where the dialect needs it

@@ -83,12 +83,8 @@ func (s *Store) ScanRecentFailed(ctx context.Context, p triage.RecentParams, fn 
 	if p.Heads {
 		sel, selArgs = s.selectList(false)
 	} else {
-		uuid := "uuid"
-		if s.schema.IDMode != triage.IDModeUUID {
-			uuid = "NULL"
-		}
 		// The scanner expects payload and exception columns: empty ones.
-		sel = "id, " + uuid + " AS uuid, connection, queue, failed_at, '' AS payload, '' AS exception"
+		sel = s.keyColumns() + "failed_at, '' AS payload, '' AS exception"
 	}
 	q := s.db.Rebind("SELECT " + sel + " FROM " + s.failed + " WHERE id < ? ORDER BY id DESC LIMIT ?")
 	cursor := maxID

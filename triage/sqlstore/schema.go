@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jobtriage/jobtriage/triage"
@@ -69,47 +70,18 @@ func (k kind) expected() string {
 
 // accepts reports whether a column of declared type typ can serve as k on
 // dialect d. SQLite keeps any value in any column, so only its id is
-// checked (it must be the integer rowid alias); the others are checked by
-// type name.
+// checked (it must be the integer rowid alias, SQLite's first affinity
+// rule: a declared type containing INT); the others are checked by type
+// name (columnTypes).
 func (d dialect) accepts(k kind, typ string) bool {
+	if d.name == "sqlite" {
+		return k != kindInteger || strings.Contains(strings.ToUpper(typ), "INT")
+	}
 	base := typ
 	if i := strings.IndexAny(base, "( "); i >= 0 {
 		base = base[:i]
 	}
-	switch d.name {
-	case "sqlite":
-		// SQLite's first affinity rule: a declared type containing INT.
-		return k != kindInteger || strings.Contains(strings.ToUpper(typ), "INT")
-	case "postgres":
-		switch k {
-		case kindInteger:
-			return base == "smallint" || base == "integer" || base == "bigint"
-		case kindText:
-			return base == "text" || base == "character" || base == "citext"
-		case kindTime:
-			return base == "timestamp"
-		case kindUUID:
-			return base == "uuid" || base == "text" || base == "character" || base == "citext"
-		}
-	case "mysql":
-		switch k {
-		case kindInteger:
-			switch base {
-			case "tinyint", "smallint", "mediumint", "int", "integer", "bigint":
-				return true
-			}
-		case kindText, kindUUID:
-			switch base {
-			case "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
-				return true
-			case "uuid": // MariaDB 10.7+'s native type compares with uuid strings
-				return k == kindUUID
-			}
-		case kindTime:
-			return base == "timestamp" || base == "datetime"
-		}
-	}
-	return false
+	return slices.Contains(d.columnTypes[k], base)
 }
 
 // why explains a rejected type where the reason is not obvious.

@@ -157,16 +157,12 @@ const displayNameValueRE = `^("displayName":[ \t\r\n]*"(?:[^"\\\x01-\x1f]|\\["\\
 // sqltest.IndexAgrees check that every row gets the class and signature
 // the listing gives it.
 func (s *Store) indexQuery() (string, []any) {
-	uuid := "uuid"
-	if s.schema.IDMode != triage.IDModeUUID {
-		uuid = "NULL"
-	}
 	sep := s.d.unitSep
-	cols := "id, " + uuid + " AS uuid, connection, queue, " + s.failedAtColumn() + ", "
+	cols := s.keyColumns() + s.failedAtColumn() + ", "
 	switch s.d.name {
 	case "postgres":
 		inner := "id, connection, queue, failed_at, payload, exception"
-		if uuid == "uuid" {
+		if s.schema.IDMode == triage.IDModeUUID {
 			inner += ", uuid"
 		}
 		value, args := indexDisplayNamePG(indexRest)

@@ -466,18 +466,17 @@ func (s *Store) insertJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move
 }
 
 func (s *Store) copyJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move, now int64) error {
-	stmt, err := tx.PrepareContext(ctx, copyFrom(s.schema.JobsTable, "queue", "attempts", "reserved_at", "available_at", "created_at", "payload"))
-	if err != nil {
-		return s.writeError(err, s.schema.JobsTable)
-	}
-	defer stmt.Close()
-	for _, m := range moves {
-		// The payload goes as text: pq would send []byte as bytea.
-		if _, err := stmt.ExecContext(ctx, m.Queue, int64(0), nil, now, now, string(m.Payload)); err != nil {
-			return s.writeError(err, s.schema.JobsTable)
+	cols := []string{"queue", "attempts", "reserved_at", "available_at", "created_at", "payload"}
+	err := copyIn(ctx, tx, s.schema.JobsTable, cols, func(put func(...any) error) error {
+		for _, m := range moves {
+			// The payload goes as text: pq would send []byte as bytea.
+			if err := put(m.Queue, int64(0), nil, now, now, string(m.Payload)); err != nil {
+				return err
+			}
 		}
-	}
-	if _, err := stmt.ExecContext(ctx); err != nil {
+		return nil
+	})
+	if err != nil {
 		return s.writeError(err, s.schema.JobsTable)
 	}
 	return nil
@@ -612,13 +611,27 @@ func (s *Store) writeError(err error, table string) error {
 		who, table, s.ep.Redacted(), s.schema.FailedTable, s.schema.JobsTable, scrub(err, s.ep)), cause: err}
 }
 
-// copyFrom is the COPY ... FROM STDIN statement lib/pq prepares for a bulk
-// write: the table and columns quoted as identifiers (what the deprecated
-// pq.CopyIn built).
-func copyFrom(table string, cols ...string) string {
+// copyIn sends the rows rows puts by COPY ... FROM STDIN, the bulk write
+// lib/pq prepares, with the table and columns quoted as identifiers (what
+// the deprecated pq.CopyIn built).
+func copyIn(ctx context.Context, tx interface {
+	PrepareContext(context.Context, string) (*sql.Stmt, error)
+}, table string, cols []string, rows func(put func(...any) error) error) error {
 	q := make([]string, len(cols))
 	for i, c := range cols {
 		q[i] = pq.QuoteIdentifier(c)
 	}
-	return "COPY " + pq.QuoteIdentifier(table) + " (" + strings.Join(q, ", ") + ") FROM STDIN"
+	stmt, err := tx.PrepareContext(ctx, "COPY "+pq.QuoteIdentifier(table)+" ("+strings.Join(q, ", ")+") FROM STDIN")
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	err = rows(func(vals ...any) error {
+		_, err := stmt.ExecContext(ctx, vals...)
+		return err
+	})
+	if err == nil {
+		_, err = stmt.ExecContext(ctx)
+	}
+	return err
 }
