@@ -10,12 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,25 +39,23 @@ import (
 type Endpoint struct {
 	Driver string // "postgres", "mysql" or "sqlite"
 	// Host is a name or address for TCP. On PostgreSQL a Host starting with
-	// "/" is a Unix socket directory, as in Laravel's pgsql config and libpq.
-	// On MySQL "localhost" without a Socket means PDO's default Unix socket
-	// (see defaultMySQLSockets).
+	// "/" is a Unix socket directory (Laravel's pgsql config, libpq); on
+	// MySQL "localhost" without a Socket is PDO's default Unix socket
+	// (defaultMySQLSockets).
 	Host     string
 	Port     int
 	Database string
 	User     string
 	Password string
-	// Socket is MySQL's Unix socket file (DB_SOCKET, unix_socket). On
-	// PostgreSQL it is a socket directory, the same as a Host starting with
-	// "/".
+	// Socket is MySQL's Unix socket file (DB_SOCKET, unix_socket); on
+	// PostgreSQL a socket directory, as a Host starting with "/".
 	Socket string
 	Path   string // SQLite file
 	Params map[string]string
 	// Schema is PostgreSQL's search_path for the session (Laravel pgsql
-	// "search_path", or "schema" before Laravel 9), first schema first.
-	// Entries may hold several names separated by commas or spaces
-	// (ParseSearchPath). Empty keeps the server's default search_path. A
-	// table name without a schema is looked up along it.
+	// "search_path", "schema" before Laravel 9), along which a table name
+	// without a schema is looked up. An entry may hold several names
+	// (ParseSearchPath); empty keeps the server's default.
 	Schema []string
 	// Timezone is the connection config's "timezone": when set, the session
 	// time_zone (MySQL) or TimeZone (PostgreSQL) is set to it, as Laravel
@@ -65,9 +64,9 @@ type Endpoint struct {
 	Timezone string
 	// SocketFallbackTCP: when the Unix socket (Socket, or a PostgreSQL
 	// socket directory in Host) does not answer, connect over TCP to
-	// 127.0.0.1:Port instead (or Host:Port when Host names a TCP host).
-	// MySQL's implicit "localhost" socket always falls back, because PDO's
-	// compiled-in default can only be guessed.
+	// 127.0.0.1:Port (or Host:Port when Host names a TCP host). MySQL's
+	// implicit "localhost" socket always falls back: PDO's compiled-in
+	// default can only be guessed.
 	SocketFallbackTCP bool
 }
 
@@ -81,10 +80,10 @@ func (e Endpoint) Redacted() string {
 	if e.User != "" {
 		b.WriteString(url.PathEscape(e.User) + "@")
 	}
-	if sock := e.socket(); sock != "" {
-		b.WriteString("unix(" + sock + ")")
+	if e.socket() != "" {
+		b.WriteString("unix(" + e.address() + ")")
 	} else {
-		b.WriteString(net.JoinHostPort(e.Host, strconv.Itoa(e.Port)))
+		b.WriteString(e.address())
 	}
 	b.WriteString("/" + url.PathEscape(e.Database))
 	if len(e.Schema) > 0 {
@@ -127,12 +126,12 @@ type Config struct {
 	BatchesTable string // default job_batches
 	// Location is the app timezone: failed_at is wall-clock time in it.
 	Location *time.Location
-	// ConnectTimeout bounds dialing; StatementTimeout bounds each statement
-	// on the server where the server supports it. Zero picks the defaults.
+	// ConnectTimeout bounds dialing; StatementTimeout each statement, on
+	// the server where it supports that. Zero picks the defaults.
 	ConnectTimeout   time.Duration
 	StatementTimeout time.Duration
-	// JobsOnly opens the jobs side of a split setup: the database holds
-	// jobs but not failed_jobs.
+	// JobsOnly opens the jobs side of a split setup: a database with jobs
+	// but no failed_jobs.
 	JobsOnly bool
 }
 
@@ -152,25 +151,22 @@ type Store struct {
 	// failedName is failed_jobs' name as configured (the index's identity).
 	failedName tableName
 	ep         Endpoint
-	// deleteReturning: the server has DELETE … RETURNING (MariaDB >= 10.0.5),
-	// which moves a retry batch in one pass (moveByDelete).
+	// deleteReturning: the server has DELETE … RETURNING, which takes a
+	// retry batch in one pass (takeByDelete).
 	deleteReturning bool
 	// jobsProblem says why an existing jobs table cannot be used
 	// (triage.ErrSchema); requireJobs returns it.
 	jobsProblem error
-	// heard tells whether a connection's client deadline fired
-	// (lostConnection).
-	heard *silence
+	heard       *silence // whether a client deadline fired (lostConnection)
 	// liveIDsConcatMax replaces group_concat_max_len's value in
-	// liveIDsConcat (tests cut the list with it); "" is the packet size.
+	// liveIDsPart (tests cut the list with it); "" is the packet size.
 	liveIDsConcatMax string
 }
 
 var _ triage.Store = (*Store)(nil)
 
-// withDefaults fills in the timeouts left zero and returns the dialect of
-// the endpoint's driver: the part of opening that every connection of the
-// store shares.
+// withDefaults fills in the timeouts left zero and returns the endpoint's
+// dialect.
 func (cfg *Config) withDefaults() (dialect, error) {
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = defaultConnectTimeout
@@ -264,22 +260,21 @@ func connect(ctx context.Context, cfg Config, heard *silence) (*sqlx.DB, Endpoin
 			db.SetMaxOpenConns(1)
 		}
 	}
-	if err != nil {
-		if ctx.Err() != nil {
+	fail := func(how string, err error) (*sqlx.DB, Endpoint, error) {
+		if ctx.Err() != nil { // interrupted (Ctrl-C), not unreachable
 			return nil, ep, fmt.Errorf("connecting to %s: %w", ep.Redacted(), ctx.Err())
 		}
-		return nil, ep, fmt.Errorf("%w: %s: %v", triage.ErrUnreachable, ep.Redacted(), connectFailure(err, ep, cfg.ConnectTimeout))
+		return nil, ep, fmt.Errorf("%w: %s%s: %v", triage.ErrUnreachable, how, ep.Redacted(), connectFailure(err, ep, cfg.ConnectTimeout))
+	}
+	if err != nil {
+		return fail("", err)
 	}
 	db.SetConnMaxIdleTime(time.Minute)
 	pctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout+time.Second)
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
-		if ctx.Err() != nil {
-			// Interrupted (Ctrl-C), not unreachable.
-			return nil, ep, fmt.Errorf("connecting to %s: %w", ep.Redacted(), ctx.Err())
-		}
-		return nil, ep, fmt.Errorf("%w: cannot connect to %s: %v", triage.ErrUnreachable, ep.Redacted(), connectFailure(err, ep, cfg.ConnectTimeout))
+		return fail("cannot connect to ", err)
 	}
 	return db, ep, nil
 }
@@ -287,10 +282,9 @@ func connect(ctx context.Context, cfg Config, heard *silence) (*sqlx.DB, Endpoin
 // connectFailure says why connecting failed: the driver's words (scrubbed),
 // except for the two silences a driver words badly ("context deadline
 // exceeded", "i/o timeout", "unexpected EOF", "invalid connection"): a
-// server that never answered within the connect timeout (Config's
-// ConnectTimeout, defaultConnectTimeout unless set), and one that hung up
-// before saying anything (not a database server, or one that refuses this
-// client before its greeting).
+// server that never answered within the connect timeout, and one that hung
+// up before saying anything (not a database server, or one that refuses
+// this client before its greeting).
 func connectFailure(err error, ep Endpoint, timeout time.Duration) string {
 	var ne net.Error
 	switch {
@@ -319,9 +313,8 @@ func dialectName(driver string) string {
 	return "MySQL/MariaDB"
 }
 
-// scrub takes the password out of a driver error by structure (see
-// redact.Text), in case a driver echoes its connection string back; the
-// words of the message stay as they are.
+// scrub takes the password out of a driver error (redact.Text), in case a
+// driver echoes its connection string back.
 func scrub(err error, ep Endpoint) string {
 	return redact.Text(err.Error(), ep.Password)
 }
@@ -334,8 +327,7 @@ var defaultMySQLSockets = []string{"/run/mysqld/mysqld.sock", "/var/run/mysqld/m
 // tcpFallbackHost is where a socket that does not answer falls back to.
 const tcpFallbackHost = "127.0.0.1"
 
-// socketAnswers reports whether something accepts connections on the Unix
-// socket path.
+// socketAnswers reports whether something accepts connections on path.
 func socketAnswers(ctx context.Context, path string, timeout time.Duration) bool {
 	d := net.Dialer{Timeout: timeout}
 	c, err := d.DialContext(ctx, "unix", path)
@@ -390,9 +382,9 @@ func choosePostgresNetwork(ctx context.Context, ep Endpoint, timeout time.Durati
 	return ep
 }
 
-// postgresDSN builds lib/pq's key=value connection string. Unlike a URL it
-// takes any byte in a password or a socket directory: every value is quoted
-// (conninfoQuote), so nothing can make it fail to parse and echo itself.
+// postgresDSN builds lib/pq's key=value connection string: every value is
+// quoted (conninfoQuote), so unlike a URL no byte of a password or socket
+// directory can make it fail to parse and echo itself.
 func postgresDSN(ep Endpoint, cfg Config) string {
 	kv := map[string]string{}
 	for k, v := range ep.Params {
@@ -430,13 +422,8 @@ func postgresDSN(ep Endpoint, cfg Config) string {
 	if ep.Password != "" {
 		kv["password"] = ep.Password
 	}
-	keys := make([]string, 0, len(kv))
-	for k := range kv {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
 		if !conninfoKeyRE.MatchString(k) {
 			continue // a key that could not be written unquoted is no libpq key
 		}
@@ -459,18 +446,17 @@ func checkMySQLTimezone(tz string) error {
 	return nil
 }
 
-// clientDeadlineMargin is how long past the server-side statement timeout
-// the client waits for a silent server before giving up on the connection:
-// time for the server's own timeout error to arrive. See deadlineConn.
+// clientDeadlineMargin is how long past the statement timeout the client
+// waits for a silent server (deadlineConn): time for the server's own
+// timeout error to arrive.
 const clientDeadlineMargin = 3 * time.Second
 
 // clientDeadline bounds how long one read or write may wait on the server.
 func clientDeadline(cfg Config) time.Duration { return cfg.StatementTimeout + clientDeadlineMargin }
 
-// openPostgres opens lib/pq through deadlineDialer, so that a server that
-// stops answering (a frozen backend, a dead network path) cannot hold a call
-// for longer than the statement timeout plus clientDeadlineMargin: the
-// server-side statement_timeout cannot fire in a backend that is not running.
+// openPostgres dials through deadlineDialer: a server that stops answering
+// (a frozen backend, a dead network path) holds a call no longer than
+// clientDeadline, where statement_timeout cannot fire.
 func openPostgres(ep Endpoint, cfg Config, heard *silence) (*sqlx.DB, error) {
 	conn, err := pq.NewConnector(postgresDSN(ep, cfg))
 	if err != nil {
@@ -482,10 +468,9 @@ func openPostgres(ep Endpoint, cfg Config, heard *silence) (*sqlx.DB, error) {
 
 // deadlineDialer dials connections wrapped in deadlineConn.
 type deadlineDialer struct {
-	idle time.Duration
-	d    net.Dialer
-	// heard, when set, records that a connection's deadline ended a call.
-	heard *silence
+	idle  time.Duration
+	d     net.Dialer
+	heard *silence // when set, records that a deadline ended a call
 }
 
 func (d deadlineDialer) Dial(network, address string) (net.Conn, error) {
@@ -521,20 +506,19 @@ type rawDeadlineConn struct {
 func (c *rawDeadlineConn) SyscallConn() (syscall.RawConn, error) { return c.raw.SyscallConn() }
 
 // silence is what a pool's connections share: whether a deadlineConn's
-// own deadline ended a call. go-sql-driver/mysql logs the read error and
-// returns its own ErrInvalidConn, so the store learns from here, not from
-// the error, that the server went silent (lostConnection).
+// own deadline ended a call. go-sql-driver/mysql returns its own
+// ErrInvalidConn instead of the read error, so the store learns it from
+// here (lostConnection).
 type silence struct {
 	idle  time.Duration
 	fired atomic.Bool
 }
 
 // deadlineConn gives every Read and Write a deadline of idle from its start,
-// or the deadline the driver set itself (during connecting) when that is
-// sooner. A pooled connection reads only while a call waits for the server,
-// so idle bounds the silence within one call, never the time between calls.
-// A call that hits it fails with ErrServerSilent and the driver discards the
-// connection.
+// or the sooner one the driver set itself (while connecting). A pooled
+// connection reads only while a call waits for the server, so idle bounds
+// the silence within one call, never the time between calls. A call that
+// hits it fails with ErrServerSilent and the driver discards the connection.
 type deadlineConn struct {
 	net.Conn
 	idle          time.Duration
@@ -620,13 +604,11 @@ func (c *deadlineConn) SetWriteDeadline(t time.Time) error {
 	return c.Conn.SetWriteDeadline(t)
 }
 
-// mysqlLogger writes the driver's log lines as one prefixed line each.
-// The driver logs some errors (a connection the server closed,
-// "packets.go: unexpected EOF") with the standard logger before returning
-// them; those lines carried no "jobtriage:" prefix and broke the one-line
-// error contract. The error itself still reaches the caller, so the line
-// is kept only as a prefixed, sanitised warning, and a silence the store
-// reports itself (lostConnection) is not logged twice.
+// mysqlLogger writes the driver's log lines as one prefixed, sanitised
+// warning each. The driver logs some errors ("packets.go: unexpected EOF")
+// before returning them; unprefixed, they broke the one-line error
+// contract. A silence the store reports itself (lostConnection) is not
+// logged twice.
 type mysqlLogger struct{ w io.Writer }
 
 func (l mysqlLogger) Print(v ...any) {
@@ -640,23 +622,21 @@ func (l mysqlLogger) Print(v ...any) {
 	fmt.Fprintln(l.w, "jobtriage: warning: mysql driver: "+sanitize.Line(msg))
 }
 
-func mysqlConfig(ep Endpoint, cfg Config, heard *silence) *mysql.Config {
+// openMySQL asks the server what it is first: MariaDB and MySQL name their
+// statement timeout differently, and an unknown variable fails the connection.
+func openMySQL(ctx context.Context, ep Endpoint, cfg Config, heard *silence) (*sqlx.DB, error) {
 	mc := mysql.NewConfig()
 	mc.Logger = mysqlLogger{w: os.Stderr}
-	mc.User = ep.User
-	mc.Passwd = ep.Password
-	mc.DBName = ep.Database
+	mc.User, mc.Passwd, mc.DBName = ep.User, ep.Password, ep.Database
 	if ep.Socket != "" {
 		mc.Net, mc.Addr = "unix", ep.Socket
 	} else {
 		mc.Net, mc.Addr = "tcp", net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port))
 	}
 	mc.Timeout = cfg.ConnectTimeout
-	// Every read and write has the client deadline (deadlineConn), which
-	// catches a server that stops answering mid-statement; the driver's own
-	// ReadTimeout would do the same but hide which deadline fired.
-	dd := deadlineDialer{idle: clientDeadline(cfg), heard: heard}
-	mc.DialFunc = dd.DialContext
+	// Every read and write has the client deadline (deadlineConn); the
+	// driver's own ReadTimeout would hide which deadline fired.
+	mc.DialFunc = deadlineDialer{idle: clientDeadline(cfg), heard: heard}.DialContext
 	// Laravel's default connection charset and collation.
 	mc.Collation = "utf8mb4_unicode_ci"
 	if c := ep.Params["collation"]; c != "" {
@@ -668,13 +648,6 @@ func mysqlConfig(ep Endpoint, cfg Config, heard *silence) *mysql.Config {
 		// as Laravel's MySqlConnector does; checkMySQLTimezone vetted it.
 		mc.Params["time_zone"] = "'" + ep.Timezone + "'"
 	}
-	return mc
-}
-
-// openMySQL asks the server what it is first: MariaDB and MySQL name their
-// statement timeout differently, and an unknown variable fails the connection.
-func openMySQL(ctx context.Context, ep Endpoint, cfg Config, heard *silence) (*sqlx.DB, error) {
-	mc := mysqlConfig(ep, cfg, heard)
 	// The first contact's driver log lines ("unexpected EOF" of a server
 	// that hung up) would be a second line beside the error connectFailure
 	// words; later connections keep them.
@@ -705,9 +678,7 @@ func openMySQL(ctx context.Context, ep Endpoint, cfg Config, heard *silence) (*s
 }
 
 // detectServer finds whether the server has DELETE … RETURNING, where the
-// dialect asks (dialect.deleteReturning). (Whether MySQL/MariaDB knows SKIP
-// LOCKED is not asked: their batches take waiting locks by design, see
-// dialect.lockRows.)
+// dialect asks (dialect.deleteReturning).
 func (s *Store) detectServer(ctx context.Context) (deleteReturning bool, err error) {
 	if s.d.deleteReturning == nil {
 		return false, nil
@@ -719,19 +690,14 @@ func (s *Store) detectServer(ctx context.Context) (deleteReturning bool, err err
 	return s.d.deleteReturning(v), nil
 }
 
-// mariadbHasDeleteReturning: MariaDB 10.0.5 added DELETE … RETURNING; MySQL
-// has none.
+// mariadbHasDeleteReturning reads SELECT VERSION() (which some proxies
+// report as "5.5.5-10.11.6-MariaDB"): MariaDB 10.0.5 added DELETE …
+// RETURNING; MySQL has none.
 func mariadbHasDeleteReturning(version string) bool {
-	maria, major, minor, patch := parseMySQLVersion(version)
-	return maria && (major > 10 || (major == 10 && (minor > 0 || patch >= 5)))
-}
-
-// parseMySQLVersion reads SELECT VERSION() of MySQL or MariaDB (which some
-// proxies report as "5.5.5-10.11.6-MariaDB").
-func parseMySQLVersion(version string) (mariadb bool, major, minor, patch int) {
 	v := strings.TrimPrefix(version, "5.5.5-")
+	var major, minor, patch int
 	fmt.Sscanf(v, "%d.%d.%d", &major, &minor, &patch)
-	return strings.Contains(strings.ToLower(v), "mariadb"), major, minor, patch
+	return strings.Contains(strings.ToLower(v), "mariadb") && (major > 10 || (major == 10 && (minor > 0 || patch >= 5)))
 }
 
 // sqliteDSN is the file: URI the driver hands to sqlite3_open_v2. SQLite

@@ -54,12 +54,10 @@ func (s *Store) batchWhere(ctx context.Context, tx *sqlx.Tx, p triage.BatchParam
 	if len(p.IDs) > 0 {
 		cond, args = "id IN ("+marks(len(p.IDs))+")", anys(p.IDs)
 	} else {
-		// The --since bound is a starting id, found once: a later batch
-		// starts after the previous one's last id, which is past it.
+		// The --since bound is a starting id, found for the first batch
+		// (AfterID triage.FirstAfterID, or 0): a later one starts past it.
+		// Found again after an id <= 0, it is below every later id.
 		f := p.Filter
-		// The first batch starts at triage.FirstAfterID (or 0 for callers
-		// that predate it); applying the bound again to a batch after an
-		// id <= 0 is harmless, it is below every later id.
 		if p.AfterID <= 0 {
 			var err error
 			if f, err = s.withSinceBound(ctx, tx, p.Filter); err != nil {
@@ -129,10 +127,9 @@ func anys[T any](vals []T) []any {
 // TakeBatch begins a batch's transaction and takes the batch: for a retry
 // on MariaDB by DELETE … RETURNING (takeByDelete), elsewhere, in forgets
 // and in dry runs by a locking SELECT (lockBatch) whose rows Commit
-// deletes. Commit inserts the moved jobs into jobs as Laravel's
-// DatabaseQueue::pushRaw does and deletes their rows in that one
-// transaction, so a crash at any moment leaves every job in exactly one of
-// the two tables.
+// deletes. Commit inserts the moved jobs into jobs as pushRaw does and
+// deletes their rows in that one transaction, so a crash at any moment
+// leaves every job in exactly one of the two tables.
 func (s *Store) TakeBatch(ctx context.Context, p triage.BatchParams) (triage.Batch, error) {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
@@ -175,11 +172,10 @@ func (b *batch) Raw(ctx context.Context, ids []int64) ([]triage.RawRow, error) {
 
 // takeByDelete is MariaDB's retry batch in one pass over failed_jobs
 // instead of three: DELETE … RETURNING locks, reads and deletes the batch,
-// and the moves are made from what it returned. Locking, copying and
-// deleting in separate statements visits each 2 KB row three times, and on
-// InnoDB, with the purge of earlier batches' deletes competing for the
-// buffer pool, that made a 100,000-row retry 1.7× slower
-// (bench/README.md). Commit puts back the rows the decision leaves.
+// and the moves are made from what it returned. Separate statements visit
+// each row three times, which on InnoDB, with the purge of earlier
+// batches' deletes competing for the buffer pool, made a large retry much
+// slower (bench/README.md). Decide puts back the rows the decision leaves.
 func (b *batch) takeByDelete(ctx context.Context) error {
 	s, tx, p := b.s, b.tx, b.p
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT jobtriage_batch"); err != nil {
@@ -292,10 +288,8 @@ func (b *batch) Rollback() { _ = b.tx.Rollback() }
 // reason (a value the column cannot hold, a constraint) into
 // triage.RejectedRows naming those rows, so that the batch can run again
 // without them instead of failing every run at the same batch. The batch's
-// own transaction is rolled back first; the probe runs in a transaction of
-// its own, inserting each move alone under a savepoint, and
-// is rolled back whole: it changes nothing. Any other error, or a probe in
-// which no row fails alone, returns err as it was.
+// transaction is rolled back first, then probe changes nothing. Any other
+// error, or a probe in which no row fails alone, returns err as it was.
 func (s *Store) isolate(ctx context.Context, batch *sqlx.Tx, err error, moves []triage.Move, now int64) error {
 	if !rowData.match(err) || len(moves) == 0 || ctx.Err() != nil {
 		return err
@@ -448,7 +442,20 @@ func (s *Store) insertJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move
 		return nil
 	}
 	if s.d.bulkCopy {
-		return s.copyJobs(ctx, tx, moves, now)
+		cols := []string{"queue", "attempts", "reserved_at", "available_at", "created_at", "payload"}
+		err := copyIn(ctx, tx, s.schema.JobsTable, cols, func(put func(...any) error) error {
+			for _, m := range moves {
+				// The payload goes as text: pq would send []byte as bytea.
+				if err := put(m.Queue, int64(0), nil, now, now, string(m.Payload)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return s.writeError(err, s.schema.JobsTable)
+		}
+		return nil
 	}
 	const perInsert = 200 // keeps one statement's parameters and size modest
 	for i := 0; i < len(moves); i += perInsert {
@@ -461,23 +468,6 @@ func (s *Store) insertJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move
 		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
 			return s.writeError(err, s.schema.JobsTable)
 		}
-	}
-	return nil
-}
-
-func (s *Store) copyJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move, now int64) error {
-	cols := []string{"queue", "attempts", "reserved_at", "available_at", "created_at", "payload"}
-	err := copyIn(ctx, tx, s.schema.JobsTable, cols, func(put func(...any) error) error {
-		for _, m := range moves {
-			// The payload goes as text: pq would send []byte as bytea.
-			if err := put(m.Queue, int64(0), nil, now, now, string(m.Payload)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return s.writeError(err, s.schema.JobsTable)
 	}
 	return nil
 }
@@ -496,25 +486,16 @@ func (s *Store) queuedUUIDs(ctx context.Context, tx *sqlx.Tx, moves []triage.Mov
 		}
 	}
 	out := map[string]bool{}
-	if len(args) == 0 {
-		return out, nil
-	}
-	q := "SELECT " + s.d.head("payload", 120) + " FROM " + s.jobs + " WHERE queue IN (" + marks(len(args)) + ")"
-	rows, err := tx.QueryContext(ctx, s.db.Rebind(q), args...)
-	if err != nil {
-		return nil, s.queryError(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	q := "SELECT " + s.d.head("payload", jobStateHeadChars) + " FROM " + s.jobs + " WHERE queue IN ("
+	err := s.selectIn(ctx, tx, q, args, func(rows *sql.Rows) error {
 		var head string
-		if err := rows.Scan(&head); err != nil {
-			return nil, err
-		}
+		err := rows.Scan(&head)
 		if u := payloadUUID(head); u != "" {
 			out[u] = true
 		}
-	}
-	return out, rows.Err()
+		return err
+	})
+	return out, err
 }
 
 // payloadUUID reads the "uuid" of a payload head.
@@ -596,9 +577,8 @@ func (s *Store) Count(ctx context.Context, f triage.Filter) (int64, error) {
 }
 
 // writeError explains a write the database refused for lack of privilege:
-// the driver's text names an error code, the operator needs to hear which
-// table and which grants. Other errors are ordinary query errors. Neither
-// shows the password.
+// which table and which grants, where the driver names an error code.
+// Other errors are ordinary query errors. Neither shows the password.
 func (s *Store) writeError(err error, table string) error {
 	if !permissionDenied.match(err) {
 		return s.queryError(err)
