@@ -27,33 +27,28 @@ type dialect struct {
 	// whole payload and Go cuts the windows.
 	window func(col, key string, n int) string
 	// windowLast is window from the key's last occurrence
-	// (payload.ClassKeyLast): the key and what follows its last occurrence.
-	// The key is ASCII (payload.ClassKeys), so its length in bytes is its
-	// length in characters.
+	// (payload.ClassKeyLast). The key is ASCII (payload.ClassKeys): its
+	// length in bytes is its length in characters.
 	windowLast func(col, key string, n int) string
 	// concat joins texts; NULL parts must have been coalesced.
 	concat func(parts []string) string
 	// unitSep is the ClassWindowSep character as an expression.
 	unitSep string
-	// topException selects the text after the last "\n\nNext " separator
-	// (the thrown exception) so a listing never transfers whole chains.
-	// It takes the separator as a bound argument. Empty when the dialect
-	// has no such function and Go must split.
+	// topException selects the text after the last "\n\nNext " separator,
+	// bound as an argument (the thrown exception), so a listing never
+	// transfers whole chains. Nil where Go must split.
 	topException func(col string) string
 	// asText reads a column as the database's own text for its value
 	// (what it parses back on insert): an archive keeps failed_at so.
 	asText func(col string) string
-	// lockRows is appended to a write batch's SELECT: rows a concurrent
-	// jobtriage (or anything else) holds are skipped instead of waited for
-	// where that is safe. PostgreSQL skips locked rows. MySQL/MariaDB
-	// waits: with SKIP LOCKED, two concurrent retries on MariaDB 10.11
-	// deadlocked in their DELETEs and a row the victim had locked was
-	// skipped by both, left in failed_jobs while both exited 0
-	// (stress.TestRetryAllTwiceAtOnce); waiting locks taken in id order do
-	// not deadlock, and a locking read then sees the committed state (rows
-	// already moved are gone). SQLite has no row locks: _txlock=immediate
-	// takes the write lock at BEGIN, so a second writer waits (busy_timeout)
-	// and then reads what the first committed.
+	// lockRows is appended to a write batch's SELECT. PostgreSQL skips the
+	// rows another transaction holds. MySQL/MariaDB waits: with SKIP LOCKED
+	// two concurrent retries on MariaDB deadlocked in their DELETEs and
+	// both skipped a row the victim had locked, left behind while both
+	// exited 0 (stress.TestRetryAllTwiceAtOnce); waiting locks taken in id
+	// order do not deadlock, and the locking read then sees the committed
+	// state. SQLite has no row locks: _txlock=immediate takes the write
+	// lock at BEGIN, so a second writer waits (busy_timeout).
 	lockRows string
 	// writeIsolation is a write transaction's isolation level (0: the
 	// server's default). READ COMMITTED keeps InnoDB from holding locks on
@@ -61,60 +56,52 @@ type dialect struct {
 	// collide with workers inserting into jobs.
 	writeIsolation sql.IsolationLevel
 	// detachedWrites begins write transactions without the context's
-	// cancellation (PostgreSQL): database/sql rolls a cancelled
-	// transaction back from another goroutine, and lib/pq then sends
-	// ROLLBACK in the middle of a COPY and waits forever for its answer
-	// (lib/pq#768). Each statement still takes the context, so Ctrl-C
-	// cancels the running statement and the batch rolls back, whole.
+	// cancellation (PostgreSQL): database/sql rolls a cancelled transaction
+	// back from another goroutine, and lib/pq then sends ROLLBACK in the
+	// middle of a COPY and waits forever (lib/pq#768). Each statement still
+	// takes the context, so Ctrl-C cancels it and the batch rolls back whole.
 	detachedWrites bool
 	// concurrentBatches: a retry may hold a second batch open while one is
-	// pushed (triage.Schema.ConcurrentBatches). Not on SQLite, which has one writer: a
-	// second open batch could only wait for the first.
+	// pushed (triage.Schema.ConcurrentBatches); not on SQLite's one writer.
 	concurrentBatches bool
-	// maxReadBatch bounds the rows one keyset read statement fetches (0:
-	// the caller's batch). SQLite: in rollback-journal mode (Laravel's
+	// maxReadBatch bounds the rows of one keyset read statement (0: the
+	// caller's batch). On SQLite in rollback-journal mode (Laravel's
 	// default) a statement's shared lock keeps the app's writers from
-	// committing until it ends, so each statement stays short.
+	// committing until it ends.
 	maxReadBatch int
-	// readOnlyTx: the driver begins a read-only transaction (a dry run
-	// needs no write privilege); the SQLite driver refuses the option.
+	// readOnlyTx: a dry run begins a read-only transaction (it needs no
+	// write privilege); the SQLite driver refuses the option.
 	readOnlyTx bool
-	// explicitIDsAdvanceSequence: rows inserted with their own id leave the
-	// id sequence behind (PostgreSQL's serial), so a restore that kept ids
-	// must move it past them; MySQL's AUTO_INCREMENT and SQLite's rowid
-	// follow the highest id by themselves.
+	// explicitIDsAdvanceSequence: rows inserted with their own id leave
+	// PostgreSQL's serial behind, so a restore that kept ids moves it;
+	// AUTO_INCREMENT and SQLite's rowid follow the highest id.
 	explicitIDsAdvanceSequence bool
-	// bulkCopy: many rows go in by COPY … FROM STDIN (PostgreSQL), not
-	// multi-row INSERTs, which PostgreSQL parses and plans anew for every
-	// statement: for 2 KB payloads three times the whole hand-written move
-	// (bench/).
+	// bulkCopy: many rows go in by COPY … FROM STDIN (PostgreSQL), which
+	// is much faster than multi-row INSERTs parsed and planned anew for
+	// every statement (bench/).
 	bulkCopy bool
 	// failedAtAsText: listings read failed_at as text (PostgreSQL): lib/pq
 	// fails the whole result set on a timestamp it cannot decode
-	// ('infinity', a BC date), so one poison row would stop every listing;
-	// as text, such a row is read, and only its failed_at is marked
-	// unreadable.
+	// ('infinity', a BC date); as text only that row's failed_at is
+	// marked unreadable.
 	failedAtAsText bool
 	// bytesAreBinary: the driver sends a []byte argument as binary (lib/pq:
 	// bytea), so text columns must be given strings.
 	bytesAreBinary bool
-	// insertRowsPerStatement keeps a multi-row INSERT (the Seeder's) under
-	// the server's limits: SQLite's 32,766 bound variables, MariaDB's
-	// packet size.
+	// insertRowsPerStatement keeps the Seeder's multi-row INSERT under
+	// SQLite's bound variables and MariaDB's packet size.
 	insertRowsPerStatement int
-	// analyze refreshes the planner's statistics of a table ("" where
-	// there is nothing to do).
+	// analyze refreshes the planner's statistics of a table ("": nothing).
 	analyze func(table string) string
 	// dropDatabaseSuffix ends DROP DATABASE: PostgreSQL's WITH (FORCE)
 	// ends the sessions still connected to it.
 	dropDatabaseSuffix string
-	// deleteReturning reads from the server's SELECT VERSION() whether it
-	// has DELETE … RETURNING (MariaDB ≥ 10.0.5; MySQL has none); nil where
-	// the store never uses it.
+	// deleteReturning reads SELECT VERSION() for DELETE … RETURNING; nil
+	// where the store never uses it.
 	deleteReturning func(version string) bool
-	// ledgerColumns are the columns of the jobs ledger (JobsBackend.Ledger):
-	// the uuid as wide as failed_jobs.uuid, compared by bytes on MySQL as
-	// uuids are compared everywhere else.
+	// ledgerColumns are the jobs ledger's (JobsBackend.Ledger): the uuid as
+	// wide as failed_jobs.uuid, compared by bytes on MySQL as uuids are
+	// everywhere else.
 	ledgerColumns string
 	// upsertCache ends the INSERT of a cache row (key, value, expiration)
 	// with what replaces an existing key, as Laravel's upsert on key does.

@@ -5,6 +5,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -184,15 +185,9 @@ func (cfg *Config) withDefaults() (dialect, error) {
 // Open connects, checks the schema and returns the store. Every error it
 // returns names the endpoint without its password.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
-	if cfg.FailedTable == "" {
-		cfg.FailedTable = "failed_jobs"
-	}
-	if cfg.JobsTable == "" {
-		cfg.JobsTable = "jobs"
-	}
-	if cfg.BatchesTable == "" {
-		cfg.BatchesTable = "job_batches"
-	}
+	cfg.FailedTable = cmp.Or(cfg.FailedTable, "failed_jobs")
+	cfg.JobsTable = cmp.Or(cfg.JobsTable, "jobs")
+	cfg.BatchesTable = cmp.Or(cfg.BatchesTable, "job_batches")
 	var tables [3]tableName
 	for i, t := range []string{cfg.FailedTable, cfg.JobsTable, cfg.BatchesTable} {
 		var err error
@@ -214,11 +209,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	s := &Store{db: db, d: d, loc: cfg.Location, ep: ep, heard: heard,
 		failed: tables[0].quoted(d), jobs: tables[1].quoted(d), failedName: tables[0]}
-	if s.deleteReturning, err = s.detectServer(ctx); err != nil {
-		db.Close()
-		return nil, err
+	if s.deleteReturning, err = s.detectServer(ctx); err == nil {
+		err = s.detectSchema(ctx, cfg, tables[0], tables[1], tables[2])
 	}
-	if err := s.detectSchema(ctx, cfg, tables[0], tables[1], tables[2]); err != nil {
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -226,9 +220,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 }
 
 // connect opens and pings the pool. It returns the endpoint it really
-// reached: a MySQL "localhost" names the socket it found, and a socket that
-// fell back to TCP names the TCP address, so that messages say where the
-// store is.
+// reached (a MySQL "localhost" names the socket it found, a socket that
+// fell back to TCP the TCP address), so that messages say where it is.
 func connect(ctx context.Context, cfg Config, heard *silence) (*sqlx.DB, Endpoint, error) {
 	ep := cfg.Endpoint
 	var (
@@ -241,8 +234,8 @@ func connect(ctx context.Context, cfg Config, heard *silence) (*sqlx.DB, Endpoin
 		db, err = openPostgres(ep, cfg, heard)
 	case "mysql":
 		ep = chooseMySQLNetwork(ctx, ep, cfg.ConnectTimeout)
-		if err = checkMySQLTimezone(ep.Timezone); err != nil {
-			return nil, ep, err
+		if ep.Timezone != "" && !mysqlTimezoneRE.MatchString(ep.Timezone) { // sent as SET time_zone text
+			return nil, ep, fmt.Errorf("%w: timezone %q is not a MySQL time_zone value such as +00:00 or Europe/Kyiv", triage.ErrUnreachable, ep.Timezone)
 		}
 		db, err = openMySQL(ctx, ep, cfg, heard)
 	case "sqlite":
@@ -292,7 +285,11 @@ func connectFailure(err error, ep Endpoint, timeout time.Duration) string {
 		return fmt.Sprintf("no answer from %s within %s", ep.address(), timeout)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, mysql.ErrInvalidConn):
-		return fmt.Sprintf("%s closed the connection without answering (is a %s server listening there?)", ep.address(), dialectName(ep.Driver))
+		server := "MySQL/MariaDB"
+		if ep.Driver == "postgres" {
+			server = "PostgreSQL"
+		}
+		return fmt.Sprintf("%s closed the connection without answering (is a %s server listening there?)", ep.address(), server)
 	}
 	return scrub(err, ep)
 }
@@ -303,14 +300,6 @@ func (e Endpoint) address() string {
 		return sock
 	}
 	return net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
-}
-
-// dialectName is the server a driver speaks to, for messages.
-func dialectName(driver string) string {
-	if driver == "postgres" {
-		return "PostgreSQL"
-	}
-	return "MySQL/MariaDB"
 }
 
 // scrub takes the password out of a driver error (redact.Text), in case a
@@ -387,16 +376,10 @@ func choosePostgresNetwork(ctx context.Context, ep Endpoint, timeout time.Durati
 // directory can make it fail to parse and echo itself.
 func postgresDSN(ep Endpoint, cfg Config) string {
 	kv := map[string]string{}
-	for k, v := range ep.Params {
-		kv[k] = v
-	}
-	if kv["sslmode"] == "" {
-		kv["sslmode"] = "prefer" // Laravel's default for pgsql
-	}
+	maps.Copy(kv, ep.Params)
+	kv["sslmode"] = cmp.Or(kv["sslmode"], "prefer") // Laravel's default for pgsql
 	kv["connect_timeout"] = strconv.Itoa(int(cfg.ConnectTimeout.Round(time.Second) / time.Second))
-	if kv["application_name"] == "" {
-		kv["application_name"] = "jobtriage"
-	}
+	kv["application_name"] = cmp.Or(kv["application_name"], "jobtriage")
 	// Runtime parameters bound every statement and idle transaction on the
 	// server, so a lost client never leaves a lock behind for long.
 	kv["statement_timeout"] = strconv.FormatInt(cfg.StatementTimeout.Milliseconds(), 10)
@@ -408,11 +391,8 @@ func postgresDSN(ep Endpoint, cfg Config) string {
 		kv["TimeZone"] = ep.Timezone
 	}
 	// No host leaves libpq's default (PGHOST, else localhost).
-	if ep.Host != "" {
-		kv["host"] = ep.Host
-	}
-	if ep.Socket != "" {
-		kv["host"] = ep.Socket
+	if host := cmp.Or(ep.Socket, ep.Host); host != "" {
+		kv["host"] = host
 	}
 	kv["port"] = strconv.Itoa(ep.Port)
 	kv["dbname"] = ep.Database
@@ -436,15 +416,6 @@ func postgresDSN(ep Endpoint, cfg Config) string {
 }
 
 var conninfoKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// checkMySQLTimezone refuses a timezone that is not a MySQL time_zone value:
-// it is sent as SET time_zone text.
-func checkMySQLTimezone(tz string) error {
-	if tz != "" && !mysqlTimezoneRE.MatchString(tz) {
-		return fmt.Errorf("%w: timezone %q is not a MySQL time_zone value such as +00:00 or Europe/Kyiv", triage.ErrUnreachable, tz)
-	}
-	return nil
-}
 
 // clientDeadlineMargin is how long past the statement timeout the client
 // waits for a silent server (deadlineConn): time for the server's own
@@ -645,7 +616,7 @@ func openMySQL(ctx context.Context, ep Endpoint, cfg Config, heard *silence) (*s
 	mc.Params = map[string]string{}
 	if ep.Timezone != "" {
 		// The driver runs SET time_zone=<value> on every new connection,
-		// as Laravel's MySqlConnector does; checkMySQLTimezone vetted it.
+		// as Laravel's MySqlConnector does; connect vetted it.
 		mc.Params["time_zone"] = "'" + ep.Timezone + "'"
 	}
 	// The first contact's driver log lines ("unexpected EOF" of a server
