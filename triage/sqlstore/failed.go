@@ -20,9 +20,8 @@ const (
 	// sqliteReadBatch is SQLite's dialect.maxReadBatch.
 	sqliteReadBatch = 200
 	exceptionChars  = triage.ExceptionHeadChars
+	nextSeparator   = triage.NextSeparator
 )
-
-const nextSeparator = triage.NextSeparator
 
 // selectList returns the columns of a FailedRow and the arguments that the
 // select list itself binds.
@@ -225,33 +224,22 @@ func (s *Store) scanRow(rows *sql.Rows, full bool) (*triage.FailedRow, error) {
 	if err := rows.Scan(&r.ID, &uuid, &connection, &queue, &failedAt, &payload, &exc); err != nil {
 		return nil, fmt.Errorf("reading a failed_jobs row: %w", err)
 	}
-	r.UUID = uuid.String
-	r.Connection = connection.String
-	r.Queue = queue.String
-	r.Payload = payload
-	r.Exception = exc.String
-	null := func(col string) {
-		r.Problems = append(r.Problems, triage.RowProblem{Column: col, Reason: triage.ReasonNull})
+	r.UUID, r.Connection, r.Queue = uuid.String, connection.String, queue.String
+	r.Payload, r.Exception = payload, exc.String
+	for _, c := range []struct {
+		col   string
+		valid bool
+	}{{"connection", connection.Valid}, {"queue", queue.Valid}, {"payload", payload != nil}, {"exception", exc.Valid}, {"failed_at", failedAt.v != nil}} {
+		if !c.valid {
+			r.Problems = append(r.Problems, triage.RowProblem{Column: c.col, Reason: triage.ReasonNull})
+		}
 	}
-	if !connection.Valid {
-		null("connection")
+	if failedAt.v != nil {
+		var err error
+		if r.FailedAt, err = s.wallClock(failedAt.v); err != nil {
+			r.Problems = append(r.Problems, triage.RowProblem{Column: "failed_at", Reason: err.Error()})
+		}
 	}
-	if !queue.Valid {
-		null("queue")
-	}
-	if payload == nil {
-		null("payload")
-	}
-	if !exc.Valid {
-		null("exception")
-	}
-	w := wallTime{loc: s.loc}
-	if failedAt.v == nil {
-		null("failed_at")
-	} else if err := w.set(failedAt.v); err != nil {
-		r.Problems = append(r.Problems, triage.RowProblem{Column: "failed_at", Reason: err.Error()})
-	}
-	r.FailedAt = w.t
 	if !full && s.d.topException == nil {
 		r.Exception = triage.TopExceptionHead(r.Exception)
 	}
@@ -313,11 +301,10 @@ func (s *Store) queryError(err error) error {
 }
 
 // lostConnection names a call that lost its connection to the server as
-// triage.ErrUnreachable: the server stopped answering (a connection's
-// client deadline fired; go-sql-driver/mysql reports that as its own
-// ErrInvalidConn, so the store's silence says which it was), or it went
-// away (the connection broke, or no new one could be made). nil for any
-// other error.
+// triage.ErrUnreachable, nil for any other error: the server stopped
+// answering (a client deadline fired, which go-sql-driver/mysql reports as
+// its own ErrInvalidConn, so the store's silence says which it was), or it
+// went away (the connection broke, or no new one could be made).
 func (s *Store) lostConnection(err error) error {
 	var op *net.OpError
 	broken := errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn) ||
@@ -350,48 +337,28 @@ func (e *dbError) Is(target error) bool {
 	return target == triage.ErrConflict && deadlock.match(e.cause)
 }
 
-// wallTime scans failed_at from any driver: PostgreSQL and SQLite return a
-// time.Time whose clock fields are the stored wall-clock time, MySQL returns
-// the text. Either way the value is wall-clock time in the app timezone.
-type wallTime struct {
-	t   time.Time
-	loc *time.Location
-}
-
-// set converts a driver value; its error says what is wrong with the value
-// ("\"garbage\" is not a time"), the caller names the column.
-func (w *wallTime) set(src any) error {
+// wallClock reads failed_at as any driver returns it (not nil): a
+// time.Time whose clock fields are the stored wall-clock time (PostgreSQL,
+// SQLite) or the text (MySQL, and a zoned text of PostgreSQL's timestamptz,
+// whose clock fields are the session's). Either way the clock fields are
+// wall-clock time in the app timezone. Its error says what is wrong with
+// the value ("\"garbage\" is not a time"), the caller names the column.
+func (s *Store) wallClock(src any) (time.Time, error) {
+	var t time.Time
 	switch v := src.(type) {
-	case nil:
-		w.t = time.Time{}
 	case time.Time:
-		w.t = time.Date(v.Year(), v.Month(), v.Day(), v.Hour(), v.Minute(), v.Second(), v.Nanosecond(), w.loc)
-	case []byte:
-		return w.parse(string(v))
+		t = v
 	case string:
-		return w.parse(v)
+		var ok bool
+		if t, ok = triage.ParseFailedAt(v, s.loc); !ok {
+			v = strings.TrimSpace(v)
+			if r := []rune(v); len(r) > 40 { // a hostile value, cut for the message
+				v = string(r[:40]) + "…"
+			}
+			return time.Time{}, fmt.Errorf("%q is not a time", v)
+		}
 	default:
-		return fmt.Errorf("has an unexpected type %T", src)
+		return time.Time{}, fmt.Errorf("has an unexpected type %T", src)
 	}
-	return nil
-}
-
-func (w *wallTime) parse(s string) error {
-	t, ok := triage.ParseFailedAt(s, w.loc)
-	if !ok {
-		return fmt.Errorf("%q is not a time", truncateText(strings.TrimSpace(s), 40))
-	}
-	// A zoned text (PostgreSQL's timestamptz read as text) is in the
-	// session's zone: its clock fields are the wall clock, as for the
-	// time.Time a driver returns.
-	w.t = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), w.loc)
-	return nil
-}
-
-// truncateText cuts a hostile value for a message.
-func truncateText(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), s.loc), nil
 }

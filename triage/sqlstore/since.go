@@ -45,7 +45,6 @@ func (s *Store) withSinceBound(ctx context.Context, q rowQuerier, f triage.Filte
 		mid := l + (h-l)/2
 		var id int64
 		var raw rawValue
-		when := wallTime{loc: s.loc}
 		if err := q.QueryRowContext(ctx, at, mid).Scan(&id, &raw); err != nil {
 			if err == sql.ErrNoRows {
 				break
@@ -55,7 +54,7 @@ func (s *Store) withSinceBound(ctx context.Context, q rowQuerier, f triage.Filte
 		// A failed_at that cannot be read (a poison row) says nothing: it
 		// is taken as inside the window, which only lowers the bound, so
 		// the scan reads more rows and misses none.
-		if raw.v != nil && when.set(raw.v) == nil && s.wall(when.t) < target {
+		if t, err := s.wallClock(raw.v); raw.v != nil && err == nil && s.wall(t) < target {
 			bound = id
 			l = id + 1
 		} else {
