@@ -13,13 +13,13 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// restoreInsertRows is the rows of one multi-row INSERT of a restore:
-// seven parameters a row keeps a statement well inside every driver's
-// parameter limit.
-const restoreInsertRows = 200
-
-// selectInChunk is the values of one selectIn statement.
-const selectInChunk = 500
+const (
+	// insertChunk is the rows of one multi-row INSERT (insertChunked): at
+	// seven parameters a row well inside every driver's parameter limit.
+	insertChunk = 200
+	// selectInChunk is the values of one selectIn statement.
+	selectInChunk = 500
+)
 
 // rawColumns selects a whole failed_jobs row as stored: failed_at as the
 // database's text for it, NULLs kept (scanRaw).
@@ -258,33 +258,41 @@ func (s *Store) insertRaw(ctx context.Context, tx *sqlx.Tx, rows []triage.RawRow
 	if withID {
 		cols = append([]string{"id"}, cols...)
 	}
-	row := "(" + marks(len(cols)) + ")"
-	for i := 0; i < len(rows); i += restoreInsertRows {
-		chunk := rows[i:min(i+restoreInsertRows, len(rows))]
-		values := make([]byte, 0, len(chunk)*(len(row)+2))
-		args := make([]any, 0, len(chunk)*len(cols))
-		for k, r := range chunk {
-			if k > 0 {
-				values = append(values, ", "...)
-			}
-			values = append(values, row...)
-			if withID {
-				args = append(args, r.ID)
-			}
-			if s.schema.IDMode == triage.IDModeUUID {
-				args = append(args, nullable(r.UUID))
-			}
-			args = append(args, nullable(r.Connection), nullable(r.Queue), nullable(r.Payload), nullable(r.Exception), nullable(r.FailedAt))
+	head := "INSERT INTO " + s.failed + " (" + strings.Join(cols, ", ") + ") "
+	err := s.insertChunked(ctx, tx, head, "("+marks(len(cols))+")", len(rows), func(k int) []any {
+		r := rows[k]
+		var args []any
+		if withID {
+			args = append(args, r.ID)
 		}
-		q := "INSERT INTO " + s.failed + " (" + strings.Join(cols, ", ") + ") VALUES " + string(values)
-		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
-			if uniqueViolation.match(err) {
-				// A concurrent restore (or a worker's failure) took a uuid
-				// or an id first: the batch rolls back whole, and run
-				// again it finds them present (or taken).
-				return fmt.Errorf("failed_jobs: %s: %w", scrub(err, s.ep), triage.ErrConflict)
-			}
-			return s.writeError(err, s.schema.FailedTable)
+		if s.schema.IDMode == triage.IDModeUUID {
+			args = append(args, nullable(r.UUID))
+		}
+		return append(args, nullable(r.Connection), nullable(r.Queue), nullable(r.Payload), nullable(r.Exception), nullable(r.FailedAt))
+	})
+	if uniqueViolation.match(err) {
+		// A concurrent restore (or a worker's failure) took a uuid or an id
+		// first: the batch rolls back whole, and run again it finds them
+		// present (or taken).
+		return fmt.Errorf("failed_jobs: %s: %w", scrub(err, s.ep), triage.ErrConflict)
+	}
+	if err != nil {
+		return s.writeError(err, s.schema.FailedTable)
+	}
+	return nil
+}
+
+// insertChunked runs head + "VALUES " and n rows of tuple, insertChunk rows
+// a statement, with row k's values vals(k).
+func (s *Store) insertChunked(ctx context.Context, tx *sqlx.Tx, head, tuple string, n int, vals func(k int) []any) error {
+	for i := 0; i < n; i += insertChunk {
+		j := min(i+insertChunk, n)
+		var args []any
+		for k := i; k < j; k++ {
+			args = append(args, vals(k)...)
+		}
+		if _, err := tx.ExecContext(ctx, s.db.Rebind(head+"VALUES "+tuples(tuple, j-i)), args...); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -17,10 +17,6 @@ import (
 // jobtriage's own table, created only when the operator opts in.
 const LedgerTable = "jobtriage_pushed"
 
-// ledgerInsertChunk is the rows of one ledger insert (a lookup is a
-// selectIn).
-const ledgerInsertChunk = 200
-
 // JobsBackend is the jobs table of a database other than failed_jobs' as a
 // triage.QueueBackend: Store is opened with Config.JobsOnly. It pushes as
 // DatabaseQueue::pushRaw does (insertJobs) and
@@ -257,17 +253,10 @@ func (b *JobsBackend) recorded(ctx context.Context, tx *sqlx.Tx, moves []triage.
 
 // record inserts ledger rows.
 func (b *JobsBackend) record(ctx context.Context, tx *sqlx.Tx, uuids []string, now int64) error {
-	for i := 0; i < len(uuids); i += ledgerInsertChunk {
-		chunk := uuids[i:min(i+ledgerInsertChunk, len(uuids))]
-		args := make([]any, 0, 2*len(chunk))
-		for _, u := range chunk {
-			args = append(args, u, now)
-		}
-		q := "INSERT INTO " + b.ledger().quoted(b.Store.d) + " (uuid, pushed_at) VALUES " +
-			tuples("(?, ?)", len(chunk))
-		if _, err := tx.ExecContext(ctx, b.Store.db.Rebind(q), args...); err != nil {
-			return b.ledgerError(err)
-		}
+	head := "INSERT INTO " + b.ledger().quoted(b.Store.d) + " (uuid, pushed_at) "
+	err := b.Store.insertChunked(ctx, tx, head, "(?, ?)", len(uuids), func(k int) []any { return []any{uuids[k], now} })
+	if err != nil {
+		return b.ledgerError(err)
 	}
 	return nil
 }

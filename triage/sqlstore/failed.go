@@ -16,7 +16,7 @@ import (
 )
 
 const (
-	defaultBatch = 500
+	defaultBatch = 500 // the keyset batch of a listing or a window read
 	// sqliteReadBatch is SQLite's dialect.maxReadBatch.
 	sqliteReadBatch = 200
 	exceptionChars  = triage.ExceptionHeadChars

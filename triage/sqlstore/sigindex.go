@@ -474,9 +474,10 @@ const bitmapDensity = 64
 // minID is below any id a bigint primary key holds.
 const minID = -1 << 63
 
-// querier is a pool or one connection of it.
+// querier is the pool, one connection of it, or a transaction.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func (s *Store) eachID(ctx context.Context, db querier, q string, args []any, fn func(int64) error) error {

@@ -16,16 +16,11 @@ import (
 // row written by a worker whose clock was off by more than a day is missed.
 const SinceSlack = 24 * time.Hour
 
-// rowQuerier is the pool or a transaction.
-type rowQuerier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // withSinceBound narrows a Since filter to the ids that can match, by a
 // binary search over the primary key (a few dozen index lookups). A write
 // passes its transaction: SQLite's pool has one connection, which the
 // transaction holds, so a query on the pool would wait forever.
-func (s *Store) withSinceBound(ctx context.Context, q rowQuerier, f triage.Filter) (triage.Filter, error) {
+func (s *Store) withSinceBound(ctx context.Context, q querier, f triage.Filter) (triage.Filter, error) {
 	if f.Since.IsZero() {
 		return f, nil
 	}

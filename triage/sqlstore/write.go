@@ -457,17 +457,11 @@ func (s *Store) insertJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move
 		}
 		return nil
 	}
-	const perInsert = 200 // keeps one statement's parameters and size modest
-	for i := 0; i < len(moves); i += perInsert {
-		j := min(i+perInsert, len(moves))
-		args := make([]any, 0, 4*(j-i))
-		for _, m := range moves[i:j] {
-			args = append(args, m.Queue, now, now, m.Payload)
-		}
-		q := s.jobsInsert() + "VALUES " + tuples(jobsRow, j-i)
-		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
-			return s.writeError(err, s.schema.JobsTable)
-		}
+	err := s.insertChunked(ctx, tx, s.jobsInsert(), jobsRow, len(moves), func(k int) []any {
+		return []any{moves[k].Queue, now, now, moves[k].Payload}
+	})
+	if err != nil {
+		return s.writeError(err, s.schema.JobsTable)
 	}
 	return nil
 }

@@ -194,19 +194,14 @@ func InsertFailed(tb testing.TB, s *sqlstore.Store, rows ...FailedFixture) []int
 	withUUID := s.Schema().IDMode == triage.IDModeUUID
 	ids := make([]int64, 0, len(rows))
 	for _, r := range rows {
-		cols := "connection, queue, payload, exception, failed_at"
+		cols, marks := "connection, queue, payload, exception, failed_at", "?, ?, ?, ?, ?"
 		args := []any{r.Connection, r.Queue, r.Payload, r.Exception, r.FailedAt}
 		if withUUID {
-			cols = "uuid, " + cols
 			var u any
 			if r.UUID != nil {
 				u = *r.UUID
 			}
-			args = append([]any{u}, args...)
-		}
-		marks := "?, ?, ?, ?, ?"
-		if withUUID {
-			marks += ", ?"
+			cols, marks, args = "uuid, "+cols, "?, "+marks, append([]any{u}, args...)
 		}
 		q := "INSERT INTO " + s.Schema().FailedTable + " (" + cols + ") VALUES (" + marks + ")"
 		var id int64
