@@ -19,8 +19,7 @@ const LedgerTable = "jobtriage_pushed"
 
 // JobsBackend is the jobs table of a database other than failed_jobs' as a
 // triage.QueueBackend: Store is opened with Config.JobsOnly. It pushes as
-// DatabaseQueue::pushRaw does (insertJobs) and
-// counts with QueueStats.
+// DatabaseQueue::pushRaw does (insertJobs) and counts with QueueStats.
 //
 // Without Ledger, a push skips the uuids still waiting in jobs, so a job
 // that a worker ran (and deleted) between a crashed run and its re-run is
@@ -30,7 +29,7 @@ const LedgerTable = "jobtriage_pushed"
 // The ledger changes the application's schema, so it is opt-in, and its
 // table is created on the first push that needs it.
 type JobsBackend struct {
-	Store  *Store
+	*Store // its Close, JobStates and QueueColumn serve the backend
 	Ledger bool
 
 	mu          sync.Mutex
@@ -47,9 +46,6 @@ func (b *JobsBackend) Describe() string {
 	}
 	return d
 }
-
-// Close closes the store.
-func (b *JobsBackend) Close() error { return b.Store.Close() }
 
 // Stats is the store's QueueStats: queues without rows are absent.
 func (b *JobsBackend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]triage.QueueStats, error) {

@@ -275,18 +275,19 @@ func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRo
 	default:
 		return nil, fmt.Errorf("%w: empty failed job id", triage.ErrNotFound)
 	}
-	rows, err := s.db.QueryContext(ctx, s.db.Rebind("SELECT "+sel+" FROM "+s.failed+" WHERE "+q+" LIMIT 1"), arg)
+	var row *triage.FailedRow
+	q = s.db.Rebind("SELECT " + sel + " FROM " + s.failed + " WHERE " + q + " LIMIT 1")
+	_, _, err := s.scanBatch(ctx, q, []any{arg}, true, func(r *triage.FailedRow) error {
+		row = r
+		return nil
+	})
 	if err != nil {
-		return nil, s.queryError(err)
+		return nil, err
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return nil, s.queryError(err)
-		}
+	if row == nil {
 		return nil, fmt.Errorf("%w: no failed job with id %s", triage.ErrNotFound, ref)
 	}
-	return s.scanRow(rows, true)
+	return row, nil
 }
 
 // queryError keeps context cancellation recognisable and names the endpoint.

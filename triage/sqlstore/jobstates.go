@@ -80,8 +80,3 @@ func (s *Store) jobStatesOn(ctx context.Context, queue string, want map[string]b
 	}
 	return false, nil
 }
-
-// JobStates is the store's JobStates.
-func (b *JobsBackend) JobStates(ctx context.Context, p triage.JobStatesParams) (triage.JobStates, error) {
-	return b.Store.JobStates(ctx, p)
-}

@@ -10,10 +10,10 @@ import (
 
 // SinceSlack is how far out of id order a failure may be and still be found
 // by a --since filter. failed_jobs has no index on failed_at, so a filter
-// on it alone reads the whole table (20 s for 1M rows on MariaDB). Ids grow
-// with failure time — each row is inserted when its job fails — so the scan
-// can start at the first id that failed SinceSlack before the bound; only a
-// row written by a worker whose clock was off by more than a day is missed.
+// on it alone reads the whole table. Ids grow with failure time (each row
+// is inserted when its job fails), so the scan can start at the first id
+// that failed SinceSlack before the bound; only a row written by a worker
+// whose clock was off by more than that is missed.
 const SinceSlack = 24 * time.Hour
 
 // withSinceBound narrows a Since filter to the ids that can match, by a

@@ -378,11 +378,6 @@ func (s *Store) QueueColumn(ctx context.Context) (triage.QueueColumn, error) {
 	return queueColumnOf(s.d.name, s.schema.JobsTable, c.typ), nil
 }
 
-// QueueColumn is the queue column of the other database's jobs table.
-func (b *JobsBackend) QueueColumn(ctx context.Context) (triage.QueueColumn, error) {
-	return b.Store.QueueColumn(ctx)
-}
-
 // mysqlTextBytes are the byte limits of MySQL's text types.
 var mysqlTextBytes = map[string]int{"tinytext": 255, "text": 65535, "mediumtext": 16777215}
 
