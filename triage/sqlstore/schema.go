@@ -55,17 +55,8 @@ const (
 
 // expected says what a column of kind k should be, for messages.
 func (k kind) expected() string {
-	switch k {
-	case kindInteger:
-		return "an integer column"
-	case kindText:
-		return "a text column (varchar/text/longtext)"
-	case kindTime:
-		return "a timestamp or datetime column"
-	case kindUUID:
-		return "a string or uuid column"
-	}
-	return "another type"
+	return [...]string{kindInteger: "an integer column", kindText: "a text column (varchar/text/longtext)",
+		kindTime: "a timestamp or datetime column", kindUUID: "a string or uuid column"}[k]
 }
 
 // accepts reports whether a column of declared type typ can serve as k on
@@ -154,25 +145,26 @@ func (s *Store) lookedIn(t tableName) string {
 // types jobtriage can use, and finds the id mode, so that every later query
 // can rely on them. A jobs table of the wrong shape does not fail Open (an
 // app may keep an unrelated "jobs" table and queue on Redis); it counts as
-// no jobs table, and requireJobs explains why.
+// no jobs table, and requireJobs explains why (jobsProblem).
 func (s *Store) detectSchema(ctx context.Context, cfg Config, failed, jobs, batches tableName) error {
-	sc := triage.Schema{
+	s.schema = triage.Schema{
 		Dialect:           s.d.name,
 		FailedTable:       cfg.FailedTable,
 		JobsTable:         cfg.JobsTable,
 		ConcurrentBatches: s.d.concurrentBatches,
 	}
-	s.schema = sc
-	if err := s.detectJobs(ctx, jobs); err != nil {
+	cols, err := s.columns(ctx, jobs)
+	if err != nil {
 		return err
 	}
-	sc.HasJobs = s.schema.HasJobs
+	if len(cols) > 0 {
+		s.jobsProblem = s.checkShape(jobs, cols, jobsShape, "jobs")
+	}
+	s.schema.HasJobs = len(cols) > 0 && s.jobsProblem == nil
 	if cfg.JobsOnly {
-		s.schema = sc
 		return s.requireJobs()
 	}
-	cols, err := s.columns(ctx, failed)
-	if err != nil {
+	if cols, err = s.columns(ctx, failed); err != nil {
 		return err
 	}
 	if len(cols) == 0 {
@@ -188,31 +180,12 @@ func (s *Store) detectSchema(ctx context.Context, cfg Config, failed, jobs, batc
 			return fmt.Errorf("%w: table %s on %s: column uuid is %s, want %s",
 				triage.ErrSchema, failed, s.ep.Redacted(), uuid.typ, kindUUID.expected())
 		}
-		sc.IDMode = triage.IDModeUUID
-		sc.UUIDNullable = uuid.nullable
+		s.schema.IDMode = triage.IDModeUUID
+		s.schema.UUIDNullable = uuid.nullable
 	}
 	bcols, err := s.columns(ctx, batches)
-	if err != nil {
-		return err
-	}
-	sc.HasBatches = len(bcols) > 0
-	s.schema = sc
-	return nil
-}
-
-// detectJobs sets schema.HasJobs, and jobsProblem when the table exists but
-// cannot serve as Laravel's jobs table.
-func (s *Store) detectJobs(ctx context.Context, jobs tableName) error {
-	cols, err := s.columns(ctx, jobs)
-	if err != nil {
-		return err
-	}
-	s.jobsProblem = nil
-	if len(cols) > 0 {
-		s.jobsProblem = s.checkShape(jobs, cols, jobsShape, "jobs")
-	}
-	s.schema.HasJobs = len(cols) > 0 && s.jobsProblem == nil
-	return nil
+	s.schema.HasBatches = len(bcols) > 0
+	return err
 }
 
 // requireJobs is the error for commands that need the jobs table.

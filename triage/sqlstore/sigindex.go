@@ -68,12 +68,21 @@ func (s *Store) IndexIdentity(ctx context.Context) (triage.TableIdentity, error)
 		if s.failedName.schema != "" {
 			return id, fmt.Errorf("%w: an attached SQLite database", errNoIdentity)
 		}
-		file, err := sqliteFileIdentity(s.ep.Path)
+		// The file's absolute path and identity (device and inode where the
+		// system has them): a file replaced under the same name is another
+		// database.
+		if s.ep.Path == "" || s.ep.Path == ":memory:" {
+			return id, fmt.Errorf("%w: an in-memory SQLite database", errNoIdentity)
+		}
+		abs, err := filepath.Abs(s.ep.Path)
 		if err != nil {
 			return id, err
 		}
-		id.Host, id.Port, id.Database = "", "", file.path
-		id.Object = file.id + "/"
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return id, fmt.Errorf("%w: %v", errNoIdentity, err)
+		}
+		id.Host, id.Port, id.Database, id.Object = "", "", abs, fileID(fi)+"/"
 		args = args[:1]
 	}
 	var schema, object sql.NullString
@@ -98,26 +107,6 @@ func (s *Store) IndexIdentity(ctx context.Context) (triage.TableIdentity, error)
 		return id, errNoIdentity
 	}
 	return id, nil
-}
-
-type sqliteFile struct{ path, id string }
-
-// sqliteFileIdentity is the database file's absolute path and identity
-// (device and inode where the system has them, else its path): a file
-// replaced under the same name is another database.
-func sqliteFileIdentity(path string) (sqliteFile, error) {
-	if path == "" || path == ":memory:" {
-		return sqliteFile{}, fmt.Errorf("%w: an in-memory SQLite database", errNoIdentity)
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return sqliteFile{}, err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return sqliteFile{}, fmt.Errorf("%w: %v", errNoIdentity, err)
-	}
-	return sqliteFile{path: abs, id: fileID(fi)}, nil
 }
 
 // indexScanBatch is the rows per statement of ScanAbove: the listing's
