@@ -217,12 +217,7 @@ func (s *Store) RestoreRows(ctx context.Context, p triage.RestoreParams) (triage
 	return res, nil
 }
 
-func sameText(a, b *string) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return *a == *b
-}
+func sameText(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 // selectIn runs head + "?, …)" over vals, selectInChunk values at a time,
 // on the pool or in a transaction, and hands scan each row.

@@ -91,8 +91,9 @@ type dialect struct {
 	// insertRowsPerStatement keeps the Seeder's multi-row INSERT under
 	// SQLite's bound variables and MariaDB's packet size.
 	insertRowsPerStatement int
-	// analyze refreshes the planner's statistics of a table ("": nothing).
-	analyze func(table string) string
+	// analyze, before a table's name, refreshes the planner's statistics
+	// ("": nothing to do).
+	analyze string
 	// dropDatabaseSuffix ends DROP DATABASE: PostgreSQL's WITH (FORCE)
 	// ends the sessions still connected to it.
 	dropDatabaseSuffix string
@@ -174,7 +175,7 @@ func dialectFor(driver string) (dialect, bool) {
 			failedAtAsText:             true,
 			bytesAreBinary:             true,
 			insertRowsPerStatement:     seedRowsPerStatement,
-			analyze:                    func(t string) string { return "VACUUM ANALYZE " + t },
+			analyze:                    "VACUUM ANALYZE ",
 			dropDatabaseSuffix:         " WITH (FORCE)",
 			ledgerColumns:              `("uuid" varchar(255) NOT NULL PRIMARY KEY, "pushed_at" bigint NOT NULL)`,
 			upsertCache:                ` ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value", "expiration" = excluded."expiration"`,
@@ -221,7 +222,7 @@ func dialectFor(driver string) (dialect, bool) {
 			readOnlyTx:        true,
 
 			insertRowsPerStatement: seedRowsPerStatement,
-			analyze:                func(t string) string { return "ANALYZE TABLE " + t },
+			analyze:                "ANALYZE TABLE ",
 			deleteReturning:        mariadbHasDeleteReturning,
 			ledgerColumns:          "(`uuid` varchar(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, `pushed_at` bigint NOT NULL)",
 			upsertCache:            " ON DUPLICATE KEY UPDATE `value` = VALUES(`value`), `expiration` = VALUES(`expiration`)",
@@ -251,7 +252,6 @@ func dialectFor(driver string) (dialect, bool) {
 
 			maxReadBatch:           sqliteReadBatch,
 			insertRowsPerStatement: seedRowsPerStatementSQLite,
-			analyze:                func(string) string { return "" },
 			ledgerColumns:          `("uuid" text NOT NULL PRIMARY KEY, "pushed_at" integer NOT NULL)`,
 			upsertCache:            ` ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value", "expiration" = excluded."expiration"`,
 

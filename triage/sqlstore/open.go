@@ -81,12 +81,11 @@ func (e Endpoint) Redacted() string {
 	if e.User != "" {
 		b.WriteString(url.PathEscape(e.User) + "@")
 	}
+	addr := e.address()
 	if e.socket() != "" {
-		b.WriteString("unix(" + e.address() + ")")
-	} else {
-		b.WriteString(e.address())
+		addr = "unix(" + addr + ")"
 	}
-	b.WriteString("/" + url.PathEscape(e.Database))
+	b.WriteString(addr + "/" + url.PathEscape(e.Database))
 	if len(e.Schema) > 0 {
 		b.WriteString("?search_path=" + url.QueryEscape(searchPathValue(e.Schema)))
 	}

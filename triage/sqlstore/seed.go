@@ -186,8 +186,8 @@ func (s *Seeder) SeededWith(ctx context.Context) (rows int64, params string, ok 
 // params for SeededWith (after the rows: a seed cut short has none);
 // ResetLaravelSchema drops them.
 func (s *Seeder) RecordSeed(ctx context.Context, params string) error {
-	if q := s.d.analyze("failed_jobs"); q != "" {
-		_, _ = s.db.ExecContext(ctx, q)
+	if s.d.analyze != "" {
+		_, _ = s.db.ExecContext(ctx, s.d.analyze+"failed_jobs")
 	}
 	if _, err := s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+seedParamsTable); err != nil {
 		return err
