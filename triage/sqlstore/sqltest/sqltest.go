@@ -111,30 +111,19 @@ func NewEndpoint(tb testing.TB, driver string) sqlstore.Endpoint {
 // DSN renders an endpoint in the form jobtriage's --dsn takes, for tests that
 // run the command line.
 func DSN(ep sqlstore.Endpoint) string {
-	switch ep.Driver {
-	case "sqlite":
+	if ep.Driver == "sqlite" {
 		return "sqlite:" + ep.Path
-	case "postgres":
-		q := url.Values{}
-		for k, v := range ep.Params {
-			q.Set(k, v)
-		}
-		u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port)), Path: "/" + ep.Database, RawQuery: q.Encode()}
-		u.User = userinfo(ep)
-		return u.String()
-	case "mysql":
-		u := url.URL{Scheme: "mysql", Host: net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port)), Path: "/" + ep.Database}
-		u.User = userinfo(ep)
-		return u.String()
 	}
-	return ""
-}
-
-func userinfo(ep sqlstore.Endpoint) *url.Userinfo {
+	q := url.Values{}
+	for k, v := range ep.Params {
+		q.Set(k, v)
+	}
+	u := url.URL{Scheme: ep.Driver, Host: net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port)), Path: "/" + ep.Database,
+		RawQuery: q.Encode(), User: url.User(ep.User)}
 	if ep.Password != "" {
-		return url.UserPassword(ep.User, ep.Password)
+		u.User = url.UserPassword(ep.User, ep.Password)
 	}
-	return url.User(ep.User)
+	return u.String()
 }
 
 // LaravelEndpoint creates an isolated database with Laravel's schema and
