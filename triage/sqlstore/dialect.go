@@ -150,18 +150,16 @@ func dialectFor(driver string) (dialect, bool) {
 			window: func(col, key string, n int) string {
 				return "substr(" + col + ", nullif(strpos(" + col + ", " + sqlString(key) + "), 0), " + itoa(n) + ")"
 			},
-			// split_part with a negative field (PostgreSQL 14+) is the text
-			// after the key's last occurrence: two forward searches, where
-			// reverse() copied the whole payload character by character
-			// (the cold index pass spent most of its server time there).
+			// split_part with a negative field (PostgreSQL 14+) counts from
+			// the end: two forward searches, where reverse() copied the whole
+			// payload character by character.
 			windowLast: func(col, key string, n int) string {
 				k := sqlString(key)
 				return "CASE WHEN strpos(" + col + ", " + k + ") > 0 THEN " + k + " || left(split_part(" + col + ", " + k + ", -1), " +
 					itoa(n-len(key)) + ") END"
 			},
-			concat:  func(parts []string) string { return strings.Join(parts, " || ") },
-			unitSep: "chr(31)",
-			// split_part with a negative field counts from the end (PostgreSQL 14+).
+			concat:       func(parts []string) string { return strings.Join(parts, " || ") },
+			unitSep:      "chr(31)",
 			topException: func(col string) string { return "split_part(" + col + ", ?, -1)" },
 			asText:       func(col string) string { return "CAST(" + col + " AS text)" },
 			lockRows:     " FOR UPDATE SKIP LOCKED",
@@ -242,10 +240,9 @@ func dialectFor(driver string) (dialect, bool) {
 			quote:  func(s string) string { return `"` + s + `"` },
 			likeOp: "LIKE",
 			head:   func(col string, n int) string { return "substr(" + col + ", 1, " + itoa(n) + ")" },
-			// No window: SQLite runs in-process, so a listing reads the
-			// whole payload and payload.JobClass cuts the windows in Go,
-			// the same code as for whole rows (and cheaper here than four
-			// searches in SQL).
+			// No window: SQLite runs in-process, so a listing reads the whole
+			// payload and payload.JobClass cuts the windows in Go, as for
+			// whole rows (cheaper here than four searches in SQL).
 			// Without the cast the driver turns a DATETIME column into a
 			// time.Time and the stored text is lost.
 			asText: func(col string) string { return "CAST(" + col + " AS TEXT)" },

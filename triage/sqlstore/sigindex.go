@@ -215,14 +215,7 @@ func indexDisplayNamePG(rest string) (string, []any) {
 // columns a grouping needs, cut in SQL where the server can (indexQuery);
 // on SQLite the listing's columns, cut in Go.
 func (s *Store) ScanAbove(ctx context.Context, afterID int64, fn func(*triage.FailedRow) error) error {
-	return s.scanIndex(ctx, afterID, maxID, fn)
-}
-
-// ScanRange is ScanAbove for afterID < id ≤ upTo. Each call reads through
-// one connection of the pool, so calls for disjoint ranges run on as many
-// server processes.
-func (s *Store) ScanRange(ctx context.Context, afterID, upTo int64, fn func(*triage.FailedRow) error) error {
-	return s.scanIndex(ctx, afterID, upTo, fn)
+	return s.ScanRange(ctx, afterID, maxID, fn)
 }
 
 // RangeScans is how many ScanRange calls a pass may run at once: one per
@@ -242,7 +235,10 @@ const maxRangeScans = 4
 // errPastRange stops a listing scan at the end of a range.
 var errPastRange = errors.New("past the range")
 
-func (s *Store) scanIndex(ctx context.Context, afterID, upTo int64, fn func(*triage.FailedRow) error) error {
+// ScanRange is ScanAbove for afterID < id ≤ upTo. Each call reads through
+// one connection of the pool, so calls for disjoint ranges run on as many
+// server processes.
+func (s *Store) ScanRange(ctx context.Context, afterID, upTo int64, fn func(*triage.FailedRow) error) error {
 	if s.d.topException == nil || s.d.window == nil {
 		err := s.ScanFailed(ctx, triage.ScanParams{Ascending: true, AfterID: afterID, BatchSize: indexScanBatch}, func(r *triage.FailedRow) error {
 			if r.ID > upTo {
