@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -11,38 +13,42 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// restoreInsertRows is the rows of one multi-row INSERT of a restore:
-// seven parameters a row keeps a statement well inside every driver's
-// parameter limit.
-const restoreInsertRows = 200
-
-// selectInChunk is the values of one selectIn statement.
-const selectInChunk = 500
+const (
+	// insertChunk is the rows of one multi-row INSERT (insertChunked): at
+	// seven parameters a row well inside every driver's parameter limit.
+	insertChunk = 200
+	// selectInChunk is the values of one selectIn statement.
+	selectInChunk = 500
+)
 
 // rawColumns selects a whole failed_jobs row as stored: failed_at as the
 // database's text for it, NULLs kept (scanRaw).
 func (s *Store) rawColumns() string {
-	uuid := "uuid"
-	if s.schema.IDMode != triage.IDModeUUID {
-		uuid = "NULL"
-	}
-	return "id, " + uuid + ", connection, queue, " + s.d.asText("failed_at") + ", payload, exception"
+	return s.keyColumns() + s.d.asText("failed_at") + ", payload, exception"
 }
 
 func scanRaw(rows *sql.Rows) ([]triage.RawRow, error) {
 	defer rows.Close()
 	var out []triage.RawRow
 	for rows.Next() {
-		var r triage.RawRow
-		var uuid, conn, queue, failedAt, payload, exc sql.NullString
-		if err := rows.Scan(&r.ID, &uuid, &conn, &queue, &failedAt, &payload, &exc); err != nil {
-			return nil, fmt.Errorf("reading a failed_jobs row: %w", err)
+		r, err := scanRawRow(rows)
+		if err != nil {
+			return nil, err
 		}
-		r.UUID, r.Connection, r.Queue = ptr(uuid), ptr(conn), ptr(queue)
-		r.FailedAt, r.Payload, r.Exception = ptr(failedAt), ptr(payload), ptr(exc)
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+func scanRawRow(rows *sql.Rows) (triage.RawRow, error) {
+	var r triage.RawRow
+	var uuid, conn, queue, failedAt, payload, exc sql.NullString
+	if err := rows.Scan(&r.ID, &uuid, &conn, &queue, &failedAt, &payload, &exc); err != nil {
+		return r, fmt.Errorf("reading a failed_jobs row: %w", err)
+	}
+	r.UUID, r.Connection, r.Queue = ptr(uuid), ptr(conn), ptr(queue)
+	r.FailedAt, r.Payload, r.Exception = ptr(failedAt), ptr(payload), ptr(exc)
+	return r, nil
 }
 
 func ptr(v sql.NullString) *string {
@@ -55,24 +61,15 @@ func ptr(v sql.NullString) *string {
 // rawByIDs reads whole rows of the batch tx holds locked.
 func (s *Store) rawByIDs(ctx context.Context, tx *sqlx.Tx, ids []int64) ([]triage.RawRow, error) {
 	var out []triage.RawRow
-	const perSelect = 1000
-	for i := 0; i < len(ids); i += perSelect {
-		chunk := ids[i:min(i+perSelect, len(ids))]
-		args := make([]any, len(chunk))
-		for k, id := range chunk {
-			args[k] = id
-		}
-		q := "SELECT " + s.rawColumns() + " FROM " + s.failed + " WHERE id IN (" + marks(len(chunk)) + ") ORDER BY id"
-		rows, err := tx.QueryContext(ctx, s.db.Rebind(q), args...)
-		if err != nil {
-			return nil, s.queryError(err)
-		}
-		got, err := scanRaw(rows)
-		if err != nil {
-			return nil, s.queryError(err)
-		}
-		out = append(out, got...)
+	err := s.selectIn(ctx, tx, "SELECT "+s.rawColumns()+" FROM "+s.failed+" WHERE id IN (", anys(ids), func(rows *sql.Rows) error {
+		r, err := scanRawRow(rows)
+		out = append(out, r)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	slices.SortFunc(out, func(a, b triage.RawRow) int { return cmp.Compare(a.ID, b.ID) })
 	if len(out) != len(ids) {
 		// The rows are locked by this transaction; one missing means
 		// someone deleted it without a lock (SQLite aside, cannot happen).
@@ -89,7 +86,7 @@ func (s *Store) archiveRange(ctx context.Context, where string, args []any, arch
 		return 0, err
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
-	q := "SELECT " + s.rawColumns() + " FROM " + s.failed + where + " ORDER BY id" + s.lockClause()
+	q := "SELECT " + s.rawColumns() + " FROM " + s.failed + where + " ORDER BY id" + s.d.lockRows
 	rs, err := tx.QueryContext(ctx, s.db.Rebind(q), args...)
 	if err != nil {
 		return 0, s.writeError(err, s.schema.FailedTable)
@@ -220,19 +217,14 @@ func (s *Store) RestoreRows(ctx context.Context, p triage.RestoreParams) (triage
 	return res, nil
 }
 
-func sameText(a, b *string) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return *a == *b
-}
+func sameText(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 // selectIn runs head + "?, …)" over vals, selectInChunk values at a time,
-// and hands scan each row.
-func (s *Store) selectIn(ctx context.Context, tx *sqlx.Tx, head string, vals []any, scan func(*sql.Rows) error) error {
+// on the pool or in a transaction, and hands scan each row.
+func (s *Store) selectIn(ctx context.Context, db querier, head string, vals []any, scan func(*sql.Rows) error) error {
 	for i := 0; i < len(vals); i += selectInChunk {
 		chunk := vals[i:min(i+selectInChunk, len(vals))]
-		rows, err := tx.QueryContext(ctx, s.db.Rebind(head+marks(len(chunk))+")"), chunk...)
+		rows, err := db.QueryContext(ctx, s.db.Rebind(head+marks(len(chunk))+")"), chunk...)
 		if err != nil {
 			return s.queryError(err)
 		}
@@ -261,33 +253,41 @@ func (s *Store) insertRaw(ctx context.Context, tx *sqlx.Tx, rows []triage.RawRow
 	if withID {
 		cols = append([]string{"id"}, cols...)
 	}
-	row := "(" + marks(len(cols)) + ")"
-	for i := 0; i < len(rows); i += restoreInsertRows {
-		chunk := rows[i:min(i+restoreInsertRows, len(rows))]
-		values := make([]byte, 0, len(chunk)*(len(row)+2))
-		args := make([]any, 0, len(chunk)*len(cols))
-		for k, r := range chunk {
-			if k > 0 {
-				values = append(values, ", "...)
-			}
-			values = append(values, row...)
-			if withID {
-				args = append(args, r.ID)
-			}
-			if s.schema.IDMode == triage.IDModeUUID {
-				args = append(args, nullable(r.UUID))
-			}
-			args = append(args, nullable(r.Connection), nullable(r.Queue), nullable(r.Payload), nullable(r.Exception), nullable(r.FailedAt))
+	head := "INSERT INTO " + s.failed + " (" + strings.Join(cols, ", ") + ") "
+	err := s.insertChunked(ctx, tx, head, "("+marks(len(cols))+")", len(rows), func(k int) []any {
+		r := rows[k]
+		var args []any
+		if withID {
+			args = append(args, r.ID)
 		}
-		q := "INSERT INTO " + s.failed + " (" + strings.Join(cols, ", ") + ") VALUES " + string(values)
-		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
-			if isUniqueViolation(err) {
-				// A concurrent restore (or a worker's failure) took a uuid
-				// or an id first: the batch rolls back whole, and run
-				// again it finds them present (or taken).
-				return fmt.Errorf("failed_jobs: %s: %w", scrub(err, s.ep), triage.ErrConflict)
-			}
-			return s.writeError(err, s.schema.FailedTable)
+		if s.schema.IDMode == triage.IDModeUUID {
+			args = append(args, nullable(r.UUID))
+		}
+		return append(args, nullable(r.Connection), nullable(r.Queue), nullable(r.Payload), nullable(r.Exception), nullable(r.FailedAt))
+	})
+	if uniqueViolation.match(err) {
+		// A concurrent restore (or a worker's failure) took a uuid or an id
+		// first: the batch rolls back whole, and run again it finds them
+		// present (or taken).
+		return fmt.Errorf("failed_jobs: %s: %w", scrub(err, s.ep), triage.ErrConflict)
+	}
+	if err != nil {
+		return s.writeError(err, s.schema.FailedTable)
+	}
+	return nil
+}
+
+// insertChunked runs head + "VALUES " and n rows of tuple, insertChunk rows
+// a statement, with row k's values vals(k).
+func (s *Store) insertChunked(ctx context.Context, tx *sqlx.Tx, head, tuple string, n int, vals func(k int) []any) error {
+	for i := 0; i < n; i += insertChunk {
+		j := min(i+insertChunk, n)
+		var args []any
+		for k := i; k < j; k++ {
+			args = append(args, vals(k)...)
+		}
+		if _, err := tx.ExecContext(ctx, s.db.Rebind(head+"VALUES "+tuples(tuple, j-i)), args...); err != nil {
+			return err
 		}
 	}
 	return nil

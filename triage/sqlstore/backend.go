@@ -5,13 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"github.com/jobtriage/jobtriage/triage"
 )
@@ -20,14 +17,9 @@ import (
 // jobtriage's own table, created only when the operator opts in.
 const LedgerTable = "jobtriage_pushed"
 
-// ledgerInsertChunk is the rows of one ledger insert (a lookup is a
-// selectIn).
-const ledgerInsertChunk = 200
-
 // JobsBackend is the jobs table of a database other than failed_jobs' as a
 // triage.QueueBackend: Store is opened with Config.JobsOnly. It pushes as
-// DatabaseQueue::pushRaw does (PushJobs' queuedUUIDs and insertJobs) and
-// counts with QueueStats.
+// DatabaseQueue::pushRaw does (insertJobs) and counts with QueueStats.
 //
 // Without Ledger, a push skips the uuids still waiting in jobs, so a job
 // that a worker ran (and deleted) between a crashed run and its re-run is
@@ -37,7 +29,7 @@ const ledgerInsertChunk = 200
 // The ledger changes the application's schema, so it is opt-in, and its
 // table is created on the first push that needs it.
 type JobsBackend struct {
-	Store  *Store
+	*Store // its Close, JobStates and QueueColumn serve the backend
 	Ledger bool
 
 	mu          sync.Mutex
@@ -50,21 +42,18 @@ var _ triage.QueueBackend = (*JobsBackend)(nil)
 func (b *JobsBackend) Describe() string {
 	d := "jobs table " + b.Store.schema.JobsTable + " on " + b.Store.ep.Redacted()
 	if b.Ledger {
-		d += " (push ledger " + b.ledgerName() + ")"
+		d += " (push ledger " + b.ledger().String() + ")"
 	}
 	return d
 }
-
-// Close closes the store.
-func (b *JobsBackend) Close() error { return b.Store.Close() }
 
 // Stats is the store's QueueStats: queues without rows are absent.
 func (b *JobsBackend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]triage.QueueStats, error) {
 	return b.Store.QueueStats(ctx, p)
 }
 
-// Push inserts the moves into jobs in one transaction, as PushJobs does,
-// each uuid at most once: a uuid repeated within the call, still queued in
+// Push inserts the moves into jobs in one transaction, each uuid at most
+// once: a uuid repeated within the call, still queued in
 // jobs, or (with Ledger) recorded as pushed before counts as Already. Moves
 // without a uuid are always inserted. A cancelled ctx makes Push roll back
 // and return an error wrapping ctx.Err().
@@ -107,16 +96,14 @@ func firstOfEachUUID(moves []triage.Move) (unique []triage.Move, repeated int) {
 	return unique, repeated
 }
 
-// push is PushJobs (queuedUUIDs, insertJobs, one transaction), with the
-// ledger when opted in: it skips the uuids recorded or still queued,
-// records the others and inserts their jobs. Two runs recording the same
-// uuid at once collide on the ledger's primary key; the loser rolls back
-// whole and reports triage.ErrConflict.
+// push skips, in one transaction, the uuids still queued (queuedUUIDs) or,
+// with the ledger, recorded; records the others and inserts their jobs.
+// Two runs recording the same uuid at once collide on the ledger's primary
+// key; the loser rolls back whole and reports triage.ErrConflict.
 //
-// On PostgreSQL the transaction does not watch ctx itself: database/sql
-// rolls back a cancelled transaction from another goroutine, and lib/pq,
-// when that lands inside the COPY of insertJobs, sends the ROLLBACK and
-// waits for an answer the server (waiting for COPY data) does not give
+// Where writes are detached (PostgreSQL) its statements do not watch ctx
+// either: lib/pq, cancelled inside the COPY of insertJobs, sends ROLLBACK
+// and waits for an answer the server (waiting for COPY data) does not give
 // until idle_in_transaction_session_timeout ends the session. Cancellation
 // is honoured between statements instead, and always before the commit.
 func (b *JobsBackend) push(ctx context.Context, moves []triage.Move, now time.Time) (int, error) {
@@ -187,27 +174,16 @@ func (b *JobsBackend) push(ctx context.Context, moves []triage.Move, now time.Ti
 	return len(fresh), nil
 }
 
-// ledgerName is the ledger's table in the jobs table's schema.
-func (b *JobsBackend) ledgerName() string {
-	if schema, _, ok := strings.Cut(b.Store.schema.JobsTable, "."); ok {
-		return schema + "." + LedgerTable
-	}
-	return LedgerTable
-}
-
-// ledgerQuoted is the ledger's name for SQL text.
-func (b *JobsBackend) ledgerQuoted() string {
-	d := b.Store.d
-	if schema, name, ok := strings.Cut(b.ledgerName(), "."); ok {
-		return d.quote(schema) + "." + d.quote(name)
-	}
-	return d.quote(LedgerTable)
+// ledger is the ledger's table, in the jobs table's schema.
+func (b *JobsBackend) ledger() tableName {
+	jobs, _ := parseTableName(b.Store.schema.JobsTable) // Open checked it
+	return tableName{schema: jobs.schema, name: LedgerTable}
 }
 
 // LedgerDDL is the statement that creates the ledger, for an operator who
 // creates it by hand (columns: dialect.ledgerColumns).
 func (b *JobsBackend) LedgerDDL() string {
-	return "CREATE TABLE IF NOT EXISTS " + b.ledgerQuoted() + " " + b.Store.d.ledgerColumns
+	return "CREATE TABLE IF NOT EXISTS " + b.ledger().quoted(b.Store.d) + " " + b.Store.d.ledgerColumns
 }
 
 // ensureLedger creates the ledger once per backend.
@@ -218,7 +194,7 @@ func (b *JobsBackend) ensureLedger(ctx context.Context) error {
 		return nil
 	}
 	_, err := b.Store.db.ExecContext(ctx, b.LedgerDDL())
-	if isUniqueViolation(err) || isDuplicateObject(err) {
+	if uniqueViolation.match(err) || duplicateObject.match(err) {
 		// PostgreSQL: a concurrent CREATE TABLE IF NOT EXISTS of the same
 		// table loses on the catalog's unique index (23505) or on its row
 		// type (42710 duplicate_object); the table exists now.
@@ -229,7 +205,7 @@ func (b *JobsBackend) ensureLedger(ctx context.Context) error {
 			return ctx.Err()
 		}
 		return fmt.Errorf("creating the push ledger %s on %s (or create it yourself: %s): %w",
-			b.ledgerName(), b.Store.ep.Redacted(), b.LedgerDDL(), b.Store.queryError(err))
+			b.ledger().String(), b.Store.ep.Redacted(), b.LedgerDDL(), b.Store.queryError(err))
 	}
 	b.ledgerReady = true
 	return nil
@@ -257,7 +233,7 @@ func (b *JobsBackend) recorded(ctx context.Context, tx *sqlx.Tx, moves []triage.
 		}
 	}
 	out := make(map[string]bool, len(uuids))
-	err := b.Store.selectIn(ctx, tx, "SELECT uuid FROM "+b.ledgerQuoted()+" WHERE uuid IN (", uuids, func(rows *sql.Rows) error {
+	err := b.Store.selectIn(ctx, tx, "SELECT uuid FROM "+b.ledger().quoted(b.Store.d)+" WHERE uuid IN (", uuids, func(rows *sql.Rows) error {
 		var u string
 		if err := rows.Scan(&u); err != nil {
 			return err
@@ -273,17 +249,10 @@ func (b *JobsBackend) recorded(ctx context.Context, tx *sqlx.Tx, moves []triage.
 
 // record inserts ledger rows.
 func (b *JobsBackend) record(ctx context.Context, tx *sqlx.Tx, uuids []string, now int64) error {
-	for i := 0; i < len(uuids); i += ledgerInsertChunk {
-		chunk := uuids[i:min(i+ledgerInsertChunk, len(uuids))]
-		args := make([]any, 0, 2*len(chunk))
-		for _, u := range chunk {
-			args = append(args, u, now)
-		}
-		q := "INSERT INTO " + b.ledgerQuoted() + " (uuid, pushed_at) VALUES " +
-			strings.TrimSuffix(strings.Repeat("(?, ?), ", len(chunk)), ", ")
-		if _, err := tx.ExecContext(ctx, b.Store.db.Rebind(q), args...); err != nil {
-			return b.ledgerError(err)
-		}
+	head := "INSERT INTO " + b.ledger().quoted(b.Store.d) + " (uuid, pushed_at) "
+	err := b.Store.insertChunked(ctx, tx, head, "(?, ?)", len(uuids), func(k int) []any { return []any{uuids[k], now} })
+	if err != nil {
+		return b.ledgerError(err)
 	}
 	return nil
 }
@@ -291,35 +260,11 @@ func (b *JobsBackend) record(ctx context.Context, tx *sqlx.Tx, uuids []string, n
 // ledgerError reports a uuid another run recorded meanwhile as a conflict
 // (the transaction rolled back; running it again is safe and skips it).
 func (b *JobsBackend) ledgerError(err error) error {
-	if isUniqueViolation(err) {
+	if uniqueViolation.match(err) {
 		return fmt.Errorf("%w: another run recorded one of these jobs in %s at the same time: %s",
-			triage.ErrConflict, b.ledgerName(), scrub(err, b.Store.ep))
+			triage.ErrConflict, b.ledger().String(), scrub(err, b.Store.ep))
 	}
-	return b.Store.writeError(err, b.ledgerName())
-}
-
-// isUniqueViolation recognises PostgreSQL's 23505, MySQL's 1062 and
-// SQLite's failed UNIQUE or PRIMARY KEY constraint.
-// isDuplicateObject is PostgreSQL's duplicate_object (42710) and
-// duplicate_table (42P07).
-func isDuplicateObject(err error) bool {
-	var pe *pq.Error
-	return errors.As(err, &pe) && (pe.Code == "42710" || pe.Code == "42P07")
-}
-
-func isUniqueViolation(err error) bool {
-	if err == nil {
-		return false
-	}
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number == 1062
-	}
-	var pe *pq.Error
-	if errors.As(err, &pe) {
-		return pe.Code == "23505"
-	}
-	return strings.Contains(err.Error(), "UNIQUE constraint failed")
+	return b.Store.writeError(err, b.ledger().String())
 }
 
 // Queues lists the queues with rows in the jobs table.

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/jobtriage/jobtriage/triage"
 )
 
@@ -15,12 +13,12 @@ import (
 // as the queue pause keys need it: rows (key, value, expiration) with the
 // cache prefix in key and expiration in unix seconds.
 type CacheStore struct {
-	db     *sqlx.DB
-	d      dialect
-	ep     Endpoint
+	s      *Store // the pool, dialect and endpoint
 	name   tableName
 	table  string // quoted
 	prefix string
+	// cols are the quoted key, value and expiration columns.
+	cols string
 }
 
 var _ triage.CacheStore = (*CacheStore)(nil)
@@ -30,10 +28,7 @@ var _ triage.CacheStore = (*CacheStore)(nil)
 const foreverSeconds = 315360000
 
 // cacheShape is the table make:cache-table creates.
-var cacheShape = []struct {
-	name string
-	kind kind
-}{{"key", kindText}, {"value", kindText}, {"expiration", kindInteger}}
+var cacheShape = shape{{"key", kindText}, {"value", kindText}, {"expiration", kindInteger}}
 
 // OpenCache opens the cache table of a database store: table is the
 // store's table with the connection's table prefix, prefix the cache
@@ -51,31 +46,32 @@ func OpenCache(ctx context.Context, cfg Config, table, prefix string) (*CacheSto
 	if err != nil {
 		return nil, err
 	}
-	probe := &Store{db: db, d: d, ep: ep}
-	cols, err := probe.columns(ctx, name)
+	s := &Store{db: db, d: d, ep: ep}
+	cols, err := s.columns(ctx, name)
 	if err == nil && len(cols) == 0 {
 		err = fmt.Errorf("%w: cache table %q not found in %s; create it in the app with `php artisan make:cache-table && php artisan migrate`, or set DB_CACHE_TABLE",
-			triage.ErrMissingTable, table, probe.lookedIn(name))
+			triage.ErrMissingTable, table, s.lookedIn(name))
 	}
 	if err == nil {
-		err = probe.checkShape(name, cols, cacheShape, "cache")
+		err = s.checkShape(name, cols, cacheShape, "cache")
 	}
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	return &CacheStore{db: db, d: d, ep: ep, name: name, table: name.quoted(d), prefix: prefix}, nil
+	return &CacheStore{s: s, name: name, table: name.quoted(d), prefix: prefix,
+		cols: d.quote("key") + ", " + d.quote("value") + ", " + d.quote("expiration")}, nil
 }
 
 // Close releases the connection pool.
-func (c *CacheStore) Close() error { return c.db.Close() }
+func (c *CacheStore) Close() error { return c.s.Close() }
 
 // StoredKey implements triage.CacheStore.
 func (c *CacheStore) StoredKey(key string) string { return c.prefix + key }
 
 // Describe implements triage.CacheStore.
 func (c *CacheStore) Describe() string {
-	return "database cache store " + c.ep.Redacted() + " table " + c.name.String()
+	return "database cache store " + c.s.ep.Redacted() + " table " + c.name.String()
 }
 
 // falsyValues are serialized values PHP reads as false: a key holding one
@@ -94,25 +90,24 @@ func (c *CacheStore) Present(ctx context.Context, keys []string, now time.Time) 
 	for i, k := range keys {
 		args[i] = c.prefix + k
 	}
-	q := "SELECT " + c.d.quote("key") + ", " + c.d.quote("value") + ", " + c.d.quote("expiration") + " FROM " + c.table +
-		" WHERE " + c.d.quote("key") + " IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(keys)), ", ") + ")"
-	rows, err := c.db.QueryContext(ctx, c.db.Rebind(q), args...)
+	q := "SELECT " + c.cols + " FROM " + c.table + " WHERE " + c.s.d.quote("key") + " IN (" + marks(len(keys)) + ")"
+	rows, err := c.s.db.QueryContext(ctx, c.s.db.Rebind(q), args...)
 	if err != nil {
-		return nil, c.queryError(err)
+		return nil, c.s.queryError(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var key, value string
 		var expiration int64
 		if err := rows.Scan(&key, &value, &expiration); err != nil {
-			return nil, fmt.Errorf("reading the cache table %s: %s", c.name, scrub(err, c.ep))
+			return nil, fmt.Errorf("reading the cache table %s: %s", c.name, scrub(err, c.s.ep))
 		}
 		if expiration > now.Unix() && !falsyValues[value] {
 			out[strings.TrimPrefix(key, c.prefix)] = true
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, c.queryError(err)
+		return nil, c.s.queryError(err)
 	}
 	return out, nil
 }
@@ -129,23 +124,18 @@ func (c *CacheStore) Put(ctx context.Context, key, value string, ttl time.Durati
 	if ttl > 0 {
 		seconds = int64(ttl / time.Second)
 	}
-	q := "INSERT INTO " + c.table + " (" + c.d.quote("key") + ", " + c.d.quote("value") + ", " + c.d.quote("expiration") +
-		") VALUES (?, ?, ?)" + c.d.upsertCache
-	if _, err := c.db.ExecContext(ctx, c.db.Rebind(q), c.prefix+key, value, now.Unix()+seconds); err != nil {
-		return c.queryError(err)
+	q := "INSERT INTO " + c.table + " (" + c.cols + ") VALUES (?, ?, ?)" + c.s.d.upsertCache
+	if _, err := c.s.db.ExecContext(ctx, c.s.db.Rebind(q), c.prefix+key, value, now.Unix()+seconds); err != nil {
+		return c.s.queryError(err)
 	}
 	return nil
 }
 
 // Forget implements triage.CacheStore.
 func (c *CacheStore) Forget(ctx context.Context, key string) error {
-	q := "DELETE FROM " + c.table + " WHERE " + c.d.quote("key") + " = ?"
-	if _, err := c.db.ExecContext(ctx, c.db.Rebind(q), c.prefix+key); err != nil {
-		return c.queryError(err)
+	q := "DELETE FROM " + c.table + " WHERE " + c.s.d.quote("key") + " = ?"
+	if _, err := c.s.db.ExecContext(ctx, c.s.db.Rebind(q), c.prefix+key); err != nil {
+		return c.s.queryError(err)
 	}
 	return nil
-}
-
-func (c *CacheStore) queryError(err error) error {
-	return (&Store{db: c.db, d: c.d, ep: c.ep}).queryError(err)
 }

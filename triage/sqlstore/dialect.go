@@ -27,33 +27,28 @@ type dialect struct {
 	// whole payload and Go cuts the windows.
 	window func(col, key string, n int) string
 	// windowLast is window from the key's last occurrence
-	// (payload.ClassKeyLast): the key and what follows its last occurrence.
-	// The key is ASCII (payload.ClassKeys), so its length in bytes is its
-	// length in characters.
+	// (payload.ClassKeyLast). The key is ASCII (payload.ClassKeys): its
+	// length in bytes is its length in characters.
 	windowLast func(col, key string, n int) string
 	// concat joins texts; NULL parts must have been coalesced.
 	concat func(parts []string) string
 	// unitSep is the ClassWindowSep character as an expression.
 	unitSep string
-	// topException selects the text after the last "\n\nNext " separator
-	// (the thrown exception) so a listing never transfers whole chains.
-	// It takes the separator as a bound argument. Empty when the dialect
-	// has no such function and Go must split.
+	// topException selects the text after the last "\n\nNext " separator,
+	// bound as an argument (the thrown exception), so a listing never
+	// transfers whole chains. Nil where Go must split.
 	topException func(col string) string
 	// asText reads a column as the database's own text for its value
 	// (what it parses back on insert): an archive keeps failed_at so.
 	asText func(col string) string
-	// lockRows is appended to a write batch's SELECT: rows a concurrent
-	// jobtriage (or anything else) holds are skipped instead of waited for
-	// where that is safe. PostgreSQL skips locked rows. MySQL/MariaDB
-	// waits: with SKIP LOCKED, two concurrent retries on MariaDB 10.11
-	// deadlocked in their DELETEs and a row the victim had locked was
-	// skipped by both, left in failed_jobs while both exited 0
-	// (stress.TestRetryAllTwiceAtOnce); waiting locks taken in id order do
-	// not deadlock, and a locking read then sees the committed state (rows
-	// already moved are gone). SQLite has no row locks: _txlock=immediate
-	// takes the write lock at BEGIN, so a second writer waits (busy_timeout)
-	// and then reads what the first committed.
+	// lockRows is appended to a write batch's SELECT. PostgreSQL skips the
+	// rows another transaction holds. MySQL/MariaDB waits: with SKIP LOCKED
+	// two concurrent retries on MariaDB deadlocked in their DELETEs and
+	// both skipped a row the victim had locked, left behind while both
+	// exited 0 (stress.TestRetryAllTwiceAtOnce); waiting locks taken in id
+	// order do not deadlock, and the locking read then sees the committed
+	// state. SQLite has no row locks: _txlock=immediate takes the write
+	// lock at BEGIN, so a second writer waits (busy_timeout).
 	lockRows string
 	// writeIsolation is a write transaction's isolation level (0: the
 	// server's default). READ COMMITTED keeps InnoDB from holding locks on
@@ -61,65 +56,87 @@ type dialect struct {
 	// collide with workers inserting into jobs.
 	writeIsolation sql.IsolationLevel
 	// detachedWrites begins write transactions without the context's
-	// cancellation (PostgreSQL): database/sql rolls a cancelled
-	// transaction back from another goroutine, and lib/pq then sends
-	// ROLLBACK in the middle of a COPY and waits forever for its answer
-	// (lib/pq#768). Each statement still takes the context, so Ctrl-C
-	// cancels the running statement and the batch rolls back, whole.
+	// cancellation (PostgreSQL): database/sql rolls a cancelled transaction
+	// back from another goroutine, and lib/pq then sends ROLLBACK in the
+	// middle of a COPY and waits forever (lib/pq#768). Each statement still
+	// takes the context, so Ctrl-C cancels it and the batch rolls back whole.
 	detachedWrites bool
 	// concurrentBatches: a retry may hold a second batch open while one is
-	// pushed (triage.Schema.ConcurrentBatches). Not on SQLite, which has one writer: a
-	// second open batch could only wait for the first.
+	// pushed (triage.Schema.ConcurrentBatches); not on SQLite's one writer.
 	concurrentBatches bool
-	// maxReadBatch bounds the rows one keyset read statement fetches (0:
-	// the caller's batch). SQLite: in rollback-journal mode (Laravel's
+	// maxReadBatch bounds the rows of one keyset read statement (0: the
+	// caller's batch). On SQLite in rollback-journal mode (Laravel's
 	// default) a statement's shared lock keeps the app's writers from
-	// committing until it ends, so each statement stays short.
+	// committing until it ends.
 	maxReadBatch int
-	// readOnlyTx: the driver begins a read-only transaction (a dry run
-	// needs no write privilege); the SQLite driver refuses the option.
+	// readOnlyTx: a dry run begins a read-only transaction (it needs no
+	// write privilege); the SQLite driver refuses the option.
 	readOnlyTx bool
-	// explicitIDsAdvanceSequence: rows inserted with their own id leave the
-	// id sequence behind (PostgreSQL's serial), so a restore that kept ids
-	// must move it past them; MySQL's AUTO_INCREMENT and SQLite's rowid
-	// follow the highest id by themselves.
+	// explicitIDsAdvanceSequence: rows inserted with their own id leave
+	// PostgreSQL's serial behind, so a restore that kept ids moves it;
+	// AUTO_INCREMENT and SQLite's rowid follow the highest id.
 	explicitIDsAdvanceSequence bool
-	// bulkCopy: many rows go in by COPY … FROM STDIN (PostgreSQL), not
-	// multi-row INSERTs, which PostgreSQL parses and plans anew for every
-	// statement: for 2 KB payloads three times the whole hand-written move
-	// (bench/).
+	// bulkCopy: many rows go in by COPY … FROM STDIN (PostgreSQL), which
+	// is much faster than multi-row INSERTs parsed and planned anew for
+	// every statement (bench/).
 	bulkCopy bool
 	// failedAtAsText: listings read failed_at as text (PostgreSQL): lib/pq
 	// fails the whole result set on a timestamp it cannot decode
-	// ('infinity', a BC date), so one poison row would stop every listing;
-	// as text, such a row is read, and only its failed_at is marked
-	// unreadable.
+	// ('infinity', a BC date); as text only that row's failed_at is
+	// marked unreadable.
 	failedAtAsText bool
 	// bytesAreBinary: the driver sends a []byte argument as binary (lib/pq:
 	// bytea), so text columns must be given strings.
 	bytesAreBinary bool
-	// insertRowsPerStatement keeps a multi-row INSERT (the Seeder's) under
-	// the server's limits: SQLite's 32,766 bound variables, MariaDB's
-	// packet size.
+	// insertRowsPerStatement keeps the Seeder's multi-row INSERT under
+	// SQLite's bound variables and MariaDB's packet size.
 	insertRowsPerStatement int
-	// analyze refreshes the planner's statistics of a table ("" where
-	// there is nothing to do).
-	analyze func(table string) string
+	// analyze, before a table's name, refreshes the planner's statistics
+	// ("": nothing to do).
+	analyze string
 	// dropDatabaseSuffix ends DROP DATABASE: PostgreSQL's WITH (FORCE)
 	// ends the sessions still connected to it.
 	dropDatabaseSuffix string
-	// deleteReturning reads from the server's SELECT VERSION() whether it
-	// has DELETE … RETURNING (MariaDB ≥ 10.0.5; MySQL has none); nil where
-	// the store never uses it.
+	// deleteReturning reads SELECT VERSION() for DELETE … RETURNING; nil
+	// where the store never uses it.
 	deleteReturning func(version string) bool
-	// ledgerColumns are the columns of the jobs ledger (JobsBackend.Ledger):
-	// the uuid as wide as failed_jobs.uuid, compared by bytes on MySQL as
-	// uuids are compared everywhere else.
+	// ledgerColumns are the jobs ledger's (JobsBackend.Ledger): the uuid as
+	// wide as failed_jobs.uuid, compared by bytes on MySQL as uuids are
+	// everywhere else.
 	ledgerColumns string
 	// upsertCache ends the INSERT of a cache row (key, value, expiration)
 	// with what replaces an existing key, as Laravel's upsert on key does.
 	upsertCache string
+	// Catalog queries, each binding one table as catalogArgs does:
+	// columnsSQL reads each column's name, nullability and declared type;
+	// indexesSQL each index's name and columns in order ('' for an
+	// expression part); rowsSQL the planner's row estimate ("": count).
+	columnsSQL, indexesSQL, rowsSQL string
+	// columnTypes are the declared types (without a length) a column of
+	// each kind may have (dialect.accepts).
+	columnTypes map[kind][]string
 }
+
+// catalogArgs binds table t in a catalog query: PostgreSQL's to_regclass
+// resolves the quoted name exactly as a query would, search_path included,
+// and is NULL (not an error) when there is no such table or schema; MySQL
+// takes the schema (NULL: the current database) and the name, SQLite's
+// pragma functions the name and the schema (NULL: main, or temp).
+func (d dialect) catalogArgs(t tableName) []any {
+	var schema any
+	if t.schema != "" {
+		schema = t.schema
+	}
+	switch d.name {
+	case "postgres":
+		return []any{t.quoted(d)}
+	case "mysql":
+		return []any{schema, t.name}
+	}
+	return []any{t.name, schema}
+}
+
+var mysqlTextTypes = []string{"char", "varchar", "tinytext", "text", "mediumtext", "longtext"}
 
 // dialectFor returns the dialect of a driver name.
 func dialectFor(driver string) (dialect, bool) {
@@ -133,18 +150,16 @@ func dialectFor(driver string) (dialect, bool) {
 			window: func(col, key string, n int) string {
 				return "substr(" + col + ", nullif(strpos(" + col + ", " + sqlString(key) + "), 0), " + itoa(n) + ")"
 			},
-			// split_part with a negative field (PostgreSQL 14+) is the text
-			// after the key's last occurrence: two forward searches, where
-			// reverse() copied the whole payload character by character
-			// (the cold index pass spent most of its server time there).
+			// split_part with a negative field (PostgreSQL 14+) counts from
+			// the end: two forward searches, where reverse() copied the whole
+			// payload character by character.
 			windowLast: func(col, key string, n int) string {
 				k := sqlString(key)
 				return "CASE WHEN strpos(" + col + ", " + k + ") > 0 THEN " + k + " || left(split_part(" + col + ", " + k + ", -1), " +
 					itoa(n-len(key)) + ") END"
 			},
-			concat:  func(parts []string) string { return strings.Join(parts, " || ") },
-			unitSep: "chr(31)",
-			// split_part with a negative field counts from the end (PostgreSQL 14+).
+			concat:       func(parts []string) string { return strings.Join(parts, " || ") },
+			unitSep:      "chr(31)",
 			topException: func(col string) string { return "split_part(" + col + ", ?, -1)" },
 			asText:       func(col string) string { return "CAST(" + col + " AS text)" },
 			lockRows:     " FOR UPDATE SKIP LOCKED",
@@ -158,10 +173,21 @@ func dialectFor(driver string) (dialect, bool) {
 			failedAtAsText:             true,
 			bytesAreBinary:             true,
 			insertRowsPerStatement:     seedRowsPerStatement,
-			analyze:                    func(t string) string { return "VACUUM ANALYZE " + t },
+			analyze:                    "VACUUM ANALYZE ",
 			dropDatabaseSuffix:         " WITH (FORCE)",
 			ledgerColumns:              `("uuid" varchar(255) NOT NULL PRIMARY KEY, "pushed_at" bigint NOT NULL)`,
 			upsertCache:                ` ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value", "expiration" = excluded."expiration"`,
+
+			columnsSQL: `SELECT a.attname, NOT a.attnotnull, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a
+				WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped`,
+			indexesSQL: `SELECT i.relname, COALESCE(a.attname, '') FROM pg_catalog.pg_index ix
+				JOIN pg_catalog.pg_class i ON i.oid = ix.indexrelid
+				CROSS JOIN LATERAL unnest(ix.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+				LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = k.attnum
+				WHERE ix.indrelid = to_regclass(?) ORDER BY i.relname, k.ord`,
+			rowsSQL: `SELECT reltuples::bigint FROM pg_catalog.pg_class WHERE oid = to_regclass(?)`,
+			columnTypes: map[kind][]string{kindInteger: {"smallint", "integer", "bigint"}, kindText: {"text", "character", "citext"},
+				kindTime: {"timestamp"}, kindUUID: {"uuid", "text", "character", "citext"}},
 		}, true
 	case "mysql":
 		return dialect{
@@ -194,10 +220,19 @@ func dialectFor(driver string) (dialect, bool) {
 			readOnlyTx:        true,
 
 			insertRowsPerStatement: seedRowsPerStatement,
-			analyze:                func(t string) string { return "ANALYZE TABLE " + t },
+			analyze:                "ANALYZE TABLE ",
 			deleteReturning:        mariadbHasDeleteReturning,
 			ledgerColumns:          "(`uuid` varchar(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, `pushed_at` bigint NOT NULL)",
 			upsertCache:            " ON DUPLICATE KEY UPDATE `value` = VALUES(`value`), `expiration` = VALUES(`expiration`)",
+
+			columnsSQL: `SELECT column_name, is_nullable = 'YES', column_type FROM information_schema.columns
+				WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?`,
+			indexesSQL: `SELECT index_name, COALESCE(column_name, '') FROM information_schema.statistics
+				WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? ORDER BY index_name, seq_in_index`,
+			rowsSQL: `SELECT table_rows FROM information_schema.tables WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?`,
+			// MariaDB 10.7+'s native uuid type compares with uuid strings.
+			columnTypes: map[kind][]string{kindInteger: {"tinyint", "smallint", "mediumint", "int", "integer", "bigint"},
+				kindText: mysqlTextTypes, kindTime: {"timestamp", "datetime"}, kindUUID: append([]string{"uuid"}, mysqlTextTypes...)},
 		}, true
 	case "sqlite":
 		return dialect{
@@ -205,19 +240,22 @@ func dialectFor(driver string) (dialect, bool) {
 			quote:  func(s string) string { return `"` + s + `"` },
 			likeOp: "LIKE",
 			head:   func(col string, n int) string { return "substr(" + col + ", 1, " + itoa(n) + ")" },
-			// No window: SQLite runs in-process, so a listing reads the
-			// whole payload and payload.JobClass cuts the windows in Go,
-			// the same code as for whole rows (and cheaper here than four
-			// searches in SQL).
+			// No window: SQLite runs in-process, so a listing reads the whole
+			// payload and payload.JobClass cuts the windows in Go, as for
+			// whole rows (cheaper here than four searches in SQL).
 			// Without the cast the driver turns a DATETIME column into a
 			// time.Time and the stored text is lost.
 			asText: func(col string) string { return "CAST(" + col + " AS TEXT)" },
 
 			maxReadBatch:           sqliteReadBatch,
 			insertRowsPerStatement: seedRowsPerStatementSQLite,
-			analyze:                func(string) string { return "" },
 			ledgerColumns:          `("uuid" text NOT NULL PRIMARY KEY, "pushed_at" integer NOT NULL)`,
 			upsertCache:            ` ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value", "expiration" = excluded."expiration"`,
+
+			columnsSQL: `SELECT name, "notnull" = 0, type FROM pragma_table_info(?, ?)`,
+			// pragma_index_info names no column (NULL) for an expression part.
+			indexesSQL: `SELECT il.name, COALESCE(ii.name, '') FROM pragma_index_list(?1, ?2) il
+				JOIN pragma_index_info(il.name, ?2) ii ORDER BY il.name, ii.seqno`,
 		}, true
 	}
 	return dialect{}, false

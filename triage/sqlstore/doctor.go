@@ -4,109 +4,30 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// indexed reports whether an index of table (as configured: "failed_jobs"
-// or "schema.failed_jobs") starts with column (case-insensitive): only such
-// an index serves a range scan or an equality filter on it. A table that
-// does not exist has none.
-func (s *Store) indexed(ctx context.Context, table, column string) (bool, error) {
+// indexes reads the indexes of table (as configured: "failed_jobs" or
+// "schema.failed_jobs"), each with its columns in order ("" for an
+// expression part). A table that does not exist has none.
+func (s *Store) indexes(ctx context.Context, table string) (names []string, cols map[string][]string, err error) {
 	t, err := parseTableName(table)
 	if err != nil {
-		return false, err
+		return nil, nil, err
 	}
-	var (
-		q    string
-		args []any
-	)
-	switch s.d.name {
-	case "postgres":
-		// indkey is an int2vector, subscripted from 0; attnum 0 (an
-		// expression) names no attribute.
-		q = `SELECT count(*) FROM pg_catalog.pg_index ix
-			JOIN pg_catalog.pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = ix.indkey[0]
-			WHERE ix.indrelid = to_regclass(?) AND lower(a.attname) = lower(?)`
-		args = []any{t.quoted(s.d), column}
-	case "mysql":
-		q = `SELECT count(*) FROM information_schema.statistics
-			WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? AND seq_in_index = 1 AND lower(column_name) = lower(?)`
-		var schema any
-		if t.schema != "" {
-			schema = t.schema
-		}
-		args = []any{schema, t.name, column}
-	case "sqlite":
-		// pragma_index_info names no column (NULL) for an expression part.
-		q = `SELECT count(*) FROM pragma_index_list(?) il JOIN pragma_index_info(il.name) ii
-			WHERE ii.seqno = 0 AND lower(ii.name) = lower(?)`
-		args = []any{t.name, column}
-		if t.schema != "" {
-			q = `SELECT count(*) FROM pragma_index_list(?, ?) il JOIN pragma_index_info(il.name, ?) ii
-				WHERE ii.seqno = 0 AND lower(ii.name) = lower(?)`
-			args = []any{t.name, t.schema, t.schema, column}
-		}
-	}
-	var n int64
-	if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), args...).Scan(&n); err != nil {
-		return false, fmt.Errorf("reading the indexes of %s on %s: %s", t, s.ep.Redacted(), scrub(err, s.ep))
-	}
-	return n > 0, nil
-}
-
-// trailingIndexes names the indexes of table that hold column, but not as
-// their first column, each with its columns in order ("" for an expression
-// part): such an index serves a filter on column only together with
-// equality on every column before it.
-func (s *Store) trailingIndexes(ctx context.Context, table, column string) ([]string, error) {
-	t, err := parseTableName(table)
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(s.d.indexesSQL), s.d.catalogArgs(t)...)
 	if err != nil {
-		return nil, err
-	}
-	var (
-		q    string
-		args []any
-	)
-	switch s.d.name {
-	case "postgres":
-		q = `SELECT i.relname, COALESCE(a.attname, ''), k.ord FROM pg_catalog.pg_index ix
-			JOIN pg_catalog.pg_class i ON i.oid = ix.indexrelid
-			CROSS JOIN LATERAL unnest(ix.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
-			LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = k.attnum
-			WHERE ix.indrelid = to_regclass(?) ORDER BY i.relname, k.ord`
-		args = []any{t.quoted(s.d)}
-	case "mysql":
-		q = `SELECT index_name, COALESCE(column_name, ''), seq_in_index FROM information_schema.statistics
-			WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? ORDER BY index_name, seq_in_index`
-		var schema any
-		if t.schema != "" {
-			schema = t.schema
-		}
-		args = []any{schema, t.name}
-	case "sqlite":
-		q = `SELECT il.name, COALESCE(ii.name, ''), ii.seqno FROM pragma_index_list(?) il JOIN pragma_index_info(il.name) ii
-			ORDER BY il.name, ii.seqno`
-		args = []any{t.name}
-		if t.schema != "" {
-			q = `SELECT il.name, COALESCE(ii.name, ''), ii.seqno FROM pragma_index_list(?, ?) il JOIN pragma_index_info(il.name, ?) ii
-				ORDER BY il.name, ii.seqno`
-			args = []any{t.name, t.schema, t.schema}
-		}
-	}
-	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading the indexes of %s on %s: %s", t, s.ep.Redacted(), scrub(err, s.ep))
+		return nil, nil, fmt.Errorf("reading the indexes of %s on %s: %s", t, s.ep.Redacted(), scrub(err, s.ep))
 	}
 	defer rows.Close()
-	var names []string
-	cols := map[string][]string{}
+	cols = map[string][]string{}
 	for rows.Next() {
 		var name, col string
-		var ord int64
-		if err := rows.Scan(&name, &col, &ord); err != nil {
-			return nil, s.queryError(err)
+		if err := rows.Scan(&name, &col); err != nil {
+			return nil, nil, s.queryError(err)
 		}
 		if _, seen := cols[name]; !seen {
 			names = append(names, name)
@@ -114,19 +35,9 @@ func (s *Store) trailingIndexes(ctx context.Context, table, column string) ([]st
 		cols[name] = append(cols[name], col)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, s.queryError(err)
+		return nil, nil, s.queryError(err)
 	}
-	var out []string
-	for _, n := range names {
-		c := cols[n]
-		for i, col := range c {
-			if i > 0 && strings.EqualFold(col, column) {
-				out = append(out, n+" ("+strings.Join(c, ", ")+")")
-				break
-			}
-		}
-	}
-	return out, nil
+	return names, cols, nil
 }
 
 // Inspect implements triage.Inspector: the server, the tables the store
@@ -184,21 +95,11 @@ func (s *Store) rowEstimate(ctx context.Context, table string) (n int64, exact, 
 		return 0, false, false, err
 	}
 	var v sql.NullInt64
-	switch s.d.name {
-	case "postgres":
-		err = s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT reltuples::bigint FROM pg_catalog.pg_class WHERE oid = to_regclass(?)`),
-			t.quoted(s.d)).Scan(&v)
-	case "mysql":
-		var schema any
-		if t.schema != "" {
-			schema = t.schema
-		}
-		err = s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT table_rows FROM information_schema.tables
-			WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?`), schema, t.name).Scan(&v)
-	case "sqlite":
-		exact = true
-		err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+t.quoted(s.d)).Scan(&v)
+	q, args := s.d.rowsSQL, s.d.catalogArgs(t)
+	if exact = q == ""; exact {
+		q, args = "SELECT count(*) FROM "+t.quoted(s.d), nil
 	}
+	err = s.db.QueryRowContext(ctx, s.db.Rebind(q), args...).Scan(&v)
 	switch {
 	case err == sql.ErrNoRows:
 		return 0, exact, false, nil
@@ -239,21 +140,28 @@ func (s *Store) missingIndexes(ctx context.Context) ([]IndexAdvice, error) {
 		if w.table == "" {
 			continue
 		}
-		covered, err := s.indexed(ctx, w.table, w.column)
+		names, cols, err := s.indexes(ctx, w.table)
 		if err != nil {
 			return nil, err
+		}
+		// Only an index that starts with the column serves a range scan or
+		// an equality filter on it. One that holds it further on (Laravel
+		// 11+'s migration adds (connection, queue, failed_at)) serves it
+		// only with equality on every column before it: it is named, with
+		// what it leaves out, so that it is not taken for the index advised.
+		var partial []string
+		covered := false
+		for _, n := range names {
+			c := cols[n]
+			covered = covered || strings.EqualFold(c[0], w.column)
+			if i := slices.IndexFunc(c, func(col string) bool { return strings.EqualFold(col, w.column) }); i > 0 {
+				partial = append(partial, n+" ("+strings.Join(c, ", ")+")")
+			}
 		}
 		if covered {
 			continue
 		}
 		stmt, err := s.CreateIndexSQL(w.table, w.column)
-		if err != nil {
-			return nil, err
-		}
-		// Laravel 11+'s migration adds (connection, queue, failed_at): it
-		// is named, with what it leaves out, so that it is not taken for
-		// the index advised.
-		partial, err := s.trailingIndexes(ctx, w.table, w.column)
 		if err != nil {
 			return nil, err
 		}

@@ -16,22 +16,17 @@ import (
 )
 
 const (
-	defaultBatch = 500
+	defaultBatch = 500 // the keyset batch of a listing or a window read
 	// sqliteReadBatch is SQLite's dialect.maxReadBatch.
 	sqliteReadBatch = 200
 	exceptionChars  = triage.ExceptionHeadChars
+	nextSeparator   = triage.NextSeparator
 )
-
-const nextSeparator = triage.NextSeparator
 
 // selectList returns the columns of a FailedRow and the arguments that the
 // select list itself binds.
 func (s *Store) selectList(full bool) (string, []any) {
-	uuid := "uuid"
-	if s.schema.IDMode != triage.IDModeUUID {
-		uuid = "NULL"
-	}
-	cols := "id, " + uuid + " AS uuid, connection, queue, " + s.failedAtColumn() + ", "
+	cols := s.keyColumns() + s.failedAtColumn() + ", "
 	if full {
 		return cols + "payload, exception", nil
 	}
@@ -40,6 +35,16 @@ func (s *Store) selectList(full bool) (string, []any) {
 		return cols + s.exceptionHead() + " AS exception", nil
 	}
 	return cols + s.exceptionHead() + " AS exception", []any{nextSeparator}
+}
+
+// keyColumns selects id, uuid (NULL where the table has none), connection
+// and queue.
+func (s *Store) keyColumns() string {
+	uuid := "uuid"
+	if s.schema.IDMode != triage.IDModeUUID {
+		uuid = "NULL AS uuid"
+	}
+	return "id, " + uuid + ", connection, queue, "
 }
 
 // failedAtColumn selects failed_at, as text where the dialect needs it
@@ -83,10 +88,8 @@ func (s *Store) where(f triage.Filter) (string, []any) {
 		if len(vals) == 0 {
 			return
 		}
-		conds = append(conds, col+" IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(vals)), ", ")+")")
-		for _, v := range vals {
-			args = append(args, v)
-		}
+		conds = append(conds, col+" IN ("+marks(len(vals))+")")
+		args = append(args, anys(vals)...)
 	}
 	in("queue", f.Queues)
 	in("connection", f.Connections)
@@ -221,33 +224,22 @@ func (s *Store) scanRow(rows *sql.Rows, full bool) (*triage.FailedRow, error) {
 	if err := rows.Scan(&r.ID, &uuid, &connection, &queue, &failedAt, &payload, &exc); err != nil {
 		return nil, fmt.Errorf("reading a failed_jobs row: %w", err)
 	}
-	r.UUID = uuid.String
-	r.Connection = connection.String
-	r.Queue = queue.String
-	r.Payload = payload
-	r.Exception = exc.String
-	null := func(col string) {
-		r.Problems = append(r.Problems, triage.RowProblem{Column: col, Reason: triage.ReasonNull})
+	r.UUID, r.Connection, r.Queue = uuid.String, connection.String, queue.String
+	r.Payload, r.Exception = payload, exc.String
+	for _, c := range []struct {
+		col   string
+		valid bool
+	}{{"connection", connection.Valid}, {"queue", queue.Valid}, {"payload", payload != nil}, {"exception", exc.Valid}, {"failed_at", failedAt.v != nil}} {
+		if !c.valid {
+			r.Problems = append(r.Problems, triage.RowProblem{Column: c.col, Reason: triage.ReasonNull})
+		}
 	}
-	if !connection.Valid {
-		null("connection")
+	if failedAt.v != nil {
+		var err error
+		if r.FailedAt, err = s.wallClock(failedAt.v); err != nil {
+			r.Problems = append(r.Problems, triage.RowProblem{Column: "failed_at", Reason: err.Error()})
+		}
 	}
-	if !queue.Valid {
-		null("queue")
-	}
-	if payload == nil {
-		null("payload")
-	}
-	if !exc.Valid {
-		null("exception")
-	}
-	w := wallTime{loc: s.loc}
-	if failedAt.v == nil {
-		null("failed_at")
-	} else if err := w.set(failedAt.v); err != nil {
-		r.Problems = append(r.Problems, triage.RowProblem{Column: "failed_at", Reason: err.Error()})
-	}
-	r.FailedAt = w.t
 	if !full && s.d.topException == nil {
 		r.Exception = triage.TopExceptionHead(r.Exception)
 	}
@@ -283,18 +275,19 @@ func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRo
 	default:
 		return nil, fmt.Errorf("%w: empty failed job id", triage.ErrNotFound)
 	}
-	rows, err := s.db.QueryContext(ctx, s.db.Rebind("SELECT "+sel+" FROM "+s.failed+" WHERE "+q+" LIMIT 1"), arg)
+	var row *triage.FailedRow
+	q = s.db.Rebind("SELECT " + sel + " FROM " + s.failed + " WHERE " + q + " LIMIT 1")
+	_, _, err := s.scanBatch(ctx, q, []any{arg}, true, func(r *triage.FailedRow) error {
+		row = r
+		return nil
+	})
 	if err != nil {
-		return nil, s.queryError(err)
+		return nil, err
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return nil, s.queryError(err)
-		}
+	if row == nil {
 		return nil, fmt.Errorf("%w: no failed job with id %s", triage.ErrNotFound, ref)
 	}
-	return s.scanRow(rows, true)
+	return row, nil
 }
 
 // queryError keeps context cancellation recognisable and names the endpoint.
@@ -309,11 +302,10 @@ func (s *Store) queryError(err error) error {
 }
 
 // lostConnection names a call that lost its connection to the server as
-// triage.ErrUnreachable: the server stopped answering (a connection's
-// client deadline fired; go-sql-driver/mysql reports that as its own
-// ErrInvalidConn, so the store's silence says which it was), or it went
-// away (the connection broke, or no new one could be made). nil for any
-// other error.
+// triage.ErrUnreachable, nil for any other error: the server stopped
+// answering (a client deadline fired, which go-sql-driver/mysql reports as
+// its own ErrInvalidConn, so the store's silence says which it was), or it
+// went away (the connection broke, or no new one could be made).
 func (s *Store) lostConnection(err error) error {
 	var op *net.OpError
 	broken := errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn) ||
@@ -342,50 +334,32 @@ func (e *dbError) Unwrap() error { return e.cause }
 
 // Is makes deadlock victims recognisable as triage.ErrConflict: the
 // transaction was rolled back whole and may simply run again.
-func (e *dbError) Is(target error) bool { return target == triage.ErrConflict && isDeadlock(e.cause) }
-
-// wallTime scans failed_at from any driver: PostgreSQL and SQLite return a
-// time.Time whose clock fields are the stored wall-clock time, MySQL returns
-// the text. Either way the value is wall-clock time in the app timezone.
-type wallTime struct {
-	t   time.Time
-	loc *time.Location
+func (e *dbError) Is(target error) bool {
+	return target == triage.ErrConflict && deadlock.match(e.cause)
 }
 
-// set converts a driver value; its error says what is wrong with the value
-// ("\"garbage\" is not a time"), the caller names the column.
-func (w *wallTime) set(src any) error {
+// wallClock reads failed_at as any driver returns it (not nil): a
+// time.Time whose clock fields are the stored wall-clock time (PostgreSQL,
+// SQLite) or the text (MySQL, and a zoned text of PostgreSQL's timestamptz,
+// whose clock fields are the session's). Either way the clock fields are
+// wall-clock time in the app timezone. Its error says what is wrong with
+// the value ("\"garbage\" is not a time"), the caller names the column.
+func (s *Store) wallClock(src any) (time.Time, error) {
+	var t time.Time
 	switch v := src.(type) {
-	case nil:
-		w.t = time.Time{}
 	case time.Time:
-		w.t = time.Date(v.Year(), v.Month(), v.Day(), v.Hour(), v.Minute(), v.Second(), v.Nanosecond(), w.loc)
-	case []byte:
-		return w.parse(string(v))
+		t = v
 	case string:
-		return w.parse(v)
+		var ok bool
+		if t, ok = triage.ParseFailedAt(v, s.loc); !ok {
+			v = strings.TrimSpace(v)
+			if r := []rune(v); len(r) > 40 { // a hostile value, cut for the message
+				v = string(r[:40]) + "…"
+			}
+			return time.Time{}, fmt.Errorf("%q is not a time", v)
+		}
 	default:
-		return fmt.Errorf("has an unexpected type %T", src)
+		return time.Time{}, fmt.Errorf("has an unexpected type %T", src)
 	}
-	return nil
-}
-
-func (w *wallTime) parse(s string) error {
-	t, ok := triage.ParseFailedAt(s, w.loc)
-	if !ok {
-		return fmt.Errorf("%q is not a time", truncateText(strings.TrimSpace(s), 40))
-	}
-	// A zoned text (PostgreSQL's timestamptz read as text) is in the
-	// session's zone: its clock fields are the wall clock, as for the
-	// time.Time a driver returns.
-	w.t = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), w.loc)
-	return nil
-}
-
-// truncateText cuts a hostile value for a message.
-func truncateText(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), s.loc), nil
 }

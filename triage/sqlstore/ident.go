@@ -81,19 +81,9 @@ func searchPathValue(schemas []string) string {
 // single quotes around it, a backslash before ' and \. Every value is quoted,
 // so spaces, '=', '@' and '/' in a password or a socket directory are
 // ordinary characters and never change how the string parses.
-func conninfoQuote(v string) string {
-	var b strings.Builder
-	b.Grow(len(v) + 2)
-	b.WriteByte('\'')
-	for _, r := range v {
-		if r == '\'' || r == '\\' {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	b.WriteByte('\'')
-	return b.String()
-}
+func conninfoQuote(v string) string { return "'" + conninfoEscaper.Replace(v) + "'" }
+
+var conninfoEscaper = strings.NewReplacer(`'`, `\'`, `\`, `\\`)
 
 // mysqlTimezoneRE admits what MySQL's time_zone accepts without needing
 // escaping: SYSTEM, an offset (+02:00) or a zone name (Europe/Kyiv, UTC).

@@ -3,7 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/jobtriage/jobtriage/triage"
 )
@@ -27,12 +28,7 @@ func (s *Store) JobStates(ctx context.Context, p triage.JobStatesParams) (triage
 	if err := s.requireJobs(); err != nil {
 		return out, err
 	}
-	queues := make([]string, 0, len(p.UUIDs))
-	for q := range p.UUIDs {
-		queues = append(queues, q)
-	}
-	sort.Strings(queues)
-	for _, q := range queues {
+	for _, q := range slices.Sorted(maps.Keys(p.UUIDs)) {
 		want := map[string]bool{}
 		for _, u := range p.UUIDs[q] {
 			want[u] = true
@@ -79,9 +75,4 @@ func (s *Store) jobStatesOn(ctx context.Context, queue string, want map[string]b
 		return false, s.queryError(err)
 	}
 	return false, nil
-}
-
-// JobStates is the store's JobStates.
-func (b *JobsBackend) JobStates(ctx context.Context, p triage.JobStatesParams) (triage.JobStates, error) {
-	return b.Store.JobStates(ctx, p)
 }

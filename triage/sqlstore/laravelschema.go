@@ -29,7 +29,7 @@ func LaravelDDL(driver string, v SchemaVariant) ([]string, error) {
 	case "mysql":
 		jobs = []string{"create table `jobs` (`id` bigint unsigned not null auto_increment primary key, `queue` varchar(255) not null, `payload` longtext not null, `attempts` tinyint unsigned not null, `reserved_at` int unsigned null, `available_at` int unsigned not null, `created_at` int unsigned not null) default character set utf8mb4 collate 'utf8mb4_unicode_ci'",
 			"alter table `jobs` add index `jobs_queue_index`(`queue`)"}
-		uuid := uuidColumn(v, "`uuid` varchar(255) not null, ", "`uuid` varchar(255) null, ")
+		uuid := map[SchemaVariant]string{SchemaLaravel8: "`uuid` varchar(255) not null, ", SchemaUpgradedFrom7: "`uuid` varchar(255) null, "}[v] // legacy: none
 		failed = []string{"create table `failed_jobs` (`id` bigint unsigned not null auto_increment primary key, " + uuid + "`connection` text not null, `queue` text not null, `payload` longtext not null, `exception` longtext not null, `failed_at` timestamp default CURRENT_TIMESTAMP not null) default character set utf8mb4 collate 'utf8mb4_unicode_ci'"}
 		if v != SchemaLegacy {
 			failed = append(failed, "alter table `failed_jobs` add unique `failed_jobs_uuid_unique`(`uuid`)")
@@ -38,7 +38,7 @@ func LaravelDDL(driver string, v SchemaVariant) ([]string, error) {
 	case "postgres":
 		jobs = []string{`create table "jobs" ("id" bigserial primary key not null, "queue" varchar(255) not null, "payload" text not null, "attempts" smallint not null, "reserved_at" integer null, "available_at" integer not null, "created_at" integer not null)`,
 			`create index "jobs_queue_index" on "jobs" ("queue")`}
-		uuid := uuidColumn(v, `"uuid" varchar(255) not null, `, `"uuid" varchar(255) null, `)
+		uuid := map[SchemaVariant]string{SchemaLaravel8: `"uuid" varchar(255) not null, `, SchemaUpgradedFrom7: `"uuid" varchar(255) null, `}[v] // legacy: none
 		failed = []string{`create table "failed_jobs" ("id" bigserial primary key not null, ` + uuid + `"connection" text not null, "queue" text not null, "payload" text not null, "exception" text not null, "failed_at" timestamp(0) without time zone default CURRENT_TIMESTAMP not null)`}
 		if v != SchemaLegacy {
 			failed = append(failed, `alter table "failed_jobs" add constraint "failed_jobs_uuid_unique" unique ("uuid")`)
@@ -48,7 +48,7 @@ func LaravelDDL(driver string, v SchemaVariant) ([]string, error) {
 	case "sqlite":
 		jobs = []string{`create table "jobs" ("id" integer not null primary key autoincrement, "queue" varchar not null, "payload" text not null, "attempts" integer not null, "reserved_at" integer, "available_at" integer not null, "created_at" integer not null)`,
 			`create index "jobs_queue_index" on "jobs" ("queue")`}
-		uuid := uuidColumn(v, `"uuid" varchar not null, `, `"uuid" varchar, `)
+		uuid := map[SchemaVariant]string{SchemaLaravel8: `"uuid" varchar not null, `, SchemaUpgradedFrom7: `"uuid" varchar, `}[v] // legacy: none
 		failed = []string{`create table "failed_jobs" ("id" integer not null primary key autoincrement, ` + uuid + `"connection" text not null, "queue" text not null, "payload" text not null, "exception" text not null, "failed_at" datetime default CURRENT_TIMESTAMP not null)`}
 		if v != SchemaLegacy {
 			failed = append(failed, `create unique index "failed_jobs_uuid_unique" on "failed_jobs" ("uuid")`)
@@ -58,18 +58,6 @@ func LaravelDDL(driver string, v SchemaVariant) ([]string, error) {
 		return nil, fmt.Errorf("no Laravel DDL for driver %q", driver)
 	}
 	return append(append(jobs, failed...), batches...), nil
-}
-
-// uuidColumn is failed_jobs' uuid column of variant v: notNull (Laravel 8
-// on), null (an app upgraded from 7) or none (legacy).
-func uuidColumn(v SchemaVariant, notNull, null string) string {
-	switch v {
-	case SchemaUpgradedFrom7:
-		return null
-	case SchemaLegacy:
-		return ""
-	}
-	return notNull
 }
 
 // CreateLaravelSchema runs LaravelDDL on db.

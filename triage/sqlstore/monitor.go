@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -17,10 +16,10 @@ import (
 
 var _ triage.MonitorStore = (*Store)(nil)
 
-// QueueStats counts the jobs table per queue in one statement. The
-// conditions are DatabaseQueue's own: pending is what pop would take now
-// (reserved_at IS NULL AND available_at <= now), stuck is what pop would take
-// back (reserved_at <= now − retry_after). Both cut-offs are bound.
+// QueueStats counts the jobs table per queue in one statement, by
+// DatabaseQueue's own conditions: pending is what pop would take now
+// (reserved_at IS NULL AND available_at <= now), stuck what it would take
+// back (reserved_at <= now − retry_after).
 func (s *Store) QueueStats(ctx context.Context, p triage.QueueStatsParams) ([]triage.QueueStats, error) {
 	if err := s.requireJobs(); err != nil {
 		return nil, err
@@ -39,10 +38,8 @@ func (s *Store) QueueStats(ctx context.Context, p triage.QueueStatsParams) ([]tr
 		FROM ` + s.jobs
 	args := []any{now, now, expired, now}
 	if len(p.Queues) > 0 {
-		q += " WHERE queue IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(p.Queues)), ", ") + ")"
-		for _, name := range p.Queues {
-			args = append(args, name)
-		}
+		q += " WHERE queue IN (" + marks(len(p.Queues)) + ")"
+		args = append(args, anys(p.Queues)...)
 	}
 	q += " GROUP BY queue ORDER BY queue"
 	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
@@ -70,28 +67,21 @@ func (s *Store) QueueStats(ctx context.Context, p triage.QueueStatsParams) ([]tr
 	return out, nil
 }
 
-// recentBatch is the keyset batch of a window read.
-const recentBatch = 500
-
 // ScanRecentFailed reads a time window without touching failed_at in SQL
 // (no index): descending primary-key batches, filtered in Go, until a whole
 // batch lies before the window. Its cost follows the rows in the window.
 func (s *Store) ScanRecentFailed(ctx context.Context, p triage.RecentParams, fn func(*triage.FailedRow) error) error {
 	batch := p.BatchSize
 	if batch <= 0 {
-		batch = recentBatch
+		batch = defaultBatch
 	}
 	var sel string
 	var selArgs []any
 	if p.Heads {
 		sel, selArgs = s.selectList(false)
 	} else {
-		uuid := "uuid"
-		if s.schema.IDMode != triage.IDModeUUID {
-			uuid = "NULL"
-		}
 		// The scanner expects payload and exception columns: empty ones.
-		sel = "id, " + uuid + " AS uuid, connection, queue, failed_at, '' AS payload, '' AS exception"
+		sel = s.keyColumns() + "failed_at, '' AS payload, '' AS exception"
 	}
 	q := s.db.Rebind("SELECT " + sel + " FROM " + s.failed + " WHERE id < ? ORDER BY id DESC LIMIT ?")
 	cursor := maxID
@@ -127,31 +117,24 @@ func (s *Store) MaxFailedID(ctx context.Context) (int64, error) {
 	return id.Int64, nil
 }
 
-// watchLockName names the lock after the database and the failed-jobs
-// table, so watchers of two apps sharing a server never exclude each other.
-func (s *Store) watchLockName() string {
-	return "jobtriage:watch:" + s.ep.Database + ":" + s.schema.FailedTable
-}
-
 // TryWatchLock takes the one-watcher lock: a session-level advisory lock on
 // PostgreSQL, GET_LOCK on MySQL/MariaDB (both held by a dedicated connection,
 // released by the server if the process dies), and a file lock beside the
 // database file on SQLite.
 func (s *Store) TryWatchLock(ctx context.Context) (triage.WatchLock, error) {
-	name := s.watchLockName()
+	// Named after the database and the failed-jobs table, so watchers of two
+	// apps sharing a server never exclude each other.
+	name := "jobtriage:watch:" + s.ep.Database + ":" + s.schema.FailedTable
+	h := fnv.New64a()
+	h.Write([]byte(name))
 	switch s.d.name {
 	case "sqlite":
 		return s.fileLock()
 	case "postgres":
-		h := fnv.New64a()
-		h.Write([]byte(name))
-		key := int64(h.Sum64())
-		return s.sessionLock(ctx, "SELECT pg_try_advisory_lock($1)", "SELECT pg_advisory_unlock($1)", key)
+		return s.sessionLock(ctx, "SELECT pg_try_advisory_lock($1)", "SELECT pg_advisory_unlock($1)", int64(h.Sum64()))
 	case "mysql":
 		// GET_LOCK names are limited to 64 characters.
 		if len(name) > 64 {
-			h := fnv.New64a()
-			h.Write([]byte(name))
 			name = fmt.Sprintf("jobtriage:watch:%016x", h.Sum64())
 		}
 		return s.sessionLock(ctx, "SELECT COALESCE(GET_LOCK(?, 0), 0) = 1", "SELECT RELEASE_LOCK(?)", name)

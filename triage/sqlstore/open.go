@@ -5,17 +5,19 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,25 +40,23 @@ import (
 type Endpoint struct {
 	Driver string // "postgres", "mysql" or "sqlite"
 	// Host is a name or address for TCP. On PostgreSQL a Host starting with
-	// "/" is a Unix socket directory, as in Laravel's pgsql config and libpq.
-	// On MySQL "localhost" without a Socket means PDO's default Unix socket
-	// (see defaultMySQLSockets).
+	// "/" is a Unix socket directory (Laravel's pgsql config, libpq); on
+	// MySQL "localhost" without a Socket is PDO's default Unix socket
+	// (defaultMySQLSockets).
 	Host     string
 	Port     int
 	Database string
 	User     string
 	Password string
-	// Socket is MySQL's Unix socket file (DB_SOCKET, unix_socket). On
-	// PostgreSQL it is a socket directory, the same as a Host starting with
-	// "/".
+	// Socket is MySQL's Unix socket file (DB_SOCKET, unix_socket); on
+	// PostgreSQL a socket directory, as a Host starting with "/".
 	Socket string
 	Path   string // SQLite file
 	Params map[string]string
 	// Schema is PostgreSQL's search_path for the session (Laravel pgsql
-	// "search_path", or "schema" before Laravel 9), first schema first.
-	// Entries may hold several names separated by commas or spaces
-	// (ParseSearchPath). Empty keeps the server's default search_path. A
-	// table name without a schema is looked up along it.
+	// "search_path", "schema" before Laravel 9), along which a table name
+	// without a schema is looked up. An entry may hold several names
+	// (ParseSearchPath); empty keeps the server's default.
 	Schema []string
 	// Timezone is the connection config's "timezone": when set, the session
 	// time_zone (MySQL) or TimeZone (PostgreSQL) is set to it, as Laravel
@@ -65,9 +65,9 @@ type Endpoint struct {
 	Timezone string
 	// SocketFallbackTCP: when the Unix socket (Socket, or a PostgreSQL
 	// socket directory in Host) does not answer, connect over TCP to
-	// 127.0.0.1:Port instead (or Host:Port when Host names a TCP host).
-	// MySQL's implicit "localhost" socket always falls back, because PDO's
-	// compiled-in default can only be guessed.
+	// 127.0.0.1:Port (or Host:Port when Host names a TCP host). MySQL's
+	// implicit "localhost" socket always falls back: PDO's compiled-in
+	// default can only be guessed.
 	SocketFallbackTCP bool
 }
 
@@ -81,12 +81,11 @@ func (e Endpoint) Redacted() string {
 	if e.User != "" {
 		b.WriteString(url.PathEscape(e.User) + "@")
 	}
-	if sock := e.socket(); sock != "" {
-		b.WriteString("unix(" + sock + ")")
-	} else {
-		b.WriteString(net.JoinHostPort(e.Host, strconv.Itoa(e.Port)))
+	addr := e.address()
+	if e.socket() != "" {
+		addr = "unix(" + addr + ")"
 	}
-	b.WriteString("/" + url.PathEscape(e.Database))
+	b.WriteString(addr + "/" + url.PathEscape(e.Database))
 	if len(e.Schema) > 0 {
 		b.WriteString("?search_path=" + url.QueryEscape(searchPathValue(e.Schema)))
 	}
@@ -127,12 +126,12 @@ type Config struct {
 	BatchesTable string // default job_batches
 	// Location is the app timezone: failed_at is wall-clock time in it.
 	Location *time.Location
-	// ConnectTimeout bounds dialing; StatementTimeout bounds each statement
-	// on the server where the server supports it. Zero picks the defaults.
+	// ConnectTimeout bounds dialing; StatementTimeout each statement, on
+	// the server where it supports that. Zero picks the defaults.
 	ConnectTimeout   time.Duration
 	StatementTimeout time.Duration
-	// JobsOnly opens the jobs side of a split setup: the database holds
-	// jobs but not failed_jobs.
+	// JobsOnly opens the jobs side of a split setup: a database with jobs
+	// but no failed_jobs.
 	JobsOnly bool
 }
 
@@ -152,25 +151,22 @@ type Store struct {
 	// failedName is failed_jobs' name as configured (the index's identity).
 	failedName tableName
 	ep         Endpoint
-	// deleteReturning: the server has DELETE … RETURNING (MariaDB >= 10.0.5),
-	// which moves a retry batch in one pass (moveByDelete).
+	// deleteReturning: the server has DELETE … RETURNING, which takes a
+	// retry batch in one pass (takeByDelete).
 	deleteReturning bool
 	// jobsProblem says why an existing jobs table cannot be used
 	// (triage.ErrSchema); requireJobs returns it.
 	jobsProblem error
-	// heard tells whether a connection's client deadline fired
-	// (lostConnection).
-	heard *silence
+	heard       *silence // whether a client deadline fired (lostConnection)
 	// liveIDsConcatMax replaces group_concat_max_len's value in
-	// liveIDsConcat (tests cut the list with it); "" is the packet size.
+	// liveIDsPart (tests cut the list with it); "" is the packet size.
 	liveIDsConcatMax string
 }
 
 var _ triage.Store = (*Store)(nil)
 
-// withDefaults fills in the timeouts left zero and returns the dialect of
-// the endpoint's driver: the part of opening that every connection of the
-// store shares.
+// withDefaults fills in the timeouts left zero and returns the endpoint's
+// dialect.
 func (cfg *Config) withDefaults() (dialect, error) {
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = defaultConnectTimeout
@@ -188,15 +184,9 @@ func (cfg *Config) withDefaults() (dialect, error) {
 // Open connects, checks the schema and returns the store. Every error it
 // returns names the endpoint without its password.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
-	if cfg.FailedTable == "" {
-		cfg.FailedTable = "failed_jobs"
-	}
-	if cfg.JobsTable == "" {
-		cfg.JobsTable = "jobs"
-	}
-	if cfg.BatchesTable == "" {
-		cfg.BatchesTable = "job_batches"
-	}
+	cfg.FailedTable = cmp.Or(cfg.FailedTable, "failed_jobs")
+	cfg.JobsTable = cmp.Or(cfg.JobsTable, "jobs")
+	cfg.BatchesTable = cmp.Or(cfg.BatchesTable, "job_batches")
 	var tables [3]tableName
 	for i, t := range []string{cfg.FailedTable, cfg.JobsTable, cfg.BatchesTable} {
 		var err error
@@ -218,11 +208,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	s := &Store{db: db, d: d, loc: cfg.Location, ep: ep, heard: heard,
 		failed: tables[0].quoted(d), jobs: tables[1].quoted(d), failedName: tables[0]}
-	if s.deleteReturning, err = s.detectServer(ctx); err != nil {
-		db.Close()
-		return nil, err
+	if s.deleteReturning, err = s.detectServer(ctx); err == nil {
+		err = s.detectSchema(ctx, cfg, tables[0], tables[1], tables[2])
 	}
-	if err := s.detectSchema(ctx, cfg, tables[0], tables[1], tables[2]); err != nil {
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -230,9 +219,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 }
 
 // connect opens and pings the pool. It returns the endpoint it really
-// reached: a MySQL "localhost" names the socket it found, and a socket that
-// fell back to TCP names the TCP address, so that messages say where the
-// store is.
+// reached (a MySQL "localhost" names the socket it found, a socket that
+// fell back to TCP the TCP address), so that messages say where it is.
 func connect(ctx context.Context, cfg Config, heard *silence) (*sqlx.DB, Endpoint, error) {
 	ep := cfg.Endpoint
 	var (
@@ -245,8 +233,8 @@ func connect(ctx context.Context, cfg Config, heard *silence) (*sqlx.DB, Endpoin
 		db, err = openPostgres(ep, cfg, heard)
 	case "mysql":
 		ep = chooseMySQLNetwork(ctx, ep, cfg.ConnectTimeout)
-		if err = checkMySQLTimezone(ep.Timezone); err != nil {
-			return nil, ep, err
+		if ep.Timezone != "" && !mysqlTimezoneRE.MatchString(ep.Timezone) { // sent as SET time_zone text
+			return nil, ep, fmt.Errorf("%w: timezone %q is not a MySQL time_zone value such as +00:00 or Europe/Kyiv", triage.ErrUnreachable, ep.Timezone)
 		}
 		db, err = openMySQL(ctx, ep, cfg, heard)
 	case "sqlite":
@@ -264,22 +252,21 @@ func connect(ctx context.Context, cfg Config, heard *silence) (*sqlx.DB, Endpoin
 			db.SetMaxOpenConns(1)
 		}
 	}
-	if err != nil {
-		if ctx.Err() != nil {
+	fail := func(how string, err error) (*sqlx.DB, Endpoint, error) {
+		if ctx.Err() != nil { // interrupted (Ctrl-C), not unreachable
 			return nil, ep, fmt.Errorf("connecting to %s: %w", ep.Redacted(), ctx.Err())
 		}
-		return nil, ep, fmt.Errorf("%w: %s: %v", triage.ErrUnreachable, ep.Redacted(), connectFailure(err, ep, cfg.ConnectTimeout))
+		return nil, ep, fmt.Errorf("%w: %s%s: %v", triage.ErrUnreachable, how, ep.Redacted(), connectFailure(err, ep, cfg.ConnectTimeout))
+	}
+	if err != nil {
+		return fail("", err)
 	}
 	db.SetConnMaxIdleTime(time.Minute)
 	pctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout+time.Second)
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
-		if ctx.Err() != nil {
-			// Interrupted (Ctrl-C), not unreachable.
-			return nil, ep, fmt.Errorf("connecting to %s: %w", ep.Redacted(), ctx.Err())
-		}
-		return nil, ep, fmt.Errorf("%w: cannot connect to %s: %v", triage.ErrUnreachable, ep.Redacted(), connectFailure(err, ep, cfg.ConnectTimeout))
+		return fail("cannot connect to ", err)
 	}
 	return db, ep, nil
 }
@@ -287,10 +274,9 @@ func connect(ctx context.Context, cfg Config, heard *silence) (*sqlx.DB, Endpoin
 // connectFailure says why connecting failed: the driver's words (scrubbed),
 // except for the two silences a driver words badly ("context deadline
 // exceeded", "i/o timeout", "unexpected EOF", "invalid connection"): a
-// server that never answered within the connect timeout (Config's
-// ConnectTimeout, defaultConnectTimeout unless set), and one that hung up
-// before saying anything (not a database server, or one that refuses this
-// client before its greeting).
+// server that never answered within the connect timeout, and one that hung
+// up before saying anything (not a database server, or one that refuses
+// this client before its greeting).
 func connectFailure(err error, ep Endpoint, timeout time.Duration) string {
 	var ne net.Error
 	switch {
@@ -298,7 +284,11 @@ func connectFailure(err error, ep Endpoint, timeout time.Duration) string {
 		return fmt.Sprintf("no answer from %s within %s", ep.address(), timeout)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, mysql.ErrInvalidConn):
-		return fmt.Sprintf("%s closed the connection without answering (is a %s server listening there?)", ep.address(), dialectName(ep.Driver))
+		server := "MySQL/MariaDB"
+		if ep.Driver == "postgres" {
+			server = "PostgreSQL"
+		}
+		return fmt.Sprintf("%s closed the connection without answering (is a %s server listening there?)", ep.address(), server)
 	}
 	return scrub(err, ep)
 }
@@ -311,17 +301,8 @@ func (e Endpoint) address() string {
 	return net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
 }
 
-// dialectName is the server a driver speaks to, for messages.
-func dialectName(driver string) string {
-	if driver == "postgres" {
-		return "PostgreSQL"
-	}
-	return "MySQL/MariaDB"
-}
-
-// scrub takes the password out of a driver error by structure (see
-// redact.Text), in case a driver echoes its connection string back; the
-// words of the message stay as they are.
+// scrub takes the password out of a driver error (redact.Text), in case a
+// driver echoes its connection string back.
 func scrub(err error, ep Endpoint) string {
 	return redact.Text(err.Error(), ep.Password)
 }
@@ -334,8 +315,7 @@ var defaultMySQLSockets = []string{"/run/mysqld/mysqld.sock", "/var/run/mysqld/m
 // tcpFallbackHost is where a socket that does not answer falls back to.
 const tcpFallbackHost = "127.0.0.1"
 
-// socketAnswers reports whether something accepts connections on the Unix
-// socket path.
+// socketAnswers reports whether something accepts connections on path.
 func socketAnswers(ctx context.Context, path string, timeout time.Duration) bool {
 	d := net.Dialer{Timeout: timeout}
 	c, err := d.DialContext(ctx, "unix", path)
@@ -390,21 +370,15 @@ func choosePostgresNetwork(ctx context.Context, ep Endpoint, timeout time.Durati
 	return ep
 }
 
-// postgresDSN builds lib/pq's key=value connection string. Unlike a URL it
-// takes any byte in a password or a socket directory: every value is quoted
-// (conninfoQuote), so nothing can make it fail to parse and echo itself.
+// postgresDSN builds lib/pq's key=value connection string: every value is
+// quoted (conninfoQuote), so unlike a URL no byte of a password or socket
+// directory can make it fail to parse and echo itself.
 func postgresDSN(ep Endpoint, cfg Config) string {
 	kv := map[string]string{}
-	for k, v := range ep.Params {
-		kv[k] = v
-	}
-	if kv["sslmode"] == "" {
-		kv["sslmode"] = "prefer" // Laravel's default for pgsql
-	}
+	maps.Copy(kv, ep.Params)
+	kv["sslmode"] = cmp.Or(kv["sslmode"], "prefer") // Laravel's default for pgsql
 	kv["connect_timeout"] = strconv.Itoa(int(cfg.ConnectTimeout.Round(time.Second) / time.Second))
-	if kv["application_name"] == "" {
-		kv["application_name"] = "jobtriage"
-	}
+	kv["application_name"] = cmp.Or(kv["application_name"], "jobtriage")
 	// Runtime parameters bound every statement and idle transaction on the
 	// server, so a lost client never leaves a lock behind for long.
 	kv["statement_timeout"] = strconv.FormatInt(cfg.StatementTimeout.Milliseconds(), 10)
@@ -416,11 +390,8 @@ func postgresDSN(ep Endpoint, cfg Config) string {
 		kv["TimeZone"] = ep.Timezone
 	}
 	// No host leaves libpq's default (PGHOST, else localhost).
-	if ep.Host != "" {
-		kv["host"] = ep.Host
-	}
-	if ep.Socket != "" {
-		kv["host"] = ep.Socket
+	if host := cmp.Or(ep.Socket, ep.Host); host != "" {
+		kv["host"] = host
 	}
 	kv["port"] = strconv.Itoa(ep.Port)
 	kv["dbname"] = ep.Database
@@ -430,13 +401,8 @@ func postgresDSN(ep Endpoint, cfg Config) string {
 	if ep.Password != "" {
 		kv["password"] = ep.Password
 	}
-	keys := make([]string, 0, len(kv))
-	for k := range kv {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
 		if !conninfoKeyRE.MatchString(k) {
 			continue // a key that could not be written unquoted is no libpq key
 		}
@@ -450,27 +416,17 @@ func postgresDSN(ep Endpoint, cfg Config) string {
 
 var conninfoKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// checkMySQLTimezone refuses a timezone that is not a MySQL time_zone value:
-// it is sent as SET time_zone text.
-func checkMySQLTimezone(tz string) error {
-	if tz != "" && !mysqlTimezoneRE.MatchString(tz) {
-		return fmt.Errorf("%w: timezone %q is not a MySQL time_zone value such as +00:00 or Europe/Kyiv", triage.ErrUnreachable, tz)
-	}
-	return nil
-}
-
-// clientDeadlineMargin is how long past the server-side statement timeout
-// the client waits for a silent server before giving up on the connection:
-// time for the server's own timeout error to arrive. See deadlineConn.
+// clientDeadlineMargin is how long past the statement timeout the client
+// waits for a silent server (deadlineConn): time for the server's own
+// timeout error to arrive.
 const clientDeadlineMargin = 3 * time.Second
 
 // clientDeadline bounds how long one read or write may wait on the server.
 func clientDeadline(cfg Config) time.Duration { return cfg.StatementTimeout + clientDeadlineMargin }
 
-// openPostgres opens lib/pq through deadlineDialer, so that a server that
-// stops answering (a frozen backend, a dead network path) cannot hold a call
-// for longer than the statement timeout plus clientDeadlineMargin: the
-// server-side statement_timeout cannot fire in a backend that is not running.
+// openPostgres dials through deadlineDialer: a server that stops answering
+// (a frozen backend, a dead network path) holds a call no longer than
+// clientDeadline, where statement_timeout cannot fire.
 func openPostgres(ep Endpoint, cfg Config, heard *silence) (*sqlx.DB, error) {
 	conn, err := pq.NewConnector(postgresDSN(ep, cfg))
 	if err != nil {
@@ -482,10 +438,9 @@ func openPostgres(ep Endpoint, cfg Config, heard *silence) (*sqlx.DB, error) {
 
 // deadlineDialer dials connections wrapped in deadlineConn.
 type deadlineDialer struct {
-	idle time.Duration
-	d    net.Dialer
-	// heard, when set, records that a connection's deadline ended a call.
-	heard *silence
+	idle  time.Duration
+	d     net.Dialer
+	heard *silence // when set, records that a deadline ended a call
 }
 
 func (d deadlineDialer) Dial(network, address string) (net.Conn, error) {
@@ -521,20 +476,19 @@ type rawDeadlineConn struct {
 func (c *rawDeadlineConn) SyscallConn() (syscall.RawConn, error) { return c.raw.SyscallConn() }
 
 // silence is what a pool's connections share: whether a deadlineConn's
-// own deadline ended a call. go-sql-driver/mysql logs the read error and
-// returns its own ErrInvalidConn, so the store learns from here, not from
-// the error, that the server went silent (lostConnection).
+// own deadline ended a call. go-sql-driver/mysql returns its own
+// ErrInvalidConn instead of the read error, so the store learns it from
+// here (lostConnection).
 type silence struct {
 	idle  time.Duration
 	fired atomic.Bool
 }
 
 // deadlineConn gives every Read and Write a deadline of idle from its start,
-// or the deadline the driver set itself (during connecting) when that is
-// sooner. A pooled connection reads only while a call waits for the server,
-// so idle bounds the silence within one call, never the time between calls.
-// A call that hits it fails with ErrServerSilent and the driver discards the
-// connection.
+// or the sooner one the driver set itself (while connecting). A pooled
+// connection reads only while a call waits for the server, so idle bounds
+// the silence within one call, never the time between calls. A call that
+// hits it fails with ErrServerSilent and the driver discards the connection.
 type deadlineConn struct {
 	net.Conn
 	idle          time.Duration
@@ -620,13 +574,11 @@ func (c *deadlineConn) SetWriteDeadline(t time.Time) error {
 	return c.Conn.SetWriteDeadline(t)
 }
 
-// mysqlLogger writes the driver's log lines as one prefixed line each.
-// The driver logs some errors (a connection the server closed,
-// "packets.go: unexpected EOF") with the standard logger before returning
-// them; those lines carried no "jobtriage:" prefix and broke the one-line
-// error contract. The error itself still reaches the caller, so the line
-// is kept only as a prefixed, sanitised warning, and a silence the store
-// reports itself (lostConnection) is not logged twice.
+// mysqlLogger writes the driver's log lines as one prefixed, sanitised
+// warning each. The driver logs some errors ("packets.go: unexpected EOF")
+// before returning them; unprefixed, they broke the one-line error
+// contract. A silence the store reports itself (lostConnection) is not
+// logged twice.
 type mysqlLogger struct{ w io.Writer }
 
 func (l mysqlLogger) Print(v ...any) {
@@ -640,23 +592,21 @@ func (l mysqlLogger) Print(v ...any) {
 	fmt.Fprintln(l.w, "jobtriage: warning: mysql driver: "+sanitize.Line(msg))
 }
 
-func mysqlConfig(ep Endpoint, cfg Config, heard *silence) *mysql.Config {
+// openMySQL asks the server what it is first: MariaDB and MySQL name their
+// statement timeout differently, and an unknown variable fails the connection.
+func openMySQL(ctx context.Context, ep Endpoint, cfg Config, heard *silence) (*sqlx.DB, error) {
 	mc := mysql.NewConfig()
 	mc.Logger = mysqlLogger{w: os.Stderr}
-	mc.User = ep.User
-	mc.Passwd = ep.Password
-	mc.DBName = ep.Database
+	mc.User, mc.Passwd, mc.DBName = ep.User, ep.Password, ep.Database
 	if ep.Socket != "" {
 		mc.Net, mc.Addr = "unix", ep.Socket
 	} else {
 		mc.Net, mc.Addr = "tcp", net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port))
 	}
 	mc.Timeout = cfg.ConnectTimeout
-	// Every read and write has the client deadline (deadlineConn), which
-	// catches a server that stops answering mid-statement; the driver's own
-	// ReadTimeout would do the same but hide which deadline fired.
-	dd := deadlineDialer{idle: clientDeadline(cfg), heard: heard}
-	mc.DialFunc = dd.DialContext
+	// Every read and write has the client deadline (deadlineConn); the
+	// driver's own ReadTimeout would hide which deadline fired.
+	mc.DialFunc = deadlineDialer{idle: clientDeadline(cfg), heard: heard}.DialContext
 	// Laravel's default connection charset and collation.
 	mc.Collation = "utf8mb4_unicode_ci"
 	if c := ep.Params["collation"]; c != "" {
@@ -665,16 +615,9 @@ func mysqlConfig(ep Endpoint, cfg Config, heard *silence) *mysql.Config {
 	mc.Params = map[string]string{}
 	if ep.Timezone != "" {
 		// The driver runs SET time_zone=<value> on every new connection,
-		// as Laravel's MySqlConnector does; checkMySQLTimezone vetted it.
+		// as Laravel's MySqlConnector does; connect vetted it.
 		mc.Params["time_zone"] = "'" + ep.Timezone + "'"
 	}
-	return mc
-}
-
-// openMySQL asks the server what it is first: MariaDB and MySQL name their
-// statement timeout differently, and an unknown variable fails the connection.
-func openMySQL(ctx context.Context, ep Endpoint, cfg Config, heard *silence) (*sqlx.DB, error) {
-	mc := mysqlConfig(ep, cfg, heard)
 	// The first contact's driver log lines ("unexpected EOF" of a server
 	// that hung up) would be a second line beside the error connectFailure
 	// words; later connections keep them.
@@ -705,9 +648,7 @@ func openMySQL(ctx context.Context, ep Endpoint, cfg Config, heard *silence) (*s
 }
 
 // detectServer finds whether the server has DELETE … RETURNING, where the
-// dialect asks (dialect.deleteReturning). (Whether MySQL/MariaDB knows SKIP
-// LOCKED is not asked: their batches take waiting locks by design, see
-// dialect.lockRows.)
+// dialect asks (dialect.deleteReturning).
 func (s *Store) detectServer(ctx context.Context) (deleteReturning bool, err error) {
 	if s.d.deleteReturning == nil {
 		return false, nil
@@ -719,19 +660,14 @@ func (s *Store) detectServer(ctx context.Context) (deleteReturning bool, err err
 	return s.d.deleteReturning(v), nil
 }
 
-// mariadbHasDeleteReturning: MariaDB 10.0.5 added DELETE … RETURNING; MySQL
-// has none.
+// mariadbHasDeleteReturning reads SELECT VERSION() (which some proxies
+// report as "5.5.5-10.11.6-MariaDB"): MariaDB 10.0.5 added DELETE …
+// RETURNING; MySQL has none.
 func mariadbHasDeleteReturning(version string) bool {
-	maria, major, minor, patch := parseMySQLVersion(version)
-	return maria && (major > 10 || (major == 10 && (minor > 0 || patch >= 5)))
-}
-
-// parseMySQLVersion reads SELECT VERSION() of MySQL or MariaDB (which some
-// proxies report as "5.5.5-10.11.6-MariaDB").
-func parseMySQLVersion(version string) (mariadb bool, major, minor, patch int) {
 	v := strings.TrimPrefix(version, "5.5.5-")
+	var major, minor, patch int
 	fmt.Sscanf(v, "%d.%d.%d", &major, &minor, &patch)
-	return strings.Contains(strings.ToLower(v), "mariadb"), major, minor, patch
+	return strings.Contains(strings.ToLower(v), "mariadb") && (major > 10 || (major == 10 && (minor > 0 || patch >= 5)))
 }
 
 // sqliteDSN is the file: URI the driver hands to sqlite3_open_v2. SQLite

@@ -10,39 +10,37 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// pruneBatch is the ids one batch of a prune or flush covers, when
-// PruneParams.BatchSize does not say.
-const pruneBatch = 1000
-
-// archiveAttempts bounds how often one archived batch runs again after
-// the database rolled it back as a deadlock victim.
-const archiveAttempts = 8
-
-// defaultStopAfterClean is how many batches in a row without a row to
-// prune end a prune by age.
-const defaultStopAfterClean = 3
+const (
+	// pruneBatch is the ids one batch of a prune or flush covers, when
+	// PruneParams.BatchSize does not say.
+	pruneBatch = 1000
+	// archiveAttempts bounds how often one archived batch runs again after
+	// the database rolled it back as a deadlock victim.
+	archiveAttempts = 8
+	// defaultStopAfterClean is how many batches in a row without a row to
+	// prune end a prune by age.
+	defaultStopAfterClean = 3
+)
 
 // Prune implements triage.Store: it walks failed_jobs in primary-key
-// batches from the first id (rows with negative ids are pruned too).
+// batches from the first id (negative ids included).
 //
 // failed_jobs has no index on failed_at, so Laravel's prune scans the whole
-// table for every chunk of 1000. Ids grow with failure time, so this walks
-// the primary key upwards instead: each batch is a range delete over at most
-// p.BatchSize ids, and the walk stops after StopAfterClean consecutive
-// batches in which nothing was old enough (a row older than the cut-off
-// behind newer rows would be out of failure order — a clock step — and is
-// still caught inside those batches).
+// table for every chunk. Ids grow with failure time, so this walks the
+// primary key upwards instead: each batch is a range delete over at most
+// p.BatchSize ids, and the walk stops after StopAfterClean batches in a
+// row in which nothing was old enough (a row behind newer ones, out of
+// failure order by a clock step, is still caught inside those batches).
 //
 // With p.All it deletes the rows that are there when it starts: the
-// highest id is read first and bounds every batch, so failures that arrive
-// while it runs (ids grow) are kept, as a flush of "every failed job" an
-// operator looked at must.
+// highest id, read first, bounds every batch, so failures that arrive
+// while it runs are kept, as a flush of the jobs an operator looked at must.
 //
 // With p.Archive each batch is selected whole and locked, handed to the
 // archive (which makes it durable), and only then deleted, in one
 // transaction. A crash before the commit leaves the batch in failed_jobs
-// (and, perhaps, in the archive too: a repeated run archives it again, and
-// the archive writer keeps one copy).
+// (and perhaps in the archive, whose writer keeps one copy of a batch a
+// repeated run archives again).
 func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triage.PruneBatch, error] {
 	return func(yield func(triage.PruneBatch, error) bool) {
 		batch, stopAfter := p.BatchSize, p.StopAfterClean

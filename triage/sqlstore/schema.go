@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jobtriage/jobtriage/triage"
@@ -22,36 +23,7 @@ type column struct {
 // session would find it: PostgreSQL's search_path, MySQL's current
 // database, SQLite's main (or temp) database.
 func (s *Store) columns(ctx context.Context, t tableName) (map[string]column, error) {
-	var (
-		q    string
-		args []any
-	)
-	switch s.d.name {
-	case "postgres":
-		// to_regclass resolves the quoted name exactly as a query would,
-		// search_path included, and is NULL (not an error) when there is
-		// no such table or schema.
-		q = `SELECT a.attname, NOT a.attnotnull, format_type(a.atttypid, a.atttypmod)
-			FROM pg_catalog.pg_attribute a
-			WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped`
-		args = []any{t.quoted(s.d)}
-	case "mysql":
-		q = `SELECT column_name, is_nullable = 'YES', column_type FROM information_schema.columns
-			WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?`
-		var schema any
-		if t.schema != "" {
-			schema = t.schema
-		}
-		args = []any{schema, t.name}
-	case "sqlite":
-		q = `SELECT name, "notnull" = 0, type FROM pragma_table_info(?)`
-		args = []any{t.name}
-		if t.schema != "" {
-			q = `SELECT name, "notnull" = 0, type FROM pragma_table_info(?, ?)`
-			args = append(args, t.schema)
-		}
-	}
-	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(s.d.columnsSQL), s.d.catalogArgs(t)...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the columns of %s on %s: %s", t, s.ep.Redacted(), scrub(err, s.ep))
 	}
@@ -83,62 +55,24 @@ const (
 
 // expected says what a column of kind k should be, for messages.
 func (k kind) expected() string {
-	switch k {
-	case kindInteger:
-		return "an integer column"
-	case kindText:
-		return "a text column (varchar/text/longtext)"
-	case kindTime:
-		return "a timestamp or datetime column"
-	case kindUUID:
-		return "a string or uuid column"
-	}
-	return "another type"
+	return [...]string{kindInteger: "an integer column", kindText: "a text column (varchar/text/longtext)",
+		kindTime: "a timestamp or datetime column", kindUUID: "a string or uuid column"}[k]
 }
 
 // accepts reports whether a column of declared type typ can serve as k on
 // dialect d. SQLite keeps any value in any column, so only its id is
-// checked (it must be the integer rowid alias); the others are checked by
-// type name.
+// checked (it must be the integer rowid alias, SQLite's first affinity
+// rule: a declared type containing INT); the others are checked by type
+// name (columnTypes).
 func (d dialect) accepts(k kind, typ string) bool {
+	if d.name == "sqlite" {
+		return k != kindInteger || strings.Contains(strings.ToUpper(typ), "INT")
+	}
 	base := typ
 	if i := strings.IndexAny(base, "( "); i >= 0 {
 		base = base[:i]
 	}
-	switch d.name {
-	case "sqlite":
-		// SQLite's first affinity rule: a declared type containing INT.
-		return k != kindInteger || strings.Contains(strings.ToUpper(typ), "INT")
-	case "postgres":
-		switch k {
-		case kindInteger:
-			return base == "smallint" || base == "integer" || base == "bigint"
-		case kindText:
-			return base == "text" || base == "character" || base == "citext"
-		case kindTime:
-			return base == "timestamp"
-		case kindUUID:
-			return base == "uuid" || base == "text" || base == "character" || base == "citext"
-		}
-	case "mysql":
-		switch k {
-		case kindInteger:
-			switch base {
-			case "tinyint", "smallint", "mediumint", "int", "integer", "bigint":
-				return true
-			}
-		case kindText, kindUUID:
-			switch base {
-			case "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
-				return true
-			case "uuid": // MariaDB 10.7+'s native type compares with uuid strings
-				return k == kindUUID
-			}
-		case kindTime:
-			return base == "timestamp" || base == "datetime"
-		}
-	}
-	return false
+	return slices.Contains(d.columnTypes[k], base)
 }
 
 // why explains a rejected type where the reason is not obvious.
@@ -154,20 +88,20 @@ func why(k kind, typ string) string {
 	return ""
 }
 
+// shape is the columns a table must have, and what each must hold.
+type shape []struct {
+	name string
+	kind kind
+}
+
 // failedShape and jobsShape are the columns jobtriage reads and writes, and
 // what each must hold (queue-spec §1.1, §1.2).
 var (
-	failedShape = []struct {
-		name string
-		kind kind
-	}{
+	failedShape = shape{
 		{"id", kindInteger}, {"connection", kindText}, {"queue", kindText},
 		{"payload", kindText}, {"exception", kindText}, {"failed_at", kindTime},
 	}
-	jobsShape = []struct {
-		name string
-		kind kind
-	}{
+	jobsShape = shape{
 		{"queue", kindText}, {"payload", kindText}, {"attempts", kindInteger},
 		{"reserved_at", kindInteger}, {"available_at", kindInteger}, {"created_at", kindInteger},
 	}
@@ -176,12 +110,9 @@ var (
 // checkShape returns an ErrSchema error naming every column of t that is
 // missing or of a type jobtriage cannot use, or nil. The message is one
 // line: "table failed_jobs: column id is uuid, want an integer column: …".
-func (s *Store) checkShape(t tableName, cols map[string]column, shape []struct {
-	name string
-	kind kind
-}, laravel string) error {
+func (s *Store) checkShape(t tableName, cols map[string]column, want shape, laravel string) error {
 	var missing, wrong []string
-	for _, c := range shape {
+	for _, c := range want {
 		col, ok := cols[c.name]
 		if !ok {
 			missing = append(missing, c.name)
@@ -214,25 +145,26 @@ func (s *Store) lookedIn(t tableName) string {
 // types jobtriage can use, and finds the id mode, so that every later query
 // can rely on them. A jobs table of the wrong shape does not fail Open (an
 // app may keep an unrelated "jobs" table and queue on Redis); it counts as
-// no jobs table, and requireJobs explains why.
+// no jobs table, and requireJobs explains why (jobsProblem).
 func (s *Store) detectSchema(ctx context.Context, cfg Config, failed, jobs, batches tableName) error {
-	sc := triage.Schema{
+	s.schema = triage.Schema{
 		Dialect:           s.d.name,
 		FailedTable:       cfg.FailedTable,
 		JobsTable:         cfg.JobsTable,
 		ConcurrentBatches: s.d.concurrentBatches,
 	}
-	s.schema = sc
-	if err := s.detectJobs(ctx, jobs); err != nil {
+	cols, err := s.columns(ctx, jobs)
+	if err != nil {
 		return err
 	}
-	sc.HasJobs = s.schema.HasJobs
+	if len(cols) > 0 {
+		s.jobsProblem = s.checkShape(jobs, cols, jobsShape, "jobs")
+	}
+	s.schema.HasJobs = len(cols) > 0 && s.jobsProblem == nil
 	if cfg.JobsOnly {
-		s.schema = sc
 		return s.requireJobs()
 	}
-	cols, err := s.columns(ctx, failed)
-	if err != nil {
+	if cols, err = s.columns(ctx, failed); err != nil {
 		return err
 	}
 	if len(cols) == 0 {
@@ -248,31 +180,12 @@ func (s *Store) detectSchema(ctx context.Context, cfg Config, failed, jobs, batc
 			return fmt.Errorf("%w: table %s on %s: column uuid is %s, want %s",
 				triage.ErrSchema, failed, s.ep.Redacted(), uuid.typ, kindUUID.expected())
 		}
-		sc.IDMode = triage.IDModeUUID
-		sc.UUIDNullable = uuid.nullable
+		s.schema.IDMode = triage.IDModeUUID
+		s.schema.UUIDNullable = uuid.nullable
 	}
 	bcols, err := s.columns(ctx, batches)
-	if err != nil {
-		return err
-	}
-	sc.HasBatches = len(bcols) > 0
-	s.schema = sc
-	return nil
-}
-
-// detectJobs sets schema.HasJobs, and jobsProblem when the table exists but
-// cannot serve as Laravel's jobs table.
-func (s *Store) detectJobs(ctx context.Context, jobs tableName) error {
-	cols, err := s.columns(ctx, jobs)
-	if err != nil {
-		return err
-	}
-	s.jobsProblem = nil
-	if len(cols) > 0 {
-		s.jobsProblem = s.checkShape(jobs, cols, jobsShape, "jobs")
-	}
-	s.schema.HasJobs = len(cols) > 0 && s.jobsProblem == nil
-	return nil
+	s.schema.HasBatches = len(bcols) > 0
+	return err
 }
 
 // requireJobs is the error for commands that need the jobs table.

@@ -5,10 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
 )
 
@@ -106,23 +104,12 @@ func (s *Seeder) Insert(ctx context.Context, table string, cols []string, max in
 	return n, tx.Commit()
 }
 
-func seedCopy(ctx context.Context, tx *sql.Tx, table string, cols []string, max int, next func() ([]any, bool, error)) (int, error) {
-	stmt, err := tx.PrepareContext(ctx, copyFrom(table, cols...))
-	if err != nil {
-		return 0, err
-	}
-	defer stmt.Close()
-	n, err := pullRows(max, next, func(vals []any) error {
-		_, err := stmt.ExecContext(ctx, vals...)
+func seedCopy(ctx context.Context, tx *sql.Tx, table string, cols []string, max int, next func() ([]any, bool, error)) (n int, err error) {
+	err = copyIn(ctx, tx, table, cols, func(put func(...any) error) error {
+		n, err = pullRows(max, next, func(vals []any) error { return put(vals...) })
 		return err
 	})
-	if err != nil {
-		return 0, err
-	}
-	if _, err := stmt.ExecContext(ctx); err != nil {
-		return 0, err
-	}
-	return n, nil
+	return n, err
 }
 
 func (s *Seeder) seedInserts(ctx context.Context, tx *sql.Tx, table string, cols []string, max int, next func() ([]any, bool, error)) (int, error) {
@@ -139,7 +126,7 @@ func (s *Seeder) seedInserts(ctx context.Context, tx *sql.Tx, table string, cols
 		if rows == 0 {
 			return nil
 		}
-		_, err := tx.ExecContext(ctx, head+strings.TrimSuffix(strings.Repeat(tuple+", ", rows), ", "), args...)
+		_, err := tx.ExecContext(ctx, head+tuples(tuple, rows), args...)
 		args, rows = args[:0], 0
 		return err
 	}
@@ -199,8 +186,8 @@ func (s *Seeder) SeededWith(ctx context.Context) (rows int64, params string, ok 
 // params for SeededWith (after the rows: a seed cut short has none);
 // ResetLaravelSchema drops them.
 func (s *Seeder) RecordSeed(ctx context.Context, params string) error {
-	if q := s.d.analyze("failed_jobs"); q != "" {
-		_, _ = s.db.ExecContext(ctx, q)
+	if s.d.analyze != "" {
+		_, _ = s.db.ExecContext(ctx, s.d.analyze+"failed_jobs")
 	}
 	if _, err := s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+seedParamsTable); err != nil {
 		return err
@@ -221,38 +208,30 @@ func EnsureDatabase(ctx context.Context, admin Endpoint, name string) (Endpoint,
 	}
 	ep := admin
 	ep.Database = name
+	create := "CREATE DATABASE " + name
 	switch admin.Driver {
 	case "postgres":
-		db, err := OpenRaw(ctx, admin)
-		if err != nil {
-			return ep, err
-		}
-		defer db.Close()
-		var exists bool
-		if err := db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
-			return ep, fmt.Errorf("postgres: %w", err)
-		}
-		if !exists {
-			if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-				return ep, err
-			}
-		}
 	case "mysql":
 		// Without a database: the admin DSN's may not exist yet either.
-		mc := mysql.NewConfig()
-		mc.Logger = mysqlLogger{w: os.Stderr}
-		mc.User, mc.Passwd, mc.Net, mc.Addr = admin.User, admin.Password, "tcp", fmt.Sprintf("%s:%d", admin.Host, admin.Port)
-		conn, err := mysql.NewConnector(mc)
-		if err != nil {
-			return ep, err
-		}
-		db := sql.OpenDB(conn)
-		defer db.Close()
-		if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"); err != nil {
-			return ep, fmt.Errorf("mysql: %w", err)
-		}
+		admin.Database = ""
+		create = "CREATE DATABASE IF NOT EXISTS " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"
 	default:
 		return ep, errors.New("sqlstore: EnsureDatabase needs a postgres or mysql server")
+	}
+	db, err := OpenRaw(ctx, admin)
+	if err != nil {
+		return ep, err
+	}
+	defer db.Close()
+	var exists bool
+	if admin.Driver == "postgres" { // which has no CREATE DATABASE IF NOT EXISTS
+		err = db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists)
+	}
+	if err == nil && !exists {
+		_, err = db.ExecContext(ctx, create)
+	}
+	if err != nil {
+		return ep, fmt.Errorf("%s: %w", admin.Driver, err)
 	}
 	return ep, nil
 }

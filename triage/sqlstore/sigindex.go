@@ -30,17 +30,14 @@ var (
 // errNoIdentity: the server does not say which table this is.
 var errNoIdentity = errors.New("the table's identity is unknown")
 
-// indexIdentitySQL selects, per dialect side by side, the failed-jobs
-// table's identity on the server: (schema, object). The object changes when
-// the table is dropped and created again under the same name.
-//
-//   - PostgreSQL: the table's oid, which a TRUNCATE, VACUUM FULL or CLUSTER
-//     (a new relfilenode) keeps; the schema the search_path resolved it in.
-//   - MySQL/MariaDB: the creation time (a second's resolution), refined by
-//     InnoDB's table id where the account may read it (indexIdentityInnoDB).
-//   - SQLite: the table's root page, which a table created again often
-//     reuses, so with the schema version (any DDL in the file changes it,
-//     and rebuilds the index); the file's identity is added in Go.
+// indexIdentitySQL selects the failed-jobs table's identity on the server,
+// (schema, object), whose object changes when the table is created again
+// under the same name: PostgreSQL's oid (which TRUNCATE, VACUUM FULL and
+// CLUSTER keep) in the schema the search_path resolved; MySQL's creation
+// time (to the second), refined by InnoDB's table id where the account may
+// read it (indexIdentityInnoDB); SQLite's root page, often reused, so with
+// the schema version (any DDL in the file rebuilds the index), and the
+// file's identity added in Go.
 var indexIdentitySQL = map[string]string{
 	"postgres": `SELECT n.nspname, CAST(c.oid AS text) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE c.oid = to_regclass(?)`,
@@ -66,27 +63,27 @@ func (s *Store) IndexIdentity(ctx context.Context) (triage.TableIdentity, error)
 	if s.ep.Socket != "" {
 		id.Host = s.ep.Socket
 	}
-	var args []any
-	switch s.d.name {
-	case "postgres":
-		args = []any{s.failed}
-	case "mysql":
-		var schema any
-		if s.failedName.schema != "" {
-			schema = s.failedName.schema
-		}
-		args = []any{schema, s.failedName.name}
-	case "sqlite":
+	args := s.d.catalogArgs(s.failedName)
+	if s.d.name == "sqlite" {
 		if s.failedName.schema != "" {
 			return id, fmt.Errorf("%w: an attached SQLite database", errNoIdentity)
 		}
-		file, err := sqliteFileIdentity(s.ep.Path)
+		// The file's absolute path and identity (device and inode where the
+		// system has them): a file replaced under the same name is another
+		// database.
+		if s.ep.Path == "" || s.ep.Path == ":memory:" {
+			return id, fmt.Errorf("%w: an in-memory SQLite database", errNoIdentity)
+		}
+		abs, err := filepath.Abs(s.ep.Path)
 		if err != nil {
 			return id, err
 		}
-		id.Host, id.Port, id.Database = "", "", file.path
-		id.Object = file.id + "/"
-		args = []any{s.failedName.name}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return id, fmt.Errorf("%w: %v", errNoIdentity, err)
+		}
+		id.Host, id.Port, id.Database, id.Object = "", "", abs, fileID(fi)+"/"
+		args = args[:1]
 	}
 	var schema, object sql.NullString
 	if err := s.db.QueryRowContext(ctx, s.db.Rebind(indexIdentitySQL[s.d.name]), args...).Scan(&schema, &object); err != nil {
@@ -112,26 +109,6 @@ func (s *Store) IndexIdentity(ctx context.Context) (triage.TableIdentity, error)
 	return id, nil
 }
 
-type sqliteFile struct{ path, id string }
-
-// sqliteFileIdentity is the database file's absolute path and identity
-// (device and inode where the system has them, else its path): a file
-// replaced under the same name is another database.
-func sqliteFileIdentity(path string) (sqliteFile, error) {
-	if path == "" || path == ":memory:" {
-		return sqliteFile{}, fmt.Errorf("%w: an in-memory SQLite database", errNoIdentity)
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return sqliteFile{}, err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return sqliteFile{}, fmt.Errorf("%w: %v", errNoIdentity, err)
-	}
-	return sqliteFile{path: abs, id: fileID(fi)}, nil
-}
-
 // indexScanBatch is the rows per statement of ScanAbove: the listing's
 // batch for a whole-table pass (SQLite caps it, see sqliteReadBatch).
 const indexScanBatch = 2000
@@ -149,45 +126,35 @@ const displayNameValueRE = `^("displayName":[ \t\r\n]*"(?:[^"\\\x01-\x1f]|\\["\\
 // is the same.
 //
 //   - Payload: when the displayName window starts with a JSON string that
-//     JobClass takes as the class, only that string, and the other three
-//     windows empty (JobClass reads them only when displayName gives no
-//     class); otherwise the four windows as a listing reads them. About 60
-//     bytes instead of up to 2 KB per row.
-//   - Exception: the listing's head (the top block's first
-//     ExceptionHeadChars characters) cut at its first exception.TraceMarker:
-//     exception.Head reads nothing after it. About 150 bytes instead of
-//     1 KB.
+//     JobClass takes as the class, only that string and three empty
+//     windows (JobClass reads them only when displayName gives no class);
+//     otherwise the four windows as a listing reads them.
+//   - Exception: the listing's head cut at its first exception.TraceMarker,
+//     after which exception.Head reads nothing.
 //
-// On MySQL/MariaDB the string is the one displayNameValueRE matches. On
-// PostgreSQL, where that regular expression was half of the server's work
-// per row, the string is taken without one (indexDisplayNamePG). Either
-// way a string that is not certainly the class sends the four windows,
-// which is never wrong, only longer. sigindex_conformance_test and
-// sqltest.IndexAgrees check that every row gets the class and signature
-// the listing gives it.
+// The string is the one displayNameValueRE matches: on MySQL by that
+// expression, on PostgreSQL (where it was half the server's work per row)
+// without one (indexDisplayNamePG). A string that is not certainly the
+// class sends the four windows, never wrong, only longer.
+// sqltest.IndexAgrees checks that every row gets the listing's class and
+// signature.
 func (s *Store) indexQuery() (string, []any) {
-	uuid := "uuid"
-	if s.schema.IDMode != triage.IDModeUUID {
-		uuid = "NULL"
-	}
 	sep := s.d.unitSep
-	cols := "id, " + uuid + " AS uuid, connection, queue, " + s.failedAtColumn() + ", "
+	cols := s.keyColumns() + s.failedAtColumn() + ", "
 	switch s.d.name {
 	case "postgres":
 		inner := "id, connection, queue, failed_at, payload, exception"
-		if uuid == "uuid" {
+		if s.schema.IDMode == triage.IDModeUUID {
 			inner += ", uuid"
 		}
 		value, args := indexDisplayNamePG(indexRest)
 		class := "coalesce(" + sep + " || " + value + " || " + sep + " || " + sep + " || " + sep + ", " + s.d.classWindows("payload") + ")"
-		// The head: the top block cut at its trace, then at
-		// ExceptionHeadChars, which is the listing's head cut at its trace
-		// unless the trace marker straddles that cut; a cut head that long
-		// takes the listing's expression (indexHeadExact).
+		// The top block cut at its trace, then at ExceptionHeadChars, is the
+		// listing's head cut at its trace unless the marker straddles that
+		// cut; a cut head that long takes the listing's expression.
 		head := "CASE WHEN octet_length(" + indexHead + ") > " + itoa(indexHeadExact) + " THEN split_part(" + s.exceptionHead() + ", ?, 1) ELSE " + indexHead + " END"
-		// The subquery computes once per row what follows displayName's
-		// last occurrence and the cut head: PostgreSQL would compute (and
-		// decompress the column for) each reference to them again.
+		// The subquery computes the rest and the cut head once per row:
+		// PostgreSQL would compute (and decompress) each reference again.
 		return "SELECT " + cols + "CASE WHEN payload IS NULL THEN NULL ELSE " + class + " END AS payload, " + head + " AS exception" +
 				" FROM (SELECT " + inner +
 				", split_part(" + sqlString(indexKeyGuard) + " || payload, " + sqlString(payload.ClassKeys[0]) + ", -1) AS " + indexRest +
@@ -213,11 +180,9 @@ const indexRest = "jobtriage_display_name_rest"
 const indexHead = "jobtriage_exception_head"
 
 // indexHeadExact is the longest cut head, in bytes, that is certainly the
-// listing's head cut at its trace: the listing cuts the top block at
-// ExceptionHeadChars characters first, which changes the answer only when
-// the trace marker (ASCII: as many characters as bytes) starts within its
-// own length of that cut; a head of at most this many bytes has at most as
-// many characters, and ends before.
+// listing's head cut at its trace: cutting at ExceptionHeadChars
+// characters first changes the answer only when the (ASCII) trace marker
+// starts within its own length of that cut.
 const indexHeadExact = exceptionChars - len(exception.TraceMarker)
 
 // indexKeyGuard is put before the payload when it is split at its last
@@ -233,11 +198,9 @@ const indexDisplayNameChars = 160
 // indexDisplayNamePG is, on PostgreSQL, the displayName key and its JSON
 // string when rest (what follows the key's last occurrence, or the guarded
 // payload without one) starts with a string that displayNameValueRE
-// matches and that holds no escapes but "\\" and no control characters,
-// else NULL: a class name's backslashes are its only escapes. The text is
-// the one displayNameValueRE matches (a query comparing the two over the
-// benchmark's 100,000 rows found none that differ), found by plain string
-// functions, which cost a third of the regular expression.
+// matches and that holds no escapes but "\\" (a class name's only ones)
+// and no control characters, else NULL: the regular expression's answer,
+// by string functions costing a third of it.
 func indexDisplayNamePG(rest string) (string, []any) {
 	quote := sqlString(`"`)
 	window := "substr(" + rest + ", 2, " + itoa(indexDisplayNameChars) + ")"
@@ -252,14 +215,7 @@ func indexDisplayNamePG(rest string) (string, []any) {
 // columns a grouping needs, cut in SQL where the server can (indexQuery);
 // on SQLite the listing's columns, cut in Go.
 func (s *Store) ScanAbove(ctx context.Context, afterID int64, fn func(*triage.FailedRow) error) error {
-	return s.scanIndex(ctx, afterID, maxID, fn)
-}
-
-// ScanRange is ScanAbove for afterID < id ≤ upTo. Each call reads through
-// one connection of the pool, so calls for disjoint ranges run on as many
-// server processes.
-func (s *Store) ScanRange(ctx context.Context, afterID, upTo int64, fn func(*triage.FailedRow) error) error {
-	return s.scanIndex(ctx, afterID, upTo, fn)
+	return s.ScanRange(ctx, afterID, maxID, fn)
 }
 
 // RangeScans is how many ScanRange calls a pass may run at once: one per
@@ -279,7 +235,10 @@ const maxRangeScans = 4
 // errPastRange stops a listing scan at the end of a range.
 var errPastRange = errors.New("past the range")
 
-func (s *Store) scanIndex(ctx context.Context, afterID, upTo int64, fn func(*triage.FailedRow) error) error {
+// ScanRange is ScanAbove for afterID < id ≤ upTo. Each call reads through
+// one connection of the pool, so calls for disjoint ranges run on as many
+// server processes.
+func (s *Store) ScanRange(ctx context.Context, afterID, upTo int64, fn func(*triage.FailedRow) error) error {
 	if s.d.topException == nil || s.d.window == nil {
 		err := s.ScanFailed(ctx, triage.ScanParams{Ascending: true, AfterID: afterID, BatchSize: indexScanBatch}, func(r *triage.FailedRow) error {
 			if r.ID > upTo {
@@ -304,25 +263,12 @@ func (s *Store) scanIndex(ctx context.Context, afterID, upTo int64, fn func(*tri
 	}
 }
 
-// liveIDsSQL reads the live ids, per dialect side by side.
-//
-//   - PostgreSQL: keyset batches in id order, an index-only scan of the
-//     primary key.
-//   - MySQL/MariaDB: liveIDsMySQL, statements without ORDER BY or a range
-//     on id, which InnoDB answers from the uuid index (it holds the id
-//     too), not from the clustered primary key that carries whole rows (a
-//     range on id would read those); the ids come as one text where it
-//     fits a packet, else as rows, and are bounded and sorted in Go.
-//   - SQLite: keyset batches, short statements (see sqliteReadBatch).
-var liveIDsSQL = map[string]string{
-	"postgres": `SELECT id FROM %s WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
-	"sqlite":   `SELECT id FROM %s WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
-}
-
-// liveIDsBatch is the ids per keyset statement.
+// liveIDsBatch is the ids per keyset statement of LiveIDs.
 var liveIDsBatch = map[string]int{"postgres": 200_000, "sqlite": 20_000}
 
-// LiveIDs streams the ids ≤ upTo that exist, ascending.
+// LiveIDs streams the ids ≤ upTo that exist, ascending: in keyset batches
+// (an index-only scan on PostgreSQL, short statements on SQLite, see
+// sqliteReadBatch), or on MySQL/MariaDB by liveIDsMySQL.
 func (s *Store) LiveIDs(ctx context.Context, upTo int64, fn func(id int64) error) error {
 	if s.d.name == "mysql" {
 		ids, err := s.liveIDsMySQL(ctx, upTo)
@@ -336,7 +282,7 @@ func (s *Store) LiveIDs(ctx context.Context, upTo int64, fn func(id int64) error
 		}
 		return nil
 	}
-	q := s.db.Rebind(fmt.Sprintf(liveIDsSQL[s.d.name], s.failed))
+	q := s.db.Rebind("SELECT id FROM " + s.failed + " WHERE id > ? AND id <= ? ORDER BY id LIMIT ?")
 	after := int64(minID)
 	batch := liveIDsBatch[s.d.name]
 	for {
@@ -353,14 +299,11 @@ func (s *Store) LiveIDs(ctx context.Context, upTo int64, fn func(id int64) error
 }
 
 // liveIDsMySQLParts split a uuid index into quarters by the uuids' first
-// hexadecimal digit (random, version 4, uuids split about evenly), read at
-// once on connections of their own: InnoDB reads an index with one thread
-// per statement, and a warm pass right after a large retry or forget
-// finds the index evicted from a small buffer pool (measured on the
-// benchmark's table after evicting it, with the mysql client: one
-// statement 0.57–0.67 s, quarters at once 0.37–0.44 s). Every uuid falls
-// in exactly one part; a NULL one, which Laravel's schema does not allow,
-// in the first.
+// hexadecimal digit (random uuids split about evenly), read at once on
+// connections of their own: InnoDB reads an index with one thread per
+// statement, and a pass right after a large retry or forget finds the
+// index evicted from a small buffer pool. Every uuid falls in exactly one
+// part; a NULL one (which Laravel's schema does not allow) in the first.
 var liveIDsMySQLParts = [...]string{
 	` WHERE uuid < '4' OR uuid IS NULL`,
 	` WHERE uuid >= '4' AND uuid < '8'`,
@@ -373,17 +316,16 @@ var liveIDsMySQLParts = [...]string{
 const uuidIndexSQL = `SELECT COUNT(*) FROM information_schema.STATISTICS
 	WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND COLUMN_NAME = 'uuid' AND SEQ_IN_INDEX = 1`
 
-// liveIDsMySQL reads the ids ≤ upTo, ascending: in liveIDsMySQLParts at
-// once where the table has a uuid index, else in one statement.
+// liveIDsMySQL reads the ids ≤ upTo, ascending, by statements without
+// ORDER BY or a range on id, which InnoDB answers from the uuid index (it
+// holds the id too) instead of the clustered primary key that carries
+// whole rows: in liveIDsMySQLParts at once where the table has a uuid
+// index, else in one statement; bounded and sorted in Go.
 func (s *Store) liveIDsMySQL(ctx context.Context, upTo int64) ([]int64, error) {
 	parts := []string{""}
 	if s.schema.IDMode == triage.IDModeUUID {
-		var schema any
-		if s.failedName.schema != "" {
-			schema = s.failedName.schema
-		}
 		var n int
-		if err := s.db.QueryRowContext(ctx, uuidIndexSQL, schema, s.failedName.name).Scan(&n); err == nil && n > 0 {
+		if err := s.db.QueryRowContext(ctx, uuidIndexSQL, s.d.catalogArgs(s.failedName)...).Scan(&n); err == nil && n > 0 {
 			parts = liveIDsMySQLParts[:]
 		}
 	}
@@ -407,11 +349,9 @@ func (s *Store) liveIDsMySQL(ctx context.Context, upTo int64) ([]int64, error) {
 	return ids, nil
 }
 
-// liveIDsConcatSQL reads a part's ids as one comma-separated text, with
-// the count to tell a whole text from one cut at group_concat_max_len: a
-// million ids as rows cost the server and the driver a row each (0.79 s
-// against 0.33 s as one text, measured with the mysql client on the
-// benchmark's table).
+// liveIDsConcatSQL reads a part's ids as one comma-separated text (rows
+// cost the server and the driver a row each), with the count to tell a
+// whole text from one cut at group_concat_max_len.
 var liveIDsConcatSQL = [...]string{
 	`SET SESSION group_concat_max_len = %s`,
 	`SELECT COUNT(*), COALESCE(GROUP_CONCAT(id), '') FROM %s%s`,
@@ -519,9 +459,10 @@ const bitmapDensity = 64
 // minID is below any id a bigint primary key holds.
 const minID = -1 << 63
 
-// querier is a pool or one connection of it.
+// querier is the pool, one connection of it, or a transaction.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func (s *Store) eachID(ctx context.Context, db querier, q string, args []any, fn func(int64) error) error {

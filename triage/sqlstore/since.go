@@ -10,22 +10,17 @@ import (
 
 // SinceSlack is how far out of id order a failure may be and still be found
 // by a --since filter. failed_jobs has no index on failed_at, so a filter
-// on it alone reads the whole table (20 s for 1M rows on MariaDB). Ids grow
-// with failure time — each row is inserted when its job fails — so the scan
-// can start at the first id that failed SinceSlack before the bound; only a
-// row written by a worker whose clock was off by more than a day is missed.
+// on it alone reads the whole table. Ids grow with failure time (each row
+// is inserted when its job fails), so the scan can start at the first id
+// that failed SinceSlack before the bound; only a row written by a worker
+// whose clock was off by more than that is missed.
 const SinceSlack = 24 * time.Hour
-
-// rowQuerier is the pool or a transaction.
-type rowQuerier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
 
 // withSinceBound narrows a Since filter to the ids that can match, by a
 // binary search over the primary key (a few dozen index lookups). A write
 // passes its transaction: SQLite's pool has one connection, which the
 // transaction holds, so a query on the pool would wait forever.
-func (s *Store) withSinceBound(ctx context.Context, q rowQuerier, f triage.Filter) (triage.Filter, error) {
+func (s *Store) withSinceBound(ctx context.Context, q querier, f triage.Filter) (triage.Filter, error) {
 	if f.Since.IsZero() {
 		return f, nil
 	}
@@ -45,7 +40,6 @@ func (s *Store) withSinceBound(ctx context.Context, q rowQuerier, f triage.Filte
 		mid := l + (h-l)/2
 		var id int64
 		var raw rawValue
-		when := wallTime{loc: s.loc}
 		if err := q.QueryRowContext(ctx, at, mid).Scan(&id, &raw); err != nil {
 			if err == sql.ErrNoRows {
 				break
@@ -55,7 +49,7 @@ func (s *Store) withSinceBound(ctx context.Context, q rowQuerier, f triage.Filte
 		// A failed_at that cannot be read (a poison row) says nothing: it
 		// is taken as inside the window, which only lowers the bound, so
 		// the scan reads more rows and misses none.
-		if raw.v != nil && when.set(raw.v) == nil && s.wall(when.t) < target {
+		if t, err := s.wallClock(raw.v); raw.v != nil && err == nil && s.wall(t) < target {
 			bound = id
 			l = id + 1
 		} else {

@@ -11,17 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"github.com/jobtriage/jobtriage/triage"
 )
-
-// lockClause is appended to the batch select of a write: rows a concurrent
-// jobtriage holds are skipped or waited for, per dialect (dialect.lockRows),
-// so two retries never move one job twice.
-func (s *Store) lockClause() string { return s.d.lockRows }
 
 // beginWrite starts a write transaction at the dialect's writeIsolation,
 // detached from ctx's cancellation where the dialect needs it
@@ -58,17 +52,12 @@ func (s *Store) batchWhere(ctx context.Context, tx *sqlx.Tx, p triage.BatchParam
 	var cond string
 	var args []any
 	if len(p.IDs) > 0 {
-		cond = "id IN (" + marks(len(p.IDs)) + ")"
-		for _, id := range p.IDs {
-			args = append(args, id)
-		}
+		cond, args = "id IN ("+marks(len(p.IDs))+")", anys(p.IDs)
 	} else {
-		// The --since bound is a starting id, found once: a later batch
-		// starts after the previous one's last id, which is past it.
+		// The --since bound is a starting id, found for the first batch
+		// (AfterID triage.FirstAfterID, or 0): a later one starts past it.
+		// Found again after an id <= 0, it is below every later id.
 		f := p.Filter
-		// The first batch starts at triage.FirstAfterID (or 0 for callers
-		// that predate it); applying the bound again to a batch after an
-		// id <= 0 is harmless, it is below every later id.
 		if p.AfterID <= 0 {
 			var err error
 			if f, err = s.withSinceBound(ctx, tx, p.Filter); err != nil {
@@ -87,10 +76,12 @@ func (s *Store) lockBatch(ctx context.Context, tx *sqlx.Tx, p triage.BatchParams
 	if err != nil {
 		return nil, err
 	}
-	// A dry run changes nothing, so it locks nothing: its locks would make a
-	// concurrent retry skip (and leave behind) the rows it only counts, and
-	// on PostgreSQL FOR UPDATE needs a privilege a read-only user lacks.
-	lock := s.lockClause()
+	// The lock (dialect.lockRows) keeps two retries from moving one job
+	// twice. A dry run changes nothing, so it locks nothing: its locks would
+	// make a concurrent retry skip (and leave behind) the rows it only
+	// counts, and on PostgreSQL FOR UPDATE needs a privilege a read-only
+	// user lacks.
+	lock := s.d.lockRows
 	if p.DryRun {
 		lock = ""
 	}
@@ -119,15 +110,26 @@ func (s *Store) scanLocked(rows *sql.Rows) ([]*triage.FailedRow, error) {
 	return out, nil
 }
 
-func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+func marks(n int) string { return tuples("?", n) }
+
+// tuples is n copies of row, comma-separated.
+func tuples(row string, n int) string { return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ") }
+
+// anys is a list of values as query arguments.
+func anys[T any](vals []T) []any {
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		out[i] = v
+	}
+	return out
+}
 
 // TakeBatch begins a batch's transaction and takes the batch: for a retry
 // on MariaDB by DELETE … RETURNING (takeByDelete), elsewhere, in forgets
 // and in dry runs by a locking SELECT (lockBatch) whose rows Commit
-// deletes. Commit inserts the moved jobs into jobs as Laravel's
-// DatabaseQueue::pushRaw does and deletes their rows in that one
-// transaction, so a crash at any moment leaves every job in exactly one of
-// the two tables.
+// deletes. Commit inserts the moved jobs into jobs as pushRaw does and
+// deletes their rows in that one transaction, so a crash at any moment
+// leaves every job in exactly one of the two tables.
 func (s *Store) TakeBatch(ctx context.Context, p triage.BatchParams) (triage.Batch, error) {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
@@ -170,11 +172,10 @@ func (b *batch) Raw(ctx context.Context, ids []int64) ([]triage.RawRow, error) {
 
 // takeByDelete is MariaDB's retry batch in one pass over failed_jobs
 // instead of three: DELETE … RETURNING locks, reads and deletes the batch,
-// and the moves are made from what it returned. Locking, copying and
-// deleting in separate statements visits each 2 KB row three times, and on
-// InnoDB, with the purge of earlier batches' deletes competing for the
-// buffer pool, that made a 100,000-row retry 1.7× slower
-// (bench/README.md). Commit puts back the rows the decision leaves.
+// and the moves are made from what it returned. Separate statements visit
+// each row three times, which on InnoDB, with the purge of earlier
+// batches' deletes competing for the buffer pool, made a large retry much
+// slower (bench/README.md). Decide puts back the rows the decision leaves.
 func (b *batch) takeByDelete(ctx context.Context) error {
 	s, tx, p := b.s, b.tx, b.p
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT jobtriage_batch"); err != nil {
@@ -270,7 +271,7 @@ func (b *batch) Commit(ctx context.Context) error {
 		}
 	}
 	if b.byLock {
-		if err := s.deleteIDs(ctx, tx, d.Delete); err != nil {
+		if _, err := s.deleteCounted(ctx, tx, d.Delete); err != nil {
 			return err
 		}
 	}
@@ -287,12 +288,10 @@ func (b *batch) Rollback() { _ = b.tx.Rollback() }
 // reason (a value the column cannot hold, a constraint) into
 // triage.RejectedRows naming those rows, so that the batch can run again
 // without them instead of failing every run at the same batch. The batch's
-// own transaction is rolled back first; the probe runs in a transaction of
-// its own, inserting each move alone under a savepoint, and
-// is rolled back whole: it changes nothing. Any other error, or a probe in
-// which no row fails alone, returns err as it was.
+// transaction is rolled back first, then probe changes nothing. Any other
+// error, or a probe in which no row fails alone, returns err as it was.
 func (s *Store) isolate(ctx context.Context, batch *sqlx.Tx, err error, moves []triage.Move, now int64) error {
-	if !isRowDataError(err) || len(moves) == 0 || ctx.Err() != nil {
+	if !rowData.match(err) || len(moves) == 0 || ctx.Err() != nil {
 		return err
 	}
 	// The batch's locks go first: SQLite has one writer, and the probe
@@ -328,7 +327,7 @@ func (s *Store) probe(ctx context.Context, moves []triage.Move, now int64) ([]st
 	}
 	defer tx.Rollback() //nolint:errcheck // the probe never commits
 	reasons := make([]string, len(moves))
-	q := s.db.Rebind("INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) VALUES (?, 0, NULL, ?, ?, ?)")
+	q := s.db.Rebind(s.jobsInsert() + "VALUES " + jobsRow)
 	for i, m := range moves {
 		if _, err := tx.ExecContext(ctx, "SAVEPOINT jobtriage_probe"); err != nil {
 			return nil, err
@@ -338,7 +337,7 @@ func (s *Store) probe(ctx context.Context, moves []triage.Move, now int64) ([]st
 			payload = string(m.Payload) // text, not bytea
 		}
 		if _, err := tx.ExecContext(ctx, q, m.Queue, now, now, payload); err != nil {
-			if !isRowDataError(err) {
+			if !rowData.match(err) {
 				return nil, errNotRowSpecific
 			}
 			reasons[i] = scrub(err, s.ep)
@@ -354,34 +353,10 @@ func (s *Store) probe(ctx context.Context, moves []triage.Move, now int64) ([]st
 // jobs table refuses for reasons of their own (triage.MoveProber); a push
 // that failed for any other reason is not probed.
 func (b *JobsBackend) ProbeMoves(ctx context.Context, moves []triage.Move, now time.Time, pushErr error) ([]string, error) {
-	if !isRowDataError(pushErr) {
+	if !rowData.match(pushErr) {
 		return nil, errNotRowSpecific
 	}
 	return b.Store.probe(ctx, moves, now.Unix())
-}
-
-// isRowDataError recognises an insert refused for what one row holds
-// rather than for the table or the session: PostgreSQL's data exceptions
-// and integrity violations (SQLSTATE classes 22 and 23); MySQL's data too
-// long (1406), incorrect string or value (1366, 1292), out of range
-// (1264), truncated (1265), NULL in a NOT NULL column (1048), invalid JSON
-// (3140) and CHECK failures (3819, MariaDB 4025); SQLite's constraint
-// failures and oversized values.
-func isRowDataError(err error) bool {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		switch me.Number {
-		case 1048, 1264, 1265, 1292, 1366, 1406, 3140, 3819, 4025:
-			return true
-		}
-		return false
-	}
-	var pe *pq.Error
-	if errors.As(err, &pe) {
-		return strings.HasPrefix(string(pe.Code), "22") || strings.HasPrefix(string(pe.Code), "23")
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "constraint failed") || strings.Contains(msg, "too big")
 }
 
 // QueueColumn reads what the jobs table's queue column holds from the
@@ -401,11 +376,6 @@ func (s *Store) QueueColumn(ctx context.Context) (triage.QueueColumn, error) {
 		return triage.QueueColumn{}, fmt.Errorf("%s has no queue column", t)
 	}
 	return queueColumnOf(s.d.name, s.schema.JobsTable, c.typ), nil
-}
-
-// QueueColumn is the queue column of the other database's jobs table.
-func (b *JobsBackend) QueueColumn(ctx context.Context) (triage.QueueColumn, error) {
-	return b.Store.QueueColumn(ctx)
 }
 
 // mysqlTextBytes are the byte limits of MySQL's text types.
@@ -445,92 +415,50 @@ func (s *Store) copyVerbatim(ctx context.Context, tx *sqlx.Tx, ids []int64, now 
 	if len(ids) == 0 {
 		return nil
 	}
-	args := make([]any, 0, len(ids)+2)
-	args = append(args, now, now)
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	q := "INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) " +
-		"SELECT queue, 0, NULL, ?, ?, payload FROM " + s.failed + " WHERE id IN (" + marks(len(ids)) + ") ORDER BY id"
-	if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
+	q := s.jobsInsert() + "SELECT queue, 0, NULL, ?, ?, payload FROM " + s.failed + " WHERE id IN (" + marks(len(ids)) + ") ORDER BY id"
+	if _, err := tx.ExecContext(ctx, s.db.Rebind(q), append([]any{now, now}, anys(ids)...)...); err != nil {
 		return s.writeError(err, s.schema.JobsTable)
 	}
 	return nil
 }
 
-// insertJobs inserts as DatabaseQueue::pushRaw does: attempts 0,
-// reserved_at NULL, available_at = created_at = now; by COPY where the
-// dialect has it (bulkCopy).
+// jobsInsert and jobsRow insert into jobs as DatabaseQueue::pushRaw does:
+// attempts 0, reserved_at NULL, available_at = created_at = now.
+func (s *Store) jobsInsert() string {
+	return "INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) "
+}
+
+const jobsRow = "(?, 0, NULL, ?, ?, ?)"
+
+// insertJobs inserts the moves (jobsInsert), by COPY where the dialect has
+// it (bulkCopy).
 func (s *Store) insertJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move, now int64) error {
 	if len(moves) == 0 {
 		return nil
 	}
 	if s.d.bulkCopy {
-		return s.copyJobs(ctx, tx, moves, now)
-	}
-	const perInsert = 200 // keeps one statement's parameters and size modest
-	for i := 0; i < len(moves); i += perInsert {
-		j := min(i+perInsert, len(moves))
-		values := strings.TrimSuffix(strings.Repeat("(?, 0, NULL, ?, ?, ?), ", j-i), ", ")
-		args := make([]any, 0, 4*(j-i))
-		for _, m := range moves[i:j] {
-			args = append(args, m.Queue, now, now, m.Payload)
-		}
-		q := "INSERT INTO " + s.jobs + " (queue, attempts, reserved_at, available_at, created_at, payload) VALUES " + values
-		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
+		cols := []string{"queue", "attempts", "reserved_at", "available_at", "created_at", "payload"}
+		err := copyIn(ctx, tx, s.schema.JobsTable, cols, func(put func(...any) error) error {
+			for _, m := range moves {
+				// The payload goes as text: pq would send []byte as bytea.
+				if err := put(m.Queue, int64(0), nil, now, now, string(m.Payload)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
 			return s.writeError(err, s.schema.JobsTable)
 		}
+		return nil
 	}
-	return nil
-}
-
-func (s *Store) copyJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move, now int64) error {
-	stmt, err := tx.PrepareContext(ctx, copyFrom(s.schema.JobsTable, "queue", "attempts", "reserved_at", "available_at", "created_at", "payload"))
+	err := s.insertChunked(ctx, tx, s.jobsInsert(), jobsRow, len(moves), func(k int) []any {
+		return []any{moves[k].Queue, now, now, moves[k].Payload}
+	})
 	if err != nil {
 		return s.writeError(err, s.schema.JobsTable)
 	}
-	defer stmt.Close()
-	for _, m := range moves {
-		// The payload goes as text: pq would send []byte as bytea.
-		if _, err := stmt.ExecContext(ctx, m.Queue, int64(0), nil, now, now, string(m.Payload)); err != nil {
-			return s.writeError(err, s.schema.JobsTable)
-		}
-	}
-	if _, err := stmt.ExecContext(ctx); err != nil {
-		return s.writeError(err, s.schema.JobsTable)
-	}
 	return nil
-}
-
-// PushJobs makes this store the jobs side of a split setup (jobs and
-// failed_jobs in different databases): it inserts the moves whose payload
-// uuid is not in jobs yet, in one transaction.
-func (s *Store) PushJobs(ctx context.Context, moves []triage.Move, now time.Time) (int, error) {
-	if err := s.requireJobs(); err != nil {
-		return 0, err
-	}
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback() //nolint:errcheck
-	queued, err := s.queuedUUIDs(ctx, tx, moves)
-	if err != nil {
-		return 0, err
-	}
-	var fresh []triage.Move
-	for _, m := range moves {
-		if m.UUID == "" || !queued[m.UUID] {
-			fresh = append(fresh, m)
-		}
-	}
-	if err := s.insertJobs(ctx, tx, fresh, now.Unix()); err != nil {
-		return 0, err
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, s.queryError(err)
-	}
-	return len(fresh), nil
 }
 
 // queuedUUIDs finds which of the moves' uuids are already in jobs. jobs has
@@ -547,25 +475,16 @@ func (s *Store) queuedUUIDs(ctx context.Context, tx *sqlx.Tx, moves []triage.Mov
 		}
 	}
 	out := map[string]bool{}
-	if len(args) == 0 {
-		return out, nil
-	}
-	q := "SELECT " + s.d.head("payload", 120) + " FROM " + s.jobs + " WHERE queue IN (" + marks(len(args)) + ")"
-	rows, err := tx.QueryContext(ctx, s.db.Rebind(q), args...)
-	if err != nil {
-		return nil, s.queryError(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	q := "SELECT " + s.d.head("payload", jobStateHeadChars) + " FROM " + s.jobs + " WHERE queue IN ("
+	err := s.selectIn(ctx, tx, q, args, func(rows *sql.Rows) error {
 		var head string
-		if err := rows.Scan(&head); err != nil {
-			return nil, err
-		}
+		err := rows.Scan(&head)
 		if u := payloadUUID(head); u != "" {
 			out[u] = true
 		}
-	}
-	return out, rows.Err()
+		return err
+	})
+	return out, err
 }
 
 // payloadUUID reads the "uuid" of a payload head.
@@ -582,23 +501,14 @@ func payloadUUID(head string) string {
 	return ""
 }
 
-func (s *Store) deleteIDs(ctx context.Context, tx *sqlx.Tx, ids []int64) error {
-	_, err := s.deleteCounted(ctx, tx, ids)
-	return err
-}
-
 // deleteCounted deletes the rows with these ids and says how many there were.
 func (s *Store) deleteCounted(ctx context.Context, tx *sqlx.Tx, ids []int64) (int64, error) {
 	const perDelete = 1000
 	var n int64
 	for i := 0; i < len(ids); i += perDelete {
 		j := min(i+perDelete, len(ids))
-		args := make([]any, 0, j-i)
-		for _, id := range ids[i:j] {
-			args = append(args, id)
-		}
 		q := "DELETE FROM " + s.failed + " WHERE id IN (" + marks(j-i) + ")"
-		r, err := tx.ExecContext(ctx, s.db.Rebind(q), args...)
+		r, err := tx.ExecContext(ctx, s.db.Rebind(q), anys(ids[i:j])...)
 		if err != nil {
 			return n, s.writeError(err, s.schema.FailedTable)
 		}
@@ -615,8 +525,7 @@ func (s *Store) deleteCounted(ctx context.Context, tx *sqlx.Tx, ids []int64) (in
 // from the map.
 func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.Ref]int64, error) {
 	out := map[triage.Ref]int64{}
-	var uuids []any
-	var ids []any
+	var uuids, ids []any
 	for _, r := range refs {
 		switch {
 		case r.UUID != "" && s.schema.IDMode == triage.IDModeUUID:
@@ -625,41 +534,22 @@ func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.
 			ids = append(ids, r.ID)
 		}
 	}
-	query := func(col string, vals []any) error {
-		for i := 0; i < len(vals); i += 500 {
-			chunk := vals[i:min(i+500, len(vals))]
-			q := "SELECT id, " + col + " FROM " + s.failed + " WHERE " + col + " IN (" + marks(len(chunk)) + ")"
-			if col == "id" {
-				q = "SELECT id, id FROM " + s.failed + " WHERE id IN (" + marks(len(chunk)) + ")"
-			}
-			rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), chunk...)
-			if err != nil {
-				return s.queryError(err)
-			}
-			for rows.Next() {
-				var id int64
-				var key string
-				if err := rows.Scan(&id, &key); err != nil {
-					rows.Close()
-					return err
-				}
-				if col == "uuid" {
-					out[triage.Ref{UUID: key}] = id
-				} else {
-					out[triage.Ref{ID: id}] = id
-				}
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return s.queryError(err)
-			}
-		}
-		return nil
+	err := s.selectIn(ctx, s.db, "SELECT id, uuid FROM "+s.failed+" WHERE uuid IN (", uuids, func(rows *sql.Rows) error {
+		var id int64
+		var uuid string
+		err := rows.Scan(&id, &uuid)
+		out[triage.Ref{UUID: uuid}] = id
+		return err
+	})
+	if err == nil {
+		err = s.selectIn(ctx, s.db, "SELECT id FROM "+s.failed+" WHERE id IN (", ids, func(rows *sql.Rows) error {
+			var id int64
+			err := rows.Scan(&id)
+			out[triage.Ref{ID: id}] = id
+			return err
+		})
 	}
-	if err := query("uuid", uuids); err != nil {
-		return nil, err
-	}
-	if err := query("id", ids); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -676,11 +566,10 @@ func (s *Store) Count(ctx context.Context, f triage.Filter) (int64, error) {
 }
 
 // writeError explains a write the database refused for lack of privilege:
-// the driver's text names an error code, the operator needs to hear which
-// table and which grants. Other errors are ordinary query errors. Neither
-// shows the password.
+// which table and which grants, where the driver names an error code.
+// Other errors are ordinary query errors. Neither shows the password.
 func (s *Store) writeError(err error, table string) error {
-	if !isPermissionDenied(err) {
+	if !permissionDenied.match(err) {
 		return s.queryError(err)
 	}
 	who := "this database user"
@@ -691,42 +580,27 @@ func (s *Store) writeError(err error, table string) error {
 		who, table, s.ep.Redacted(), s.schema.FailedTable, s.schema.JobsTable, scrub(err, s.ep)), cause: err}
 }
 
-// isPermissionDenied recognises PostgreSQL's 42501 (insufficient_privilege)
-// and MySQL's 1142 (table), 1143 (column) and 1044 (database) denials.
-func isPermissionDenied(err error) bool {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number == 1142 || me.Number == 1143 || me.Number == 1044
-	}
-	var pe *pq.Error
-	if errors.As(err, &pe) {
-		return pe.Code == "42501"
-	}
-	return false
-}
-
-// isDeadlock recognises MySQL's 1213 (deadlock) and 1205 (lock wait
-// timeout), PostgreSQL's 40P01 and 40001, and SQLite's busy database.
-func isDeadlock(err error) bool {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number == 1213 || me.Number == 1205
-	}
-	var pe *pq.Error
-	if errors.As(err, &pe) {
-		return pe.Code == "40P01" || pe.Code == "40001"
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
-}
-
-// copyFrom is the COPY ... FROM STDIN statement lib/pq prepares for a bulk
-// write: the table and columns quoted as identifiers (what the deprecated
-// pq.CopyIn built).
-func copyFrom(table string, cols ...string) string {
+// copyIn sends the rows rows puts by COPY ... FROM STDIN, the bulk write
+// lib/pq prepares, with the table and columns quoted as identifiers (what
+// the deprecated pq.CopyIn built).
+func copyIn(ctx context.Context, tx interface {
+	PrepareContext(context.Context, string) (*sql.Stmt, error)
+}, table string, cols []string, rows func(put func(...any) error) error) error {
 	q := make([]string, len(cols))
 	for i, c := range cols {
 		q[i] = pq.QuoteIdentifier(c)
 	}
-	return "COPY " + pq.QuoteIdentifier(table) + " (" + strings.Join(q, ", ") + ") FROM STDIN"
+	stmt, err := tx.PrepareContext(ctx, "COPY "+pq.QuoteIdentifier(table)+" ("+strings.Join(q, ", ")+") FROM STDIN")
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	err = rows(func(vals ...any) error {
+		_, err := stmt.ExecContext(ctx, vals...)
+		return err
+	})
+	if err == nil {
+		_, err = stmt.ExecContext(ctx)
+	}
+	return err
 }

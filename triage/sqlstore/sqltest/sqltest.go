@@ -12,19 +12,15 @@ package sqltest
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
-	_ "github.com/lib/pq" // registers "postgres"
-	_ "modernc.org/sqlite"
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
@@ -49,11 +45,29 @@ func Drivers() []string { return []string{"sqlite", "postgres", "mysql"} }
 // Required reports whether a missing server must fail the test.
 func Required() bool { return os.Getenv("CI") != "" || os.Getenv("JOBTRIAGE_TEST_REQUIRE_DB") != "" }
 
-func serverDSN(tb testing.TB, driver string) (*url.URL, bool) {
+// NewEndpoint creates an empty, isolated database for driver and drops it
+// when the test ends. A server that cannot be reached skips the test, or
+// fails it where Required.
+func NewEndpoint(tb testing.TB, driver string) sqlstore.Endpoint {
 	tb.Helper()
-	env, raw := PostgresEnv, DefaultPostgresDSN
+	ctx := context.Background()
+	if driver == "sqlite" {
+		path := filepath.Join(tb.TempDir(), "laravel.sqlite")
+		db, err := sqlstore.OpenRaw(ctx, sqlstore.Endpoint{Driver: "sqlite", Path: path})
+		if err == nil {
+			_, err = db.Exec("PRAGMA journal_mode=WAL")
+			db.Close()
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return sqlstore.Endpoint{Driver: "sqlite", Path: path}
+	}
+	env, raw, port := PostgresEnv, DefaultPostgresDSN, 5432
 	if driver == "mysql" {
-		env, raw = MySQLEnv, DefaultMySQLDSN
+		env, raw, port = MySQLEnv, DefaultMySQLDSN, 3306
+	} else if driver != "postgres" {
+		tb.Fatalf("unknown driver %q", driver)
 	}
 	if v := os.Getenv(env); v != "" {
 		raw = v
@@ -62,148 +76,54 @@ func serverDSN(tb testing.TB, driver string) (*url.URL, bool) {
 	if err != nil {
 		tb.Fatalf("%s: %v", env, err)
 	}
-	return u, true
-}
-
-// unreachable fails the test under CI and skips it elsewhere.
-func unreachable(tb testing.TB, driver string, u *url.URL, err error) {
-	tb.Helper()
-	env := PostgresEnv
-	if driver == "mysql" {
-		env = MySQLEnv
-	}
-	if Required() {
-		tb.Fatalf("%s at %s is unreachable or unusable (%s): %v", driver, u.Redacted(), env, err)
-	}
-	tb.Skipf("%s at %s unreachable (set %s): %v", driver, u.Redacted(), env, err)
-}
-
-func randomName(prefix string) string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return prefix + hex.EncodeToString(b)
-}
-
-// NewEndpoint creates an empty, isolated database for driver and drops it
-// when the test ends.
-func NewEndpoint(tb testing.TB, driver string) sqlstore.Endpoint {
-	tb.Helper()
-	switch driver {
-	case "sqlite":
-		path := filepath.Join(tb.TempDir(), "laravel.sqlite")
-		db, err := sql.Open("sqlite", path)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if _, err := db.Exec("PRAGMA journal_mode=WAL"); err != nil {
-			tb.Fatal(err)
-		}
-		db.Close()
-		return sqlstore.Endpoint{Driver: "sqlite", Path: path}
-	case "postgres":
-		u, _ := serverDSN(tb, driver)
-		return newPostgres(tb, u)
-	case "mysql":
-		u, _ := serverDSN(tb, driver)
-		return newMySQL(tb, u)
-	}
-	tb.Fatalf("unknown driver %q", driver)
-	return sqlstore.Endpoint{}
-}
-
-func hostPort(u *url.URL, def int) (string, int) {
-	host := u.Hostname()
-	port := def
 	if p := u.Port(); p != "" {
 		port, _ = strconv.Atoi(p)
 	}
-	return host, port
-}
-
-func newPostgres(tb testing.TB, u *url.URL) sqlstore.Endpoint {
-	admin, err := sql.Open("postgres", u.String())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer admin.Close()
-	name := randomName("jt_")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		unreachable(tb, "postgres", u, err)
-	}
-	tb.Cleanup(func() {
-		a, err := sql.Open("postgres", u.String())
-		if err != nil {
-			return
+	pw, _ := u.User.Password()
+	admin := sqlstore.Endpoint{Driver: driver, Host: u.Hostname(), Port: port, User: u.User.Username(), Password: pw}
+	if driver == "postgres" {
+		admin.Database, admin.Params = strings.TrimPrefix(u.Path, "/"), map[string]string{}
+		for k, v := range u.Query() {
+			admin.Params[k] = v[0]
 		}
-		defer a.Close()
-		_, _ = a.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-	})
-	host, port := hostPort(u, 5432)
-	pw, _ := u.User.Password()
-	params := map[string]string{}
-	for k, v := range u.Query() {
-		params[k] = v[0]
 	}
-	return sqlstore.Endpoint{Driver: "postgres", Host: host, Port: port, Database: name,
-		User: u.User.Username(), Password: pw, Params: params}
-}
-
-func newMySQL(tb testing.TB, u *url.URL) sqlstore.Endpoint {
-	host, port := hostPort(u, 3306)
-	pw, _ := u.User.Password()
-	mc := mysql.NewConfig()
-	mc.User, mc.Passwd, mc.Net, mc.Addr = u.User.Username(), pw, "tcp", net.JoinHostPort(host, strconv.Itoa(port))
-	mc.Timeout = 5 * time.Second
-	conn, err := mysql.NewConnector(mc)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	admin := sql.OpenDB(conn)
-	defer admin.Close()
-	name := randomName("jt_")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "jt_" + hex.EncodeToString(b)
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"); err != nil {
-		unreachable(tb, "mysql", u, err)
+	ep, err := sqlstore.EnsureDatabase(cctx, admin, name)
+	if err != nil {
+		if Required() {
+			tb.Fatalf("%s at %s is unreachable or unusable (%s): %v", driver, u.Redacted(), env, err)
+		}
+		tb.Skipf("%s at %s unreachable (set %s): %v", driver, u.Redacted(), env, err)
 	}
 	tb.Cleanup(func() {
-		a := sql.OpenDB(conn)
-		defer a.Close()
-		_, _ = a.Exec("DROP DATABASE IF EXISTS " + name)
+		if sd, err := sqlstore.OpenSeeder(ctx, admin); err == nil {
+			_ = sd.DropDatabase(ctx, name)
+			sd.Close()
+		}
 	})
-	return sqlstore.Endpoint{Driver: "mysql", Host: host, Port: port, Database: name,
-		User: u.User.Username(), Password: pw}
+	return ep
 }
 
 // DSN renders an endpoint in the form jobtriage's --dsn takes, for tests that
 // run the command line.
 func DSN(ep sqlstore.Endpoint) string {
-	switch ep.Driver {
-	case "sqlite":
+	if ep.Driver == "sqlite" {
 		return "sqlite:" + ep.Path
-	case "postgres":
-		q := url.Values{}
-		for k, v := range ep.Params {
-			q.Set(k, v)
-		}
-		u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port)), Path: "/" + ep.Database, RawQuery: q.Encode()}
-		u.User = userinfo(ep)
-		return u.String()
-	case "mysql":
-		u := url.URL{Scheme: "mysql", Host: net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port)), Path: "/" + ep.Database}
-		u.User = userinfo(ep)
-		return u.String()
 	}
-	return ""
-}
-
-func userinfo(ep sqlstore.Endpoint) *url.Userinfo {
+	q := url.Values{}
+	for k, v := range ep.Params {
+		q.Set(k, v)
+	}
+	u := url.URL{Scheme: ep.Driver, Host: net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port)), Path: "/" + ep.Database,
+		RawQuery: q.Encode(), User: url.User(ep.User)}
 	if ep.Password != "" {
-		return url.UserPassword(ep.User, ep.Password)
+		u.User = url.UserPassword(ep.User, ep.Password)
 	}
-	return url.User(ep.User)
+	return u.String()
 }
 
 // LaravelEndpoint creates an isolated database with Laravel's schema and
@@ -212,12 +132,12 @@ func LaravelEndpoint(tb testing.TB, driver string, v sqlstore.SchemaVariant) sql
 	tb.Helper()
 	ep := NewEndpoint(tb, driver)
 	ctx := context.Background()
-	raw, err := sqlstore.OpenRaw(ctx, ep)
-	if err != nil {
-		tb.Fatal(err)
+	sd, err := sqlstore.OpenSeeder(ctx, ep)
+	if err == nil {
+		err = sd.CreateLaravelSchema(ctx, v)
+		sd.Close()
 	}
-	defer raw.Close()
-	if err := sqlstore.CreateLaravelSchema(ctx, raw, driver, v); err != nil {
+	if err != nil {
 		tb.Fatal(err)
 	}
 	return ep
@@ -263,19 +183,14 @@ func InsertFailed(tb testing.TB, s *sqlstore.Store, rows ...FailedFixture) []int
 	withUUID := s.Schema().IDMode == triage.IDModeUUID
 	ids := make([]int64, 0, len(rows))
 	for _, r := range rows {
-		cols := "connection, queue, payload, exception, failed_at"
+		cols, marks := "connection, queue, payload, exception, failed_at", "?, ?, ?, ?, ?"
 		args := []any{r.Connection, r.Queue, r.Payload, r.Exception, r.FailedAt}
 		if withUUID {
-			cols = "uuid, " + cols
 			var u any
 			if r.UUID != nil {
 				u = *r.UUID
 			}
-			args = append([]any{u}, args...)
-		}
-		marks := "?, ?, ?, ?, ?"
-		if withUUID {
-			marks += ", ?"
+			cols, marks, args = "uuid, "+cols, "?, "+marks, append([]any{u}, args...)
 		}
 		q := "INSERT INTO " + s.Schema().FailedTable + " (" + cols + ") VALUES (" + marks + ")"
 		var id int64
