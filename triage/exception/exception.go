@@ -61,22 +61,13 @@ func Parse(text string) Chain {
 	return chain
 }
 
-// Top is the exception that was actually thrown: the last block. The zero
-// Exception for an empty chain.
+// Top is the exception that was thrown, the last block; the zero Exception
+// for an empty chain.
 func (c Chain) Top() Exception {
 	if len(c) == 0 {
 		return Exception{}
 	}
 	return c[len(c)-1]
-}
-
-// Root is the innermost exception, often the real cause (a PDOException
-// under a QueryException). The zero Exception for an empty chain.
-func (c Chain) Root() Exception {
-	if len(c) == 0 {
-		return Exception{}
-	}
-	return c[0]
 }
 
 // TopBlock returns the text of the last "Next " block (without the "Next "
@@ -113,17 +104,6 @@ func (e Exception) Location() string {
 		return ""
 	}
 	return e.File + ":" + strconv.Itoa(e.Line)
-}
-
-// FirstAppFrame returns the first frame that is not Vendor, the usual place
-// to look for the bug; ok is false when every frame is vendor code.
-func (e Exception) FirstAppFrame() (Frame, bool) {
-	for _, f := range e.Frames {
-		if !f.Vendor {
-			return f, true
-		}
-	}
-	return Frame{}, false
 }
 
 // splitBlocks cuts the text at every "\n\nNext " that directly follows a

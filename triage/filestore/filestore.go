@@ -32,9 +32,6 @@ import (
 const (
 	// Dialect is what Schema reports as triage.Schema.Dialect.
 	Dialect = "file"
-	// DefaultPath is where Laravel keeps the file, relative to the app's
-	// base path: storage_path('framework/cache/failed-jobs.json').
-	DefaultPath = "storage/framework/cache/failed-jobs.json"
 	// MaxFileBytes is the largest file Open reads. Laravel caps the file at
 	// queue.failed.limit entries (default 100), but neither the limit nor
 	// an entry's size is bounded, and the whole file is held in memory.
@@ -110,12 +107,6 @@ func Open(path string, loc *time.Location) (*Store, error) {
 // Missing reports whether the file did not exist: no job has failed since
 // the driver was configured (or the path is wrong).
 func (s *Store) Missing() bool { return s.missing }
-
-// Path is the file the store was read from.
-func (s *Store) Path() string { return s.path }
-
-// Len is the number of entries in the file.
-func (s *Store) Len() int { return len(s.entries) }
 
 // Schema describes the file as a failed_jobs table addressed by uuid, with
 // no jobs table (retry and monitor need one). FailedTable is the path, for

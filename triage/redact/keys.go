@@ -42,12 +42,11 @@ func DefaultKeyNames() []string {
 // Keys is a list of key names whose values are redacted. The zero Keys is
 // the default list (DefaultKeyNames).
 type Keys struct {
-	names   []string // as given
 	entries []string // lower case, letters and digits only
 }
 
 // DefaultKeys is the default list.
-func DefaultKeys() Keys { k, _ := newKeys(DefaultKeyNames()); return k }
+func DefaultKeys() Keys { return newKeys(DefaultKeyNames()) }
 
 // ErrBadKeys: a key list that names no key.
 var ErrBadKeys = errors.New("bad redaction key list")
@@ -82,23 +81,15 @@ func ParseKeys(list string) (Keys, error) {
 	case plus > 0:
 		names = append(DefaultKeyNames(), names...)
 	}
-	return newKeys(names)
+	return newKeys(names), nil
 }
 
-func newKeys(names []string) (Keys, error) {
-	k := Keys{names: append([]string(nil), names...)}
+func newKeys(names []string) Keys {
+	var k Keys
 	for _, n := range names {
 		k.entries = append(k.entries, normalizeKey(n))
 	}
-	return k, nil
-}
-
-// Names is the list as given (the defaults for a zero Keys).
-func (k Keys) Names() []string {
-	if k.entries == nil {
-		return DefaultKeyNames()
-	}
-	return append([]string(nil), k.names...)
+	return k
 }
 
 func (k Keys) list() []string {

@@ -140,9 +140,6 @@ func (v *view) Each(fn func(triage.IndexedRow) error) error {
 	return nil
 }
 
-// Stats reports what the refresh did.
-func (v *view) Stats() Stats { return v.st }
-
 // Refresh brings the index up to date and returns its live rows. It
 // returns an error wrapping triage.ErrIndexUnusable when the table cannot
 // be indexed (no identity, over the bounds); the caller then scans.
