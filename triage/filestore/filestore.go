@@ -358,37 +358,20 @@ func newNeedle(s string) needle {
 }
 
 func (n needle) in(hay string) bool {
-	if n.lower == "" {
+	switch {
+	case n.lower == "":
 		return true
+	case n.ascii:
+		hay = strings.Map(asciiLower, hay)
+	default:
+		hay = strings.ToLower(hay)
 	}
-	if !n.ascii {
-		return strings.Contains(strings.ToLower(hay), n.lower)
-	}
-	return indexASCIIFold(hay, n.lower) >= 0
+	return strings.Contains(hay, n.lower)
 }
 
-// indexASCIIFold finds lower (ASCII, lower case) in hay ignoring ASCII
-// case, without allocating: payloads are scanned once per entry per pass.
-func indexASCIIFold(hay, lower string) int {
-	first := lower[0]
-	for i := 0; i+len(lower) <= len(hay); i++ {
-		if asciiLower(hay[i]) != first {
-			continue
-		}
-		j := 1
-		for j < len(lower) && asciiLower(hay[i+j]) == lower[j] {
-			j++
-		}
-		if j == len(lower) {
-			return i
-		}
+func asciiLower(r rune) rune {
+	if 'A' <= r && r <= 'Z' {
+		return r + 'a' - 'A'
 	}
-	return -1
-}
-
-func asciiLower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
+	return r
 }
