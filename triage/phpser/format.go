@@ -1,6 +1,7 @@
 package phpser
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -45,12 +46,8 @@ type FormatOptions struct {
 // and names and classes have control and invisible characters escaped, so
 // the output holds no terminal control sequences.
 func FormatWith(v Value, opts FormatOptions) string {
-	if opts.MaxString <= 0 {
-		opts.MaxString = 200
-	}
-	if opts.Indent == "" {
-		opts.Indent = "  "
-	}
+	opts.MaxString = cmp.Or(max(opts.MaxString, 0), 200)
+	opts.Indent = cmp.Or(opts.Indent, "  ")
 	f := formatter{opts: opts}
 	f.value(v, 0)
 	return f.b.String()
