@@ -13,6 +13,7 @@
 package exception
 
 import (
+	"iter"
 	"strconv"
 	"strings"
 )
@@ -53,16 +54,15 @@ func Parse(text string) Chain {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	blocks := splitBlocks(text)
-	chain := make(Chain, 0, len(blocks))
-	for _, b := range blocks {
+	var chain Chain
+	for b := range blocks(text) {
 		chain = append(chain, parseBlock(b))
 	}
 	return chain
 }
 
-// Top is the exception that was actually thrown: the last block. The zero
-// Exception for an empty chain.
+// Top is the exception that was thrown, the last block; the zero Exception
+// for an empty chain.
 func (c Chain) Top() Exception {
 	if len(c) == 0 {
 		return Exception{}
@@ -70,33 +70,15 @@ func (c Chain) Top() Exception {
 	return c[len(c)-1]
 }
 
-// Root is the innermost exception, often the real cause (a PDOException
-// under a QueryException). The zero Exception for an empty chain.
-func (c Chain) Root() Exception {
-	if len(c) == 0 {
-		return Exception{}
-	}
-	return c[0]
-}
-
 // TopBlock returns the text of the last "Next " block (without the "Next "
-// prefix), or the whole text when there is only one exception. It cuts the
-// text exactly where splitBlocks does (a block boundary depends on where the
-// previous block began, so the scan runs forward), once and without
-// allocating.
-func TopBlock(text string) string {
-	start := 0
-	for from := 0; ; {
-		i := strings.Index(text[from:], nextMarker)
-		if i < 0 {
-			return text[start:]
-		}
-		i += from
-		if followsFrame(text[start:i]) {
-			start = i + len(nextMarker)
-		}
-		from = i + len(nextMarker)
+// prefix), or the whole text when there is only one exception. (A block
+// boundary depends on where the previous block began, so the scan runs
+// forward.)
+func TopBlock(text string) (top string) {
+	for b := range blocks(text) {
+		top = b
 	}
+	return top
 }
 
 // Head returns the class and a one-line message of the thrown exception. It
@@ -115,36 +97,28 @@ func (e Exception) Location() string {
 	return e.File + ":" + strconv.Itoa(e.Line)
 }
 
-// FirstAppFrame returns the first frame that is not Vendor, the usual place
-// to look for the bug; ok is false when every frame is vendor code.
-func (e Exception) FirstAppFrame() (Frame, bool) {
-	for _, f := range e.Frames {
-		if !f.Vendor {
-			return f, true
+// blocks cuts the text at every "\n\nNext " that directly follows a stack
+// frame line. A message that itself contains "\n\nNext " does not follow a
+// frame, so it stays inside its block.
+func blocks(text string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start := 0
+		for from := 0; ; {
+			i := strings.Index(text[from:], nextMarker)
+			if i < 0 {
+				yield(text[start:])
+				return
+			}
+			i += from
+			if followsFrame(text[start:i]) {
+				if !yield(text[start:i]) {
+					return
+				}
+				start = i + len(nextMarker)
+			}
+			from = i + len(nextMarker)
 		}
 	}
-	return Frame{}, false
-}
-
-// splitBlocks cuts the text at every "\n\nNext " that directly follows a
-// stack frame line. A message that itself contains "\n\nNext " does not
-// follow a frame, so it stays inside its block.
-func splitBlocks(text string) []string {
-	var blocks []string
-	start := 0
-	for from := 0; ; {
-		i := strings.Index(text[from:], nextMarker)
-		if i < 0 {
-			break
-		}
-		i += from
-		if followsFrame(text[start:i]) {
-			blocks = append(blocks, text[start:i])
-			start = i + len(nextMarker)
-		}
-		from = i + len(nextMarker)
-	}
-	return append(blocks, text[start:])
 }
 
 // followsFrame reports whether the last line of s is a stack frame line.

@@ -32,9 +32,6 @@ import (
 const (
 	// Dialect is what Schema reports as triage.Schema.Dialect.
 	Dialect = "file"
-	// DefaultPath is where Laravel keeps the file, relative to the app's
-	// base path: storage_path('framework/cache/failed-jobs.json').
-	DefaultPath = "storage/framework/cache/failed-jobs.json"
 	// MaxFileBytes is the largest file Open reads. Laravel caps the file at
 	// queue.failed.limit entries (default 100), but neither the limit nor
 	// an entry's size is bounded, and the whole file is held in memory.
@@ -110,12 +107,6 @@ func Open(path string, loc *time.Location) (*Store, error) {
 // Missing reports whether the file did not exist: no job has failed since
 // the driver was configured (or the path is wrong).
 func (s *Store) Missing() bool { return s.missing }
-
-// Path is the file the store was read from.
-func (s *Store) Path() string { return s.path }
-
-// Len is the number of entries in the file.
-func (s *Store) Len() int { return len(s.entries) }
 
 // Schema describes the file as a failed_jobs table addressed by uuid, with
 // no jobs table (retry and monitor need one). FailedTable is the path, for
@@ -367,37 +358,20 @@ func newNeedle(s string) needle {
 }
 
 func (n needle) in(hay string) bool {
-	if n.lower == "" {
+	switch {
+	case n.lower == "":
 		return true
+	case n.ascii:
+		hay = strings.Map(asciiLower, hay)
+	default:
+		hay = strings.ToLower(hay)
 	}
-	if !n.ascii {
-		return strings.Contains(strings.ToLower(hay), n.lower)
-	}
-	return indexASCIIFold(hay, n.lower) >= 0
+	return strings.Contains(hay, n.lower)
 }
 
-// indexASCIIFold finds lower (ASCII, lower case) in hay ignoring ASCII
-// case, without allocating: payloads are scanned once per entry per pass.
-func indexASCIIFold(hay, lower string) int {
-	first := lower[0]
-	for i := 0; i+len(lower) <= len(hay); i++ {
-		if asciiLower(hay[i]) != first {
-			continue
-		}
-		j := 1
-		for j < len(lower) && asciiLower(hay[i+j]) == lower[j] {
-			j++
-		}
-		if j == len(lower) {
-			return i
-		}
+func asciiLower(r rune) rune {
+	if 'A' <= r && r <= 'Z' {
+		return r + 'a' - 'A'
 	}
-	return -1
-}
-
-func asciiLower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
+	return r
 }

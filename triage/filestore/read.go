@@ -48,10 +48,7 @@ func readOnce(path string, loc *time.Location) (entries []entry, changed bool, e
 	// Stat first: opening a FIFO would block until someone writes to it.
 	before, err := os.Stat(path)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, false, err
-		}
-		return nil, false, fmt.Errorf("failed-job file %s: %w", showPath(path), bareError(err))
+		return nil, false, fileError(path, err)
 	}
 	switch {
 	case before.IsDir():
@@ -63,10 +60,7 @@ func readOnce(path string, loc *time.Location) (entries []entry, changed bool, e
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, false, err
-		}
-		return nil, false, fmt.Errorf("failed-job file %s: %w", showPath(path), bareError(err))
+		return nil, false, fileError(path, err)
 	}
 	defer f.Close()
 	entries, err = decode(path, f, loc)
@@ -79,14 +73,18 @@ func readOnce(path string, loc *time.Location) (entries []entry, changed bool, e
 	return entries, changed, err
 }
 
-// bareError drops the operation and path that os errors repeat, since the
-// message names the file already; errors.Is still sees the cause.
-func bareError(err error) error {
+// fileError names the file in an error of os.Stat or os.Open, once: without
+// the operation and path os errors repeat (errors.Is still sees the
+// cause). A missing file's error stays as it is: Open reads it as no jobs.
+func fileError(path string, err error) error {
+	if errors.Is(err, os.ErrNotExist) {
+		return err
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return pe.Err
+		err = pe.Err
 	}
-	return err
+	return fmt.Errorf("failed-job file %s: %w", showPath(path), err)
 }
 
 func tooLarge(path string, size int64) error {
@@ -215,48 +213,39 @@ func decodeEntry(dec *json.Decoder, loc *time.Location) (entry, error) {
 	if d == '[' {
 		return e, skipRest(dec)
 	}
-	var failedAt, stamp field
+	var uuid, connection, queue, payload, exception, failedAt, stamp field
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
 			return e, err
 		}
 		key, _ := tok.(string)
-		var dst *field
-		var v field
+		var dst json.Unmarshaler = &skip{}
 		switch key {
-		case "id", "connection", "queue", "payload", "exception":
-			dst = &v
+		case "id":
+			dst = &uuid
+		case "connection":
+			dst = &connection
+		case "queue":
+			dst = &queue
+		case "payload":
+			dst = &payload
+		case "exception":
+			dst = &exception
 		case "failed_at":
 			dst = &failedAt
 		case "failed_at_timestamp":
 			dst = &stamp
 		}
-		if dst == nil {
-			if err := dec.Decode(&skip{}); err != nil {
-				return e, err
-			}
-			continue
-		}
 		if err := dec.Decode(dst); err != nil {
 			return e, err
-		}
-		switch key {
-		case "id":
-			e.uuid = v.text()
-		case "connection":
-			e.connection = v.text()
-		case "queue":
-			e.queue = v.text()
-		case "payload":
-			e.payload = v.raw()
-		case "exception":
-			e.exception = v.text()
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing '}'
 		return e, err
 	}
+	e.uuid, e.connection, e.queue, e.exception = uuid.text(), connection.text(), queue.text(), exception.text()
+	e.payload = payload.s // a payload written as an object, not a string, is still a payload
 	e.failedAt, e.wall = failedTime(failedAt, stamp, loc)
 	return e, nil
 }
@@ -291,6 +280,7 @@ type field struct {
 }
 
 func (f *field) UnmarshalJSON(b []byte) error {
+	*f = field{} // a key given twice: the last value stands
 	b = bytes.TrimLeft(b, " \t\r\n")
 	if len(b) == 0 {
 		return nil
@@ -319,10 +309,6 @@ func (f field) text() string {
 	}
 	return f.s
 }
-
-// raw is text, except that a structured value keeps its JSON text: a
-// payload written as an object rather than a string is still a payload.
-func (f field) raw() string { return f.s }
 
 // Bounds of a failed_at_timestamp that time.Unix and Format handle as a
 // four-digit year (0001-01-01 and 9999-12-31 23:59:59 UTC).

@@ -188,22 +188,6 @@ func (e Envelope) RetryUntilExpired(now time.Time) bool {
 	return e.RetryUntil != nil && now.Unix() > *e.RetryUntil
 }
 
-// Class is the display class of the job by the same rule as JobClass, read
-// from the decoded keys (the last of duplicates, not cut to windows); the
-// listing's class is JobClass.
-func (e Envelope) Class() string {
-	if e.DisplayName != "" {
-		return e.DisplayName
-	}
-	if c, ok := commandClass(e.Command); ok {
-		return c
-	}
-	if e.CommandName != "" {
-		return e.CommandName
-	}
-	return e.Job
-}
-
 func (e *Envelope) readData(data gjson.Result) {
 	if !data.IsObject() {
 		return // string jobs may carry any data, even a list

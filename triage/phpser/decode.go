@@ -75,11 +75,6 @@ type Limits struct {
 	MaxNodes int // values decoded in total
 }
 
-// DefaultLimits fit the largest real Laravel commands with a wide margin.
-func DefaultLimits() Limits {
-	return Limits{MaxDepth: 64, MaxNodes: 200_000}
-}
-
 // ErrSyntax is wrapped by every error about malformed or truncated input.
 var ErrSyntax = errors.New("invalid PHP serialization")
 
@@ -99,10 +94,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.kind }
 
-// Decode reads exactly one value that must span all of s, with
-// DefaultLimits.
+// Decode reads exactly one value that must span all of s, within limits
+// that fit the largest real Laravel commands with a wide margin.
 func Decode(s string) (Value, error) {
-	return DecodeWithLimits(s, DefaultLimits())
+	return DecodeWithLimits(s, Limits{MaxDepth: 64, MaxNodes: 200_000})
 }
 
 // DecodeWithLimits is Decode with explicit limits.
@@ -173,14 +168,8 @@ func (d *decoder) node(depth int) (Value, error) {
 	case 'd':
 		f, err := d.float()
 		return Value{Kind: Float, Float: f}, err
-	case 's':
-		str, err := d.lengthString(false)
-		if err != nil {
-			return Value{}, err
-		}
-		return Value{Kind: String, Str: str}, d.expect(';')
-	case 'S':
-		str, err := d.lengthString(true)
+	case 's', 'S':
+		str, err := d.lengthString(tag == 'S')
 		if err != nil {
 			return Value{}, err
 		}
@@ -365,35 +354,37 @@ func (d *decoder) array(depth int) (Value, error) {
 	if err := d.enter(depth); err != nil {
 		return Value{}, err
 	}
+	items, err := d.items(depth, "array size")
+	return Value{Kind: Array, Items: items}, err
+}
+
+// items reads the counted "{key value …}" of an array or an object; a key
+// must be an int or a string.
+func (d *decoder) items(depth int, what string) ([]Item, error) {
 	// The shortest entry, "i:0;N;", is 6 bytes.
-	n, err := d.count("array size", 6)
+	n, err := d.count(what, 6)
 	if err != nil {
-		return Value{}, err
+		return nil, err
 	}
 	if err := d.expect('{'); err != nil {
-		return Value{}, err
+		return nil, err
 	}
-	v := Value{Kind: Array, Items: make([]Item, 0, prealloc(n))}
+	items := make([]Item, 0, prealloc(n))
 	for range n {
-		key, err := d.key(depth)
+		if d.pos < len(d.s) && d.s[d.pos] != 'i' && d.s[d.pos] != 's' && d.s[d.pos] != 'S' {
+			return nil, d.syntax("key must be an int or a string, got %q", d.s[d.pos])
+		}
+		key, err := d.value(depth + 1)
 		if err != nil {
-			return Value{}, err
+			return nil, err
 		}
 		val, err := d.value(depth + 1)
 		if err != nil {
-			return Value{}, err
+			return nil, err
 		}
-		v.Items = append(v.Items, Item{Key: key, Value: val})
+		items = append(items, Item{Key: key, Value: val})
 	}
-	return v, d.expect('}')
-}
-
-// key reads an array key or property name, which must be an int or string.
-func (d *decoder) key(depth int) (Value, error) {
-	if d.pos < len(d.s) && d.s[d.pos] != 'i' && d.s[d.pos] != 's' && d.s[d.pos] != 'S' {
-		return Value{}, d.syntax("key must be an int or a string, got %q", d.s[d.pos])
-	}
-	return d.value(depth + 1)
+	return items, d.expect('}')
 }
 
 func (d *decoder) className() (string, error) {
@@ -426,26 +417,12 @@ func (d *decoder) object(depth int) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	n, err := d.count("property count", 6)
-	if err != nil {
-		return Value{}, err
+	items, err := d.items(depth, "property count")
+	v := Value{Kind: Object, Class: class, Props: make([]Prop, len(items))}
+	for i, it := range items {
+		v.Props[i] = propFromKey(it.Key, it.Value)
 	}
-	if err := d.expect('{'); err != nil {
-		return Value{}, err
-	}
-	v := Value{Kind: Object, Class: class, Props: make([]Prop, 0, prealloc(n))}
-	for range n {
-		key, err := d.key(depth)
-		if err != nil {
-			return Value{}, err
-		}
-		val, err := d.value(depth + 1)
-		if err != nil {
-			return Value{}, err
-		}
-		v.Props = append(v.Props, propFromKey(key, val))
-	}
-	return v, d.expect('}')
+	return v, err
 }
 
 func (d *decoder) custom() (Value, error) {

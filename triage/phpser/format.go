@@ -1,7 +1,9 @@
 package phpser
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -44,12 +46,8 @@ type FormatOptions struct {
 // and names and classes have control and invisible characters escaped, so
 // the output holds no terminal control sequences.
 func FormatWith(v Value, opts FormatOptions) string {
-	if opts.MaxString <= 0 {
-		opts.MaxString = 200
-	}
-	if opts.Indent == "" {
-		opts.Indent = "  "
-	}
+	opts.MaxString = cmp.Or(max(opts.MaxString, 0), 200)
+	opts.Indent = cmp.Or(opts.Indent, "  ")
 	f := formatter{opts: opts}
 	f.value(v, 0)
 	return f.b.String()
@@ -69,8 +67,20 @@ func (f *formatter) newline(depth int) {
 
 func (f *formatter) value(v Value, depth int) {
 	switch v.Kind {
-	case Null, Bool, Int, Float, String, Ref, Enum:
-		f.b.WriteString(f.scalar(v))
+	case Null:
+		f.b.WriteString("null")
+	case Bool:
+		f.b.WriteString(strconv.FormatBool(v.Bool))
+	case Int:
+		f.b.WriteString(strconv.FormatInt(v.Int, 10))
+	case Float:
+		f.b.WriteString(formatFloat(v.Float))
+	case String:
+		f.b.WriteString(f.quote(v.Str))
+	case Ref:
+		f.b.WriteString("&" + strconv.FormatInt(v.Int, 10))
+	case Enum:
+		f.b.WriteString(name(v.Class) + "::" + name(v.Str))
 	case Custom:
 		if isClosureClass(v.Class) {
 			f.b.WriteString("Closure")
@@ -87,26 +97,6 @@ func (f *formatter) value(v Value, depth int) {
 	default:
 		f.b.WriteString("?")
 	}
-}
-
-func (f *formatter) scalar(v Value) string {
-	switch v.Kind {
-	case Null:
-		return "null"
-	case Bool:
-		return strconv.FormatBool(v.Bool)
-	case Int:
-		return strconv.FormatInt(v.Int, 10)
-	case Float:
-		return formatFloat(v.Float)
-	case String:
-		return f.quote(v.Str)
-	case Ref:
-		return "&" + strconv.FormatInt(v.Int, 10)
-	case Enum:
-		return name(v.Class) + "::" + name(v.Str)
-	}
-	return "?"
 }
 
 func formatFloat(x float64) string {
@@ -245,7 +235,7 @@ func (f *formatter) object(v Value, depth int) {
 	f.b.WriteString(name(v.Class))
 	props := v.Props
 	if f.opts.HideNoise {
-		props = withoutNoise(props)
+		props = slices.DeleteFunc(slices.Clone(props), isNoise)
 	}
 	if len(props) == 0 {
 		f.b.WriteString(" {}")
@@ -349,17 +339,6 @@ func isNoise(p Prop) bool {
 		return p.Value.Kind == Array && len(p.Value.Items) == 0
 	}
 	return false
-}
-
-func withoutNoise(props []Prop) []Prop {
-	out := make([]Prop, 0, len(props))
-	for _, p := range props {
-		if isNoise(p) {
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 // name makes an identifier from the data safe to print: class and property

@@ -42,12 +42,11 @@ func DefaultKeyNames() []string {
 // Keys is a list of key names whose values are redacted. The zero Keys is
 // the default list (DefaultKeyNames).
 type Keys struct {
-	names   []string // as given
 	entries []string // lower case, letters and digits only
 }
 
 // DefaultKeys is the default list.
-func DefaultKeys() Keys { k, _ := newKeys(DefaultKeyNames()); return k }
+func DefaultKeys() Keys { return newKeys(DefaultKeyNames()) }
 
 // ErrBadKeys: a key list that names no key.
 var ErrBadKeys = errors.New("bad redaction key list")
@@ -82,23 +81,15 @@ func ParseKeys(list string) (Keys, error) {
 	case plus > 0:
 		names = append(DefaultKeyNames(), names...)
 	}
-	return newKeys(names)
+	return newKeys(names), nil
 }
 
-func newKeys(names []string) (Keys, error) {
-	k := Keys{names: append([]string(nil), names...)}
+func newKeys(names []string) Keys {
+	var k Keys
 	for _, n := range names {
 		k.entries = append(k.entries, normalizeKey(n))
 	}
-	return k, nil
-}
-
-// Names is the list as given (the defaults for a zero Keys).
-func (k Keys) Names() []string {
-	if k.entries == nil {
-		return DefaultKeyNames()
-	}
-	return append([]string(nil), k.names...)
+	return k
 }
 
 func (k Keys) list() []string {
@@ -396,42 +387,23 @@ func (k Keys) JSON(doc []byte) []byte {
 		return []byte(k.Text(string(doc)))
 	}
 	s := string(doc)
-	var edits []edit
+	var edits []span
 	if !k.jsonEdits(gjson.Parse(s), 0, &edits) {
 		return []byte(k.Text(s))
 	}
-	return []byte(applyEdits(s, edits))
-}
-
-// edit replaces s[start:end] by repl.
-type edit struct {
-	start, end int
-	repl       string
-}
-
-// applyEdits applies edits that are in order and do not overlap.
-func applyEdits(s string, edits []edit) string {
-	var out strings.Builder
-	copied := 0
-	for _, e := range edits {
-		out.WriteString(s[copied:e.start])
-		out.WriteString(e.repl)
-		copied = e.end
-	}
-	out.WriteString(s[copied:])
-	return out.String()
+	return []byte(apply(s, edits))
 }
 
 // jsonEdits appends, in document order, the edits that mask v (at depth)
 // and the values in it; false when the document is deeper than
 // maxJSONDepth.
-func (k Keys) jsonEdits(v gjson.Result, depth int, edits *[]edit) bool {
+func (k Keys) jsonEdits(v gjson.Result, depth int, edits *[]span) bool {
 	if depth > maxJSONDepth {
 		return false
 	}
 	if v.Type == gjson.String {
 		if repl, ok := k.phpInJSON(v); ok {
-			*edits = append(*edits, edit{v.Index, v.Index + len(v.Raw), repl})
+			*edits = append(*edits, span{v.Index, v.Index + len(v.Raw), repl})
 		}
 	}
 	if v.Type != gjson.JSON { // ForEach would visit a scalar itself
@@ -440,7 +412,7 @@ func (k Keys) jsonEdits(v gjson.Result, depth int, edits *[]edit) bool {
 	ok := true
 	v.ForEach(func(key, val gjson.Result) bool {
 		if key.Type == gjson.String && k.Match(key.Str) {
-			*edits = append(*edits, edit{val.Index, val.Index + len(val.Raw), `"` + Redacted + `"`})
+			*edits = append(*edits, span{val.Index, val.Index + len(val.Raw), `"` + Redacted + `"`})
 			return true
 		}
 		ok = k.jsonEdits(val, depth+1, edits)
@@ -488,20 +460,20 @@ func (k Keys) PHP(s string) (string, bool) {
 	if err != nil {
 		return s, false
 	}
-	var edits []edit
+	var edits []span
 	k.phpEdits(s, v, &edits)
-	return applyEdits(s, edits), true
+	return apply(s, edits), true
 }
 
 // phpEdits appends, in order, the edits that mask the listed string keys'
 // and properties' values under v; a value already masked is kept.
-func (k Keys) phpEdits(s string, v phpser.Value, edits *[]edit) {
+func (k Keys) phpEdits(s string, v phpser.Value, edits *[]span) {
 	visit := func(listed bool, val phpser.Value) {
 		switch {
 		case !listed:
 			k.phpEdits(s, val, edits)
 		case s[val.Start:val.End] != redactedPHP():
-			*edits = append(*edits, edit{val.Start, val.End, redactedPHP()})
+			*edits = append(*edits, span{val.Start, val.End, redactedPHP()})
 		}
 	}
 	for _, it := range v.Items {

@@ -26,19 +26,21 @@ func TestKeysMatch(t *testing.T) {
 		}
 	}
 	var zero Keys
-	if !zero.Match("password") || strings.Join(zero.Names(), ",") != strings.Join(DefaultKeyNames(), ",") {
-		t.Error("the zero Keys is not the default list")
+	for _, n := range DefaultKeyNames() {
+		if !zero.Match(n) {
+			t.Errorf("the zero Keys does not match the default %q", n)
+		}
 	}
 }
 
 func TestParseKeys(t *testing.T) {
 	k, err := ParseKeys(" pin , Stripe-Customer ")
 	if err != nil || !k.Match("pin") || !k.Match("stripe_customer") || k.Match("password") {
-		t.Errorf("replacing list: %v %v", k.Names(), err)
+		t.Errorf("replacing list: %v %v", k.entries, err)
 	}
 	k, err = ParseKeys("+pin,+otp")
 	if err != nil || !k.Match("pin") || !k.Match("otp_code") || !k.Match("password") {
-		t.Errorf("added list: %v %v", k.Names(), err)
+		t.Errorf("added list: %v %v", k.entries, err)
 	}
 	for _, bad := range []string{"", " , ", "pin,+otp", "---"} {
 		if _, err := ParseKeys(bad); !errors.Is(err, ErrBadKeys) {

@@ -176,27 +176,29 @@ func wordAt(s string, i int) bool {
 
 func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-type span struct{ start, end int }
+// span is a part of a text to replace: s[start:end] becomes repl.
+type span struct {
+	start, end int
+	repl       string
+}
 
-// apply replaces the union of spans with Mask, one Mask per merged run.
+// apply replaces the spans of s, each run of spans that overlap or touch
+// by the first one's repl.
 func apply(s string, spans []span) string {
 	if len(spans) == 0 {
 		return s
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
 	var b strings.Builder
 	at := 0
 	for i := 0; i < len(spans); {
-		start, end := spans[i].start, spans[i].end
-		for i++; i < len(spans) && spans[i].start <= end; i++ {
-			end = max(end, spans[i].end)
+		run := spans[i]
+		for i++; i < len(spans) && spans[i].start <= run.end; i++ {
+			run.end = max(run.end, spans[i].end)
 		}
-		if start < at {
-			start = at
-		}
-		b.WriteString(s[at:start])
-		b.WriteString(Mask)
-		at = end
+		b.WriteString(s[at:run.start])
+		b.WriteString(run.repl)
+		at = run.end
 	}
 	b.WriteString(s[at:])
 	return b.String()
@@ -211,7 +213,7 @@ func userinfoSpans(s string, forms []string) []span {
 	for _, m := range schemeUserRE.FindAllStringIndex(s, -1) {
 		v := m[1]
 		if f := knownAt(s, v, forms); f != "" && strings.HasPrefix(s[v+len(f):], "@") {
-			out = append(out, span{v, v + len(f)})
+			out = append(out, span{v, v + len(f), Mask})
 			continue
 		}
 		end := len(s)
@@ -219,7 +221,7 @@ func userinfoSpans(s string, forms []string) []span {
 			end = v + i
 		}
 		if at := strings.LastIndexByte(s[v:end], '@'); at > 0 {
-			out = append(out, span{v, v + at})
+			out = append(out, span{v, v + at, Mask})
 		}
 	}
 	return out
@@ -292,23 +294,23 @@ func fieldValue(s string, v int, forms []string, knownOnly bool) (span, bool) {
 	q := s[v]
 	quoted := q == '\'' || q == '"'
 	if f := knownAt(s, v+1, forms); quoted && f != "" && strings.HasPrefix(s[v+1+len(f):], string(q)) {
-		return span{v + 1, v + 1 + len(f)}, true
+		return span{v + 1, v + 1 + len(f), Mask}, true
 	}
 	if f := knownAt(s, v, forms); f != "" && !wordAt(s, v+len(f)) {
-		return span{v, v + len(f)}, true
+		return span{v, v + len(f), Mask}, true
 	}
 	if knownOnly {
 		return span{}, false
 	}
 	if quoted {
 		end := closingQuote(s, v+1, q)
-		return span{v + 1, end}, end > v+1
+		return span{v + 1, end, Mask}, end > v+1
 	}
 	end := len(s)
 	if i := strings.IndexAny(s[v:], " \t\r\n&\"'"); i >= 0 {
 		end = v + i
 	}
-	return span{v, end}, end > v
+	return span{v, end, Mask}, end > v
 }
 
 // closingQuote finds the unescaped q that ends a quoted value starting at
@@ -338,7 +340,7 @@ func tokenSpans(s string, loose []string) []span {
 			before, _ := utf8.DecodeLastRuneInString(s[:start])
 			after, _ := utf8.DecodeRuneInString(s[end:])
 			if (start == 0 || !isWord(before)) && (end == len(s) || !isWord(after)) {
-				out = append(out, span{start, end})
+				out = append(out, span{start, end, Mask})
 				from = end
 			} else {
 				_, size := utf8.DecodeRuneInString(s[start:])

@@ -13,6 +13,7 @@ package sanitize
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -159,14 +160,7 @@ func dangerous(r rune) bool {
 // string, where the escape means the same character, so the document
 // decodes to the same values except that invalid bytes read as U+FFFD.
 func JSON(js []byte) []byte {
-	plain := true
-	for _, c := range js {
-		if c >= 0x7f {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	if !slices.ContainsFunc(js, func(c byte) bool { return c >= 0x7f }) {
 		return js
 	}
 	out := make([]byte, 0, len(js)+16)

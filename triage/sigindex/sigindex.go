@@ -17,6 +17,7 @@
 package sigindex
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -90,18 +91,10 @@ type Index struct {
 
 // New returns the index of o.Source's table in o.Dir.
 func New(o Options) *Index {
-	if o.MaxRows <= 0 {
-		o.MaxRows = DefaultMaxRows
-	}
-	if o.MaxSignatures <= 0 {
-		o.MaxSignatures = DefaultMaxSignatures
-	}
-	if o.MaxFiles <= 0 {
-		o.MaxFiles = DefaultMaxFiles
-	}
-	if o.RangeMinRows <= 0 {
-		o.RangeMinRows = DefaultRangeMinRows
-	}
+	o.MaxRows = cmp.Or(max(o.MaxRows, 0), DefaultMaxRows)
+	o.MaxSignatures = cmp.Or(max(o.MaxSignatures, 0), DefaultMaxSignatures)
+	o.MaxFiles = cmp.Or(max(o.MaxFiles, 0), DefaultMaxFiles)
+	o.RangeMinRows = cmp.Or(max(o.RangeMinRows, 0), DefaultRangeMinRows)
 	if o.Notice == nil {
 		o.Notice = func(string) {}
 	}
@@ -139,9 +132,6 @@ func (v *view) Each(fn func(triage.IndexedRow) error) error {
 	}
 	return nil
 }
-
-// Stats reports what the refresh did.
-func (v *view) Stats() Stats { return v.st }
 
 // Refresh brings the index up to date and returns its live rows. It
 // returns an error wrapping triage.ErrIndexUnusable when the table cannot
@@ -218,13 +208,8 @@ func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error)
 	if err := ix.addAbove(ctx, d, from); err != nil {
 		return nil, err
 	}
-	if d.rows() != rowsBefore {
-		changed = true
-	}
+	changed = changed || d.rows() != rowsBefore || d.scanned != scannedBefore
 	st.Added = d.rows() - (before - st.Deleted)
-	if d.scanned != scannedBefore {
-		changed = true
-	}
 	st.Rows = d.rows()
 	if changed {
 		n, err := ix.save(path, d)

@@ -38,6 +38,3 @@ func (c *Cache) Normalize(message string) string {
 	c.entries[strings.Clone(key)] = n
 	return n
 }
-
-// Len reports how many messages the cache holds.
-func (c *Cache) Len() int { return len(c.entries) }

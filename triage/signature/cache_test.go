@@ -13,8 +13,8 @@ func TestCacheReturnsNormalize(t *testing.T) {
 		if got, want := c.Normalize(m), Normalize(m); got != want {
 			t.Errorf("Cache.Normalize(%q) = %q, want %q", m, got, want)
 		}
-		if c.Len() > 2 {
-			t.Fatalf("cache holds %d entries, size is 2", c.Len())
+		if len(c.entries) > 2 {
+			t.Fatalf("cache holds %d entries, size is 2", len(c.entries))
 		}
 	}
 }
@@ -23,14 +23,14 @@ func TestCacheHitsAndBound(t *testing.T) {
 	c := NewCache(100)
 	for i := range 1000 {
 		c.Normalize(fmt.Sprintf("Order %d not found", i))
-		if c.Len() > 100 {
-			t.Fatalf("cache grew to %d entries", c.Len())
+		if len(c.entries) > 100 {
+			t.Fatalf("cache grew to %d entries", len(c.entries))
 		}
 	}
 	c = NewCache(0) // clamped to 1
 	c.Normalize("a 1")
-	if c.Len() != 1 {
-		t.Errorf("size 0 cache holds %d entries, want 1", c.Len())
+	if len(c.entries) != 1 {
+		t.Errorf("size 0 cache holds %d entries, want 1", len(c.entries))
 	}
 }
 
@@ -41,8 +41,8 @@ func TestCacheKeysOnClippedText(t *testing.T) {
 	head := strings.Repeat("a", MaxMessageBytes)
 	c.Normalize(head + " tail one")
 	c.Normalize(head + " tail two")
-	if c.Len() != 1 {
-		t.Errorf("got %d entries for one clipped text", c.Len())
+	if len(c.entries) != 1 {
+		t.Errorf("got %d entries for one clipped text", len(c.entries))
 	}
 	for k := range c.entries {
 		if len(k) != MaxMessageBytes {

@@ -20,9 +20,9 @@ func replaceClosureNames(dst, s []byte) ([]byte, bool) {
 	if !bytes.Contains(s, []byte(closureOpen)) {
 		return s, false
 	}
-	out, changed := replaceQueuedClosureNames(dst, s)
+	out, changed := runPass(dst, s, passQueuedClosure)
 	for {
-		next, ok := replaceInnerClosureNames(nil, out)
+		next, ok := runPass(nil, out, passInnerClosure)
 		if !ok {
 			return out, changed
 		}
@@ -30,33 +30,15 @@ func replaceClosureNames(dst, s []byte) ([]byte, bool) {
 	}
 }
 
-// replaceQueuedClosureNames: \{closure:(?:laravel-serializable-closure|closure)://(?s:.*?)\}:\d+\} → {closure}.
-func replaceQueuedClosureNames(dst, s []byte) ([]byte, bool) {
-	e := edit{src: s, dst: dst}
-	for from := 0; ; {
-		p := indexFrom(s, from, closureOpen)
-		if p < 0 {
-			break
+// queuedClosureAt:
+// \{closure:(?:laravel-serializable-closure|closure)://(?s:.*?)\}:\d+\} at p.
+func queuedClosureAt(s []byte, p int) (int, int) {
+	for _, scheme := range queuedClosureSchemes {
+		if body := p + len(closureOpen); bytes.HasPrefix(s[body:], []byte(scheme)) {
+			return p, lineEnd(s, body+len(scheme))
 		}
-		body := -1
-		for _, scheme := range queuedClosureSchemes {
-			if bytes.HasPrefix(s[p+len(closureOpen):], []byte(scheme)) {
-				body = p + len(closureOpen) + len(scheme)
-				break
-			}
-		}
-		if body < 0 {
-			from = p + 1
-			continue
-		}
-		end := lineEnd(s, body)
-		if end < 0 {
-			break // no later start can end either
-		}
-		e = e.replace(p, end, closureName)
-		from = end
 	}
-	return e.result()
+	return -1, -1
 }
 
 // lineEnd is the end of the first "}:<digits>}" at or after i, or -1.
@@ -77,27 +59,10 @@ func lineEnd(s []byte, i int) int {
 	}
 }
 
-// replaceInnerClosureNames: \{closure:(?:[^{}\s]|\{closure\})*:\d+\} → {closure}.
-func replaceInnerClosureNames(dst, s []byte) ([]byte, bool) {
-	e := edit{src: s, dst: dst}
-	for from := 0; ; {
-		p := indexFrom(s, from, closureOpen)
-		if p < 0 {
-			break
-		}
-		if end := innerClosureEnd(s, p+len(closureOpen)); end >= 0 {
-			e = e.replace(p, end, closureName)
-			from = end
-			continue
-		}
-		from = p + 1
-	}
-	return e.result()
-}
-
-// innerClosureEnd is the end of a name whose text after closureOpen starts
-// at i, or -1: the text runs to the first brace that is not part of a
-// closureName, without whitespace, and ends in ":<digits>".
+// innerClosureEnd matches \{closure:(?:[^{}\s]|\{closure\})*:\d+\}: it is
+// the end of a name whose text after closureOpen starts at i, or -1: the
+// text runs to the first brace that is not part of a closureName, without
+// whitespace, and ends in ":<digits>".
 func innerClosureEnd(s []byte, i int) int {
 	start := i
 	for i < len(s) {

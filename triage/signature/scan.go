@@ -142,116 +142,145 @@ func indexFrom(s []byte, from int, sep string) int {
 	if from >= len(s) {
 		return -1
 	}
-	k := bytes.Index(s[from:], []byte(sep))
+	var k int
+	if len(sep) == 1 {
+		k = bytes.IndexByte(s[from:], sep[0]) // no conversion of sep
+	} else {
+		k = bytes.Index(s[from:], []byte(sep))
+	}
 	if k < 0 {
 		return -1
 	}
 	return from + k
 }
 
-// indexByteFrom is indexFrom for one byte.
-func indexByteFrom(s []byte, from int, c byte) int {
-	if from >= len(s) {
-		return -1
+// pass names each pass that finds its matches from a text every match
+// holds, its anchor; runPass runs one.
+type pass int
+
+const (
+	passQueuedClosure pass = iota
+	passInnerClosure
+	passURL
+	passEmail
+	passUUID
+	passTime
+	passIP
+	passUnixPath
+	passWindowsPath
+	passList
+	passHexLiteral
+)
+
+// passes holds each pass's anchor and the placeholder of its matches.
+var passes = [...]struct{ anchor, with string }{
+	passQueuedClosure: {closureOpen, closureName},
+	passInnerClosure:  {closureOpen, closureName},
+	passURL:           {"://", "<url>"},
+	passEmail:         {"@", "<email>"},
+	passUUID:          {"-", "<uuid>"},
+	passTime:          {"-", "<time>"},
+	passIP:            {".", "<ip>"},
+	passUnixPath:      {"/", "<path>"},
+	passWindowsPath:   {`:\`, "<path>"},
+	passList:          {"[", "[<list>]"},
+	passHexLiteral:    {"x", "<hex>"}, // rarer than "0"
+}
+
+// runPass replaces the matches of pass k in s. Each match is found from an
+// anchor (the match may start before it, never before pos, where the last
+// match ended) as the span [start, end); none unless 0 <= start < end.
+// (A switch, not function values in the table: through a function value s
+// would escape, and Normalize's buffers with it.)
+func runPass(dst, s []byte, k pass) ([]byte, bool) {
+	e := edit{src: s, dst: dst}
+	pos := 0
+	for from := 0; ; {
+		a := indexFrom(s, from, passes[k].anchor)
+		if a < 0 {
+			break
+		}
+		from = a + 1
+		var start, end int
+		switch k {
+		case passQueuedClosure:
+			start, end = queuedClosureAt(s, a)
+		case passInnerClosure:
+			start, end = a, innerClosureEnd(s, a+len(closureOpen))
+		case passURL:
+			start, end = urlAt(s, a, pos)
+		case passEmail:
+			start, end = emailAt(s, a, pos)
+		case passUUID:
+			start, end = uuidAt(s, a, pos)
+		case passTime:
+			start, end = timeAt(s, a, pos)
+		case passIP:
+			start, end = ipAt(s, a, pos)
+		case passUnixPath:
+			start, end = unixPathAt(s, a, pos)
+		case passWindowsPath:
+			start, end = windowsPathAt(s, a, pos)
+		case passList:
+			start, end = a, listEnd(s, a)
+		case passHexLiteral:
+			start, end = hexLiteralAt(s, a, pos)
+		}
+		if start >= 0 && end > start {
+			e = e.replace(start, end, passes[k].with)
+			pos, from = end, end
+		}
 	}
-	if k := bytes.IndexByte(s[from:], c); k >= 0 {
-		return from + k
+	return e.result()
+}
+
+// runStart is where the run of class runes (as foldClassLen reads them)
+// that ends at i starts, not before pos.
+func runStart(s []byte, i, pos int, class func(byte) bool) int {
+	for i > pos {
+		n := foldClassLenBefore(s, i, class)
+		if n == 0 || i-n < pos {
+			break
+		}
+		i -= n
+	}
+	return i
+}
+
+// firstBoundary is the first position in the run of class runes s[i:end]
+// where \b holds and a rune of first starts; -1 when there is none.
+func firstBoundary(s []byte, i, end int, class, first func(byte) bool) int {
+	for ; i < end; i += foldClassLen(s, i, class) {
+		if foldClassLen(s, i, first) > 0 && boundary(s, i) {
+			return i
+		}
 	}
 	return -1
 }
 
-// replaceURLs: (?i)\b[a-z][a-z0-9+.-]*://[^\s'"\x60<>()\[\]{}]+ → <url>.
-func replaceURLs(dst, s []byte) ([]byte, bool) {
-	e := edit{src: s, dst: dst}
-	pos := 0
-	for from := 0; ; {
-		c := indexFrom(s, from, "://")
-		if c < 0 {
-			break
-		}
-		from = c + 1
-		// The scheme is the run of scheme characters ending at c; the match
-		// starts at its first letter that sits on a word boundary.
-		start := c
-		for start > pos {
-			if b := s[start-1]; b < 0x80 {
-				if !isSchemeByte(b) {
-					break
-				}
-				start--
-				continue
-			}
-			n := foldLenBefore(s, start)
-			if n == 0 || start-n < pos {
-				break
-			}
-			start -= n
-		}
-		p := -1
-		if start < c && is(s[start], cAlpha) && !wordBefore(s, start) {
-			p = start // the usual case: "https" after a space or quote
-		}
-		for i := start; p < 0 && i < c; {
-			n := foldClassLen(s, i, isSchemeByte)
-			if foldClassLen(s, i, isLetterByte) > 0 && boundary(s, i) {
-				p = i
-				break
-			}
-			i += n
-		}
-		if p < 0 {
-			continue
-		}
-		end := c + 3
-		for end < len(s) && !is(s[end], cURLStop) {
-			end++
-		}
-		if end == c+3 {
-			continue
-		}
-		e = e.replace(p, end, "<url>")
-		pos, from = end, end
+// urlAt: (?i)\b[a-z][a-z0-9+.-]*://[^\s'"\x60<>()\[\]{}]+ at the "://" at c.
+// The scheme is the run of scheme characters ending at c; the match starts
+// at its first letter that sits on a word boundary.
+func urlAt(s []byte, c, pos int) (int, int) {
+	p := firstBoundary(s, runStart(s, c, pos, isSchemeByte), c, isSchemeByte, isLetterByte)
+	end := c + 3
+	for end < len(s) && !is(s[end], cURLStop) {
+		end++
 	}
-	return e.result()
+	if p < 0 || end == c+3 {
+		return -1, -1
+	}
+	return p, end
 }
 
-// replaceEmails:
-// (?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b → <email>.
-func replaceEmails(dst, s []byte) ([]byte, bool) {
-	e := edit{src: s, dst: dst}
-	pos := 0
-	for from := 0; ; {
-		at := indexByteFrom(s, from, '@')
-		if at < 0 {
-			break
-		}
-		from = at + 1
-		start := at
-		for start > pos {
-			n := foldClassLenBefore(s, start, isLocalByte)
-			if n == 0 || start-n < pos {
-				break
-			}
-			start -= n
-		}
-		p := -1
-		for i := start; i < at; i += foldClassLen(s, i, isLocalByte) {
-			if boundary(s, i) {
-				p = i
-				break
-			}
-		}
-		if p < 0 {
-			continue
-		}
-		end := emailDomainEnd(s, at+1)
-		if end < 0 {
-			continue
-		}
-		e = e.replace(p, end, "<email>")
-		pos, from = end, end
+// emailAt:
+// (?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b at the "@" at at.
+func emailAt(s []byte, at, pos int) (int, int) {
+	p := firstBoundary(s, runStart(s, at, pos, isLocalByte), at, isLocalByte, isLocalByte)
+	if p < 0 {
+		return -1, -1
 	}
-	return e.result()
+	return p, emailDomainEnd(s, at+1)
 }
 
 // emailDomainEnd matches [a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b at q.
@@ -327,116 +356,84 @@ func classRun(s []byte, i, n int, class byte) bool {
 	return true
 }
 
-// replaceUUIDs:
-// (?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b → <uuid>.
-func replaceUUIDs(dst, s []byte) ([]byte, bool) {
-	e := edit{src: s, dst: dst}
-	pos := 0
-	for from := 8; ; {
-		d := indexByteFrom(s, from, '-')
-		if d < 0 {
-			break
-		}
-		from = d + 1
-		p := d - 8
-		if p < pos || p+36 > len(s) || s[p+13] != '-' || s[p+18] != '-' || s[p+23] != '-' ||
-			wordBefore(s, p) || wordAt(s, p+36) || !classRun(s, p, 8, cHex) ||
-			!classRun(s, p+9, 4, cHex) || !classRun(s, p+14, 4, cHex) || !classRun(s, p+19, 4, cHex) || !classRun(s, p+24, 12, cHex) {
-			continue
-		}
-		e = e.replace(p, p+36, "<uuid>")
-		pos, from = p+36, p+36
+// uuidAt:
+// (?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b at
+// its first "-", d.
+func uuidAt(s []byte, d, pos int) (int, int) {
+	p := d - 8
+	if p < pos || p+36 > len(s) || s[p+13] != '-' || s[p+18] != '-' || s[p+23] != '-' ||
+		wordBefore(s, p) || wordAt(s, p+36) || !classRun(s, p, 8, cHex) ||
+		!classRun(s, p+9, 4, cHex) || !classRun(s, p+14, 4, cHex) || !classRun(s, p+19, 4, cHex) || !classRun(s, p+24, 12, cHex) {
+		return -1, -1
 	}
-	return e.result()
+	return p, p + 36
 }
 
-// replaceTimes:
-// \b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})? → <time>.
-// Nothing follows the optional parts, so the greedy choice always stands.
-func replaceTimes(dst, s []byte) ([]byte, bool) {
-	e := edit{src: s, dst: dst}
-	pos := 0
-	for from := 4; ; {
-		d := indexByteFrom(s, from, '-')
-		if d < 0 {
-			break
-		}
-		from = d + 1
-		p := d - 4
-		if p < pos || len(s) < p+19 || s[p+7] != '-' || s[p+13] != ':' || s[p+16] != ':' || wordBefore(s, p) ||
-			!classRun(s, p, 4, cDigit) || !classRun(s, p+5, 2, cDigit) || s[p+7] != '-' || !classRun(s, p+8, 2, cDigit) ||
-			(s[p+10] != 'T' && s[p+10] != ' ') ||
-			!classRun(s, p+11, 2, cDigit) || s[p+13] != ':' || !classRun(s, p+14, 2, cDigit) || s[p+16] != ':' || !classRun(s, p+17, 2, cDigit) {
-			continue
-		}
-		end := p + 19
-		if end < len(s) && s[end] == '.' && isDigitAt(s, end+1) {
-			end += 2
-			for isDigitAt(s, end) {
-				end++
-			}
-		}
-		if end < len(s) {
-			switch s[end] {
-			case 'Z':
-				end++
-			case '+', '-':
-				if classRun(s, end+1, 2, cDigit) {
-					if end+3 < len(s) && s[end+3] == ':' {
-						if classRun(s, end+4, 2, cDigit) {
-							end += 6
-						}
-					} else if classRun(s, end+3, 2, cDigit) {
-						end += 5
-					}
-				}
-			}
-		}
-		e = e.replace(p, end, "<time>")
-		pos, from = end, end
+// timeAt:
+// \b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})? at
+// its first "-", d. Nothing follows the optional parts, so the greedy choice
+// always stands.
+func timeAt(s []byte, d, pos int) (int, int) {
+	p := d - 4
+	if p < pos || len(s) < p+19 || s[p+7] != '-' || s[p+13] != ':' || s[p+16] != ':' || wordBefore(s, p) ||
+		!classRun(s, p, 4, cDigit) || !classRun(s, p+5, 2, cDigit) || !classRun(s, p+8, 2, cDigit) ||
+		(s[p+10] != 'T' && s[p+10] != ' ') ||
+		!classRun(s, p+11, 2, cDigit) || !classRun(s, p+14, 2, cDigit) || !classRun(s, p+17, 2, cDigit) {
+		return -1, -1
 	}
-	return e.result()
+	end := p + 19
+	if end < len(s) && s[end] == '.' && isDigitAt(s, end+1) {
+		end += 2
+		for isDigitAt(s, end) {
+			end++
+		}
+	}
+	switch {
+	case end < len(s) && s[end] == 'Z':
+		end++
+	case end < len(s) && (s[end] == '+' || s[end] == '-') && classRun(s, end+1, 2, cDigit):
+		if end+3 < len(s) && s[end+3] == ':' {
+			if classRun(s, end+4, 2, cDigit) {
+				end += 6
+			}
+		} else if classRun(s, end+3, 2, cDigit) {
+			end += 5
+		}
+	}
+	return p, end
 }
 
-// replaceIPs: \b(?:\d{1,3}\.){3}\d{1,3}\b → <ip>. Each \d{1,3} must be a
-// whole digit run: a cut one is followed by a digit, not by "." or \b.
-func replaceIPs(dst, s []byte) ([]byte, bool) {
-	e := edit{src: s, dst: dst}
-	pos := 0
-	for from := 1; ; {
-		d := indexByteFrom(s, from, '.')
-		if d < 0 {
-			break
-		}
-		from = d + 1
-		p := d
-		for p > 0 && is(s[p-1], cDigit) && d-p < 4 {
-			p--
-		}
-		if p == d || d-p > 3 || p < pos || wordBefore(s, p) {
-			continue
-		}
-		end := p
-		ok := true
-		for group := 0; group < 4 && ok; group++ {
-			n := 0
-			for isDigitAt(s, end) {
-				end++
-				n++
-			}
-			ok = n >= 1 && n <= 3
-			if group < 3 && ok {
-				ok = end < len(s) && s[end] == '.'
-				end++
-			}
-		}
-		if !ok || wordAt(s, end) {
-			continue
-		}
-		e = e.replace(p, end, "<ip>")
-		pos, from = end, end
+// ipAt: \b(?:\d{1,3}\.){3}\d{1,3}\b at its first ".", d. Each \d{1,3} must
+// be a whole digit run: a cut one is followed by a digit, not by "." or \b.
+func ipAt(s []byte, d, pos int) (int, int) {
+	p := d
+	for p > 0 && is(s[p-1], cDigit) && d-p < 4 {
+		p--
 	}
-	return e.result()
+	if p == d || d-p > 3 || p < pos || wordBefore(s, p) {
+		return -1, -1
+	}
+	end := p
+	for group := 0; group < 4; group++ {
+		n := 0
+		for isDigitAt(s, end) {
+			end++
+			n++
+		}
+		if n < 1 || n > 3 {
+			return -1, -1
+		}
+		if group < 3 {
+			if end >= len(s) || s[end] != '.' {
+				return -1, -1
+			}
+			end++
+		}
+	}
+	if wordAt(s, end) {
+		return -1, -1
+	}
+	return p, end
 }
 
 func isPathPrefix(c byte) bool {
@@ -447,80 +444,56 @@ func isPathPrefix(c byte) bool {
 	return false
 }
 
-// replaceUnixPaths: (^|[\s'"(=:\[,])(?:/[\w.@+~-]+){2,}/? → ${1}<path>.
-func replaceUnixPaths(dst, s []byte) ([]byte, bool) {
-	e := edit{src: s, dst: dst}
-	pos := 0
-	for from := 0; ; {
-		d := indexByteFrom(s, from, '/')
-		if d < 0 {
-			break
-		}
-		from = d + 1
-		if d > 0 && (d-1 < pos || !isPathPrefix(s[d-1])) {
-			continue
-		}
-		end, segments := d, 0
-		for end+1 < len(s) && s[end] == '/' && is(s[end+1], cPathSeg) {
-			end += 2
-			for end < len(s) && is(s[end], cPathSeg) {
-				end++
-			}
-			segments++
-		}
-		if segments < 2 {
-			continue
-		}
-		if end < len(s) && s[end] == '/' {
+// unixPathAt: (^|[\s'"(=:\[,])(?:/[\w.@+~-]+){2,}/? → ${1}<path> at its
+// first "/", d.
+func unixPathAt(s []byte, d, pos int) (int, int) {
+	if d > 0 && (d-1 < pos || !isPathPrefix(s[d-1])) {
+		return -1, -1
+	}
+	end, segments := d, 0
+	for end+1 < len(s) && s[end] == '/' && is(s[end+1], cPathSeg) {
+		end += 2
+		for end < len(s) && is(s[end], cPathSeg) {
 			end++
 		}
-		e = e.replace(d, end, "<path>")
-		pos, from = end, end
+		segments++
 	}
-	return e.result()
+	if segments < 2 {
+		return -1, -1
+	}
+	if end < len(s) && s[end] == '/' {
+		end++
+	}
+	return d, end
 }
 
-// replaceWindowsPaths: \b[A-Za-z]:\\(?:[\w.@+~ -]+\\)*[\w.@+~-]+ → <path>.
+// windowsPathAt: \b[A-Za-z]:\\(?:[\w.@+~ -]+\\)*[\w.@+~-]+ at its ":\", c.
 // The directories are whole runs ending in a backslash; the greedy star
 // keeps the last directory after which a name (no spaces) follows.
-func replaceWindowsPaths(dst, s []byte) ([]byte, bool) {
-	e := edit{src: s, dst: dst}
-	pos := 0
-	for from := 1; ; {
-		c := indexFrom(s, from, `:\`)
-		if c < 0 {
+func windowsPathAt(s []byte, c, pos int) (int, int) {
+	p := c - 1
+	if p < pos || !is(s[p], cAlpha) || wordBefore(s, p) {
+		return -1, -1
+	}
+	best := -1
+	for r := c + 2; ; {
+		name := r
+		for name < len(s) && is(s[name], cPathSeg) {
+			name++
+		}
+		if name > r {
+			best = name
+		}
+		dir := name
+		for dir < len(s) && (is(s[dir], cPathSeg) || s[dir] == ' ') {
+			dir++
+		}
+		if dir == r || dir >= len(s) || s[dir] != '\\' {
 			break
 		}
-		from = c + 1
-		p := c - 1
-		if p < pos || !is(s[p], cAlpha) || wordBefore(s, p) {
-			continue
-		}
-		best := -1
-		for r := c + 2; ; {
-			name := r
-			for name < len(s) && is(s[name], cPathSeg) {
-				name++
-			}
-			if name > r {
-				best = name
-			}
-			dir := name
-			for dir < len(s) && (is(s[dir], cPathSeg) || s[dir] == ' ') {
-				dir++
-			}
-			if dir == r || dir >= len(s) || s[dir] != '\\' {
-				break
-			}
-			r = dir + 1
-		}
-		if best < 0 {
-			continue
-		}
-		e = e.replace(p, best, "<path>")
-		pos, from = best, best
+		r = dir + 1
 	}
-	return e.result()
+	return p, best
 }
 
 func skipSpace(s []byte, i int) int {
@@ -583,23 +556,6 @@ func listEnd(s []byte, i int) int {
 	return -1
 }
 
-// replaceLists: a bracketed list of values → [<list>].
-func replaceLists(dst, s []byte) ([]byte, bool) {
-	e := edit{src: s, dst: dst}
-	for from := 0; ; {
-		d := indexByteFrom(s, from, '[')
-		if d < 0 {
-			break
-		}
-		from = d + 1
-		if end := listEnd(s, d); end > 0 {
-			e = e.replace(d, end, "[<list>]")
-			from = end
-		}
-	}
-	return e.result()
-}
-
 // quotedEnd matches q(?:[^q\\]|\\.)*q at i (s[i] is the quote q) and
 // returns its end, or -1 and the position the scan failed at: a quote
 // before that position was escaped, so a match starting there would walk
@@ -620,12 +576,12 @@ func quotedEnd(s []byte, i int) (end, failedAt int) {
 	return -1, len(s)
 }
 
-// replaceQuoted handles '…' (always replaced) and "…" (kept when it holds
-// an identifier or a placeholder).
-func replaceQuoted(dst, s []byte, quote byte) ([]byte, bool) {
+// replaceQuoted is '(?:[^'\\]|\\.)*' → '<str>' with quote ', and
+// "(?:[^"\\]|\\.)*" → "<str>" unless identifier-like with quote ".
+func replaceQuoted(dst, s []byte, quote string) ([]byte, bool) {
 	e := edit{src: s, dst: dst}
 	for from := 0; ; {
-		d := indexByteFrom(s, from, quote)
+		d := indexFrom(s, from, quote)
 		if d < 0 {
 			break
 		}
@@ -635,7 +591,7 @@ func replaceQuoted(dst, s []byte, quote byte) ([]byte, bool) {
 			continue
 		}
 		from = end
-		if quote == '\'' {
+		if quote == "'" {
 			e = e.replace(d, end, "'<str>'")
 		} else if !isIdentifierLike(s[d+1 : end-1]) {
 			e = e.replace(d, end, `"<str>"`)
@@ -643,12 +599,6 @@ func replaceQuoted(dst, s []byte, quote byte) ([]byte, bool) {
 	}
 	return e.result()
 }
-
-// replaceSingleQuoted: '(?:[^'\\]|\\.)*' → '<str>'.
-func replaceSingleQuoted(dst, s []byte) ([]byte, bool) { return replaceQuoted(dst, s, '\'') }
-
-// replaceDoubleQuoted: "(?:[^"\\]|\\.)*" → "<str>" unless identifier-like.
-func replaceDoubleQuoted(dst, s []byte) ([]byte, bool) { return replaceQuoted(dst, s, '"') }
 
 // isIdentifierLike reports whether a double-quoted text is a SQL
 // identifier, a PHP class name or a placeholder:
@@ -683,31 +633,20 @@ func isIdentifierLike(t []byte) bool {
 	}
 }
 
-// replaceHexLiterals: \b0x[0-9a-fA-F]+\b → <hex>.
-func replaceHexLiterals(dst, s []byte) ([]byte, bool) {
-	e := edit{src: s, dst: dst}
-	pos := 0
-	for from := 1; ; {
-		x := indexByteFrom(s, from, 'x') // rarer than "0"
-		if x < 0 {
-			break
-		}
-		from = x + 1
-		p := x - 1
-		if s[p] != '0' || p < pos || wordBefore(s, p) {
-			continue
-		}
-		end := p + 2
-		for end < len(s) && is(s[end], cHex) {
-			end++
-		}
-		if end == p+2 || wordAt(s, end) {
-			continue
-		}
-		e = e.replace(p, end, "<hex>")
-		pos, from = end, end
+// hexLiteralAt: \b0x[0-9a-fA-F]+\b at its "x".
+func hexLiteralAt(s []byte, x, pos int) (int, int) {
+	p := x - 1
+	if p < pos || s[p] != '0' || wordBefore(s, p) {
+		return -1, -1
 	}
-	return e.result()
+	end := x + 1
+	for end < len(s) && is(s[end], cHex) {
+		end++
+	}
+	if end == x+1 || wordAt(s, end) {
+		return -1, -1
+	}
+	return p, end
 }
 
 // replaceHexIDsAndTokens applies two expressions in one scan:
@@ -717,7 +656,8 @@ func replaceHexLiterals(dst, s []byte) ([]byte, bool) {
 //
 // Every word character is a token character, so each hex id lies inside one
 // run of token characters, and the <hex>s cut that run into the pieces the
-// token expression sees. Runs shorter than 8 hold neither.
+// token expression sees. Runs shorter than 8, or without a digit, hold
+// neither.
 func replaceHexIDsAndTokens(dst, s []byte) ([]byte, bool) {
 	e := edit{src: s, dst: dst}
 	for i := 0; i < len(s); {
@@ -725,16 +665,23 @@ func replaceHexIDsAndTokens(dst, s []byte) ([]byte, bool) {
 			i++
 			continue
 		}
-		j := i + 1
-		for j < len(s) && is(s[j], cToken) {
-			j++
-		}
-		if j-i >= 8 {
+		j, classes := tokenRun(s, i)
+		if j-i >= 8 && classes&cDigit != 0 {
 			e = replaceInRun(e, s, i, j)
 		}
 		i = j
 	}
 	return e.result()
+}
+
+// tokenRun is the end of the run of token characters at s[i], and the
+// union of their classes.
+func tokenRun(s []byte, i int) (int, byte) {
+	classes := byte(0)
+	for ; i < len(s) && is(s[i], cToken); i++ {
+		classes |= byteClass[s[i]]
+	}
+	return i, classes
 }
 
 // replaceInRun applies both expressions to the run of token characters
@@ -858,32 +805,16 @@ func exponentEnd(s []byte, i int) int {
 // then a digit), and a run without digits holds none. The list rule is
 // applied looking back: an <n> that follows "<n>," (with spaces) in the
 // output is folded into it.
-//
-// With unlessHex, s has not been through replaceHexIDsAndTokens yet, and
-// the scan gives up (false) on meeting a run that pass would change. When
-// it does not give up, that pass would have left s as it is, so the result
-// is the same. Hex ids and tokens are rare, and this saves a scan.
-func finishNumbersAndSpace(dst, s []byte, unlessHex bool) ([]byte, bool) {
+func finishNumbersAndSpace(dst, s []byte) []byte {
 	out := dst
-	lit := 0     // start of the text not yet copied to out
-	checked := 0 // with unlessHex: every token run starting before has been checked
+	lit := 0 // start of the text not yet copied to out
 	for i := 0; i < len(s); {
 		c := s[i]
 		if is(c, cToken) {
-			j, classes := i+1, byteClass[c]
-			for j < len(s) && is(s[j], cToken) {
-				classes |= byteClass[s[j]]
-				j++
-			}
+			j, classes := tokenRun(s, i)
 			if classes&cDigit == 0 {
 				i = j
 				continue
-			}
-			if unlessHex && i >= checked {
-				if runChanges(s, i, j) {
-					return nil, false
-				}
-				checked = j
 			}
 			k := i
 			for k < j {
@@ -897,24 +828,7 @@ func finishNumbersAndSpace(dst, s []byte, unlessHex bool) ([]byte, bool) {
 					continue
 				}
 				out = appendNumber(append(out, s[lit:k]...))
-				lit, k = end, end
-				// A number may run on into later runs ("1.5"): check those too,
-				// as the scan will resume inside them.
-				for unlessHex && checked < end {
-					p := checked
-					if !is(s[p], cToken) {
-						checked++
-						continue
-					}
-					q := p + 1
-					for q < len(s) && is(s[q], cToken) {
-						q++
-					}
-					if runChanges(s, p, q) {
-						return nil, false
-					}
-					checked = q
-				}
+				lit, k = end, end // a number may run on into later runs ("1.5")
 			}
 			i = k
 			continue
@@ -934,28 +848,7 @@ func finishNumbersAndSpace(dst, s []byte, unlessHex bool) ([]byte, bool) {
 			i++
 		}
 	}
-	return append(out, s[lit:]...), true
-}
-
-// runChanges reports whether replaceHexIDsAndTokens would change the run of
-// token characters s[i:j].
-func runChanges(s []byte, i, j int) bool {
-	if j-i < 8 {
-		return false
-	}
-	for k := i; k < j; {
-		if !is(s[k], cWord) {
-			k++
-			continue
-		}
-		end, hex := hexWordEnd(s, k, j)
-		if hex {
-			return true
-		}
-		k = end
-	}
-	// No hex id, so the whole run is the piece the token rule sees.
-	return isToken(s[i:j])
+	return append(out, s[lit:]...)
 }
 
 func appendNumber(out []byte) []byte {

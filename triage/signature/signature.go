@@ -87,30 +87,21 @@ func normalize(message string, cur, spare []byte) string {
 
 	// The passes run in the order their placeholders must be applied: wide,
 	// structured tokens first, bare numbers last, so that the digits inside
-	// a uuid or a URL never become separate <n>s. (Called one by one, not
-	// from a table: through function values the buffers would escape.)
+	// a uuid or a URL never become separate <n>s.
 	next := func(out []byte, changed bool) {
 		if changed {
 			cur, spare = out, cur
 		}
 	}
 	next(replaceClosureNames(spare[:0], cur))
-	next(replaceURLs(spare[:0], cur))
-	next(replaceEmails(spare[:0], cur))
-	next(replaceUUIDs(spare[:0], cur))
-	next(replaceTimes(spare[:0], cur))
-	next(replaceIPs(spare[:0], cur))
-	next(replaceUnixPaths(spare[:0], cur))
-	next(replaceWindowsPaths(spare[:0], cur))
-	next(replaceLists(spare[:0], cur))
-	next(replaceSingleQuoted(spare[:0], cur))
-	next(replaceDoubleQuoted(spare[:0], cur))
-	next(replaceHexLiterals(spare[:0], cur))
-	out, ok := finishNumbersAndSpace(spare[:0], cur, true)
-	if !ok {
-		next(replaceHexIDsAndTokens(spare[:0], cur))
-		out, _ = finishNumbersAndSpace(spare[:0], cur, false)
+	for k := passURL; k <= passList; k++ {
+		next(runPass(spare[:0], cur, k))
 	}
+	next(replaceQuoted(spare[:0], cur, "'"))
+	next(replaceQuoted(spare[:0], cur, `"`))
+	next(runPass(spare[:0], cur, passHexLiteral))
+	next(replaceHexIDsAndTokens(spare[:0], cur))
+	out := finishNumbersAndSpace(spare[:0], cur)
 	cur = bytes.TrimSpace(out)
 	return restoreSQLSTATE(cur, codes)
 }
