@@ -62,10 +62,7 @@ func NewCmdContext(f *Factory, runF func(context.Context, *ContextOptions) error
 			if len(args) > 0 {
 				opts.Name = args[0]
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return contextRun(opts)
+			return runOr(c.Context(), opts, runF, contextRun)
 		}
 	}
 	list := &cobra.Command{
@@ -92,7 +89,7 @@ func NewCmdContext(f *Factory, runF func(context.Context, *ContextOptions) error
 	return cmd
 }
 
-func contextRun(opts *ContextOptions) error {
+func contextRun(_ context.Context, opts *ContextOptions) error {
 	file, err := opts.File()
 	if err != nil {
 		return err

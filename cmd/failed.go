@@ -206,10 +206,7 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 					return FlagErrorf("--after: %v", err)
 				}
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return failedRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, failedRun)
 		},
 	}
 	opts.Filter.register(cmd)

@@ -67,10 +67,7 @@ func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) 
 					return err
 				}
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return forgetRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, forgetRun)
 		},
 	}
 	opts.Filter.register(cmd)

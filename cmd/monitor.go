@@ -188,10 +188,7 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 					return err
 				}
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return monitorRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, monitorRun)
 		},
 	}
 	fl := cmd.Flags()

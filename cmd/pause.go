@@ -117,10 +117,7 @@ func parsePauseArgs(f *Factory, opts *PauseOptions, runF func(context.Context, *
 	if c.Flags().Changed("for") && (opts.For < time.Second || opts.For%time.Second != 0) {
 		return FlagErrorf("--for %s: want a duration of whole seconds, at least 1s (30s, 15m, 2h, 1d)", opts.For)
 	}
-	if runF != nil {
-		return runF(c.Context(), opts)
-	}
-	return pauseRun(c.Context(), opts)
+	return runOr(c.Context(), opts, runF, pauseRun)
 }
 
 // pauseDoc is the --json output.

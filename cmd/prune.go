@@ -56,10 +56,7 @@ func NewCmdPrune(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 			if err := opts.Archive.check(opts.JSON); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return pruneRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, pruneRun)
 		},
 	}
 	hoursVar(cmd.Flags(), &opts.Hours, "hours", 24, "keep the failures of the last `N` hours")
@@ -93,10 +90,7 @@ func NewCmdFlush(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 			if err := opts.Archive.check(opts.JSON); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return pruneRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, pruneRun)
 		},
 	}
 	hoursVar(cmd.Flags(), &opts.Hours, "hours", 0, "only jobs that failed at least `N` hours ago")

@@ -61,10 +61,7 @@ func NewCmdRestore(f *Factory, runF func(context.Context, *RestoreOptions) error
 			if opts.Path == "" {
 				return FlagErrorf("name an archive file, or - for stdin")
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return restoreRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, restoreRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be restored; change nothing")

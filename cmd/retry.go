@@ -130,10 +130,7 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 			if err := opts.checkFollowFlags(c); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return retryRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, retryRun)
 		},
 	}
 	opts.Filter.register(cmd)

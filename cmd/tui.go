@@ -93,10 +93,7 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 			case opts.Archive.set() && opts.ReadOnly:
 				return FlagErrorf("--archive archives what a forget deletes, and --read-only forgets nothing: drop one of them")
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return tuiRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, tuiRun)
 		},
 	}
 	fl := cmd.Flags()

@@ -30,17 +30,14 @@ the commit or a pseudo-version naming it, and vcs.revision; "dev" when Go
 recorded nothing (go run, a git worktree, -buildvcs=false).`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return versionRun(opts)
+			return runOr(c.Context(), opts, runF, versionRun)
 		},
 	}
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the version as JSON")
 	return c
 }
 
-func versionRun(opts *VersionOptions) error {
+func versionRun(_ context.Context, opts *VersionOptions) error {
 	in := opts.Info()
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, newVersionDoc(in))
