@@ -38,11 +38,7 @@ func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) 
 			a filter selects (--queue, --class, --signature, --since, …). Deletes run in
 			short batches. It asks first on a terminal and needs --yes otherwise.
 			To empty the table use flush; to apply a retention period use prune.
-
-			With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
-			when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
-			deleted. jobtriage restore PATH puts the rows back.
-		`),
+		`) + archiveHelp,
 		Example: examples(heredoc.Doc(`
 			  $ jobtriage forget 4e44390e-5a8c-4b8f-9d3e-1f2a3b4c5d6e
 			  $ jobtriage forget --signature 3fa9c2d1e0 --dry-run
@@ -71,9 +67,7 @@ func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) 
 		},
 	}
 	opts.Filter.register(cmd)
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be deleted; change nothing")
-	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	writeFlags(cmd, &opts.DryRun, "count what would be deleted; change nothing", &opts.Yes, &opts.JSON)
 	opts.Archive.register(cmd)
 	return cmd
 }

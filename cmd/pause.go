@@ -91,9 +91,7 @@ func newCmdPauseResume(f *Factory, runF func(context.Context, *PauseOptions) err
 		durationVar(cmd.Flags(), &opts.For, "for", 0, "pause for this long (30s, 15m, 2h, 1d), then resume by itself")
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "every queue of every connection (the global key)")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the keys and their state; change nothing")
-	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	writeFlags(cmd, &opts.DryRun, "show the keys and their state; change nothing", &opts.Yes, &opts.JSON)
 	return cmd
 }
 

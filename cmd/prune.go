@@ -31,7 +31,24 @@ type PruneOptions struct {
 
 // NewCmdPrune builds `jobtriage prune --hours N`.
 func NewCmdPrune(f *Factory, runF func(context.Context, *PruneOptions) error) *cobra.Command {
-	opts := &PruneOptions{IO: f.IO, Now: f.Now, Audit: func(e auditEntry) error { return audit(f, e) }}
+	return newCmdPruneFlush(f, runF, false)
+}
+
+// NewCmdFlush builds `jobtriage flush [--hours N]`.
+func NewCmdFlush(f *Factory, runF func(context.Context, *PruneOptions) error) *cobra.Command {
+	return newCmdPruneFlush(f, runF, true)
+}
+
+// archiveHelp is the paragraph of --archive in the help of prune, flush and
+// forget.
+const archiveHelp = `
+With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
+when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
+deleted. jobtriage restore PATH puts the rows back.
+`
+
+func newCmdPruneFlush(f *Factory, runF func(context.Context, *PruneOptions) error, flush bool) *cobra.Command {
+	opts := &PruneOptions{IO: f.IO, Now: f.Now, Flush: flush, Audit: func(e auditEntry) error { return audit(f, e) }}
 	cmd := &cobra.Command{
 		Use:   "prune",
 		Short: "Delete failed jobs older than --hours (retention, for cron)",
@@ -41,50 +58,16 @@ func NewCmdPrune(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 			timezone). failed_jobs has no index on failed_at, so instead of scanning
 			the table once per chunk it walks the primary key (ids grow with failure
 			time) and deletes in short batches. From cron, pass --yes.
-
-			With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
-			when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
-			deleted. jobtriage restore PATH puts the rows back.
-		`),
+		`) + archiveHelp,
 		Example: "  $ jobtriage prune --hours 168 --yes\n  $ jobtriage prune --hours 48 --dry-run\n  $ jobtriage prune --hours 168 --archive failed-$(date +%F).ndjson.gz --yes",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service
-			if opts.Hours <= 0 {
-				return FlagErrorf("--hours must be greater than 0 (got %s); to delete everything use flush", strconv.FormatFloat(opts.Hours, 'f', -1, 64))
-			}
-			if err := opts.Archive.check(opts.JSON); err != nil {
-				return err
-			}
-			return runOr(c.Context(), opts, runF, pruneRun)
-		},
-	}
-	hoursVar(cmd.Flags(), &opts.Hours, "hours", 24, "keep the failures of the last `N` hours")
-	addPruneFlags(cmd, opts)
-	return cmd
-}
-
-// NewCmdFlush builds `jobtriage flush [--hours N]`.
-func NewCmdFlush(f *Factory, runF func(context.Context, *PruneOptions) error) *cobra.Command {
-	opts := &PruneOptions{IO: f.IO, Now: f.Now, Flush: true, Audit: func(e auditEntry) error { return audit(f, e) }}
-	cmd := &cobra.Command{
-		Use:   "flush",
-		Short: "Delete every failed job (or those at least --hours old)",
-		Long: heredoc.Doc(`
-			Delete all failed jobs, as php artisan queue:flush; with --hours N only those
-			that failed at or before now − N hours (queue:flush --hours, <=). Deletes run
-			in short batches. It asks first on a terminal and needs --yes otherwise.
-
-			With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
-			when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
-			deleted. jobtriage restore PATH puts the rows back.
-		`),
-		Example: "  $ jobtriage flush --yes\n  $ jobtriage flush --hours 72\n  $ jobtriage flush --archive failed_jobs.ndjson.gz --yes",
-		Args:    noArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			opts.Service = f.Service
 			opts.HoursSet = c.Flags().Changed("hours")
-			if opts.HoursSet && opts.Hours <= 0 {
+			switch {
+			case !flush && opts.Hours <= 0:
+				return FlagErrorf("--hours must be greater than 0 (got %s); to delete everything use flush", strconv.FormatFloat(opts.Hours, 'f', -1, 64))
+			case flush && opts.HoursSet && opts.Hours <= 0:
 				return FlagErrorf("--hours must be greater than 0 (got %s); without --hours flush deletes everything", strconv.FormatFloat(opts.Hours, 'f', -1, 64))
 			}
 			if err := opts.Archive.check(opts.JSON); err != nil {
@@ -93,16 +76,31 @@ func NewCmdFlush(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 			return runOr(c.Context(), opts, runF, pruneRun)
 		},
 	}
-	hoursVar(cmd.Flags(), &opts.Hours, "hours", 0, "only jobs that failed at least `N` hours ago")
-	addPruneFlags(cmd, opts)
+	if flush {
+		cmd.Use, cmd.Short = "flush", "Delete every failed job (or those at least --hours old)"
+		cmd.Long = heredoc.Doc(`
+			Delete all failed jobs, as php artisan queue:flush; with --hours N only those
+			that failed at or before now − N hours (queue:flush --hours, <=). Deletes run
+			in short batches. It asks first on a terminal and needs --yes otherwise.
+		`) + archiveHelp
+		cmd.Example = "  $ jobtriage flush --yes\n  $ jobtriage flush --hours 72\n  $ jobtriage flush --archive failed_jobs.ndjson.gz --yes"
+		hoursVar(cmd.Flags(), &opts.Hours, "hours", 0, "only jobs that failed at least `N` hours ago")
+	} else {
+		hoursVar(cmd.Flags(), &opts.Hours, "hours", 24, "keep the failures of the last `N` hours")
+	}
+	writeFlags(cmd, &opts.DryRun, "count what would be deleted; change nothing", &opts.Yes, &opts.JSON)
+	opts.Archive.register(cmd)
 	return cmd
 }
 
-func addPruneFlags(cmd *cobra.Command, opts *PruneOptions) {
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be deleted; change nothing")
-	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
-	opts.Archive.register(cmd)
+// writeFlags registers --dry-run (with its usage), --yes when yes is not nil,
+// and --json, the flags of the commands that change jobs.
+func writeFlags(cmd *cobra.Command, dryRun *bool, dryUsage string, yes, jsonOut *bool) {
+	cmd.Flags().BoolVar(dryRun, "dry-run", false, dryUsage)
+	if yes != nil {
+		cmd.Flags().BoolVarP(yes, "yes", "y", false, "do not ask for confirmation")
+	}
+	cmd.Flags().BoolVar(jsonOut, "json", false, "print the result as JSON")
 }
 
 // pruneJSON is prune --json and flush --json.

@@ -64,8 +64,7 @@ func NewCmdRestore(f *Factory, runF func(context.Context, *RestoreOptions) error
 			return runOr(c.Context(), opts, runF, restoreRun)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be restored; change nothing")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	writeFlags(cmd, &opts.DryRun, "count what would be restored; change nothing", nil, &opts.JSON)
 	return cmd
 }
 
