@@ -77,9 +77,23 @@ func (ff *FilterFlags) query(now time.Time, loc *time.Location) (triage.Query, e
 
 // queryNames are the queue, connection and class names q selects by, for
 // Service.CheckNames: a name nothing has is an error for the commands that
-// act, a warning for failed.
+// act (open), a warning for failed.
 func queryNames(q triage.Query) triage.Names {
 	return triage.Names{Queues: q.Filter.Queues, Connections: q.Filter.Connections, Class: q.Class}
+}
+
+// open opens the service and reads the flags into a query whose names the
+// store has, as retry and forget begin.
+func (ff *FilterFlags) open(ctx context.Context, service func(context.Context) (*triage.Service, error), now time.Time) (*triage.Service, triage.Query, error) {
+	svc, err := service(ctx)
+	if err != nil {
+		return nil, triage.Query{}, err
+	}
+	q, err := ff.query(now, svc.Location)
+	if err == nil {
+		err = svc.CheckNames(ctx, queryNames(q))
+	}
+	return svc, q, err
 }
 
 // signatureIDRE is a signature id: the first 10 hex digits of its hash.

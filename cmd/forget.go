@@ -73,15 +73,8 @@ func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) 
 }
 
 func forgetRun(ctx context.Context, opts *ForgetOptions) error {
-	svc, err := opts.Service(ctx)
+	svc, q, err := opts.Filter.open(ctx, opts.Service, opts.Now())
 	if err != nil {
-		return err
-	}
-	q, err := opts.Filter.query(opts.Now(), svc.Location)
-	if err != nil {
-		return err
-	}
-	if err := svc.CheckNames(ctx, queryNames(q)); err != nil {
 		return err
 	}
 	p := triage.ForgetParams{Query: q, Refs: refsOf(opts.IDs)}

@@ -9,6 +9,7 @@ import (
 	"github.com/jobtriage/jobtriage/internal/contexts"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/exception"
+	"github.com/jobtriage/jobtriage/triage/follow"
 	"github.com/jobtriage/jobtriage/triage/payload"
 )
 
@@ -465,6 +466,9 @@ type canaryDoc struct {
 	Unsettled   int     `json:"unsettled"`
 	Decision    string  `json:"decision"` // "continue" or "stop"
 }
+
+// stopped reports whether the canaries stopped the retry (false for none).
+func (d *canaryDoc) stopped() bool { return d != nil && d.Decision == follow.Stop.String() }
 
 // followJobDoc is one followed job and where it ended.
 type followJobDoc struct {

@@ -216,15 +216,8 @@ func refsOf(ids []string) []triage.Ref {
 }
 
 func retryRun(ctx context.Context, opts *RetryOptions) error {
-	svc, err := opts.Service(ctx)
+	svc, q, err := opts.Filter.open(ctx, opts.Service, opts.Now())
 	if err != nil {
-		return err
-	}
-	q, err := opts.Filter.query(opts.Now(), svc.Location)
-	if err != nil {
-		return err
-	}
-	if err := svc.CheckNames(ctx, queryNames(q)); err != nil {
 		return err
 	}
 	p := triage.RetryParams{Query: q, Refs: refsOf(opts.IDs), All: opts.All, Limit: opts.Limit,
@@ -431,7 +424,10 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 	}
 	if opts.JSON {
 		doc := newRetryDoc(res)
-		doc.Follow, doc.Plan = fr.doc(), fr.planDoc()
+		doc.Follow = fr.doc()
+		if fr != nil {
+			doc.Plan = fr.Plan
+		}
 		if err := writeJSONSpliced(io.Out, doc, map[string]*spool{"ids": ids, "skipped": skips.all}); err != nil {
 			return err
 		}
