@@ -88,6 +88,26 @@ type auditEntry struct {
 	spooled *spool
 }
 
+// audited writes e's intent line, runs (not without that line), then writes
+// the outcome line run fills in; a failing outcome line is the run's error
+// when it had none. A nil audit records nothing (a dry run).
+func audited(audit func(auditEntry) error, e auditEntry, run func(*auditEntry) error) error {
+	if audit == nil {
+		return run(&e)
+	}
+	e.Phase = auditIntent
+	if err := audit(e); err != nil {
+		return err
+	}
+	e.Phase = auditOutcome
+	err := run(&e)
+	e.Error = auditError(err)
+	if aerr := audit(e); aerr != nil && err == nil {
+		err = aerr
+	}
+	return err
+}
+
 // auditError is the outcome's "error": what ended the run early, if anything.
 func auditError(err error) string {
 	if err == nil {

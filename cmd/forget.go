@@ -113,15 +113,13 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	}
 	pr := newMeter(opts.IO, "deleted", total)
 	args := append(append([]string{}, opts.commandLine...), opts.Archive.args()...)
-	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "forget", Args: args, Filter: q}); err != nil {
+	var res triage.ForgetResult
+	err = audited(opts.Audit, auditEntry{Command: "forget", Args: args, Filter: q}, func(e *auditEntry) (err error) {
+		res, err = forgetBatches(ctx, svc, p, ids, pr)
+		pr.done()
+		e.Count, e.IDs, e.spooled = int64(res.Deleted), res.IDs, ids
 		return err
-	}
-	res, err := forgetBatches(ctx, svc, p, ids, pr)
-	pr.done()
-	if aerr := opts.Audit(auditEntry{Command: "forget", Args: args, Filter: q, Count: int64(res.Deleted), IDs: res.IDs, spooled: ids,
-		Error: auditError(err)}); aerr != nil && err == nil {
-		err = aerr
-	}
+	})
 	if err != nil {
 		if res.Deleted > 0 && arch != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "%s deleted before the error%s\n", countNoun(res.Deleted, "failed job"), opts.Archive.doc(arch, 0).phrase(false))

@@ -158,17 +158,15 @@ func pauseRun(ctx context.Context, opts *PauseOptions) error {
 	if err := confirm(opts.IO, opts.Yes, question); err != nil {
 		return err
 	}
-	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: action, Args: opts.args}); err != nil {
+	var res triage.PauseResult
+	err = audited(opts.Audit, auditEntry{Command: action, Args: opts.args}, func(e *auditEntry) (err error) {
+		res, err = do(false)
+		for _, c := range res.Changes {
+			e.IDs = append(e.IDs, c.StoredKey)
+		}
+		e.Count = int64(len(e.IDs))
 		return err
-	}
-	res, err := do(false)
-	keys := make([]string, len(res.Changes))
-	for i, c := range res.Changes {
-		keys[i] = c.StoredKey
-	}
-	if aerr := opts.Audit(auditEntry{Command: action, Args: opts.args, Count: int64(len(keys)), IDs: keys, Error: auditError(err)}); aerr != nil && err == nil {
-		err = aerr
-	}
+	})
 	if err != nil {
 		return err
 	}

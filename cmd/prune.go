@@ -176,25 +176,23 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	}
 	pr := newMeter(opts.IO, "deleted", total)
 	auditArgs := append([]string{name, "--hours", strconv.FormatFloat(opts.Hours, 'f', -1, 64)}, opts.Archive.args()...)
-	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: name, Args: auditArgs}); err != nil {
-		return err
-	}
-	var run iter.Seq2[triage.PruneBatch, error]
-	if opts.Flush {
-		run = svc.Flush(ctx, opts.Hours, archiver)
-	} else {
-		run = svc.Prune(ctx, opts.Hours, false, archiver)
-	}
 	var n int64
-	for b, berr := range run {
-		if n, err = b.Total, berr; err == nil {
-			pr.update(n)
+	err = audited(opts.Audit, auditEntry{Command: name, Args: auditArgs}, func(e *auditEntry) (err error) {
+		var run iter.Seq2[triage.PruneBatch, error]
+		if opts.Flush {
+			run = svc.Flush(ctx, opts.Hours, archiver)
+		} else {
+			run = svc.Prune(ctx, opts.Hours, false, archiver)
 		}
-	}
-	pr.done()
-	if aerr := opts.Audit(auditEntry{Command: name, Args: auditArgs, Count: n, Error: auditError(err)}); aerr != nil && err == nil {
-		err = aerr
-	}
+		for b, berr := range run {
+			if n, err = b.Total, berr; err == nil {
+				pr.update(n)
+			}
+		}
+		pr.done()
+		e.Count = n
+		return err
+	})
 	if err != nil {
 		if n > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "%s deleted before the error%s\n", countNoun(n, "failed job"), opts.Archive.doc(arch, 0).phrase(false))

@@ -112,24 +112,22 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 		return err
 	}
 	args := []string{"restore", opts.Path}
-	if !opts.DryRun {
-		if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "restore", Args: args}); err != nil {
-			return err
-		}
+	audit := opts.Audit
+	if opts.DryRun {
+		audit = nil // a dry run changes nothing
 	}
 	pr := newMeter(opts.IO, "read", 0)
 	var sum triage.RestoreSummary
-	for sum, err = range svc.Restore(ctx, triage.RestoreRun{Rows: ar, DryRun: opts.DryRun}) {
-		if err == nil {
-			pr.update(sum.Read)
+	err = audited(audit, auditEntry{Command: "restore", Args: args}, func(e *auditEntry) (err error) {
+		for sum, err = range svc.Restore(ctx, triage.RestoreRun{Rows: ar, DryRun: opts.DryRun}) {
+			if err == nil {
+				pr.update(sum.Read)
+			}
 		}
-	}
-	pr.done()
-	if !opts.DryRun {
-		if aerr := opts.Audit(auditEntry{Command: "restore", Args: args, Count: sum.Restored, Error: auditError(err)}); aerr != nil && err == nil {
-			err = aerr
-		}
-	}
+		pr.done()
+		e.Count = sum.Restored
+		return err
+	})
 	if err != nil {
 		if sum.Restored > 0 && !opts.DryRun {
 			fmt.Fprintf(opts.IO.ErrOut, "%s restored before the error (running restore again skips them)\n", countNoun(sum.Restored, "failed job"))

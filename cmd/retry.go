@@ -292,22 +292,19 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 		total = int64(preview.Retried)
 	}
-	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "retry", Args: opts.commandLine, Filter: q}); err != nil {
-		return err
-	}
 	var res triage.RetryResult
 	var fr *followReport
-	if opts.followed() {
-		res, fr, err = retryFollowed(ctx, opts, svc, p, retryDriver{collect: collect}, int(total))
-	} else {
-		pr := newMeter(opts.IO, "retried", total)
-		res, err = retryDriver{collect: collect, progress: func(n int) { pr.update(int64(n)) }}.run(ctx, svc, p)
-		pr.done()
-	}
-	if aerr := opts.Audit(auditEntry{Command: "retry", Args: opts.commandLine, Filter: q, Count: int64(res.Retried),
-		IDs: res.IDs, spooled: ids, Skipped: skips.Len() + len(res.Skipped), Error: auditError(err)}); aerr != nil && err == nil {
-		err = aerr
-	}
+	err = audited(opts.Audit, auditEntry{Command: "retry", Args: opts.commandLine, Filter: q}, func(e *auditEntry) (err error) {
+		if opts.followed() {
+			res, fr, err = retryFollowed(ctx, opts, svc, p, retryDriver{collect: collect}, int(total))
+		} else {
+			pr := newMeter(opts.IO, "retried", total)
+			res, err = retryDriver{collect: collect, progress: func(n int) { pr.update(int64(n)) }}.run(ctx, svc, p)
+			pr.done()
+		}
+		e.Count, e.IDs, e.spooled, e.Skipped = int64(res.Retried), res.IDs, ids, skips.Len()+len(res.Skipped)
+		return err
+	})
 	if err != nil {
 		if res.Retried > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "%s retried before the error (committed batches stay retried)\n", countNoun(res.Retried, "job"))
