@@ -453,12 +453,7 @@ func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q 
 		n++
 		doc := jobDocOf(opts, j, r)
 		doc.SchemaVersion = jsonSchemaVersion // each record stands alone
-		b, err := marshalLine(doc)            // one safe, valid JSON record per line
-		if err != nil {
-			return err
-		}
-		_, err = opts.IO.Out.Write(b)
-		return err
+		return writeJSONLine(opts.IO.Out, doc)
 	})
 	return exportDone(opts, q, n, err)
 }

@@ -25,15 +25,17 @@ import (
 // spool moves what it holds into memory and goes on there, so that a retry
 // is never aborted part-way for want of a place to list what it did.
 type spool struct {
-	f       spoolFile
-	pending []byte // values not yet written to f
+	f       spoolFile // nil: in memory, in mem
+	mem     []byte
+	pending []byte // values not yet written
 	size    int64  // bytes of f known to be written
 	n       int
 }
 
-// spoolFile is the temporary file, or memory.
+// spoolFile is the temporary file.
 type spoolFile interface {
-	io.ReadWriteSeeker
+	io.ReaderAt
+	io.WriterAt
 	Truncate(size int64) error
 }
 
@@ -60,61 +62,19 @@ func removeSpools() {
 // TMPDIR in a locked-down container) the spool lives in memory instead: a
 // retry must not be refused for want of a place to list what it did.
 func newSpool() *spool {
-	var f spoolFile = &memFile{}
-	if tmp, err := os.CreateTemp("", "jobtriage-spool-*"); err == nil {
-		f = tmp
-		liveSpools.Lock()
-		liveSpools.names[tmp.Name()] = true
-		liveSpools.Unlock()
+	tmp, err := os.CreateTemp("", "jobtriage-spool-*")
+	if err != nil {
+		return &spool{}
 	}
-	return &spool{f: f}
-}
-
-// memFile is a spoolFile in memory. Writes go where the offset is and cut
-// what follows, which is all a spool needs: it writes only at its end.
-type memFile struct {
-	b   []byte
-	off int
-}
-
-func (m *memFile) Write(p []byte) (int, error) {
-	m.b = append(m.b[:m.off], p...)
-	m.off = len(m.b)
-	return len(p), nil
-}
-
-func (m *memFile) Read(p []byte) (int, error) {
-	if m.off >= len(m.b) {
-		return 0, io.EOF
-	}
-	n := copy(p, m.b[m.off:])
-	m.off += n
-	return n, nil
-}
-
-func (m *memFile) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		offset += int64(m.off)
-	case io.SeekEnd:
-		offset += int64(len(m.b))
-	}
-	if offset < 0 || offset > int64(len(m.b)) {
-		return 0, fmt.Errorf("spool: seek to %d of %d", offset, len(m.b))
-	}
-	m.off = int(offset)
-	return offset, nil
-}
-
-func (m *memFile) Truncate(size int64) error {
-	m.b = m.b[:size]
-	m.off = min(m.off, int(size))
-	return nil
+	liveSpools.Lock()
+	liveSpools.names[tmp.Name()] = true
+	liveSpools.Unlock()
+	return &spool{f: tmp}
 }
 
 // add appends one value as a line of JSON, made inert as every JSON output
-// is (marshalLine: valid UTF-8, DEL/C1/bidi escaped), since spooled values
-// are spliced into --json output and the audit line.
+// is (marshalLine), since spooled values are spliced into --json output and
+// the audit line.
 func (s *spool) add(v any) error {
 	b, err := marshalLine(v)
 	if err != nil {
@@ -128,13 +88,14 @@ func (s *spool) add(v any) error {
 	return nil
 }
 
-// flush writes the pending values to the file. When the file fails, what
-// it held and the pending values move to memory (toMemory).
+// flush writes the pending values to the file, or to memory. When the file
+// fails, what it held and the pending values move to memory (toMemory).
 func (s *spool) flush() error {
-	if len(s.pending) == 0 {
+	if s.f == nil {
+		s.mem, s.pending = append(s.mem, s.pending...), s.pending[:0]
 		return nil
 	}
-	if _, err := s.f.Write(s.pending); err != nil {
+	if _, err := s.f.WriteAt(s.pending, s.size); err != nil {
 		return s.toMemory(err)
 	}
 	s.size += int64(len(s.pending))
@@ -146,26 +107,13 @@ func (s *spool) flush() error {
 // it before (s.size; a partial last write is dropped) are read back, and the
 // pending values after them.
 func (s *spool) toMemory(cause error) error {
-	if _, ok := s.f.(*memFile); ok {
-		return fmt.Errorf("recording the jobs touched: %w", cause)
-	}
-	mem := &memFile{}
-	if _, err := s.f.Seek(0, io.SeekStart); err == nil {
-		_, err = io.CopyN(mem, s.f, s.size)
-		if err != nil {
-			return fmt.Errorf("recording the jobs touched: the temporary file failed (%v) and could not be read back: %w", cause, err)
-		}
-	} else {
+	mem := make([]byte, s.size)
+	if _, err := io.ReadFull(io.NewSectionReader(s.f, 0, s.size), mem); err != nil {
 		return fmt.Errorf("recording the jobs touched: the temporary file failed (%v) and could not be read back: %w", cause, err)
 	}
 	s.closeFile()
-	if _, err := mem.Write(s.pending); err != nil {
-		return err
-	}
-	s.f = mem
-	s.pending = s.pending[:0]
-	s.size = int64(len(mem.b))
-	return nil
+	s.f, s.mem = nil, mem
+	return s.flush()
 }
 
 // AddIDs records a batch's ids.
@@ -192,10 +140,11 @@ func (s *spool) writeArray(w io.Writer, sep string) error {
 	if err := s.flush(); err != nil {
 		return err
 	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return err
+	var r io.Reader = bytes.NewReader(s.mem)
+	if s.f != nil {
+		r = io.NewSectionReader(s.f, 0, s.size)
 	}
-	sc := bufio.NewScanner(s.f)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
 	var ind bytes.Buffer
 	for first := true; sc.Scan(); first = false {
@@ -220,19 +169,15 @@ func (s *spool) writeArray(w io.Writer, sep string) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("reading back the jobs touched: %w", err)
 	}
-	_, err := s.f.Seek(0, io.SeekEnd)
-	return err
+	return nil
 }
 
 // reset empties the spool.
 func (s *spool) reset() error {
-	if err := s.f.Truncate(0); err != nil {
-		return err
+	s.mem, s.pending, s.size, s.n = s.mem[:0], s.pending[:0], 0, 0
+	if s.f != nil {
+		return s.f.Truncate(0)
 	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	s.pending, s.size, s.n = s.pending[:0], 0, 0
 	return nil
 }
 

@@ -424,16 +424,6 @@ func pluralWord(n int, one, many string) string {
 	return many
 }
 
-// writeJSONLine prints v as one line of JSON (NDJSON), escaped as writeJSON is.
-func writeJSONLine(w io.Writer, v any) error {
-	b, err := marshalLine(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
-}
-
 // printBreachChanges prints breaches that appeared and cleared since the
 // last tick, and returns the current set.
 func printBreachChanges(w io.Writer, now time.Time, last map[string]bool, breaches []triage.Breach) map[string]bool {
