@@ -113,7 +113,7 @@ func auditError(err error) string {
 	if err == nil {
 		return ""
 	}
-	return oneLine(err.Error())
+	return sanitize.FirstLine(err.Error())
 }
 
 // auditRunID ties one process's intent and outcome lines together.
@@ -216,7 +216,7 @@ func audit(f *Factory, e auditEntry) error {
 	// without the ids rather than nothing, and still report the failure.
 	short := e
 	short.IDs, short.spooled = nil, nil
-	short.IDsOmitted = oneLine(err.Error())
+	short.IDsOmitted = sanitize.FirstLine(err.Error())
 	if serr := appendAuditLine(path, short); serr != nil {
 		return err
 	}

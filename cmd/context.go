@@ -118,7 +118,7 @@ func (o *ContextOptions) inForce() string {
 func contextList(opts *ContextOptions, file *contexts.File) error {
 	current := opts.inForce()
 	if opts.JSON {
-		doc := contextListDoc{SchemaVersion: jsonSchemaVersion, Config: nullString(file.Path), Current: nullString(current),
+		doc := contextListDoc{SchemaVersion: jsonSchemaVersion, Config: nullIfZero(file.Path), Current: nullIfZero(current),
 			Contexts: []contextDoc{}}
 		for _, c := range file.Contexts {
 			doc.Contexts = append(doc.Contexts, newContextDoc(c, c.Name == current))
@@ -170,7 +170,7 @@ func contextShow(opts *ContextOptions, file *contexts.File) error {
 	}
 	current := opts.inForce() == name
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, contextShowDoc{SchemaVersion: jsonSchemaVersion, Config: nullString(file.Path),
+		return writeJSON(opts.IO.Out, contextShowDoc{SchemaVersion: jsonSchemaVersion, Config: nullIfZero(file.Path),
 			Context: newContextDoc(c, current)})
 	}
 	r := c.Redacted()

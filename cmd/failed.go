@@ -371,7 +371,7 @@ func jobDocOf(opts *FailedOptions, j triage.Job, r *triage.FailedRow) jobDoc {
 // writeJobsJSON prints one page as a failedDoc; next is the cursor of the
 // page after it ("" on the last).
 func writeJobsJSON(ctx context.Context, opts *FailedOptions, svc *triage.Service, jobs []triage.Job, next string) error {
-	doc := failedDoc{SchemaVersion: jsonSchemaVersion, Target: targetText(svc), Jobs: make([]jobDoc, 0, len(jobs)), Next: nullString(next)}
+	doc := failedDoc{SchemaVersion: jsonSchemaVersion, Target: targetText(svc), Jobs: make([]jobDoc, 0, len(jobs)), Next: nullIfZero(next)}
 	for _, j := range jobs {
 		var r *triage.FailedRow
 		if opts.Full {

@@ -48,9 +48,6 @@ func unixTime(p *int64, loc *time.Location) jsonTime {
 	return jsonTime(time.Unix(*p, 0).In(loc))
 }
 
-// nullString is s, or null when s is empty.
-func nullString(s string) *string { return nullIfZero(s) }
-
 // nullIfZero is v, or null when v is its type's zero value.
 func nullIfZero[T comparable](v T) *T {
 	var zero T
@@ -86,9 +83,9 @@ type jobDoc struct {
 
 func newJobDoc(j triage.Job) jobDoc {
 	return jobDoc{
-		UUID: nullString(j.UUID), RowID: j.RowID, Connection: j.Connection, Queue: j.Queue, Class: j.Class,
+		UUID: nullIfZero(j.UUID), RowID: j.RowID, Connection: j.Connection, Queue: j.Queue, Class: j.Class,
 		ExceptionClass: j.ExceptionClass, ExceptionMessage: j.ExceptionMessage, FailedAt: jsonTime(j.FailedAt),
-		Signature: j.Signature, Problem: nullString(j.Problem),
+		Signature: j.Signature, Problem: nullIfZero(j.Problem),
 	}
 }
 
@@ -226,11 +223,11 @@ func payloadKind(k payload.Kind) string { return strings.ReplaceAll(k.String(), 
 func newEnvelopeDoc(e payload.Envelope, loc *time.Location) *envelopeDoc {
 	e = encodableEnvelope(e)
 	d := &envelopeDoc{
-		UUID: nullString(e.UUID), DisplayName: nullString(e.DisplayName), Job: nullString(e.Job), Kind: payloadKind(e.Kind),
+		UUID: nullIfZero(e.UUID), DisplayName: nullIfZero(e.DisplayName), Job: nullIfZero(e.Job), Kind: payloadKind(e.Kind),
 		MaxTries: e.MaxTries, MaxExceptions: e.MaxExceptions, Timeout: e.Timeout, FailOnTimeout: e.FailOnTimeout,
-		Backoff: nullString(e.Backoff), RetryUntil: unixTime(e.RetryUntil, loc), CommandName: nullString(e.CommandName),
-		Encrypted: e.Encrypted, BatchID: nullString(e.BatchID), CreatedAt: unixTime(e.CreatedAt, loc), ID: nullString(e.ID),
-		Attempts: e.Attempts, PushedAt: nullString(e.PushedAt), Tags: orEmpty(e.Tags), Data: e.Data, Extra: []extraDoc{},
+		Backoff: nullIfZero(e.Backoff), RetryUntil: unixTime(e.RetryUntil, loc), CommandName: nullIfZero(e.CommandName),
+		Encrypted: e.Encrypted, BatchID: nullIfZero(e.BatchID), CreatedAt: unixTime(e.CreatedAt, loc), ID: nullIfZero(e.ID),
+		Attempts: e.Attempts, PushedAt: nullIfZero(e.PushedAt), Tags: orEmpty(e.Tags), Data: e.Data, Extra: []extraDoc{},
 		Delay: e.Delay, DeleteWhenMissingModels: e.DeleteWhenMissingModels, LogContext: e.LogContext,
 	}
 	if d.LogContext == nil {
@@ -265,9 +262,9 @@ type frameDoc struct {
 }
 
 func newExceptionDoc(e exception.Exception) exceptionDoc {
-	d := exceptionDoc{Class: e.Class, Message: e.Message, File: nullString(e.File), Line: nullIfZero(e.Line), Frames: []frameDoc{}}
+	d := exceptionDoc{Class: e.Class, Message: e.Message, File: nullIfZero(e.File), Line: nullIfZero(e.Line), Frames: []frameDoc{}}
 	for _, f := range e.Frames {
-		d.Frames = append(d.Frames, frameDoc{Index: f.Index, File: nullString(f.File), Line: nullIfZero(f.Line), Call: f.Call, Raw: f.Raw, Vendor: f.Vendor})
+		d.Frames = append(d.Frames, frameDoc{Index: f.Index, File: nullIfZero(f.File), Line: nullIfZero(f.Line), Call: f.Call, Raw: f.Raw, Vendor: f.Vendor})
 	}
 	return d
 }
@@ -294,11 +291,11 @@ type showDoc struct {
 
 func newShowDoc(d triage.Detail) showDoc {
 	out := showDoc{SchemaVersion: jsonSchemaVersion, jobDoc: newJobDoc(d.Job), CommandState: string(d.Command),
-		CommandText: nullString(d.CommandText), RetryUntilExpired: d.RetryUntilExpired, Exceptions: []exceptionDoc{}}
+		CommandText: nullIfZero(d.CommandText), RetryUntilExpired: d.RetryUntilExpired, Exceptions: []exceptionDoc{}}
 	out.Exception = &d.Exception
 	loc := d.FailedAt.Location()
 	if d.PayloadErr != nil {
-		out.PayloadError = nullString(d.PayloadErr.Error())
+		out.PayloadError = nullIfZero(d.PayloadErr.Error())
 		text := string(d.Payload)
 		out.PayloadText = &text
 	} else {
@@ -311,10 +308,10 @@ func newShowDoc(d triage.Detail) showDoc {
 		if out.Payload == nil {
 			out.PayloadText = &text
 		}
-		out.PayloadNote = nullString(note)
+		out.PayloadNote = nullIfZero(note)
 	}
 	if d.CommandErr != nil {
-		out.CommandError = nullString(d.CommandErr.Error())
+		out.CommandError = nullIfZero(d.CommandErr.Error())
 	}
 	for i := len(d.Chain) - 1; i >= 0; i-- {
 		out.Exceptions = append(out.Exceptions, newExceptionDoc(d.Chain[i]))
@@ -400,12 +397,12 @@ type contextNotifyDoc struct {
 
 func newContextDoc(c contexts.Context, current bool) contextDoc {
 	r := c.Redacted()
-	return contextDoc{Name: r.Name, Current: current, Label: nullString(r.Label), Production: r.Production,
-		Color: nullString(r.DisplayColor()), App: nullString(r.App), EnvFile: nullString(r.EnvFile),
-		DSN: nullString(r.DSN), JobsDSN: nullString(r.JobsDSN), FailedTable: nullString(r.FailedTable),
-		JobsTable: nullString(r.JobsTable), Timezone: nullString(r.Timezone), Redis: nullString(r.Redis),
-		Notify: contextNotifyDoc{SlackWebhook: nullString(r.Notify.SlackWebhook), WebhookURL: nullString(r.Notify.WebhookURL),
-			PagerDutyRoutingKey: nullString(r.Notify.PagerDutyRoutingKey), Command: nullString(r.Notify.Command)}}
+	return contextDoc{Name: r.Name, Current: current, Label: nullIfZero(r.Label), Production: r.Production,
+		Color: nullIfZero(r.DisplayColor()), App: nullIfZero(r.App), EnvFile: nullIfZero(r.EnvFile),
+		DSN: nullIfZero(r.DSN), JobsDSN: nullIfZero(r.JobsDSN), FailedTable: nullIfZero(r.FailedTable),
+		JobsTable: nullIfZero(r.JobsTable), Timezone: nullIfZero(r.Timezone), Redis: nullIfZero(r.Redis),
+		Notify: contextNotifyDoc{SlackWebhook: nullIfZero(r.Notify.SlackWebhook), WebhookURL: nullIfZero(r.Notify.WebhookURL),
+			PagerDutyRoutingKey: nullIfZero(r.Notify.PagerDutyRoutingKey), Command: nullIfZero(r.Notify.Command)}}
 }
 
 // contextListDoc is context list --json.
@@ -502,6 +499,6 @@ type versionDoc struct {
 }
 
 func newVersionDoc(in buildinfo.Info) versionDoc {
-	return versionDoc{SchemaVersion: jsonSchemaVersion, Version: in.Version, Commit: nullString(in.Commit),
-		BuildDate: nullString(in.Date), Modified: in.Modified, GoVersion: in.GoVersion, Platform: in.Platform}
+	return versionDoc{SchemaVersion: jsonSchemaVersion, Version: in.Version, Commit: nullIfZero(in.Commit),
+		BuildDate: nullIfZero(in.Date), Modified: in.Modified, GoVersion: in.GoVersion, Platform: in.Platform}
 }

@@ -175,7 +175,7 @@ func monitorContextsRun(ctx context.Context, opts *MonitorOptions) error {
 			fmt.Fprintln(opts.IO.ErrOut, prefix+"unhealthy: "+sanitize.Line(b.String()))
 		}
 		if ch.err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "%serror (exit %d): %s\n", prefix, ch.code, sanitize.Line(oneLine(ch.err.Error())))
+			fmt.Fprintf(opts.IO.ErrOut, "%serror (exit %d): %s\n", prefix, ch.code, sanitize.Line(sanitize.FirstLine(ch.err.Error())))
 		}
 	}
 	if worst == ExitOK {
@@ -235,10 +235,10 @@ func printContextsReport(opts *MonitorOptions, checks []*contextCheck, worst Exi
 		doc := contextsReportDoc{SchemaVersion: monitorSchemaVersion, Healthy: worst == ExitOK, ExitCode: int(worst),
 			Contexts: []contextMonitorDoc{}}
 		for _, ch := range checks {
-			d := contextMonitorDoc{Context: ch.ctx.Name, Label: nullString(ch.ctx.Label), Production: ch.ctx.Production,
-				Target: nullString(ch.target), ExitCode: int(ch.code)}
+			d := contextMonitorDoc{Context: ch.ctx.Name, Label: nullIfZero(ch.ctx.Label), Production: ch.ctx.Production,
+				Target: nullIfZero(ch.target), ExitCode: int(ch.code)}
 			if ch.err != nil {
-				d.Error = nullString(oneLine(ch.err.Error()))
+				d.Error = nullIfZero(sanitize.FirstLine(ch.err.Error()))
 			} else {
 				r := reportJSON(ch.rep, ch.breaches)
 				d.Report = &r
@@ -397,7 +397,7 @@ func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []contexts
 				if exp != nil {
 					exp.Failed(c.Name) // counted in jobtriage_check_errors_total; blind on /healthz
 				}
-				fmt.Fprintf(co.IO.ErrOut, "error (exit %d), not watched: %s\n", exitCodeFor(err), oneLine(err.Error()))
+				fmt.Fprintf(co.IO.ErrOut, "error (exit %d), not watched: %s\n", exitCodeFor(err), sanitize.FirstLine(err.Error()))
 			}
 			errs[i] = err
 		}()

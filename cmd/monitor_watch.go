@@ -97,7 +97,7 @@ func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSourc
 		LookCloser: opts.lookCloser,
 		OnTick:     out.tick,
 		Warn: func(msg string) {
-			fmt.Fprintln(opts.IO.ErrOut, "watch: "+sanitize.Line(oneLine(msg)))
+			fmt.Fprintln(opts.IO.ErrOut, "watch: "+sanitize.Line(sanitize.FirstLine(msg)))
 		},
 	}
 	w.PerQueue, w.PerClass = slices.Contains(opts.AlertPer, "queue"), slices.Contains(opts.AlertPer, "class")
