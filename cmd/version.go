@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -56,15 +57,4 @@ func setVersionFlag(root *cobra.Command, info buildinfo.Info) {
 
 // escapeTemplate quotes text for a text/template: every "{{" becomes an
 // action printing "{{".
-func escapeTemplate(s string) string {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] == '{' && i+1 < len(s) && s[i+1] == '{' {
-			out = append(out, `{{"{{"}}`...)
-			i++
-			continue
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
-}
+func escapeTemplate(s string) string { return strings.ReplaceAll(s, "{{", `{{"{{"}}`) }
