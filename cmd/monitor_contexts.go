@@ -287,14 +287,6 @@ func (o *MonitorOptions) contextName() string {
 	return o.Context.Name
 }
 
-// contextMarker names the context in the watcher's start line.
-func (o *MonitorOptions) contextMarker() string {
-	if o.Context == nil {
-		return ""
-	}
-	return o.Context.Marker()
-}
-
 // newExporter is the metrics exporter of --listen: blind after
 // --blind-after, with a context label when the watcher runs in a context.
 func newExporter(opts *MonitorOptions, contexts bool) *metrics.Exporter {
