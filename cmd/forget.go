@@ -156,7 +156,8 @@ func reportForget(opts *ForgetOptions, svc *triage.Service, res triage.ForgetRes
 		return opts.Filter.errNoSuchSignature() // the error alone, not "Would delete 0 failed jobs" first
 	}
 	if opts.JSON {
-		if err := writeJSONSpliced(opts.IO.Out, newForgetDoc(res, arch), map[string]*spool{"ids": ids}); err != nil {
+		doc := forgetDoc{SchemaVersion: jsonSchemaVersion, DryRun: res.DryRun, Deleted: res.Deleted, IDs: orEmpty(res.IDs), NotFound: orEmpty(res.NotFound), Archive: arch}
+		if err := writeJSONSpliced(opts.IO.Out, doc, map[string]*spool{"ids": ids}); err != nil {
 			return err
 		}
 	} else {

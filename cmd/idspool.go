@@ -203,8 +203,7 @@ func (s *spool) closeFile() {
 // to a spool (for --json), and in memory only what the terminal shows — per
 // reason a count and the first few ids.
 type skipReport struct {
-	all    *spool // nil: count and group only
-	n      int
+	all    *spool
 	groups map[string]*skipGroup
 	order  []string
 }
@@ -226,10 +225,6 @@ const maxArtisanIDs = 100
 // would hide the one that matters. --json lists all.
 const skipExamples = 3
 
-func newSkipReport(all *spool) *skipReport {
-	return &skipReport{all: all, groups: map[string]*skipGroup{}}
-}
-
 // Add records a batch's skips.
 func (r *skipReport) Add(skips []triage.Skip) error {
 	for _, s := range skips {
@@ -250,35 +245,21 @@ func (r *skipReport) Add(skips []triage.Skip) error {
 		if triage.ArtisanCan(s.Code) && len(g.artisan) < maxArtisanIDs {
 			g.artisan = append(g.artisan, s.ID)
 		}
-		r.n++
-		if r.all != nil {
-			if err := r.all.add(s); err != nil {
-				return err
-			}
+		if err := r.all.add(s); err != nil {
+			return err
 		}
 	}
-	if r.all != nil {
-		return r.all.flush()
-	}
-	return nil
+	return r.all.flush()
 }
 
 // reset forgets every skip: the real run after a preview reports its own.
 func (r *skipReport) reset() error {
 	*r = skipReport{all: r.all, groups: map[string]*skipGroup{}}
-	if r.all != nil {
-		return r.all.reset()
-	}
-	return nil
+	return r.all.reset()
 }
 
 // Len is the number of jobs skipped.
-func (r *skipReport) Len() int {
-	if r == nil {
-		return 0
-	}
-	return r.n
-}
+func (r *skipReport) Len() int { return r.all.Len() }
 
 // writeJSONSpliced is writeJSON for a result whose array members named in
 // spools (empty arrays when v is encoded) are streamed from those spools.

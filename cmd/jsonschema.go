@@ -364,10 +364,6 @@ type forgetDoc struct {
 	Archive *archiveDoc `json:"archive"`
 }
 
-func newForgetDoc(r triage.ForgetResult, arch *archiveDoc) forgetDoc {
-	return forgetDoc{SchemaVersion: jsonSchemaVersion, DryRun: r.DryRun, Deleted: r.Deleted, IDs: orEmpty(r.IDs), NotFound: orEmpty(r.NotFound), Archive: arch}
-}
-
 // contextDoc is one context in context list --json and context show
 // --json, every secret masked: DSNs without their password, URLs without
 // credentials, path or query, keys as "****".

@@ -290,10 +290,6 @@ func monitorSetup(ctx context.Context, opts *MonitorOptions) (triage.MonitorSour
 	return src, p, nil
 }
 
-func (o *MonitorOptions) thresholds() triage.Thresholds {
-	return triage.Thresholds{MaxSize: o.MaxSize, MaxAge: o.MaxAge, MaxFailed: o.MaxFailed}
-}
-
 func monitorRun(ctx context.Context, opts *MonitorOptions) error {
 	if opts.multiContext() {
 		return monitorContextsRun(ctx, opts)

@@ -21,7 +21,7 @@ func monitorCheck(ctx context.Context, opts *MonitorOptions, src triage.MonitorS
 	if err != nil {
 		return rep, nil, err
 	}
-	breaches := rep.Check(opts.thresholds())
+	breaches := rep.Check(triage.Thresholds{MaxSize: opts.MaxSize, MaxAge: opts.MaxAge, MaxFailed: opts.MaxFailed})
 	if rep.NoJobsTable && len(p.Connections) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "warning: no jobs table: sizes are 0 and only failures were counted")
 	}

@@ -132,7 +132,11 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	scope := ""
 	what := "every failed job"
 	if !before.IsZero() {
-		scope = " from before " + before.In(locOf(svc)).Format("2006-01-02 15:04:05 MST")
+		loc := svc.Location
+		if loc == nil {
+			loc = time.UTC
+		}
+		scope = " from before " + before.In(loc).Format("2006-01-02 15:04:05 MST")
 		what = "the failed jobs" + scope
 	}
 	var total int64 // what the count before the confirmation found; 0 when there was none
@@ -211,13 +215,6 @@ func archiveVerb(a ArchiveFlag) string {
 		return "Archive to " + a.Path + " and delete"
 	}
 	return "Delete"
-}
-
-func locOf(svc *triage.Service) *time.Location {
-	if svc.Location != nil {
-		return svc.Location
-	}
-	return time.UTC
 }
 
 // reportPrune prints "Deleted 221 failed jobs from before … on …." (scope

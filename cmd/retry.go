@@ -233,7 +233,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	ids, skipSpool := newSpool(), newSpool()
 	defer ids.Close()
 	defer skipSpool.Close()
-	skips := newSkipReport(skipSpool)
+	skips := &skipReport{all: skipSpool, groups: map[string]*skipGroup{}}
 	// A canary run and the run of the rest walk the same selection: a
 	// skip is reported once.
 	skippedIDs := map[string]bool{}
