@@ -24,6 +24,7 @@ type ForgetOptions struct {
 	Yes         bool
 	JSON        bool
 	Archive     ArchiveFlag
+	refs        []triage.Ref // IDs parsed
 	commandLine []string
 }
 
@@ -58,10 +59,9 @@ func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) 
 			if err := opts.Archive.check(opts.JSON); err != nil {
 				return err
 			}
-			for _, id := range args {
-				if _, err := triage.ParseRef(id); err != nil {
-					return err
-				}
+			var err error
+			if opts.refs, err = parseRefs(args); err != nil {
+				return err
 			}
 			return runOr(c.Context(), opts, runF, forgetRun)
 		},
@@ -77,7 +77,7 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	if err != nil {
 		return err
 	}
-	p := triage.ForgetParams{Query: q, Refs: refsOf(opts.IDs)}
+	p := triage.ForgetParams{Query: q, Refs: opts.refs}
 	ids := newSpool()
 	defer ids.Close()
 	var total int64 // what the dry run counted; 0 when there was none

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +34,7 @@ type RetryOptions struct {
 	ToQueue     string
 	RetryUntil  time.Duration
 	DBConns     []string
+	refs        []triage.Ref // IDs parsed, or Ranges expanded
 	DryRun      bool
 	Yes         bool
 	JSON        bool
@@ -97,34 +99,31 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 			f.Conn.DatabaseConnections = opts.DBConns // read when the service is built
 			opts.Service = f.Service
 			opts.commandLine = append([]string{"retry"}, args...)
-			if len(args) == 1 && args[0] == "all" {
-				opts.All = true
-			} else {
-				for _, a := range args {
-					if a == "all" {
-						return FlagErrorf(`"all" cannot be mixed with ids`)
-					}
-				}
-				opts.IDs = args
-			}
-			if len(opts.IDs) > 0 && (!opts.Filter.empty() || len(opts.Ranges) > 0) {
+			opts.All = len(args) == 1 && args[0] == "all"
+			filtered := !opts.Filter.empty() || len(opts.Ranges) > 0
+			switch {
+			case !opts.All && slices.Contains(args, "all"):
+				return FlagErrorf(`"all" cannot be mixed with ids`)
+			case !opts.All && len(args) > 0 && filtered:
 				return FlagErrorf("give ids or filters, not both")
-			}
-			if opts.All && (!opts.Filter.empty() || len(opts.Ranges) > 0) {
+			case opts.All && filtered:
 				return FlagErrorf(`"all" takes no filters; use the filters alone`)
-			}
-			if len(opts.IDs) == 0 && !opts.All && opts.Filter.empty() && len(opts.Ranges) == 0 {
+			case len(args) == 0 && !filtered:
 				return FlagErrorf(`name ids, "all", --range or a filter (see --help)`)
-			}
-			if opts.RetryUntil < 0 {
+			case opts.RetryUntil < 0:
 				return FlagErrorf("--retry-until must be a positive duration")
 			}
-			for _, id := range opts.IDs {
-				if _, err := triage.ParseRef(id); err != nil {
-					return err
-				}
+			var err error
+			if !opts.All {
+				opts.IDs = args
+				opts.refs, err = parseRefs(args)
 			}
-			if _, err := expandRanges(opts.Ranges); err != nil {
+			if len(opts.Ranges) > 0 {
+				// Row ids, which every failed_jobs table has, as `retry 7`
+				// takes them on a table that addresses jobs by uuid.
+				opts.refs, err = expandRanges(opts.Ranges)
+			}
+			if err != nil {
 				return err // before the database is opened
 			}
 			if err := opts.checkFollowFlags(c); err != nil {
@@ -206,13 +205,17 @@ func expandRanges(ranges []string) ([]triage.Ref, error) {
 	return refs, nil
 }
 
-func refsOf(ids []string) []triage.Ref {
-	out := make([]triage.Ref, 0, len(ids))
+// parseRefs reads job ids as show, retry and forget take them.
+func parseRefs(ids []string) ([]triage.Ref, error) {
+	var refs []triage.Ref
 	for _, id := range ids {
-		r, _ := triage.ParseRef(id) // validated in RunE
-		out = append(out, r)
+		r, err := triage.ParseRef(id)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, r)
 	}
-	return out
+	return refs, nil
 }
 
 func retryRun(ctx context.Context, opts *RetryOptions) error {
@@ -220,15 +223,8 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	if err != nil {
 		return err
 	}
-	p := triage.RetryParams{Query: q, Refs: refsOf(opts.IDs), All: opts.All, Limit: opts.Limit,
+	p := triage.RetryParams{Query: q, Refs: opts.refs, All: opts.All, Limit: opts.Limit,
 		ToQueue: opts.ToQueue, RetryUntil: opts.RetryUntil}
-	if len(opts.Ranges) > 0 {
-		// Row ids, which every failed_jobs table has, as `retry 7` takes
-		// them on a table that addresses jobs by uuid.
-		if p.Refs, err = expandRanges(opts.Ranges); err != nil {
-			return err
-		}
-	}
 	bulk := len(p.Refs) == 0
 	ids, skipSpool := newSpool(), newSpool()
 	defer ids.Close()
