@@ -20,9 +20,6 @@ import (
 	"github.com/jobtriage/jobtriage/tui"
 )
 
-// alertsDuration renders a window the way the monitor and the TUI do.
-func alertsDuration(d time.Duration) string { return alerts.FormatDuration(d) }
-
 // FilterFlags are the selection flags that failed, retry and forget share.
 type FilterFlags struct {
 	Queues      []string
@@ -146,6 +143,8 @@ type FailedOptions struct {
 	NewSince string
 	Window   string
 	Sort     string
+	window   time.Duration  // Window parsed
+	sortKey  triage.SortKey // Sort parsed
 	JSON     bool
 	NDJSON   bool
 	Full     bool
@@ -206,10 +205,11 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 				// look new.
 				return FlagErrorf("--new-since judges a signature by every failure it has; it does not combine with --since")
 			}
-			if _, err := parseTrendWindow("--window", opts.Window); err != nil {
+			var err error
+			if opts.window, err = parseTrendWindow("--window", opts.Window); err != nil {
 				return err
 			}
-			if _, err := triage.ParseSortKey(opts.Sort); err != nil {
+			if opts.sortKey, err = triage.ParseSortKey(opts.Sort); err != nil {
 				return FlagErrorf("--sort %q: want count, last, first or trend", sanitize.Line(opts.Sort))
 			}
 			if opts.Full && !(opts.JSON || opts.NDJSON) {
@@ -494,16 +494,10 @@ func parseTrendWindow(flag, s string) (time.Duration, error) {
 const groupProgressEvery = 5000
 
 func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query, now time.Time) error {
-	window, err := parseTrendWindow("--window", opts.Window)
-	if err != nil {
-		return err
-	}
-	sortKey, err := triage.ParseSortKey(opts.Sort)
-	if err != nil {
-		return FlagErrorf("--sort: %v", err)
-	}
+	window, sortKey := opts.window, opts.sortKey
 	p := triage.GroupParams{Query: q, Window: window, Sort: sortKey}
 	if opts.NewSince != "" {
+		var err error
 		if p.NewSince, err = parseTimeBound(opts.NewSince, now, svc.Location); err != nil {
 			return FlagErrorf("--new-since: %v", err)
 		}
@@ -578,7 +572,7 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 	// On a terminal the error gets its own line; a narrow one moves the
 	// class there too.
 	wide := opts.IO.TerminalWidth() >= 120
-	header := []string{"SIGNATURE", "COUNT", "TREND " + alertsDuration(window), "LAST", "FIRST", "QUEUES"}
+	header := []string{"SIGNATURE", "COUNT", "TREND " + alerts.FormatDuration(window), "LAST", "FIRST", "QUEUES"}
 	if wide {
 		header = append(header, "CLASS")
 	}
@@ -607,7 +601,7 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 			kind = "new signature"
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "%s in %s; trend: the last %s against the %s before\n", countNoun(total, "failed job"),
-			countNoun(distinct, kind), alertsDuration(window), alertsDuration(window))
+			countNoun(distinct, kind), alerts.FormatDuration(window), alerts.FormatDuration(window))
 	}
 	return nil
 }

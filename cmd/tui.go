@@ -84,9 +84,6 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 			if opts.Threshold < 0 || opts.Window < 0 || opts.Refresh < 0 {
 				return FlagErrorf("--threshold, --window and --refresh must not be negative")
 			}
-			if _, err := parseTrendWindow("--trend-window", opts.TrendWindow); err != nil {
-				return err
-			}
 			switch {
 			case opts.Archive.Path == archive.Stdout:
 				return FlagErrorf("--archive -: the terminal UI draws on stdout; give the archive a file")
