@@ -23,13 +23,11 @@ import (
 // they were read in, null when unknown; counts as numbers; a value that can
 // be absent is null, never a zero placeholder.
 
-// jsonSchemaVersion is the "schema_version" of every document. It changes
-// only when a key is removed or changes meaning; new keys may appear in any
-// version.
+// jsonSchemaVersion is every document's "schema_version": it changes only
+// when a key is removed or changes meaning; new keys may appear in any.
 const jsonSchemaVersion = 1
 
-// jsonTime is a time in a document: RFC 3339 in whole seconds, null when
-// zero.
+// jsonTime is a time in a document: RFC 3339 in whole seconds, null when zero.
 type jsonTime time.Time
 
 func (t jsonTime) MarshalJSON() ([]byte, error) {
@@ -126,8 +124,7 @@ type signatureDoc struct {
 	LastSeen                   jsonTime `json:"last_seen"`
 	Queues                     []string `json:"queues"`
 	Connections                []string `json:"connections"`
-	// NewestID is the newest job's id as show takes it: its uuid, or its
-	// row id as text.
+	// NewestID is the newest job's id as show takes it (uuid, else row id).
 	NewestID string `json:"newest_id"`
 	// The trend (groupDoc's window_seconds): failures in the last window,
 	// in the one before, their difference, and the two windows in
@@ -146,8 +143,7 @@ type groupDoc struct {
 	// Target names the app and store listed, as confirmations do.
 	Target     string         `json:"target"`
 	Signatures []signatureDoc `json:"signatures"`
-	// TotalJobs and TotalSignatures count every match, also the signatures
-	// --limit left out.
+	// TotalJobs and TotalSignatures count also what --limit left out.
 	TotalJobs       int `json:"total_jobs"`
 	TotalSignatures int `json:"total_signatures"`
 	// Sort is the order (count, last, first, trend); WindowSeconds the
@@ -196,11 +192,9 @@ type envelopeDoc struct {
 	CreatedAt     jsonTime `json:"created_at"`
 	// Delay is the seconds the job was pushed with, null for a plain push.
 	Delay *int64 `json:"delay"`
-	// DeleteWhenMissingModels is null when the payload lacks the key
-	// (before Laravel 13).
+	// DeleteWhenMissingModels is null without the key (before Laravel 13).
 	DeleteWhenMissingModels *bool `json:"delete_when_missing_models"`
-	// LogContext is the "illuminate:log:context" value as it is, null
-	// when absent.
+	// LogContext is the "illuminate:log:context" value as it is, or null.
 	LogContext json.RawMessage `json:"log_context"`
 	ID         *string         `json:"id"`        // the Redis job id
 	Attempts   *int            `json:"attempts"`  // Redis payloads only
@@ -275,8 +269,7 @@ type showDoc struct {
 	// Target names the app and store listed, as confirmations do.
 	Target string `json:"target"`
 	jobDoc
-	// Envelope is null when the payload is not a JSON object
-	// (payload_error says why).
+	// Envelope is null when the payload is no JSON object (payload_error).
 	Envelope     *envelopeDoc `json:"envelope"`
 	PayloadError *string      `json:"payload_error"`
 	// CommandState is none, plain, encrypted, decrypted or unreadable.
@@ -300,9 +293,8 @@ func newShowDoc(d triage.Detail) showDoc {
 		out.PayloadText = &text
 	} else {
 		out.Envelope = newEnvelopeDoc(d.Envelope, loc)
-		// A payload the envelope parser read may still be one
-		// encoding/json refuses (deeper than its nesting limit): then it
-		// is printed as text with a note, never an error.
+		// A payload the envelope parser read may still be one encoding/json
+		// refuses (too deep): then it is printed as text with a note.
 		var text, note string
 		out.Payload, text, note = rawPayload(d.Payload)
 		if out.Payload == nil {
@@ -330,13 +322,11 @@ type retryDoc struct {
 	ByClass       map[string]int `json:"by_class"`
 	Skipped       []triage.Skip  `json:"skipped"`
 	NotFound      []string       `json:"not_found"`
-	// Follow is the follow-through (--follow, --canary, --rate); absent
-	// without those flags.
+	// Follow is the follow-through (--follow, --canary, --rate), or absent.
 	Follow *followDoc `json:"follow,omitempty"`
 	// Plan is what a dry run with those flags would do; absent otherwise.
 	Plan *planDoc `json:"plan,omitempty"`
-	// DeleteWhenMissingModels counts the jobs (would be) retried whose
-	// payload has deleteWhenMissingModels true.
+	// DeleteWhenMissingModels counts the retried jobs with that payload key true.
 	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
 }
 
@@ -419,8 +409,7 @@ type contextShowDoc struct {
 // followDoc is the "follow" object of retry --json with --follow, --canary
 // or --rate; null otherwise.
 type followDoc struct {
-	// Followed counts the jobs followed (every pushed job with --follow,
-	// the canaries alone without it).
+	// Followed counts every pushed job with --follow, else the canaries.
 	Followed    int `json:"followed"`
 	Done        int `json:"done"`
 	FailedAgain int `json:"failed_again"`
