@@ -175,29 +175,18 @@ func contextShow(opts *ContextOptions, file *contexts.File) error {
 	}
 	r := c.Redacted()
 	var b strings.Builder
-	line := func(key, value string) {
-		if value != "" {
-			fmt.Fprintf(&b, "%-*s %s\n", showKeyWidth, key+":", sanitize.Line(value))
+	for _, kv := range [][2]string{
+		{"name", r.Name}, {"current", yesNo(current)}, {"label", r.Label}, {"production", yesNo(r.Production)},
+		{"color", r.DisplayColor()}, {"app", r.App}, {"env-file", r.EnvFile}, {"dsn", r.DSN}, {"jobs-dsn", r.JobsDSN},
+		{"failed-table", r.FailedTable}, {"jobs-table", r.JobsTable}, {"timezone", r.Timezone}, {"redis", r.Redis},
+		{"notify.slack-webhook", r.Notify.SlackWebhook}, {"notify.webhook-url", r.Notify.WebhookURL},
+		{"notify.pagerduty-routing-key", r.Notify.PagerDutyRoutingKey}, {"notify.command", r.Notify.Command},
+		{"defined at", file.Path + ":" + strconv.Itoa(c.Line)},
+	} {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, "%-*s %s\n", showKeyWidth, kv[0]+":", sanitize.Line(kv[1]))
 		}
 	}
-	line("name", r.Name)
-	line("current", yesNo(current))
-	line("label", r.Label)
-	line("production", yesNo(r.Production))
-	line("color", r.DisplayColor())
-	line("app", r.App)
-	line("env-file", r.EnvFile)
-	line("dsn", r.DSN)
-	line("jobs-dsn", r.JobsDSN)
-	line("failed-table", r.FailedTable)
-	line("jobs-table", r.JobsTable)
-	line("timezone", r.Timezone)
-	line("redis", r.Redis)
-	line("notify.slack-webhook", r.Notify.SlackWebhook)
-	line("notify.webhook-url", r.Notify.WebhookURL)
-	line("notify.pagerduty-routing-key", r.Notify.PagerDutyRoutingKey)
-	line("notify.command", r.Notify.Command)
-	line("defined at", file.Path+":"+strconv.Itoa(c.Line))
 	_, err := io.WriteString(opts.IO.Out, b.String())
 	return err
 }

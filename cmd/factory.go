@@ -475,8 +475,8 @@ func (f *Factory) pauseReader(cfg appprofile.Config) triage.CacheStore {
 	if err != nil || (cs.Driver != "database" && cs.Driver != "redis") {
 		return nil
 	}
-	return &lazyCacheStore{describe: cs.Driver + " cache store " + cs.Name,
-		open: func(ctx context.Context) (triage.CacheStore, error) { return f.openCacheStore(ctx, cfg) }}
+	return &lazyCacheStore{lazy[triage.CacheStore]{describe: cs.Driver + " cache store " + cs.Name,
+		open: func(ctx context.Context) (triage.CacheStore, error) { return f.openCacheStore(ctx, cfg) }}}
 }
 
 // pauseTarget names the app (and context) a pause changes, for its

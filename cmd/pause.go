@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -236,20 +235,9 @@ func pauseWas(was bool, ifWas, ifNot string) string {
 	return " (" + s + ")"
 }
 
-// lazyCacheStore opens the cache store on first use: monitor and retry
+// lazyCacheStore is the cache store opened on first use: monitor and retry
 // read pause keys only when they report queues.
-type lazyCacheStore struct {
-	open     func(context.Context) (triage.CacheStore, error)
-	describe string
-	once     sync.Once
-	cs       triage.CacheStore
-	err      error
-}
-
-func (l *lazyCacheStore) get(ctx context.Context) (triage.CacheStore, error) {
-	l.once.Do(func() { l.cs, l.err = l.open(ctx) })
-	return l.cs, l.err
-}
+type lazyCacheStore struct{ lazy[triage.CacheStore] }
 
 func (l *lazyCacheStore) Present(ctx context.Context, keys []string, now time.Time) (map[string]bool, error) {
 	cs, err := l.get(ctx)
@@ -281,8 +269,6 @@ func (l *lazyCacheStore) StoredKey(key string) string {
 	}
 	return key
 }
-
-func (l *lazyCacheStore) Describe() string { return l.describe }
 
 // warnPausedQueues says, on one stderr line, which of the queues a retry
 // pushed onto are paused: the jobs wait there until resume. Reading the
