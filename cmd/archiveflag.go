@@ -40,8 +40,7 @@ func (a *ArchiveFlag) check(jsonOut bool) error {
 	return nil
 }
 
-// out is where the command's report goes: stderr when the archive is
-// stdout.
+// out is where the report goes: stderr when the archive is stdout.
 func (a *ArchiveFlag) out(ios *IOStreams) io.Writer {
 	if a.Path == archive.Stdout {
 		return ios.ErrOut
@@ -84,8 +83,7 @@ type archiveDoc struct {
 	Already int64 `json:"already_archived"`
 }
 
-// doc is the flag's archiveDoc: a dry run's from its count, a run's from
-// its writer.
+// doc is the archiveDoc of a dry run (its count) or a run (its writer).
 func (a *ArchiveFlag) doc(w *archive.Writer, dryCount int64) *archiveDoc {
 	switch {
 	case !a.set():

@@ -83,8 +83,7 @@ type auditEntry struct {
 	// IDsOmitted says why an outcome line carries no ids although jobs
 	// were touched: the full line could not be written.
 	IDsOmitted string `json:"ids_omitted,omitempty"`
-	// spooled are the ids of a bulk action, written as "ids" from the
-	// temporary file they were kept in.
+	// spooled are a bulk action's ids, written as "ids" from their spool.
 	spooled *spool
 }
 
@@ -140,8 +139,7 @@ func auditPath(f *Factory) string {
 	return f.Getenv("JOBTRIAGE_AUDIT_LOG")
 }
 
-// auditFileMode is the mode of a new audit log: the owner writes, the group
-// reads.
+// auditFileMode is the mode of a new audit log.
 const auditFileMode = 0o640
 
 // checkAuditLog refuses an audit log that cannot be appended to, before the
@@ -238,8 +236,7 @@ type auditFilter struct {
 	Until       string   `json:"until,omitempty"`
 	MinID       int64    `json:"min_id,omitempty"`
 	MaxID       int64    `json:"max_id,omitempty"`
-	// Jobs are the jobs chosen one by one in the terminal UI (uuid, or row
-	// id for a row without one).
+	// Jobs are the jobs chosen one by one in the terminal UI.
 	Jobs []string `json:"jobs,omitempty"`
 }
 

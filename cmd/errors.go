@@ -62,9 +62,8 @@ func (e *exitError) Error() string {
 }
 func (e *exitError) Unwrap() error { return e.err }
 
-// inputFileError refuses an input file named on the command line that
-// cannot be opened (missing, a directory, no permission): a usage error,
-// like an input that is not what the command reads.
+// inputFileError refuses an input file that cannot be opened (missing, a
+// directory, no permission) as a usage error.
 func inputFileError(path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -103,9 +102,8 @@ func exitCodeFor(err error) ExitCode {
 }
 
 // severity orders exit codes for a run over several apps (monitor
-// --all-contexts), whose exit code is the worst of theirs: healthy, then
-// unhealthy, then a missing table, then an unreachable database or bad
-// configuration, then anything else.
+// --all-contexts), which exits with the worst: healthy, unhealthy, a missing
+// table, unreachable or bad configuration, anything else, interrupted.
 func severity(c ExitCode) int {
 	if s, ok := map[ExitCode]int{ExitOK: 0, ExitUnhealthy: 1, ExitSchema: 2, ExitUnreachable: 3, ExitInterrupted: 5}[c]; ok {
 		return s

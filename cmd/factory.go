@@ -29,12 +29,10 @@ type ConnFlags struct {
 	Timezone    string
 	Timeout     time.Duration
 	// JobsLedger opts in to a jobtriage_pushed table in the --jobs-dsn
-	// database, which makes pushes there idempotent even after a worker
-	// ran the job.
+	// database: pushes there stay idempotent after a worker ran the job.
 	JobsLedger bool
-	// DatabaseConnections are the queue connections the command's
-	// --database-connection names database queues (retry, tui); they go
-	// into the service's router.
+	// DatabaseConnections are --database-connection (retry, tui), for the
+	// service's router.
 	DatabaseConnections []string
 }
 
@@ -57,8 +55,7 @@ type Factory struct {
 	// ConfigFile is --config, ContextName --context ("" = unset).
 	ConfigFile  string
 	ContextName string
-	// NoCache (--no-cache) reads the table instead of the local signature
-	// index.
+	// NoCache (--no-cache) reads the table, not the local signature index.
 	NoCache bool
 
 	// Config resolves the database settings (flags > env > .env).
@@ -373,8 +370,7 @@ func withRedisOverride(rc appprofile.RedisConnection, rawURL string) appprofile.
 	return rc
 }
 
-// openJobsBackend opens the jobs table of a database other than
-// failed_jobs' as a queue backend.
+// openJobsBackend opens a jobs table outside failed_jobs' database.
 func openJobsBackend(ctx context.Context, c sqlstore.Config, ledger bool) (*sqlstore.JobsBackend, error) {
 	c.JobsOnly = true
 	st, err := sqlstore.Open(ctx, c)

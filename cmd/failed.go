@@ -133,8 +133,7 @@ type FailedOptions struct {
 
 	Filter FilterFlags
 	Limit  int
-	// LimitSet: --limit was given. --ndjson exports every match unless it
-	// was (its default is for pages, not exports).
+	// LimitSet: --limit was given; --ndjson exports everything without it.
 	LimitSet bool
 	After    string
 	Group    bool
@@ -350,8 +349,7 @@ func printJobs(io *IOStreams, jobs []triage.Job, now time.Time) error {
 	return t.render()
 }
 
-// shortClass drops a long namespace on a terminal: the full class is in
-// show and in JSON.
+// shortClass drops a long namespace on a terminal (show and JSON keep it).
 func shortClass(c string) string {
 	if i := strings.LastIndex(c, `\`); i >= 0 && len(c) > 30 {
 		return c[i+1:]
@@ -359,8 +357,7 @@ func shortClass(c string) string {
 	return c
 }
 
-// jobDocOf is a job's document: with --full, its whole payload and
-// exception too.
+// jobDocOf is a job's document, with --full its whole payload and exception.
 func jobDocOf(opts *FailedOptions, j triage.Job, r *triage.FailedRow) jobDoc {
 	if opts.Full && r != nil {
 		return fullJobDoc(j, r)
@@ -368,8 +365,7 @@ func jobDocOf(opts *FailedOptions, j triage.Job, r *triage.FailedRow) jobDoc {
 	return newJobDoc(j)
 }
 
-// writeJobsJSON prints one page as a failedDoc; next is the cursor of the
-// page after it ("" on the last).
+// writeJobsJSON prints one page as a failedDoc; next is the next page's cursor.
 func writeJobsJSON(ctx context.Context, opts *FailedOptions, svc *triage.Service, jobs []triage.Job, next string) error {
 	doc := failedDoc{SchemaVersion: jsonSchemaVersion, Target: targetText(svc), Jobs: make([]jobDoc, 0, len(jobs)), Next: nullIfZero(next)}
 	for _, j := range jobs {
@@ -458,8 +454,7 @@ func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q 
 	return exportDone(opts, q, n, err)
 }
 
-// exportLimitReached reports whether an export that wrote n records
-// stops: only an explicit --limit N (not 0) bounds one.
+// exportLimitReached: only an explicit --limit N (not 0) bounds an export.
 func (o *FailedOptions) exportLimitReached(n int) bool {
 	return o.LimitSet && o.Limit > 0 && n >= o.Limit
 }
@@ -479,8 +474,7 @@ func exportDone(opts *FailedOptions, q triage.Query, n int, err error) error {
 	return nil
 }
 
-// parseTrendWindow reads a trend window flag: a duration (30m, 6h, 1d)
-// up to triage.MaxTrendWindow.
+// parseTrendWindow reads a trend window flag (trendWindowOf).
 func parseTrendWindow(flag, s string) (time.Duration, error) {
 	d, err := trendWindowOf(s)
 	if err != nil {
@@ -489,8 +483,7 @@ func parseTrendWindow(flag, s string) (time.Duration, error) {
 	return d, nil
 }
 
-// groupProgressEvery is how many matching rows group reads between two
-// "scanned" lines on a terminal.
+// groupProgressEvery is how many rows group reads between two "scanned" lines.
 const groupProgressEvery = 5000
 
 func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query, now time.Time) error {

@@ -73,8 +73,7 @@ func newSpool() *spool {
 }
 
 // add appends one value as a line of JSON, made inert as every JSON output
-// is (marshalLine), since spooled values are spliced into --json output and
-// the audit line.
+// is (marshalLine): it is spliced into --json output and the audit line.
 func (s *spool) add(v any) error {
 	b, err := marshalLine(v)
 	if err != nil {
@@ -217,13 +216,13 @@ type skipGroup struct {
 	artisan []string
 }
 
-// maxArtisanIDs bounds the ids of the printed artisan command; --json
-// lists every skipped job.
-const maxArtisanIDs = 100
-
-// skipExamples is how many ids a reason lists: a thousand identical lines
-// would hide the one that matters. --json lists all.
-const skipExamples = 3
+// maxArtisanIDs bounds the ids of the printed artisan command, skipExamples
+// those a reason lists (a thousand identical lines would hide the one that
+// matters); --json lists every skipped job.
+const (
+	maxArtisanIDs = 100
+	skipExamples  = 3
+)
 
 // Add records a batch's skips.
 func (r *skipReport) Add(skips []triage.Skip) error {

@@ -25,8 +25,7 @@ type IOStreams struct {
 	stdoutTTY bool
 	stderrTTY bool
 	noColor   bool // NO_COLOR, or TERM=dumb
-	// colorForce is CLICOLOR_FORCE set to anything but "0": colour even
-	// when stdout is not a terminal (unless NO_COLOR).
+	// colorForce is CLICOLOR_FORCE set but not "0": colour on a pipe too.
 	colorForce bool
 	colorMode  colorMode // --color
 	width      int

@@ -76,8 +76,7 @@ func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
 	}
 }
 
-// validateContexts checks the flags of a run over several contexts, and
-// --listen.
+// validateContexts checks --listen and the flags of a run over several contexts.
 func (o *MonitorOptions) validateContexts() error {
 	if o.Listen != "" {
 		if !o.Watch {
