@@ -114,19 +114,6 @@ type contextCheck struct {
 	target      string
 }
 
-// bindContexts makes one options copy per context, each with its own
-// buffered streams, so that parallel checks never write into each other.
-func bindContexts(opts *MonitorOptions, list []contexts.Context) []*contextCheck {
-	checks := make([]*contextCheck, len(list))
-	for i, c := range list {
-		cio := *opts.IO
-		out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
-		cio.Out, cio.ErrOut, cio.In = out, errOut, strings.NewReader("")
-		checks[i] = &contextCheck{ctx: c, out: out, errOut: errOut, opts: opts.forContext(c, &cio)}
-	}
-	return checks
-}
-
 // monitorContextsRun checks every context in parallel (at most --parallel at
 // once), then prints one report: a section per context (a CONTEXT column
 // when piped, one object per context with --json), the breaches and errors
@@ -139,10 +126,17 @@ func monitorContextsRun(ctx context.Context, opts *MonitorOptions) error {
 	if opts.Watch {
 		return watchContextsRun(ctx, opts, list)
 	}
-	checks := bindContexts(opts, list)
+	// One options copy per context, each with its own buffered streams, so
+	// that parallel checks never write into each other.
+	checks := make([]*contextCheck, len(list))
 	sem := make(chan struct{}, opts.Parallel)
 	var wg sync.WaitGroup
-	for _, ch := range checks {
+	for i, c := range list {
+		cio := *opts.IO
+		out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
+		cio.Out, cio.ErrOut, cio.In = out, errOut, strings.NewReader("")
+		ch := &contextCheck{ctx: c, out: out, errOut: errOut, opts: opts.forContext(c, &cio)}
+		checks[i] = ch
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -155,11 +149,10 @@ func monitorContextsRun(ctx context.Context, opts *MonitorOptions) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	codes := make([]ExitCode, len(checks))
-	for i, ch := range checks {
-		codes[i] = ch.code
+	worst := ExitOK
+	for _, ch := range checks {
+		worst = worstExit(worst, ch.code)
 	}
-	worst := worstExit(codes...)
 	if err := printContextsReport(opts, checks, worst); err != nil {
 		return err
 	}
@@ -192,14 +185,9 @@ func (ch *contextCheck) run(ctx context.Context) {
 	if err == nil {
 		ch.rep, ch.breaches, err = monitorCheck(ctx, ch.opts, src, p)
 	}
-	ch.err = err
-	switch {
-	case err != nil:
-		ch.code = exitCodeFor(err)
-	case len(ch.breaches) > 0:
+	ch.err, ch.code = err, exitCodeFor(err)
+	if err == nil && len(ch.breaches) > 0 {
 		ch.code = ExitUnhealthy
-	default:
-		ch.code = ExitOK
 	}
 	if err == nil && !ch.opts.JSON {
 		if perr := printReport(ch.opts.IO, ch.rep); perr != nil {
