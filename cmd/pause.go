@@ -69,7 +69,26 @@ func newCmdPauseResume(f *Factory, runF func(context.Context, *PauseOptions) err
 			  $ jobtriage pause --all
 		`)),
 		RunE: func(c *cobra.Command, args []string) error {
-			return parsePauseArgs(f, opts, runF, c, args)
+			opts.Store = f.PauseStore
+			opts.Target = f.pauseTarget
+			opts.args = append([]string{c.Name()}, args...)
+			if len(args) == 0 && !opts.All {
+				return FlagErrorf("name <connection>:<queue> pairs, or --all")
+			}
+			refs, err := triage.ParseQueueRefs(args)
+			if err != nil {
+				return err
+			}
+			for _, r := range refs {
+				if r.Connection == "" {
+					return FlagErrorf("%s: name the queue with its connection, as the worker runs it: <connection>:<queue> (for example database:%s)", r.Queue, r.Queue)
+				}
+			}
+			opts.Queues = refs
+			if c.Flags().Changed("for") && (opts.For < time.Second || opts.For%time.Second != 0) {
+				return FlagErrorf("--for %s: want a duration of whole seconds, at least 1s (30s, 15m, 2h, 1d)", opts.For)
+			}
+			return runOr(c.Context(), opts, runF, pauseRun)
 		},
 	}
 	if resume {
@@ -92,29 +111,6 @@ func newCmdPauseResume(f *Factory, runF func(context.Context, *PauseOptions) err
 	cmd.Flags().BoolVar(&opts.All, "all", false, "every queue of every connection (the global key)")
 	writeFlags(cmd, &opts.DryRun, "show the keys and their state; change nothing", &opts.Yes, &opts.JSON)
 	return cmd
-}
-
-func parsePauseArgs(f *Factory, opts *PauseOptions, runF func(context.Context, *PauseOptions) error, c *cobra.Command, args []string) error {
-	opts.Store = f.PauseStore
-	opts.Target = f.pauseTarget
-	opts.args = append([]string{c.Name()}, args...)
-	if len(args) == 0 && !opts.All {
-		return FlagErrorf("name <connection>:<queue> pairs, or --all")
-	}
-	refs, err := triage.ParseQueueRefs(args)
-	if err != nil {
-		return err
-	}
-	for _, r := range refs {
-		if r.Connection == "" {
-			return FlagErrorf("%s: name the queue with its connection, as the worker runs it: <connection>:<queue> (for example database:%s)", r.Queue, r.Queue)
-		}
-	}
-	opts.Queues = refs
-	if c.Flags().Changed("for") && (opts.For < time.Second || opts.For%time.Second != 0) {
-		return FlagErrorf("--for %s: want a duration of whole seconds, at least 1s (30s, 15m, 2h, 1d)", opts.For)
-	}
-	return runOr(c.Context(), opts, runF, pauseRun)
 }
 
 // pauseDoc is the --json output.
@@ -197,18 +193,12 @@ func reportPause(opts *PauseOptions, action string, res triage.PauseResult, targ
 		}
 		return writeJSON(opts.IO.Out, doc)
 	}
+	// By [dry run, resume]: the verb, and the remark on a key that was
+	// paused and on one that was not.
+	words := map[[2]bool][3]string{{true, false}: {"Would pause", "already paused", ""}, {true, true}: {"Would resume", "", "not paused"},
+		{false, false}: {"Paused", "it already was", ""}, {false, true}: {"Resumed", "", "it was not paused"}}[[2]bool{res.DryRun, action == "resume"}]
 	for _, c := range res.Changes {
-		var line string
-		switch {
-		case res.DryRun && action == "pause":
-			line = "Would pause " + c.Queue + pauseWas(c.WasPaused, "already paused", "")
-		case res.DryRun:
-			line = "Would resume " + c.Queue + pauseWas(c.WasPaused, "", "not paused")
-		case action == "pause":
-			line = "Paused " + c.Queue + pauseWas(c.WasPaused, "it already was", "")
-		default:
-			line = "Resumed " + c.Queue + pauseWas(c.WasPaused, "", "it was not paused")
-		}
+		line := words[0] + " " + c.Queue + pauseWas(c.WasPaused, words[1], words[2])
 		if c.Queue == "*" {
 			line = strings.Replace(line, " *", " every queue", 1)
 		}
@@ -290,20 +280,5 @@ func warnPausedQueues(ctx context.Context, ios *IOStreams, svc *triage.Service, 
 	if len(paused) > 0 {
 		fmt.Fprintf(ios.ErrOut, "note: %s paused: workers will not take the retried jobs until jobtriage resume (or php artisan queue:resume)\n",
 			sanitize.Line(strings.Join(paused, ", ")+map[bool]string{true: " is", false: " are"}[len(paused) == 1]))
-	}
-}
-
-// pausedMark follows a paused queue's name in monitor's table.
-func pausedMark(q triage.QueueHealth) string {
-	if q.Paused {
-		return " PAUSED"
-	}
-	return ""
-}
-
-// notePauseError says on stderr that the queues' pause state is unknown.
-func notePauseError(ios *IOStreams, rep triage.Report) {
-	if rep.PauseError != "" {
-		fmt.Fprintln(ios.ErrOut, "note: "+sanitize.Line(rep.PauseError))
 	}
 }
