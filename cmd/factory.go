@@ -154,13 +154,6 @@ func (f *Factory) ForContext(c contexts.Context, ios *IOStreams) *Factory {
 	return child
 }
 
-func (f *Factory) getenv(k string) string {
-	if f.Getenv == nil {
-		return ""
-	}
-	return f.Getenv(k)
-}
-
 // resolveConfig settles where the database is: flags > environment >
 // context > the app's own profile.
 func (f *Factory) resolveConfig() (appprofile.Config, error) {

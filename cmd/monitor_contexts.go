@@ -37,7 +37,7 @@ func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
 		}
 	}
 	for _, env := range []string{"JOBTRIAGE_DSN", "JOBTRIAGE_JOBS_DSN"} {
-		if f.getenv(env) != "" {
+		if f.Getenv(env) != "" {
 			o.multiFlags = append(o.multiFlags, env)
 		}
 	}

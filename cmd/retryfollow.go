@@ -144,9 +144,7 @@ func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service,
 		d.pushed = fl.Add
 		breaker := follow.Breaker{Limit: opts.StopAfterFailures}
 		d.stop = func() bool {
-			if breaker.Tripped(fl.Counts()) {
-				fr.Breaker = true
-			}
+			fr.Breaker = fr.Breaker || breaker.Tripped(fl.Counts())
 			return fr.Breaker
 		}
 		done = make(chan ran, 1)
