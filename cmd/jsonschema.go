@@ -140,7 +140,6 @@ type signatureDoc struct {
 // groupDoc is failed --group --json.
 type groupDoc struct {
 	SchemaVersion int `json:"schema_version"`
-	// Target names the app and store listed, as confirmations do.
 	Target     string         `json:"target"`
 	Signatures []signatureDoc `json:"signatures"`
 	// TotalJobs and TotalSignatures count also what --limit left out.
@@ -266,7 +265,6 @@ func newExceptionDoc(e exception.Exception) exceptionDoc {
 // showDoc is show --json: the job's fields, then its detail.
 type showDoc struct {
 	SchemaVersion int `json:"schema_version"`
-	// Target names the app and store listed, as confirmations do.
 	Target string `json:"target"`
 	jobDoc
 	// Envelope is null when the payload is no JSON object (payload_error).

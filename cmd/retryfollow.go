@@ -16,9 +16,6 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// Exit codes of the follow-through live in errors.go (ExitFailedAgain,
-// ExitFollowTimeout); this file wires triage/follow into retry.
-
 // followReport is what a followed (or canaried, or paced) retry found.
 type followReport struct {
 	// Followed: --follow, every pushed job was followed; else only the

@@ -9,10 +9,8 @@ import (
 )
 
 // auditedActions records every retry and forget the terminal UI makes in
-// the audit log, as the commands do: an intent line before the call
-// changes anything (one that cannot be written stops the call) and an
-// outcome line after it, with a run id of their own per call. Dry runs
-// (a retry dialog's preview) change nothing and are not recorded.
+// the audit log as the commands do (audited), with a run id per call. Dry
+// runs (a retry dialog's preview) change nothing and are not recorded.
 type auditedActions struct {
 	inner tui.Actions
 	audit func(auditEntry) error
