@@ -139,9 +139,9 @@ type signatureDoc struct {
 
 // groupDoc is failed --group --json.
 type groupDoc struct {
-	SchemaVersion int `json:"schema_version"`
-	Target     string         `json:"target"`
-	Signatures []signatureDoc `json:"signatures"`
+	SchemaVersion int            `json:"schema_version"`
+	Target        string         `json:"target"`
+	Signatures    []signatureDoc `json:"signatures"`
 	// TotalJobs and TotalSignatures count also what --limit left out.
 	TotalJobs       int `json:"total_jobs"`
 	TotalSignatures int `json:"total_signatures"`
@@ -264,8 +264,8 @@ func newExceptionDoc(e exception.Exception) exceptionDoc {
 
 // showDoc is show --json: the job's fields, then its detail.
 type showDoc struct {
-	SchemaVersion int `json:"schema_version"`
-	Target string `json:"target"`
+	SchemaVersion int    `json:"schema_version"`
+	Target        string `json:"target"`
 	jobDoc
 	// Envelope is null when the payload is no JSON object (payload_error).
 	Envelope     *envelopeDoc `json:"envelope"`
