@@ -588,14 +588,12 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 	if err := t.render(); err != nil {
 		return err
 	}
-	if opts.IO.IsStdoutTTY() {
-		kind := "signature"
-		if p.OnlyNew {
-			kind = "new signature"
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "%s in %s; trend: the last %s against the %s before\n", countNoun(total, "failed job"),
-			countNoun(distinct, kind), alerts.FormatDuration(window), alerts.FormatDuration(window))
+	kind := "signature"
+	if p.OnlyNew {
+		kind = "new signature"
 	}
+	fmt.Fprintf(opts.IO.ErrOut, "%s in %s; trend: the last %s against the %s before\n", countNoun(total, "failed job"),
+		countNoun(distinct, kind), alerts.FormatDuration(window), alerts.FormatDuration(window))
 	return nil
 }
 

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -229,9 +230,7 @@ func (o *MonitorOptions) validate() error {
 		return FlagErrorf("--json and --format prometheus are alternatives: pick one")
 	}
 	for _, p := range o.AlertPer {
-		switch p {
-		case "queue", "class", "signature":
-		default:
+		if !slices.Contains([]string{"queue", "class", "signature"}, p) {
 			return FlagErrorf("--alert-per takes queue, class or signature, got %q", p)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"sync"
 
@@ -78,13 +77,8 @@ func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
 
 // validateContexts checks --listen and the flags of a run over several contexts.
 func (o *MonitorOptions) validateContexts() error {
-	if o.Listen != "" {
-		if !o.Watch {
-			return FlagErrorf("--listen serves the watcher's metrics: add --watch")
-		}
-		if _, _, err := net.SplitHostPort(o.Listen); err != nil {
-			return FlagErrorf("--listen %q: want HOST:PORT, e.g. 127.0.0.1:9187", o.Listen)
-		}
+	if o.Listen != "" && !o.Watch { // its HOST:PORT is checked by addressVar
+		return FlagErrorf("--listen serves the watcher's metrics: add --watch")
 	}
 	if !o.multiContext() {
 		return nil

@@ -151,14 +151,13 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 
 // checkFollowFlags validates the follow-through flags.
 func (o *RetryOptions) checkFollowFlags(c *cobra.Command) error {
-	changed := func(name string) bool { return c.Flags().Changed(name) }
 	if o.StopAfterFailures > 0 && !o.Follow {
 		return FlagErrorf("--stop-after-failures counts jobs that failed again, which needs --follow")
 	}
-	if changed("canary-success") && o.Canary == 0 {
+	if c.Flags().Changed("canary-success") && o.Canary == 0 {
 		return FlagErrorf("--canary-success needs --canary N")
 	}
-	if changed("follow-timeout") && !o.Follow && o.Canary == 0 {
+	if c.Flags().Changed("follow-timeout") && !o.Follow && o.Canary == 0 {
 		return FlagErrorf("--follow-timeout needs --follow or --canary")
 	}
 	if o.FollowTimeout <= 0 {
