@@ -103,14 +103,12 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 		}
 		total = int64(preview.Deleted)
 	}
-	arch, err := opts.Archive.open(opts.IO, opts.Now)
+	arch, archiver, err := opts.Archive.open(opts.IO, opts.Now)
 	if err != nil {
 		return err
 	}
-	if arch != nil {
-		defer arch.Close()
-		p.Archive = arch
-	}
+	defer arch.Close()
+	p.Archive = archiver
 	pr := newMeter(opts.IO, "deleted", total)
 	args := append(append([]string{}, opts.commandLine...), opts.Archive.args()...)
 	var res triage.ForgetResult

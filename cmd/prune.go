@@ -169,15 +169,11 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	} else if err := confirm(opts.IO, opts.Yes, archiveVerb(opts.Archive)+" "+what+onTarget(svc)+"?"); err != nil {
 		return err
 	}
-	arch, err := opts.Archive.open(opts.IO, opts.Now)
+	arch, archiver, err := opts.Archive.open(opts.IO, opts.Now)
 	if err != nil {
 		return err
 	}
-	var archiver triage.Archiver // nil without --archive, not a nil *archive.Writer
-	if arch != nil {
-		defer arch.Close()
-		archiver = arch
-	}
+	defer arch.Close()
 	pr := newMeter(opts.IO, "deleted", total)
 	auditArgs := append([]string{name, "--hours", strconv.FormatFloat(opts.Hours, 'f', -1, 64)}, opts.Archive.args()...)
 	var n int64

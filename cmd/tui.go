@@ -133,15 +133,11 @@ func tuiRun(ctx context.Context, opts *TUIOptions) error {
 		return FlagErrorf("--new-since: %v", err)
 	}
 	actions := tuiActions(svc, opts)
-	arch, err := opts.Archive.open(opts.IO, opts.Now)
+	arch, archiveRows, err := opts.Archive.open(opts.IO, opts.Now)
 	if err != nil {
 		return err
 	}
 	defer arch.Close()
-	var archiveRows triage.Archiver
-	if arch != nil {
-		archiveRows = arch
-	}
 	err = tui.Run(ctx, svc, actions, tui.Options{
 		Archive:     archiveRows,
 		ArchivePath: opts.Archive.Path,
