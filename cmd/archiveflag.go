@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/archive"
 )
 
@@ -40,8 +41,7 @@ func (a *ArchiveFlag) check(jsonOut bool) error {
 	return nil
 }
 
-// out is where the command's report goes: stderr when the archive is
-// stdout.
+// out is where the report goes: stderr when the archive is stdout.
 func (a *ArchiveFlag) out(ios *IOStreams) io.Writer {
 	if a.Path == archive.Stdout {
 		return ios.ErrOut
@@ -49,19 +49,20 @@ func (a *ArchiveFlag) out(ios *IOStreams) io.Writer {
 	return ios.Out
 }
 
-// open opens the archive for appending (nil, nil without --archive).
-func (a *ArchiveFlag) open(ios *IOStreams, now func() time.Time) (*archive.Writer, error) {
+// open opens the archive for appending, also as the triage.Archiver it is
+// (nil, not a nil *archive.Writer, without --archive; Close takes nil).
+func (a *ArchiveFlag) open(ios *IOStreams, now func() time.Time) (*archive.Writer, triage.Archiver, error) {
 	if !a.set() {
-		return nil, nil
+		return nil, nil, nil
 	}
 	w, err := archive.Open(a.Path, ios.Out, now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if w.Cut > 0 {
 		fmt.Fprintf(ios.ErrOut, "archive %s: cut off a torn last record (%d bytes) left by an interrupted run; its rows were not deleted and are archived again\n", a.Path, w.Cut)
 	}
-	return w, nil
+	return w, w, nil
 }
 
 // args are the flag as the audit log records it.
@@ -84,8 +85,7 @@ type archiveDoc struct {
 	Already int64 `json:"already_archived"`
 }
 
-// doc is the flag's archiveDoc: a dry run's from its count, a run's from
-// its writer.
+// doc is the archiveDoc of a dry run (its count) or a run (its writer).
 func (a *ArchiveFlag) doc(w *archive.Writer, dryCount int64) *archiveDoc {
 	switch {
 	case !a.set():

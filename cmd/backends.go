@@ -10,39 +10,38 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// lazyBackend opens its queue backend on first use, so that a command that
-// never touches a connection (a retry of database jobs only, --help) never
-// dials it. It is the composition root's, not a backend of its own.
-type lazyBackend struct {
+// lazy opens what it wraps on first use, once, so that a command that never
+// touches a connection (a retry of database jobs only, --help) never dials
+// it. It is the composition root's, not a backend or store of its own.
+type lazy[T any] struct {
 	describe string
-	open     func(ctx context.Context) (triage.QueueBackend, error)
+	open     func(ctx context.Context) (T, error)
 
-	mu  sync.Mutex
-	b   triage.QueueBackend
-	err error
+	mu     sync.Mutex
+	opened bool
+	v      T
+	err    error
 }
+
+func (l *lazy[T]) get(ctx context.Context) (T, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.opened {
+		l.opened = true
+		l.v, l.err = l.open(ctx)
+	}
+	return l.v, l.err
+}
+
+func (l *lazy[T]) Describe() string { return l.describe }
+
+// lazyBackend is a queue backend opened on first use.
+type lazyBackend struct{ lazy[triage.QueueBackend] }
 
 var (
 	_ triage.QueueBackend   = (*lazyBackend)(nil)
 	_ triage.JobStateReader = (*lazyBackend)(nil)
 )
-
-func (l *lazyBackend) get(ctx context.Context) (triage.QueueBackend, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.b == nil && l.err == nil {
-		// An opener that fails may return a typed nil (*redisqueue.Backend),
-		// which is no backend to close.
-		if b, err := l.open(ctx); err != nil {
-			l.err = err
-		} else {
-			l.b = b
-		}
-	}
-	return l.b, l.err
-}
-
-func (l *lazyBackend) Describe() string { return l.describe }
 
 func (l *lazyBackend) Push(ctx context.Context, moves []triage.Move, now time.Time) (triage.PushResult, error) {
 	b, err := l.get(ctx)
@@ -89,10 +88,10 @@ func (l *lazyBackend) JobStates(ctx context.Context, p triage.JobStatesParams) (
 func (l *lazyBackend) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.b == nil {
-		return nil
+	if l.err != nil || l.v == nil {
+		return nil // an opener that fails may return a typed nil, which is no backend to close
 	}
-	return l.b.Close()
+	return l.v.Close()
 }
 
 // backendOpeners builds the queue backends of connections other than the
@@ -140,8 +139,8 @@ func queueRoutes(cfg appprofile.Config, open backendOpeners) (map[string]triage.
 				break
 			}
 			table := dc.Prefix + qc.Table
-			lb := &lazyBackend{describe: fmt.Sprintf("%s table %s", dc.Target.Redacted(), table),
-				open: func(ctx context.Context) (triage.QueueBackend, error) { return open.Database(ctx, dc, table) }}
+			lb := &lazyBackend{lazy[triage.QueueBackend]{describe: fmt.Sprintf("%s table %s", dc.Target.Redacted(), table),
+				open: func(ctx context.Context) (triage.QueueBackend, error) { return open.Database(ctx, dc, table) }}}
 			r.Backend, mc.Backend = lb, lb
 		case triage.DriverRedis:
 			redisName := qc.Connection
@@ -155,8 +154,8 @@ func queueRoutes(cfg appprofile.Config, open backendOpeners) (map[string]triage.
 				break
 			}
 			retryAfter := mc.RetryAfter
-			lb := &lazyBackend{describe: fmt.Sprintf("%s (prefix %q)", rc.Redacted(), rc.Prefix),
-				open: func(ctx context.Context) (triage.QueueBackend, error) { return open.Redis(ctx, rc, retryAfter) }}
+			lb := &lazyBackend{lazy[triage.QueueBackend]{describe: fmt.Sprintf("%s (prefix %q)", rc.Redacted(), rc.Prefix),
+				open: func(ctx context.Context) (triage.QueueBackend, error) { return open.Redis(ctx, rc, retryAfter) }}}
 			r.Backend, mc.Backend = lb, lb
 		case triage.DriverFailover:
 			// Retry pushes where triage.ResolveFailover points it; monitor

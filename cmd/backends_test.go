@@ -146,7 +146,7 @@ type nilBackend struct{ triage.QueueBackend }
 // returned a typed nil beside its error (redisqueue.Open does).
 func TestLazyBackendFailedOpenCloses(t *testing.T) {
 	refused := errors.New("connection refused")
-	l := &lazyBackend{open: func(context.Context) (triage.QueueBackend, error) { return (*nilBackend)(nil), refused }}
+	l := &lazyBackend{lazy[triage.QueueBackend]{open: func(context.Context) (triage.QueueBackend, error) { return (*nilBackend)(nil), refused }}}
 	if _, err := l.Stats(context.Background(), triage.QueueStatsParams{}); !errors.Is(err, refused) {
 		t.Errorf("Stats: %v", err)
 	}

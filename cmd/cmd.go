@@ -106,6 +106,14 @@ func Run(ctx context.Context, f *Factory, args []string) ExitCode {
 	return code
 }
 
+// runOr runs a command's options through runF (tests), else through run.
+func runOr[O any](ctx context.Context, opts *O, runF, run func(context.Context, *O) error) error {
+	if runF != nil {
+		return runF(ctx, opts)
+	}
+	return run(ctx, opts)
+}
+
 // minStatementTimeout is the smallest --statement-timeout: PostgreSQL and
 // MySQL count it in whole milliseconds, and 0 ms switches the limit off.
 const minStatementTimeout = time.Millisecond

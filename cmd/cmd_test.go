@@ -346,7 +346,7 @@ func testSpool(t *testing.T, tmpdir string) {
 	t.Setenv("TMPDIR", tmpdir)
 	ids := newSpool()
 	defer ids.Close()
-	if _, inMemory := ids.f.(*memFile); inMemory != strings.HasSuffix(tmpdir, "missing") {
+	if inMemory := ids.f == nil; inMemory != strings.HasSuffix(tmpdir, "missing") {
 		t.Fatalf("TMPDIR %s: spool in memory = %v", tmpdir, inMemory)
 	}
 	hostile := []string{"plain", "new\nline", `quote"and\\slash`, "\x1b[31mred", "ünï"}

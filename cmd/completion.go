@@ -17,15 +17,13 @@ import (
 // gets no candidates rather than a frozen prompt.
 const completionTimeout = time.Second
 
-// What a completion offers.
-type suggestKind int
+// suggestKind picks what a completion offers from the suggestions.
+type suggestKind func(triage.Suggestions) []triage.Suggestion
 
-const (
-	suggestQueues suggestKind = iota
-	suggestConnections
-	suggestSignatures
-	suggestIDs
-)
+func suggestQueues(s triage.Suggestions) []triage.Suggestion      { return s.Queues }
+func suggestConnections(s triage.Suggestions) []triage.Suggestion { return s.Connections }
+func suggestSignatures(s triage.Suggestions) []triage.Suggestion  { return s.Signatures }
+func suggestIDs(s triage.Suggestions) []triage.Suggestion         { return s.IDs }
 
 // suggester reads suggestions from the database, or fails.
 type suggester func(ctx context.Context) (triage.Suggestions, error)
@@ -61,16 +59,7 @@ func completeFrom(s suggester, kind suggestKind, list bool, extra ...triage.Sugg
 		}
 		var cands []triage.Suggestion
 		if got, err := s(ctx); err == nil {
-			switch kind {
-			case suggestQueues:
-				cands = got.Queues
-			case suggestConnections:
-				cands = got.Connections
-			case suggestSignatures:
-				cands = got.Signatures
-			case suggestIDs:
-				cands = got.IDs
-			}
+			cands = kind(got)
 		}
 		var out []cobra.Completion
 		for _, c := range append(append([]triage.Suggestion(nil), extra...), cands...) {
@@ -112,7 +101,7 @@ func registerCompletions(root *cobra.Command, s suggester) {
 	walk = func(c *cobra.Command) {
 		for flag, kind := range map[string]suggestKind{"queue": suggestQueues, "connection": suggestConnections, "signature": suggestSignatures} {
 			if c.Flags().Lookup(flag) != nil {
-				_ = c.RegisterFlagCompletionFunc(flag, completeFrom(s, kind, kind != suggestSignatures))
+				_ = c.RegisterFlagCompletionFunc(flag, completeFrom(s, kind, flag != "signature"))
 			}
 		}
 		if c.Parent() == root && c.ValidArgsFunction == nil {

@@ -83,9 +83,28 @@ type auditEntry struct {
 	// IDsOmitted says why an outcome line carries no ids although jobs
 	// were touched: the full line could not be written.
 	IDsOmitted string `json:"ids_omitted,omitempty"`
-	// spooled are the ids of a bulk action, written as "ids" from the
-	// temporary file they were kept in.
+	// spooled are a bulk action's ids, written as "ids" from their spool.
 	spooled *spool
+}
+
+// audited writes e's intent line, runs (not without that line), then writes
+// the outcome line run fills in; a failing outcome line is the run's error
+// when it had none. A nil audit records nothing (a dry run).
+func audited(audit func(auditEntry) error, e auditEntry, run func(*auditEntry) error) error {
+	if audit == nil {
+		return run(&e)
+	}
+	e.Phase = auditIntent
+	if err := audit(e); err != nil {
+		return err
+	}
+	e.Phase = auditOutcome
+	err := run(&e)
+	e.Error = auditError(err)
+	if aerr := audit(e); aerr != nil && err == nil {
+		err = aerr
+	}
+	return err
 }
 
 // auditError is the outcome's "error": what ended the run early, if anything.
@@ -93,7 +112,7 @@ func auditError(err error) string {
 	if err == nil {
 		return ""
 	}
-	return oneLine(err.Error())
+	return sanitize.FirstLine(err.Error())
 }
 
 // auditRunID ties one process's intent and outcome lines together.
@@ -120,8 +139,7 @@ func auditPath(f *Factory) string {
 	return f.Getenv("JOBTRIAGE_AUDIT_LOG")
 }
 
-// auditFileMode is the mode of a new audit log: the owner writes, the group
-// reads.
+// auditFileMode is the mode of a new audit log.
 const auditFileMode = 0o640
 
 // checkAuditLog refuses an audit log that cannot be appended to, before the
@@ -196,7 +214,7 @@ func audit(f *Factory, e auditEntry) error {
 	// without the ids rather than nothing, and still report the failure.
 	short := e
 	short.IDs, short.spooled = nil, nil
-	short.IDsOmitted = oneLine(err.Error())
+	short.IDsOmitted = sanitize.FirstLine(err.Error())
 	if serr := appendAuditLine(path, short); serr != nil {
 		return err
 	}
@@ -218,8 +236,7 @@ type auditFilter struct {
 	Until       string   `json:"until,omitempty"`
 	MinID       int64    `json:"min_id,omitempty"`
 	MaxID       int64    `json:"max_id,omitempty"`
-	// Jobs are the jobs chosen one by one in the terminal UI (uuid, or row
-	// id for a row without one).
+	// Jobs are the jobs chosen one by one in the terminal UI.
 	Jobs []string `json:"jobs,omitempty"`
 }
 

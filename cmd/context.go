@@ -62,10 +62,7 @@ func NewCmdContext(f *Factory, runF func(context.Context, *ContextOptions) error
 			if len(args) > 0 {
 				opts.Name = args[0]
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return contextRun(opts)
+			return runOr(c.Context(), opts, runF, contextRun)
 		}
 	}
 	list := &cobra.Command{
@@ -92,7 +89,7 @@ func NewCmdContext(f *Factory, runF func(context.Context, *ContextOptions) error
 	return cmd
 }
 
-func contextRun(opts *ContextOptions) error {
+func contextRun(_ context.Context, opts *ContextOptions) error {
 	file, err := opts.File()
 	if err != nil {
 		return err
@@ -121,7 +118,7 @@ func (o *ContextOptions) inForce() string {
 func contextList(opts *ContextOptions, file *contexts.File) error {
 	current := opts.inForce()
 	if opts.JSON {
-		doc := contextListDoc{SchemaVersion: jsonSchemaVersion, Config: nullString(file.Path), Current: nullString(current),
+		doc := contextListDoc{SchemaVersion: jsonSchemaVersion, Config: nullIfZero(file.Path), Current: nullIfZero(current),
 			Contexts: []contextDoc{}}
 		for _, c := range file.Contexts {
 			doc.Contexts = append(doc.Contexts, newContextDoc(c, c.Name == current))
@@ -173,34 +170,23 @@ func contextShow(opts *ContextOptions, file *contexts.File) error {
 	}
 	current := opts.inForce() == name
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, contextShowDoc{SchemaVersion: jsonSchemaVersion, Config: nullString(file.Path),
+		return writeJSON(opts.IO.Out, contextShowDoc{SchemaVersion: jsonSchemaVersion, Config: nullIfZero(file.Path),
 			Context: newContextDoc(c, current)})
 	}
 	r := c.Redacted()
 	var b strings.Builder
-	line := func(key, value string) {
-		if value != "" {
-			fmt.Fprintf(&b, "%-*s %s\n", showKeyWidth, key+":", sanitize.Line(value))
+	for _, kv := range [][2]string{
+		{"name", r.Name}, {"current", yesNo(current)}, {"label", r.Label}, {"production", yesNo(r.Production)},
+		{"color", r.DisplayColor()}, {"app", r.App}, {"env-file", r.EnvFile}, {"dsn", r.DSN}, {"jobs-dsn", r.JobsDSN},
+		{"failed-table", r.FailedTable}, {"jobs-table", r.JobsTable}, {"timezone", r.Timezone}, {"redis", r.Redis},
+		{"notify.slack-webhook", r.Notify.SlackWebhook}, {"notify.webhook-url", r.Notify.WebhookURL},
+		{"notify.pagerduty-routing-key", r.Notify.PagerDutyRoutingKey}, {"notify.command", r.Notify.Command},
+		{"defined at", file.Path + ":" + strconv.Itoa(c.Line)},
+	} {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, "%-*s %s\n", showKeyWidth, kv[0]+":", sanitize.Line(kv[1]))
 		}
 	}
-	line("name", r.Name)
-	line("current", yesNo(current))
-	line("label", r.Label)
-	line("production", yesNo(r.Production))
-	line("color", r.DisplayColor())
-	line("app", r.App)
-	line("env-file", r.EnvFile)
-	line("dsn", r.DSN)
-	line("jobs-dsn", r.JobsDSN)
-	line("failed-table", r.FailedTable)
-	line("jobs-table", r.JobsTable)
-	line("timezone", r.Timezone)
-	line("redis", r.Redis)
-	line("notify.slack-webhook", r.Notify.SlackWebhook)
-	line("notify.webhook-url", r.Notify.WebhookURL)
-	line("notify.pagerduty-routing-key", r.Notify.PagerDutyRoutingKey)
-	line("notify.command", r.Notify.Command)
-	line("defined at", file.Path+":"+strconv.Itoa(c.Line))
 	_, err := io.WriteString(opts.IO.Out, b.String())
 	return err
 }

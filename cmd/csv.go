@@ -74,8 +74,7 @@ func csvRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q tri
 	return exportDone(opts, q, n, err)
 }
 
-// csvFlushRows is how many records are buffered before they are written,
-// so a pipe sees a large export progress.
+// csvFlushRows records are buffered at most, so a pipe sees an export go.
 const csvFlushRows = 500
 
 // csvConflict names the flags given with --csv that it cannot go with.

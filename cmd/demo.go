@@ -42,10 +42,7 @@ func NewCmdDemo(f *Factory, runF func(context.Context, *DemoOptions) error) *cob
 		Example: "  $ jobtriage demo && jobtriage failed --group --dsn sqlite:jobtriage-demo.sqlite",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return demoRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, demoRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Path, "path", "jobtriage-demo.sqlite", "where to create the database `file`")

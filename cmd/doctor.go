@@ -72,10 +72,7 @@ func NewCmdDoctor(f *Factory, runF func(context.Context, *DoctorOptions) error) 
 			opts.Backends = f.backendOpeners()
 			opts.TimezoneFlag = f.Conn.Timezone
 			opts.ResolveOptions = func() (appprofile.Options, error) { return doctorResolveOptions(f) }
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return doctorRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, doctorRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as one JSON object")

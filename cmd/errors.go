@@ -62,9 +62,8 @@ func (e *exitError) Error() string {
 }
 func (e *exitError) Unwrap() error { return e.err }
 
-// inputFileError refuses an input file named on the command line that
-// cannot be opened (missing, a directory, no permission): a usage error,
-// like an input that is not what the command reads.
+// inputFileError refuses an input file that cannot be opened (missing, a
+// directory, no permission) as a usage error.
 func inputFileError(path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -103,21 +102,11 @@ func exitCodeFor(err error) ExitCode {
 }
 
 // severity orders exit codes for a run over several apps (monitor
-// --all-contexts), whose exit code is the worst of theirs: healthy, then
-// unhealthy, then a missing table, then an unreachable database or bad
-// configuration, then anything else.
+// --all-contexts), which exits with the worst: healthy, unhealthy, a missing
+// table, unreachable or bad configuration, anything else, interrupted.
 func severity(c ExitCode) int {
-	switch c {
-	case ExitOK:
-		return 0
-	case ExitUnhealthy:
-		return 1
-	case ExitSchema:
-		return 2
-	case ExitUnreachable:
-		return 3
-	case ExitInterrupted:
-		return 5
+	if s, ok := map[ExitCode]int{ExitOK: 0, ExitUnhealthy: 1, ExitSchema: 2, ExitUnreachable: 3, ExitInterrupted: 5}[c]; ok {
+		return s
 	}
 	return 4
 }
@@ -136,9 +125,6 @@ func worstExit(codes ...ExitCode) ExitCode {
 // errConfig marks errors resolving where the database is.
 var errConfig = errors.New("configuration")
 
-// oneLine is sanitize.FirstLine, under the name cmd's callers use.
-func oneLine(s string) string { return sanitize.FirstLine(s) }
-
 // cobraSuggestHeader opens the block of close names cobra appends to an
 // unknown command's error, one name a line after it.
 const cobraSuggestHeader = "Did you mean this?"
@@ -150,7 +136,7 @@ func errorLine(msg string) string {
 	first, rest, _ := strings.Cut(strings.TrimSpace(msg), "\n")
 	_, after, ok := strings.Cut(rest, cobraSuggestHeader)
 	if !ok {
-		return oneLine(msg)
+		return sanitize.FirstLine(msg)
 	}
 	return strings.TrimSpace(first) + ". " + cobraSuggestHeader + " " + strings.Join(strings.Fields(after), ", ")
 }

@@ -50,9 +50,6 @@ func TestExitCodeFor(t *testing.T) {
 	if got := worstExit(ExitUnreachable, ExitError, ExitInterrupted); got != ExitInterrupted {
 		t.Errorf("worstExit = %d", got)
 	}
-	if got := oneLine("  first\nsecond "); got != "first …" {
-		t.Errorf("oneLine = %q", got)
-	}
 }
 
 // TestRunPrintsOneLineAndTheUsageHint: Run prints an error once, on one

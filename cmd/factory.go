@@ -29,12 +29,10 @@ type ConnFlags struct {
 	Timezone    string
 	Timeout     time.Duration
 	// JobsLedger opts in to a jobtriage_pushed table in the --jobs-dsn
-	// database, which makes pushes there idempotent even after a worker
-	// ran the job.
+	// database: pushes there stay idempotent after a worker ran the job.
 	JobsLedger bool
-	// DatabaseConnections are the queue connections the command's
-	// --database-connection names database queues (retry, tui); they go
-	// into the service's router.
+	// DatabaseConnections are --database-connection (retry, tui), for the
+	// service's router.
 	DatabaseConnections []string
 }
 
@@ -57,8 +55,7 @@ type Factory struct {
 	// ConfigFile is --config, ContextName --context ("" = unset).
 	ConfigFile  string
 	ContextName string
-	// NoCache (--no-cache) reads the table instead of the local signature
-	// index.
+	// NoCache (--no-cache) reads the table, not the local signature index.
 	NoCache bool
 
 	// Config resolves the database settings (flags > env > .env).
@@ -71,15 +68,8 @@ type Factory struct {
 	// fixed is the context of a factory made by ForContext (monitor
 	// --all-contexts): it wins over --context and the file's current one.
 	fixed *contexts.Context
-	// file caches the configuration file, shared with ForContext's children.
-	file *configFile
-}
-
-// configFile loads the configuration file once.
-type configFile struct {
-	once sync.Once
-	f    *contexts.File
-	err  error
+	// file loads the configuration file once, shared with ForContext's children.
+	file func() (*contexts.File, error)
 }
 
 // NewFactory wires the real process environment.
@@ -100,16 +90,15 @@ func NewFactory() *Factory {
 // else the XDG one; none is no contexts), once.
 func (f *Factory) ConfigFileData() (*contexts.File, error) {
 	if f.file == nil {
-		f.file = &configFile{}
+		f.file = sync.OnceValues(func() (*contexts.File, error) {
+			file, err := contexts.Load(contexts.Locate(f.ConfigFile, f.Getenv))
+			if err != nil {
+				err = fmt.Errorf("%w: %v", errConfig, err)
+			}
+			return file, err
+		})
 	}
-	f.file.once.Do(func() {
-		path, explicit := contexts.Locate(f.ConfigFile, f.Getenv)
-		f.file.f, f.file.err = contexts.Load(path, explicit)
-		if f.file.err != nil {
-			f.file.err = fmt.Errorf("%w: %v", errConfig, f.file.err)
-		}
-	})
-	return f.file.f, f.file.err
+	return f.file()
 }
 
 // Context is the context this command runs in: ForContext's, else
@@ -163,13 +152,6 @@ func (f *Factory) ForContext(c contexts.Context, ios *IOStreams) *Factory {
 	child.Service = child.openService
 	f.closers = append(f.closers, func() error { child.Close(); return nil })
 	return child
-}
-
-func (f *Factory) getenv(k string) string {
-	if f.Getenv == nil {
-		return ""
-	}
-	return f.Getenv(k)
 }
 
 // resolveConfig settles where the database is: flags > environment >
@@ -344,14 +326,21 @@ func (f *Factory) backendOpeners() backendOpeners {
 			if c, err := f.Context(); err == nil && c != nil && c.Redis != "" {
 				rc = withRedisOverride(rc, c.Redis)
 			}
-			return redisqueue.Open(ctx, redisqueue.Options{Host: rc.Host, Port: rc.Port, Username: rc.Username, Password: rc.Password,
-				DB: rc.Database, TLS: rc.Scheme == "tls", Cluster: rc.Cluster, Prefix: rc.Prefix, RetryAfter: retryAfter})
+			o := redisOptions(rc)
+			o.RetryAfter = retryAfter
+			return redisqueue.Open(ctx, o)
 		},
 		Database: func(ctx context.Context, dc appprofile.DatabaseConnection, table string) (triage.QueueBackend, error) {
 			return openJobsBackend(ctx, sqlstore.Config{Endpoint: endpointOf(dc.Target, dc), JobsTable: table,
 				StatementTimeout: f.Conn.Timeout}, f.Conn.JobsLedger)
 		},
 	}
+}
+
+// redisOptions are the redisqueue options of a Redis connection.
+func redisOptions(rc appprofile.RedisConnection) redisqueue.Options {
+	return redisqueue.Options{Host: rc.Host, Port: rc.Port, Username: rc.Username, Password: rc.Password,
+		DB: rc.Database, TLS: rc.Scheme == "tls", Cluster: rc.Cluster, Prefix: rc.Prefix}
 }
 
 // withRedisOverride points a Redis queue connection where the context's
@@ -374,8 +363,7 @@ func withRedisOverride(rc appprofile.RedisConnection, rawURL string) appprofile.
 	return rc
 }
 
-// openJobsBackend opens the jobs table of a database other than
-// failed_jobs' as a queue backend.
+// openJobsBackend opens a jobs table outside failed_jobs' database.
 func openJobsBackend(ctx context.Context, c sqlstore.Config, ledger bool) (*sqlstore.JobsBackend, error) {
 	c.JobsOnly = true
 	st, err := sqlstore.Open(ctx, c)
@@ -388,13 +376,16 @@ func openJobsBackend(ctx context.Context, c sqlstore.Config, ledger bool) (*sqls
 // describeTarget names what a write changes, like a kubectl context: the
 // app, and the failed-jobs store with its table.
 func describeTarget(cfg appprofile.Config) string {
-	var where string
-	switch {
-	case cfg.Failed.Driver == "file" && cfg.Target.Driver == "":
+	where := cfg.Target.Redacted() + " table " + cfg.FailedTable
+	if cfg.Failed.Driver == "file" && cfg.Target.Driver == "" {
 		where = "file " + cfg.Failed.Path
-	default:
-		where = cfg.Target.Redacted() + " table " + cfg.FailedTable
 	}
+	return appTarget(cfg, where)
+}
+
+// appTarget is where, after "app shop (production) · " for a real app
+// profile (with --dsn alone APP_NAME is Laravel's default and names nothing).
+func appTarget(cfg appprofile.Config, where string) string {
 	if cfg.AppName == "" || cfg.Profile == nil || !cfg.Profile.IsApp {
 		return where
 	}
@@ -451,16 +442,15 @@ func (f *Factory) openCacheStore(ctx context.Context, cfg appprofile.Config) (tr
 		if err != nil {
 			return nil, fmt.Errorf("%w: cache store %s: %v", errConfig, cs.Name, err)
 		}
-		st, err := redisqueue.OpenCache(ctx, redisqueue.Options{Host: rc.Host, Port: rc.Port, Username: rc.Username, Password: rc.Password,
-			DB: rc.Database, TLS: rc.Scheme == "tls", Cluster: rc.Cluster, Prefix: rc.Prefix}, cs.Prefix)
+		st, err := redisqueue.OpenCache(ctx, redisOptions(rc), cs.Prefix)
 		if err != nil {
 			return nil, err
 		}
 		f.closers = append(f.closers, st.Close)
 		return st, nil
 	}
-	return nil, fmt.Errorf("%w: the app's cache store %s uses the %s driver, which jobtriage cannot write (%s); use php artisan queue:pause and queue:resume",
-		triage.ErrPauseUnsupported, quoteName(cs.Name), quoteName(cs.Driver), sanitize.Line(cs.Source))
+	return nil, fmt.Errorf("%w: the app's cache store %q uses the %q driver, which jobtriage cannot write (%s); use php artisan queue:pause and queue:resume",
+		triage.ErrPauseUnsupported, sanitize.Line(cs.Name), sanitize.Line(cs.Driver), sanitize.Line(cs.Source))
 }
 
 // pauseReader is the cache store monitor and retry read the pause keys
@@ -474,20 +464,16 @@ func (f *Factory) pauseReader(cfg appprofile.Config) triage.CacheStore {
 	if err != nil || (cs.Driver != "database" && cs.Driver != "redis") {
 		return nil
 	}
-	return &lazyCacheStore{describe: cs.Driver + " cache store " + cs.Name,
-		open: func(ctx context.Context) (triage.CacheStore, error) { return f.openCacheStore(ctx, cfg) }}
+	return &lazyCacheStore{lazy[triage.CacheStore]{describe: cs.Driver + " cache store " + cs.Name,
+		open: func(ctx context.Context) (triage.CacheStore, error) { return f.openCacheStore(ctx, cfg) }}}
 }
 
 // pauseTarget names the app (and context) a pause changes, for its
 // question and summary, as retry's confirmations name theirs.
 func (f *Factory) pauseTarget(store string) string {
 	svc := &triage.Service{Target: store}
-	if cfg, err := f.Config(); err == nil && cfg.Profile != nil && cfg.Profile.IsApp && cfg.AppName != "" {
-		app := "app " + cfg.AppName
-		if cfg.AppEnv != "" {
-			app += " (" + cfg.AppEnv + ")"
-		}
-		svc.Target = app + " · " + store
+	if cfg, err := f.Config(); err == nil {
+		svc.Target = appTarget(cfg, store)
 	}
 	if c, err := f.Context(); err == nil && c != nil {
 		svc.TargetMark = contextMark(f.IO, *c)
@@ -505,9 +491,6 @@ func versionAtLeast(version string, min [2]int) bool {
 	}
 	return got[0] > min[0] || (got[0] == min[0] && got[1] >= min[1])
 }
-
-// quoteName quotes a config name for a message.
-func quoteName(s string) string { return strconv.Quote(sanitize.Line(s)) }
 
 // Close releases whatever the constructors opened.
 func (f *Factory) Close() {

@@ -20,9 +20,6 @@ import (
 	"github.com/jobtriage/jobtriage/tui"
 )
 
-// alertsDuration renders a window the way the monitor and the TUI do.
-func alertsDuration(d time.Duration) string { return alerts.FormatDuration(d) }
-
 // FilterFlags are the selection flags that failed, retry and forget share.
 type FilterFlags struct {
 	Queues      []string
@@ -77,9 +74,23 @@ func (ff *FilterFlags) query(now time.Time, loc *time.Location) (triage.Query, e
 
 // queryNames are the queue, connection and class names q selects by, for
 // Service.CheckNames: a name nothing has is an error for the commands that
-// act, a warning for failed.
+// act (open), a warning for failed.
 func queryNames(q triage.Query) triage.Names {
 	return triage.Names{Queues: q.Filter.Queues, Connections: q.Filter.Connections, Class: q.Class}
+}
+
+// open opens the service and reads the flags into a query whose names the
+// store has, as retry and forget begin.
+func (ff *FilterFlags) open(ctx context.Context, service func(context.Context) (*triage.Service, error), now time.Time) (*triage.Service, triage.Query, error) {
+	svc, err := service(ctx)
+	if err != nil {
+		return nil, triage.Query{}, err
+	}
+	q, err := ff.query(now, svc.Location)
+	if err == nil {
+		err = svc.CheckNames(ctx, queryNames(q))
+	}
+	return svc, q, err
 }
 
 // signatureIDRE is a signature id: the first 10 hex digits of its hash.
@@ -122,8 +133,7 @@ type FailedOptions struct {
 
 	Filter FilterFlags
 	Limit  int
-	// LimitSet: --limit was given. --ndjson exports every match unless it
-	// was (its default is for pages, not exports).
+	// LimitSet: --limit was given; --ndjson exports everything without it.
 	LimitSet bool
 	After    string
 	Group    bool
@@ -132,6 +142,8 @@ type FailedOptions struct {
 	NewSince string
 	Window   string
 	Sort     string
+	window   time.Duration  // Window parsed
+	sortKey  triage.SortKey // Sort parsed
 	JSON     bool
 	NDJSON   bool
 	Full     bool
@@ -192,10 +204,11 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 				// look new.
 				return FlagErrorf("--new-since judges a signature by every failure it has; it does not combine with --since")
 			}
-			if _, err := parseTrendWindow("--window", opts.Window); err != nil {
+			var err error
+			if opts.window, err = parseTrendWindow("--window", opts.Window); err != nil {
 				return err
 			}
-			if _, err := triage.ParseSortKey(opts.Sort); err != nil {
+			if opts.sortKey, err = triage.ParseSortKey(opts.Sort); err != nil {
 				return FlagErrorf("--sort %q: want count, last, first or trend", sanitize.Line(opts.Sort))
 			}
 			if opts.Full && !(opts.JSON || opts.NDJSON) {
@@ -206,10 +219,7 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 					return FlagErrorf("--after: %v", err)
 				}
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return failedRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, failedRun)
 		},
 	}
 	opts.Filter.register(cmd)
@@ -339,8 +349,7 @@ func printJobs(io *IOStreams, jobs []triage.Job, now time.Time) error {
 	return t.render()
 }
 
-// shortClass drops a long namespace on a terminal: the full class is in
-// show and in JSON.
+// shortClass drops a long namespace on a terminal (show and JSON keep it).
 func shortClass(c string) string {
 	if i := strings.LastIndex(c, `\`); i >= 0 && len(c) > 30 {
 		return c[i+1:]
@@ -348,8 +357,7 @@ func shortClass(c string) string {
 	return c
 }
 
-// jobDocOf is a job's document: with --full, its whole payload and
-// exception too.
+// jobDocOf is a job's document, with --full its whole payload and exception.
 func jobDocOf(opts *FailedOptions, j triage.Job, r *triage.FailedRow) jobDoc {
 	if opts.Full && r != nil {
 		return fullJobDoc(j, r)
@@ -357,10 +365,9 @@ func jobDocOf(opts *FailedOptions, j triage.Job, r *triage.FailedRow) jobDoc {
 	return newJobDoc(j)
 }
 
-// writeJobsJSON prints one page as a failedDoc; next is the cursor of the
-// page after it ("" on the last).
+// writeJobsJSON prints one page as a failedDoc; next is the next page's cursor.
 func writeJobsJSON(ctx context.Context, opts *FailedOptions, svc *triage.Service, jobs []triage.Job, next string) error {
-	doc := failedDoc{SchemaVersion: jsonSchemaVersion, Target: targetText(svc), Jobs: make([]jobDoc, 0, len(jobs)), Next: nullString(next)}
+	doc := failedDoc{SchemaVersion: jsonSchemaVersion, Target: targetText(svc), Jobs: make([]jobDoc, 0, len(jobs)), Next: nullIfZero(next)}
 	for _, j := range jobs {
 		var r *triage.FailedRow
 		if opts.Full {
@@ -442,18 +449,12 @@ func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q 
 		n++
 		doc := jobDocOf(opts, j, r)
 		doc.SchemaVersion = jsonSchemaVersion // each record stands alone
-		b, err := marshalLine(doc)            // one safe, valid JSON record per line
-		if err != nil {
-			return err
-		}
-		_, err = opts.IO.Out.Write(b)
-		return err
+		return writeJSONLine(opts.IO.Out, doc)
 	})
 	return exportDone(opts, q, n, err)
 }
 
-// exportLimitReached reports whether an export that wrote n records
-// stops: only an explicit --limit N (not 0) bounds one.
+// exportLimitReached: only an explicit --limit N (not 0) bounds an export.
 func (o *FailedOptions) exportLimitReached(n int) bool {
 	return o.LimitSet && o.Limit > 0 && n >= o.Limit
 }
@@ -473,8 +474,7 @@ func exportDone(opts *FailedOptions, q triage.Query, n int, err error) error {
 	return nil
 }
 
-// parseTrendWindow reads a trend window flag: a duration (30m, 6h, 1d)
-// up to triage.MaxTrendWindow.
+// parseTrendWindow reads a trend window flag (trendWindowOf).
 func parseTrendWindow(flag, s string) (time.Duration, error) {
 	d, err := trendWindowOf(s)
 	if err != nil {
@@ -483,21 +483,14 @@ func parseTrendWindow(flag, s string) (time.Duration, error) {
 	return d, nil
 }
 
-// groupProgressEvery is how many matching rows group reads between two
-// "scanned" lines on a terminal.
+// groupProgressEvery is how many rows group reads between two "scanned" lines.
 const groupProgressEvery = 5000
 
 func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query, now time.Time) error {
-	window, err := parseTrendWindow("--window", opts.Window)
-	if err != nil {
-		return err
-	}
-	sortKey, err := triage.ParseSortKey(opts.Sort)
-	if err != nil {
-		return FlagErrorf("--sort: %v", err)
-	}
+	window, sortKey := opts.window, opts.sortKey
 	p := triage.GroupParams{Query: q, Window: window, Sort: sortKey}
 	if opts.NewSince != "" {
+		var err error
 		if p.NewSince, err = parseTimeBound(opts.NewSince, now, svc.Location); err != nil {
 			return FlagErrorf("--new-since: %v", err)
 		}
@@ -572,7 +565,7 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 	// On a terminal the error gets its own line; a narrow one moves the
 	// class there too.
 	wide := opts.IO.TerminalWidth() >= 120
-	header := []string{"SIGNATURE", "COUNT", "TREND " + alertsDuration(window), "LAST", "FIRST", "QUEUES"}
+	header := []string{"SIGNATURE", "COUNT", "TREND " + alerts.FormatDuration(window), "LAST", "FIRST", "QUEUES"}
 	if wide {
 		header = append(header, "CLASS")
 	}
@@ -595,14 +588,12 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 	if err := t.render(); err != nil {
 		return err
 	}
-	if opts.IO.IsStdoutTTY() {
-		kind := "signature"
-		if p.OnlyNew {
-			kind = "new signature"
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "%s in %s; trend: the last %s against the %s before\n", countNoun(total, "failed job"),
-			countNoun(distinct, kind), alertsDuration(window), alertsDuration(window))
+	kind := "signature"
+	if p.OnlyNew {
+		kind = "new signature"
 	}
+	fmt.Fprintf(opts.IO.ErrOut, "%s in %s; trend: the last %s against the %s before\n", countNoun(total, "failed job"),
+		countNoun(distinct, kind), alerts.FormatDuration(window), alerts.FormatDuration(window))
 	return nil
 }
 

@@ -15,13 +15,11 @@ import (
 )
 
 // The flag grammar: every duration, count, number of hours, time, name and
-// address a flag takes is read by one of the pflag.Values below (name
-// lists by nameList), when the command line is parsed. A bad value is refused there, before anything
-// runs, as pflag's one line — `invalid argument "7x" for "--window" flag:
-// want a duration like 90s, 15m, 2h, 7d or 1w` — which NewCmdRoot's flag
-// error function makes a FlagError (exit 2; exitCodeFor maps the bare
-// pflag error to 2 as well). Each Type is the placeholder
-// help shows when the usage names none.
+// address a flag takes is read by one of the pflag.Values below (name lists
+// by nameList) as the command line is parsed, so a bad value is refused
+// before anything runs, as pflag's one line (`invalid argument "7x" for
+// "--window" flag: want a duration like …`), exit 2. Each Type is the
+// placeholder help shows when the usage names none.
 
 // durationValue is a duration flag: parseDuration's grammar.
 type durationValue struct{ p *time.Duration }
@@ -52,15 +50,13 @@ func (v durationValue) String() string {
 
 func (durationValue) Type() string { return "DURATION" }
 
-// countValue is a whole-number flag of at least min (a count, a limit, a
-// threshold).
+// countValue is a whole-number flag of at least min.
 type countValue[T int | int64] struct {
 	p   *T
 	min T
 }
 
-// countVar registers a count flag whose default is def and whose given
-// values must be at least min.
+// countVar registers a count flag: default def, at least min.
 func countVar[T int | int64](fs *pflag.FlagSet, p *T, name string, def, min T, usage string) {
 	*p = def
 	fs.Var(countValue[T]{p, min}, name, usage)
@@ -104,8 +100,7 @@ func (v countValue[T]) String() string {
 
 func (countValue[T]) Type() string { return "N" }
 
-// hoursValue is a number of hours, fractions allowed (prune --hours, as
-// queue:prune --hours).
+// hoursValue is a number of hours, fractions allowed (as queue:prune --hours).
 type hoursValue struct{ p *float64 }
 
 func hoursVar(fs *pflag.FlagSet, p *float64, name string, def float64, usage string) {
@@ -163,8 +158,7 @@ func timeVar(fs *pflag.FlagSet, p *string, name, usage string) {
 	fs.Var(textValue{p, "WHEN", checkTimeBound}, name, usage)
 }
 
-// checkTimeBound is parseTimeBound's verdict on s, which does not depend on
-// the clock or the timezone.
+// checkTimeBound is parseTimeBound's verdict, independent of clock and zone.
 func checkTimeBound(s string) error {
 	if _, err := parseTimeBound(s, time.Time{}, time.UTC); err != nil {
 		return errors.New("want a duration back from now like 30m, 6h, 7d or 2w, or a time like 2026-11-30 14:00:00")
@@ -188,8 +182,7 @@ func trendWindowOf(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// nameVar registers a flag naming one thing (a queue): empty is refused,
-// since it names nothing.
+// nameVar registers a flag naming one thing (a queue): empty names nothing.
 func nameVar(fs *pflag.FlagSet, p *string, name, example, usage string) {
 	fs.Var(textValue{p, "NAME", func(s string) error {
 		if strings.TrimSpace(s) == "" {
@@ -199,8 +192,8 @@ func nameVar(fs *pflag.FlagSet, p *string, name, example, usage string) {
 	}}, name, usage)
 }
 
-// addressVar registers a HOST:PORT flag to listen on (port 0 to 65535; an
-// empty host is every interface).
+// addressVar registers a HOST:PORT flag to listen on (an empty host is every
+// interface).
 func addressVar(fs *pflag.FlagSet, p *string, name, usage string) {
 	fs.Var(textValue{p, "HOST:PORT", checkListenAddress}, name, usage)
 }

@@ -24,6 +24,7 @@ type ForgetOptions struct {
 	Yes         bool
 	JSON        bool
 	Archive     ArchiveFlag
+	refs        []triage.Ref // IDs parsed
 	commandLine []string
 }
 
@@ -38,11 +39,7 @@ func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) 
 			a filter selects (--queue, --class, --signature, --since, …). Deletes run in
 			short batches. It asks first on a terminal and needs --yes otherwise.
 			To empty the table use flush; to apply a retention period use prune.
-
-			With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
-			when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
-			deleted. jobtriage restore PATH puts the rows back.
-		`),
+		`) + archiveHelp,
 		Example: examples(heredoc.Doc(`
 			  $ jobtriage forget 4e44390e-5a8c-4b8f-9d3e-1f2a3b4c5d6e
 			  $ jobtriage forget --signature 3fa9c2d1e0 --dry-run
@@ -62,38 +59,25 @@ func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) 
 			if err := opts.Archive.check(opts.JSON); err != nil {
 				return err
 			}
-			for _, id := range args {
-				if _, err := triage.ParseRef(id); err != nil {
-					return err
-				}
+			var err error
+			if opts.refs, err = parseRefs(args); err != nil {
+				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return forgetRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, forgetRun)
 		},
 	}
 	opts.Filter.register(cmd)
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be deleted; change nothing")
-	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	writeFlags(cmd, &opts.DryRun, "count what would be deleted; change nothing", &opts.Yes, &opts.JSON)
 	opts.Archive.register(cmd)
 	return cmd
 }
 
 func forgetRun(ctx context.Context, opts *ForgetOptions) error {
-	svc, err := opts.Service(ctx)
+	svc, q, err := opts.Filter.open(ctx, opts.Service, opts.Now())
 	if err != nil {
 		return err
 	}
-	q, err := opts.Filter.query(opts.Now(), svc.Location)
-	if err != nil {
-		return err
-	}
-	if err := svc.CheckNames(ctx, queryNames(q)); err != nil {
-		return err
-	}
-	p := triage.ForgetParams{Query: q, Refs: refsOf(opts.IDs)}
+	p := triage.ForgetParams{Query: q, Refs: opts.refs}
 	ids := newSpool()
 	defer ids.Close()
 	var total int64 // what the dry run counted; 0 when there was none
@@ -119,25 +103,21 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 		}
 		total = int64(preview.Deleted)
 	}
-	arch, err := opts.Archive.open(opts.IO, opts.Now)
+	arch, archiver, err := opts.Archive.open(opts.IO, opts.Now)
 	if err != nil {
 		return err
 	}
-	if arch != nil {
-		defer arch.Close()
-		p.Archive = arch
-	}
+	defer arch.Close()
+	p.Archive = archiver
 	pr := newMeter(opts.IO, "deleted", total)
 	args := append(append([]string{}, opts.commandLine...), opts.Archive.args()...)
-	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "forget", Args: args, Filter: q}); err != nil {
+	var res triage.ForgetResult
+	err = audited(opts.Audit, auditEntry{Command: "forget", Args: args, Filter: q}, func(e *auditEntry) (err error) {
+		res, err = forgetBatches(ctx, svc, p, ids, pr)
+		pr.done()
+		e.Count, e.IDs, e.spooled = int64(res.Deleted), res.IDs, ids
 		return err
-	}
-	res, err := forgetBatches(ctx, svc, p, ids, pr)
-	pr.done()
-	if aerr := opts.Audit(auditEntry{Command: "forget", Args: args, Filter: q, Count: int64(res.Deleted), IDs: res.IDs, spooled: ids,
-		Error: auditError(err)}); aerr != nil && err == nil {
-		err = aerr
-	}
+	})
 	if err != nil {
 		if res.Deleted > 0 && arch != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "%s deleted before the error%s\n", countNoun(res.Deleted, "failed job"), opts.Archive.doc(arch, 0).phrase(false))
@@ -174,7 +154,8 @@ func reportForget(opts *ForgetOptions, svc *triage.Service, res triage.ForgetRes
 		return opts.Filter.errNoSuchSignature() // the error alone, not "Would delete 0 failed jobs" first
 	}
 	if opts.JSON {
-		if err := writeJSONSpliced(opts.IO.Out, newForgetDoc(res, arch), map[string]*spool{"ids": ids}); err != nil {
+		doc := forgetDoc{SchemaVersion: jsonSchemaVersion, DryRun: res.DryRun, Deleted: res.Deleted, IDs: orEmpty(res.IDs), NotFound: orEmpty(res.NotFound), Archive: arch}
+		if err := writeJSONSpliced(opts.IO.Out, doc, map[string]*spool{"ids": ids}); err != nil {
 			return err
 		}
 	} else {

@@ -53,7 +53,6 @@ func disableAutoGenTag(c *cobra.Command) {
 // GenDocs writes the Markdown reference and the man pages under root (the
 // module root), replacing what was there.
 func GenDocs(root string) error {
-	tree := DocsTree()
 	for _, d := range []string{ReferenceDir, ManDir} {
 		dir := filepath.Join(root, d)
 		if err := os.RemoveAll(dir); err != nil {
@@ -63,7 +62,8 @@ func GenDocs(root string) error {
 			return err
 		}
 	}
-	escapeProse(tree)
+	tree := DocsTree()
+	escapeTree(tree, "<", nil)
 	if err := doc.GenMarkdownTree(tree, filepath.Join(root, ReferenceDir)); err != nil {
 		return fmt.Errorf("markdown reference: %w", err)
 	}
@@ -71,7 +71,7 @@ func GenDocs(root string) error {
 	// the synopsis and flag usages included, as Markdown for go-md2man,
 	// which drops a <placeholder> as an HTML tag.
 	manTree := DocsTree()
-	escapeForMan(manTree, map[*pflag.Flag]bool{})
+	escapeTree(manTree, manSpecial, map[*pflag.Flag]bool{})
 	hdr := &doc.GenManHeader{Title: "JOBTRIAGE", Section: "1", Date: &manDate, Source: "jobtriage", Manual: "jobtriage manual"}
 	if err := doc.GenManTree(manTree, hdr, filepath.Join(root, ManDir)); err != nil {
 		return fmt.Errorf("man pages: %w", err)
@@ -79,14 +79,34 @@ func GenDocs(root string) error {
 	return nil
 }
 
-// escapeProse escapes, for the Markdown reference, the '<' of every
-// placeholder in the prose cobra writes unfenced (Short and Long), so a
-// renderer shows <id> instead of swallowing it as an HTML tag.
-func escapeProse(c *cobra.Command) {
-	c.Short = escapeMarkdown(c.Short, "<")
-	c.Long = escapeLong(c.Long, "<")
+// manSpecial are the characters Markdown would read as markup in the texts
+// cobra hands to go-md2man; a backslash before each makes it literal.
+const manSpecial = "\\<>*_[]"
+
+// escapeTree escapes special in the prose cobra writes unfenced, Short and
+// Long, so that a renderer shows <id> instead of swallowing it as an HTML
+// tag. For the man pages (done not nil) also in the arguments of Use (its
+// first word is the command's name) and each flag's usage, once per flag (a
+// persistent flag is shared by every command that inherits it). Example is
+// fenced, so it is left as it is.
+func escapeTree(c *cobra.Command, special string, done map[*pflag.Flag]bool) {
+	c.Short = escapeMarkdown(c.Short, special)
+	c.Long = escapeLong(c.Long, special)
+	if done != nil {
+		if name, args, ok := strings.Cut(c.Use, " "); ok {
+			c.Use = name + " " + escapeMarkdown(args, special)
+		}
+		for _, fs := range []*pflag.FlagSet{c.LocalFlags(), c.InheritedFlags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) {
+				if !done[f] {
+					done[f] = true
+					f.Usage = escapeMarkdown(f.Usage, special)
+				}
+			})
+		}
+	}
 	for _, sub := range c.Commands() {
-		escapeProse(sub)
+		escapeTree(sub, special, done)
 	}
 }
 
@@ -105,34 +125,6 @@ func escapeLong(long, special string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-// manSpecial are the characters Markdown would read as markup in the texts
-// cobra hands to go-md2man; a backslash before each makes it literal.
-const manSpecial = "\\<>*_[]"
-
-// escapeForMan escapes every text cobra's man generator writes as Markdown
-// outside a fence: Short, Long, the arguments of Use (its first word is the
-// command's name) and each flag's usage, once per flag (a persistent flag
-// is shared by every command that inherits it). Example is fenced, so it is
-// left as it is.
-func escapeForMan(c *cobra.Command, done map[*pflag.Flag]bool) {
-	c.Short = escapeMarkdown(c.Short, manSpecial)
-	c.Long = escapeLong(c.Long, manSpecial)
-	if name, args, ok := strings.Cut(c.Use, " "); ok {
-		c.Use = name + " " + escapeMarkdown(args, manSpecial)
-	}
-	for _, fs := range []*pflag.FlagSet{c.LocalFlags(), c.InheritedFlags(), c.PersistentFlags()} {
-		fs.VisitAll(func(f *pflag.Flag) {
-			if !done[f] {
-				done[f] = true
-				f.Usage = escapeMarkdown(f.Usage, manSpecial)
-			}
-		})
-	}
-	for _, sub := range c.Commands() {
-		escapeForMan(sub, done)
-	}
 }
 
 // escapeMarkdown puts a backslash before each of special in s, outside

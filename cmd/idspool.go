@@ -25,15 +25,17 @@ import (
 // spool moves what it holds into memory and goes on there, so that a retry
 // is never aborted part-way for want of a place to list what it did.
 type spool struct {
-	f       spoolFile
-	pending []byte // values not yet written to f
+	f       spoolFile // nil: in memory, in mem
+	mem     []byte
+	pending []byte // values not yet written
 	size    int64  // bytes of f known to be written
 	n       int
 }
 
-// spoolFile is the temporary file, or memory.
+// spoolFile is the temporary file.
 type spoolFile interface {
-	io.ReadWriteSeeker
+	io.ReaderAt
+	io.WriterAt
 	Truncate(size int64) error
 }
 
@@ -60,61 +62,18 @@ func removeSpools() {
 // TMPDIR in a locked-down container) the spool lives in memory instead: a
 // retry must not be refused for want of a place to list what it did.
 func newSpool() *spool {
-	var f spoolFile = &memFile{}
-	if tmp, err := os.CreateTemp("", "jobtriage-spool-*"); err == nil {
-		f = tmp
-		liveSpools.Lock()
-		liveSpools.names[tmp.Name()] = true
-		liveSpools.Unlock()
+	tmp, err := os.CreateTemp("", "jobtriage-spool-*")
+	if err != nil {
+		return &spool{}
 	}
-	return &spool{f: f}
-}
-
-// memFile is a spoolFile in memory. Writes go where the offset is and cut
-// what follows, which is all a spool needs: it writes only at its end.
-type memFile struct {
-	b   []byte
-	off int
-}
-
-func (m *memFile) Write(p []byte) (int, error) {
-	m.b = append(m.b[:m.off], p...)
-	m.off = len(m.b)
-	return len(p), nil
-}
-
-func (m *memFile) Read(p []byte) (int, error) {
-	if m.off >= len(m.b) {
-		return 0, io.EOF
-	}
-	n := copy(p, m.b[m.off:])
-	m.off += n
-	return n, nil
-}
-
-func (m *memFile) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		offset += int64(m.off)
-	case io.SeekEnd:
-		offset += int64(len(m.b))
-	}
-	if offset < 0 || offset > int64(len(m.b)) {
-		return 0, fmt.Errorf("spool: seek to %d of %d", offset, len(m.b))
-	}
-	m.off = int(offset)
-	return offset, nil
-}
-
-func (m *memFile) Truncate(size int64) error {
-	m.b = m.b[:size]
-	m.off = min(m.off, int(size))
-	return nil
+	liveSpools.Lock()
+	liveSpools.names[tmp.Name()] = true
+	liveSpools.Unlock()
+	return &spool{f: tmp}
 }
 
 // add appends one value as a line of JSON, made inert as every JSON output
-// is (marshalLine: valid UTF-8, DEL/C1/bidi escaped), since spooled values
-// are spliced into --json output and the audit line.
+// is (marshalLine): it is spliced into --json output and the audit line.
 func (s *spool) add(v any) error {
 	b, err := marshalLine(v)
 	if err != nil {
@@ -128,13 +87,14 @@ func (s *spool) add(v any) error {
 	return nil
 }
 
-// flush writes the pending values to the file. When the file fails, what
-// it held and the pending values move to memory (toMemory).
+// flush writes the pending values to the file, or to memory. When the file
+// fails, what it held and the pending values move to memory (toMemory).
 func (s *spool) flush() error {
-	if len(s.pending) == 0 {
+	if s.f == nil {
+		s.mem, s.pending = append(s.mem, s.pending...), s.pending[:0]
 		return nil
 	}
-	if _, err := s.f.Write(s.pending); err != nil {
+	if _, err := s.f.WriteAt(s.pending, s.size); err != nil {
 		return s.toMemory(err)
 	}
 	s.size += int64(len(s.pending))
@@ -146,26 +106,13 @@ func (s *spool) flush() error {
 // it before (s.size; a partial last write is dropped) are read back, and the
 // pending values after them.
 func (s *spool) toMemory(cause error) error {
-	if _, ok := s.f.(*memFile); ok {
-		return fmt.Errorf("recording the jobs touched: %w", cause)
-	}
-	mem := &memFile{}
-	if _, err := s.f.Seek(0, io.SeekStart); err == nil {
-		_, err = io.CopyN(mem, s.f, s.size)
-		if err != nil {
-			return fmt.Errorf("recording the jobs touched: the temporary file failed (%v) and could not be read back: %w", cause, err)
-		}
-	} else {
+	mem := make([]byte, s.size)
+	if _, err := io.ReadFull(io.NewSectionReader(s.f, 0, s.size), mem); err != nil {
 		return fmt.Errorf("recording the jobs touched: the temporary file failed (%v) and could not be read back: %w", cause, err)
 	}
 	s.closeFile()
-	if _, err := mem.Write(s.pending); err != nil {
-		return err
-	}
-	s.f = mem
-	s.pending = s.pending[:0]
-	s.size = int64(len(mem.b))
-	return nil
+	s.f, s.mem = nil, mem
+	return s.flush()
 }
 
 // AddIDs records a batch's ids.
@@ -192,10 +139,11 @@ func (s *spool) writeArray(w io.Writer, sep string) error {
 	if err := s.flush(); err != nil {
 		return err
 	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return err
+	var r io.Reader = bytes.NewReader(s.mem)
+	if s.f != nil {
+		r = io.NewSectionReader(s.f, 0, s.size)
 	}
-	sc := bufio.NewScanner(s.f)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
 	var ind bytes.Buffer
 	for first := true; sc.Scan(); first = false {
@@ -220,19 +168,15 @@ func (s *spool) writeArray(w io.Writer, sep string) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("reading back the jobs touched: %w", err)
 	}
-	_, err := s.f.Seek(0, io.SeekEnd)
-	return err
+	return nil
 }
 
 // reset empties the spool.
 func (s *spool) reset() error {
-	if err := s.f.Truncate(0); err != nil {
-		return err
+	s.mem, s.pending, s.size, s.n = s.mem[:0], s.pending[:0], 0, 0
+	if s.f != nil {
+		return s.f.Truncate(0)
 	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	s.pending, s.size, s.n = s.pending[:0], 0, 0
 	return nil
 }
 
@@ -258,8 +202,7 @@ func (s *spool) closeFile() {
 // to a spool (for --json), and in memory only what the terminal shows — per
 // reason a count and the first few ids.
 type skipReport struct {
-	all    *spool // nil: count and group only
-	n      int
+	all    *spool
 	groups map[string]*skipGroup
 	order  []string
 }
@@ -273,17 +216,13 @@ type skipGroup struct {
 	artisan []string
 }
 
-// maxArtisanIDs bounds the ids of the printed artisan command; --json
-// lists every skipped job.
-const maxArtisanIDs = 100
-
-// skipExamples is how many ids a reason lists: a thousand identical lines
-// would hide the one that matters. --json lists all.
-const skipExamples = 3
-
-func newSkipReport(all *spool) *skipReport {
-	return &skipReport{all: all, groups: map[string]*skipGroup{}}
-}
+// maxArtisanIDs bounds the ids of the printed artisan command, skipExamples
+// those a reason lists (a thousand identical lines would hide the one that
+// matters); --json lists every skipped job.
+const (
+	maxArtisanIDs = 100
+	skipExamples  = 3
+)
 
 // Add records a batch's skips.
 func (r *skipReport) Add(skips []triage.Skip) error {
@@ -305,35 +244,21 @@ func (r *skipReport) Add(skips []triage.Skip) error {
 		if triage.ArtisanCan(s.Code) && len(g.artisan) < maxArtisanIDs {
 			g.artisan = append(g.artisan, s.ID)
 		}
-		r.n++
-		if r.all != nil {
-			if err := r.all.add(s); err != nil {
-				return err
-			}
+		if err := r.all.add(s); err != nil {
+			return err
 		}
 	}
-	if r.all != nil {
-		return r.all.flush()
-	}
-	return nil
+	return r.all.flush()
 }
 
 // reset forgets every skip: the real run after a preview reports its own.
 func (r *skipReport) reset() error {
 	*r = skipReport{all: r.all, groups: map[string]*skipGroup{}}
-	if r.all != nil {
-		return r.all.reset()
-	}
-	return nil
+	return r.all.reset()
 }
 
 // Len is the number of jobs skipped.
-func (r *skipReport) Len() int {
-	if r == nil {
-		return 0
-	}
-	return r.n
-}
+func (r *skipReport) Len() int { return r.all.Len() }
 
 // writeJSONSpliced is writeJSON for a result whose array members named in
 // spools (empty arrays when v is encoded) are streamed from those spools.

@@ -2,7 +2,7 @@ package cmd
 
 import (
 	"bytes"
-	"fmt"
+	"errors"
 	"io"
 	"os"
 
@@ -25,8 +25,7 @@ type IOStreams struct {
 	stdoutTTY bool
 	stderrTTY bool
 	noColor   bool // NO_COLOR, or TERM=dumb
-	// colorForce is CLICOLOR_FORCE set to anything but "0": colour even
-	// when stdout is not a terminal (unless NO_COLOR).
+	// colorForce is CLICOLOR_FORCE set but not "0": colour on a pipe too.
 	colorForce bool
 	colorMode  colorMode // --color
 	width      int
@@ -35,8 +34,8 @@ type IOStreams struct {
 	verbose bool
 }
 
-// colorMode is the --color flag's value.
-type colorMode string
+// colorMode is the --color flag's value ("" is auto).
+type colorMode = string
 
 const (
 	colorAuto   colorMode = "auto"   // a terminal, unless NO_COLOR; or CLICOLOR_FORCE
@@ -44,30 +43,15 @@ const (
 	colorNever  colorMode = "never"
 )
 
-// String, Set and Type make colorMode a pflag.Value, so a bad value is a
-// usage error naming the choices.
-func (m *colorMode) String() string {
-	if *m == "" {
-		return string(colorAuto)
-	}
-	return string(*m)
-}
-
-func (m *colorMode) Set(v string) error {
-	switch colorMode(v) {
-	case colorAuto, colorAlways, colorNever:
-		*m = colorMode(v)
-		return nil
-	}
-	return fmt.Errorf("want auto, always or never")
-}
-
-func (m *colorMode) Type() string { return "when" }
-
-// registerColorFlag adds the root's persistent --color flag.
+// registerColorFlag adds the root's persistent --color and --verbose flags.
 func registerColorFlag(root *cobra.Command, s *IOStreams) {
-	root.PersistentFlags().Var(&s.colorMode, "color",
-		"colour output: auto (a terminal, unless NO_COLOR; or CLICOLOR_FORCE), always or never")
+	s.colorMode = colorAuto
+	root.PersistentFlags().Var(textValue{&s.colorMode, "when", func(v string) error {
+		if v != colorAuto && v != colorAlways && v != colorNever {
+			return errors.New("want auto, always or never")
+		}
+		return nil
+	}}, "color", "colour output: auto (a terminal, unless NO_COLOR; or CLICOLOR_FORCE), always or never")
 	root.PersistentFlags().BoolVar(&s.verbose, "verbose", false, "also print the notes that are not news, such as the connections monitor cannot see (doctor lists them)")
 }
 

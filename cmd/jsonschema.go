@@ -9,6 +9,7 @@ import (
 	"github.com/jobtriage/jobtriage/internal/contexts"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/exception"
+	"github.com/jobtriage/jobtriage/triage/follow"
 	"github.com/jobtriage/jobtriage/triage/payload"
 )
 
@@ -22,13 +23,11 @@ import (
 // they were read in, null when unknown; counts as numbers; a value that can
 // be absent is null, never a zero placeholder.
 
-// jsonSchemaVersion is the "schema_version" of every document. It changes
-// only when a key is removed or changes meaning; new keys may appear in any
-// version.
+// jsonSchemaVersion is every document's "schema_version": it changes only
+// when a key is removed or changes meaning; new keys may appear in any.
 const jsonSchemaVersion = 1
 
-// jsonTime is a time in a document: RFC 3339 in whole seconds, null when
-// zero.
+// jsonTime is a time in a document: RFC 3339 in whole seconds, null when zero.
 type jsonTime time.Time
 
 func (t jsonTime) MarshalJSON() ([]byte, error) {
@@ -46,9 +45,6 @@ func unixTime(p *int64, loc *time.Location) jsonTime {
 	}
 	return jsonTime(time.Unix(*p, 0).In(loc))
 }
-
-// nullString is s, or null when s is empty.
-func nullString(s string) *string { return nullIfZero(s) }
 
 // nullIfZero is v, or null when v is its type's zero value.
 func nullIfZero[T comparable](v T) *T {
@@ -85,9 +81,9 @@ type jobDoc struct {
 
 func newJobDoc(j triage.Job) jobDoc {
 	return jobDoc{
-		UUID: nullString(j.UUID), RowID: j.RowID, Connection: j.Connection, Queue: j.Queue, Class: j.Class,
+		UUID: nullIfZero(j.UUID), RowID: j.RowID, Connection: j.Connection, Queue: j.Queue, Class: j.Class,
 		ExceptionClass: j.ExceptionClass, ExceptionMessage: j.ExceptionMessage, FailedAt: jsonTime(j.FailedAt),
-		Signature: j.Signature, Problem: nullString(j.Problem),
+		Signature: j.Signature, Problem: nullIfZero(j.Problem),
 	}
 }
 
@@ -128,8 +124,7 @@ type signatureDoc struct {
 	LastSeen                   jsonTime `json:"last_seen"`
 	Queues                     []string `json:"queues"`
 	Connections                []string `json:"connections"`
-	// NewestID is the newest job's id as show takes it: its uuid, or its
-	// row id as text.
+	// NewestID is the newest job's id as show takes it (uuid, else row id).
 	NewestID string `json:"newest_id"`
 	// The trend (groupDoc's window_seconds): failures in the last window,
 	// in the one before, their difference, and the two windows in
@@ -144,12 +139,10 @@ type signatureDoc struct {
 
 // groupDoc is failed --group --json.
 type groupDoc struct {
-	SchemaVersion int `json:"schema_version"`
-	// Target names the app and store listed, as confirmations do.
-	Target     string         `json:"target"`
-	Signatures []signatureDoc `json:"signatures"`
-	// TotalJobs and TotalSignatures count every match, also the signatures
-	// --limit left out.
+	SchemaVersion int            `json:"schema_version"`
+	Target        string         `json:"target"`
+	Signatures    []signatureDoc `json:"signatures"`
+	// TotalJobs and TotalSignatures count also what --limit left out.
 	TotalJobs       int `json:"total_jobs"`
 	TotalSignatures int `json:"total_signatures"`
 	// Sort is the order (count, last, first, trend); WindowSeconds the
@@ -198,11 +191,9 @@ type envelopeDoc struct {
 	CreatedAt     jsonTime `json:"created_at"`
 	// Delay is the seconds the job was pushed with, null for a plain push.
 	Delay *int64 `json:"delay"`
-	// DeleteWhenMissingModels is null when the payload lacks the key
-	// (before Laravel 13).
+	// DeleteWhenMissingModels is null without the key (before Laravel 13).
 	DeleteWhenMissingModels *bool `json:"delete_when_missing_models"`
-	// LogContext is the "illuminate:log:context" value as it is, null
-	// when absent.
+	// LogContext is the "illuminate:log:context" value as it is, or null.
 	LogContext json.RawMessage `json:"log_context"`
 	ID         *string         `json:"id"`        // the Redis job id
 	Attempts   *int            `json:"attempts"`  // Redis payloads only
@@ -225,11 +216,11 @@ func payloadKind(k payload.Kind) string { return strings.ReplaceAll(k.String(), 
 func newEnvelopeDoc(e payload.Envelope, loc *time.Location) *envelopeDoc {
 	e = encodableEnvelope(e)
 	d := &envelopeDoc{
-		UUID: nullString(e.UUID), DisplayName: nullString(e.DisplayName), Job: nullString(e.Job), Kind: payloadKind(e.Kind),
+		UUID: nullIfZero(e.UUID), DisplayName: nullIfZero(e.DisplayName), Job: nullIfZero(e.Job), Kind: payloadKind(e.Kind),
 		MaxTries: e.MaxTries, MaxExceptions: e.MaxExceptions, Timeout: e.Timeout, FailOnTimeout: e.FailOnTimeout,
-		Backoff: nullString(e.Backoff), RetryUntil: unixTime(e.RetryUntil, loc), CommandName: nullString(e.CommandName),
-		Encrypted: e.Encrypted, BatchID: nullString(e.BatchID), CreatedAt: unixTime(e.CreatedAt, loc), ID: nullString(e.ID),
-		Attempts: e.Attempts, PushedAt: nullString(e.PushedAt), Tags: orEmpty(e.Tags), Data: e.Data, Extra: []extraDoc{},
+		Backoff: nullIfZero(e.Backoff), RetryUntil: unixTime(e.RetryUntil, loc), CommandName: nullIfZero(e.CommandName),
+		Encrypted: e.Encrypted, BatchID: nullIfZero(e.BatchID), CreatedAt: unixTime(e.CreatedAt, loc), ID: nullIfZero(e.ID),
+		Attempts: e.Attempts, PushedAt: nullIfZero(e.PushedAt), Tags: orEmpty(e.Tags), Data: e.Data, Extra: []extraDoc{},
 		Delay: e.Delay, DeleteWhenMissingModels: e.DeleteWhenMissingModels, LogContext: e.LogContext,
 	}
 	if d.LogContext == nil {
@@ -264,21 +255,19 @@ type frameDoc struct {
 }
 
 func newExceptionDoc(e exception.Exception) exceptionDoc {
-	d := exceptionDoc{Class: e.Class, Message: e.Message, File: nullString(e.File), Line: nullIfZero(e.Line), Frames: []frameDoc{}}
+	d := exceptionDoc{Class: e.Class, Message: e.Message, File: nullIfZero(e.File), Line: nullIfZero(e.Line), Frames: []frameDoc{}}
 	for _, f := range e.Frames {
-		d.Frames = append(d.Frames, frameDoc{Index: f.Index, File: nullString(f.File), Line: nullIfZero(f.Line), Call: f.Call, Raw: f.Raw, Vendor: f.Vendor})
+		d.Frames = append(d.Frames, frameDoc{Index: f.Index, File: nullIfZero(f.File), Line: nullIfZero(f.Line), Call: f.Call, Raw: f.Raw, Vendor: f.Vendor})
 	}
 	return d
 }
 
 // showDoc is show --json: the job's fields, then its detail.
 type showDoc struct {
-	SchemaVersion int `json:"schema_version"`
-	// Target names the app and store listed, as confirmations do.
-	Target string `json:"target"`
+	SchemaVersion int    `json:"schema_version"`
+	Target        string `json:"target"`
 	jobDoc
-	// Envelope is null when the payload is not a JSON object
-	// (payload_error says why).
+	// Envelope is null when the payload is no JSON object (payload_error).
 	Envelope     *envelopeDoc `json:"envelope"`
 	PayloadError *string      `json:"payload_error"`
 	// CommandState is none, plain, encrypted, decrypted or unreadable.
@@ -293,27 +282,26 @@ type showDoc struct {
 
 func newShowDoc(d triage.Detail) showDoc {
 	out := showDoc{SchemaVersion: jsonSchemaVersion, jobDoc: newJobDoc(d.Job), CommandState: string(d.Command),
-		CommandText: nullString(d.CommandText), RetryUntilExpired: d.RetryUntilExpired, Exceptions: []exceptionDoc{}}
+		CommandText: nullIfZero(d.CommandText), RetryUntilExpired: d.RetryUntilExpired, Exceptions: []exceptionDoc{}}
 	out.Exception = &d.Exception
 	loc := d.FailedAt.Location()
 	if d.PayloadErr != nil {
-		out.PayloadError = nullString(d.PayloadErr.Error())
+		out.PayloadError = nullIfZero(d.PayloadErr.Error())
 		text := string(d.Payload)
 		out.PayloadText = &text
 	} else {
 		out.Envelope = newEnvelopeDoc(d.Envelope, loc)
-		// A payload the envelope parser read may still be one
-		// encoding/json refuses (deeper than its nesting limit): then it
-		// is printed as text with a note, never an error.
+		// A payload the envelope parser read may still be one encoding/json
+		// refuses (too deep): then it is printed as text with a note.
 		var text, note string
 		out.Payload, text, note = rawPayload(d.Payload)
 		if out.Payload == nil {
 			out.PayloadText = &text
 		}
-		out.PayloadNote = nullString(note)
+		out.PayloadNote = nullIfZero(note)
 	}
 	if d.CommandErr != nil {
-		out.CommandError = nullString(d.CommandErr.Error())
+		out.CommandError = nullIfZero(d.CommandErr.Error())
 	}
 	for i := len(d.Chain) - 1; i >= 0; i-- {
 		out.Exceptions = append(out.Exceptions, newExceptionDoc(d.Chain[i]))
@@ -332,13 +320,11 @@ type retryDoc struct {
 	ByClass       map[string]int `json:"by_class"`
 	Skipped       []triage.Skip  `json:"skipped"`
 	NotFound      []string       `json:"not_found"`
-	// Follow is the follow-through (--follow, --canary, --rate); absent
-	// without those flags.
+	// Follow is the follow-through (--follow, --canary, --rate), or absent.
 	Follow *followDoc `json:"follow,omitempty"`
 	// Plan is what a dry run with those flags would do; absent otherwise.
 	Plan *planDoc `json:"plan,omitempty"`
-	// DeleteWhenMissingModels counts the jobs (would be) retried whose
-	// payload has deleteWhenMissingModels true.
+	// DeleteWhenMissingModels counts the retried jobs with that payload key true.
 	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
 }
 
@@ -364,10 +350,6 @@ type forgetDoc struct {
 	NotFound      []string `json:"not_found"`
 	// Archive is where the rows went first (--archive); null without it.
 	Archive *archiveDoc `json:"archive"`
-}
-
-func newForgetDoc(r triage.ForgetResult, arch *archiveDoc) forgetDoc {
-	return forgetDoc{SchemaVersion: jsonSchemaVersion, DryRun: r.DryRun, Deleted: r.Deleted, IDs: orEmpty(r.IDs), NotFound: orEmpty(r.NotFound), Archive: arch}
 }
 
 // contextDoc is one context in context list --json and context show
@@ -399,12 +381,12 @@ type contextNotifyDoc struct {
 
 func newContextDoc(c contexts.Context, current bool) contextDoc {
 	r := c.Redacted()
-	return contextDoc{Name: r.Name, Current: current, Label: nullString(r.Label), Production: r.Production,
-		Color: nullString(r.DisplayColor()), App: nullString(r.App), EnvFile: nullString(r.EnvFile),
-		DSN: nullString(r.DSN), JobsDSN: nullString(r.JobsDSN), FailedTable: nullString(r.FailedTable),
-		JobsTable: nullString(r.JobsTable), Timezone: nullString(r.Timezone), Redis: nullString(r.Redis),
-		Notify: contextNotifyDoc{SlackWebhook: nullString(r.Notify.SlackWebhook), WebhookURL: nullString(r.Notify.WebhookURL),
-			PagerDutyRoutingKey: nullString(r.Notify.PagerDutyRoutingKey), Command: nullString(r.Notify.Command)}}
+	return contextDoc{Name: r.Name, Current: current, Label: nullIfZero(r.Label), Production: r.Production,
+		Color: nullIfZero(r.DisplayColor()), App: nullIfZero(r.App), EnvFile: nullIfZero(r.EnvFile),
+		DSN: nullIfZero(r.DSN), JobsDSN: nullIfZero(r.JobsDSN), FailedTable: nullIfZero(r.FailedTable),
+		JobsTable: nullIfZero(r.JobsTable), Timezone: nullIfZero(r.Timezone), Redis: nullIfZero(r.Redis),
+		Notify: contextNotifyDoc{SlackWebhook: nullIfZero(r.Notify.SlackWebhook), WebhookURL: nullIfZero(r.Notify.WebhookURL),
+			PagerDutyRoutingKey: nullIfZero(r.Notify.PagerDutyRoutingKey), Command: nullIfZero(r.Notify.Command)}}
 }
 
 // contextListDoc is context list --json.
@@ -425,8 +407,7 @@ type contextShowDoc struct {
 // followDoc is the "follow" object of retry --json with --follow, --canary
 // or --rate; null otherwise.
 type followDoc struct {
-	// Followed counts the jobs followed (every pushed job with --follow,
-	// the canaries alone without it).
+	// Followed counts every pushed job with --follow, else the canaries.
 	Followed    int `json:"followed"`
 	Done        int `json:"done"`
 	FailedAgain int `json:"failed_again"`
@@ -466,6 +447,9 @@ type canaryDoc struct {
 	Decision    string  `json:"decision"` // "continue" or "stop"
 }
 
+// stopped reports whether the canaries stopped the retry (false for none).
+func (d *canaryDoc) stopped() bool { return d != nil && d.Decision == follow.Stop.String() }
+
 // followJobDoc is one followed job and where it ended.
 type followJobDoc struct {
 	ID         string `json:"id"`
@@ -498,6 +482,6 @@ type versionDoc struct {
 }
 
 func newVersionDoc(in buildinfo.Info) versionDoc {
-	return versionDoc{SchemaVersion: jsonSchemaVersion, Version: in.Version, Commit: nullString(in.Commit),
-		BuildDate: nullString(in.Date), Modified: in.Modified, GoVersion: in.GoVersion, Platform: in.Platform}
+	return versionDoc{SchemaVersion: jsonSchemaVersion, Version: in.Version, Commit: nullIfZero(in.Commit),
+		BuildDate: nullIfZero(in.Date), Modified: in.Modified, GoVersion: in.GoVersion, Platform: in.Platform}
 }

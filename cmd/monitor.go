@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -31,13 +32,12 @@ type MonitorOptions struct {
 	Getenv  func(string) string
 	Getwd   func() (string, error)
 	EnvFile string
-	// Sleep waits between watch ticks; tests replace it with a tick they
-	// control.
-	Sleep func(ctx context.Context, d time.Duration) error
-	// AlertRedaction gives the keys whose values alert bodies mask.
+	// Sleep waits between watch ticks (tests control it); AlertRedaction
+	// gives the keys alert bodies mask; Notifiers are added to those the
+	// flags configure (tests record).
+	Sleep          func(ctx context.Context, d time.Duration) error
 	AlertRedaction func() (bool, redact.Keys, error)
-	// Notifiers are added to those the flags configure (tests record).
-	Notifiers []notify.Notifier
+	Notifiers      []notify.Notifier
 
 	Queues       []string
 	MaxSize      int64
@@ -57,40 +57,33 @@ type MonitorOptions struct {
 	// Notify are the channel flags; the environment, the context and the
 	// app's .env fill what they leave unset.
 	Notify contexts.Notify
-
-	// StateFile keeps alert state across restarts; "" picks the default
-	// under the user state directory, "none" keeps it in memory.
-	StateFile string
-	// BlindAfter is how long the watcher may fail to read the database
-	// before it alerts about its own blindness.
+	// StateFile keeps alert state across restarts ("" the default under the
+	// user state directory, "none" memory only); BlindAfter is how long the
+	// watcher may fail to read the database before it alerts about itself.
+	StateFile  string
 	BlindAfter time.Duration
-
-	// AllContexts and Contexts check several contexts of the
-	// configuration file in one run (at most Parallel at once).
+	// AllContexts and Contexts check several contexts of the configuration
+	// file in one run, at most Parallel at once.
 	AllContexts bool
 	Contexts    []string
 	Parallel    int
-	// Listen serves /metrics and /healthz on this address while watching.
-	Listen string
-	// Listening is told the address the metrics server listens on (tests
-	// listen on port 0).
+	// Listen serves /metrics and /healthz while watching; Listening is told
+	// the address (tests listen on port 0).
+	Listen    string
 	Listening func(addr string)
-
-	// Context is the context this check runs in (nil for none): its
-	// notifiers come after the flags and the environment.
+	// Context is the context this check runs in (nil for none).
 	Context *contexts.Context
 	// contextList returns the contexts to check; forContext binds a copy
 	// of the options to one of them, with its own streams.
 	contextList func() ([]contexts.Context, error)
 	forContext  func(c contexts.Context, ios *IOStreams) *MonitorOptions
-	// multiFlags are the flags that would replace every context's
-	// database: refused with several contexts.
+	// multiFlags would replace every context's database: refused with
+	// several contexts.
 	multiFlags []string
-	// metrics is the exporter the watcher reports to (--listen), shared
-	// by the watchers of several contexts; nil without --listen.
-	metrics *metrics.Exporter
-	// multiName is the context's name on each JSON line of a watch over
-	// several contexts ("" otherwise).
+	// metrics is the --listen exporter, shared by the watchers of several
+	// contexts; multiName is the context's name on each JSON line of a
+	// watch over several.
+	metrics   *metrics.Exporter
 	multiName string
 }
 
@@ -188,10 +181,7 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 					return err
 				}
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return monitorRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, monitorRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -240,9 +230,7 @@ func (o *MonitorOptions) validate() error {
 		return FlagErrorf("--json and --format prometheus are alternatives: pick one")
 	}
 	for _, p := range o.AlertPer {
-		switch p {
-		case "queue", "class", "signature":
-		default:
+		if !slices.Contains([]string{"queue", "class", "signature"}, p) {
 			return FlagErrorf("--alert-per takes queue, class or signature, got %q", p)
 		}
 	}
@@ -299,10 +287,6 @@ func monitorSetup(ctx context.Context, opts *MonitorOptions) (triage.MonitorSour
 		p.RetryAfter = cfg.RetryAfter
 	}
 	return src, p, nil
-}
-
-func (o *MonitorOptions) thresholds() triage.Thresholds {
-	return triage.Thresholds{MaxSize: o.MaxSize, MaxAge: o.MaxAge, MaxFailed: o.MaxFailed}
 }
 
 func monitorRun(ctx context.Context, opts *MonitorOptions) error {

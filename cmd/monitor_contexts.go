@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"sync"
 
@@ -37,7 +36,7 @@ func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
 		}
 	}
 	for _, env := range []string{"JOBTRIAGE_DSN", "JOBTRIAGE_JOBS_DSN"} {
-		if f.getenv(env) != "" {
+		if f.Getenv(env) != "" {
 			o.multiFlags = append(o.multiFlags, env)
 		}
 	}
@@ -76,16 +75,10 @@ func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
 	}
 }
 
-// validateContexts checks the flags of a run over several contexts, and
-// --listen.
+// validateContexts checks --listen and the flags of a run over several contexts.
 func (o *MonitorOptions) validateContexts() error {
-	if o.Listen != "" {
-		if !o.Watch {
-			return FlagErrorf("--listen serves the watcher's metrics: add --watch")
-		}
-		if _, _, err := net.SplitHostPort(o.Listen); err != nil {
-			return FlagErrorf("--listen %q: want HOST:PORT, e.g. 127.0.0.1:9187", o.Listen)
-		}
+	if o.Listen != "" && !o.Watch { // its HOST:PORT is checked by addressVar
+		return FlagErrorf("--listen serves the watcher's metrics: add --watch")
 	}
 	if !o.multiContext() {
 		return nil
@@ -115,19 +108,6 @@ type contextCheck struct {
 	target      string
 }
 
-// bindContexts makes one options copy per context, each with its own
-// buffered streams, so that parallel checks never write into each other.
-func bindContexts(opts *MonitorOptions, list []contexts.Context) []*contextCheck {
-	checks := make([]*contextCheck, len(list))
-	for i, c := range list {
-		cio := *opts.IO
-		out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
-		cio.Out, cio.ErrOut, cio.In = out, errOut, strings.NewReader("")
-		checks[i] = &contextCheck{ctx: c, out: out, errOut: errOut, opts: opts.forContext(c, &cio)}
-	}
-	return checks
-}
-
 // monitorContextsRun checks every context in parallel (at most --parallel at
 // once), then prints one report: a section per context (a CONTEXT column
 // when piped, one object per context with --json), the breaches and errors
@@ -140,10 +120,17 @@ func monitorContextsRun(ctx context.Context, opts *MonitorOptions) error {
 	if opts.Watch {
 		return watchContextsRun(ctx, opts, list)
 	}
-	checks := bindContexts(opts, list)
+	// One options copy per context, each with its own buffered streams, so
+	// that parallel checks never write into each other.
+	checks := make([]*contextCheck, len(list))
 	sem := make(chan struct{}, opts.Parallel)
 	var wg sync.WaitGroup
-	for _, ch := range checks {
+	for i, c := range list {
+		cio := *opts.IO
+		out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
+		cio.Out, cio.ErrOut, cio.In = out, errOut, strings.NewReader("")
+		ch := &contextCheck{ctx: c, out: out, errOut: errOut, opts: opts.forContext(c, &cio)}
+		checks[i] = ch
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -156,11 +143,10 @@ func monitorContextsRun(ctx context.Context, opts *MonitorOptions) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	codes := make([]ExitCode, len(checks))
-	for i, ch := range checks {
-		codes[i] = ch.code
+	worst := ExitOK
+	for _, ch := range checks {
+		worst = worstExit(worst, ch.code)
 	}
-	worst := worstExit(codes...)
 	if err := printContextsReport(opts, checks, worst); err != nil {
 		return err
 	}
@@ -175,7 +161,7 @@ func monitorContextsRun(ctx context.Context, opts *MonitorOptions) error {
 			fmt.Fprintln(opts.IO.ErrOut, prefix+"unhealthy: "+sanitize.Line(b.String()))
 		}
 		if ch.err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "%serror (exit %d): %s\n", prefix, ch.code, sanitize.Line(oneLine(ch.err.Error())))
+			fmt.Fprintf(opts.IO.ErrOut, "%serror (exit %d): %s\n", prefix, ch.code, sanitize.Line(sanitize.FirstLine(ch.err.Error())))
 		}
 	}
 	if worst == ExitOK {
@@ -193,14 +179,9 @@ func (ch *contextCheck) run(ctx context.Context) {
 	if err == nil {
 		ch.rep, ch.breaches, err = monitorCheck(ctx, ch.opts, src, p)
 	}
-	ch.err = err
-	switch {
-	case err != nil:
-		ch.code = exitCodeFor(err)
-	case len(ch.breaches) > 0:
+	ch.err, ch.code = err, exitCodeFor(err)
+	if err == nil && len(ch.breaches) > 0 {
 		ch.code = ExitUnhealthy
-	default:
-		ch.code = ExitOK
 	}
 	if err == nil && !ch.opts.JSON {
 		if perr := printReport(ch.opts.IO, ch.rep); perr != nil {
@@ -235,10 +216,10 @@ func printContextsReport(opts *MonitorOptions, checks []*contextCheck, worst Exi
 		doc := contextsReportDoc{SchemaVersion: monitorSchemaVersion, Healthy: worst == ExitOK, ExitCode: int(worst),
 			Contexts: []contextMonitorDoc{}}
 		for _, ch := range checks {
-			d := contextMonitorDoc{Context: ch.ctx.Name, Label: nullString(ch.ctx.Label), Production: ch.ctx.Production,
-				Target: nullString(ch.target), ExitCode: int(ch.code)}
+			d := contextMonitorDoc{Context: ch.ctx.Name, Label: nullIfZero(ch.ctx.Label), Production: ch.ctx.Production,
+				Target: nullIfZero(ch.target), ExitCode: int(ch.code)}
 			if ch.err != nil {
-				d.Error = nullString(oneLine(ch.err.Error()))
+				d.Error = nullIfZero(sanitize.FirstLine(ch.err.Error()))
 			} else {
 				r := reportJSON(ch.rep, ch.breaches)
 				d.Report = &r
@@ -285,14 +266,6 @@ func (o *MonitorOptions) contextName() string {
 		return ""
 	}
 	return o.Context.Name
-}
-
-// contextMarker names the context in the watcher's start line.
-func (o *MonitorOptions) contextMarker() string {
-	if o.Context == nil {
-		return ""
-	}
-	return o.Context.Marker()
 }
 
 // newExporter is the metrics exporter of --listen: blind after
@@ -397,7 +370,7 @@ func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []contexts
 				if exp != nil {
 					exp.Failed(c.Name) // counted in jobtriage_check_errors_total; blind on /healthz
 				}
-				fmt.Fprintf(co.IO.ErrOut, "error (exit %d), not watched: %s\n", exitCodeFor(err), oneLine(err.Error()))
+				fmt.Fprintf(co.IO.ErrOut, "error (exit %d), not watched: %s\n", exitCodeFor(err), sanitize.FirstLine(err.Error()))
 			}
 			errs[i] = err
 		}()

@@ -21,7 +21,7 @@ func monitorCheck(ctx context.Context, opts *MonitorOptions, src triage.MonitorS
 	if err != nil {
 		return rep, nil, err
 	}
-	breaches := rep.Check(opts.thresholds())
+	breaches := rep.Check(triage.Thresholds{MaxSize: opts.MaxSize, MaxAge: opts.MaxAge, MaxFailed: opts.MaxFailed})
 	if rep.NoJobsTable && len(p.Connections) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "warning: no jobs table: sizes are 0 and only failures were counted")
 	}
@@ -32,7 +32,9 @@ func monitorCheck(ctx context.Context, opts *MonitorOptions, src triage.MonitorS
 			fmt.Fprintln(opts.IO.ErrOut, "note: cannot see the queues of connection "+sanitize.Line(c.Name+": "+c.Blind)+" (failures still counted)")
 		}
 	}
-	notePauseError(opts.IO, rep)
+	if rep.PauseError != "" { // the queues' pause state is unknown
+		fmt.Fprintln(opts.IO.ErrOut, "note: "+sanitize.Line(rep.PauseError))
+	}
 	return rep, breaches, nil
 }
 
@@ -54,7 +56,9 @@ func printReport(ios *IOStreams, rep triage.Report) error {
 		if q.Connection != "" {
 			name = q.Connection + ":" + q.Queue
 		}
-		name += pausedMark(q)
+		if q.Paused {
+			name += " PAUSED"
+		}
 		t.add(name, i64(q.Size), i64(q.Pending), i64(q.Delayed), i64(q.Reserved), i64(q.Stuck), oldest, i64(q.Failed))
 	}
 	if len(rep.Queues) == 0 && ios.IsStdoutTTY() {

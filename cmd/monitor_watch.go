@@ -23,21 +23,19 @@ import (
 // monitor --watch: the alert engine (alerts/watch) on the store, and what it
 // prints.
 
-// heartbeatEvery is how often a watcher on a terminal says it is alive.
-const heartbeatEvery = time.Minute
+const (
+	// heartbeatEvery is how often a watcher on a terminal says it is alive.
+	heartbeatEvery = time.Minute
+	// watchFlushTimeout is how long a stopping watcher lets queued alerts go
+	// out: well within interruptGrace, so a channel that never answers
+	// cannot turn a clean stop (exit 0) into a forced one.
+	watchFlushTimeout = interruptGrace * 3 / 5
+	// stateFileNone turns the state file off.
+	stateFileNone = "none"
+)
 
-// watchFlushTimeout is how long a stopping watcher lets queued alerts go
-// out: well within the grace Main gives a command after SIGINT/SIGTERM
-// (interruptGrace), so a channel that never answers cannot turn a clean stop
-// (exit 0) into a forced one.
-const watchFlushTimeout = interruptGrace * 3 / 5
-
-// stateFileNone turns the state file off.
-const stateFileNone = "none"
-
-// notifiers builds the channels from the flags, the environment, the
-// context and the app's .env (contexts.ResolveNotify); a malformed one is a
-// usage error that never contains the secret. The watcher prints every
+// notifiers builds the channels (contexts.ResolveNotify); a malformed one is
+// a usage error that never contains the secret. The watcher prints every
 // transition itself, so stdout is no notifier here.
 func (o *MonitorOptions) notifiers() ([]notify.Notifier, error) {
 	n := contexts.ResolveNotify(o.Notify, o.Getenv, o.Context, o.EnvFile, o.Getwd)
@@ -48,9 +46,8 @@ func (o *MonitorOptions) notifiers() ([]notify.Notifier, error) {
 	return append(out, o.Notifiers...), nil
 }
 
-// watchRun runs the alert engine (alerts/watch) on the store until ctx
-// ends: the engine owns the loop, the alert state and the sending; this
-// prints what it does.
+// watchRun runs the alert engine on the store until ctx ends: the engine
+// owns the loop, the alert state and the sending; this prints what it does.
 func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSource, p triage.MonitorParams) error {
 	nts, err := opts.notifiers()
 	if err != nil {
@@ -97,7 +94,7 @@ func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSourc
 		LookCloser: opts.lookCloser,
 		OnTick:     out.tick,
 		Warn: func(msg string) {
-			fmt.Fprintln(opts.IO.ErrOut, "watch: "+sanitize.Line(oneLine(msg)))
+			fmt.Fprintln(opts.IO.ErrOut, "watch: "+sanitize.Line(sanitize.FirstLine(msg)))
 		},
 	}
 	w.PerQueue, w.PerClass = slices.Contains(opts.AlertPer, "queue"), slices.Contains(opts.AlertPer, "class")
@@ -105,15 +102,14 @@ func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSourc
 	return w.Run(ctx)
 }
 
-// app names the watched app in every alert: APP_NAME, APP_ENV and the
-// failed-jobs store without its password.
+// app names the watched app in every alert: APP_NAME, APP_ENV (as
+// appTarget, only for a real app profile) and the failed-jobs store without
+// its password.
 func (o *MonitorOptions) app() alerts.App {
 	cfg, err := o.Config()
 	if err != nil {
 		return alerts.App{}
 	}
-	// Like describeTarget: a name only for a real app profile (with --dsn
-	// alone APP_NAME is Laravel's default and names nothing).
 	var a alerts.App
 	if cfg.Profile != nil && cfg.Profile.IsApp {
 		a.Name, a.Environment = cfg.AppName, cfg.AppEnv
@@ -169,21 +165,19 @@ func shellQuote(s string) string {
 }
 
 // watchSource reads the store for the engine. Gauges runs the one-check
-// report, kept for the tick's JSON line.
+// report, kept for the tick's JSON line; onFailure (nil for none) is told
+// the connection and queue of every new failure (the metrics' counter).
 type watchSource struct {
-	src    triage.MonitorSource
-	p      triage.MonitorParams
-	report *triage.Report
-	// onFailure is told the connection and queue of every new failure
-	// (the metrics' counter); nil for none.
+	src       triage.MonitorSource
+	p         triage.MonitorParams
+	report    *triage.Report
 	onFailure func(connection, queue string)
 }
 
 // lockAttempts is how many times Lock tries at once: the lock takes a
 // dedicated connection from the pool, and after the server killed the
 // sessions (a restart, pg_terminate_backend) each idle connection fails
-// once before the pool dials a fresh one. A server that refuses
-// connections fails every attempt at once, so this costs nothing then.
+// once before the pool dials a fresh one; a refusing server fails at once.
 const lockAttempts = 4
 
 func (s *watchSource) Lock(ctx context.Context) (watch.Lock, error) {
@@ -266,11 +260,9 @@ type watchOutput struct {
 }
 
 // watchTickJSON is one NDJSON line of --watch --json: the report of the
-// tick plus the alerts. healthy is false while a threshold is crossed or an
-// alert fires.
+// tick plus the alerts; healthy is false while a threshold is crossed or an
+// alert fires. Context names the context of a watch over several.
 type watchTickJSON struct {
-	// Context names the context with several (monitor --watch
-	// --all-contexts); absent otherwise.
 	Context string `json:"context,omitempty"`
 	reportJSONOut
 	Holding       bool                      `json:"holding_lock"`
@@ -410,8 +402,8 @@ func (o *watchOutput) startLine(t watch.Tick) string {
 	if len(rules) == 0 {
 		alertOn = "no alert rules (metrics only)"
 	}
-	if mark := opts.contextMarker(); mark != "" {
-		target = mark + " · " + target
+	if opts.Context != nil {
+		target = opts.Context.Marker() + " · " + target
 	}
 	return sanitize.Line(fmt.Sprintf("watch: %s; %s (%s); notifiers: %s; %s; %s",
 		target, alertOn, timing, strings.Join(names, ", "), state, lock))
@@ -422,16 +414,6 @@ func pluralWord(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// writeJSONLine prints v as one line of JSON (NDJSON), escaped as writeJSON is.
-func writeJSONLine(w io.Writer, v any) error {
-	b, err := marshalLine(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
 }
 
 // printBreachChanges prints breaches that appeared and cleared since the

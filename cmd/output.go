@@ -28,7 +28,7 @@ type table struct {
 	rend   *lipgloss.Renderer
 }
 
-// renderer styles output only when colour is enabled (TTY, no NO_COLOR).
+// renderer styles output only when colour is enabled.
 func renderer(io *IOStreams) *lipgloss.Renderer {
 	r := lipgloss.NewRenderer(io.Out)
 	if io.ColorEnabled() {
@@ -39,15 +39,13 @@ func renderer(io *IOStreams) *lipgloss.Renderer {
 	return r
 }
 
-// maxColumnWidth caps the columns of a terminal table other than the
-// flexible one, in cells.
-const maxColumnWidth = 40
-
-// flexFloor is the width the flexible column is given room for, when its
-// text is that wide, by narrowing the others down to shrinkFloor.
+// maxColumnWidth caps, in cells, the columns of a terminal table but the
+// flexible one; flexFloor is the width the flexible column is given room
+// for, when its text is that wide, by narrowing the others to shrinkFloor.
 const (
-	flexFloor   = 32
-	shrinkFloor = 16
+	maxColumnWidth = 40
+	flexFloor      = 32
+	shrinkFloor    = 16
 )
 
 func newTable(io *IOStreams, flex int, header ...string) *table {
@@ -96,17 +94,11 @@ func (t *table) render() error {
 			}
 		}
 	}
-	total := 0
-	for i, wd := range widths {
-		if i != t.flex {
-			total += wd + 2
-		}
-	}
 	if t.flex >= 0 {
 		// One long value (a hostile or generated queue name) must not take
 		// the room of every row's flexible column: the other columns are
 		// capped, and their cells cut with "…".
-		total = 0
+		total := 0
 		for i := range widths {
 			if i != t.flex {
 				widths[i] = min(widths[i], max(maxColumnWidth, sanitize.Width(t.header[i])))
@@ -194,8 +186,7 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// marshalLine is one NDJSON record: compact JSON made safe as writeJSON
-// makes its output, with a trailing newline.
+// marshalLine is one NDJSON record, made safe as writeJSON's output is.
 func marshalLine(v any) ([]byte, error) {
 	b, err := encodeJSON(v, "")
 	if err != nil {
@@ -204,8 +195,18 @@ func marshalLine(v any) ([]byte, error) {
 	return sanitize.JSON(b), nil
 }
 
-// encodeJSON is json.Marshal (indented when indent is not empty) without
-// HTML escaping, ending in a newline.
+// writeJSONLine prints v as one NDJSON record.
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := marshalLine(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// encodeJSON is json.Marshal without HTML escaping, indented by indent,
+// ending in a newline.
 func encodeJSON(v any, indent string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -267,8 +268,7 @@ func examples(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }
 
-// countNoun is "1 failed job", "1,204 failed jobs": a count with its noun
-// in the right number (the noun's plural is noun+"s").
+// countNoun is "1 failed job", "1,204 failed jobs" (the plural is noun+"s").
 func countNoun[N ~int | ~int64](n N, noun string) string {
 	if n == 1 {
 		return "1 " + noun
@@ -276,9 +276,8 @@ func countNoun[N ~int | ~int64](n N, noun string) string {
 	return humanize.Comma(int64(n)) + " " + noun + "s"
 }
 
-// printNotFound says on stderr, one line each, which of the ids a bulk
-// action was given match no failed job; the line is an error line, with
-// the prefix Run gives errors.
+// printNotFound says on stderr, as error lines, which of a bulk action's
+// ids match no failed job.
 func printNotFound(w io.Writer, ids []string) {
 	for _, id := range ids {
 		fmt.Fprintf(w, "jobtriage: not found: no failed job with id %s\n", sanitize.Line(id))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -70,7 +69,26 @@ func newCmdPauseResume(f *Factory, runF func(context.Context, *PauseOptions) err
 			  $ jobtriage pause --all
 		`)),
 		RunE: func(c *cobra.Command, args []string) error {
-			return parsePauseArgs(f, opts, runF, c, args)
+			opts.Store = f.PauseStore
+			opts.Target = f.pauseTarget
+			opts.args = append([]string{c.Name()}, args...)
+			if len(args) == 0 && !opts.All {
+				return FlagErrorf("name <connection>:<queue> pairs, or --all")
+			}
+			refs, err := triage.ParseQueueRefs(args)
+			if err != nil {
+				return err
+			}
+			for _, r := range refs {
+				if r.Connection == "" {
+					return FlagErrorf("%s: name the queue with its connection, as the worker runs it: <connection>:<queue> (for example database:%s)", r.Queue, r.Queue)
+				}
+			}
+			opts.Queues = refs
+			if c.Flags().Changed("for") && (opts.For < time.Second || opts.For%time.Second != 0) {
+				return FlagErrorf("--for %s: want a duration of whole seconds, at least 1s (30s, 15m, 2h, 1d)", opts.For)
+			}
+			return runOr(c.Context(), opts, runF, pauseRun)
 		},
 	}
 	if resume {
@@ -91,36 +109,8 @@ func newCmdPauseResume(f *Factory, runF func(context.Context, *PauseOptions) err
 		durationVar(cmd.Flags(), &opts.For, "for", 0, "pause for this long (30s, 15m, 2h, 1d), then resume by itself")
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "every queue of every connection (the global key)")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the keys and their state; change nothing")
-	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	writeFlags(cmd, &opts.DryRun, "show the keys and their state; change nothing", &opts.Yes, &opts.JSON)
 	return cmd
-}
-
-func parsePauseArgs(f *Factory, opts *PauseOptions, runF func(context.Context, *PauseOptions) error, c *cobra.Command, args []string) error {
-	opts.Store = f.PauseStore
-	opts.Target = f.pauseTarget
-	opts.args = append([]string{c.Name()}, args...)
-	if len(args) == 0 && !opts.All {
-		return FlagErrorf("name <connection>:<queue> pairs, or --all")
-	}
-	refs, err := triage.ParseQueueRefs(args)
-	if err != nil {
-		return err
-	}
-	for _, r := range refs {
-		if r.Connection == "" {
-			return FlagErrorf("%s: name the queue with its connection, as the worker runs it: <connection>:<queue> (for example database:%s)", r.Queue, r.Queue)
-		}
-	}
-	opts.Queues = refs
-	if c.Flags().Changed("for") && (opts.For < time.Second || opts.For%time.Second != 0) {
-		return FlagErrorf("--for %s: want a duration of whole seconds, at least 1s (30s, 15m, 2h, 1d)", opts.For)
-	}
-	if runF != nil {
-		return runF(c.Context(), opts)
-	}
-	return pauseRun(c.Context(), opts)
 }
 
 // pauseDoc is the --json output.
@@ -163,17 +153,15 @@ func pauseRun(ctx context.Context, opts *PauseOptions) error {
 	if err := confirm(opts.IO, opts.Yes, question); err != nil {
 		return err
 	}
-	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: action, Args: opts.args}); err != nil {
+	var res triage.PauseResult
+	err = audited(opts.Audit, auditEntry{Command: action, Args: opts.args}, func(e *auditEntry) (err error) {
+		res, err = do(false)
+		for _, c := range res.Changes {
+			e.IDs = append(e.IDs, c.StoredKey)
+		}
+		e.Count = int64(len(e.IDs))
 		return err
-	}
-	res, err := do(false)
-	keys := make([]string, len(res.Changes))
-	for i, c := range res.Changes {
-		keys[i] = c.StoredKey
-	}
-	if aerr := opts.Audit(auditEntry{Command: action, Args: opts.args, Count: int64(len(keys)), IDs: keys, Error: auditError(err)}); aerr != nil && err == nil {
-		err = aerr
-	}
+	})
 	if err != nil {
 		return err
 	}
@@ -205,18 +193,12 @@ func reportPause(opts *PauseOptions, action string, res triage.PauseResult, targ
 		}
 		return writeJSON(opts.IO.Out, doc)
 	}
+	// By [dry run, resume]: the verb, and the remark on a key that was
+	// paused and on one that was not.
+	words := map[[2]bool][3]string{{true, false}: {"Would pause", "already paused", ""}, {true, true}: {"Would resume", "", "not paused"},
+		{false, false}: {"Paused", "it already was", ""}, {false, true}: {"Resumed", "", "it was not paused"}}[[2]bool{res.DryRun, action == "resume"}]
 	for _, c := range res.Changes {
-		var line string
-		switch {
-		case res.DryRun && action == "pause":
-			line = "Would pause " + c.Queue + pauseWas(c.WasPaused, "already paused", "")
-		case res.DryRun:
-			line = "Would resume " + c.Queue + pauseWas(c.WasPaused, "", "not paused")
-		case action == "pause":
-			line = "Paused " + c.Queue + pauseWas(c.WasPaused, "it already was", "")
-		default:
-			line = "Resumed " + c.Queue + pauseWas(c.WasPaused, "", "it was not paused")
-		}
+		line := words[0] + " " + c.Queue + pauseWas(c.WasPaused, words[1], words[2])
 		if c.Queue == "*" {
 			line = strings.Replace(line, " *", " every queue", 1)
 		}
@@ -243,20 +225,9 @@ func pauseWas(was bool, ifWas, ifNot string) string {
 	return " (" + s + ")"
 }
 
-// lazyCacheStore opens the cache store on first use: monitor and retry
+// lazyCacheStore is the cache store opened on first use: monitor and retry
 // read pause keys only when they report queues.
-type lazyCacheStore struct {
-	open     func(context.Context) (triage.CacheStore, error)
-	describe string
-	once     sync.Once
-	cs       triage.CacheStore
-	err      error
-}
-
-func (l *lazyCacheStore) get(ctx context.Context) (triage.CacheStore, error) {
-	l.once.Do(func() { l.cs, l.err = l.open(ctx) })
-	return l.cs, l.err
-}
+type lazyCacheStore struct{ lazy[triage.CacheStore] }
 
 func (l *lazyCacheStore) Present(ctx context.Context, keys []string, now time.Time) (map[string]bool, error) {
 	cs, err := l.get(ctx)
@@ -289,8 +260,6 @@ func (l *lazyCacheStore) StoredKey(key string) string {
 	return key
 }
 
-func (l *lazyCacheStore) Describe() string { return l.describe }
-
 // warnPausedQueues says, on one stderr line, which of the queues a retry
 // pushed onto are paused: the jobs wait there until resume. Reading the
 // state is best effort; a store that cannot be read says nothing.
@@ -311,20 +280,5 @@ func warnPausedQueues(ctx context.Context, ios *IOStreams, svc *triage.Service, 
 	if len(paused) > 0 {
 		fmt.Fprintf(ios.ErrOut, "note: %s paused: workers will not take the retried jobs until jobtriage resume (or php artisan queue:resume)\n",
 			sanitize.Line(strings.Join(paused, ", ")+map[bool]string{true: " is", false: " are"}[len(paused) == 1]))
-	}
-}
-
-// pausedMark follows a paused queue's name in monitor's table.
-func pausedMark(q triage.QueueHealth) string {
-	if q.Paused {
-		return " PAUSED"
-	}
-	return ""
-}
-
-// notePauseError says on stderr that the queues' pause state is unknown.
-func notePauseError(ios *IOStreams, rep triage.Report) {
-	if rep.PauseError != "" {
-		fmt.Fprintln(ios.ErrOut, "note: "+sanitize.Line(rep.PauseError))
 	}
 }

@@ -31,7 +31,24 @@ type PruneOptions struct {
 
 // NewCmdPrune builds `jobtriage prune --hours N`.
 func NewCmdPrune(f *Factory, runF func(context.Context, *PruneOptions) error) *cobra.Command {
-	opts := &PruneOptions{IO: f.IO, Now: f.Now, Audit: func(e auditEntry) error { return audit(f, e) }}
+	return newCmdPruneFlush(f, runF, false)
+}
+
+// NewCmdFlush builds `jobtriage flush [--hours N]`.
+func NewCmdFlush(f *Factory, runF func(context.Context, *PruneOptions) error) *cobra.Command {
+	return newCmdPruneFlush(f, runF, true)
+}
+
+// archiveHelp is the paragraph of --archive in the help of prune, flush and
+// forget.
+const archiveHelp = `
+With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
+when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
+deleted. jobtriage restore PATH puts the rows back.
+`
+
+func newCmdPruneFlush(f *Factory, runF func(context.Context, *PruneOptions) error, flush bool) *cobra.Command {
+	opts := &PruneOptions{IO: f.IO, Now: f.Now, Flush: flush, Audit: func(e auditEntry) error { return audit(f, e) }}
 	cmd := &cobra.Command{
 		Use:   "prune",
 		Short: "Delete failed jobs older than --hours (retention, for cron)",
@@ -41,74 +58,49 @@ func NewCmdPrune(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 			timezone). failed_jobs has no index on failed_at, so instead of scanning
 			the table once per chunk it walks the primary key (ids grow with failure
 			time) and deletes in short batches. From cron, pass --yes.
-
-			With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
-			when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
-			deleted. jobtriage restore PATH puts the rows back.
-		`),
+		`) + archiveHelp,
 		Example: "  $ jobtriage prune --hours 168 --yes\n  $ jobtriage prune --hours 48 --dry-run\n  $ jobtriage prune --hours 168 --archive failed-$(date +%F).ndjson.gz --yes",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service
-			if opts.Hours <= 0 {
-				return FlagErrorf("--hours must be greater than 0 (got %s); to delete everything use flush", strconv.FormatFloat(opts.Hours, 'f', -1, 64))
-			}
-			if err := opts.Archive.check(opts.JSON); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return pruneRun(c.Context(), opts)
-		},
-	}
-	hoursVar(cmd.Flags(), &opts.Hours, "hours", 24, "keep the failures of the last `N` hours")
-	addPruneFlags(cmd, opts)
-	return cmd
-}
-
-// NewCmdFlush builds `jobtriage flush [--hours N]`.
-func NewCmdFlush(f *Factory, runF func(context.Context, *PruneOptions) error) *cobra.Command {
-	opts := &PruneOptions{IO: f.IO, Now: f.Now, Flush: true, Audit: func(e auditEntry) error { return audit(f, e) }}
-	cmd := &cobra.Command{
-		Use:   "flush",
-		Short: "Delete every failed job (or those at least --hours old)",
-		Long: heredoc.Doc(`
-			Delete all failed jobs, as php artisan queue:flush; with --hours N only those
-			that failed at or before now − N hours (queue:flush --hours, <=). Deletes run
-			in short batches. It asks first on a terminal and needs --yes otherwise.
-
-			With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
-			when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
-			deleted. jobtriage restore PATH puts the rows back.
-		`),
-		Example: "  $ jobtriage flush --yes\n  $ jobtriage flush --hours 72\n  $ jobtriage flush --archive failed_jobs.ndjson.gz --yes",
-		Args:    noArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			opts.Service = f.Service
 			opts.HoursSet = c.Flags().Changed("hours")
-			if opts.HoursSet && opts.Hours <= 0 {
+			switch {
+			case !flush && opts.Hours <= 0:
+				return FlagErrorf("--hours must be greater than 0 (got %s); to delete everything use flush", strconv.FormatFloat(opts.Hours, 'f', -1, 64))
+			case flush && opts.HoursSet && opts.Hours <= 0:
 				return FlagErrorf("--hours must be greater than 0 (got %s); without --hours flush deletes everything", strconv.FormatFloat(opts.Hours, 'f', -1, 64))
 			}
 			if err := opts.Archive.check(opts.JSON); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return pruneRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, pruneRun)
 		},
 	}
-	hoursVar(cmd.Flags(), &opts.Hours, "hours", 0, "only jobs that failed at least `N` hours ago")
-	addPruneFlags(cmd, opts)
+	if flush {
+		cmd.Use, cmd.Short = "flush", "Delete every failed job (or those at least --hours old)"
+		cmd.Long = heredoc.Doc(`
+			Delete all failed jobs, as php artisan queue:flush; with --hours N only those
+			that failed at or before now − N hours (queue:flush --hours, <=). Deletes run
+			in short batches. It asks first on a terminal and needs --yes otherwise.
+		`) + archiveHelp
+		cmd.Example = "  $ jobtriage flush --yes\n  $ jobtriage flush --hours 72\n  $ jobtriage flush --archive failed_jobs.ndjson.gz --yes"
+		hoursVar(cmd.Flags(), &opts.Hours, "hours", 0, "only jobs that failed at least `N` hours ago")
+	} else {
+		hoursVar(cmd.Flags(), &opts.Hours, "hours", 24, "keep the failures of the last `N` hours")
+	}
+	writeFlags(cmd, &opts.DryRun, "count what would be deleted; change nothing", &opts.Yes, &opts.JSON)
+	opts.Archive.register(cmd)
 	return cmd
 }
 
-func addPruneFlags(cmd *cobra.Command, opts *PruneOptions) {
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be deleted; change nothing")
-	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
-	opts.Archive.register(cmd)
+// writeFlags registers --dry-run (with its usage), --yes when yes is not nil,
+// and --json, the flags of the commands that change jobs.
+func writeFlags(cmd *cobra.Command, dryRun *bool, dryUsage string, yes, jsonOut *bool) {
+	cmd.Flags().BoolVar(dryRun, "dry-run", false, dryUsage)
+	if yes != nil {
+		cmd.Flags().BoolVarP(yes, "yes", "y", false, "do not ask for confirmation")
+	}
+	cmd.Flags().BoolVar(jsonOut, "json", false, "print the result as JSON")
 }
 
 // pruneJSON is prune --json and flush --json.
@@ -140,7 +132,11 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	scope := ""
 	what := "every failed job"
 	if !before.IsZero() {
-		scope = " from before " + before.In(locOf(svc)).Format("2006-01-02 15:04:05 MST")
+		loc := svc.Location
+		if loc == nil {
+			loc = time.UTC
+		}
+		scope = " from before " + before.In(loc).Format("2006-01-02 15:04:05 MST")
 		what = "the failed jobs" + scope
 	}
 	var total int64 // what the count before the confirmation found; 0 when there was none
@@ -173,36 +169,30 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	} else if err := confirm(opts.IO, opts.Yes, archiveVerb(opts.Archive)+" "+what+onTarget(svc)+"?"); err != nil {
 		return err
 	}
-	arch, err := opts.Archive.open(opts.IO, opts.Now)
+	arch, archiver, err := opts.Archive.open(opts.IO, opts.Now)
 	if err != nil {
 		return err
 	}
-	var archiver triage.Archiver // nil without --archive, not a nil *archive.Writer
-	if arch != nil {
-		defer arch.Close()
-		archiver = arch
-	}
+	defer arch.Close()
 	pr := newMeter(opts.IO, "deleted", total)
 	auditArgs := append([]string{name, "--hours", strconv.FormatFloat(opts.Hours, 'f', -1, 64)}, opts.Archive.args()...)
-	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: name, Args: auditArgs}); err != nil {
-		return err
-	}
-	var run iter.Seq2[triage.PruneBatch, error]
-	if opts.Flush {
-		run = svc.Flush(ctx, opts.Hours, archiver)
-	} else {
-		run = svc.Prune(ctx, opts.Hours, false, archiver)
-	}
 	var n int64
-	for b, berr := range run {
-		if n, err = b.Total, berr; err == nil {
-			pr.update(n)
+	err = audited(opts.Audit, auditEntry{Command: name, Args: auditArgs}, func(e *auditEntry) (err error) {
+		var run iter.Seq2[triage.PruneBatch, error]
+		if opts.Flush {
+			run = svc.Flush(ctx, opts.Hours, archiver)
+		} else {
+			run = svc.Prune(ctx, opts.Hours, false, archiver)
 		}
-	}
-	pr.done()
-	if aerr := opts.Audit(auditEntry{Command: name, Args: auditArgs, Count: n, Error: auditError(err)}); aerr != nil && err == nil {
-		err = aerr
-	}
+		for b, berr := range run {
+			if n, err = b.Total, berr; err == nil {
+				pr.update(n)
+			}
+		}
+		pr.done()
+		e.Count = n
+		return err
+	})
 	if err != nil {
 		if n > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "%s deleted before the error%s\n", countNoun(n, "failed job"), opts.Archive.doc(arch, 0).phrase(false))
@@ -221,13 +211,6 @@ func archiveVerb(a ArchiveFlag) string {
 		return "Archive to " + a.Path + " and delete"
 	}
 	return "Delete"
-}
-
-func locOf(svc *triage.Service) *time.Location {
-	if svc.Location != nil {
-		return svc.Location
-	}
-	return time.UTC
 }
 
 // reportPrune prints "Deleted 221 failed jobs from before … on …." (scope

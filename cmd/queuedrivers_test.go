@@ -43,7 +43,7 @@ func driversConfig(t *testing.T) appprofile.Config {
 // drivers jobtriage cannot write to are named with where their jobs wait.
 func TestQueueRoutesFailoverAndNamedDrivers(t *testing.T) {
 	cfg := driversConfig(t)
-	redis := &lazyBackend{describe: "fake"}
+	redis := &lazyBackend{lazy[triage.QueueBackend]{describe: "fake"}}
 	routes, conns := queueRoutes(cfg, backendOpeners{
 		Redis: func(context.Context, appprofile.RedisConnection, time.Duration) (triage.QueueBackend, error) {
 			return redis, nil

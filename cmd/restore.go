@@ -61,14 +61,10 @@ func NewCmdRestore(f *Factory, runF func(context.Context, *RestoreOptions) error
 			if opts.Path == "" {
 				return FlagErrorf("name an archive file, or - for stdin")
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return restoreRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, restoreRun)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be restored; change nothing")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	writeFlags(cmd, &opts.DryRun, "count what would be restored; change nothing", nil, &opts.JSON)
 	return cmd
 }
 
@@ -116,24 +112,22 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 		return err
 	}
 	args := []string{"restore", opts.Path}
-	if !opts.DryRun {
-		if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "restore", Args: args}); err != nil {
-			return err
-		}
+	audit := opts.Audit
+	if opts.DryRun {
+		audit = nil // a dry run changes nothing
 	}
 	pr := newMeter(opts.IO, "read", 0)
 	var sum triage.RestoreSummary
-	for sum, err = range svc.Restore(ctx, triage.RestoreRun{Rows: ar, DryRun: opts.DryRun}) {
-		if err == nil {
-			pr.update(sum.Read)
+	err = audited(audit, auditEntry{Command: "restore", Args: args}, func(e *auditEntry) (err error) {
+		for sum, err = range svc.Restore(ctx, triage.RestoreRun{Rows: ar, DryRun: opts.DryRun}) {
+			if err == nil {
+				pr.update(sum.Read)
+			}
 		}
-	}
-	pr.done()
-	if !opts.DryRun {
-		if aerr := opts.Audit(auditEntry{Command: "restore", Args: args, Count: sum.Restored, Error: auditError(err)}); aerr != nil && err == nil {
-			err = aerr
-		}
-	}
+		pr.done()
+		e.Count = sum.Restored
+		return err
+	})
 	if err != nil {
 		if sum.Restored > 0 && !opts.DryRun {
 			fmt.Fprintf(opts.IO.ErrOut, "%s restored before the error (running restore again skips them)\n", countNoun(sum.Restored, "failed job"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +34,7 @@ type RetryOptions struct {
 	ToQueue     string
 	RetryUntil  time.Duration
 	DBConns     []string
+	refs        []triage.Ref // IDs parsed, or Ranges expanded
 	DryRun      bool
 	Yes         bool
 	JSON        bool
@@ -97,43 +99,37 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 			f.Conn.DatabaseConnections = opts.DBConns // read when the service is built
 			opts.Service = f.Service
 			opts.commandLine = append([]string{"retry"}, args...)
-			if len(args) == 1 && args[0] == "all" {
-				opts.All = true
-			} else {
-				for _, a := range args {
-					if a == "all" {
-						return FlagErrorf(`"all" cannot be mixed with ids`)
-					}
-				}
-				opts.IDs = args
-			}
-			if len(opts.IDs) > 0 && (!opts.Filter.empty() || len(opts.Ranges) > 0) {
+			opts.All = len(args) == 1 && args[0] == "all"
+			filtered := !opts.Filter.empty() || len(opts.Ranges) > 0
+			switch {
+			case !opts.All && slices.Contains(args, "all"):
+				return FlagErrorf(`"all" cannot be mixed with ids`)
+			case !opts.All && len(args) > 0 && filtered:
 				return FlagErrorf("give ids or filters, not both")
-			}
-			if opts.All && (!opts.Filter.empty() || len(opts.Ranges) > 0) {
+			case opts.All && filtered:
 				return FlagErrorf(`"all" takes no filters; use the filters alone`)
-			}
-			if len(opts.IDs) == 0 && !opts.All && opts.Filter.empty() && len(opts.Ranges) == 0 {
+			case len(args) == 0 && !filtered:
 				return FlagErrorf(`name ids, "all", --range or a filter (see --help)`)
-			}
-			if opts.RetryUntil < 0 {
+			case opts.RetryUntil < 0:
 				return FlagErrorf("--retry-until must be a positive duration")
 			}
-			for _, id := range opts.IDs {
-				if _, err := triage.ParseRef(id); err != nil {
-					return err
-				}
+			var err error
+			if !opts.All {
+				opts.IDs = args
+				opts.refs, err = parseRefs(args)
 			}
-			if _, err := expandRanges(opts.Ranges); err != nil {
+			if len(opts.Ranges) > 0 {
+				// Row ids, which every failed_jobs table has, as `retry 7`
+				// takes them on a table that addresses jobs by uuid.
+				opts.refs, err = expandRanges(opts.Ranges)
+			}
+			if err != nil {
 				return err // before the database is opened
 			}
 			if err := opts.checkFollowFlags(c); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return retryRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, retryRun)
 		},
 	}
 	opts.Filter.register(cmd)
@@ -143,9 +139,7 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 	nameVar(fl, &opts.ToQueue, "to-queue", "emails", "push to this `queue` instead of each job's own")
 	durationVar(fl, &opts.RetryUntil, "retry-until", 0, "give jobs whose retryUntil has passed a new deadline `DURATION` from now (e.g. 30m)")
 	fl.Var(nameList{&opts.DBConns}, "database-connection", "queue connection `names` that use the database driver, outside an app profile (default database; refused for a connection the app gives another driver)")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "show what would be retried and skipped; change nothing")
-	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
-	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	writeFlags(cmd, &opts.DryRun, "show what would be retried and skipped; change nothing", &opts.Yes, &opts.JSON)
 	fl.BoolVar(&opts.Follow, "follow", false, "follow the re-queued jobs until each ran (done) or failed again; exit 9 if any failed again, 10 on timeout")
 	durationVar(fl, &opts.FollowTimeout, "follow-timeout", DefaultFollowTimeout, "how long jobs may stay unsettled after the last push (with --follow or --canary)")
 	countVar(fl, &opts.Canary, "canary", 0, 1, "retry the `N` oldest first, follow them, and retry the rest only if --canary-success of them succeeded")
@@ -157,14 +151,13 @@ func NewCmdRetry(f *Factory, runF func(context.Context, *RetryOptions) error) *c
 
 // checkFollowFlags validates the follow-through flags.
 func (o *RetryOptions) checkFollowFlags(c *cobra.Command) error {
-	changed := func(name string) bool { return c.Flags().Changed(name) }
 	if o.StopAfterFailures > 0 && !o.Follow {
 		return FlagErrorf("--stop-after-failures counts jobs that failed again, which needs --follow")
 	}
-	if changed("canary-success") && o.Canary == 0 {
+	if c.Flags().Changed("canary-success") && o.Canary == 0 {
 		return FlagErrorf("--canary-success needs --canary N")
 	}
-	if changed("follow-timeout") && !o.Follow && o.Canary == 0 {
+	if c.Flags().Changed("follow-timeout") && !o.Follow && o.Canary == 0 {
 		return FlagErrorf("--follow-timeout needs --follow or --canary")
 	}
 	if o.FollowTimeout <= 0 {
@@ -211,41 +204,31 @@ func expandRanges(ranges []string) ([]triage.Ref, error) {
 	return refs, nil
 }
 
-func refsOf(ids []string) []triage.Ref {
-	out := make([]triage.Ref, 0, len(ids))
+// parseRefs reads job ids as show, retry and forget take them.
+func parseRefs(ids []string) ([]triage.Ref, error) {
+	var refs []triage.Ref
 	for _, id := range ids {
-		r, _ := triage.ParseRef(id) // validated in RunE
-		out = append(out, r)
+		r, err := triage.ParseRef(id)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, r)
 	}
-	return out
+	return refs, nil
 }
 
 func retryRun(ctx context.Context, opts *RetryOptions) error {
-	svc, err := opts.Service(ctx)
+	svc, q, err := opts.Filter.open(ctx, opts.Service, opts.Now())
 	if err != nil {
 		return err
 	}
-	q, err := opts.Filter.query(opts.Now(), svc.Location)
-	if err != nil {
-		return err
-	}
-	if err := svc.CheckNames(ctx, queryNames(q)); err != nil {
-		return err
-	}
-	p := triage.RetryParams{Query: q, Refs: refsOf(opts.IDs), All: opts.All, Limit: opts.Limit,
+	p := triage.RetryParams{Query: q, Refs: opts.refs, All: opts.All, Limit: opts.Limit,
 		ToQueue: opts.ToQueue, RetryUntil: opts.RetryUntil}
-	if len(opts.Ranges) > 0 {
-		// Row ids, which every failed_jobs table has, as `retry 7` takes
-		// them on a table that addresses jobs by uuid.
-		if p.Refs, err = expandRanges(opts.Ranges); err != nil {
-			return err
-		}
-	}
 	bulk := len(p.Refs) == 0
 	ids, skipSpool := newSpool(), newSpool()
 	defer ids.Close()
 	defer skipSpool.Close()
-	skips := newSkipReport(skipSpool)
+	skips := &skipReport{all: skipSpool, groups: map[string]*skipGroup{}}
 	// A canary run and the run of the rest walk the same selection: a
 	// skip is reported once.
 	skippedIDs := map[string]bool{}
@@ -304,22 +287,19 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		}
 		total = int64(preview.Retried)
 	}
-	if err := opts.Audit(auditEntry{Phase: auditIntent, Command: "retry", Args: opts.commandLine, Filter: q}); err != nil {
-		return err
-	}
 	var res triage.RetryResult
 	var fr *followReport
-	if opts.followed() {
-		res, fr, err = retryFollowed(ctx, opts, svc, p, retryDriver{collect: collect}, int(total))
-	} else {
-		pr := newMeter(opts.IO, "retried", total)
-		res, err = retryDriver{collect: collect, progress: func(n int) { pr.update(int64(n)) }}.run(ctx, svc, p)
-		pr.done()
-	}
-	if aerr := opts.Audit(auditEntry{Command: "retry", Args: opts.commandLine, Filter: q, Count: int64(res.Retried),
-		IDs: res.IDs, spooled: ids, Skipped: skips.Len() + len(res.Skipped), Error: auditError(err)}); aerr != nil && err == nil {
-		err = aerr
-	}
+	err = audited(opts.Audit, auditEntry{Command: "retry", Args: opts.commandLine, Filter: q}, func(e *auditEntry) (err error) {
+		if opts.followed() {
+			res, fr, err = retryFollowed(ctx, opts, svc, p, retryDriver{collect: collect}, int(total))
+		} else {
+			pr := newMeter(opts.IO, "retried", total)
+			res, err = retryDriver{collect: collect, progress: func(n int) { pr.update(int64(n)) }}.run(ctx, svc, p)
+			pr.done()
+		}
+		e.Count, e.IDs, e.spooled, e.Skipped = int64(res.Retried), res.IDs, ids, skips.Len()+len(res.Skipped)
+		return err
+	})
 	if err != nil {
 		if res.Retried > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "%s retried before the error (committed batches stay retried)\n", countNoun(res.Retried, "job"))
@@ -436,7 +416,10 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 	}
 	if opts.JSON {
 		doc := newRetryDoc(res)
-		doc.Follow, doc.Plan = fr.doc(), fr.planDoc()
+		doc.Follow = fr.doc()
+		if fr != nil {
+			doc.Plan = fr.Plan
+		}
 		if err := writeJSONSpliced(io.Out, doc, map[string]*spool{"ids": ids, "skipped": skips.all}); err != nil {
 			return err
 		}

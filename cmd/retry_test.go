@@ -446,12 +446,12 @@ func (b stateBackend) JobStates(context.Context, triage.JobStatesParams) (triage
 // for a backend that cannot say, so absence is never taken for done.
 func TestLazyBackendJobStates(t *testing.T) {
 	want := triage.JobStates{ByUUID: map[string]triage.JobState{"u": triage.JobRunning}}
-	l := &lazyBackend{open: func(context.Context) (triage.QueueBackend, error) { return stateBackend{states: want}, nil }}
+	l := &lazyBackend{lazy[triage.QueueBackend]{open: func(context.Context) (triage.QueueBackend, error) { return stateBackend{states: want}, nil }}}
 	got, err := l.JobStates(context.Background(), triage.JobStatesParams{})
 	if err != nil || got.ByUUID["u"] != triage.JobRunning || got.Partial {
 		t.Errorf("JobStates through lazyBackend = %+v, %v", got, err)
 	}
-	blind := &lazyBackend{open: func(context.Context) (triage.QueueBackend, error) { return stateBackend{}.QueueBackend, nil }}
+	blind := &lazyBackend{lazy[triage.QueueBackend]{open: func(context.Context) (triage.QueueBackend, error) { return stateBackend{}.QueueBackend, nil }}}
 	if got, err := blind.JobStates(context.Background(), triage.JobStatesParams{}); err != nil || !got.Partial {
 		t.Errorf("a backend without JobStates: %+v, %v; want Partial", got, err)
 	}

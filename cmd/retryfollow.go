@@ -16,15 +16,11 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// Exit codes of the follow-through live in errors.go (ExitFailedAgain,
-// ExitFollowTimeout); this file wires triage/follow into retry.
-
 // followReport is what a followed (or canaried, or paced) retry found.
 type followReport struct {
 	// Followed: --follow, every pushed job was followed; else only the
 	// canaries (or nothing, for --rate alone).
 	Followed  bool
-	Paced     float64
 	Counts    follow.Counts
 	Jobs      []follow.JobReport
 	Groups    []follow.Group
@@ -33,23 +29,9 @@ type followReport struct {
 	Breaker   bool // --stop-after-failures tripped
 	StopAfter int
 	NotPushed int
-	Canary    *canaryReport
+	Canary    *canaryDoc
 	// Plan is set in a dry run instead of everything above.
-	Plan *retryPlan
-}
-
-type canaryReport struct {
-	Size, Needed, Done, FailedAgain, Unsettled int
-	Share                                      float64
-	Decision                                   follow.Decision
-}
-
-// retryPlan is what a dry run of --canary/--follow/--rate would do.
-type retryPlan struct {
-	Canaries, Rest, Needed int
-	Share                  float64
-	Follow                 bool
-	Rate                   float64
+	Plan *planDoc
 }
 
 // dryRunPlan is the plan a dry run shows, nil without follow-through flags.
@@ -57,13 +39,11 @@ func dryRunPlan(opts *RetryOptions, selected int) *followReport {
 	if !opts.followed() {
 		return nil
 	}
-	pl := &retryPlan{Follow: opts.Follow, Rate: opts.rate, Share: opts.canaryShare}
+	pl := &planDoc{Follow: opts.Follow, Rate: opts.rate, Success: opts.canaryShare, Rest: selected}
 	if opts.Canary > 0 {
 		pl.Canaries = min(opts.Canary, selected)
-		pl.Rest = selected - pl.Canaries
+		pl.Rest -= pl.Canaries
 		pl.Needed = follow.Canary{Success: opts.canaryShare}.Needed(pl.Canaries)
-	} else {
-		pl.Rest = selected
 	}
 	return &followReport{Plan: pl}
 }
@@ -91,7 +71,7 @@ func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service,
 		following: opts.Follow || opts.Canary > 0}
 	fl.OnChange = pr.changes
 	defer pr.done()
-	fr := &followReport{Followed: opts.Follow, Paced: opts.rate, StopAfter: opts.StopAfterFailures}
+	fr := &followReport{Followed: opts.Follow, StopAfter: opts.StopAfterFailures}
 	if opts.rate > 0 {
 		pacer := follow.NewPacer(opts.rate, clock)
 		p.BatchSize = follow.BatchFor(opts.rate)
@@ -132,9 +112,9 @@ func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service,
 		}
 		c := fl.Counts()
 		size := c.Pushed - c.Untracked
-		fr.Canary = &canaryReport{Size: size, Needed: can.Needed(size), Done: c.Done, FailedAgain: c.FailedAgain,
-			Unsettled: c.Unsettled(), Share: opts.canaryShare, Decision: can.Decide(c, final)}
-		if fr.Canary.Decision == follow.Stop {
+		fr.Canary = &canaryDoc{Size: size, Needed: can.Needed(size), Done: c.Done, FailedAgain: c.FailedAgain,
+			Unsettled: c.Unsettled(), Success: opts.canaryShare, Decision: can.Decide(c, final).String()}
+		if fr.Canary.stopped() {
 			fr.TimedOut = final && c.Unsettled() > 0
 			fr.NotPushed = max(total-res.Retried, 0)
 			return res, fr, fr.finish(ctx, svc, fl, src)
@@ -161,9 +141,7 @@ func retryFollowed(ctx context.Context, opts *RetryOptions, svc *triage.Service,
 		d.pushed = fl.Add
 		breaker := follow.Breaker{Limit: opts.StopAfterFailures}
 		d.stop = func() bool {
-			if breaker.Tripped(fl.Counts()) {
-				fr.Breaker = true
-			}
+			fr.Breaker = fr.Breaker || breaker.Tripped(fl.Counts())
 			return fr.Breaker
 		}
 		done = make(chan ran, 1)
@@ -237,7 +215,7 @@ func (fr *followReport) exitCode() (ExitCode, bool) {
 	switch {
 	case fr == nil || fr.Plan != nil:
 		return ExitOK, false
-	case fr.Counts.FailedAgain > 0, fr.Canary != nil && fr.Canary.Decision == follow.Stop && !fr.TimedOut:
+	case fr.Counts.FailedAgain > 0, fr.Canary.stopped() && !fr.TimedOut:
 		return ExitFailedAgain, true
 	case fr.TimedOut || fr.Counts.Unsettled() > 0:
 		return ExitFollowTimeout, true
@@ -253,8 +231,8 @@ func (fr *followReport) print(w io.Writer) {
 	if pl := fr.Plan; pl != nil {
 		var parts []string
 		if pl.Canaries > 0 {
-			parts = append(parts, fmt.Sprintf("Plan: retry the %s oldest as canaries and follow them; retry the other %s only if at least %d of them (%s) succeed",
-				humanize.Comma(int64(pl.Canaries)), countNoun(pl.Rest, "job"), pl.Needed, sharePct(pl.Share)))
+			parts = append(parts, fmt.Sprintf("Plan: retry the %s oldest as canaries and follow them; retry the other %s only if at least %d of them (%g%%) succeed",
+				humanize.Comma(int64(pl.Canaries)), countNoun(pl.Rest, "job"), pl.Needed, pl.Success*100))
 		} else {
 			parts = append(parts, "Plan: retry "+countNoun(pl.Rest, "job"))
 		}
@@ -262,7 +240,7 @@ func (fr *followReport) print(w io.Writer) {
 			parts = append(parts, "follow every job until it ran or failed again")
 		}
 		if pl.Rate > 0 {
-			parts = append(parts, "push at most "+rateText(pl.Rate))
+			parts = append(parts, fmt.Sprintf("push at most %g/s", pl.Rate))
 		}
 		fmt.Fprintln(w, strings.Join(parts, "; ")+".")
 		return
@@ -270,7 +248,7 @@ func (fr *followReport) print(w io.Writer) {
 	c := fr.Counts
 	if cr := fr.Canary; cr != nil {
 		verdict := "retrying the rest"
-		if cr.Decision == follow.Stop {
+		if cr.stopped() {
 			verdict = fmt.Sprintf("stopped; the other %s were not retried and stay in failed_jobs", countNoun(fr.NotPushed, "job"))
 		}
 		fmt.Fprintf(w, "Canaries: %d of %d done, %d failed again, %d unsettled (%d needed to succeed): %s.\n",
@@ -312,10 +290,6 @@ func (fr *followReport) print(w io.Writer) {
 		}
 	}
 }
-
-func sharePct(v float64) string { return fmt.Sprintf("%g%%", v*100) }
-
-func rateText(perSec float64) string { return fmt.Sprintf("%g/s", perSec) }
 
 // followPrinter shows the follow-through as it goes, on stderr: one status
 // line redrawn on a terminal, else one line per job that changed state.
@@ -394,31 +368,15 @@ func (p *followPrinter) done() {
 	}
 }
 
-// planDoc is the "plan" object of a dry run's retry --json.
-func (fr *followReport) planDoc() *planDoc {
-	if fr == nil || fr.Plan == nil {
-		return nil
-	}
-	pl := fr.Plan
-	return &planDoc{Canaries: pl.Canaries, Rest: pl.Rest, Needed: pl.Needed, Success: pl.Share, Follow: pl.Follow, Rate: pl.Rate}
-}
-
-// doc is the "follow" object of retry --json.
+// doc is the "follow" object of retry --json (nil for a dry run's plan).
 func (fr *followReport) doc() *followDoc {
-	if fr == nil {
-		return nil
-	}
-	if fr.Plan != nil {
+	if fr == nil || fr.Plan != nil {
 		return nil
 	}
 	c := fr.Counts
 	d := &followDoc{Followed: c.Pushed - c.Untracked, Done: c.Done, FailedAgain: c.FailedAgain, Waiting: c.Waiting, Running: c.Running,
-		Untracked: c.Untracked, TimedOut: fr.TimedOut, StoppedByBreaker: fr.Breaker, NotPushed: fr.NotPushed,
+		Untracked: c.Untracked, TimedOut: fr.TimedOut, StoppedByBreaker: fr.Breaker, NotPushed: fr.NotPushed, Canary: fr.Canary,
 		Jobs: make([]followJobDoc, 0, len(fr.Jobs)), NewFailures: make([]failureGroupDoc, 0, len(fr.Groups)), Unread: fr.Unread}
-	if cr := fr.Canary; cr != nil {
-		d.Canary = &canaryDoc{Size: cr.Size, Needed: cr.Needed, Success: cr.Share, Done: cr.Done, FailedAgain: cr.FailedAgain,
-			Unsettled: cr.Unsettled, Decision: cr.Decision.String()}
-	}
 	for _, j := range fr.Jobs {
 		d.Jobs = append(d.Jobs, followJobDoc{ID: j.Job.ID, UUID: j.Job.UUID, Connection: j.Job.Connection, Queue: j.Job.Queue,
 			Class: j.Job.Class, State: strings.ReplaceAll(j.State.String(), " ", "_")})

@@ -58,10 +58,7 @@ func NewCmdShow(f *Factory, runF func(context.Context, *ShowOptions) error) *cob
 			if _, err := triage.ParseRef(opts.ID); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return showRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, showRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the job as JSON")

@@ -84,19 +84,13 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 			if opts.Threshold < 0 || opts.Window < 0 || opts.Refresh < 0 {
 				return FlagErrorf("--threshold, --window and --refresh must not be negative")
 			}
-			if _, err := parseTrendWindow("--trend-window", opts.TrendWindow); err != nil {
-				return err
-			}
 			switch {
 			case opts.Archive.Path == archive.Stdout:
 				return FlagErrorf("--archive -: the terminal UI draws on stdout; give the archive a file")
 			case opts.Archive.set() && opts.ReadOnly:
 				return FlagErrorf("--archive archives what a forget deletes, and --read-only forgets nothing: drop one of them")
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return tuiRun(c.Context(), opts)
+			return runOr(c.Context(), opts, runF, tuiRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -139,15 +133,11 @@ func tuiRun(ctx context.Context, opts *TUIOptions) error {
 		return FlagErrorf("--new-since: %v", err)
 	}
 	actions := tuiActions(svc, opts)
-	arch, err := opts.Archive.open(opts.IO, opts.Now)
+	arch, archiveRows, err := opts.Archive.open(opts.IO, opts.Now)
 	if err != nil {
 		return err
 	}
 	defer arch.Close()
-	var archiveRows triage.Archiver
-	if arch != nil {
-		archiveRows = arch
-	}
 	err = tui.Run(ctx, svc, actions, tui.Options{
 		Archive:     archiveRows,
 		ArchivePath: opts.Archive.Path,

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -30,17 +31,14 @@ the commit or a pseudo-version naming it, and vcs.revision; "dev" when Go
 recorded nothing (go run, a git worktree, -buildvcs=false).`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return versionRun(opts)
+			return runOr(c.Context(), opts, runF, versionRun)
 		},
 	}
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the version as JSON")
 	return c
 }
 
-func versionRun(opts *VersionOptions) error {
+func versionRun(_ context.Context, opts *VersionOptions) error {
 	in := opts.Info()
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, newVersionDoc(in))
@@ -59,15 +57,4 @@ func setVersionFlag(root *cobra.Command, info buildinfo.Info) {
 
 // escapeTemplate quotes text for a text/template: every "{{" becomes an
 // action printing "{{".
-func escapeTemplate(s string) string {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] == '{' && i+1 < len(s) && s[i+1] == '{' {
-			out = append(out, `{{"{{"}}`...)
-			i++
-			continue
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
-}
+func escapeTemplate(s string) string { return strings.ReplaceAll(s, "{{", `{{"{{"}}`) }

@@ -45,7 +45,7 @@ func TestVersionAndFlagPrintTheSame(t *testing.T) {
 func TestVersionRunPrintsInfo(t *testing.T) {
 	io, _, out, _ := Test()
 	in := buildinfo.Info{Version: "1.2.0", Commit: "abc", Date: "2026-12-01T00:00:00Z", GoVersion: "go1.26.8", Platform: "linux/amd64"}
-	if err := versionRun(&VersionOptions{IO: io, Info: func() buildinfo.Info { return in }}); err != nil {
+	if err := versionRun(context.Background(), &VersionOptions{IO: io, Info: func() buildinfo.Info { return in }}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"jobtriage 1.2.0\n", "commit: abc\n", "built:  2026-12-01T00:00:00Z\n", "go:     go1.26.8 linux/amd64\n"} {
@@ -81,7 +81,7 @@ func TestVersionJSON(t *testing.T) {
 	}
 	io, _, out, _ := Test()
 	in := buildinfo.Info{Version: "1.2.0", Commit: "abc", GoVersion: "go1.26.8", Platform: "linux/arm64"}
-	if err := versionRun(&VersionOptions{IO: io, JSON: true, Info: func() buildinfo.Info { return in }}); err != nil {
+	if err := versionRun(context.Background(), &VersionOptions{IO: io, JSON: true, Info: func() buildinfo.Info { return in }}); err != nil {
 		t.Fatal(err)
 	}
 	want := `{"schema_version":1,"version":"1.2.0","commit":"abc","build_date":null,"modified":false,"go_version":"go1.26.8","platform":"linux/arm64"}`
