@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -86,6 +87,11 @@ func checkFailoverMonitor(t *testing.T, bin jobtriage, s *scenario, n int) {
 	for _, q := range rep.Queues {
 		fromTriage = append(fromTriage, artisanMonitoredQueue(q))
 	}
+	byName := func(qs []artisanMonitoredQueue) func(i, j int) bool {
+		return func(i, j int) bool { return qs[i].Connection < qs[j].Connection }
+	}
+	sort.Slice(fromArtisan, byName(fromArtisan))
+	sort.Slice(fromTriage, byName(fromTriage))
 	if diff := cmp.Diff(fromArtisan, fromTriage); diff != "" {
 		t.Errorf("monitor %s --json vs queue:monitor (-artisan +jobtriage):\n%s", queues, diff)
 	}
