@@ -2,12 +2,8 @@ package interop
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
-	"sort"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestFailoverConnectionOnRealWorkers: an app whose default queue
@@ -68,36 +64,9 @@ func TestFailoverConnectionOnRealWorkers(t *testing.T) {
 func checkFailoverMonitor(t *testing.T, bin jobtriage, s *scenario, n int) {
 	t.Helper()
 	const queues = "failover:default,database:default"
-	var fromArtisan []artisanMonitoredQueue
-	out := s.app.mustArtisan(t, "queue:monitor", queues, "--json")
-	if err := json.Unmarshal([]byte(out), &fromArtisan); err != nil {
-		t.Fatalf("queue:monitor --json: %v\n%s", err, out)
-	}
-	stdout, stderr, err := bin.runInApp(s.app, "monitor", queues, "--json")
-	if err != nil {
-		t.Fatalf("jobtriage monitor %s --json: %v\n%s\n%s", queues, err, stderr, stdout)
-	}
-	var rep struct {
-		Queues []monitoredQueue `json:"queues"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatalf("monitor --json: %v\n%s", err, stdout)
-	}
-	var fromTriage []artisanMonitoredQueue
-	for _, q := range rep.Queues {
-		fromTriage = append(fromTriage, artisanMonitoredQueue(q))
-	}
-	byName := func(qs []artisanMonitoredQueue) func(i, j int) bool {
-		return func(i, j int) bool { return qs[i].Connection < qs[j].Connection }
-	}
-	sort.Slice(fromArtisan, byName(fromArtisan))
-	sort.Slice(fromTriage, byName(fromTriage))
-	if diff := cmp.Diff(fromArtisan, fromTriage); diff != "" {
-		t.Errorf("monitor %s --json vs queue:monitor (-artisan +jobtriage):\n%s", queues, diff)
-	}
-	for _, q := range fromArtisan {
+	for _, q := range monitorAgreesWithArtisan(t, bin, s.app, queues, queues) {
 		if q.Size != int64(n) {
-			t.Errorf("queue:monitor counts %d jobs on %s:%s, want the %d queued: %s", q.Size, q.Connection, q.Queue, n, fmt.Sprint(fromArtisan))
+			t.Errorf("queue:monitor counts %d jobs on %s:%s, want the %d queued", q.Size, q.Connection, q.Queue, n)
 		}
 	}
 }

@@ -85,18 +85,7 @@ class DispatchCommand extends Command
             'CRM timeout after 30s while syncing customer dewi.lestari@example.test',
             ['customer_id' => (int) $customer->id, 'email' => 'dewi.lestari@example.test']);
 
-        $ticket = 'OPS-9';
-        $closure = function () use ($ticket) {
-            if (! \App\Interop\Outcome::flagIsSet()) {
-                throw new \RuntimeException('escalation for ticket '.$ticket.' failed');
-            }
-            \App\Interop\Outcome::record('Closure', ['ticket' => $ticket]);
-        };
-        dispatch($closure)->onQueue('emails');
-        $reflection = new ReflectionFunction($closure);
-        $this->expect('queued-closure', 'Closure ('.basename($reflection->getFileName()).':'.$reflection->getStartLine().')', 'emails',
-            RuntimeException::class, 'escalation for ticket OPS-9 failed', ['ticket' => $ticket],
-            ['command_name' => \Illuminate\Queue\CallQueuedClosure::class, 'result_class' => 'Closure']);
+        $this->dispatchClosure('queued-closure', 'OPS-9');
 
         event(new OrderShipped(5005, 'JNE'));
         $this->expect('queued-listener', \App\Listeners\NotifyWarehouse::class, 'emails', RuntimeException::class,
@@ -126,12 +115,29 @@ class DispatchCommand extends Command
     }
 
     // dispatchTimeout queues RenderReport, which runs past its timeout.
-    protected function dispatchTimeout(): void
+    protected function dispatchTimeout(array $extra = []): void
     {
         [, $timedOut, $timedOutText] = $this->attemptTexts();
         RenderReport::dispatch(7, 'pdf');
         $this->expect('render-report-timeout', RenderReport::class, 'default', $timedOut, RenderReport::class.$timedOutText,
-            ['report_id' => 7, 'format' => 'pdf'], ['kills_worker' => true]);
+            ['report_id' => 7, 'format' => 'pdf'], ['kills_worker' => true] + $extra);
+    }
+
+    // dispatchClosure queues a closure that fails for $ticket. Every call
+    // queues the same closure: one definition, so one displayName.
+    protected function dispatchClosure(string $key, string $ticket, array $extra = []): void
+    {
+        $closure = function () use ($ticket) {
+            if (! \App\Interop\Outcome::flagIsSet()) {
+                throw new \RuntimeException('escalation for ticket '.$ticket.' failed');
+            }
+            \App\Interop\Outcome::record('Closure', ['ticket' => $ticket]);
+        };
+        dispatch($closure)->onQueue('emails');
+        $reflection = new ReflectionFunction($closure);
+        $this->expect($key, 'Closure ('.basename($reflection->getFileName()).':'.$reflection->getStartLine().')', 'emails',
+            RuntimeException::class, 'escalation for ticket '.$ticket.' failed', ['ticket' => $ticket],
+            ['command_name' => \Illuminate\Queue\CallQueuedClosure::class, 'result_class' => 'Closure'] + $extra);
     }
 
     // writeManifest writes what the dispatch expected, for the Go test.

@@ -7,7 +7,6 @@ use App\Jobs\PackParcel;
 use App\Jobs\RebuildSearchIndex;
 use App\Models\Customer;
 use Illuminate\Support\Facades\Bus;
-use ReflectionFunction;
 use RuntimeException;
 
 // Queues the jobs whose failed rows changed shape in Laravel 10–13, each
@@ -39,23 +38,11 @@ class DispatchRecentCommand extends DispatchCommand
             ? ['delete_when_missing_models' => $deletes, 'created_at' => true, 'delay' => $delay]
             : [];
 
-        $this->dispatchTimeout();
-        $this->failures[count($this->failures) - 1] += $keys(false);
+        $this->dispatchTimeout($keys(false));
 
-        // One closure, defined once, failing twice with different data: both
-        // failures are one cause.
+        // One closure failing twice with different data: one cause.
         foreach (['OPS-9', 'OPS-10'] as $ticket) {
-            $closure = function () use ($ticket) {
-                if (! \App\Interop\Outcome::flagIsSet()) {
-                    throw new \RuntimeException('escalation for ticket '.$ticket.' failed');
-                }
-                \App\Interop\Outcome::record('Closure', ['ticket' => $ticket]);
-            };
-            dispatch($closure)->onQueue('emails');
-            $reflection = new ReflectionFunction($closure);
-            $this->expect('queued-closure-'.$ticket, 'Closure ('.basename($reflection->getFileName()).':'.$reflection->getStartLine().')', 'emails',
-                RuntimeException::class, 'escalation for ticket '.$ticket.' failed', ['ticket' => $ticket],
-                ['command_name' => \Illuminate\Queue\CallQueuedClosure::class, 'result_class' => 'Closure'] + $keys(true));
+            $this->dispatchClosure('queued-closure-'.$ticket, $ticket, $keys(true));
         }
 
         $batch = Bus::batch([new PackParcel('PCL-7')])->name('interop parcels')->dispatch();
