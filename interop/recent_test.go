@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,8 +66,22 @@ func (j jobtriage) show(t *testing.T, dsn, id string) (shownJob, string) {
 func TestRecentRowShapes(t *testing.T) {
 	requireInterop(t)
 	bin := buildJobtriage(t)
+	// The closure's signature names its cause, which a PHP upgrade does not
+	// change: 8.83 runs PHP 8.2, 10.48 and 13.31 PHP 8.4. Compared once
+	// every Laravel's subtest has run.
+	var mu sync.Mutex
 	closureSignatures := map[string]string{} // Laravel version → signature
+	t.Cleanup(func() {
+		distinct := map[string]bool{}
+		for _, sig := range closureSignatures {
+			distinct[sig] = true
+		}
+		if len(distinct) > 1 {
+			t.Errorf("the closure signs differently across Laravel/PHP versions: %v", closureSignatures)
+		}
+	})
 	forEachLaravel(t, func(t *testing.T, lv laravelTarget) {
+		t.Parallel() // each on its own SQLite file
 		s := failScenario(t, lv, sqliteDialect(t), "interop:dispatch-recent")
 		dsn := s.dialect.dsn
 		var listed triagedJobs
@@ -131,7 +146,9 @@ func TestRecentRowShapes(t *testing.T) {
 		if len(closures) != 2 || closures[0] != closures[1] {
 			t.Errorf("the closure's two failures sign as %v, want one signature twice", closures)
 		} else {
+			mu.Lock()
 			closureSignatures[lv.version] = closures[0]
+			mu.Unlock()
 			for _, g := range groups.Signatures {
 				if g.ID == closures[0] && g.Count != 2 {
 					t.Errorf("failed --group counts %d jobs for the closure's signature, want 2", g.Count)
@@ -152,15 +169,6 @@ func TestRecentRowShapes(t *testing.T) {
 			checkMissingModelRetry(t, bin, s)
 		}
 	})
-	// The closure's signature names its cause, which a PHP upgrade does not
-	// change: 8.83 runs PHP 8.2, 10.48 and 13.31 PHP 8.4.
-	distinct := map[string]bool{}
-	for _, sig := range closureSignatures {
-		distinct[sig] = true
-	}
-	if len(distinct) > 1 {
-		t.Errorf("the closure signs differently across Laravel/PHP versions: %v", closureSignatures)
-	}
 }
 
 // checkRecentKeys compares Laravel 12–13's payload keys in show --json
