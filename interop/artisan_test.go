@@ -98,34 +98,45 @@ func TestArtisanJSONAgrees(t *testing.T) {
 
 				// Queue the jobs again, leave them pending, and ask both.
 				s.app.mustArtisan(t, "interop:dispatch", "--manifest="+s.manifestPath)
-				var monitored []artisanMonitoredQueue
-				out = s.app.mustArtisan(t, "queue:monitor", "database:default,database:emails", "--json")
-				if err := json.Unmarshal([]byte(out), &monitored); err != nil {
-					t.Fatalf("queue:monitor --json: %v\n%s", err, out)
-				}
-				stdout, stderr, err = bin.runInApp(s.app, "monitor", "--json")
-				if err != nil {
-					t.Fatalf("jobtriage monitor --json: %v\n%s\n%s", err, stderr, stdout)
-				}
-				var rep struct {
-					Queues []monitoredQueue `json:"queues"`
-				}
-				if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-					t.Fatalf("monitor --json: %v\n%s", err, stdout)
-				}
-				got := map[string]artisanMonitoredQueue{}
-				for _, q := range rep.Queues {
-					got[q.Connection+":"+q.Queue] = artisanMonitoredQueue(q)
-				}
-				for _, want := range monitored {
-					if want.Size == 0 {
-						t.Fatalf("queue:monitor shows %s:%s empty after a dispatch: %s", want.Connection, want.Queue, out)
-					}
-					if diff := cmp.Diff(want, got[want.Connection+":"+want.Queue]); diff != "" {
-						t.Errorf("monitor --json vs queue:monitor --json for %s:%s (-artisan +jobtriage):\n%s", want.Connection, want.Queue, diff)
+				for _, q := range monitorAgreesWithArtisan(t, bin, s.app, "database:default,database:emails") {
+					if q.Size == 0 {
+						t.Fatalf("queue:monitor shows %s:%s empty after a dispatch", q.Connection, q.Queue)
 					}
 				}
 			})
 		}
 	})
+}
+
+// monitorAgreesWithArtisan asks `php artisan queue:monitor QUEUES --json`
+// and `jobtriage monitor --json` with triageArgs (none: every queue it
+// finds) and wants jobtriage's size and pending for each of artisan's
+// queues; it returns artisan's answer.
+func monitorAgreesWithArtisan(t *testing.T, bin jobtriage, app *laravelApp, queues string, triageArgs ...string) []artisanMonitoredQueue {
+	t.Helper()
+	var monitored []artisanMonitoredQueue
+	out := app.mustArtisan(t, "queue:monitor", queues, "--json")
+	if err := json.Unmarshal([]byte(out), &monitored); err != nil {
+		t.Fatalf("queue:monitor --json: %v\n%s", err, out)
+	}
+	stdout, stderr, err := bin.runInApp(app, append([]string{"monitor", "--json"}, triageArgs...)...)
+	if err != nil {
+		t.Fatalf("jobtriage monitor --json %v: %v\n%s\n%s", triageArgs, err, stderr, stdout)
+	}
+	var rep struct {
+		Queues []monitoredQueue `json:"queues"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("monitor --json: %v\n%s", err, stdout)
+	}
+	got := map[string]artisanMonitoredQueue{}
+	for _, q := range rep.Queues {
+		got[q.Connection+":"+q.Queue] = artisanMonitoredQueue(q)
+	}
+	for _, want := range monitored {
+		if diff := cmp.Diff(want, got[want.Connection+":"+want.Queue]); diff != "" {
+			t.Errorf("monitor --json %v vs queue:monitor --json for %s:%s (-artisan +jobtriage):\n%s", triageArgs, want.Connection, want.Queue, diff)
+		}
+	}
+	return monitored
 }

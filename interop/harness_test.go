@@ -381,6 +381,24 @@ func (a *laravelApp) mustArtisan(t *testing.T, args ...string) string {
 	return out
 }
 
+// php runs code after booting the app as artisan does (config, database,
+// facades), in the app's environment.
+func (a *laravelApp) php(t *testing.T, code string) string {
+	t.Helper()
+	const boot = `require 'bootstrap/autoload.php'; $app = require 'bootstrap/app.php'; $app->make(Illuminate\Contracts\Console\Kernel::class)->bootstrap(); `
+	ctx, cancel := context.WithTimeout(context.Background(), artisanTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, a.phpCmd, "-r", boot+code)
+	cmd.Dir = a.dir
+	cmd.Env = a.env
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("php -r %s: %v\n%s\nlaravel.log:\n%s", code, err, out, a.log())
+	}
+	return string(out)
+}
+
 func (a *laravelApp) log() string {
 	b, err := os.ReadFile(filepath.Join(a.scratch, "storage", "logs", "laravel.log"))
 	if err != nil {
@@ -488,6 +506,15 @@ type expectedFailure struct {
 	// Job is the payload's job string when it is not a command (a
 	// Queue::push('Class@method') string job).
 	Job string `json:"job"`
+	// The payload keys of Laravel 12–13 interop:dispatch-recent expects in
+	// the row: nil/false/"" where the running Laravel writes none.
+	DeleteWhenMissingModels *bool  `json:"delete_when_missing_models"`
+	CreatedAt               bool   `json:"created_at"`
+	Delay                   *int64 `json:"delay"`
+	BatchID                 string `json:"batch_id"`
+	// UniqueID is a unique job's uniqueId; CustomerID the model a job carries.
+	UniqueID   string `json:"unique_id"`
+	CustomerID int64  `json:"customer_id"`
 }
 
 // scenario is one dialect after the Laravel side has produced failed_jobs.

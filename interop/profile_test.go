@@ -36,7 +36,9 @@ import (
 // workers fail a few jobs; then jobtriage must list the rows
 // `php artisan queue:failed` lists, with failed_at read in app.timezone,
 // count for `prune --dry-run` exactly what `queue:prune-failed` deletes on
-// a copy of the database, and let `monitor` see the fresh failures.
+// a copy of the database, and let `monitor` see the fresh failures; where
+// the variant moves the jobs table too (prefix, schema), `retry all` must
+// put the rows back on it for a real worker.
 
 const (
 	// profilePruneHours is N of prune --hours N. With the rows placed at
@@ -47,6 +49,8 @@ const (
 	// profileJobs is how many ChargeCard jobs each variant fails: enough for
 	// one row older than the prune cut-off, one just inside it and one fresh.
 	profileJobs = 3
+	// profileFirstOrder is the first ChargeCard's order id.
+	profileFirstOrder = 9001
 	// profileMonitorWindow is monitor's --window; every fresh failure is
 	// inside it, so --max-failed profileJobs must report unhealthy.
 	profileMonitorWindow = "10m"
@@ -74,10 +78,10 @@ type profileVariant struct {
 	setup func(t *testing.T, p *profileApp)
 	// afterReset changes the fresh schema (optional).
 	afterReset func(t *testing.T, p *profileApp)
-	// skeleton8: setup edits config text only the Laravel 8 skeleton has
-	// (three connections with 'prefix', pgsql 'schema'; 11+ has five
-	// connections and 'search_path').
-	skeleton8 bool
+	// retry: jobtriage retry all must also put the rows back where the
+	// app's workers take them (the variant moves the jobs table), and a
+	// real worker run them.
+	retry bool
 }
 
 func TestProfileResolvesLikeLaravel(t *testing.T) {
@@ -94,15 +98,12 @@ func TestProfileResolvesLikeLaravel(t *testing.T) {
 		// .env and the wrong environment say decoyTZ; the cache says tz.
 		{name: "config_cache", databases: []string{"sqlite", "postgres"}, tz: "America/New_York", decoyTZ: "Asia/Tokyo", setup: configCacheOverDotenv},
 		{name: "renamed_table", databases: all, tz: "America/Sao_Paulo", setup: renamedFailedTable, afterReset: renameFailedTable},
-		{name: "table_prefix", databases: all, tz: "Europe/Kyiv", setup: tablePrefix, skeleton8: true},
-		{name: "pgsql_schema", databases: []string{"postgres"}, tz: "Australia/Sydney", setup: postgresSchema, skeleton8: true},
+		{name: "table_prefix", databases: all, tz: "Europe/Kyiv", setup: tablePrefix, retry: true},
+		{name: "pgsql_schema", databases: []string{"postgres"}, tz: "Australia/Sydney", setup: postgresSchema, retry: true},
 		{name: "mysql_localhost_socket", databases: []string{"mysql"}, tz: "America/Los_Angeles", setup: mysqlLocalhostSocket},
 	}
 	forEachLaravel(t, func(t *testing.T, lv laravelTarget) {
 		for _, v := range variants {
-			if v.skeleton8 && !laravel8Skeleton(lv) {
-				continue
-			}
 			t.Run(v.name, func(t *testing.T) {
 				t.Parallel()
 				for _, d := range profileDialects(t, v.name, v.databases) {
@@ -119,6 +120,7 @@ func TestProfileResolvesLikeLaravel(t *testing.T) {
 // profileApp is one copy of the Laravel app on one database.
 type profileApp struct {
 	*laravelApp
+	lv     laravelTarget
 	v      profileVariant
 	d      dialect
 	dbName string // the server database ("" on SQLite)
@@ -194,6 +196,9 @@ func runProfileVariant(t *testing.T, bin jobtriage, lv laravelTarget, v profileV
 	}
 	if left := p.artisanFailed(t); len(left) != profileJobs {
 		t.Errorf("the original database lost rows: %d left, want %d (prune --dry-run must not delete)", len(left), profileJobs)
+	}
+	if v.retry {
+		p.checkRetry(t, bin, p.runs[0])
 	}
 }
 
@@ -280,10 +285,15 @@ func renameFailedTable(t *testing.T, p *profileApp) {
 	p.php(t, `Illuminate\Support\Facades\Schema::rename('failed_jobs', 'dead_jobs');`)
 }
 
-// tablePrefix gives every connection 'prefix' => 'app_': Laravel then
-// reads and writes app_jobs, app_failed_jobs and app_job_batches.
+// tablePrefix gives every connection 'prefix' => 'app_' (the 8 skeleton
+// has three connections, 11+ five): Laravel then reads and writes app_jobs,
+// app_failed_jobs and app_job_batches.
 func tablePrefix(t *testing.T, p *profileApp) {
-	p.editConfig(t, "database.php", `'prefix' => '',`, `'prefix' => 'app_',`, 3)
+	connections := 5
+	if laravel8Skeleton(p.lv) {
+		connections = 3
+	}
+	p.editConfig(t, "database.php", `'prefix' => '',`, `'prefix' => 'app_',`, connections)
 	p.env = append(append(p.env, "APP_TIMEZONE="+p.v.tz), p.d.laravelEnv...)
 	p.sourceEnv = p.env
 	p.afterResetCheck = func(t *testing.T) {
@@ -294,10 +304,15 @@ func tablePrefix(t *testing.T, p *profileApp) {
 	}
 }
 
-// postgresSchema puts the queue tables in schema "queue" ('schema' sets
-// the search_path Laravel's connector issues); public has none of them.
+// postgresSchema puts the queue tables in schema "queue" (the pgsql
+// connection's 'search_path' in 11+, 'schema' before, sets the search_path
+// Laravel's connector issues); public has none of them.
 func postgresSchema(t *testing.T, p *profileApp) {
-	p.editConfig(t, "database.php", `'schema' => 'public',`, `'schema' => 'queue',`, 1)
+	key := "search_path"
+	if laravel8Skeleton(p.lv) {
+		key = "schema"
+	}
+	p.editConfig(t, "database.php", fmt.Sprintf(`'%s' => 'public',`, key), fmt.Sprintf(`'%s' => 'queue',`, key), 1)
 	p.env = append(append(p.env, "APP_TIMEZONE="+p.v.tz), p.d.laravelEnv...)
 	p.sourceEnv = p.env
 	p.php(t, `Illuminate\Support\Facades\DB::statement('CREATE SCHEMA queue');`)
@@ -382,7 +397,7 @@ func newProfileApp(t *testing.T, lv laravelTarget, v profileVariant, d dialect) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &profileApp{v: v, d: d, loc: loc}
+	p := &profileApp{v: v, d: d, loc: loc, lv: lv}
 	if d.name != "sqlite" {
 		p.dbName = profileDBPrefix + v.name
 		holdProfileDatabase(t, d, p.dbName)
@@ -485,24 +500,6 @@ func (p *profileApp) writeDotenv(t *testing.T, vars ...string) {
 	}
 }
 
-// php runs code after booting the app as artisan does (config, database,
-// facades), in the app's environment.
-func (p *profileApp) php(t *testing.T, code string) string {
-	t.Helper()
-	const boot = `require 'bootstrap/autoload.php'; $app = require 'bootstrap/app.php'; $app->make(Illuminate\Contracts\Console\Kernel::class)->bootstrap(); `
-	ctx, cancel := context.WithTimeout(context.Background(), artisanTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, p.phpCmd, "-r", boot+code)
-	cmd.Dir = p.dir
-	cmd.Env = p.env
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("php -r %s: %v\n%s\nlaravel.log:\n%s", code, err, out, p.log())
-	}
-	return string(out)
-}
-
 // dispatch queues profileJobs ChargeCard jobs (they fail at once while the
 // flag file is missing) on both queues the worker reads: a smaller
 // dispatch than interop:dispatch, which the other tests cover.
@@ -514,7 +511,7 @@ func (p *profileApp) dispatch(t *testing.T) {
 		if i == profileJobs-1 {
 			queue = "emails"
 		}
-		fmt.Fprintf(&code, "App\\Jobs\\ChargeCard::dispatch(%d, 1999, 'EUR')->onQueue('%s'); ", 9001+i, queue)
+		fmt.Fprintf(&code, "App\\Jobs\\ChargeCard::dispatch(%d, 1999, 'EUR')->onQueue('%s'); ", profileFirstOrder+i, queue)
 	}
 	p.php(t, code.String())
 }
@@ -735,6 +732,36 @@ func (p *profileApp) checkMonitor(t *testing.T, bin jobtriage, r triageRun) {
 	if err != nil || code != exitUnhealthy {
 		t.Errorf("[%s] jobtriage monitor --max-failed %d --window %s: exit %d (%v), want %d for %d fresh failures\nstdout: %s\nstderr: %s",
 			r.label, profileJobs, profileMonitorWindow, code, err, exitUnhealthy, profileJobs, stdout, stderr)
+	}
+}
+
+// checkRetry: with the cause fixed, jobtriage retry all (run as r) puts
+// every row back on the app's jobs table, a real worker runs each job
+// once, and failed_jobs is left empty.
+func (p *profileApp) checkRetry(t *testing.T, bin jobtriage, r triageRun) {
+	t.Helper()
+	p.setFlag(t)
+	stdout, stderr, code, err := bin.runIn(r, "retry", "all", "--yes")
+	if err != nil || code != 0 {
+		t.Fatalf("[%s] jobtriage retry all: exit %d %v\nstderr: %s\nstdout: %s", r.label, code, err, stderr, stdout)
+	}
+	p.work(t)
+	if left := p.artisanFailed(t); len(left) != 0 {
+		t.Errorf("[%s] php artisan queue:failed lists %d rows after the retry and a worker, want none\nlaravel.log:\n%s", r.label, len(left), p.log())
+	}
+	var ran []int
+	for _, res := range p.readResults(t) {
+		if n, ok := res.Args["order_id"].(float64); ok && res.Class == `App\Jobs\ChargeCard` {
+			ran = append(ran, int(n))
+		}
+	}
+	sort.Ints(ran)
+	want := make([]int, 0, profileJobs)
+	for i := 0; i < profileJobs; i++ {
+		want = append(want, profileFirstOrder+i)
+	}
+	if diff := cmp.Diff(want, ran); diff != "" {
+		t.Errorf("[%s] orders the worker charged after the retry (-want +got):\n%s", r.label, diff)
 	}
 }
 

@@ -134,11 +134,12 @@ type reportedSignature struct {
 	Count int    `json:"count"`
 }
 
-// TestRedisReorderedPayloadsAgree: jobs a real Laravel 8.83 worker released
+// TestRedisReorderedPayloadsAgree: jobs a real Laravel worker released
 // once on Redis reach failed_jobs as cjson re-encoded them (keys in hash
 // order, Horizon's tags in front, displayName past any fixed head).
 // failed, failed --group, show, failed --class and failed --signature must
-// agree on class and signature for every one of them, on every database.
+// agree on class and signature for every one of them, on every database;
+// show, failed --tag and retry --tag must read the tags as stored.
 func TestRedisReorderedPayloadsAgree(t *testing.T) {
 	requireInterop(t)
 	bin := buildJobtriage(t)
@@ -155,8 +156,10 @@ func TestRedisReorderedPayloadsAgree(t *testing.T) {
 					}
 					path = abs
 				}
-				checkReordered(t, s, exportTo(t, s, path))
+				rows := exportTo(t, s, path)
+				checkReordered(t, s, rows)
 				checkAgreement(t, bin, s)
+				checkTags(t, bin, s, rows)
 			})
 		}
 	})
@@ -315,4 +318,92 @@ func sorted(ss []string) []string {
 	out := append([]string{}, ss...)
 	sort.Strings(out)
 	return out
+}
+
+// checkTags: Horizon's tags as the worker left them in failed_jobs. Horizon
+// is not packaged in Debian, so these are Horizon's payload keys written by
+// Laravel's own Queue::createPayloadUsing hook (the app's
+// AppServiceProvider, INTEROP_HORIZON_KEYS), with the explicit tags() of
+// Horizon's Tags::for — Horizon's payload shape, not Horizon itself. show
+// prints each row's tags; failed --tag selects exactly the rows carrying
+// every tag given (a tag with backslashes, which the stored JSON escapes,
+// among them); retry --tag re-queues only those, and a real worker runs
+// them.
+func checkTags(t *testing.T, bin jobtriage, s *scenario, rows []exportedRow) {
+	t.Helper()
+	dsn := s.dialect.dsn
+	tagsOf := map[string][]string{}
+	for _, r := range rows {
+		var p struct {
+			Tags []string `json:"tags"`
+		}
+		if err := json.Unmarshal([]byte(r.Payload), &p); err != nil || len(p.Tags) == 0 {
+			t.Fatalf("row %d: no tags in the stored payload (%v)", r.ID, err)
+		}
+		tagsOf[r.UUID] = p.Tags
+		shown, text := bin.show(t, dsn, r.UUID)
+		if diff := cmp.Diff(p.Tags, shown.Envelope.Tags); diff != "" {
+			t.Errorf("row %d: show --json tags (-stored +shown):\n%s", r.ID, diff)
+		}
+		if line := fmt.Sprintf("%-14s %s", "tags", strings.Join(p.Tags, ", ")); !strings.Contains(text, line) {
+			t.Errorf("row %d: show does not print %q:\n%s", r.ID, line, text)
+		}
+	}
+	carrying := func(tags []string) []string {
+		var out []string
+		for uuid, have := range tagsOf {
+			all := true
+			for _, tag := range tags {
+				all = all && contains(have, tag)
+			}
+			if all {
+				out = append(out, uuid)
+			}
+		}
+		return sorted(out)
+	}
+	for _, sel := range [][]string{
+		{"ledger:ACC-7"},
+		{`App\Models\Customer:42`},
+		{"invoice:INV-2026-0043", "invoice-line:INV-2026-0043:SKU-00037"},
+		{"invoice:INV-2026-0042", "ledger:ACC-7"}, // every one: no job has both
+		{"ledger:ACC"}, // exactly: a prefix is no tag
+	} {
+		want := carrying(sel)
+		args := []string{"failed", "--json", "--dsn", dsn}
+		for _, tag := range sel {
+			args = append(args, "--tag", tag)
+		}
+		var got triagedJobs
+		runJSON(t, bin, &got, args...)
+		if diff := cmp.Diff(want, uuidsOfJobs(got.Jobs)); diff != "" {
+			t.Errorf("failed --tag %v (-stored tags +listed):\n%s", sel, diff)
+		}
+	}
+
+	const tag = "ledger:ACC-7"
+	var retried []expectedFailure
+	for _, f := range s.manifest.Failures {
+		if contains(tagsOf[f.UUID], tag) {
+			retried = append(retried, f)
+		}
+	}
+	if len(retried) == 0 || len(retried) == len(s.manifest.Failures) {
+		t.Fatalf("%d of %d jobs carry %s: retry --tag would prove nothing", len(retried), len(s.manifest.Failures), tag)
+	}
+	s.app.setFlag(t)
+	if stdout, stderr, err := bin.runInApp(s.app, "retry", "--tag", tag, "--yes"); err != nil {
+		t.Fatalf("retry --tag %s: %v\n%s\n%s", tag, err, stdout, stderr)
+	}
+	s.app.drain(t)
+	checkResults(t, s.app.readResults(t), retried)
+	var left []string
+	for uuid := range tagsOf {
+		if !contains(tagsOf[uuid], tag) {
+			left = append(left, uuid)
+		}
+	}
+	if diff := cmp.Diff(sorted(left), reportedUUIDs(bin.failed(t, dsn))); diff != "" {
+		t.Errorf("failed_jobs after retry --tag %s (-the untagged +left):\n%s", tag, diff)
+	}
 }

@@ -15,6 +15,7 @@ $app = Application::configure(basePath: dirname(__DIR__))
         App\Console\Commands\ExportFailedCommand::class,
         App\Console\Commands\DispatchRedisCommand::class,
         App\Console\Commands\DispatchOrdersCommand::class,
+        App\Console\Commands\DispatchRecentCommand::class,
     ])
     ->withMiddleware(function (Middleware $middleware): void {
         //

@@ -13,5 +13,6 @@ class Kernel extends ConsoleKernel
         Commands\ExportFailedCommand::class,
         Commands\DispatchRedisCommand::class,
         Commands\DispatchOrdersCommand::class,
+        Commands\DispatchRecentCommand::class,
     ];
 }

@@ -29,7 +29,7 @@ class DispatchCommand extends Command
 
     protected $description = 'Queue the interop jobs (all fail until INTEROP_FLAG_FILE exists) and write a manifest';
 
-    private array $failures = [];
+    protected array $failures = [];
 
     public function handle()
     {
@@ -52,18 +52,7 @@ class DispatchCommand extends Command
         }
 
         $maxAttempts = MaxAttemptsExceededException::class;
-        $tooMany = ' has been attempted too many times or run too long. The job may have previously timed out.';
-        // What the worker writes for a killed (timed-out) job: 8.x fails it
-        // on the next attempt as "attempted too many times"; 10+ fails it at
-        // once with TimeoutExceededException::forJob. MaxAttemptsExceededException
-        // lost "or run too long…" in 10 too.
-        $timedOut = $maxAttempts;
-        $timedOutText = $tooMany;
-        if (version_compare(app()->version(), '10.0', '>=')) {
-            $tooMany = ' has been attempted too many times.';
-            $timedOut = \Illuminate\Queue\TimeoutExceededException::class;
-            $timedOutText = ' has timed out.';
-        }
+        [$tooMany] = $this->attemptTexts();
 
         // First, because its retryUntil clock starts now.
         ImportFeed::dispatch('https://feeds.example.test/katalog.xml', $retryUntilSeconds);
@@ -80,9 +69,7 @@ class DispatchCommand extends Command
         $this->expect('sync-invoice-chained', SyncInvoice::class, 'default', PaymentGatewayException::class,
             SyncInvoice::failureMessage('INV-2026-0042'), ['invoice_number' => 'INV-2026-0042'], ['previous_exception_class' => \LogicException::class]);
 
-        RenderReport::dispatch(7, 'pdf');
-        $this->expect('render-report-timeout', RenderReport::class, 'default', $timedOut, RenderReport::class.$timedOutText,
-            ['report_id' => 7, 'format' => 'pdf'], ['kills_worker' => true]);
+        $this->dispatchTimeout();
 
         SendNewsletter::dispatch(31, 'ops@example.test')->onQueue('emails');
         $this->expect('send-newsletter-encrypted', SendNewsletter::class, 'emails', RuntimeException::class,
@@ -98,18 +85,7 @@ class DispatchCommand extends Command
             'CRM timeout after 30s while syncing customer dewi.lestari@example.test',
             ['customer_id' => (int) $customer->id, 'email' => 'dewi.lestari@example.test']);
 
-        $ticket = 'OPS-9';
-        $closure = function () use ($ticket) {
-            if (! \App\Interop\Outcome::flagIsSet()) {
-                throw new \RuntimeException('escalation for ticket '.$ticket.' failed');
-            }
-            \App\Interop\Outcome::record('Closure', ['ticket' => $ticket]);
-        };
-        dispatch($closure)->onQueue('emails');
-        $reflection = new ReflectionFunction($closure);
-        $this->expect('queued-closure', 'Closure ('.basename($reflection->getFileName()).':'.$reflection->getStartLine().')', 'emails',
-            RuntimeException::class, 'escalation for ticket OPS-9 failed', ['ticket' => $ticket],
-            ['command_name' => \Illuminate\Queue\CallQueuedClosure::class, 'result_class' => 'Closure']);
+        $this->dispatchClosure('queued-closure', 'OPS-9');
 
         event(new OrderShipped(5005, 'JNE'));
         $this->expect('queued-listener', \App\Listeners\NotifyWarehouse::class, 'emails', RuntimeException::class,
@@ -120,6 +96,53 @@ class DispatchCommand extends Command
         $this->expect('legacy-string-job', \App\Jobs\LegacyHandler::class, 'default', RuntimeException::class,
             'legacy handler refused record R-77', ['record' => 'R-77'], ['job' => 'App\Jobs\LegacyHandler@handle']);
 
+        return $this->writeManifest($manifestPath);
+    }
+
+    // attemptTexts: what the worker writes for a job attempted too often
+    // and for a killed (timed-out) one: 8.x fails the latter on the next
+    // attempt as "attempted too many times"; 10+ fails it at once with
+    // TimeoutExceededException::forJob. MaxAttemptsExceededException lost
+    // "or run too long…" in 10 too.
+    protected function attemptTexts(): array
+    {
+        if (version_compare(app()->version(), '10.0', '>=')) {
+            return [' has been attempted too many times.', \Illuminate\Queue\TimeoutExceededException::class, ' has timed out.'];
+        }
+        $tooMany = ' has been attempted too many times or run too long. The job may have previously timed out.';
+
+        return [$tooMany, MaxAttemptsExceededException::class, $tooMany];
+    }
+
+    // dispatchTimeout queues RenderReport, which runs past its timeout.
+    protected function dispatchTimeout(array $extra = []): void
+    {
+        [, $timedOut, $timedOutText] = $this->attemptTexts();
+        RenderReport::dispatch(7, 'pdf');
+        $this->expect('render-report-timeout', RenderReport::class, 'default', $timedOut, RenderReport::class.$timedOutText,
+            ['report_id' => 7, 'format' => 'pdf'], ['kills_worker' => true] + $extra);
+    }
+
+    // dispatchClosure queues a closure that fails for $ticket. Every call
+    // queues the same closure: one definition, so one displayName.
+    protected function dispatchClosure(string $key, string $ticket, array $extra = []): void
+    {
+        $closure = function () use ($ticket) {
+            if (! \App\Interop\Outcome::flagIsSet()) {
+                throw new \RuntimeException('escalation for ticket '.$ticket.' failed');
+            }
+            \App\Interop\Outcome::record('Closure', ['ticket' => $ticket]);
+        };
+        dispatch($closure)->onQueue('emails');
+        $reflection = new ReflectionFunction($closure);
+        $this->expect($key, 'Closure ('.basename($reflection->getFileName()).':'.$reflection->getStartLine().')', 'emails',
+            RuntimeException::class, 'escalation for ticket '.$ticket.' failed', ['ticket' => $ticket],
+            ['command_name' => \Illuminate\Queue\CallQueuedClosure::class, 'result_class' => 'Closure'] + $extra);
+    }
+
+    // writeManifest writes what the dispatch expected, for the Go test.
+    protected function writeManifest(string $manifestPath): int
+    {
         $manifest = [
             'laravel_version' => app()->version(),
             'php_version' => PHP_VERSION,
@@ -140,7 +163,7 @@ class DispatchCommand extends Command
     }
 
     // expect records what the newest jobs row must become in failed_jobs.
-    private function expect(string $key, string $class, string $queue, string $exceptionClass, string $message, array $args, array $extra = []): void
+    protected function expect(string $key, string $class, string $queue, string $exceptionClass, string $message, array $args, array $extra = []): void
     {
         if (config('queue.default') === 'redis') {
             // On Redis the newest job is the tail of one of the queue lists
