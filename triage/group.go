@@ -169,9 +169,6 @@ func NewGrouper(o GroupOptions) (*Grouper, error) {
 	return &Grouper{opts: o, start: o.Now.Add(-2 * o.Window), byID: map[string]*sigState{}}, nil
 }
 
-// Options are the grouper's options with the defaults filled in.
-func (g *Grouper) Options() GroupOptions { return g.opts }
-
 // bucket is the sparkline slice a failure time falls in, -1 before the
 // previous window. Times after Now fall in the last slice: a worker's
 // clock a little ahead is still "now".

@@ -36,23 +36,3 @@ func (k *keySet) add(x int64) {
 		k.extra[x] = struct{}{}
 	}
 }
-
-// undo removes keys just added, in the order they were added: a batch
-// that was rolled back takes its skips back.
-func (k *keySet) undo(added []int64) {
-	for i := len(added) - 1; i >= 0; i-- {
-		x := added[i]
-		if _, ok := k.extra[x]; ok {
-			delete(k.extra, x)
-			continue
-		}
-		n := len(k.runs)
-		if n > 0 && k.runs[n-1][1] == x {
-			if k.runs[n-1][0] == x {
-				k.runs = k.runs[:n-1]
-			} else {
-				k.runs[n-1][1] = x - 1
-			}
-		}
-	}
-}

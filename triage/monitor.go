@@ -558,22 +558,3 @@ func (f *FailureFeed) Next(ctx context.Context, fn func(Job)) (int, error) {
 		})
 	return n, err
 }
-
-// LastID is the high-water mark: the highest id handed out or skipped.
-func (f *FailureFeed) LastID() int64 { return f.last }
-
-// AlertKeys are the alert keys a failure counts under: always "app", then
-// per the chosen dimensions "queue:<name>", "class:<Class>", "sig:<id>".
-func AlertKeys(j Job, perQueue, perClass, perSignature bool) []string {
-	keys := []string{"app"}
-	if perQueue {
-		keys = append(keys, "queue:"+j.Queue)
-	}
-	if perClass && j.Class != "" {
-		keys = append(keys, "class:"+j.Class)
-	}
-	if perSignature && j.Signature != "" {
-		keys = append(keys, "sig:"+j.Signature)
-	}
-	return keys
-}

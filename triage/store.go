@@ -238,15 +238,6 @@ type Decision struct {
 	Local []Move
 }
 
-// JobsPusher is a jobs table in a database other than failed_jobs'.
-type JobsPusher interface {
-	// PushJobs inserts the moves into jobs in one transaction, skipping any
-	// whose payload uuid is already there, so that a run repeated after a
-	// crash between the push and the delete does not queue a job twice.
-	PushJobs(ctx context.Context, moves []Move, now time.Time) (inserted int, err error)
-	Close() error
-}
-
 // Move says where a retried job goes: the queue and the payload bytes to
 // insert (the original bytes, except keys that must change).
 type Move struct {
