@@ -214,15 +214,3 @@ func markPaused(ctx context.Context, p MonitorParams, rep *Report) {
 		rep.Queues[i].Paused = states[refs[i]].Paused
 	}
 }
-
-// addTarget records a connection:queue a retry pushed onto, once, so the
-// caller can say which of them are paused.
-func (r *RetryResult) addTarget(connection, queue string) {
-	ref := QueueRef{Connection: connection, Queue: queue}
-	for _, t := range r.Targets {
-		if t == ref {
-			return
-		}
-	}
-	r.Targets = append(r.Targets, ref)
-}

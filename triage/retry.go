@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/jobtriage/jobtriage/triage/payload"
 )
 
 // RetryParams selects failed jobs to put back on their queues.
@@ -30,11 +33,11 @@ type RetryParams struct {
 	// DryRun reports what would happen and changes nothing.
 	DryRun bool
 	// BatchSize is the most rows one batch moves; 0 is WriteBatch. Pacing
-	// uses small batches so that pushes are spread, not bursts; a run with
-	// a BatchSize holds no batch between Next calls, while its caller waits.
+	// uses small batches, and a run with a BatchSize holds no batch
+	// between Next calls.
 	BatchSize int
-	// Exclude names payload uuids the run passes over silently, leaving
-	// them in failed_jobs: canaries that failed again and are back there.
+	// Exclude are payload uuids passed over silently, left in failed_jobs:
+	// canaries that failed again.
 	Exclude map[string]bool
 }
 
@@ -56,9 +59,8 @@ type Skip struct {
 	Class      string `json:"class"`
 	Connection string `json:"connection"`
 	Queue      string `json:"queue"`
-	// Code names the kind of reason: SkipNotDatabase, SkipRetryUntil, SkipMalformed.
-	Code   string `json:"code"`
-	Reason string `json:"reason"`
+	Code       string `json:"code"` // one of the Skip codes
+	Reason     string `json:"reason"`
 }
 
 // Skip codes.
@@ -67,6 +69,15 @@ const (
 	SkipRetryUntil  = "retry_until_expired"
 	SkipMalformed   = "malformed_payload"
 	SkipNoJobsTable = "no_jobs_table"
+	// SkipUnreadable: a column a retry needs (connection, queue, payload)
+	// is not as Laravel writes it (NULL); the reason names the row.
+	SkipUnreadable = "unreadable_row"
+	// SkipQueueTooLong: the queue name does not fit the jobs table's queue
+	// column, so the insert would fail (or, on a lax MySQL, truncate it).
+	SkipQueueTooLong = "queue_too_long"
+	// SkipRefused: the jobs table refused the row's insert for a reason of
+	// the row's own; the reason carries the database's words.
+	SkipRefused = "refused_by_jobs_table"
 )
 
 // RetryResult says what a retry did (or, dry, would do).
@@ -79,9 +90,11 @@ type RetryResult struct {
 	Skipped  []Skip         `json:"skipped"`
 	NotFound []string       `json:"not_found"`
 	// DeleteWhenMissingModels counts the retried jobs whose payload has
-	// deleteWhenMissingModels true (countMissingModels).
+	// deleteWhenMissingModels true: on Laravel 13 such a job vanishes
+	// without a failure row if its model is gone, which a dry run says.
 	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
-	// Targets are the connection:queue pairs pushed onto (pause.go).
+	// Targets are the connection:queue pairs pushed onto, once each, so
+	// the caller can say which are paused.
 	Targets []QueueRef `json:"-"`
 	// FailsOver says, once per failover connection, where its jobs went
 	// (Route.ViaNote).
@@ -145,26 +158,24 @@ type RetryBatch struct {
 }
 
 // RetryRun is a retry its caller drives batch by batch, as bufio.Scanner
-// is driven: Next runs the next batch to its commit, Batch reports it,
-// and the run ends when Next returns false; Err says why, Result what it
-// did in all (without ids and skips: each batch reported its own, so a
-// retry of a million jobs holds no list of a million). The caller paces
-// by waiting between Next calls and stops early by not calling it again;
-// Close rolls back what the run holds and must be called.
+// is driven: Next runs the next batch to its commit, Batch reports it, Err
+// says why Next returned false, and Result what it did in all (without
+// ids and skips, which each batch reports: a million-job retry holds no
+// list of a million). The caller paces by waiting between Next calls and
+// stops by not calling it; Close must be called.
 //
 // On a store with concurrent batches and a queue backend to push to, the
 // run takes and plans batch n+1 while batch n is pushed and committed on
-// another goroutine, so that the SQL server, the queue backend and the
-// planning overlap instead of adding up (bench/README.md, "Retry into
-// Redis"). Batch n+1 is then held, not pushed, until the next Next: each
-// batch is still pushed first and deleted second, in its own transaction,
-// after its caller asked for it.
+// another goroutine, so the SQL server, the backend and the planning
+// overlap (bench/README.md, "Retry into Redis"). Batch n+1 is held, not
+// pushed, until the next Next: each batch is pushed first and deleted
+// second, in its own transaction, after its caller asked for it.
 type RetryRun struct {
 	s       *Service
 	p       RetryParams
 	res     RetryResult
 	now     time.Time
-	limits  *queueLimits
+	limits  queueLimits
 	walk    walk
 	overlap bool
 	// refused are the rows the jobs table refused for reasons of their
@@ -191,8 +202,14 @@ type retryBatch struct {
 	d      Decision
 	report RetryBatch
 	fresh  []int64 // the rows it skips
-	// delta is what the batch adds to the result's counts and targets.
-	delta RetryResult
+	// planned is what the batch adds to the result once it committed.
+	planned []planned
+}
+
+// planned is one move of a batch as the result counts it.
+type planned struct {
+	queue, class, target, via string
+	missingModels             bool
 }
 
 // StartRetry begins a retry; a selection that cannot start makes the
@@ -348,8 +365,7 @@ func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 		return err
 	}
 	c.b, c.rows = b, b.Rows()
-	c.remote, c.d, c.report, c.fresh = nil, Decision{}, RetryBatch{}, nil
-	c.delta = RetryResult{ByQueue: map[string]int{}, ByClass: map[string]int{}}
+	c.remote, c.d, c.report, c.fresh, c.planned = nil, Decision{}, RetryBatch{}, nil, nil
 	for _, row := range c.rows {
 		if r.limited(planned + len(c.d.Delete)) {
 			break
@@ -397,18 +413,18 @@ func (r *RetryRun) finish(ctx context.Context, c *retryBatch) error {
 		r.skipped.add(id)
 	}
 	r.res.Retried += len(c.d.Delete)
-	for k, n := range c.delta.ByQueue {
-		r.res.ByQueue[k] += n
-	}
-	for k, n := range c.delta.ByClass {
-		r.res.ByClass[k] += n
-	}
-	r.res.DeleteWhenMissingModels += c.delta.DeleteWhenMissingModels
-	for _, t := range c.delta.Targets {
-		r.res.addTarget(t.Connection, t.Queue)
-	}
-	for _, n := range c.delta.FailsOver {
-		r.res.addFailsOver(n)
+	for _, m := range c.planned {
+		r.res.ByQueue[m.queue]++
+		r.res.ByClass[m.class]++
+		if m.missingModels {
+			r.res.DeleteWhenMissingModels++
+		}
+		if t := (QueueRef{Connection: m.target, Queue: m.queue}); !slices.Contains(r.res.Targets, t) {
+			r.res.Targets = append(r.res.Targets, t)
+		}
+		if m.via != "" && !slices.Contains(r.res.FailsOver, m.via) {
+			r.res.FailsOver = append(r.res.FailsOver, m.via)
+		}
 	}
 	r.last = c.report
 	r.last.Retried = r.res.Retried
@@ -482,36 +498,19 @@ func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 	if !p.DryRun {
 		c.report.Pushed = append(c.report.Pushed, Pushed{UUID: uuid, ID: j.ID, Class: j.Class, Connection: row.Connection, Queue: queue})
 	}
-	c.delta.ByQueue[queue]++
-	c.delta.ByClass[j.Class]++
-	c.delta.countMissingModels(row)
-	c.delta.addTarget(route.pushedTo(), queue)
-	c.delta.addFailsOver(route.ViaNote())
+	c.planned = append(c.planned, planned{queue: queue, class: j.Class, target: route.pushedTo(), via: route.ViaNote(),
+		missingModels: payload.DeletesWhenModelMissing(row.Payload)})
 	return Move{UUID: uuid, Queue: queue, Payload: body, Connection: row.Connection, Local: route.Local, RowID: row.ID,
 		RedisChecked: route.Driver == DriverRedis}, true
 }
-
-// Skip codes of rows a retry cannot move for reasons of their own (see
-// also SkipMalformed).
-const (
-	// SkipUnreadable: a column a retry needs (connection, queue, payload)
-	// is not as Laravel writes it (NULL); the reason names the row.
-	SkipUnreadable = "unreadable_row"
-	// SkipQueueTooLong: the queue name does not fit the jobs table's queue
-	// column, so the insert would fail (or, on a lax MySQL, truncate it).
-	SkipQueueTooLong = "queue_too_long"
-	// SkipRefused: the jobs table refused the row's insert for a reason of
-	// the row's own; the reason carries the database's words.
-	SkipRefused = "refused_by_jobs_table"
-)
 
 // maxRejectRounds bounds how often one batch runs again without rows the
 // jobs table refused: each round names every refused row of the batch, so
 // a second is needed only when the first probe missed one.
 const maxRejectRounds = 3
 
-// RejectedRows is Batch.Commit's (or a push's) error when the queue backend refused rows of
-// the batch for reasons of their own (a value its column cannot hold, a
+// RejectedRows is Batch.Commit's (or a push's) error when the backend
+// refused rows for reasons of their own (a value its column cannot hold, a
 // constraint): the batch was rolled back whole, and running it again
 // without these rows moves the others.
 type RejectedRows struct {
@@ -566,24 +565,22 @@ type QueueColumnReader interface {
 	QueueColumn(ctx context.Context) (QueueColumn, error)
 }
 
-// queueLimits are the queue columns of the jobs tables a run writes to,
-// read once before its first batch: a catalog query inside a batch would
-// wait for the connection the batch holds (SQLite has one). A table whose
-// catalog cannot be read is taken as unbounded: a row it then refuses is
-// still isolated by RejectedRows.
-type queueLimits struct {
-	cache map[QueueBackend]QueueColumn // nil key: this database's jobs table
-}
+// queueLimits are the queue columns of the jobs tables a run writes to (the
+// nil key: this database's), read once before its first batch: a catalog
+// query inside a batch would wait for the connection the batch holds
+// (SQLite has one). A table whose catalog cannot be read is taken as
+// unbounded: a row it then refuses is still isolated by RejectedRows.
+type queueLimits map[QueueBackend]QueueColumn
 
-func (s *Service) loadQueueLimits(ctx context.Context) *queueLimits {
-	l := &queueLimits{cache: map[QueueBackend]QueueColumn{}}
+func (s *Service) loadQueueLimits(ctx context.Context) queueLimits {
+	l := queueLimits{}
 	for _, r := range s.Router.databaseBackends(s.Store.Schema().HasJobs) {
 		var key QueueBackend
 		var reader any = s.Store
 		if !r.Local {
 			key, reader = r.Backend, r.Backend
 		}
-		if _, done := l.cache[key]; done {
+		if _, done := l[key]; done {
 			continue
 		}
 		var c QueueColumn
@@ -592,19 +589,19 @@ func (s *Service) loadQueueLimits(ctx context.Context) *queueLimits {
 				c = got
 			}
 		}
-		l.cache[key] = c
+		l[key] = c
 	}
 	return l
 }
 
 // of is the queue column of a route's jobs table; unbounded for other
 // backends (Redis keeps any name).
-func (l *queueLimits) of(r Route) QueueColumn {
+func (l queueLimits) of(r Route) QueueColumn {
 	switch {
 	case r.Local:
-		return l.cache[nil]
+		return l[nil]
 	case r.Backend != nil && r.Driver == DriverDatabase:
-		return l.cache[r.Backend]
+		return l[r.Backend]
 	}
 	return QueueColumn{}
 }

@@ -3,7 +3,6 @@ package triage
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
@@ -120,13 +119,6 @@ func (r Route) pushedTo() string {
 		return r.Via
 	}
 	return r.Connection
-}
-
-// addFailsOver records a failover note once; "" is no note.
-func (r *RetryResult) addFailsOver(note string) {
-	if note != "" && !slices.Contains(r.FailsOver, note) {
-		r.FailsOver = append(r.FailsOver, note)
-	}
 }
 
 // DriverFacts is what jobtriage knows of a queue driver it cannot write

@@ -294,40 +294,25 @@ func moveName(i int, m triage.Move) string {
 }
 
 // Push queues the moves in order, as RedisQueue::pushRaw would, each at most
-// once by uuid: the marker SET NX and the RPUSHes run in one script. A
-// move without a uuid cannot be remembered and is pushed every time (see
-// PushReport). Every payload is checked before anything is pushed.
+// once by uuid: the marker and the RPUSHes run in one script. A move
+// without a uuid cannot be remembered and is pushed every time. Every
+// payload is checked before anything is pushed.
 //
 // Push returns when Redis has acknowledged every script, which means
 // applied in memory: whether that survives a Redis crash is the server's
 // persistence setting (appendonly, appendfsync), as it is for Laravel's
 // own pushes.
 func (b *Backend) Push(ctx context.Context, moves []triage.Move, now time.Time) (triage.PushResult, error) {
-	r, err := b.PushReport(ctx, moves, now)
-	return r.PushResult, err
-}
-
-// Report is what PushReport did: the result plus the moves it had to push
-// without a marker.
-type Report struct {
-	triage.PushResult
-	// Unmarked moves had no uuid: they were pushed, but a re-run would
-	// push them again.
-	Unmarked int
-}
-
-// PushReport is Push with the count of moves pushed without a marker.
-func (b *Backend) PushReport(ctx context.Context, moves []triage.Move, now time.Time) (Report, error) {
-	var rep Report
+	var rep triage.PushResult
 	for i, m := range moves {
 		if m.Queue == "" {
-			return Report{}, fmt.Errorf("%w: %s has no queue", triage.ErrInvalidInput, moveName(i, m))
+			return rep, fmt.Errorf("%w: %s has no queue", triage.ErrInvalidInput, moveName(i, m))
 		}
 		// A payload the retry made for Redis was checked there
 		// (triage.RetryPayload with forRedis); any other is checked here.
 		if !m.RedisChecked {
 			if err := checkPayload(m.Payload); err != nil {
-				return Report{}, fmt.Errorf("%w: refusing to push %s to Redis: %v; nothing was pushed", triage.ErrInvalidInput, moveName(i, m), err)
+				return rep, fmt.Errorf("%w: refusing to push %s to Redis: %v; nothing was pushed", triage.ErrInvalidInput, moveName(i, m), err)
 			}
 		}
 	}
@@ -372,65 +357,41 @@ func (b *Backend) loadScript(ctx context.Context) {
 // a cluster one per queue (a script's keys must share a slot, and only a
 // queue's keys are known to). A script the server did not know (NOSCRIPT,
 // which means it ran nothing) goes again by EVAL.
-func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64, rep *Report) error {
-	groups := [][]int{make([]int, 0, len(batch))}
-	if b.opts.Cluster {
-		at := map[string]int{}
-		groups = groups[:0]
-		for j, m := range batch {
-			g, ok := at[m.Queue]
-			if !ok {
-				g = len(groups)
-				at[m.Queue] = g
-				groups = append(groups, nil)
-			}
-			groups[g] = append(groups[g], j)
+func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64, rep *triage.PushResult) error {
+	groups := groupBy(seq(len(batch)), func(j int) string {
+		if b.opts.Cluster {
+			return batch[j].Queue
 		}
-	} else {
-		for j := range batch {
-			groups[0] = append(groups[0], j)
-		}
-	}
+		return ""
+	})
 	type call struct {
 		keys []string
 		args []any
-		jobs []int // batch indices in the script's order: grouped by queue
 	}
 	calls := make([]call, len(groups))
 	for g, idx := range groups {
 		// The script's groups: this call's queues in the order they first
 		// appear, each with its jobs in the order given.
-		var queues []string
-		byQueue := map[string][]int{}
-		for _, j := range idx {
-			q := batch[j].Queue
-			if _, ok := byQueue[q]; !ok {
-				queues = append(queues, q)
-			}
-			byQueue[q] = append(byQueue[q], j)
-		}
-		c := call{keys: make([]string, 0, 2*len(queues)+len(idx)), args: make([]any, 0, 2+len(queues)+2*len(idx)),
-			jobs: make([]int, 0, len(idx))}
+		queues := groupBy(idx, func(j int) string { return batch[j].Queue })
+		c := call{keys: make([]string, 0, 2*len(queues)+len(idx)), args: make([]any, 0, 2+len(queues)+2*len(idx))}
 		c.args = append(c.args, ttl, len(queues))
-		for _, q := range queues {
-			k := b.QueueKey(q)
+		for _, jobs := range queues {
+			k := b.QueueKey(batch[jobs[0]].Queue)
 			c.keys = append(c.keys, k, k+notifySuffix)
 		}
-		for _, q := range queues {
-			jobs := byQueue[q]
+		for _, jobs := range queues {
 			c.args = append(c.args, len(jobs))
 			for _, j := range jobs {
 				if batch[j].UUID == "" {
 					c.args = append(c.args, "0")
 				} else {
 					c.args = append(c.args, "k"+batch[j].PushKey())
-					c.keys = append(c.keys, b.MarkerKey(q, batch[j].UUID))
+					c.keys = append(c.keys, b.MarkerKey(batch[j].Queue, batch[j].UUID))
 				}
 			}
 			for _, j := range jobs {
 				c.args = append(c.args, batch[j].Payload)
 			}
-			c.jobs = append(c.jobs, jobs...)
 		}
 		calls[g] = c
 	}
@@ -451,12 +412,9 @@ func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64,
 			res, err := cmd.Int64Slice()
 			switch {
 			case err == nil && len(res) == len(groups[g]):
-				for k, n := range res {
+				for _, n := range res {
 					if n == 1 {
 						rep.Pushed++
-						if batch[calls[g].jobs[k]].UUID == "" {
-							rep.Unmarked++
-						}
 					} else {
 						rep.Already++
 					}
@@ -471,11 +429,7 @@ func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64,
 		}
 		return unknown, nil
 	}
-	all := make([]int, len(groups))
-	for g := range all {
-		all[g] = g
-	}
-	unknown, err := run(all, false)
+	unknown, err := run(seq(len(groups)), false)
 	if err != nil {
 		return err
 	}
@@ -486,6 +440,32 @@ func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64,
 		}
 	}
 	return nil
+}
+
+// seq is 0, 1, …, n−1.
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// groupBy splits idx by key: the groups in the order their keys first
+// appear, each in idx's order.
+func groupBy(idx []int, key func(int) string) [][]int {
+	at := map[string]int{}
+	var out [][]int
+	for _, j := range idx {
+		g, ok := at[key(j)]
+		if !ok {
+			g = len(out)
+			at[key(j)] = g
+			out = append(out, nil)
+		}
+		out[g] = append(out[g], j)
+	}
+	return out
 }
 
 // groupName names the jobs of one script in errors: the first one's name,
