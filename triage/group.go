@@ -341,7 +341,7 @@ func (s *Service) GroupSnapshots(ctx context.Context, p GroupParams) iter.Seq2[G
 				if !p.tagged(r) {
 					return nil
 				}
-				j := jobFromRow(listingRow(r, whole), cache.Normalize)
+				j := JobFromRowWith(listingRow(r, whole), cache.Normalize)
 				if !p.match(j) {
 					return nil
 				}

@@ -3,6 +3,7 @@ package triage
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -102,10 +103,6 @@ type IndexView interface {
 // big); a pass over the table gives the answer instead.
 var ErrIndexUnusable = errors.New("signature index unusable")
 
-// JobFromRowWith is JobFromRow with the normaliser given, so that a pass
-// over many rows can use a signature.Cache.
-func JobFromRowWith(r *FailedRow, normalize func(string) string) Job { return jobFromRow(r, normalize) }
-
 // indexable reports whether a query can be answered from the index: every
 // filter it has is on a field the index keeps. Search looks inside the
 // texts, which it does not keep, and so does Class: a scan pre-filters the
@@ -125,10 +122,10 @@ func (q Query) indexable() bool {
 // wall clock in the app timezone, class and signature as match does.
 func (q Query) matchIndexed(r IndexedRow, loc *time.Location) bool {
 	f := q.Filter
-	if len(f.Queues) > 0 && (r.NullQueue || !containsString(f.Queues, r.Queue)) {
+	if len(f.Queues) > 0 && (r.NullQueue || !slices.Contains(f.Queues, r.Queue)) {
 		return false
 	}
-	if len(f.Connections) > 0 && (r.NullConnection || !containsString(f.Connections, r.Connection)) {
+	if len(f.Connections) > 0 && (r.NullConnection || !slices.Contains(f.Connections, r.Connection)) {
 		return false
 	}
 	if !f.Until.IsZero() {
@@ -148,13 +145,20 @@ func wallKey(t time.Time) int64 {
 	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC).UnixNano()
 }
 
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
+// indexView is the refreshed signature index for q; ok is false when it
+// cannot answer and the caller must scan.
+func (s *Service) indexView(ctx context.Context, q Query) (view IndexView, loc *time.Location, ok bool, err error) {
+	if s.Index == nil || !q.indexable() {
+		return nil, nil, false, nil
 	}
-	return false
+	if loc = s.Location; loc == nil {
+		loc = time.UTC
+	}
+	view, err = s.Index.Refresh(ctx, loc)
+	if errors.Is(err, ErrIndexUnusable) {
+		return nil, nil, false, nil
+	}
+	return view, loc, true, err
 }
 
 // groupFromIndex folds the live rows the index holds into the grouping,
@@ -165,19 +169,9 @@ func containsString(list []string, s string) bool {
 // filtered out), reading that row. handled is false when the index cannot
 // answer and the caller must scan.
 func (s *Service) groupFromIndex(ctx context.Context, q Query, add func(Job)) (fix func([]Signature) error, handled bool, err error) {
-	if s.Index == nil || !q.indexable() {
-		return nil, false, nil
-	}
-	loc := s.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	view, err := s.Index.Refresh(ctx, loc)
-	if errors.Is(err, ErrIndexUnusable) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, true, err
+	view, loc, handled, err := s.indexView(ctx, q)
+	if !handled || err != nil {
+		return nil, handled, err
 	}
 	newest := map[*IndexedSignature]int64{}
 	err = view.Each(func(r IndexedRow) error {
@@ -215,9 +209,7 @@ func (s *Service) groupFromIndex(ctx context.Context, q Query, add func(Job)) (f
 			if err != nil {
 				return err
 			}
-			head := *r
-			head.Exception = TopExceptionHead(r.Exception)
-			j := JobFromRow(&head)
+			j := JobFromRow(listingRow(r, true))
 			sigs[i].Example, sigs[i].NewestID = j.ExceptionMessage, j.ID
 		}
 		return nil
@@ -232,19 +224,12 @@ var errEnoughIDs = errors.New("enough ids")
 // they are read, instead of every row of the table. ok is false when the
 // index cannot answer and the caller must scan.
 func (s *Service) listFromIndex(ctx context.Context, p ListParams, cur Cursor) (page Page, ok bool, err error) {
-	if s.Index == nil || p.Signature == "" || !p.Query.indexable() {
+	if p.Signature == "" {
 		return page, false, nil
 	}
-	loc := s.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	view, err := s.Index.Refresh(ctx, loc)
-	if errors.Is(err, ErrIndexUnusable) {
-		return page, false, nil
-	}
-	if err != nil {
-		return page, true, err
+	view, loc, ok, err := s.indexView(ctx, p.Query)
+	if !ok || err != nil {
+		return page, ok, err
 	}
 	var ids []int64
 	err = view.Each(func(r IndexedRow) error {
@@ -276,10 +261,7 @@ func (s *Service) listFromIndex(ctx context.Context, p ListParams, cur Cursor) (
 			page.Next = CursorBefore(lastShown).String()
 			break
 		}
-		// A whole row, cut as a listing's SQL cuts it (as Each does).
-		head := *r
-		head.Exception = TopExceptionHead(r.Exception)
-		j := JobFromRow(&head)
+		j := JobFromRow(listingRow(r, true)) // cut as a listing's SQL cuts it
 		s.redactJob(&j)
 		page.Jobs = append(page.Jobs, j)
 		lastShown = id

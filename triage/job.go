@@ -66,10 +66,11 @@ func RowName(r *FailedRow) string {
 // its exception cut by TopExceptionHead. payload.JobClass cuts a whole
 // payload into the same windows the store's SQL selects, so both give the
 // same class and signature.
-func JobFromRow(r *FailedRow) Job { return jobFromRow(r, signature.Normalize) }
+func JobFromRow(r *FailedRow) Job { return JobFromRowWith(r, signature.Normalize) }
 
-// jobFromRow takes the normaliser, so a whole-table pass can use a cache.
-func jobFromRow(r *FailedRow, normalize func(string) string) Job {
+// JobFromRowWith is JobFromRow with the normaliser given, so that a pass
+// over many rows can use a signature.Cache.
+func JobFromRowWith(r *FailedRow, normalize func(string) string) Job {
 	j := jobWithoutSignature(r)
 	j.ExceptionClass, j.ExceptionMessage = exception.Head(r.Exception)
 	j.Signature = signature.ID(j.Class, j.ExceptionClass, normalize(j.ExceptionMessage))

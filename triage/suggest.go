@@ -54,7 +54,7 @@ func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 	var out Suggestions
 	cache := signature.NewCache(rows)
 	err := s.Store.ScanFailed(ctx, ScanParams{Limit: rows, BatchSize: 500}, func(r *FailedRow) error {
-		j := jobFromRow(r, cache.Normalize)
+		j := JobFromRowWith(r, cache.Normalize)
 		queues[j.Queue]++
 		conns[j.Connection]++
 		classes[j.Class]++
