@@ -345,7 +345,7 @@ func (f *Factory) backendOpeners() backendOpeners {
 				rc = withRedisOverride(rc, c.Redis)
 			}
 			return redisqueue.Open(ctx, redisqueue.Options{Host: rc.Host, Port: rc.Port, Username: rc.Username, Password: rc.Password,
-				DB: rc.Database, TLS: rc.Scheme == "tls", Cluster: rc.Cluster, Prefix: rc.Prefix, RetryAfter: retryAfter})
+				DB: rc.Database, TLS: rc.Scheme == "tls", Cluster: rc.Cluster, Prefix: rc.Prefix})
 		},
 		Database: func(ctx context.Context, dc appprofile.DatabaseConnection, table string) (triage.QueueBackend, error) {
 			return openJobsBackend(ctx, sqlstore.Config{Endpoint: endpointOf(dc.Target, dc), JobsTable: table,

@@ -27,17 +27,11 @@ type Options struct {
 	DB       int
 	TLS      bool
 	// Cluster talks to a Redis Cluster through this seed node; DB is then
-	// ignored (a cluster has only its first database), and a queue name
-	// without a hash tag gets one in its keys, as Laravel 13.5+ names them
-	// (Backend.QueueKey).
+	// ignored, and an untagged queue name gets a hash tag (Backend.QueueKey).
 	Cluster bool
 	// Prefix is the client key prefix (database.redis.options.prefix or the
-	// connection's own prefix); it is applied to keys only, never to values.
+	// connection's own), applied to keys only, never to values.
 	Prefix string
-	// RetryAfter is the queue connection's retry_after. Redis keeps each
-	// reservation's deadline as its :reserved score, so neither Push nor
-	// Stats needs it; it is carried for callers that describe the route.
-	RetryAfter time.Duration
 	// MarkerTTL is how long a pushed uuid's marker keeps a re-run from
 	// pushing it again; zero means DefaultMarkerTTL.
 	MarkerTTL time.Duration
@@ -52,9 +46,9 @@ const (
 	// defaults.
 	DefaultHost = "127.0.0.1"
 	DefaultPort = 6379
-	// DefaultMarkerTTL outlives any run that crashed between pushing and
-	// deleting the failed_jobs rows and is resumed later (after a weekend,
-	// too), and it matches Horizon's default failed-job retention.
+	// DefaultMarkerTTL outlives a run that crashed between pushing and
+	// deleting and is resumed after a weekend; it is Horizon's default
+	// failed-job retention.
 	DefaultMarkerTTL = 7 * 24 * time.Hour
 	// DefaultDialTimeout is the connect timeout when Options leave it zero.
 	DefaultDialTimeout = 5 * time.Second
@@ -98,8 +92,8 @@ func (o Options) resolve() (Options, error) {
 }
 
 // applyURL is ConfigurationUrlParser::parseConfiguration for a Redis
-// connection: the URL's components override the keys, then its query
-// options override those. Components the URL lacks leave the fields alone.
+// connection: the URL's components, then its query options, override the
+// fields; what the URL lacks leaves them alone.
 func (o Options) applyURL() (Options, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil {

@@ -27,33 +27,25 @@ import (
 
 // pushScript is RedisQueue's push script (RPUSH the payload, RPUSH a 1 to
 // :notify for block_for) behind a marker that makes it idempotent by uuid,
-// for a whole pipeline's jobs at once. Markers, lists and notify lists are
-// written by one script, so Redis runs them atomically: a uuid is marked if
-// and only if its job was queued. Before writing anything it checks that
-// every list key is a list (or absent): a key of another type would fail an
-// RPUSH after the markers of its jobs were set, and those jobs would then
-// count as pushed without being queued.
+// for a whole pipeline's jobs at once. One script writes markers, lists and
+// notify lists, so a uuid is marked if and only if its job was queued; it
+// first checks every list key is a list or absent, since an RPUSH failing
+// after its markers were set would count its jobs pushed but not queued.
 //
-// One script per pipeline rather than per job: a script call costs Redis
-// several times the commands it runs (about 15 µs against 2–3 µs per job),
-// which made the server, not the network, the bound of a retry. The jobs
-// come grouped by queue, each queue's in the order given, and each queue's
-// go by one RPUSH of all its payloads: each list gets its jobs in the order
-// a run of pushRaw calls would leave them, and lists of different queues
-// are independent. When none of a queue's jobs was pushed before (the
-// common case), the payloads go from ARGV to RPUSH directly, without a
-// table of their own in the script.
+// One script per pipeline, not per job: a script call costs Redis several
+// times the commands it runs (about 15 µs against 2–3 µs per job). Jobs
+// come grouped by queue, each queue's in the order given and pushed by one
+// RPUSH, so each list ends as a run of pushRaw calls would leave it; when
+// none of a queue's jobs was pushed before, ARGV goes to RPUSH directly.
 //
 // KEYS: the queue and queue:notify of each group, then the marker of each
-// job that has a uuid, in the groups' order. ARGV[1]: the markers'
-// lifetime in seconds; ARGV[2]: the number of groups; then per group its
-// job count n, n marker values ("0": the job has no marker and is pushed
-// every time; else the move's triage.Move.PushKey, prefixed "k") and its n
-// payloads, verbatim. A job is pushed unless its marker already holds its
-// value: a marker of the same uuid from another failed_jobs row (the job
-// failed again after an earlier retry) is overwritten and the job pushed.
-// Returns, per job in the groups' order, 1 when it queued the job and 0
-// when the marker already held its value.
+// job with a uuid, in order. ARGV[1]: the markers' lifetime in seconds;
+// ARGV[2]: the number of groups; then per group its job count n, n marker
+// values ("0": no marker, pushed every time; else "k" and the move's
+// triage.Move.PushKey) and its n payloads, verbatim. A job is pushed unless
+// its marker already holds its value (a marker from another failed_jobs row
+// of the same uuid is overwritten). Returns, per job, 1 when it queued the
+// job and 0 when the marker already held its value.
 const pushScript = `local groups = tonumber(ARGV[2])
 for i = 1, 2 * groups do
   local t = redis.call('type', KEYS[i])['ok']
@@ -110,12 +102,10 @@ const (
 	markerNamespace = "jobtriage:pushed:"
 )
 
-// A pipeline carries at most pipelineJobs jobs and, past the first job, at
-// most pipelineBytes of payloads: one round trip and one script for many
-// jobs, while the client's buffers stay the same size whatever the batch.
-// pushScript unpacks a queue's payloads into one RPUSH, and Lua's
-// unpack stops at about 8,000 values (LUAI_MAXCSTACK): pipelineJobs stays
-// well below it.
+// A pipeline carries at most pipelineJobs jobs and, past the first, at most
+// pipelineBytes of payloads, so the client's buffers stay the same size
+// whatever the batch. Lua's unpack, which feeds a queue's RPUSH, stops at
+// about 8,000 values (LUAI_MAXCSTACK): pipelineJobs stays well below it.
 const (
 	pipelineJobs  = 512
 	pipelineBytes = 4 << 20
@@ -207,12 +197,10 @@ func (b *Backend) fail(ctx context.Context, what string, err error) error {
 	return fmt.Errorf("%s on %s: %s", what, b.endpoint, b.scrub(err))
 }
 
-// QueueKey is the prefixed list key of a queue, as RedisQueue names it:
-// on a cluster, a name without a hash tag is wrapped in one
-// ("queues:{default}"), as Laravel 13.5+ does so that a queue's keys share
-// a slot; failed_jobs keeps the bare name. Before 13.5 a cluster queue
-// needed a hash tag in its name, so an untagged name from a cluster app
-// is 13.5's.
+// QueueKey is the prefixed list key of a queue, as RedisQueue names it: on
+// a cluster, a name without a hash tag is wrapped in one
+// ("queues:{default}") as Laravel 13.5+ does (before 13.5 a cluster queue
+// needed a tag in its name); failed_jobs keeps the bare name.
 func (b *Backend) QueueKey(queue string) string {
 	if _, tagged := hashTag(queue); b.opts.Cluster && !tagged {
 		return b.opts.Prefix + queueKeyPart + "{" + queue + "}"
@@ -249,12 +237,10 @@ func hashTag(key string) (string, bool) {
 	return key[i+1 : i+1+j], true
 }
 
-// checkPayload refuses what Laravel's pop script would lose or choke on:
-// it decodes the payload with cjson and adds one to "attempts", after it
-// has already LPOPped the job, so invalid JSON or a missing or non-numeric
-// attempts makes the job vanish inside Redis. Laravel itself always writes
-// an integer attempts and an id. Duplicate keys are read as cjson reads
-// them: the last one wins.
+// checkPayload refuses what Laravel's pop script would lose: it decodes the
+// payload with cjson and adds one to "attempts" after the LPOP, so invalid
+// JSON or a missing or non-numeric attempts makes the job vanish inside
+// Redis. Duplicate keys are read as cjson reads them: the last one wins.
 func checkPayload(payload []byte) error {
 	if !gjson.ValidBytes(payload) {
 		return errors.New("the payload is not valid JSON")
@@ -341,9 +327,8 @@ func (b *Backend) Push(ctx context.Context, moves []triage.Move, now time.Time) 
 	return rep, nil
 }
 
-// loadScript caches the script on the server once, so the pipelines can
-// send EVALSHA instead of the script text. A failure here is not an error:
-// EVALSHA then answers NOSCRIPT and the jobs go by EVAL.
+// loadScript caches the script on the server once, for EVALSHA. A failure
+// is no error: EVALSHA then answers NOSCRIPT and the jobs go by EVAL.
 func (b *Backend) loadScript(ctx context.Context) {
 	if b.loaded.Load() {
 		return
@@ -479,10 +464,9 @@ func groupName(batch []triage.Move, idx []int) string {
 }
 
 // Stats counts each asked queue as RedisQueue does (size = list + delayed +
-// reserved; pendingSize, delayedSize, reservedSize), in one pipeline. Stuck
-// reservations are those whose deadline (the :reserved score, pop time plus
-// retry_after) has passed: what the next pop migrates back. A queue with no
-// keys is reported with zero counts. The result is ordered by queue name.
+// reserved), in one pipeline, ordered by name; a queue with no keys has
+// zero counts. Stuck reservations are those whose :reserved score (pop
+// time plus retry_after) has passed: what the next pop migrates back.
 func (b *Backend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]triage.QueueStats, error) {
 	queues := slices.Clone(p.Queues)
 	slices.Sort(queues)
@@ -531,10 +515,8 @@ func (b *Backend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]triag
 }
 
 // noCreatedAt is why a Redis queue's oldest pending job has no age: the
-// list is ordered but holds no times, and only Laravel 12.11+ (createdAt)
-// and Horizon (pushedAt) write one into the payload; a Laravel 8 payload
-// has neither, nor anything else a time could be derived from (its uuid is
-// random, retryUntil is an offset the job chose).
+// list holds no times, and only Laravel 12.11+ (createdAt) and Horizon
+// (pushedAt) write one into the payload; nothing else in it gives one.
 const noCreatedAt = "the oldest job's payload records no time it was queued (createdAt is Laravel 12.11+, pushedAt is Horizon's)"
 
 // createdAt reads when a payload was created: Laravel 12.11+'s "createdAt"
@@ -559,10 +541,9 @@ func createdAt(payload []byte) time.Time {
 // scanCount is the COUNT hint of each SCAN step listing queue keys.
 const scanCount = 1000
 
-// Queues lists the queues that hold jobs: a queue's keys exist in Redis only
-// while it has ready, delayed or reserved jobs, so a SCAN of the queue key
-// space under the prefix finds every non-empty queue. SCAN walks the whole
-// keyspace of the database in steps and never blocks the server.
+// Queues lists the queues that hold jobs: a queue's keys exist only while
+// it has ready, delayed or reserved jobs, so a SCAN (in steps, never
+// blocking the server) of the keys under the prefix finds every one.
 func (b *Backend) Queues(ctx context.Context) ([]string, error) {
 	base := b.opts.Prefix + queueKeyPart
 	seen := map[string]bool{}
