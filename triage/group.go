@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -240,21 +242,12 @@ func (g *Grouper) Signatures(k SortKey, onlyNew bool) []Signature {
 		if onlyNew && !sig.New {
 			continue
 		}
-		sig.Queues = keys(st.queues)
-		sig.Connections = keys(st.connections)
+		sig.Queues = slices.Sorted(maps.Keys(st.queues))
+		sig.Connections = slices.Sorted(maps.Keys(st.connections))
 		sig.Spark = append([]int(nil), st.sig.Spark...)
 		out = append(out, sig)
 	}
 	SortSignatures(out, k)
-	return out
-}
-
-func keys(m map[string]struct{}) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

@@ -1,9 +1,11 @@
 package triage
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,11 +48,11 @@ func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 	}
 	queues, conns, classes := map[string]int{}, map[string]int{}, map[string]int{}
 	type sig struct {
-		desc  string
-		count int
-		order int
+		id, desc string
+		count    int
 	}
-	sigs := map[string]*sig{}
+	var sigs []*sig // in the order first seen: newest first
+	bySig := map[string]*sig{}
 	var out Suggestions
 	cache := signature.NewCache(rows)
 	err := s.Store.ScanFailed(ctx, ScanParams{Limit: rows, BatchSize: 500}, func(r *FailedRow) error {
@@ -58,10 +60,11 @@ func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 		queues[j.Queue]++
 		conns[j.Connection]++
 		classes[j.Class]++
-		if st, ok := sigs[j.Signature]; ok {
+		if st, ok := bySig[j.Signature]; ok {
 			st.count++
 		} else {
-			sigs[j.Signature] = &sig{desc: describeJob(j), count: 1, order: len(sigs)}
+			bySig[j.Signature] = &sig{id: j.Signature, desc: describeJob(j), count: 1}
+			sigs = append(sigs, bySig[j.Signature])
 		}
 		if len(out.IDs) < SuggestIDs {
 			out.IDs = append(out.IDs, Suggestion{Value: j.ID, Description: j.Queue + " · " + describeJob(j)})
@@ -82,19 +85,9 @@ func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 	out.Queues = counted(queues)
 	out.Connections = counted(conns)
 	out.Classes = counted(classes)
-	ids := make([]string, 0, len(sigs))
-	for id := range sigs {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(a, b int) bool {
-		x, y := sigs[ids[a]], sigs[ids[b]]
-		if x.count != y.count {
-			return x.count > y.count
-		}
-		return x.order < y.order // newest first among equals
-	})
-	for _, id := range ids {
-		out.Signatures = append(out.Signatures, Suggestion{Value: id, Description: sigs[id].desc})
+	sort.SliceStable(sigs, func(a, b int) bool { return sigs[a].count > sigs[b].count })
+	for _, sg := range sigs {
+		out.Signatures = append(out.Signatures, Suggestion{Value: sg.id, Description: sg.desc})
 	}
 	return out, nil
 }
@@ -299,12 +292,7 @@ func closestNames(name string, names []string, class bool) []string {
 			cs = append(cs, cand{n, d})
 		}
 	}
-	sort.SliceStable(cs, func(a, b int) bool {
-		if cs[a].dist != cs[b].dist {
-			return cs[a].dist < cs[b].dist
-		}
-		return cs[a].name < cs[b].name
-	})
+	slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.dist, b.dist), strings.Compare(a.name, b.name)) })
 	var out []string
 	for i := 0; i < len(cs) && i < maxHints; i++ {
 		out = append(out, cs[i].name)
