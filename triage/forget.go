@@ -58,13 +58,7 @@ type ForgetRun struct {
 // first Next return false, with the reason in Err.
 func (s *Service) StartForget(ctx context.Context, p ForgetParams) *ForgetRun {
 	r := &ForgetRun{s: s, p: p, res: ForgetResult{DryRun: p.DryRun}}
-	chunks, f, missing, err := s.selection(ctx, p.Query, p.Refs, p.All)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	r.res.NotFound = missing
-	r.walk = newWalk(newBatchSeq(chunks, f, len(p.Refs) > 0, s.Now(), p.DryRun, WriteBatch))
+	r.walk, r.res.NotFound, r.err = s.selection(ctx, p.Query, p.Refs, p.All, s.Now(), p.DryRun, WriteBatch)
 	return r
 }
 

@@ -217,22 +217,6 @@ type planned struct {
 func (s *Service) StartRetry(ctx context.Context, p RetryParams) *RetryRun {
 	r := &RetryRun{s: s, p: p, now: s.Now(), refused: map[int64]string{},
 		res: RetryResult{DryRun: p.DryRun, ByQueue: map[string]int{}, ByClass: map[string]int{}}}
-	chunks, f, missing, err := s.selection(ctx, p.Query, p.Refs, p.All)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	r.res.NotFound = missing
-	r.limits = s.loadQueueLimits(ctx)
-	if p.ToQueue != "" {
-		for _, b := range s.Router.databaseBackends(s.Store.Schema().HasJobs) {
-			if col := r.limits.of(b); !col.Holds(p.ToQueue) {
-				r.err = fmt.Errorf("%w: --to-queue %q (%d characters) does not fit %s", ErrInvalidInput,
-					truncate(p.ToQueue, 40), utf8.RuneCountInString(p.ToQueue), col)
-				return r
-			}
-		}
-	}
 	// Overlapping batches pays where a push to another backend waits on
 	// the network; a paced run (BatchSize) waits anyway.
 	r.overlap = s.Store.Schema().ConcurrentBatches && !p.DryRun && s.Router.hasRemote() && p.BatchSize == 0
@@ -243,10 +227,19 @@ func (s *Service) StartRetry(ctx context.Context, p RetryParams) *RetryRun {
 	case r.overlap:
 		size = PipelinedBatch
 	}
-	if size < WriteBatch {
-		chunks = rechunk(chunks, size)
+	if r.walk, r.res.NotFound, r.err = s.selection(ctx, p.Query, p.Refs, p.All, r.now, p.DryRun, size); r.err != nil {
+		return r
 	}
-	r.walk = newWalk(newBatchSeq(chunks, f, len(p.Refs) > 0, r.now, p.DryRun, size))
+	r.limits = s.loadQueueLimits(ctx)
+	if p.ToQueue != "" {
+		for _, b := range s.Router.databaseBackends(s.Store.Schema().HasJobs) {
+			if col := r.limits.of(b); !col.Holds(p.ToQueue) {
+				r.err = fmt.Errorf("%w: --to-queue %q (%d characters) does not fit %s", ErrInvalidInput,
+					truncate(p.ToQueue, 40), utf8.RuneCountInString(p.ToQueue), col)
+				return r
+			}
+		}
+	}
 	return r
 }
 
