@@ -48,7 +48,7 @@ func obs(queued map[string]triage.JobState, failed ...string) Observation {
 }
 
 func TestFollowerStates(t *testing.T) {
-	tr := New(nil, nil, 2 * time.Second)
+	tr := New(nil, nil, 2*time.Second)
 	tr.Add([]triage.Pushed{job("a"), job("b"), job("c"), job("a"), {ID: "7"}})
 	if c := tr.Counts(); c.Pushed != 5 || c.Untracked != 2 || c.Waiting != 3 {
 		t.Fatalf("after Add: %+v", c)
