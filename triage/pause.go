@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// Laravel's queue pause state (QueueManager::pause, pauseFor, pauseAll,
-// resume, resumeAll, 12.40+; pauseAll 13.25+) is a key in the app's default
-// cache store that every worker reads on every loop, per queue.
+// Laravel's queue pause state (QueueManager::pause, pauseFor, resume,
+// 12.40+; pauseAll, resumeAll 13.25+) is a key in the app's default cache
+// store that every worker reads on every loop, per queue.
 const (
 	// pausedQueueKeyPrefix is followed by "{connection}:{queue}".
 	pausedQueueKeyPrefix = "illuminate:queue:paused:"
@@ -49,27 +49,24 @@ type CacheStore interface {
 	Describe() string
 }
 
-// PauseParams are one pause or resume.
+// PauseParams are one pause or resume: connection:queue pairs (each needs
+// its connection, the name the worker runs with), the global key (All), and
+// For, a timed pause (pauseFor; 0 pauses until resumed).
 type PauseParams struct {
-	// Queues are connection:queue pairs; each needs its connection, the
-	// name the worker runs with.
 	Queues []QueueRef
-	// All is the global key, alone or with Queues.
-	All bool
-	// For is a timed pause (pauseFor); 0 pauses until resumed.
+	All    bool
 	For    time.Duration
 	DryRun bool
 	Now    time.Time
 }
 
-// PauseChange is one key a pause or resume writes or would write.
+// PauseChange is one key a pause or resume writes or would write, and its
+// state before.
 type PauseChange struct {
-	// Queue is "connection:queue", or "*" for the global key.
-	Queue     string `json:"queue"`
+	Queue     string `json:"queue"` // "connection:queue", or "*" for the global key
 	Key       string `json:"key"`
 	StoredKey string `json:"stored_key"`
-	// WasPaused is the key's state before the change.
-	WasPaused bool `json:"was_paused"`
+	WasPaused bool   `json:"was_paused"`
 }
 
 // PauseResult is what a pause or resume did (or, DryRun, would do).
@@ -77,9 +74,7 @@ type PauseResult struct {
 	Store   string        `json:"store"`
 	Changes []PauseChange `json:"changes"`
 	DryRun  bool          `json:"dry_run"`
-	// Until is when a timed pause ends; zero for an open-ended one and for
-	// a resume.
-	Until time.Time `json:"-"`
+	Until   time.Time     `json:"-"` // when a timed pause ends; else zero
 }
 
 // allQueuesLabel is the Queue of the global key's change.
@@ -156,12 +151,10 @@ func changePause(ctx context.Context, cs CacheStore, p PauseParams, pause bool) 
 	return res, nil
 }
 
-// PauseState is one queue's pause state as a worker would see it.
+// PauseState is one queue's pause state as a worker would see it: Paused
+// by its own key or by the global one (All).
 type PauseState struct {
-	// Paused: the worker skips the queue, because of its own key or the
-	// global one (All).
-	Paused bool
-	All    bool
+	Paused, All bool
 }
 
 // PauseStates reads the state of queues as Worker::getPausedQueues does:

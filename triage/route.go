@@ -9,8 +9,7 @@ import (
 
 // Route is where the jobs of one queue connection go back to when retried.
 type Route struct {
-	// Connection is the queue connection name (failed_jobs.connection).
-	Connection string
+	Connection string // failed_jobs.connection
 	// Driver is the connection's driver ("database", "redis", …); "" when
 	// the app profile does not name the connection.
 	Driver string
@@ -18,20 +17,15 @@ type Route struct {
 	// so a batch moves in one transaction.
 	Local bool
 	// Backend receives the jobs when not Local; nil with Local false means
-	// jobtriage cannot write to this connection (Reason says why).
+	// jobtriage cannot write to this connection, and Reason says why.
 	Backend QueueBackend
-	// Reason explains a route jobtriage cannot write to.
-	Reason string
+	Reason  string
 	// Failover lists, in order, the connections of a failover-driver
 	// connection. NewRouter points such a route at the first of them
 	// jobtriage can write to, as FailoverQueue pushes to the first that
-	// takes the job: Via names it, and Driver, Local and Backend are then
-	// its.
+	// takes the job: Via names it, and Driver, Local and Backend are its.
 	Failover []string
-	// Via is the listed connection a failover route pushes to; "" for
-	// any other route, and for a failover route none of whose
-	// connections jobtriage can write to (Reason says so).
-	Via string
+	Via      string
 }
 
 // Writable reports whether retry can put jobs on this route.
@@ -46,10 +40,8 @@ const DefaultDatabaseConnection = "database"
 // built once, by NewRouter, from the app profile and the operator's flags;
 // the zero Router is NewRouter(nil, nil, nil).
 type Router struct {
-	routes map[string]Route
-	// profile: the routes came from an app profile, which names every
-	// queue connection the app has.
-	profile bool
+	routes  map[string]Route
+	profile bool // the routes name every queue connection the app has
 }
 
 // NewRouter routes the app profile's queue connections (profile, by name;
@@ -122,14 +114,11 @@ func (r Route) pushedTo() string {
 }
 
 // DriverFacts is what jobtriage knows of a queue driver it cannot write
-// to: where its jobs wait and where its failures go.
+// to: where its jobs wait (a noun phrase), where its failed jobs are
+// recorded, and whether php artisan queue:monitor can count its queues.
 type DriverFacts struct {
-	// Jobs says where the driver's jobs wait, if anywhere: a noun phrase.
-	Jobs string
-	// Failures says where its failed jobs are recorded.
-	Failures string
-	// Monitor: php artisan queue:monitor can count its queues.
-	Monitor bool
+	Jobs, Failures string
+	Monitor        bool
 }
 
 // Drivers jobtriage names but cannot write to (config/queue.php names).
@@ -159,9 +148,8 @@ func UnwritableDriver(driver string) (DriverFacts, bool) {
 	return DriverFacts{}, false
 }
 
-// UnwritableReason is the reason of a route to a connection whose driver
-// jobtriage cannot write to: one line naming the driver and where its jobs
-// wait; a retry adds the artisan command.
+// UnwritableReason is the one-line reason of a route to a connection whose
+// driver jobtriage cannot write to, naming where its jobs wait.
 func UnwritableReason(connection, driver string) string {
 	if driver == "" {
 		driver = "(none)"
@@ -266,11 +254,11 @@ func (s *Service) pushRemote(ctx context.Context, moves []Move, now time.Time) e
 }
 
 // MoveProber is a queue backend that can say which of a refused push's
-// moves it refuses for reasons of their own, without keeping any of them.
+// moves it refuses for reasons of their own, without keeping any.
 type MoveProber interface {
 	// ProbeMoves tries each move alone and returns, by index, why the
-	// backend refuses it ("" for a move it takes); an error when the
-	// refusal of the push is not about particular moves.
+	// backend refuses it ("" for one it takes); an error when the refusal
+	// is not about particular moves.
 	ProbeMoves(ctx context.Context, moves []Move, now time.Time, pushErr error) ([]string, error)
 }
 
