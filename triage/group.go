@@ -38,40 +38,29 @@ type Signature struct {
 	// Spark splits the two windows into SparkBuckets equal slices, oldest
 	// first: the first half sums to Previous, the second to Recent.
 	Spark []int `json:"spark"`
-	// New: the signature was first seen at or after the grouping's
-	// NewSince.
-	New bool `json:"new"`
+	New   bool  `json:"new"` // first seen at or after the grouping's NewSince
 }
 
 // Change is Recent − Previous: how much more (or, negative, less) the
 // signature failed in the last window than in the one before.
 func (s Signature) Change() int { return s.Recent - s.Previous }
 
-// Trend windows.
+// Trend windows: the default, the longest (two reach back twice as far),
+// and the sparkline slices over the two, half in each.
 const (
-	// DefaultTrendWindow is the trend window when none is asked for.
 	DefaultTrendWindow = time.Hour
-	// MaxTrendWindow bounds a trend window (two of them reach back twice
-	// as far).
-	MaxTrendWindow = 30 * 24 * time.Hour
-	// SparkBuckets is the number of sparkline slices over the two windows,
-	// half of them in each.
-	SparkBuckets = 8
+	MaxTrendWindow     = 30 * 24 * time.Hour
+	SparkBuckets       = 8
 )
 
 // SortKey orders signatures.
 type SortKey int
 
 const (
-	// SortCount: most failures first (the default).
-	SortCount SortKey = iota
-	// SortLast: the most recent failure first.
-	SortLast
-	// SortFirst: the newest signature first, what just started failing.
-	SortFirst
-	// SortTrend: the biggest rise from the previous window to the last
-	// first.
-	SortTrend
+	SortCount SortKey = iota // most failures first (the default)
+	SortLast                 // the most recent failure first
+	SortFirst                // the newest signature first: what just started failing
+	SortTrend                // the biggest rise from the previous window first
 	sortKeys
 )
 
@@ -128,22 +117,19 @@ func signatureLess(a, b *Signature, k SortKey) bool {
 	return a.ID < b.ID
 }
 
-// GroupOptions fix what a grouping measures against.
+// GroupOptions fix what a grouping measures against: Now ends the last
+// trend window of Window (0: DefaultTrendWindow), and signatures first seen
+// at or after NewSince (zero: Now − Window) are New.
 type GroupOptions struct {
-	// Now ends the last trend window.
-	Now time.Time
-	// Window is the trend window; 0 is DefaultTrendWindow.
-	Window time.Duration
-	// NewSince marks signatures first seen at or after it as New; zero is
-	// Now − Window.
+	Now      time.Time
+	Window   time.Duration
 	NewSince time.Time
 }
 
-// Grouper folds failed jobs into signatures. It is the one place group
-// results are computed, whichever path reads the rows (a table scan, an
-// index): rows may come in any order, and the newest row of a signature
-// (the highest row id; the first added among equal ids) gives its example
-// message and id.
+// Grouper folds failed jobs into signatures, whichever path reads the rows
+// (a table scan, an index): rows may come in any order, and the newest row
+// of a signature (the highest id; the first added among equals) gives its
+// example message and id.
 type Grouper struct {
 	opts  GroupOptions
 	start time.Time // the previous window's start: Now − 2 × Window
@@ -264,19 +250,15 @@ type GroupProgress struct {
 type GroupParams struct {
 	Query
 	// ProgressEvery, when positive, has GroupSnapshots yield a snapshot
-	// every ProgressEvery matching rows before the final one, so a UI can
-	// show counts streaming in; 0 yields the final one alone.
+	// every ProgressEvery matching rows before the final one.
 	ProgressEvery int
-	// Window is the trend window (0: DefaultTrendWindow), ending at the
-	// service's Now.
-	Window time.Duration
-	// NewSince marks signatures first seen at or after it as New (zero:
-	// Now − Window); with OnlyNew only those are returned. First sightings
-	// are judged among the rows the query selects.
+	// Window and NewSince are GroupOptions', Now the service's; with
+	// OnlyNew only New signatures (first seen among the rows the query
+	// selects) are returned, in Sort order.
+	Window   time.Duration
 	NewSince time.Time
 	OnlyNew  bool
-	// Sort orders the result (and every snapshot).
-	Sort SortKey
+	Sort     SortKey
 }
 
 // Group folds every matching failed job into signatures, in p.Sort order:
