@@ -8,11 +8,10 @@ import (
 )
 
 // TableIdentity names one failed-jobs table on one server, for a local
-// cache that must never be shared between databases: where the server is,
-// which database and table, and the table's own identity where the server
-// exposes one (PostgreSQL's oid, MySQL's table id or creation time,
-// SQLite's file and root page), which changes when the table is dropped
-// and created again under the same name.
+// cache that must never be shared between databases, with the table's own
+// identity where the server exposes one (PostgreSQL's oid, MySQL's table id
+// or creation time, SQLite's file and root page), which changes when the
+// table is dropped and created again under the same name.
 type TableIdentity struct {
 	Dialect  string
 	Host     string
@@ -20,8 +19,7 @@ type TableIdentity struct {
 	Database string // the database name, or the SQLite file's path
 	Schema   string
 	Table    string
-	// Object is the table's identity on the server; "" when it exposes none.
-	Object string
+	Object   string // "" when the server exposes none
 }
 
 // Key is everything but Object: the table a cache belongs to, whichever
@@ -30,10 +28,9 @@ func (t TableIdentity) Key() string {
 	return t.Dialect + "\x00" + t.Host + "\x00" + t.Port + "\x00" + t.Database + "\x00" + t.Schema + "\x00" + t.Table
 }
 
-// IndexSource is what a store offers a local signature index: its
-// identity, the rows above an id with the columns grouping needs, and the
-// live ids (an index-only scan), so that rows deleted or retried by anyone
-// drop out of the index. sqlstore.Store implements it.
+// IndexSource is what a store (sqlstore) offers a local signature index:
+// its identity, the rows above an id, and the live ids (an index-only
+// scan), so rows deleted or retried by anyone drop out of the index.
 type IndexSource interface {
 	IndexIdentity(ctx context.Context) (TableIdentity, error)
 	// ScanAbove streams the rows with id > afterID, ascending, as a listing
@@ -42,26 +39,24 @@ type IndexSource interface {
 	// LiveIDs streams the ids ≤ upTo that exist, ascending.
 	LiveIDs(ctx context.Context, upTo int64, fn func(id int64) error) error
 	// MaxFailedID is the highest id, 0 when the table is empty: it sizes
-	// the index's columns before a pass, once, instead of growing them.
+	// the index's columns before a pass.
 	MaxFailedID(ctx context.Context) (int64, error)
 }
 
-// RangeScanner is an IndexSource that can read ranges of ids on
-// connections of their own, so that a long pass (the first one over a
-// large table) reads several ranges at once: the server's work per row is
-// most of a pass, and one statement runs on one server process.
+// RangeScanner is an IndexSource that can read ranges of ids on connections
+// of their own, so a long pass reads several at once: one statement runs on
+// one server process, whose work per row is most of a pass.
 type RangeScanner interface {
 	// ScanRange streams the rows with afterID < id ≤ upTo, ascending, as
 	// ScanAbove does. Calls for disjoint ranges may run concurrently.
 	ScanRange(ctx context.Context, afterID, upTo int64, fn func(*FailedRow) error) error
-	// RangeScans is how many ScanRange calls may usefully run at once; 1
-	// when the store reads through one connection.
+	// RangeScans is how many ScanRange calls may usefully run at once.
 	RangeScans() int
 }
 
 // IndexedSignature is what a signature index keeps once per signature: the
-// fields a grouping shows, and the newest row it indexed with the
-// signature, whose raw message is the signature's example.
+// fields a grouping shows, and the newest row it indexed with it, whose raw
+// message is the example.
 type IndexedSignature struct {
 	ID             string
 	Class          string
@@ -79,23 +74,22 @@ type IndexedRow struct {
 	Connection string
 	FailedAt   time.Time // wall-clock time in the app timezone; zero when unreadable
 	Sig        *IndexedSignature
-	// NullQueue and NullConnection: the column is NULL (Queue or
-	// Connection is then ""), which no SQL filter on it matches.
+	// NullQueue and NullConnection: the column is NULL, which no SQL
+	// filter on it matches.
 	NullQueue, NullConnection bool
 }
 
 // SignatureIndex answers groupings from a local index of each row's
 // signature (triage/sigindex) instead of a pass over the table.
 type SignatureIndex interface {
-	// Refresh brings the index up to date with the store and returns its
-	// live rows. It returns ErrIndexUnusable (wrapped) when this table
-	// cannot be indexed; the caller then scans.
+	// Refresh brings the index up to date and returns its live rows, or
+	// ErrIndexUnusable (wrapped) when this table cannot be indexed.
 	Refresh(ctx context.Context, loc *time.Location) (IndexView, error)
 }
 
-// IndexView is the live rows of a refreshed index, in memory.
+// IndexView is the live rows of a refreshed index, in memory, which Each
+// hands to fn newest (highest id) first.
 type IndexView interface {
-	// Each calls fn for every live row, newest (highest id) first.
 	Each(fn func(IndexedRow) error) error
 }
 
@@ -104,22 +98,19 @@ type IndexView interface {
 var ErrIndexUnusable = errors.New("signature index unusable")
 
 // indexable reports whether a query can be answered from the index: every
-// filter it has is on a field the index keeps. Search looks inside the
-// texts, which it does not keep, and so does Class: a scan pre-filters the
-// payload text for the class as json_encode writes it (payload.ClassNeedle),
-// which a payload written otherwise does not contain. It keeps no tags
-// either. Since is left to the store, which bounds the scan by id
-// (sqlstore.SinceSlack), so that a --since grouping reads only recent rows
-// anyway and counts exactly the rows it always did.
+// filter it has is on a field the index keeps. Search and tags look inside
+// the texts, which it does not keep, and so does Class (a scan pre-filters
+// the payload for payload.ClassNeedle, which a payload not written by
+// json_encode lacks). Since is left to the store, which bounds the scan by
+// id (sqlstore.SinceSlack) and so reads only recent rows anyway.
 func (q Query) indexable() bool {
 	f := q.Filter
 	return q.Class == "" && len(q.Tags) == 0 && f.Search == "" && len(f.PayloadContains) == 0 && f.MinID == 0 && f.MaxID == 0 && f.Since.IsZero()
 }
 
 // matchIndexed is the query's filter on an indexed row, as the SQL filter
-// and Query.match decide it for the row: queues and connections exactly,
-// failed_at as the wall-clock text Laravel writes compared with the bound's
-// wall clock in the app timezone, class and signature as match does.
+// and Query.match decide it: failed_at as Laravel's wall-clock text against
+// the bound's wall clock in the app timezone.
 func (q Query) matchIndexed(r IndexedRow, loc *time.Location) bool {
 	f := q.Filter
 	if len(f.Queues) > 0 && (r.NullQueue || !slices.Contains(f.Queues, r.Queue)) {
@@ -129,9 +120,8 @@ func (q Query) matchIndexed(r IndexedRow, loc *time.Location) bool {
 		return false
 	}
 	if !f.Until.IsZero() {
-		// SQL compares failed_at with the bound, written to the second as
-		// Store.wall writes it: a row whose failed_at is NULL or unreadable
-		// matches no bound.
+		// SQL compares failed_at with the bound to the second; a NULL or
+		// unreadable failed_at matches no bound.
 		if r.FailedAt.IsZero() || wallKey(r.FailedAt) > wallKey(f.Until.In(loc).Truncate(time.Second)) {
 			return false
 		}
