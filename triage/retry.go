@@ -16,22 +16,17 @@ import (
 
 // RetryParams selects failed jobs to put back on their queues.
 type RetryParams struct {
-	// Query selects by filter when Refs is empty.
-	Query
-	// Refs are explicit ids; when set, Query is ignored.
-	Refs []Ref
+	Query       // when Refs is empty
+	Refs  []Ref // explicit ids
 	// All must be set to retry with an empty Query and no Refs, so that an
 	// empty filter never means "everything" by accident.
-	All bool
-	// Limit retries only the N oldest matches: a canary before the rest.
-	Limit int
-	// ToQueue overrides each job's recorded queue.
-	ToQueue string
+	All     bool
+	Limit   int    // only the N oldest matches: a canary before the rest
+	ToQueue string // overrides each job's recorded queue
 	// RetryUntil gives jobs whose retryUntil has passed a new deadline of
 	// now+RetryUntil; zero skips such jobs (they would fail at once).
 	RetryUntil time.Duration
-	// DryRun reports what would happen and changes nothing.
-	DryRun bool
+	DryRun     bool
 	// BatchSize is the most rows one batch moves; 0 is WriteBatch. Pacing
 	// uses small batches, and a run with a BatchSize holds no batch
 	// between Next calls.
@@ -41,12 +36,11 @@ type RetryParams struct {
 	Exclude map[string]bool
 }
 
-// Pushed is one job a retry put back on its queue.
+// Pushed is one job a retry put back on its queue: its payload uuid (its
+// identity in its backend and, when it fails again, in failed_jobs; "" for
+// a payload without one) and the id of the failed job it came from.
 type Pushed struct {
-	// UUID is the payload uuid, the job's identity in its backend and,
-	// when it fails again, in failed_jobs; "" for a payload without one.
-	UUID string
-	// ID is how the operator addresses the failed job it came from.
+	UUID       string
 	ID         string
 	Class      string
 	Connection string
@@ -101,20 +95,19 @@ type RetryResult struct {
 	FailsOver []string `json:"-"`
 }
 
-// PipelinedBatch is the rows of one batch of a retry that holds two
-// batches at once (RetryRun). Three quarters of WriteBatch: for 100,000 2
-// KB jobs into Redis two such batches peak under the 64 MB a retry may
-// take (two of WriteBatch rows did not), and took less CPU and wall time
-// than two halves (bench/README.md, "Retry into Redis on a quiet machine").
+// PipelinedBatch is the rows of one batch of a retry that holds two at once
+// (RetryRun): for 2 KB jobs into Redis two such batches peak under the 64 MB
+// a retry may take (two of WriteBatch did not), and cost less than two
+// halves (bench/README.md, "Retry into Redis on a quiet machine").
 const PipelinedBatch = WriteBatch * 3 / 4
 
 // artisanRetryHint ends the reason of a job only artisan can retry: a
 // whole sentence, since the ids and the command follow on lines of their own.
 const artisanRetryHint = "retry such jobs with php artisan queue:retry instead"
 
-// ArtisanCan reports whether php artisan queue:retry can retry a job that
-// a retry skipped for the reason code: a connection jobtriage cannot
-// write, not a job that would only fail again.
+// ArtisanCan reports whether php artisan queue:retry can retry a job skipped
+// for the reason code: a connection jobtriage cannot write, not a job that
+// would only fail again.
 func ArtisanCan(code string) bool {
 	return code == SkipNotDatabase || code == SkipNoJobsTable
 }
@@ -125,11 +118,10 @@ func ArtisanRetry(ids []string) string {
 	return "php artisan queue:retry " + strings.Join(ids, " ")
 }
 
-// Retry puts failed jobs back on their queues as Laravel's DatabaseQueue
-// would push them, oldest first, batch by batch: each batch's insert into
-// jobs and delete from failed_jobs commit together. Jobs that would only
-// fail again, or that cannot go to the jobs table, are skipped with a reason
-// and stay in failed_jobs. It drains StartRetry's run into one result.
+// Retry puts failed jobs back on their queues as Laravel would push them,
+// oldest first, batch by batch; jobs that would only fail again, or that
+// cannot go back, are skipped with a reason and stay in failed_jobs. It
+// drains StartRetry's run into one result.
 func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error) {
 	run := s.StartRetry(ctx, p)
 	defer run.Close()
@@ -145,15 +137,13 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 	return res, run.Err()
 }
 
-// RetryBatch is what one batch of a retry did once it committed (dry:
-// what it would do, once planned).
+// RetryBatch is what one batch of a retry did once it committed (dry: what
+// it would do): its jobs as a follower finds them (none in a dry run), and
+// the jobs retried so far, this batch's included.
 type RetryBatch struct {
-	IDs   []string
-	Skips []Skip
-	// Pushed are the batch's jobs with what a follower needs to find them
-	// in their backend; empty in a dry run.
-	Pushed []Pushed
-	// Retried counts the jobs retried so far, this batch's included.
+	IDs     []string
+	Skips   []Skip
+	Pushed  []Pushed
 	Retried int
 }
 
@@ -178,12 +168,11 @@ type RetryRun struct {
 	limits  queueLimits
 	walk    walk
 	overlap bool
-	// refused are the rows the jobs table refused for reasons of their
-	// own (RejectedRows), by primary key: their batch runs again without
-	// them, and they are skipped with the database's reason.
+	// refused are the rows the jobs table refused (RejectedRows), by id,
+	// skipped with the database's reason when their batch runs again.
 	refused map[int64]string
-	// skipped are the rows reported as skipped, by primary key: a sweep
-	// pass meets them again and must not report them twice.
+	// skipped are the rows reported as skipped, which a sweep pass meets
+	// again and must not report twice.
 	skipped keySet
 	held    *retryBatch // taken and planned, not pushed
 	last    RetryBatch
