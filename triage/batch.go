@@ -54,10 +54,9 @@ func (s *Service) selection(ctx context.Context, q Query, refs []Ref, all bool, 
 // id a bigint primary key holds.
 const FirstAfterID = int64(math.MinInt64)
 
-// batchSeq yields the params of a bulk write's batches: the explicit id
-// chunks in order, or ascending keyset batches over the filter, each
-// starting after the previous one's last id, until one comes back short.
-// It is a value: a copy taken before next is the sequence from that batch.
+// batchSeq yields the params of a bulk write's batches: the id chunks in
+// order, or ascending keyset batches over the filter until one comes back
+// short. It is a value: a copy taken before next is the sequence from there.
 type batchSeq struct {
 	chunks [][]int64
 	byIDs  bool
@@ -94,12 +93,10 @@ func (q *batchSeq) advance(rows []*FailedRow) {
 // sweepPasses bounds the passes of a walk.
 const sweepPasses = 3
 
-// walk is a bulk write's batch sequence, walked again (up to sweepPasses
-// in all) when a batch of a pass was rolled back and run again. With SKIP
-// LOCKED a batch passes over rows another transaction holds, trusting it
-// to move them; if that transaction is then rolled back, nobody comes back
-// for them. Another pass does, and costs little: what was moved is gone.
-// Like batchSeq it is a value.
+// walk is a bulk write's batch sequence (a value, as batchSeq is), walked
+// again (up to sweepPasses in all) when a batch of a pass was rolled back:
+// with SKIP LOCKED a batch passes over rows another transaction holds, and
+// if that one is rolled back, only another pass comes back for them.
 type walk struct {
 	first, seq batchSeq
 	round      int
@@ -125,11 +122,9 @@ func (w *walk) next() (BatchParams, bool) {
 	}
 }
 
-// conflictAttempts bounds how often one batch runs again when the
-// database chose it as a deadlock victim: it was rolled back whole, so
-// running it again is safe. InnoDB picks victims among concurrent writers
-// (workers inserting into jobs, another jobtriage) even when they share no
-// row.
+// conflictAttempts bounds how often one batch runs again when the database
+// chose it as a deadlock victim (InnoDB does among concurrent writers that
+// share no row): it was rolled back whole, so running it again is safe.
 const conflictAttempts = 8
 
 // again reports whether a batch that failed with err runs again, after

@@ -2,15 +2,13 @@ package triage
 
 import "context"
 
-// ForgetParams selects failed jobs to delete.
+// ForgetParams selects failed jobs to delete, as RetryParams selects; an
+// Archive (not on a dry run) gets each batch's rows as PruneParams' does.
 type ForgetParams struct {
 	Query
-	Refs   []Ref
-	All    bool
-	DryRun bool
-	// Archive, when set, receives each batch's rows whole, while the
-	// batch holds them and before they are deleted; its error rolls the
-	// batch back and ends the run. Not used on a dry run.
+	Refs    []Ref
+	All     bool
+	DryRun  bool
 	Archive Archiver
 }
 
@@ -35,10 +33,10 @@ func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, err
 	return res, run.Err()
 }
 
-// ForgetBatch is what one batch of a forget deleted (dry: would delete).
+// ForgetBatch is what one batch of a forget deleted (dry: would delete),
+// and the jobs deleted so far.
 type ForgetBatch struct {
-	IDs []string
-	// Deleted counts the jobs deleted so far, this batch's included.
+	IDs     []string
 	Deleted int
 }
 
@@ -105,8 +103,6 @@ func (r *ForgetRun) batch(ctx context.Context, bp BatchParams) error {
 	}
 	rows := b.Rows()
 	var d Decision
-	// The archive is written before Decide: what it holds is what the
-	// batch then deletes.
 	var ids []string
 	for _, row := range rows {
 		j := r.p.Query.jobFor(row)
@@ -116,6 +112,8 @@ func (r *ForgetRun) batch(ctx context.Context, bp BatchParams) error {
 		d.Delete = append(d.Delete, row.ID)
 		ids = append(ids, j.ID)
 	}
+	// The archive is written before Decide: what it holds is what the
+	// batch then deletes.
 	if r.p.Archive != nil && !r.p.DryRun && len(d.Delete) > 0 {
 		raw, err := b.Raw(ctx, d.Delete)
 		if err == nil {

@@ -2,11 +2,10 @@ package triage
 
 import "sort"
 
-// keySet is a set of row keys that are added mostly in ascending order — a
-// pass walks failed_jobs by id — so it keeps runs of consecutive keys as
-// ranges: a million skipped rows in a row cost one range, not a million
-// map entries. Keys that arrive below the last range (a sweep pass going
-// over the table again) go to a map.
+// keySet is a set of row keys added mostly in ascending order (a pass walks
+// failed_jobs by id), so it keeps runs of consecutive keys as ranges: a
+// million skipped rows in a row cost one range. Keys below the last range
+// (a sweep pass) go to a map.
 type keySet struct {
 	runs  [][2]int64 // ascending, disjoint, not adjacent
 	extra map[int64]struct{}

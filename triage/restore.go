@@ -19,26 +19,22 @@ type RestoreRun struct {
 
 // RestoreSummary is what a restore did (or, dry, would do).
 type RestoreSummary struct {
-	DryRun bool `json:"dry_run"`
-	// Read counts the archive's records.
-	Read int64 `json:"read"`
+	DryRun bool  `json:"dry_run"`
+	Read   int64 `json:"read"` // the archive's records
 	// Restored rows were inserted; Renumbered of them under a new id
-	// because another row held theirs.
+	// because another row held theirs; Present rows were there already.
 	Restored   int64 `json:"restored"`
 	Renumbered int64 `json:"renumbered"`
-	// Present rows were in failed_jobs already (their uuid is there).
-	Present int64 `json:"present"`
-	// Duplicates are records whose uuid an earlier record of the archive
-	// carried (a prune run again after a crash archives a batch twice
-	// only if it was never deleted): restored once.
+	Present    int64 `json:"present"`
+	// Duplicates are records whose uuid an earlier record carried (a
+	// batch archived twice by a prune run again): restored once.
 	Duplicates int64 `json:"duplicates"`
 }
 
-// Restore reads run.Rows to the end and inserts the rows that are not in
-// failed_jobs yet, RestoreBatch at a time, idempotently: running it again,
-// or over an archive that holds a row twice, inserts nothing twice. It
-// yields the summary so far after each row it reads and, last, the whole
-// summary; an error is yielded with the summary so far and ends the run.
+// Restore reads run.Rows to the end and inserts the rows not in failed_jobs
+// yet, RestoreBatch at a time, idempotently. It yields the summary so far
+// after each row it reads and, last, the whole summary; an error is
+// yielded with the summary so far and ends the run.
 func (s *Service) Restore(ctx context.Context, run RestoreRun) iter.Seq2[RestoreSummary, error] {
 	return func(yield func(RestoreSummary, error) bool) {
 		sum := RestoreSummary{DryRun: run.DryRun}
@@ -55,16 +51,11 @@ func (s *Service) Restore(ctx context.Context, run RestoreRun) iter.Seq2[Restore
 			}
 			var res RestoreResult
 			var err error
-			conflicts := 0
-			for {
+			// A concurrent writer won a deadlock, or a concurrent restore
+			// inserted a uuid first: the batch was rolled back whole, and
+			// running it again skips what is there now.
+			for tries := 0; tries == 0 || errors.Is(err, ErrConflict) && tries <= conflictAttempts; tries++ {
 				res, err = r.RestoreRows(ctx, RestoreParams{Rows: batch, DryRun: run.DryRun})
-				// A concurrent writer won a deadlock, or a concurrent restore
-				// inserted a uuid first: the batch was rolled back whole, and
-				// running it again skips what is there now.
-				if err == nil || !errors.Is(err, ErrConflict) || conflicts == maxConflictRuns {
-					break
-				}
-				conflicts++
 			}
 			if err != nil {
 				return err
@@ -114,6 +105,3 @@ func (s *Service) Restore(ctx context.Context, run RestoreRun) iter.Seq2[Restore
 		yield(sum, nil)
 	}
 }
-
-// maxConflictRuns bounds how often a rolled-back restore batch runs again.
-const maxConflictRuns = 8
