@@ -91,12 +91,11 @@ func (q QueueRef) matches(connection, queue string) bool {
 // MonitorParams drives one health check.
 type MonitorParams struct {
 	// Queues to report; empty means every queue with rows in jobs or
-	// failures in the window.
+	// failures in the window (how far back failures are counted).
 	Queues     []QueueRef
 	Now        time.Time
 	RetryAfter time.Duration
-	// Window is how far back failures are counted.
-	Window time.Duration
+	Window     time.Duration
 	// Connections are the app's queue connections, from the app profile.
 	// Empty means the failed_jobs database's jobs table alone, with queue
 	// names not tied to a connection (no profile, or --dsn only).
@@ -104,21 +103,17 @@ type MonitorParams struct {
 	// DefaultConnection is queue.default: the connection a queue named
 	// without one is measured on, as queue:monitor does.
 	DefaultConnection string
-	// Pauses is the app's cache store, which holds the queue pause keys
-	// (triage/pause.go); nil when it cannot be read.
-	Pauses CacheStore
+	Pauses            CacheStore // the queue pause keys' store; nil when it cannot be read
 }
 
 // MonitorConnection is one queue connection a monitor can (or cannot) see.
 type MonitorConnection struct {
-	Name string
-	// DefaultQueue is the connection's queue setting, always monitored.
-	DefaultQueue string
-	// Local: the connection's jobs table is the failed_jobs database's.
-	Local bool
-	// Backend counts the connection's queues when not Local.
-	Backend QueueBackend
-	// RetryAfter is the connection's retry_after (stuck jobs, jobs table).
+	Name         string
+	DefaultQueue string // the connection's queue setting, always monitored
+	// Local: the connection's jobs table is the failed_jobs database's;
+	// else Backend counts its queues.
+	Local      bool
+	Backend    QueueBackend
 	RetryAfter time.Duration
 	// Blind says why the monitor cannot see this connection (sync, sqs,
 	// unreachable); its failures are still counted.
@@ -126,10 +121,9 @@ type MonitorConnection struct {
 	// Unsupported: Blind because of the connection's driver (sync, sqs),
 	// a fixed fact of the app rather than news on every run.
 	Unsupported bool
-	// Via is the first connection of a failover connection: its size,
-	// pending and oldest job are Via's, as Laravel's FailoverQueue
-	// delegates them (FollowFailover). It lists no queues of its own, so
-	// that no queue is counted twice.
+	// Via is the first connection of a failover connection, whose counts
+	// are Via's, as Laravel's FailoverQueue delegates them (FollowFailover);
+	// it lists no queues of its own, so none is counted twice.
 	Via string
 }
 
@@ -171,14 +165,11 @@ type QueueHealth struct {
 	Reserved   int64  `json:"reserved"`
 	Stuck      int64  `json:"stuck"`
 	// OldestPendingAt is when the longest-waiting ready job became
-	// available; zero when nothing is pending.
-	OldestPendingAt  time.Time     `json:"oldest_pending_at"`
-	OldestPendingAge time.Duration `json:"-"`
-	// OldestPendingUnknown is QueueStats.OldestPendingUnknown: why the age
-	// of a pending queue is not known.
-	OldestPendingUnknown string `json:"-"`
-	// Failed counts failed_jobs rows of this queue in the window.
-	Failed int64 `json:"failed"`
+	// available (zero when nothing is pending), as QueueStats has it.
+	OldestPendingAt      time.Time     `json:"oldest_pending_at"`
+	OldestPendingAge     time.Duration `json:"-"`
+	OldestPendingUnknown string        `json:"-"`
+	Failed               int64         `json:"failed"` // in the window
 	// Paused: workers skip the queue (queue:pause or jobtriage pause), so
 	// its backlog is held, not stuck.
 	Paused bool `json:"paused,omitempty"`
@@ -191,17 +182,14 @@ type Report struct {
 	RetryAfter time.Duration
 	Queues     []QueueHealth
 	// Failed counts the window's failures of the monitored queues (of the
-	// whole app when no queue was named).
-	Failed int64
-	// NoJobsTable: the app has no jobs table (a Redis queue, say), so only
-	// failures were counted.
+	// whole app when no queue was named); with NoJobsTable (a Redis queue,
+	// say) only failures were counted.
+	Failed      int64
 	NoJobsTable bool
 	// Blind lists the connections whose queues could not be counted, with
 	// why ("sqs: jobtriage cannot read sqs queues").
-	Blind []string
-	// PauseError says why the queues' pause state is unknown ("" when it
-	// was read, or there is no cache store to read).
-	PauseError string
+	Blind      []string
+	PauseError string // why the queues' pause state is unknown
 }
 
 // Monitor runs one health check: one grouped count over jobs (indexed on
@@ -476,16 +464,13 @@ func (r Report) Check(t Thresholds) []Breach {
 }
 
 // FailureFeed hands a watcher each failure once: first the ones already in
-// the window, then on every Next only the rows above the highest id seen, by
-// primary key. Its cost per call follows the new failures, not the table.
-//
-// A row whose id was allocated before the high-water mark but committed
-// after it (two concurrent inserts on PostgreSQL) is not seen; Laravel
-// inserts failures in autocommit statements, so that gap is milliseconds wide.
+// the window, then on every Next only the rows above the highest id seen,
+// so its cost follows the new failures, not the table. A row whose id was
+// allocated before the high-water mark but committed after it is not seen;
+// Laravel inserts failures in autocommit statements, so that gap is small.
 type FailureFeed struct {
-	Store MonitorSource
-	// BatchSize bounds the rows per round trip; 0 picks a default.
-	BatchSize int
+	Store     MonitorSource
+	BatchSize int // rows per round trip; 0 picks a default
 	last      int64
 	started   bool
 }
