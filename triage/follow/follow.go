@@ -1,9 +1,7 @@
 // Package follow follows re-queued jobs through their queue backends until
-// they settle: waiting → running (reserved by a worker) → done (gone from
-// the queue and not back in failed_jobs) or failed again (its payload uuid
-// is back in failed_jobs). It also holds the rest of retry's follow-through:
-// the canary decision, the breaker and the pacer of a bulk retry. The clock
-// is injected; nothing here reads the wall clock but RealClock.
+// they settle: waiting → running → done (gone from the queue and not back in
+// failed_jobs) or failed again, and holds the rest of retry's follow-through:
+// the canary decision, the breaker and the pacer. The clock is injected.
 package follow
 
 import (
@@ -19,14 +17,10 @@ import (
 type State int
 
 const (
-	// Waiting: pushed, on its queue (available or delayed).
-	Waiting State = iota
-	// Running: reserved by a worker.
-	Running
-	// Done: left its queue and did not come back, nor into failed_jobs.
-	Done
-	// FailedAgain: its payload uuid is back in failed_jobs.
-	FailedAgain
+	Waiting     State = iota // on its queue (available or delayed)
+	Running                  // reserved by a worker
+	Done                     // left its queue, and not into failed_jobs
+	FailedAgain              // its payload uuid is back in failed_jobs
 )
 
 func (s State) String() string {
@@ -45,22 +39,17 @@ func (s State) String() string {
 func (s State) Settled() bool { return s == Done || s == FailedAgain }
 
 // DefaultSettleGrace is how long a job must be gone from its queue, and not
-// in failed_jobs, before it counts as done. A worker deletes a failing job
-// from its queue before it writes the failed_jobs row (Job::fail runs the
-// job's failed() hook in between), so a job seen gone once may still be on
-// its way to failed_jobs.
+// in failed_jobs, to count as done: a worker deletes a failing job before it
+// writes the failed_jobs row (running the job's failed() hook in between).
 const DefaultSettleGrace = 3 * time.Second
 
-// Observation is one look at the unsettled jobs.
+// Observation is one look at the unsettled jobs: those their backends hold
+// (the others are gone, unless Partial says some backend could not read all
+// of a queue), and the uuids found back in failed_jobs.
 type Observation struct {
-	// Queued are the jobs their backends hold, by uuid; the others are
-	// gone, unless Partial.
-	Queued map[string]triage.JobState
-	// Partial: some backend could not read all of a queue, so a job not in
-	// Queued may still be there.
+	Queued  map[string]triage.JobState
 	Partial bool
-	// Failed are the uuids found back in failed_jobs.
-	Failed map[string]bool
+	Failed  map[string]bool
 }
 
 // Change is one job moving from one state to another.
@@ -70,10 +59,9 @@ type Change struct {
 	At       time.Time
 }
 
-// Counts are the followed jobs by state.
+// Counts are the followed jobs by state; of every job added (Pushed),
+// Untracked ones had no payload uuid and cannot be followed.
 type Counts struct {
-	// Pushed is every job added; Untracked of them had no payload uuid and
-	// cannot be followed.
 	Pushed, Untracked                   int
 	Waiting, Running, Done, FailedAgain int
 }
@@ -128,9 +116,8 @@ type Follower struct {
 	// after it (from Run's goroutine).
 	OnChange func([]Change, Counts)
 
-	mu sync.Mutex
-	// grace is how long a job must stay gone to be done.
-	grace    time.Duration
+	mu       sync.Mutex
+	grace    time.Duration // how long a job must stay gone to be done
 	jobs     map[string]*entry
 	order    []string
 	counts   Counts
@@ -343,13 +330,11 @@ func (f *Follower) Run(ctx context.Context, stop func(Counts) bool) (Outcome, er
 	}
 }
 
-// Group is the jobs that failed again with one error signature.
+// Group is the jobs that failed again with one error signature, and its
+// newest raw message.
 type Group struct {
-	Signature      string
-	Class          string
-	ExceptionClass string
-	Message        string // the newest raw message
-	IDs            []string
+	Signature, Class, ExceptionClass, Message string
+	IDs                                       []string
 }
 
 // MaxFailureDetails bounds how many failed-again rows are read for their
@@ -357,9 +342,8 @@ type Group struct {
 const MaxFailureDetails = 1000
 
 // NewFailures reads the failed_jobs rows of jobs that failed again (at most
-// MaxFailureDetails), each addressed by refOf (ServiceSource.RefOf), and
-// groups them by signature, most frequent first. It returns how many were
-// not read.
+// MaxFailureDetails), each addressed by refOf (ServiceSource.RefOf), grouped
+// by signature, most frequent first, and how many were not read.
 func NewFailures(ctx context.Context, store triage.Store, jobs []triage.Pushed, refOf func(uuid string) triage.Ref) ([]Group, int, error) {
 	by := map[string]*Group{}
 	var order []string

@@ -12,13 +12,10 @@ import (
 
 // ServiceSource looks at jobs through a service: each connection's route
 // says where its jobs are (triage.Service.StateReaderFor), and failed_jobs
-// says which are back, by uuid. The cost of one look is one state read per
-// connection and queue and one uuid lookup per chunk of the unsettled jobs.
-//
-// A failed_jobs table without a uuid column (Laravel 7 and older, or
-// failed.driver "database") records a job that failed again as a new row
-// whose payload carries the uuid: there the source reads the rows added
-// since it was made (NewServiceSource notes the highest id), each once.
+// which are back, by uuid. A failed_jobs table without a uuid column
+// (Laravel 7, or failed.driver "database") records a job that failed again
+// as a new row whose payload carries the uuid: there the source reads each
+// row added since it was made once.
 type ServiceSource struct {
 	Svc *triage.Service
 
@@ -31,10 +28,9 @@ type ServiceSource struct {
 // legacyScanBatch is the rows a legacy look reads per statement.
 const legacyScanBatch = 500
 
-// NewServiceSource makes the source for a retry about to push: it must
-// exist before the first job is pushed, so that on a table without a uuid
-// column the rows of jobs that fail again are the ones after the highest
-// id now.
+// NewServiceSource makes the source for a retry before its first push: on
+// a table without a uuid column, the rows of jobs that fail again are the
+// ones after the highest id now.
 func NewServiceSource(ctx context.Context, svc *triage.Service) (*ServiceSource, error) {
 	s := &ServiceSource{Svc: svc, legacy: svc.Store.Schema().IDMode != triage.IDModeUUID, found: map[string]int64{}}
 	if !s.legacy {
@@ -51,8 +47,7 @@ func NewServiceSource(ctx context.Context, svc *triage.Service) (*ServiceSource,
 }
 
 // Look implements Source. Jobs of a connection whose backend cannot say
-// where its jobs are make the observation Partial: they settle only by
-// failing again, or time out.
+// where its jobs are make it Partial: they settle only by failing again.
 func (s *ServiceSource) Look(ctx context.Context, jobs []triage.Pushed) (Observation, error) {
 	o := Observation{Queued: map[string]triage.JobState{}, Failed: map[string]bool{}}
 	byConn := map[string]map[string][]string{}
