@@ -11,12 +11,6 @@ import (
 // RestoreBatch is the rows one restore transaction inserts.
 const RestoreBatch = 1000
 
-// RestoreRun feeds archived rows back into failed_jobs.
-type RestoreRun struct {
-	Rows   ArchiveReader
-	DryRun bool
-}
-
 // RestoreSummary is what a restore did (or, dry, would do).
 type RestoreSummary struct {
 	DryRun bool  `json:"dry_run"`
@@ -31,13 +25,13 @@ type RestoreSummary struct {
 	Duplicates int64 `json:"duplicates"`
 }
 
-// Restore reads run.Rows to the end and inserts the rows not in failed_jobs
+// Restore reads rows to the end and inserts the rows not in failed_jobs
 // yet, RestoreBatch at a time, idempotently. It yields the summary so far
 // after each row it reads and, last, the whole summary; an error is
 // yielded with the summary so far and ends the run.
-func (s *Service) Restore(ctx context.Context, run RestoreRun) iter.Seq2[RestoreSummary, error] {
+func (s *Service) Restore(ctx context.Context, rows ArchiveReader, dry bool) iter.Seq2[RestoreSummary, error] {
 	return func(yield func(RestoreSummary, error) bool) {
-		sum := RestoreSummary{DryRun: run.DryRun}
+		sum := RestoreSummary{DryRun: dry}
 		r, ok := s.Store.(Restorer)
 		if !ok {
 			yield(sum, fmt.Errorf("%w: this failed-job store is read-only; restore needs a database failed-job driver", ErrInvalidInput))
@@ -55,7 +49,7 @@ func (s *Service) Restore(ctx context.Context, run RestoreRun) iter.Seq2[Restore
 			// inserted a uuid first: the batch was rolled back whole, and
 			// running it again skips what is there now.
 			for tries := 0; tries == 0 || errors.Is(err, ErrConflict) && tries <= conflictAttempts; tries++ {
-				res, err = r.RestoreRows(ctx, RestoreParams{Rows: batch, DryRun: run.DryRun})
+				res, err = r.RestoreRows(ctx, RestoreParams{Rows: batch, DryRun: dry})
 			}
 			if err != nil {
 				return err
@@ -71,7 +65,7 @@ func (s *Service) Restore(ctx context.Context, run RestoreRun) iter.Seq2[Restore
 				yield(sum, err)
 				return
 			}
-			row, err := run.Rows.Next()
+			row, err := rows.Next()
 			if errors.Is(err, io.EOF) {
 				break
 			}
