@@ -2,7 +2,8 @@ package follow
 
 import (
 	"context"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/tidwall/gjson"
@@ -59,12 +60,7 @@ func (s *ServiceSource) Look(ctx context.Context, jobs []triage.Pushed) (Observa
 		byConn[j.Connection][j.Queue] = append(byConn[j.Connection][j.Queue], j.UUID)
 		refs = append(refs, triage.Ref{UUID: j.UUID})
 	}
-	conns := make([]string, 0, len(byConn))
-	for c := range byConn {
-		conns = append(conns, c)
-	}
-	sort.Strings(conns)
-	for _, c := range conns {
+	for _, c := range slices.Sorted(maps.Keys(byConn)) {
 		r := s.Svc.StateReaderFor(c)
 		if r == nil {
 			o.Partial = true
@@ -75,9 +71,7 @@ func (s *ServiceSource) Look(ctx context.Context, jobs []triage.Pushed) (Observa
 			return o, err
 		}
 		o.Partial = o.Partial || st.Partial
-		for u, v := range st.ByUUID {
-			o.Queued[u] = v
-		}
+		maps.Copy(o.Queued, st.ByUUID)
 	}
 	// failed_jobs last: a job that failed between the two reads is then
 	// seen failed, never gone.
