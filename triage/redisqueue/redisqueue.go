@@ -13,6 +13,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -568,12 +569,7 @@ func (b *Backend) Queues(ctx context.Context) ([]string, error) {
 	if err := iter.Err(); err != nil {
 		return nil, b.fail(ctx, "listing queues", err)
 	}
-	out := make([]string, 0, len(seen))
-	for q := range seen {
-		out = append(out, q)
-	}
-	slices.Sort(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // escapeGlob quotes the glob metacharacters of a key prefix for MATCH.
