@@ -1,6 +1,6 @@
-// Package triagetest holds in-memory fakes of the triage storage
-// interfaces, for tests of the layers above (cmd, tui) that need a store
-// but not a database: Store (triage.Store) and Backend (triage.QueueBackend).
+// Package triagetest holds an in-memory triage.Store, for tests of the
+// layers above (cmd, tui) that need a store but not a database, and the
+// store's side of a retry or forget batch for store tests.
 //
 // The fake keeps the contract the conformance suite holds sqlstore to, and
 // store_test.go checks it against sqlstore on SQLite row for row, so a test
