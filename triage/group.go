@@ -83,9 +83,8 @@ func ParseSortKey(s string) (SortKey, error) {
 	return SortCount, fmt.Errorf("%w: sort %q: want one of %s", ErrInvalidInput, s, strings.Join(sortKeyNames[:], ", "))
 }
 
-// SortSignatures orders sigs by k, in place. Every key ends in the same
-// tie-breaks (count, last seen, id), so the order is total: two paths that
-// computed the same signatures list them the same way.
+// SortSignatures orders sigs by k, in place, every key ending in the same
+// tie-breaks (count, last seen, id): the order is total.
 func SortSignatures(sigs []Signature, k SortKey) {
 	sort.Slice(sigs, func(i, j int) bool { return signatureLess(&sigs[i], &sigs[j], k) })
 }
@@ -158,8 +157,7 @@ func NewGrouper(o GroupOptions) (*Grouper, error) {
 }
 
 // bucket is the sparkline slice a failure time falls in, -1 before the
-// previous window. Times after Now fall in the last slice: a worker's
-// clock a little ahead is still "now".
+// previous window; times after Now (a worker's clock ahead) in the last.
 func (g *Grouper) bucket(t time.Time) int {
 	if t.IsZero() || t.Before(g.start) {
 		return -1
@@ -178,8 +176,7 @@ func (g *Grouper) bucket(t time.Time) int {
 }
 
 // Add folds one job in; normalize gives the normalised exception message,
-// and is called only when the job is its signature's newest so far (once
-// per signature when rows come newest first).
+// called only when the job is its signature's newest so far.
 func (g *Grouper) Add(j Job, normalize func(string) string) {
 	st, ok := g.byID[j.Signature]
 	if !ok {
@@ -271,10 +268,10 @@ func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error)
 // errStopped ends a scan whose reader stopped reading its snapshots.
 var errStopped = errors.New("stopped")
 
-// GroupSnapshots folds every matching failed job into signatures and yields
-// what it has as it goes (see GroupParams.ProgressEvery), the last snapshot
-// with Done and the whole list; an error is yielded alone and ends it.
-// Memory grows with the number of distinct signatures, not with the table.
+// GroupSnapshots folds every matching failed job into signatures, in memory
+// that grows with the signatures, not the table, and yields what it has as
+// it goes (GroupParams.ProgressEvery), the last snapshot with Done; an
+// error is yielded alone and ends it.
 func (s *Service) GroupSnapshots(ctx context.Context, p GroupParams) iter.Seq2[GroupProgress, error] {
 	return func(yield func(GroupProgress, error) bool) {
 		fail := func(err error) { yield(GroupProgress{}, err) }

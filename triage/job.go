@@ -61,9 +61,8 @@ func RowName(r *FailedRow) string {
 }
 
 // JobFromRow derives what a listing shows from a listing's row, or a whole
-// one with its exception cut by TopExceptionHead: payload.JobClass cuts a
-// whole payload into the windows the store's SQL selects, so both give the
-// same class and signature.
+// one with its exception cut by TopExceptionHead: both give the same class
+// and signature.
 func JobFromRow(r *FailedRow) Job { return JobFromRowWith(r, signature.Normalize) }
 
 // JobFromRowWith is JobFromRow with the normaliser given, so that a pass

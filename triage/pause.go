@@ -158,8 +158,7 @@ type PauseState struct {
 }
 
 // PauseStates reads the state of queues as Worker::getPausedQueues does:
-// the global key, then each queue's own. A queue without a connection
-// cannot be paused and reads as running.
+// the global key, then each queue's own (none without a connection).
 func PauseStates(ctx context.Context, cs CacheStore, refs []QueueRef, now time.Time) (map[QueueRef]PauseState, error) {
 	keys := []string{AllQueuesPausedKey}
 	for _, r := range refs {
@@ -183,10 +182,9 @@ func PauseStates(ctx context.Context, cs CacheStore, refs []QueueRef, now time.T
 	return out, nil
 }
 
-// markPaused sets Paused on the report's queues from the cache store;
-// a queue named without a connection is the default connection's. A
-// store that cannot be read leaves the queues unmarked and says why in
-// PauseError: the counts are still worth reporting.
+// markPaused sets Paused on the report's queues (one without a connection
+// is the default connection's); a store that cannot be read leaves them
+// unmarked and says why in PauseError.
 func markPaused(ctx context.Context, p MonitorParams, rep *Report) {
 	if p.Pauses == nil || len(rep.Queues) == 0 {
 		return

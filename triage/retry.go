@@ -27,9 +27,8 @@ type RetryParams struct {
 	// now+RetryUntil; zero skips such jobs (they would fail at once).
 	RetryUntil time.Duration
 	DryRun     bool
-	// BatchSize is the most rows one batch moves; 0 is WriteBatch. Pacing
-	// uses small batches, and a run with a BatchSize holds no batch
-	// between Next calls.
+	// BatchSize is the most rows one batch moves (0: WriteBatch); a run
+	// with one (paced) holds no batch between Next calls.
 	BatchSize int
 	// Exclude are payload uuids passed over silently, left in failed_jobs:
 	// canaries that failed again.
@@ -106,8 +105,7 @@ const PipelinedBatch = WriteBatch * 3 / 4
 const artisanRetryHint = "retry such jobs with php artisan queue:retry instead"
 
 // ArtisanCan reports whether php artisan queue:retry can retry a job skipped
-// for the reason code: a connection jobtriage cannot write, not a job that
-// would only fail again.
+// for the reason code (a connection jobtriage cannot write).
 func ArtisanCan(code string) bool {
 	return code == SkipNotDatabase || code == SkipNoJobsTable
 }
@@ -118,10 +116,9 @@ func ArtisanRetry(ids []string) string {
 	return "php artisan queue:retry " + strings.Join(ids, " ")
 }
 
-// Retry puts failed jobs back on their queues as Laravel would push them,
-// oldest first, batch by batch; jobs that would only fail again, or that
-// cannot go back, are skipped with a reason and stay in failed_jobs. It
-// drains StartRetry's run into one result.
+// Retry puts failed jobs back on their queues, oldest first, batch by batch
+// (StartRetry's run drained into one result); jobs that would only fail
+// again, or cannot go back, are skipped with a reason.
 func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error) {
 	run := s.StartRetry(ctx, p)
 	defer run.Close()
@@ -272,9 +269,8 @@ func (r *RetryRun) Close() {
 	r.done = true
 }
 
-// drop rolls back the held batch. Its rows were locked while others
-// may have passed over them: that counts as a conflict, so that the walk
-// passes again.
+// drop rolls back the held batch, as a conflict: others may have passed
+// over its locked rows, so the walk must pass again.
 func (r *RetryRun) drop() {
 	if r.held != nil {
 		r.held.b.Rollback()
@@ -316,8 +312,7 @@ func (r *RetryRun) step(ctx context.Context) error {
 			}
 		}
 		// One row the jobs table refuses must not fail every run at the
-		// same batch: the batch was rolled back whole; run it again
-		// without the rows the store named.
+		// same batch: run it again without the rows the store named.
 		c.b = nil
 		var rej *RejectedRows
 		if errors.As(err, &rej) && len(rej.Rows) > 0 && rounds < maxRejectRounds {
@@ -487,8 +482,7 @@ func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 }
 
 // maxRejectRounds bounds how often one batch runs again without rows the
-// jobs table refused: each round names every refused row of the batch, so
-// a second is needed only when the first probe missed one.
+// jobs table refused (each round names every refused row it found).
 const maxRejectRounds = 3
 
 // RejectedRows is Batch.Commit's (or a push's) error when the backend
@@ -539,10 +533,9 @@ func (c QueueColumn) String() string {
 	return fmt.Sprintf("%s.queue (%s, at most %s)", c.Table, c.Type, limit)
 }
 
-// QueueColumnReader is a jobs table that can say what its queue column
-// holds, read from the database's catalog (Laravel's stock column is
-// varchar(255)). Retry skips a job whose queue name would not fit before
-// inserting anything, instead of failing its whole batch.
+// QueueColumnReader is a jobs table that reads what its queue column holds
+// from the catalog, so that retry skips a job whose queue name would not
+// fit instead of failing its whole batch.
 type QueueColumnReader interface {
 	QueueColumn(ctx context.Context) (QueueColumn, error)
 }
@@ -589,8 +582,7 @@ func (l queueLimits) of(r Route) QueueColumn {
 }
 
 // unretryable says which of a row's problems keep it from being retried:
-// a job goes back with its connection, queue and payload; a failed_at or
-// exception that cannot be read does not change what is pushed.
+// those of its connection, queue and payload, which are what is pushed.
 func unretryable(ps []RowProblem) string {
 	var bad []RowProblem
 	for _, p := range ps {

@@ -31,25 +31,22 @@ type Route struct {
 // Writable reports whether retry can put jobs on this route.
 func (r Route) Writable() bool { return r.Local || r.Backend != nil }
 
-// DefaultDatabaseConnection is the queue connection name taken to use
-// Laravel's database driver when neither the app profile nor the operator
-// names any: the skeleton's.
+// DefaultDatabaseConnection is the skeleton's database-driver connection,
+// assumed when neither the app profile nor the operator names any.
 const DefaultDatabaseConnection = "database"
 
-// Router says where the jobs of each queue connection go back to. It is
-// built once, by NewRouter, from the app profile and the operator's flags;
-// the zero Router is NewRouter(nil, nil, nil).
+// Router says where the jobs of each queue connection go back to, built
+// once by NewRouter; the zero Router is NewRouter(nil, nil, nil).
 type Router struct {
 	routes  map[string]Route
 	profile bool // the routes name every queue connection the app has
 }
 
-// NewRouter routes the app profile's queue connections (profile, by name;
-// nil outside an app profile) and the connections named database queues
-// (database: --database-connection; DefaultDatabaseConnection when neither
-// names any). A database queue goes to jobs, the jobs table of another
-// database (--jobs-dsn), or, when jobs is nil, to failed_jobs' own
-// database; it wins over the profile's route of the same name.
+// NewRouter routes the app profile's queue connections (by name; nil
+// outside a profile) and the database queues (--database-connection, or
+// DefaultDatabaseConnection when neither names any). A database queue goes
+// to jobs (--jobs-dsn) or, when jobs is nil, to failed_jobs' own database,
+// and wins over the profile's route of the same name.
 func NewRouter(profile map[string]Route, database []string, jobs QueueBackend) Router {
 	rt := Router{routes: make(map[string]Route, len(profile)+len(database)), profile: profile != nil}
 	for name, r := range profile {
@@ -70,10 +67,9 @@ func NewRouter(profile map[string]Route, database []string, jobs QueueBackend) R
 	return rt
 }
 
-// ResolveFailover points each failover route of routes (by connection
-// name) at the first of its listed connections that jobtriage can write
-// to, as FailoverQueue tries them in order. A listed connection that is
-// itself a failover one is passed over, as is one routes does not know.
+// ResolveFailover points each failover route at the first of its listed
+// connections that jobtriage can write to, as FailoverQueue tries them in
+// order, passing over failover and unknown ones.
 func ResolveFailover(routes map[string]Route) {
 	for name, r := range routes {
 		if len(r.Failover) == 0 {
@@ -182,9 +178,8 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// For says where a job recorded on a queue connection goes back to. A
-// connection the router does not know is not writable, and its jobs are
-// skipped with the artisan command to run.
+// For says where a job recorded on a queue connection goes back to; a
+// connection the router does not know is not writable.
 func (rt Router) For(connection string) Route {
 	if r, ok := rt.built().routes[connection]; ok {
 		return r
@@ -263,8 +258,7 @@ type MoveProber interface {
 }
 
 // probeRefused turns a failed push into RejectedRows when the backend can
-// name the moves it refused (a jobs table in another database): the batch
-// then runs again without their rows, as for the local jobs table.
+// name the moves it refused (a jobs table in another database).
 func probeRefused(ctx context.Context, b QueueBackend, moves []Move, now time.Time, pushErr error) *RejectedRows {
 	pr, ok := b.(MoveProber)
 	if !ok || ctx.Err() != nil {

@@ -20,10 +20,7 @@ type Service struct {
 	AppKey       string
 	PreviousKeys []string
 	Location     *time.Location // the app timezone, of failed_at
-	// Router says where each queue connection's jobs go back to (retry,
-	// retry --follow); the zero Router knows only the database queue
-	// DefaultDatabaseConnection in failed_jobs' database.
-	Router Router
+	Router Router // where each queue connection's jobs go back to
 	// MonitorConnections and DefaultConnection are the app's queue
 	// connections as monitor sees them (empty outside an app profile).
 	MonitorConnections []MonitorConnection

@@ -35,9 +35,8 @@ type Suggestions struct {
 	Queues, Connections, Signatures, IDs, Classes []Suggestion
 }
 
-// Suggest reads the newest rows (SuggestRows when rows is 0) of failed_jobs
-// and returns the queue names, connection names, signature ids and job ids
-// in them, with the app's own queue connections added.
+// Suggest reads the newest rows (0: SuggestRows) of failed_jobs and returns
+// the names in them, with the app's own queue connections added.
 func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 	if rows <= 0 {
 		rows = SuggestRows
