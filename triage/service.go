@@ -20,7 +20,7 @@ type Service struct {
 	AppKey       string
 	PreviousKeys []string
 	Location     *time.Location // the app timezone, of failed_at
-	Router Router // where each queue connection's jobs go back to
+	Router       Router         // where each queue connection's jobs go back to
 	// MonitorConnections and DefaultConnection are the app's queue
 	// connections as monitor sees them (empty outside an app profile).
 	MonitorConnections []MonitorConnection
