@@ -172,6 +172,10 @@ type RetryRun struct {
 	// again and must not report twice.
 	skipped keySet
 	held    *retryBatch // taken and planned, not pushed
+	// forget: the run deletes what it selects (StartForget), handing each
+	// batch's rows to archive first when it is set.
+	forget  bool
+	archive Archiver
 	last    RetryBatch
 	err     error
 	done    bool
@@ -336,7 +340,7 @@ func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 	}
 	bp := c.bp
 	bp.NeedException = r.p.Signature != ""
-	bp.Retry = true
+	bp.Retry = !r.forget
 	b, err := r.s.Store.TakeBatch(ctx, bp)
 	if err != nil {
 		return err
@@ -351,7 +355,7 @@ func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 			c.d.Delete = append(c.d.Delete, row.ID)
 			if m.Local {
 				c.d.Local = append(c.d.Local, m)
-			} else {
+			} else if !r.forget {
 				c.remote = append(c.remote, m)
 			}
 		}
@@ -362,6 +366,18 @@ func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 // finish pushes and commits c, taking the next batch meanwhile when the
 // run overlaps, and applies c to the result.
 func (r *RetryRun) finish(ctx context.Context, c *retryBatch) error {
+	// A forget's archive is written before Decide: what it holds is what
+	// the batch then deletes.
+	if r.archive != nil && !r.p.DryRun && len(c.d.Delete) > 0 {
+		raw, err := c.b.Raw(ctx, c.d.Delete)
+		if err == nil {
+			err = r.archive.Write(raw)
+		}
+		if err != nil {
+			c.b.Rollback()
+			return err
+		}
+	}
 	if err := c.b.Decide(ctx, c.d); err != nil {
 		return err
 	}
@@ -430,6 +446,10 @@ func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 	j := p.Query.jobFor(row)
 	if len(p.Refs) == 0 && (!p.Query.match(j) || !p.Query.tagged(row)) {
 		return Move{}, false
+	}
+	if r.forget {
+		c.report.IDs = append(c.report.IDs, j.ID)
+		return Move{}, true
 	}
 	uuid := row.UUID
 	if uuid == "" {
