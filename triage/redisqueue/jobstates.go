@@ -18,11 +18,10 @@ const stateChunk = 1000
 
 var _ triage.JobStateReader = (*Backend)(nil)
 
-// JobStates finds the given uuids in each queue's keys as RedisQueue keeps
-// them: :reserved (running), :delayed and the list (waiting). Per queue it
-// reads at most triage.MaxJobStateScan payloads, reserved first, then
-// delayed, then the list from its newest end, stateChunk at a time; a queue
-// holding more makes the answer Partial.
+// JobStates finds the given uuids in each queue's :reserved (running),
+// :delayed and list (waiting), in that order, the list from its newest end,
+// stateChunk at a time and at most triage.MaxJobStateScan per queue (more
+// makes the answer Partial).
 func (b *Backend) JobStates(ctx context.Context, p triage.JobStatesParams) (triage.JobStates, error) {
 	out := triage.JobStates{ByUUID: map[string]triage.JobState{}}
 	for _, q := range slices.Sorted(maps.Keys(p.UUIDs)) {

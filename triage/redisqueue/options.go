@@ -11,14 +11,11 @@ import (
 )
 
 // Options say where the queue connection's Redis is, as config/database.php's
-// redis connection does (host, port, username, password, database, url) plus
-// the app's key prefix and the queue connection's retry_after.
+// redis connection does, plus the app's key prefix.
 type Options struct {
-	// URL (REDIS_URL) overrides the fields it carries, as Laravel's
-	// ConfigurationUrlParser does: scheme, host, port, user, password,
-	// the database in the path, and the query options database, username,
-	// password, prefix and timeout. Schemes: redis and tcp (plain), rediss
-	// and tls (TLS).
+	// URL (REDIS_URL: redis, tcp, rediss or tls) overrides the fields it
+	// carries, as Laravel's ConfigurationUrlParser does, query options
+	// (database, username, password, prefix, timeout) included.
 	URL      string
 	Host     string
 	Port     int

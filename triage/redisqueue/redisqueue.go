@@ -1,11 +1,9 @@
-// Package redisqueue is the Redis queue backend: it pushes retried jobs onto
-// a Laravel app's Redis queues exactly as Illuminate\Queue\RedisQueue::pushRaw
-// does, and counts them as RedisQueue::size and its 12.19 siblings do. It is
-// the only package that imports go-redis.
-//
-// Laravel's clients (phpredis, Predis) prefix keys transparently; go-redis
-// prefixes nothing, so every key here is built with the app's prefix and no
-// value ever carries it.
+// Package redisqueue is the Redis queue backend, the only package that
+// imports go-redis: it pushes retried jobs onto a Laravel app's Redis queues
+// exactly as Illuminate\Queue\RedisQueue::pushRaw does, and counts them as
+// RedisQueue::size and its 12.19 siblings do. Laravel's clients prefix keys
+// transparently and go-redis does not, so every key here is built with the
+// app's prefix, and no value carries it.
 package redisqueue
 
 import (
@@ -209,9 +207,8 @@ func (b *Backend) QueueKey(queue string) string {
 	return b.opts.Prefix + queueKeyPart + queue
 }
 
-// MarkerKey is the prefixed key that records a pushed uuid. When the
-// queue's key has a hash tag, the marker carries the same tag, so the
-// script's keys share one cluster slot.
+// MarkerKey is the prefixed key that records a pushed uuid, with the queue
+// key's hash tag, if any, so the script's keys share one cluster slot.
 func (b *Backend) MarkerKey(queue, uuid string) string {
 	base := b.opts.Prefix + markerNamespace
 	tag, ok := hashTag(b.QueueKey(queue))
@@ -281,14 +278,10 @@ func moveName(i int, m triage.Move) string {
 }
 
 // Push queues the moves in order, as RedisQueue::pushRaw would, each at most
-// once by uuid: the marker and the RPUSHes run in one script. A move
-// without a uuid cannot be remembered and is pushed every time. Every
-// payload is checked before anything is pushed.
-//
-// Push returns when Redis has acknowledged every script, which means
-// applied in memory: whether that survives a Redis crash is the server's
-// persistence setting (appendonly, appendfsync), as it is for Laravel's
-// own pushes.
+// once by uuid (a move without one is pushed every time); every payload is
+// checked before anything is pushed. It returns when Redis has applied every
+// script in memory: whether that survives a Redis crash is the server's
+// persistence setting, as for Laravel's own pushes.
 func (b *Backend) Push(ctx context.Context, moves []triage.Move, now time.Time) (triage.PushResult, error) {
 	var rep triage.PushResult
 	for i, m := range moves {
@@ -339,10 +332,9 @@ func (b *Backend) loadScript(ctx context.Context) {
 	}
 }
 
-// pushBatch pushes one pipeline's jobs: one script for all of them, or on
-// a cluster one per queue (a script's keys must share a slot, and only a
-// queue's keys are known to). A script the server did not know (NOSCRIPT,
-// which means it ran nothing) goes again by EVAL.
+// pushBatch pushes one pipeline's jobs: one script for all of them, or on a
+// cluster one per queue (a script's keys must share a slot). A script the
+// server did not know (NOSCRIPT: it ran nothing) goes again by EVAL.
 func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64, rep *triage.PushResult) error {
 	groups := groupBy(seq(len(batch)), func(j int) string {
 		if b.opts.Cluster {
@@ -515,14 +507,11 @@ func (b *Backend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]triag
 	return out, nil
 }
 
-// noCreatedAt is why a Redis queue's oldest pending job has no age: the
-// list holds no times, and only Laravel 12.11+ (createdAt) and Horizon
-// (pushedAt) write one into the payload; nothing else in it gives one.
+// noCreatedAt is why a Redis queue's oldest pending job has no age.
 const noCreatedAt = "the oldest job's payload records no time it was queued (createdAt is Laravel 12.11+, pushedAt is Horizon's)"
 
 // createdAt reads when a payload was created: Laravel 12.11+'s "createdAt"
-// (epoch seconds), else Horizon's "pushedAt" (seconds with a fraction, as a
-// string); zero when it has neither.
+// (epoch seconds), else Horizon's "pushedAt" (fractional seconds, a string).
 func createdAt(payload []byte) time.Time {
 	for _, key := range []string{"createdAt", "pushedAt"} {
 		v := gjson.GetBytes(payload, key)
