@@ -126,7 +126,7 @@ func changePause(ctx context.Context, cs CacheStore, p PauseParams, pause bool) 
 	if err != nil {
 		return PauseResult{}, err
 	}
-	res := PauseResult{Store: cs.Describe(), DryRun: p.DryRun}
+	res := PauseResult{Store: cs.Describe(), DryRun: p.DryRun, Changes: changes}
 	if pause && p.For > 0 {
 		res.Until = p.Now.Add(p.For)
 	}
@@ -134,7 +134,6 @@ func changePause(ctx context.Context, cs CacheStore, p PauseParams, pause bool) 
 		changes[i].StoredKey = cs.StoredKey(changes[i].Key)
 		changes[i].WasPaused = present[changes[i].Key]
 	}
-	res.Changes = changes
 	if p.DryRun {
 		return res, nil
 	}

@@ -154,18 +154,10 @@ func expectQueued(t *testing.T, q Queue, exp map[string][][]byte, queues ...stri
 		}
 		for i := range w {
 			if !bytes.Equal(got[i], w[i]) {
-				t.Fatalf("queue %s job %d differs:\n got %q\nwant %q", name, i, head(got[i]), head(w[i]))
+				t.Fatalf("queue %s job %d differs:\n got %.200q\nwant %.200q", name, i, got[i], w[i])
 			}
 		}
 	}
-}
-
-func head(b []byte) []byte {
-	const show = 200
-	if len(b) > show {
-		return b[:show]
-	}
-	return b
 }
 
 func push(t *testing.T, b triage.QueueBackend, ms []triage.Move, at time.Time) triage.PushResult {

@@ -78,10 +78,7 @@ func (o Options) resolve() (Options, error) {
 	if o.MarkerTTL <= 0 {
 		o.MarkerTTL = DefaultMarkerTTL
 	}
-	if o.MarkerTTL < time.Second {
-		// SET … EX counts whole seconds.
-		o.MarkerTTL = time.Second
-	}
+	o.MarkerTTL = max(o.MarkerTTL, time.Second) // SET … EX counts whole seconds
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = DefaultDialTimeout
 	}
