@@ -20,8 +20,7 @@ type ForgetResult struct {
 	NotFound []string `json:"not_found"`
 }
 
-// Forget deletes failed jobs by id or by filter, batch by batch: it drains
-// StartForget's run into one result.
+// Forget deletes failed jobs: StartForget's run drained into one result.
 func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, error) {
 	run := s.StartForget(ctx, p)
 	var ids []string
@@ -33,8 +32,7 @@ func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, err
 	return res, run.Err()
 }
 
-// ForgetBatch is what one batch of a forget deleted (dry: would delete),
-// and the jobs deleted so far.
+// ForgetBatch is what one batch deleted, and the jobs deleted so far.
 type ForgetBatch struct {
 	IDs     []string
 	Deleted int

@@ -258,8 +258,7 @@ type GroupParams struct {
 	Sort     SortKey
 }
 
-// Group folds every matching failed job into signatures, in p.Sort order:
-// GroupSnapshots' final list.
+// Group is GroupSnapshots' final list of signatures.
 func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error) {
 	g, err := Last(s.GroupSnapshots(ctx, p))
 	return g.Signatures, err
@@ -301,8 +300,7 @@ func (s *Service) GroupSnapshots(ctx context.Context, p GroupParams) iter.Seq2[G
 			return
 		}
 		if !handled {
-			// Failures repeat: the same message normalised once per pass,
-			// not once per row.
+			// Failures repeat: one normalisation per message, not per row.
 			cache := signature.NewCache(50000)
 			whole := p.wholeRows()
 			err = s.Store.ScanFailed(ctx, ScanParams{Filter: p.filter(), BatchSize: 2000, Full: whole}, func(r *FailedRow) error {

@@ -22,8 +22,7 @@ type TableIdentity struct {
 	Object   string // "" when the server exposes none
 }
 
-// Key is everything but Object: the table a cache belongs to, whichever
-// incarnation of it.
+// Key is everything but Object: the table, whichever incarnation of it.
 func (t TableIdentity) Key() string {
 	return t.Dialect + "\x00" + t.Host + "\x00" + t.Port + "\x00" + t.Database + "\x00" + t.Schema + "\x00" + t.Table
 }
@@ -38,8 +37,7 @@ type IndexSource interface {
 	ScanAbove(ctx context.Context, afterID int64, fn func(*FailedRow) error) error
 	// LiveIDs streams the ids ≤ upTo that exist, ascending.
 	LiveIDs(ctx context.Context, upTo int64, fn func(id int64) error) error
-	// MaxFailedID is the highest id, 0 when the table is empty: it sizes
-	// the index's columns before a pass.
+	// MaxFailedID is the highest id (0: empty), which sizes the index.
 	MaxFailedID(ctx context.Context) (int64, error)
 }
 
@@ -74,8 +72,7 @@ type IndexedRow struct {
 	Connection string
 	FailedAt   time.Time // wall-clock time in the app timezone; zero when unreadable
 	Sig        *IndexedSignature
-	// NullQueue and NullConnection: the column is NULL, which no SQL
-	// filter on it matches.
+	// NullQueue and NullConnection: NULL, which no SQL filter matches.
 	NullQueue, NullConnection bool
 }
 
@@ -129,8 +126,7 @@ func (q Query) matchIndexed(r IndexedRow, loc *time.Location) bool {
 	return q.match(Job{Class: r.Sig.Class, Signature: r.Sig.ID})
 }
 
-// wallKey orders wall-clock times as their text does: the clock fields,
-// whatever the zone.
+// wallKey orders wall-clock times as their text does, whatever the zone.
 func wallKey(t time.Time) int64 {
 	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC).UnixNano()
 }

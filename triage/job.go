@@ -30,8 +30,7 @@ type Job struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// RowProblem is one column of a failed_jobs row that is not as Laravel
-// writes it.
+// RowProblem is a column of a failed_jobs row not as Laravel writes it.
 type RowProblem struct {
 	Column string // "connection", "queue", "payload", "exception", "failed_at"
 	Reason string // "is NULL", "\"garbage\" is not a time"
@@ -132,8 +131,7 @@ type Cursor struct {
 // CursorBefore continues a listing below the row with this id.
 func CursorBefore(id int64) Cursor { return Cursor{BeforeID: id, atZero: id == 0} }
 
-// Bounded reports whether the cursor continues a listing, rather than
-// starting it from the newest row.
+// Bounded reports whether the cursor continues a listing.
 func (c Cursor) Bounded() bool { return c.BeforeID != 0 || c.atZero }
 
 const cursorPrefix = "v1:"

@@ -475,8 +475,7 @@ type FailureFeed struct {
 	started   bool
 }
 
-// Start reads the failures of the window before now and remembers where the
-// table ends.
+// Start reads the window's failures and remembers where the table ends.
 func (f *FailureFeed) Start(ctx context.Context, since time.Time, fn func(Job)) error {
 	last, err := f.Store.MaxFailedID(ctx)
 	if err != nil {
@@ -496,8 +495,7 @@ func (f *FailureFeed) Start(ctx context.Context, since time.Time, fn func(Job)) 
 	return nil
 }
 
-// Next hands fn every failure added since the last look, oldest first, and
-// returns how many there were.
+// Next hands fn every failure added since the last look, oldest first.
 func (f *FailureFeed) Next(ctx context.Context, fn func(Job)) (int, error) {
 	if !f.started {
 		return 0, fmt.Errorf("failure feed: Next before Start")

@@ -60,8 +60,7 @@ type PauseParams struct {
 	Now    time.Time
 }
 
-// PauseChange is one key a pause or resume writes or would write, and its
-// state before.
+// PauseChange is one key a pause or resume writes, and its state before.
 type PauseChange struct {
 	Queue     string `json:"queue"` // "connection:queue", or "*" for the global key
 	Key       string `json:"key"`

@@ -23,8 +23,7 @@ func (s *Service) RedactText(text string) string {
 	return s.Redact.Text(text)
 }
 
-// redactRow is a copy of r with its payload and exception masked; r itself
-// when redaction is off.
+// redactRow is a masked copy of r; r itself when redaction is off.
 func (s *Service) redactRow(r *FailedRow) *FailedRow {
 	if s.Redact == nil || r == nil {
 		return r
@@ -37,8 +36,7 @@ func (s *Service) redactRow(r *FailedRow) *FailedRow {
 	return &c
 }
 
-// redactSignatures masks the example and the normalised message of each
-// signature, in place.
+// redactSignatures masks each signature's example and message, in place.
 func (s *Service) redactSignatures(sigs []Signature) []Signature {
 	if s.Redact != nil {
 		for i := range sigs {

@@ -30,8 +30,7 @@ type RetryParams struct {
 	// BatchSize is the most rows one batch moves (0: WriteBatch); a run
 	// with one (paced) holds no batch between Next calls.
 	BatchSize int
-	// Exclude are payload uuids passed over silently, left in failed_jobs:
-	// canaries that failed again.
+	// Exclude are uuids left in failed_jobs silently: canaries failed again.
 	Exclude map[string]bool
 }
 
@@ -89,8 +88,7 @@ type RetryResult struct {
 	// Targets are the connection:queue pairs pushed onto, once each, so
 	// the caller can say which are paused.
 	Targets []QueueRef `json:"-"`
-	// FailsOver says, once per failover connection, where its jobs went
-	// (Route.ViaNote).
+	// FailsOver says once per failover connection where its jobs went.
 	FailsOver []string `json:"-"`
 }
 
@@ -110,8 +108,7 @@ func ArtisanCan(code string) bool {
 	return code == SkipNotDatabase || code == SkipNoJobsTable
 }
 
-// ArtisanRetry is the command an operator runs for jobs jobtriage cannot
-// re-queue itself.
+// ArtisanRetry is the command for jobs jobtriage cannot re-queue.
 func ArtisanRetry(ids []string) string {
 	return "php artisan queue:retry " + strings.Join(ids, " ")
 }
@@ -168,8 +165,7 @@ type RetryRun struct {
 	// refused are the rows the jobs table refused (RejectedRows), by id,
 	// skipped with the database's reason when their batch runs again.
 	refused map[int64]string
-	// skipped are the rows reported as skipped, which a sweep pass meets
-	// again and must not report twice.
+	// skipped are the rows reported skipped, which a sweep pass meets again.
 	skipped keySet
 	held    *retryBatch // taken and planned, not pushed
 	// forget: the run deletes what it selects (StartForget), handing each
@@ -181,8 +177,7 @@ type RetryRun struct {
 	done    bool
 }
 
-// retryBatch is a taken batch and its plan, applied to the run's result
-// only once it committed.
+// retryBatch is a taken batch and its plan, counted once it committed.
 type retryBatch struct {
 	b      Batch
 	walk   walk // the walk at this batch
@@ -246,8 +241,7 @@ func (r *RetryRun) Next(ctx context.Context) bool {
 	return !r.done
 }
 
-// More reports whether a call of Next would run a batch: a pacer waits
-// only before one.
+// More reports whether Next would run a batch: a pacer waits before one.
 func (r *RetryRun) More() bool {
 	if r.err != nil || r.done || r.limited(r.res.Retried) {
 		return false
@@ -260,8 +254,7 @@ func (r *RetryRun) More() bool {
 // Batch reports the batch the last Next ran.
 func (r *RetryRun) Batch() RetryBatch { return r.last }
 
-// Err is what ended the run early; nil when it ran to its end or its
-// caller stopped it.
+// Err is what ended the run early; nil when it ran to its end.
 func (r *RetryRun) Err() error { return r.err }
 
 // Result is what the committed batches did, ids and skips aside.

@@ -87,8 +87,7 @@ func ResolveFailover(routes map[string]Route) {
 	}
 }
 
-// ViaNote says where a failover route's jobs go and why there; "" for any
-// other route.
+// ViaNote says where a failover route's jobs go and why; else "".
 func (r Route) ViaNote() string {
 	if r.Via == "" {
 		return ""

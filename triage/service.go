@@ -136,8 +136,7 @@ type ListParams struct {
 	Limit  int
 }
 
-// Page is one page of failed jobs, newest first, and the cursor of the
-// next page ("" after the last).
+// Page is one page of failed jobs, newest first; Next is "" on the last.
 type Page struct {
 	Jobs []Job
 	Next string

@@ -203,8 +203,7 @@ type Batch interface {
 	// the rows by deleting them puts the others back now, so the next batch
 	// never waits for them. On an error the batch is rolled back whole.
 	Decide(ctx context.Context, d Decision) error
-	// Commit applies the decision and commits (a dry run nothing); on an
-	// error the batch is rolled back whole.
+	// Commit applies the decision (dry: nothing); an error rolls all back.
 	Commit(ctx context.Context) error
 	Rollback()
 }
@@ -274,8 +273,7 @@ type PruneBatch struct {
 	Took           time.Duration
 }
 
-// PruneTotal reads a prune to its end and returns the rows it deleted
-// (before the error, when it yields one).
+// PruneTotal reads a prune to its end: the rows deleted (before an error).
 func PruneTotal(batches iter.Seq2[PruneBatch, error]) (int64, error) {
 	b, err := Last(batches)
 	return b.Total, err
@@ -378,8 +376,7 @@ type QueueStats struct {
 // RecentParams asks for the failures of a time window, newest first.
 type RecentParams struct {
 	Since time.Time // inclusive
-	// MaxID, when positive, ignores rows with a higher id: a watcher's
-	// high-water mark.
+	// MaxID, when positive, ignores higher ids (a watcher's high-water mark).
 	MaxID int64
 	// Heads adds the payload and exception heads (job class, signature);
 	// without it only id, uuid, connection, queue and failed_at are read.
@@ -400,15 +397,13 @@ type MonitorStore interface {
 	ScanRecentFailed(ctx context.Context, p RecentParams, fn func(*FailedRow) error) error
 	// MaxFailedID is the highest failed_jobs id, 0 when the table is empty.
 	MaxFailedID(ctx context.Context) (int64, error)
-	// TryWatchLock takes the lock that lets one watcher per database
-	// notify, or returns ErrLockHeld.
+	// TryWatchLock takes the one-watcher-per-database lock, or ErrLockHeld.
 	TryWatchLock(ctx context.Context) (WatchLock, error)
 }
 
 // WatchLock is a held watcher lock.
 type WatchLock interface {
-	// Check reports whether the lock is still held (a lost database
-	// session loses a server-side lock).
+	// Check reports whether the lock is still held (a lost session loses it).
 	Check(ctx context.Context) error
 	Release() error
 }

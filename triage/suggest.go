@@ -87,8 +87,7 @@ func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 	return out, nil
 }
 
-// describeJob is "Class · ExceptionClass: message", as failed --group's
-// second line says it.
+// describeJob is "Class · ExceptionClass: message", as failed --group's.
 func describeJob(j Job) string {
 	d := j.Class
 	if j.ExceptionClass != "" {
@@ -144,8 +143,7 @@ type UnknownNameError struct {
 	Hints []string // the closest existing names, closest first
 }
 
-// Sentence says what is unknown and the closest names, without the
-// ErrNotFound prefix Error adds.
+// Sentence is Error without its ErrNotFound prefix.
 func (e *UnknownNameError) Sentence() string {
 	var s string
 	switch e.Kind {

@@ -142,8 +142,7 @@ func want(ms []triage.Move) map[string][][]byte {
 	return out
 }
 
-// expectQueued checks each queue holds exactly these payloads, byte for
-// byte, in this order.
+// expectQueued checks each queue holds exactly these payloads, in order.
 func expectQueued(t *testing.T, q Queue, exp map[string][][]byte, queues ...string) {
 	t.Helper()
 	for _, name := range queues {

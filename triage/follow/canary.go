@@ -69,8 +69,7 @@ func ParseShare(s string) (float64, error) {
 	return v, nil
 }
 
-// Breaker trips once Limit followed jobs have failed again (never when
-// Limit is 0).
+// Breaker trips once Limit followed jobs failed again (never at 0).
 type Breaker struct{ Limit int }
 
 // Tripped reports whether pushing must stop.

@@ -79,8 +79,7 @@ type entry struct {
 	goneLooks int       // consecutive looks that did not find it
 }
 
-// Source looks at jobs: where their backends hold them, and which are back
-// in failed_jobs.
+// Source looks where jobs are: in their backends, or back in failed_jobs.
 type Source interface {
 	Look(ctx context.Context, jobs []triage.Pushed) (Observation, error)
 }
@@ -109,8 +108,7 @@ type Follower struct {
 	Source   Source
 	Clock    Clock
 	Interval time.Duration
-	// Timeout counts from Close: how long jobs may stay unsettled after
-	// the last was pushed.
+	// Timeout: how long jobs may stay unsettled after Close.
 	Timeout time.Duration
 	// OnChange, when set, is told of every look's changes and the counts
 	// after it (from Run's goroutine).
@@ -126,8 +124,7 @@ type Follower struct {
 	wake     chan struct{}
 }
 
-// New returns a follower whose jobs settle as done after grace
-// (DefaultSettleGrace when zero).
+// New returns a follower; jobs gone for grace (0: DefaultSettleGrace) are done.
 func New(src Source, clock Clock, grace time.Duration) *Follower {
 	if grace <= 0 {
 		grace = DefaultSettleGrace
@@ -157,8 +154,7 @@ func (f *Follower) Add(jobs []triage.Pushed) {
 // be done: one miss may be a job caught between two reads.
 const minGoneLooks = 2
 
-// observe applies one look at the jobs and returns the changes, in the
-// order the jobs were added. f.mu is held.
+// observe applies one look, in the order jobs were added; f.mu is held.
 func (f *Follower) observe(now time.Time, o Observation) []Change {
 	var out []Change
 	for _, u := range f.order {
@@ -330,8 +326,7 @@ func (f *Follower) Run(ctx context.Context, stop func(Counts) bool) (Outcome, er
 	}
 }
 
-// Group is the jobs that failed again with one error signature, and its
-// newest raw message.
+// Group is the jobs that failed again with one signature (newest message).
 type Group struct {
 	Signature, Class, ExceptionClass, Message string
 	IDs                                       []string

@@ -56,8 +56,7 @@ func (p *Pacer) Wait(ctx context.Context, done int) error {
 // PaceSlice is the time one paced batch covers at the rate.
 const PaceSlice = 100 * time.Millisecond
 
-// BatchFor is the batch size for a rate: PaceSlice worth of jobs, at least
-// one, at most triage.WriteBatch.
+// BatchFor is PaceSlice worth of jobs, within 1..triage.WriteBatch.
 func BatchFor(rate float64) int {
 	n := int(math.Ceil(rate * PaceSlice.Seconds()))
 	return min(max(n, 1), triage.WriteBatch)

@@ -73,8 +73,7 @@ func (s *ServiceSource) Look(ctx context.Context, jobs []triage.Pushed) (Observa
 		o.Partial = o.Partial || st.Partial
 		maps.Copy(o.Queued, st.ByUUID)
 	}
-	// failed_jobs last: a job that failed between the two reads is then
-	// seen failed, never gone.
+	// failed_jobs last: a job failing between the reads is then seen failed.
 	if s.legacy {
 		if err := s.readNewRows(ctx); err != nil {
 			return o, err

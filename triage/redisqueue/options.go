@@ -32,15 +32,13 @@ type Options struct {
 	// MarkerTTL is how long a pushed uuid's marker keeps a re-run from
 	// pushing it again; zero means DefaultMarkerTTL.
 	MarkerTTL time.Duration
-	// DialTimeout bounds connecting and the opening ping; zero means
-	// DefaultDialTimeout.
+	// DialTimeout bounds connecting and the ping (0: DefaultDialTimeout).
 	DialTimeout time.Duration
 }
 
 // Defaults of Options.
 const (
-	// DefaultHost and DefaultPort are Laravel's REDIS_HOST and REDIS_PORT
-	// defaults.
+	// DefaultHost and DefaultPort are Laravel's REDIS_HOST and REDIS_PORT.
 	DefaultHost = "127.0.0.1"
 	DefaultPort = 6379
 	// DefaultMarkerTTL outlives a run that crashed between pushing and
@@ -180,8 +178,7 @@ func urlPassword(raw string) string {
 	return ""
 }
 
-// endpoint names the server for messages: scheme, address and database,
-// never the credentials.
+// endpoint names the server for messages, never the credentials.
 func (o Options) endpoint() string {
 	scheme := "redis"
 	if o.TLS {

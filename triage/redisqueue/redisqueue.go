@@ -429,8 +429,7 @@ func seq(n int) []int {
 	return out
 }
 
-// groupBy splits idx by key: the groups in the order their keys first
-// appear, each in idx's order.
+// groupBy splits idx by key, groups and members in first-seen order.
 func groupBy(idx []int, key func(int) string) [][]int {
 	at := map[string]int{}
 	var out [][]int
@@ -446,8 +445,7 @@ func groupBy(idx []int, key func(int) string) [][]int {
 	return out
 }
 
-// groupName names the jobs of one script in errors: the first one's name,
-// and how many there were.
+// groupName names a script's jobs in errors: the first, and how many.
 func groupName(batch []triage.Move, idx []int) string {
 	name := moveName(idx[0], batch[idx[0]])
 	if len(idx) > 1 {
@@ -547,8 +545,7 @@ func (b *Backend) Queues(ctx context.Context) ([]string, error) {
 			}
 		}
 		if b.opts.Cluster && len(q) > 2 && q[0] == '{' && q[len(q)-1] == '}' && strings.IndexByte(q[1:len(q)-1], '}') < 0 {
-			// The tag 13.5+ adds: the queue is the bare name, whose key
-			// QueueKey gives back.
+			// The tag 13.5+ adds: the queue is the bare name.
 			q = q[1 : len(q)-1]
 		}
 		if q != "" {
