@@ -326,9 +326,7 @@ func (f *Factory) backendOpeners() backendOpeners {
 			if c, err := f.Context(); err == nil && c != nil && c.Redis != "" {
 				rc = withRedisOverride(rc, c.Redis)
 			}
-			o := redisOptions(rc)
-			o.RetryAfter = retryAfter
-			return redisqueue.Open(ctx, o)
+			return redisqueue.Open(ctx, redisOptions(rc))
 		},
 		Database: func(ctx context.Context, dc appprofile.DatabaseConnection, table string) (triage.QueueBackend, error) {
 			return openJobsBackend(ctx, sqlstore.Config{Endpoint: endpointOf(dc.Target, dc), JobsTable: table,

@@ -119,7 +119,7 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 	pr := newMeter(opts.IO, "read", 0)
 	var sum triage.RestoreSummary
 	err = audited(audit, auditEntry{Command: "restore", Args: args}, func(e *auditEntry) (err error) {
-		for sum, err = range svc.Restore(ctx, triage.RestoreRun{Rows: ar, DryRun: opts.DryRun}) {
+		for sum, err = range svc.Restore(ctx, ar, opts.DryRun) {
 			if err == nil {
 				pr.update(sum.Read)
 			}

@@ -12,7 +12,6 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
-	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 // TestNewCmdRetry: retry's flags through runF, its defaults, and every
@@ -137,7 +136,7 @@ func TestRetryRunFake(t *testing.T) {
 		}
 	}
 
-	b := &triagetest.Backend{Name: "fake redis", Err: errors.New("connection refused")}
+	b := &memBackend{Name: "fake redis", Err: errors.New("connection refused")}
 	open := h.f.Service
 	h.f.Service = func(ctx context.Context) (*triage.Service, error) {
 		svc, err := open(ctx)

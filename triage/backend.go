@@ -6,27 +6,22 @@ import (
 )
 
 // QueueBackend is where one queue connection's jobs live: the jobs table of
-// a database other than failed_jobs', Redis, and whatever comes next (SQS,
-// beanstalkd) — river's driver shape, one package per backend. The jobs
-// table in the same database as failed_jobs is not a QueueBackend: there the
-// store moves a batch in one transaction (Batch.Commit, Move.Local), which is
-// stronger than any two-store protocol.
-//
-// Every backend proves the same contract in triage/backendtest.
+// a database other than failed_jobs', Redis, and whatever comes next —
+// river's driver shape, one package per backend, each proving the contract
+// in triage/backendtest. The jobs table beside failed_jobs is none: there
+// the store moves a batch in one transaction (Move.Local).
 type QueueBackend interface {
 	// Describe names the backend for confirmations and summaries, without
 	// secrets: "redis://127.0.0.1:6379/0 (prefix laravel_database_)".
 	Describe() string
 	// Push queues each move on m.Queue exactly as the connection's Laravel
-	// driver would push it, exactly once by payload uuid: a move whose uuid
-	// this backend already pushed (in an earlier run that crashed before
-	// deleting the failed_jobs row, or in this one) is not pushed again,
-	// even when a worker has meanwhile run the job. It returns only when
-	// every pushed job is durable in the backend (committed, acknowledged).
+	// driver would, once by Move.PushKey: a move this backend already
+	// pushed (in a run that crashed before deleting its row, or in this
+	// one) is not pushed again, even once a worker ran it. It returns once
+	// every pushed job is durable (committed, acknowledged).
 	Push(ctx context.Context, moves []Move, now time.Time) (PushResult, error)
-	// Stats counts the backend's queues with Laravel's meanings (see
-	// QueueStats). p.Queues names the queues to report; a backend that
-	// cannot list its queues (Redis) reports exactly those, with zero
+	// Stats counts p.Queues with Laravel's meanings (QueueStats); a backend
+	// that cannot list its queues (Redis) reports exactly those, with zero
 	// counts where a queue is empty.
 	Stats(ctx context.Context, p QueueStatsParams) ([]QueueStats, error)
 	Close() error
@@ -38,13 +33,10 @@ type QueueLister interface {
 	Queues(ctx context.Context) ([]string, error)
 }
 
-// PushResult says what one Push did.
+// PushResult says what one Push did: the moves it queued, and those it
+// found pushed before (a marker or record exists) and did not queue again.
 type PushResult struct {
-	// Pushed moves were queued by this call.
-	Pushed int
-	// Already moves were found pushed before (their uuid's marker or
-	// record exists) and were not queued again.
-	Already int
+	Pushed, Already int
 }
 
 // Queue connection drivers, as config/queue.php names them.
@@ -80,17 +72,15 @@ func (s JobState) String() string {
 	return "absent"
 }
 
-// JobStatesParams asks where jobs are, by payload uuid, queue by queue:
-// a backend looks only at the named queues.
+// JobStatesParams asks where jobs are: the payload uuids to look for, by
+// queue name (a backend looks only at the named queues).
 type JobStatesParams struct {
-	// UUIDs are the payload uuids to look for, by queue name.
 	UUIDs map[string][]string
 }
 
 // JobStates is a backend's answer: the jobs it holds, by payload uuid. A
-// uuid absent from ByUUID is not on its queue, unless Partial says a
-// queue was longer than the backend reads in one call (MaxJobStateScan);
-// then absence proves nothing, and a follower waits for a later call.
+// uuid absent from ByUUID is not on its queue, unless Partial says a queue
+// was longer than one call reads (MaxJobStateScan).
 type JobStates struct {
 	ByUUID  map[string]JobState
 	Partial bool
@@ -102,10 +92,8 @@ type JobStates struct {
 const MaxJobStateScan = 100000
 
 // JobStateReader is a queue backend that can say where jobs it holds are:
-// waiting, running (reserved), or gone. retry --follow uses it; a backend
-// without it cannot be followed. The database jobs table in failed_jobs'
-// database (a local route) is read through the Store, which implements it
-// too.
+// waiting, running (reserved), or gone; retry --follow needs it. A local
+// route's jobs table is read through the Store, which implements it too.
 type JobStateReader interface {
 	JobStates(ctx context.Context, p JobStatesParams) (JobStates, error)
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -14,73 +14,55 @@ import (
 // its locks for long.
 const WriteBatch = 2000
 
-// selection turns ids or a query into the batch parameters of a bulk write,
-// and reports the ids that matched nothing.
-func (s *Service) selection(ctx context.Context, q Query, refs []Ref, all bool) ([][]int64, Filter, []string, error) {
+// selection turns ids or a query into the walk of a bulk write's batches
+// of at most size rows, and reports the ids that matched nothing.
+func (s *Service) selection(ctx context.Context, q Query, refs []Ref, all bool, now time.Time, dry bool, size int) (walk, []string, error) {
+	// The keyset starts below the lowest id, not at 0: rows with negative
+	// (or zero) ids are failed jobs too.
+	seq := batchSeq{p: BatchParams{Limit: size, Now: now, DryRun: dry, AfterID: FirstAfterID}}
 	if len(refs) == 0 {
 		if !all && q.empty() {
-			return nil, Filter{}, nil, fmt.Errorf("%w: name job ids, a filter, or all", ErrInvalidInput)
+			return walk{}, nil, fmt.Errorf("%w: name job ids, a filter, or all", ErrInvalidInput)
 		}
-		return nil, q.filter(), nil, nil
+		seq.p.Filter = q.filter()
+		return newWalk(seq), nil, nil
 	}
 	found, err := s.Store.ResolveRefs(ctx, refs)
 	if err != nil {
-		return nil, Filter{}, nil, err
+		return walk{}, nil, err
 	}
 	var ids []int64
 	var missing []string
 	seen := map[int64]bool{}
 	for _, r := range refs {
-		id, ok := found[r]
-		if !ok {
+		if id, ok := found[r]; !ok {
 			missing = append(missing, r.String())
-			continue
-		}
-		if !seen[id] {
+		} else if !seen[id] {
 			seen[id] = true
 			ids = append(ids, id)
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	var chunks [][]int64
-	for i := 0; i < len(ids); i += WriteBatch {
-		chunks = append(chunks, ids[i:min(i+WriteBatch, len(ids))])
+	slices.Sort(ids)
+	seq.byIDs = true
+	for i := 0; i < len(ids); i += size {
+		seq.chunks = append(seq.chunks, ids[i:min(i+size, len(ids))])
 	}
-	return chunks, Filter{}, missing, nil
-}
-
-// rechunk splits id chunks into chunks of at most size ids.
-func rechunk(chunks [][]int64, size int) [][]int64 {
-	var out [][]int64
-	for _, c := range chunks {
-		for i := 0; i < len(c); i += size {
-			out = append(out, c[i:min(i+size, len(c))])
-		}
-	}
-	return out
+	return newWalk(seq), missing, nil
 }
 
 // FirstAfterID starts an ascending keyset scan or batch walk at the lowest
 // id a bigint primary key holds.
 const FirstAfterID = int64(math.MinInt64)
 
-// batchSeq yields the params of a bulk write's batches: the explicit id
-// chunks in order, or ascending keyset batches over the filter, each
-// starting after the previous one's last id, until one comes back short.
-// It is a value: a copy taken before next is the sequence from that batch.
+// batchSeq yields the params of a bulk write's batches: the id chunks in
+// order, or ascending keyset batches over the filter until one comes back
+// short. It is a value: a copy taken before next is the sequence from there.
 type batchSeq struct {
 	chunks [][]int64
 	byIDs  bool
 	i      int
 	p      BatchParams
 	done   bool
-}
-
-func newBatchSeq(chunks [][]int64, f Filter, byIDs bool, now time.Time, dry bool, size int) batchSeq {
-	// The keyset starts below the lowest id, not at 0: rows with negative
-	// (or zero) ids are failed jobs too.
-	return batchSeq{chunks: chunks, byIDs: byIDs,
-		p: BatchParams{Filter: f, Limit: size, Now: now, DryRun: dry, AfterID: FirstAfterID}}
 }
 
 // next is the params of the next batch; false when there is none.
@@ -111,12 +93,10 @@ func (q *batchSeq) advance(rows []*FailedRow) {
 // sweepPasses bounds the passes of a walk.
 const sweepPasses = 3
 
-// walk is a bulk write's batch sequence, walked again (up to sweepPasses
-// in all) when a batch of a pass was rolled back and run again. With SKIP
-// LOCKED a batch passes over rows another transaction holds, trusting it
-// to move them; if that transaction is then rolled back, nobody comes back
-// for them. Another pass does, and costs little: what was moved is gone.
-// Like batchSeq it is a value.
+// walk is a bulk write's batch sequence (a value, as batchSeq is), walked
+// again (up to sweepPasses in all) when a batch of a pass was rolled back:
+// with SKIP LOCKED a batch passes over rows another transaction holds, and
+// if that one is rolled back, only another pass comes back for them.
 type walk struct {
 	first, seq batchSeq
 	round      int
@@ -142,11 +122,9 @@ func (w *walk) next() (BatchParams, bool) {
 	}
 }
 
-// conflictAttempts bounds how often one batch runs again when the
-// database chose it as a deadlock victim: it was rolled back whole, so
-// running it again is safe. InnoDB picks victims among concurrent writers
-// (workers inserting into jobs, another jobtriage) even when they share no
-// row.
+// conflictAttempts bounds how often one batch runs again when the database
+// chose it as a deadlock victim (InnoDB does among concurrent writers that
+// share no row): it was rolled back whole, so running it again is safe.
 const conflictAttempts = 8
 
 // again reports whether a batch that failed with err runs again, after

@@ -50,11 +50,9 @@ func (s *Service) Show(ctx context.Context, id string) (Detail, error) {
 }
 
 func (s *Service) detailOf(r *FailedRow) Detail {
-	head := *r
-	head.Exception = TopExceptionHead(r.Exception)
 	// The job (its signature) from the row as stored; what is shown of it
 	// masked when redaction is on.
-	d := Detail{Job: JobFromRow(&head)}
+	d := Detail{Job: JobFromRow(listingRow(r, true))}
 	s.redactJob(&d.Job)
 	r = s.redactRow(r)
 	d.Payload, d.Exception = r.Payload, r.Exception

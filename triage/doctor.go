@@ -11,9 +11,8 @@ type Inspector interface {
 }
 
 // StoreFacts is what a failed-jobs store reports about itself: a SQL store
-// sets Database, the file driver's store File (its path), FileJobs (the
-// failed jobs it holds) and FileMissing (it does not exist yet). A store
-// that sets neither reports only that it opened.
+// sets Database, the file driver's store File (its path), FileJobs and
+// FileMissing; a store that sets neither reports only that it opened.
 type StoreFacts struct {
 	Database    *DatabaseFacts
 	File        string
@@ -47,8 +46,7 @@ type IndexAdvice struct {
 	SQL     string   `json:"sql"`
 }
 
-// Inspect returns the facts of the service's store; a store that is no
-// Inspector reports none.
+// Inspect returns the facts of the service's store, if it is an Inspector.
 func (s *Service) Inspect(ctx context.Context) (StoreFacts, error) {
 	if in, ok := s.Store.(Inspector); ok {
 		return in.Inspect(ctx)

@@ -9,12 +9,10 @@ import (
 // wall-clock text in the app's timezone that the stores compare filters with.
 const FailedAtLayout = "2006-01-02 15:04:05"
 
-// ParseFailedAt reads a failed_at text, surrounding spaces ignored, in any
-// layout a store may hold: Laravel's own, ISO 8601 with or without a zone,
-// PostgreSQL's timestamp and timestamptz output (DateStyle ISO), or a bare
-// date. Fractional seconds are accepted after the seconds in every layout.
-// A text without a zone is wall-clock time in loc; a zoned one keeps its
-// offset, and the caller decides whether that is an instant or a wall clock.
+// ParseFailedAt reads a failed_at text, spaces trimmed, in any layout a
+// store may hold: Laravel's, ISO 8601 with or without a zone, PostgreSQL's
+// timestamp(tz) output, or a bare date, fractional seconds accepted. A text
+// without a zone is wall-clock time in loc; a zoned one keeps its offset.
 func ParseFailedAt(s string, loc *time.Location) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	for _, layout := range [...]string{FailedAtLayout, "2006-01-02T15:04:05", "2006-01-02T15:04:05Z07:00",

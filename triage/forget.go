@@ -2,15 +2,13 @@ package triage
 
 import "context"
 
-// ForgetParams selects failed jobs to delete.
+// ForgetParams selects failed jobs to delete, as RetryParams selects; an
+// Archive (not on a dry run) gets each batch's rows as PruneParams' does.
 type ForgetParams struct {
 	Query
-	Refs   []Ref
-	All    bool
-	DryRun bool
-	// Archive, when set, receives each batch's rows whole, while the
-	// batch holds them and before they are deleted; its error rolls the
-	// batch back and ends the run. Not used on a dry run.
+	Refs    []Ref
+	All     bool
+	DryRun  bool
 	Archive Archiver
 }
 
@@ -22,8 +20,7 @@ type ForgetResult struct {
 	NotFound []string `json:"not_found"`
 }
 
-// Forget deletes failed jobs by id or by filter, batch by batch: it drains
-// StartForget's run into one result.
+// Forget deletes failed jobs: StartForget's run drained into one result.
 func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, error) {
 	run := s.StartForget(ctx, p)
 	var ids []string
@@ -35,111 +32,37 @@ func (s *Service) Forget(ctx context.Context, p ForgetParams) (ForgetResult, err
 	return res, run.Err()
 }
 
-// ForgetBatch is what one batch of a forget deleted (dry: would delete).
+// ForgetBatch is what one batch deleted, and the jobs deleted so far.
 type ForgetBatch struct {
-	IDs []string
-	// Deleted counts the jobs deleted so far, this batch's included.
+	IDs     []string
 	Deleted int
 }
 
-// ForgetRun is a forget its caller drives batch by batch, as RetryRun is;
-// it holds nothing between Next calls.
-type ForgetRun struct {
-	s    *Service
-	p    ForgetParams
-	res  ForgetResult
-	walk walk
-	last ForgetBatch
-	err  error
-	done bool
-}
+// ForgetRun is a forget its caller drives batch by batch, as RetryRun is
+// (it is one that deletes); it holds nothing between Next calls.
+type ForgetRun struct{ r *RetryRun }
 
 // StartForget begins a forget; a selection that cannot start makes the
 // first Next return false, with the reason in Err.
 func (s *Service) StartForget(ctx context.Context, p ForgetParams) *ForgetRun {
-	r := &ForgetRun{s: s, p: p, res: ForgetResult{DryRun: p.DryRun}}
-	chunks, f, missing, err := s.selection(ctx, p.Query, p.Refs, p.All)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	r.res.NotFound = missing
-	r.walk = newWalk(newBatchSeq(chunks, f, len(p.Refs) > 0, s.Now(), p.DryRun, WriteBatch))
-	return r
+	r := &RetryRun{s: s, p: RetryParams{Query: p.Query, Refs: p.Refs, All: p.All, DryRun: p.DryRun}, now: s.Now(),
+		forget: true, archive: p.Archive}
+	r.walk, r.res.NotFound, r.err = s.selection(ctx, p.Query, p.Refs, p.All, r.now, p.DryRun, WriteBatch)
+	return &ForgetRun{r}
 }
 
 // Next deletes the next batch; false when the run is over.
-func (r *ForgetRun) Next(ctx context.Context) bool {
-	if r.err != nil || r.done {
-		return false
-	}
-	if err := ctx.Err(); err != nil {
-		r.err = err
-		return false
-	}
-	bp, ok := r.walk.next()
-	if !ok {
-		r.done = true
-		return false
-	}
-	bp.NeedException = r.p.Signature != ""
-	for attempts := 0; ; {
-		err := r.batch(ctx, bp)
-		if err == nil {
-			return true
-		}
-		if again, err := r.walk.again(ctx, err, &attempts); !again {
-			r.err = err
-			return false
-		}
-	}
-}
+func (f *ForgetRun) Next(ctx context.Context) bool { return f.r.Next(ctx) }
 
 // Batch reports the batch the last Next deleted.
-func (r *ForgetRun) Batch() ForgetBatch { return r.last }
+func (f *ForgetRun) Batch() ForgetBatch {
+	return ForgetBatch{IDs: f.r.last.IDs, Deleted: f.r.last.Retried}
+}
 
 // Err is what ended the run early.
-func (r *ForgetRun) Err() error { return r.err }
+func (f *ForgetRun) Err() error { return f.r.err }
 
 // Result is what the committed batches did, ids aside.
-func (r *ForgetRun) Result() ForgetResult { return r.res }
-
-func (r *ForgetRun) batch(ctx context.Context, bp BatchParams) error {
-	b, err := r.s.Store.TakeBatch(ctx, bp)
-	if err != nil {
-		return err
-	}
-	rows := b.Rows()
-	var d Decision
-	// The archive is written before Decide: what it holds is what the
-	// batch then deletes.
-	var ids []string
-	for _, row := range rows {
-		j := r.p.Query.jobFor(row)
-		if len(r.p.Refs) == 0 && (!r.p.Query.match(j) || !r.p.Query.tagged(row)) {
-			continue
-		}
-		d.Delete = append(d.Delete, row.ID)
-		ids = append(ids, j.ID)
-	}
-	if r.p.Archive != nil && !r.p.DryRun && len(d.Delete) > 0 {
-		raw, err := b.Raw(ctx, d.Delete)
-		if err == nil {
-			err = r.p.Archive.Write(raw)
-		}
-		if err != nil {
-			b.Rollback()
-			return err
-		}
-	}
-	if err := b.Decide(ctx, d); err != nil {
-		return err
-	}
-	if err := b.Commit(ctx); err != nil {
-		return err
-	}
-	r.walk.seq.advance(rows)
-	r.res.Deleted += len(d.Delete)
-	r.last = ForgetBatch{IDs: ids, Deleted: r.res.Deleted}
-	return nil
+func (f *ForgetRun) Result() ForgetResult {
+	return ForgetResult{DryRun: f.r.p.DryRun, Deleted: f.r.res.Retried, NotFound: f.r.res.NotFound}
 }

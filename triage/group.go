@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -36,40 +38,29 @@ type Signature struct {
 	// Spark splits the two windows into SparkBuckets equal slices, oldest
 	// first: the first half sums to Previous, the second to Recent.
 	Spark []int `json:"spark"`
-	// New: the signature was first seen at or after the grouping's
-	// NewSince.
-	New bool `json:"new"`
+	New   bool  `json:"new"` // first seen at or after the grouping's NewSince
 }
 
 // Change is Recent − Previous: how much more (or, negative, less) the
 // signature failed in the last window than in the one before.
 func (s Signature) Change() int { return s.Recent - s.Previous }
 
-// Trend windows.
+// Trend windows: the default, the longest (two reach back twice as far),
+// and the sparkline slices over the two, half in each.
 const (
-	// DefaultTrendWindow is the trend window when none is asked for.
 	DefaultTrendWindow = time.Hour
-	// MaxTrendWindow bounds a trend window (two of them reach back twice
-	// as far).
-	MaxTrendWindow = 30 * 24 * time.Hour
-	// SparkBuckets is the number of sparkline slices over the two windows,
-	// half of them in each.
-	SparkBuckets = 8
+	MaxTrendWindow     = 30 * 24 * time.Hour
+	SparkBuckets       = 8
 )
 
 // SortKey orders signatures.
 type SortKey int
 
 const (
-	// SortCount: most failures first (the default).
-	SortCount SortKey = iota
-	// SortLast: the most recent failure first.
-	SortLast
-	// SortFirst: the newest signature first, what just started failing.
-	SortFirst
-	// SortTrend: the biggest rise from the previous window to the last
-	// first.
-	SortTrend
+	SortCount SortKey = iota // most failures first (the default)
+	SortLast                 // the most recent failure first
+	SortFirst                // the newest signature first: what just started failing
+	SortTrend                // the biggest rise from the previous window first
 	sortKeys
 )
 
@@ -92,9 +83,8 @@ func ParseSortKey(s string) (SortKey, error) {
 	return SortCount, fmt.Errorf("%w: sort %q: want one of %s", ErrInvalidInput, s, strings.Join(sortKeyNames[:], ", "))
 }
 
-// SortSignatures orders sigs by k, in place. Every key ends in the same
-// tie-breaks (count, last seen, id), so the order is total: two paths that
-// computed the same signatures list them the same way.
+// SortSignatures orders sigs by k, in place, every key ending in the same
+// tie-breaks (count, last seen, id): the order is total.
 func SortSignatures(sigs []Signature, k SortKey) {
 	sort.Slice(sigs, func(i, j int) bool { return signatureLess(&sigs[i], &sigs[j], k) })
 }
@@ -126,22 +116,19 @@ func signatureLess(a, b *Signature, k SortKey) bool {
 	return a.ID < b.ID
 }
 
-// GroupOptions fix what a grouping measures against.
+// GroupOptions fix what a grouping measures against: Now ends the last
+// trend window of Window (0: DefaultTrendWindow), and signatures first seen
+// at or after NewSince (zero: Now − Window) are New.
 type GroupOptions struct {
-	// Now ends the last trend window.
-	Now time.Time
-	// Window is the trend window; 0 is DefaultTrendWindow.
-	Window time.Duration
-	// NewSince marks signatures first seen at or after it as New; zero is
-	// Now − Window.
+	Now      time.Time
+	Window   time.Duration
 	NewSince time.Time
 }
 
-// Grouper folds failed jobs into signatures. It is the one place group
-// results are computed, whichever path reads the rows (a table scan, an
-// index): rows may come in any order, and the newest row of a signature
-// (the highest row id; the first added among equal ids) gives its example
-// message and id.
+// Grouper folds failed jobs into signatures, whichever path reads the rows
+// (a table scan, an index): rows may come in any order, and the newest row
+// of a signature (the highest id; the first added among equals) gives its
+// example message and id.
 type Grouper struct {
 	opts  GroupOptions
 	start time.Time // the previous window's start: Now − 2 × Window
@@ -169,12 +156,8 @@ func NewGrouper(o GroupOptions) (*Grouper, error) {
 	return &Grouper{opts: o, start: o.Now.Add(-2 * o.Window), byID: map[string]*sigState{}}, nil
 }
 
-// Options are the grouper's options with the defaults filled in.
-func (g *Grouper) Options() GroupOptions { return g.opts }
-
 // bucket is the sparkline slice a failure time falls in, -1 before the
-// previous window. Times after Now fall in the last slice: a worker's
-// clock a little ahead is still "now".
+// previous window; times after Now (a worker's clock ahead) in the last.
 func (g *Grouper) bucket(t time.Time) int {
 	if t.IsZero() || t.Before(g.start) {
 		return -1
@@ -193,8 +176,7 @@ func (g *Grouper) bucket(t time.Time) int {
 }
 
 // Add folds one job in; normalize gives the normalised exception message,
-// and is called only when the job is its signature's newest so far (once
-// per signature when rows come newest first).
+// called only when the job is its signature's newest so far.
 func (g *Grouper) Add(j Job, normalize func(string) string) {
 	st, ok := g.byID[j.Signature]
 	if !ok {
@@ -243,21 +225,12 @@ func (g *Grouper) Signatures(k SortKey, onlyNew bool) []Signature {
 		if onlyNew && !sig.New {
 			continue
 		}
-		sig.Queues = keys(st.queues)
-		sig.Connections = keys(st.connections)
+		sig.Queues = slices.Sorted(maps.Keys(st.queues))
+		sig.Connections = slices.Sorted(maps.Keys(st.connections))
 		sig.Spark = append([]int(nil), st.sig.Spark...)
 		out = append(out, sig)
 	}
 	SortSignatures(out, k)
-	return out
-}
-
-func keys(m map[string]struct{}) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 
@@ -274,23 +247,18 @@ type GroupProgress struct {
 type GroupParams struct {
 	Query
 	// ProgressEvery, when positive, has GroupSnapshots yield a snapshot
-	// every ProgressEvery matching rows before the final one, so a UI can
-	// show counts streaming in; 0 yields the final one alone.
+	// every ProgressEvery matching rows before the final one.
 	ProgressEvery int
-	// Window is the trend window (0: DefaultTrendWindow), ending at the
-	// service's Now.
-	Window time.Duration
-	// NewSince marks signatures first seen at or after it as New (zero:
-	// Now − Window); with OnlyNew only those are returned. First sightings
-	// are judged among the rows the query selects.
+	// Window and NewSince are GroupOptions', Now the service's; with
+	// OnlyNew only New signatures (first seen among the rows the query
+	// selects) are returned, in Sort order.
+	Window   time.Duration
 	NewSince time.Time
 	OnlyNew  bool
-	// Sort orders the result (and every snapshot).
-	Sort SortKey
+	Sort     SortKey
 }
 
-// Group folds every matching failed job into signatures, in p.Sort order:
-// GroupSnapshots' final list.
+// Group is GroupSnapshots' final list of signatures.
 func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error) {
 	g, err := Last(s.GroupSnapshots(ctx, p))
 	return g.Signatures, err
@@ -299,10 +267,10 @@ func (s *Service) Group(ctx context.Context, p GroupParams) ([]Signature, error)
 // errStopped ends a scan whose reader stopped reading its snapshots.
 var errStopped = errors.New("stopped")
 
-// GroupSnapshots folds every matching failed job into signatures and yields
-// what it has as it goes (see GroupParams.ProgressEvery), the last snapshot
-// with Done and the whole list; an error is yielded alone and ends it.
-// Memory grows with the number of distinct signatures, not with the table.
+// GroupSnapshots folds every matching failed job into signatures, in memory
+// that grows with the signatures, not the table, and yields what it has as
+// it goes (GroupParams.ProgressEvery), the last snapshot with Done; an
+// error is yielded alone and ends it.
 func (s *Service) GroupSnapshots(ctx context.Context, p GroupParams) iter.Seq2[GroupProgress, error] {
 	return func(yield func(GroupProgress, error) bool) {
 		fail := func(err error) { yield(GroupProgress{}, err) }
@@ -332,8 +300,7 @@ func (s *Service) GroupSnapshots(ctx context.Context, p GroupParams) iter.Seq2[G
 			return
 		}
 		if !handled {
-			// Failures repeat: the same message normalised once per pass,
-			// not once per row.
+			// Failures repeat: one normalisation per message, not per row.
 			cache := signature.NewCache(50000)
 			whole := p.wholeRows()
 			err = s.Store.ScanFailed(ctx, ScanParams{Filter: p.filter(), BatchSize: 2000, Full: whole}, func(r *FailedRow) error {
@@ -344,7 +311,7 @@ func (s *Service) GroupSnapshots(ctx context.Context, p GroupParams) iter.Seq2[G
 				if !p.tagged(r) {
 					return nil
 				}
-				j := jobFromRow(listingRow(r, whole), cache.Normalize)
+				j := JobFromRowWith(listingRow(r, whole), cache.Normalize)
 				if !p.match(j) {
 					return nil
 				}

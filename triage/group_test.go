@@ -210,9 +210,18 @@ func TestGrouperRejectsWindows(t *testing.T) {
 			t.Errorf("window %s: %v", w, err)
 		}
 	}
+	// The defaults: a DefaultTrendWindow window, NewSince at its start.
 	g, err := triage.NewGrouper(triage.GroupOptions{Now: fixedNow()})
-	if err != nil || g.Options().Window != triage.DefaultTrendWindow || !g.Options().NewSince.Equal(fixedNow().Add(-triage.DefaultTrendWindow)) {
-		t.Errorf("defaults: %+v %v", g.Options(), err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := fixedNow().Add(-triage.DefaultTrendWindow)
+	g.Add(job(1, "old", start.Add(-time.Second)), identity)
+	g.Add(job(2, "new", start), identity)
+	for _, s := range g.Signatures(triage.SortCount, false) {
+		if s.New != (s.ID == "new") || s.Recent != map[string]int{"old": 0, "new": 1}[s.ID] {
+			t.Errorf("defaults: %s is new %v, recent %d", s.ID, s.New, s.Recent)
+		}
 	}
 }
 

@@ -3,15 +3,15 @@ package triage
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 )
 
 // TableIdentity names one failed-jobs table on one server, for a local
-// cache that must never be shared between databases: where the server is,
-// which database and table, and the table's own identity where the server
-// exposes one (PostgreSQL's oid, MySQL's table id or creation time,
-// SQLite's file and root page), which changes when the table is dropped
-// and created again under the same name.
+// cache that must never be shared between databases, with the table's own
+// identity where the server exposes one (PostgreSQL's oid, MySQL's table id
+// or creation time, SQLite's file and root page), which changes when the
+// table is dropped and created again under the same name.
 type TableIdentity struct {
 	Dialect  string
 	Host     string
@@ -19,20 +19,17 @@ type TableIdentity struct {
 	Database string // the database name, or the SQLite file's path
 	Schema   string
 	Table    string
-	// Object is the table's identity on the server; "" when it exposes none.
-	Object string
+	Object   string // "" when the server exposes none
 }
 
-// Key is everything but Object: the table a cache belongs to, whichever
-// incarnation of it.
+// Key is everything but Object: the table, whichever incarnation of it.
 func (t TableIdentity) Key() string {
 	return t.Dialect + "\x00" + t.Host + "\x00" + t.Port + "\x00" + t.Database + "\x00" + t.Schema + "\x00" + t.Table
 }
 
-// IndexSource is what a store offers a local signature index: its
-// identity, the rows above an id with the columns grouping needs, and the
-// live ids (an index-only scan), so that rows deleted or retried by anyone
-// drop out of the index. sqlstore.Store implements it.
+// IndexSource is what a store (sqlstore) offers a local signature index:
+// its identity, the rows above an id, and the live ids (an index-only
+// scan), so rows deleted or retried by anyone drop out of the index.
 type IndexSource interface {
 	IndexIdentity(ctx context.Context) (TableIdentity, error)
 	// ScanAbove streams the rows with id > afterID, ascending, as a listing
@@ -40,27 +37,24 @@ type IndexSource interface {
 	ScanAbove(ctx context.Context, afterID int64, fn func(*FailedRow) error) error
 	// LiveIDs streams the ids ≤ upTo that exist, ascending.
 	LiveIDs(ctx context.Context, upTo int64, fn func(id int64) error) error
-	// MaxFailedID is the highest id, 0 when the table is empty: it sizes
-	// the index's columns before a pass, once, instead of growing them.
+	// MaxFailedID is the highest id (0: empty), which sizes the index.
 	MaxFailedID(ctx context.Context) (int64, error)
 }
 
-// RangeScanner is an IndexSource that can read ranges of ids on
-// connections of their own, so that a long pass (the first one over a
-// large table) reads several ranges at once: the server's work per row is
-// most of a pass, and one statement runs on one server process.
+// RangeScanner is an IndexSource that can read ranges of ids on connections
+// of their own, so a long pass reads several at once: one statement runs on
+// one server process, whose work per row is most of a pass.
 type RangeScanner interface {
 	// ScanRange streams the rows with afterID < id ≤ upTo, ascending, as
 	// ScanAbove does. Calls for disjoint ranges may run concurrently.
 	ScanRange(ctx context.Context, afterID, upTo int64, fn func(*FailedRow) error) error
-	// RangeScans is how many ScanRange calls may usefully run at once; 1
-	// when the store reads through one connection.
+	// RangeScans is how many ScanRange calls may usefully run at once.
 	RangeScans() int
 }
 
 // IndexedSignature is what a signature index keeps once per signature: the
-// fields a grouping shows, and the newest row it indexed with the
-// signature, whose raw message is the signature's example.
+// fields a grouping shows, and the newest row it indexed with it, whose raw
+// message is the example.
 type IndexedSignature struct {
 	ID             string
 	Class          string
@@ -78,23 +72,21 @@ type IndexedRow struct {
 	Connection string
 	FailedAt   time.Time // wall-clock time in the app timezone; zero when unreadable
 	Sig        *IndexedSignature
-	// NullQueue and NullConnection: the column is NULL (Queue or
-	// Connection is then ""), which no SQL filter on it matches.
+	// NullQueue and NullConnection: NULL, which no SQL filter matches.
 	NullQueue, NullConnection bool
 }
 
 // SignatureIndex answers groupings from a local index of each row's
 // signature (triage/sigindex) instead of a pass over the table.
 type SignatureIndex interface {
-	// Refresh brings the index up to date with the store and returns its
-	// live rows. It returns ErrIndexUnusable (wrapped) when this table
-	// cannot be indexed; the caller then scans.
+	// Refresh brings the index up to date and returns its live rows, or
+	// ErrIndexUnusable (wrapped) when this table cannot be indexed.
 	Refresh(ctx context.Context, loc *time.Location) (IndexView, error)
 }
 
-// IndexView is the live rows of a refreshed index, in memory.
+// IndexView is the live rows of a refreshed index, in memory, which Each
+// hands to fn newest (highest id) first.
 type IndexView interface {
-	// Each calls fn for every live row, newest (highest id) first.
 	Each(fn func(IndexedRow) error) error
 }
 
@@ -102,39 +94,31 @@ type IndexView interface {
 // big); a pass over the table gives the answer instead.
 var ErrIndexUnusable = errors.New("signature index unusable")
 
-// JobFromRowWith is JobFromRow with the normaliser given, so that a pass
-// over many rows can use a signature.Cache.
-func JobFromRowWith(r *FailedRow, normalize func(string) string) Job { return jobFromRow(r, normalize) }
-
 // indexable reports whether a query can be answered from the index: every
-// filter it has is on a field the index keeps. Search looks inside the
-// texts, which it does not keep, and so does Class: a scan pre-filters the
-// payload text for the class as json_encode writes it (payload.ClassNeedle),
-// which a payload written otherwise does not contain. It keeps no tags
-// either. Since is left to the store, which bounds the scan by id
-// (sqlstore.SinceSlack), so that a --since grouping reads only recent rows
-// anyway and counts exactly the rows it always did.
+// filter it has is on a field the index keeps. Search and tags look inside
+// the texts, which it does not keep, and so does Class (a scan pre-filters
+// the payload for payload.ClassNeedle, which a payload not written by
+// json_encode lacks). Since is left to the store, which bounds the scan by
+// id (sqlstore.SinceSlack) and so reads only recent rows anyway.
 func (q Query) indexable() bool {
 	f := q.Filter
 	return q.Class == "" && len(q.Tags) == 0 && f.Search == "" && len(f.PayloadContains) == 0 && f.MinID == 0 && f.MaxID == 0 && f.Since.IsZero()
 }
 
 // matchIndexed is the query's filter on an indexed row, as the SQL filter
-// and Query.match decide it for the row: queues and connections exactly,
-// failed_at as the wall-clock text Laravel writes compared with the bound's
-// wall clock in the app timezone, class and signature as match does.
+// and Query.match decide it: failed_at as Laravel's wall-clock text against
+// the bound's wall clock in the app timezone.
 func (q Query) matchIndexed(r IndexedRow, loc *time.Location) bool {
 	f := q.Filter
-	if len(f.Queues) > 0 && (r.NullQueue || !containsString(f.Queues, r.Queue)) {
+	if len(f.Queues) > 0 && (r.NullQueue || !slices.Contains(f.Queues, r.Queue)) {
 		return false
 	}
-	if len(f.Connections) > 0 && (r.NullConnection || !containsString(f.Connections, r.Connection)) {
+	if len(f.Connections) > 0 && (r.NullConnection || !slices.Contains(f.Connections, r.Connection)) {
 		return false
 	}
 	if !f.Until.IsZero() {
-		// SQL compares failed_at with the bound, written to the second as
-		// Store.wall writes it: a row whose failed_at is NULL or unreadable
-		// matches no bound.
+		// SQL compares failed_at with the bound to the second; a NULL or
+		// unreadable failed_at matches no bound.
 		if r.FailedAt.IsZero() || wallKey(r.FailedAt) > wallKey(f.Until.In(loc).Truncate(time.Second)) {
 			return false
 		}
@@ -142,19 +126,25 @@ func (q Query) matchIndexed(r IndexedRow, loc *time.Location) bool {
 	return q.match(Job{Class: r.Sig.Class, Signature: r.Sig.ID})
 }
 
-// wallKey orders wall-clock times as their text does: the clock fields,
-// whatever the zone.
+// wallKey orders wall-clock times as their text does, whatever the zone.
 func wallKey(t time.Time) int64 {
 	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC).UnixNano()
 }
 
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
+// indexView is the refreshed signature index for q; ok is false when it
+// cannot answer and the caller must scan.
+func (s *Service) indexView(ctx context.Context, q Query) (view IndexView, loc *time.Location, ok bool, err error) {
+	if s.Index == nil || !q.indexable() {
+		return nil, nil, false, nil
 	}
-	return false
+	if loc = s.Location; loc == nil {
+		loc = time.UTC
+	}
+	view, err = s.Index.Refresh(ctx, loc)
+	if errors.Is(err, ErrIndexUnusable) {
+		return nil, nil, false, nil
+	}
+	return view, loc, true, err
 }
 
 // groupFromIndex folds the live rows the index holds into the grouping,
@@ -165,19 +155,9 @@ func containsString(list []string, s string) bool {
 // filtered out), reading that row. handled is false when the index cannot
 // answer and the caller must scan.
 func (s *Service) groupFromIndex(ctx context.Context, q Query, add func(Job)) (fix func([]Signature) error, handled bool, err error) {
-	if s.Index == nil || !q.indexable() {
-		return nil, false, nil
-	}
-	loc := s.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	view, err := s.Index.Refresh(ctx, loc)
-	if errors.Is(err, ErrIndexUnusable) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, true, err
+	view, loc, handled, err := s.indexView(ctx, q)
+	if !handled || err != nil {
+		return nil, handled, err
 	}
 	newest := map[*IndexedSignature]int64{}
 	err = view.Each(func(r IndexedRow) error {
@@ -215,9 +195,7 @@ func (s *Service) groupFromIndex(ctx context.Context, q Query, add func(Job)) (f
 			if err != nil {
 				return err
 			}
-			head := *r
-			head.Exception = TopExceptionHead(r.Exception)
-			j := JobFromRow(&head)
+			j := JobFromRow(listingRow(r, true))
 			sigs[i].Example, sigs[i].NewestID = j.ExceptionMessage, j.ID
 		}
 		return nil
@@ -232,19 +210,12 @@ var errEnoughIDs = errors.New("enough ids")
 // they are read, instead of every row of the table. ok is false when the
 // index cannot answer and the caller must scan.
 func (s *Service) listFromIndex(ctx context.Context, p ListParams, cur Cursor) (page Page, ok bool, err error) {
-	if s.Index == nil || p.Signature == "" || !p.Query.indexable() {
+	if p.Signature == "" {
 		return page, false, nil
 	}
-	loc := s.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	view, err := s.Index.Refresh(ctx, loc)
-	if errors.Is(err, ErrIndexUnusable) {
-		return page, false, nil
-	}
-	if err != nil {
-		return page, true, err
+	view, loc, ok, err := s.indexView(ctx, p.Query)
+	if !ok || err != nil {
+		return page, ok, err
 	}
 	var ids []int64
 	err = view.Each(func(r IndexedRow) error {
@@ -276,10 +247,7 @@ func (s *Service) listFromIndex(ctx context.Context, p ListParams, cur Cursor) (
 			page.Next = CursorBefore(lastShown).String()
 			break
 		}
-		// A whole row, cut as a listing's SQL cuts it (as Each does).
-		head := *r
-		head.Exception = TopExceptionHead(r.Exception)
-		j := JobFromRow(&head)
+		j := JobFromRow(listingRow(r, true)) // cut as a listing's SQL cuts it
 		s.redactJob(&j)
 		page.Jobs = append(page.Jobs, j)
 		lastShown = id

@@ -25,14 +25,12 @@ type Job struct {
 	FailedAt         time.Time `json:"failed_at"`
 	Signature        string    `json:"signature"`
 	// Problem says which columns of the row could not be read and why
-	// ("queue is NULL; failed_at \"garbage\" is not a time"); "" for a
-	// sound row. The other fields hold what could be read, FailedAt is
-	// zero when it could not.
+	// ("queue is NULL; failed_at \"garbage\" is not a time"); the other
+	// fields hold what could be read (FailedAt zero when it could not).
 	Problem string `json:"problem,omitempty"`
 }
 
-// RowProblem is one column of a failed_jobs row that is not as Laravel
-// writes it.
+// RowProblem is a column of a failed_jobs row not as Laravel writes it.
 type RowProblem struct {
 	Column string // "connection", "queue", "payload", "exception", "failed_at"
 	Reason string // "is NULL", "\"garbage\" is not a time"
@@ -61,15 +59,14 @@ func RowName(r *FailedRow) string {
 	return fmt.Sprintf("row %d", r.ID)
 }
 
-// JobFromRow derives what a listing shows from a row: a listing's (the
-// payload's class windows and the top exception's head) or a whole one with
-// its exception cut by TopExceptionHead. payload.JobClass cuts a whole
-// payload into the same windows the store's SQL selects, so both give the
-// same class and signature.
-func JobFromRow(r *FailedRow) Job { return jobFromRow(r, signature.Normalize) }
+// JobFromRow derives what a listing shows from a listing's row, or a whole
+// one with its exception cut by TopExceptionHead: both give the same class
+// and signature.
+func JobFromRow(r *FailedRow) Job { return JobFromRowWith(r, signature.Normalize) }
 
-// jobFromRow takes the normaliser, so a whole-table pass can use a cache.
-func jobFromRow(r *FailedRow, normalize func(string) string) Job {
+// JobFromRowWith is JobFromRow with the normaliser given, so that a pass
+// over many rows can use a signature.Cache.
+func JobFromRowWith(r *FailedRow, normalize func(string) string) Job {
 	j := jobWithoutSignature(r)
 	j.ExceptionClass, j.ExceptionMessage = exception.Head(r.Exception)
 	j.Signature = signature.ID(j.Class, j.ExceptionClass, normalize(j.ExceptionMessage))
@@ -77,8 +74,7 @@ func jobFromRow(r *FailedRow, normalize func(string) string) Job {
 }
 
 // jobWithoutSignature is JobFromRow without the exception's head and the
-// signature, which a retry or forget that does not select by signature
-// never reads (they cost a tenth of a retry's CPU).
+// signature, which cost a tenth of a retry's CPU when unused.
 func jobWithoutSignature(r *FailedRow) Job {
 	j := Job{
 		RowID:      r.ID,
@@ -124,10 +120,9 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// Cursor is the opaque continuation of a listing: the last row id it showed.
-// It is base64 so that nobody is tempted to compute with it. The zero
-// Cursor starts from the newest row; CursorBefore(0) continues below a row
-// with id 0 (rows with negative ids follow it).
+// Cursor is the opaque (base64, so nobody computes with it) continuation of
+// a listing: the last row id it showed. The zero Cursor starts from the
+// newest row; CursorBefore(0) continues below a row with id 0.
 type Cursor struct {
 	BeforeID int64
 	atZero   bool // BeforeID 0 is a bound, not "from the newest"
@@ -136,15 +131,13 @@ type Cursor struct {
 // CursorBefore continues a listing below the row with this id.
 func CursorBefore(id int64) Cursor { return Cursor{BeforeID: id, atZero: id == 0} }
 
-// Bounded reports whether the cursor continues a listing, rather than
-// starting it from the newest row.
+// Bounded reports whether the cursor continues a listing.
 func (c Cursor) Bounded() bool { return c.BeforeID != 0 || c.atZero }
 
 const cursorPrefix = "v1:"
 
 // below narrows f to the rows a cursor at id 0 continues with: a store's
-// BeforeID 0 means no bound, so "below 0" is said as MaxID -1 (ids are
-// integers), or a lower MaxID f already has.
+// BeforeID 0 means no bound, so "below 0" is said as MaxID -1.
 func (c Cursor) below(f Filter) Filter {
 	if c.atZero && c.BeforeID == 0 && (f.MaxID == 0 || f.MaxID > -1) {
 		f.MaxID = -1

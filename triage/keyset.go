@@ -2,11 +2,10 @@ package triage
 
 import "sort"
 
-// keySet is a set of row keys that are added mostly in ascending order — a
-// pass walks failed_jobs by id — so it keeps runs of consecutive keys as
-// ranges: a million skipped rows in a row cost one range, not a million
-// map entries. Keys that arrive below the last range (a sweep pass going
-// over the table again) go to a map.
+// keySet is a set of row keys added mostly in ascending order (a pass walks
+// failed_jobs by id), so it keeps runs of consecutive keys as ranges: a
+// million skipped rows in a row cost one range. Keys below the last range
+// (a sweep pass) go to a map.
 type keySet struct {
 	runs  [][2]int64 // ascending, disjoint, not adjacent
 	extra map[int64]struct{}
@@ -34,25 +33,5 @@ func (k *keySet) add(x int64) {
 			k.extra = map[int64]struct{}{}
 		}
 		k.extra[x] = struct{}{}
-	}
-}
-
-// undo removes keys just added, in the order they were added: a batch
-// that was rolled back takes its skips back.
-func (k *keySet) undo(added []int64) {
-	for i := len(added) - 1; i >= 0; i-- {
-		x := added[i]
-		if _, ok := k.extra[x]; ok {
-			delete(k.extra, x)
-			continue
-		}
-		n := len(k.runs)
-		if n > 0 && k.runs[n-1][1] == x {
-			if k.runs[n-1][0] == x {
-				k.runs = k.runs[:n-1]
-			} else {
-				k.runs[n-1][1] = x - 1
-			}
-		}
 	}
 }

@@ -3,7 +3,8 @@ package triage
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -68,15 +69,13 @@ func ParseQueueRef(s string) (QueueRef, error) {
 // comma-separated list as artisan's is; duplicates are dropped.
 func ParseQueueRefs(args []string) ([]QueueRef, error) {
 	var out []QueueRef
-	seen := map[QueueRef]bool{}
 	for _, a := range args {
 		for _, part := range strings.Split(a, ",") {
 			r, err := ParseQueueRef(part)
 			if err != nil {
 				return nil, err
 			}
-			if !seen[r] {
-				seen[r] = true
+			if !slices.Contains(out, r) {
 				out = append(out, r)
 			}
 		}
@@ -92,12 +91,11 @@ func (q QueueRef) matches(connection, queue string) bool {
 // MonitorParams drives one health check.
 type MonitorParams struct {
 	// Queues to report; empty means every queue with rows in jobs or
-	// failures in the window.
+	// failures in the window (how far back failures are counted).
 	Queues     []QueueRef
 	Now        time.Time
 	RetryAfter time.Duration
-	// Window is how far back failures are counted.
-	Window time.Duration
+	Window     time.Duration
 	// Connections are the app's queue connections, from the app profile.
 	// Empty means the failed_jobs database's jobs table alone, with queue
 	// names not tied to a connection (no profile, or --dsn only).
@@ -105,21 +103,17 @@ type MonitorParams struct {
 	// DefaultConnection is queue.default: the connection a queue named
 	// without one is measured on, as queue:monitor does.
 	DefaultConnection string
-	// Pauses is the app's cache store, which holds the queue pause keys
-	// (triage/pause.go); nil when it cannot be read.
-	Pauses CacheStore
+	Pauses            CacheStore // the queue pause keys' store; nil when it cannot be read
 }
 
 // MonitorConnection is one queue connection a monitor can (or cannot) see.
 type MonitorConnection struct {
-	Name string
-	// DefaultQueue is the connection's queue setting, always monitored.
-	DefaultQueue string
-	// Local: the connection's jobs table is the failed_jobs database's.
-	Local bool
-	// Backend counts the connection's queues when not Local.
-	Backend QueueBackend
-	// RetryAfter is the connection's retry_after (stuck jobs, jobs table).
+	Name         string
+	DefaultQueue string // the connection's queue setting, always monitored
+	// Local: the connection's jobs table is the failed_jobs database's;
+	// else Backend counts its queues.
+	Local      bool
+	Backend    QueueBackend
 	RetryAfter time.Duration
 	// Blind says why the monitor cannot see this connection (sync, sqs,
 	// unreachable); its failures are still counted.
@@ -127,10 +121,9 @@ type MonitorConnection struct {
 	// Unsupported: Blind because of the connection's driver (sync, sqs),
 	// a fixed fact of the app rather than news on every run.
 	Unsupported bool
-	// Via is the first connection of a failover connection: its size,
-	// pending and oldest job are Via's, as Laravel's FailoverQueue
-	// delegates them (FollowFailover). It lists no queues of its own, so
-	// that no queue is counted twice.
+	// Via is the first connection of a failover connection, whose counts
+	// are Via's, as Laravel's FailoverQueue delegates them (FollowFailover);
+	// it lists no queues of its own, so none is counted twice.
 	Via string
 }
 
@@ -172,14 +165,11 @@ type QueueHealth struct {
 	Reserved   int64  `json:"reserved"`
 	Stuck      int64  `json:"stuck"`
 	// OldestPendingAt is when the longest-waiting ready job became
-	// available; zero when nothing is pending.
-	OldestPendingAt  time.Time     `json:"oldest_pending_at"`
-	OldestPendingAge time.Duration `json:"-"`
-	// OldestPendingUnknown is QueueStats.OldestPendingUnknown: why the age
-	// of a pending queue is not known.
-	OldestPendingUnknown string `json:"-"`
-	// Failed counts failed_jobs rows of this queue in the window.
-	Failed int64 `json:"failed"`
+	// available (zero when nothing is pending), as QueueStats has it.
+	OldestPendingAt      time.Time     `json:"oldest_pending_at"`
+	OldestPendingAge     time.Duration `json:"-"`
+	OldestPendingUnknown string        `json:"-"`
+	Failed               int64         `json:"failed"` // in the window
 	// Paused: workers skip the queue (queue:pause or jobtriage pause), so
 	// its backlog is held, not stuck.
 	Paused bool `json:"paused,omitempty"`
@@ -192,17 +182,14 @@ type Report struct {
 	RetryAfter time.Duration
 	Queues     []QueueHealth
 	// Failed counts the window's failures of the monitored queues (of the
-	// whole app when no queue was named).
-	Failed int64
-	// NoJobsTable: the app has no jobs table (a Redis queue, say), so only
-	// failures were counted.
+	// whole app when no queue was named); with NoJobsTable (a Redis queue,
+	// say) only failures were counted.
+	Failed      int64
 	NoJobsTable bool
 	// Blind lists the connections whose queues could not be counted, with
 	// why ("sqs: jobtriage cannot read sqs queues").
-	Blind []string
-	// PauseError says why the queues' pause state is unknown ("" when it
-	// was read, or there is no cache store to read).
-	PauseError string
+	Blind      []string
+	PauseError string // why the queues' pause state is unknown
 }
 
 // Monitor runs one health check: one grouped count over jobs (indexed on
@@ -214,22 +201,7 @@ func Monitor(ctx context.Context, st MonitorSource, p MonitorParams) (Report, er
 	if p.RetryAfter < 0 {
 		return Report{}, fmt.Errorf("%w: retry_after must not be negative", ErrInvalidInput)
 	}
-	if len(p.Connections) > 0 {
-		return monitorConnections(ctx, st, p)
-	}
 	rep := Report{At: p.Now, Window: p.Window, RetryAfter: p.RetryAfter, NoJobsTable: !st.Schema().HasJobs}
-	byName := map[string]QueueStats{}
-	var names []string
-	if !rep.NoJobsTable {
-		stats, err := st.QueueStats(ctx, QueueStatsParams{Queues: queueNames(p.Queues), Now: p.Now, RetryAfter: p.RetryAfter})
-		if err != nil {
-			return Report{}, err
-		}
-		for _, s := range stats {
-			byName[s.Queue] = s
-			names = append(names, s.Queue)
-		}
-	}
 	failedBy := map[QueueRef]int64{} // connection and queue of every failure
 	err := st.ScanRecentFailed(ctx, RecentParams{Since: p.Now.Add(-p.Window)}, func(r *FailedRow) error {
 		failedBy[QueueRef{Connection: r.Connection, Queue: r.Queue}]++
@@ -239,26 +211,16 @@ func Monitor(ctx context.Context, st MonitorSource, p MonitorParams) (Report, er
 		return Report{}, err
 	}
 	refs := p.Queues
-	if len(refs) == 0 {
-		refs = everyQueue(names, failedBy)
+	if len(p.Connections) > 0 {
+		refs, err = monitorConnections(ctx, st, p, failedBy, &rep)
+	} else {
+		err = monitorJobsTable(ctx, st, p, failedBy, &rep)
 	}
-	for _, ref := range refs {
-		s := byName[ref.Queue]
-		h := QueueHealth{Connection: ref.Connection, Queue: ref.Queue, Size: s.Size, Pending: s.Pending,
-			Delayed: s.Delayed, Reserved: s.Reserved, Stuck: s.Stuck, OldestPendingAt: s.OldestPendingAt,
-			OldestPendingUnknown: s.OldestPendingUnknown}
-		if !s.OldestPendingAt.IsZero() {
-			h.OldestPendingAge = max(p.Now.Sub(s.OldestPendingAt), 0)
-		}
-		for f, n := range failedBy {
-			if ref.matches(f.Connection, f.Queue) {
-				h.Failed += n
-			}
-		}
-		rep.Queues = append(rep.Queues, h)
+	if err != nil {
+		return Report{}, err
 	}
 	for f, n := range failedBy {
-		if len(p.Queues) == 0 || anyMatches(p.Queues, f) {
+		if len(refs) == 0 || slices.ContainsFunc(refs, func(r QueueRef) bool { return r.matches(f.Connection, f.Queue) }) {
 			rep.Failed += n
 		}
 	}
@@ -266,49 +228,75 @@ func Monitor(ctx context.Context, st MonitorSource, p MonitorParams) (Report, er
 	return rep, nil
 }
 
+// health is a queue's line of a report, its failures not yet counted.
+func health(conn, queue string, s QueueStats, now time.Time) QueueHealth {
+	h := QueueHealth{Connection: conn, Queue: queue, Size: s.Size, Pending: s.Pending, Delayed: s.Delayed,
+		Reserved: s.Reserved, Stuck: s.Stuck, OldestPendingAt: s.OldestPendingAt, OldestPendingUnknown: s.OldestPendingUnknown}
+	if !s.OldestPendingAt.IsZero() {
+		h.OldestPendingAge = max(now.Sub(s.OldestPendingAt), 0)
+	}
+	return h
+}
+
+// monitorJobsTable is Monitor without the app's queue connections: the
+// failed_jobs database's jobs table alone, queue names not tied to a
+// connection, and a queue's failures those of every connection unless
+// its ref names one.
+func monitorJobsTable(ctx context.Context, st MonitorSource, p MonitorParams, failedBy map[QueueRef]int64, rep *Report) error {
+	byName := map[string]QueueStats{}
+	var names []string
+	if !rep.NoJobsTable {
+		stats, err := st.QueueStats(ctx, QueueStatsParams{Queues: queueNames(p.Queues), Now: p.Now, RetryAfter: p.RetryAfter})
+		if err != nil {
+			return err
+		}
+		for _, s := range stats {
+			byName[s.Queue] = s
+			names = append(names, s.Queue)
+		}
+	}
+	refs := p.Queues
+	if len(refs) == 0 {
+		refs = everyQueue(names, failedBy)
+	}
+	for _, ref := range refs {
+		h := health(ref.Connection, ref.Queue, byName[ref.Queue], p.Now)
+		for f, n := range failedBy {
+			if ref.matches(f.Connection, f.Queue) {
+				h.Failed += n
+			}
+		}
+		rep.Queues = append(rep.Queues, h)
+	}
+	return nil
+}
+
 // monitorConnections is Monitor over the app profile's queue connections:
 // each connection's queues are counted in its own backend and reported as
-// connection:queue. A queue named without a connection is measured on
-// the default connection; with no queue named, every connection's default
-// queue and the queues of the window's failures are.
-func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) (Report, error) {
-	rep := Report{At: p.Now, Window: p.Window, RetryAfter: p.RetryAfter, NoJobsTable: !st.Schema().HasJobs}
-	failedBy := map[QueueRef]int64{}
-	err := st.ScanRecentFailed(ctx, RecentParams{Since: p.Now.Add(-p.Window)}, func(r *FailedRow) error {
-		failedBy[QueueRef{Connection: r.Connection, Queue: r.Queue}]++
-		return nil
-	})
-	if err != nil {
-		return Report{}, err
-	}
+// connection:queue. A queue named without a connection is the default
+// connection's, as queue:monitor reads it; with no queue named, every
+// connection's default queue and the queues of the window's failures are
+// measured. It returns the refs the total of failures counts.
+func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, failedBy map[QueueRef]int64, rep *Report) ([]QueueRef, error) {
 	byConn := map[string]MonitorConnection{}
 	for _, c := range p.Connections {
 		byConn[c.Name] = c
 	}
-	// The queues to measure, per connection, in a stable order.
-	want := map[string][]string{}
+	want := map[string][]string{} // the queues to measure, per connection
 	addQueue := func(conn, queue string) {
-		for _, q := range want[conn] {
-			if q == queue {
-				return
-			}
+		if !slices.Contains(want[conn], queue) {
+			want[conn] = append(want[conn], queue)
 		}
-		want[conn] = append(want[conn], queue)
 	}
-	// A queue named without a connection is the default connection's, as
-	// queue:monitor reads it.
 	refs := make([]QueueRef, 0, len(p.Queues))
 	for _, r := range p.Queues {
 		if r.Connection == "" {
 			r.Connection = p.DefaultConnection
 		}
 		refs = append(refs, r)
+		addQueue(r.Connection, r.Queue)
 	}
-	if len(refs) > 0 {
-		for _, r := range refs {
-			addQueue(r.Connection, r.Queue)
-		}
-	} else {
+	if len(refs) == 0 {
 		// Local connections share the failed_jobs database's one jobs
 		// table: its queues are listed under the first of them only, so
 		// no queue is reported (and summed) twice.
@@ -325,7 +313,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 				listedLocal = true
 				got, err := st.QueueStats(ctx, QueueStatsParams{Now: p.Now, RetryAfter: c.RetryAfter})
 				if err != nil {
-					return Report{}, err
+					return nil, err
 				}
 				for _, s := range got {
 					listed = append(listed, s.Queue)
@@ -333,7 +321,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 			case ok:
 				got, err := ql.Queues(ctx)
 				if err != nil {
-					return Report{}, fmt.Errorf("listing the queues of connection %s (%s): %w", c.Name, c.Backend.Describe(), err)
+					return nil, fmt.Errorf("listing the queues of connection %s (%s): %w", c.Name, c.Backend.Describe(), err)
 				}
 				listed = got
 			}
@@ -345,73 +333,52 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 			addQueue(f.Connection, f.Queue)
 		}
 	}
-	conns := make([]string, 0, len(want))
-	for c := range want {
-		conns = append(conns, c)
-	}
-	sort.Strings(conns)
 	for _, c := range p.Connections {
 		if c.Blind != "" {
 			rep.Blind = append(rep.Blind, c.Name+": "+c.Blind)
 		}
 	}
+	conns := slices.Sorted(maps.Keys(want))
 	for _, conn := range conns {
 		queues := want[conn]
-		sort.Strings(queues)
+		slices.Sort(queues)
 		c, known := byConn[conn]
-		stats := map[string]QueueStats{}
+		var got []QueueStats
+		var err error
 		switch {
-		case !known || c.Blind != "":
-			// Failures only; the connection is listed in Blind (or not in
-			// the profile at all).
-		case c.Local && rep.NoJobsTable:
+		case !known || c.Blind != "" || (c.Local && rep.NoJobsTable):
+			// Failures only; a blind connection is listed in Blind.
 		case c.Local:
 			retryAfter := c.RetryAfter
 			if p.RetryAfter > 0 {
 				retryAfter = p.RetryAfter
 			}
-			got, err := st.QueueStats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: retryAfter})
-			if err != nil {
-				return Report{}, err
-			}
-			for _, s := range got {
-				stats[s.Queue] = s
-			}
+			got, err = st.QueueStats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: retryAfter})
 		case c.Backend != nil:
-			got, err := c.Backend.Stats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: c.RetryAfter})
-			if err != nil {
-				return Report{}, fmt.Errorf("counting the queues of connection %s (%s): %w", conn, c.Backend.Describe(), err)
-			}
-			for _, s := range got {
-				stats[s.Queue] = s
+			if got, err = c.Backend.Stats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: c.RetryAfter}); err != nil {
+				err = fmt.Errorf("counting the queues of connection %s (%s): %w", conn, c.Backend.Describe(), err)
 			}
 		}
+		if err != nil {
+			return nil, err
+		}
+		stats := map[string]QueueStats{}
+		for _, s := range got {
+			stats[s.Queue] = s
+		}
 		for _, q := range queues {
-			s := stats[q]
-			h := QueueHealth{Connection: conn, Queue: q, Size: s.Size, Pending: s.Pending,
-				Delayed: s.Delayed, Reserved: s.Reserved, Stuck: s.Stuck, OldestPendingAt: s.OldestPendingAt,
-				OldestPendingUnknown: s.OldestPendingUnknown, Failed: failedBy[QueueRef{Connection: conn, Queue: q}]}
-			if !s.OldestPendingAt.IsZero() {
-				h.OldestPendingAge = max(p.Now.Sub(s.OldestPendingAt), 0)
-			}
+			h := health(conn, q, stats[q], p.Now)
+			h.Failed = failedBy[QueueRef{Connection: conn, Queue: q}]
 			rep.Queues = append(rep.Queues, h)
 		}
 	}
-	for f, n := range failedBy {
-		if len(refs) == 0 || anyMatches(refs, f) {
-			rep.Failed += n
-		}
-	}
-	markPaused(ctx, p, &rep)
-	return rep, nil
+	return refs, nil
 }
 
 func queueNames(refs []QueueRef) []string {
 	var out []string
-	seen := map[string]bool{}
 	for _, r := range refs {
-		if !seen[r.Queue] {
-			seen[r.Queue] = true
+		if !slices.Contains(out, r.Queue) {
 			out = append(out, r.Queue)
 		}
 	}
@@ -428,21 +395,11 @@ func everyQueue(jobQueues []string, failed map[QueueRef]int64) []QueueRef {
 	for f := range failed {
 		set[f.Queue] = true
 	}
-	out := make([]QueueRef, 0, len(set))
-	for q := range set {
+	var out []QueueRef
+	for _, q := range slices.Sorted(maps.Keys(set)) {
 		out = append(out, QueueRef{Queue: q})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Queue < out[j].Queue })
 	return out
-}
-
-func anyMatches(refs []QueueRef, f QueueRef) bool {
-	for _, r := range refs {
-		if r.matches(f.Connection, f.Queue) {
-			return true
-		}
-	}
-	return false
 }
 
 // Thresholds are the limits of a health check; zero disables one. Every
@@ -507,22 +464,18 @@ func (r Report) Check(t Thresholds) []Breach {
 }
 
 // FailureFeed hands a watcher each failure once: first the ones already in
-// the window, then on every Next only the rows above the highest id seen, by
-// primary key. Its cost per call follows the new failures, not the table.
-//
-// A row whose id was allocated before the high-water mark but committed
-// after it (two concurrent inserts on PostgreSQL) is not seen; Laravel
-// inserts failures in autocommit statements, so that gap is milliseconds wide.
+// the window, then on every Next only the rows above the highest id seen,
+// so its cost follows the new failures, not the table. A row whose id was
+// allocated before the high-water mark but committed after it is not seen;
+// Laravel inserts failures in autocommit statements, so that gap is small.
 type FailureFeed struct {
-	Store MonitorSource
-	// BatchSize bounds the rows per round trip; 0 picks a default.
-	BatchSize int
+	Store     MonitorSource
+	BatchSize int // rows per round trip; 0 picks a default
 	last      int64
 	started   bool
 }
 
-// Start reads the failures of the window before now and remembers where the
-// table ends.
+// Start reads the window's failures and remembers where the table ends.
 func (f *FailureFeed) Start(ctx context.Context, since time.Time, fn func(Job)) error {
 	last, err := f.Store.MaxFailedID(ctx)
 	if err != nil {
@@ -542,8 +495,7 @@ func (f *FailureFeed) Start(ctx context.Context, since time.Time, fn func(Job)) 
 	return nil
 }
 
-// Next hands fn every failure added since the last look, oldest first, and
-// returns how many there were.
+// Next hands fn every failure added since the last look, oldest first.
 func (f *FailureFeed) Next(ctx context.Context, fn func(Job)) (int, error) {
 	if !f.started {
 		return 0, fmt.Errorf("failure feed: Next before Start")
@@ -557,23 +509,4 @@ func (f *FailureFeed) Next(ctx context.Context, fn func(Job)) (int, error) {
 			return nil
 		})
 	return n, err
-}
-
-// LastID is the high-water mark: the highest id handed out or skipped.
-func (f *FailureFeed) LastID() int64 { return f.last }
-
-// AlertKeys are the alert keys a failure counts under: always "app", then
-// per the chosen dimensions "queue:<name>", "class:<Class>", "sig:<id>".
-func AlertKeys(j Job, perQueue, perClass, perSignature bool) []string {
-	keys := []string{"app"}
-	if perQueue {
-		keys = append(keys, "queue:"+j.Queue)
-	}
-	if perClass && j.Class != "" {
-		keys = append(keys, "class:"+j.Class)
-	}
-	if perSignature && j.Signature != "" {
-		keys = append(keys, "sig:"+j.Signature)
-	}
-	return keys
 }

@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// Laravel's queue pause state (QueueManager::pause, pauseFor, pauseAll,
-// resume, resumeAll, 12.40+; pauseAll 13.25+) is a key in the app's default
-// cache store that every worker reads on every loop, per queue.
+// Laravel's queue pause state (QueueManager::pause, pauseFor, resume,
+// 12.40+; pauseAll, resumeAll 13.25+) is a key in the app's default cache
+// store that every worker reads on every loop, per queue.
 const (
 	// pausedQueueKeyPrefix is followed by "{connection}:{queue}".
 	pausedQueueKeyPrefix = "illuminate:queue:paused:"
@@ -49,27 +49,23 @@ type CacheStore interface {
 	Describe() string
 }
 
-// PauseParams are one pause or resume.
+// PauseParams are one pause or resume: connection:queue pairs (each needs
+// its connection, the name the worker runs with), the global key (All), and
+// For, a timed pause (pauseFor; 0 pauses until resumed).
 type PauseParams struct {
-	// Queues are connection:queue pairs; each needs its connection, the
-	// name the worker runs with.
 	Queues []QueueRef
-	// All is the global key, alone or with Queues.
-	All bool
-	// For is a timed pause (pauseFor); 0 pauses until resumed.
+	All    bool
 	For    time.Duration
 	DryRun bool
 	Now    time.Time
 }
 
-// PauseChange is one key a pause or resume writes or would write.
+// PauseChange is one key a pause or resume writes, and its state before.
 type PauseChange struct {
-	// Queue is "connection:queue", or "*" for the global key.
-	Queue     string `json:"queue"`
+	Queue     string `json:"queue"` // "connection:queue", or "*" for the global key
 	Key       string `json:"key"`
 	StoredKey string `json:"stored_key"`
-	// WasPaused is the key's state before the change.
-	WasPaused bool `json:"was_paused"`
+	WasPaused bool   `json:"was_paused"`
 }
 
 // PauseResult is what a pause or resume did (or, DryRun, would do).
@@ -77,9 +73,7 @@ type PauseResult struct {
 	Store   string        `json:"store"`
 	Changes []PauseChange `json:"changes"`
 	DryRun  bool          `json:"dry_run"`
-	// Until is when a timed pause ends; zero for an open-ended one and for
-	// a resume.
-	Until time.Time `json:"-"`
+	Until   time.Time     `json:"-"` // when a timed pause ends; else zero
 }
 
 // allQueuesLabel is the Queue of the global key's change.
@@ -131,7 +125,7 @@ func changePause(ctx context.Context, cs CacheStore, p PauseParams, pause bool) 
 	if err != nil {
 		return PauseResult{}, err
 	}
-	res := PauseResult{Store: cs.Describe(), DryRun: p.DryRun}
+	res := PauseResult{Store: cs.Describe(), DryRun: p.DryRun, Changes: changes}
 	if pause && p.For > 0 {
 		res.Until = p.Now.Add(p.For)
 	}
@@ -139,7 +133,6 @@ func changePause(ctx context.Context, cs CacheStore, p PauseParams, pause bool) 
 		changes[i].StoredKey = cs.StoredKey(changes[i].Key)
 		changes[i].WasPaused = present[changes[i].Key]
 	}
-	res.Changes = changes
 	if p.DryRun {
 		return res, nil
 	}
@@ -156,17 +149,14 @@ func changePause(ctx context.Context, cs CacheStore, p PauseParams, pause bool) 
 	return res, nil
 }
 
-// PauseState is one queue's pause state as a worker would see it.
+// PauseState is one queue's pause state as a worker would see it: Paused
+// by its own key or by the global one (All).
 type PauseState struct {
-	// Paused: the worker skips the queue, because of its own key or the
-	// global one (All).
-	Paused bool
-	All    bool
+	Paused, All bool
 }
 
 // PauseStates reads the state of queues as Worker::getPausedQueues does:
-// the global key, then each queue's own. A queue without a connection
-// cannot be paused and reads as running.
+// the global key, then each queue's own (none without a connection).
 func PauseStates(ctx context.Context, cs CacheStore, refs []QueueRef, now time.Time) (map[QueueRef]PauseState, error) {
 	keys := []string{AllQueuesPausedKey}
 	for _, r := range refs {
@@ -190,10 +180,9 @@ func PauseStates(ctx context.Context, cs CacheStore, refs []QueueRef, now time.T
 	return out, nil
 }
 
-// markPaused sets Paused on the report's queues from the cache store;
-// a queue named without a connection is the default connection's. A
-// store that cannot be read leaves the queues unmarked and says why in
-// PauseError: the counts are still worth reporting.
+// markPaused sets Paused on the report's queues (one without a connection
+// is the default connection's); a store that cannot be read leaves them
+// unmarked and says why in PauseError.
 func markPaused(ctx context.Context, p MonitorParams, rep *Report) {
 	if p.Pauses == nil || len(rep.Queues) == 0 {
 		return
@@ -213,16 +202,4 @@ func markPaused(ctx context.Context, p MonitorParams, rep *Report) {
 	for i := range rep.Queues {
 		rep.Queues[i].Paused = states[refs[i]].Paused
 	}
-}
-
-// addTarget records a connection:queue a retry pushed onto, once, so the
-// caller can say which of them are paused.
-func (r *RetryResult) addTarget(connection, queue string) {
-	ref := QueueRef{Connection: connection, Queue: queue}
-	for _, t := range r.Targets {
-		if t == ref {
-			return
-		}
-	}
-	r.Targets = append(r.Targets, ref)
 }

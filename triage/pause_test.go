@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
 var pauseNow = time.Unix(1_800_000_000, 0)
@@ -27,13 +26,13 @@ func refs(t *testing.T, args ...string) []triage.QueueRef {
 // TestPauseWritesArtisansKeys: the keys and value QueueManager::pause and
 // pauseAll write, forever unless timed.
 func TestPauseWritesArtisansKeys(t *testing.T) {
-	cs := &triagetest.CacheStore{Prefix: "harness13-cache-"}
+	cs := &memCache{Prefix: "harness13-cache-"}
 	ctx := context.Background()
 	res, err := triage.Pause(ctx, cs, triage.PauseParams{Queues: refs(t, "database:emails"), All: true, Now: pauseNow})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]triagetest.CacheEntry{
+	want := map[string]cacheEntry{
 		"illuminate:queue:paused:database:emails": {Value: "b:1;"},
 		"illuminate:queues:paused":                {Value: "b:1;"},
 	}
@@ -58,7 +57,7 @@ func TestPauseWritesArtisansKeys(t *testing.T) {
 }
 
 func TestPauseForExpires(t *testing.T) {
-	cs := &triagetest.CacheStore{}
+	cs := &memCache{}
 	ctx := context.Background()
 	q := refs(t, "redis:default")
 	res, err := triage.Pause(ctx, cs, triage.PauseParams{Queues: q, For: 10 * time.Minute, Now: pauseNow})
@@ -87,7 +86,7 @@ func TestPauseForExpires(t *testing.T) {
 
 // TestResumeAllLeavesQueuePauses: resumeAll forgets only the global key.
 func TestResumeAllLeavesQueuePauses(t *testing.T) {
-	cs := &triagetest.CacheStore{}
+	cs := &memCache{}
 	ctx := context.Background()
 	q := refs(t, "database:emails", "database:default")
 	if _, err := triage.Pause(ctx, cs, triage.PauseParams{Queues: q[:1], All: true, Now: pauseNow}); err != nil {
@@ -117,7 +116,7 @@ func TestResumeAllLeavesQueuePauses(t *testing.T) {
 }
 
 func TestPauseDryRunWritesNothing(t *testing.T) {
-	cs := &triagetest.CacheStore{}
+	cs := &memCache{}
 	res, err := triage.Pause(context.Background(), cs, triage.PauseParams{Queues: refs(t, "database:emails"), DryRun: true, Now: pauseNow})
 	if err != nil || !res.DryRun || len(res.Changes) != 1 {
 		t.Fatalf("%+v, %v", res, err)
@@ -128,7 +127,7 @@ func TestPauseDryRunWritesNothing(t *testing.T) {
 }
 
 func TestPauseRefusesQueuesWithoutConnection(t *testing.T) {
-	cs := &triagetest.CacheStore{}
+	cs := &memCache{}
 	_, err := triage.Pause(context.Background(), cs, triage.PauseParams{Queues: refs(t, "emails"), Now: pauseNow})
 	if !errors.Is(err, triage.ErrInvalidInput) || !strings.Contains(err.Error(), "CONNECTION:QUEUE") {
 		t.Errorf("error %v", err)
@@ -143,7 +142,7 @@ func TestPauseRefusesQueuesWithoutConnection(t *testing.T) {
 
 // TestPauseStatesOnlyTrueValues: a value PHP reads as false pauses nothing.
 func TestPauseStatesOnlyTrueValues(t *testing.T) {
-	cs := &triagetest.CacheStore{}
+	cs := &memCache{}
 	ctx := context.Background()
 	q := refs(t, "database:emails")
 	if err := cs.Put(ctx, triage.PausedQueueKey(q[0]), "b:0;", 0, pauseNow); err != nil {
@@ -161,7 +160,7 @@ func TestPauseStatesOnlyTrueValues(t *testing.T) {
 func TestMonitorMarksPausedQueues(t *testing.T) {
 	s := seeded(t)
 	ctx := context.Background()
-	cs := &triagetest.CacheStore{}
+	cs := &memCache{}
 	if _, err := triage.Pause(ctx, cs, triage.PauseParams{Queues: refs(t, "database:default"), Now: sec(165)}); err != nil {
 		t.Fatal(err)
 	}

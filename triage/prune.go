@@ -15,8 +15,27 @@ func (s *Service) Prune(ctx context.Context, hours float64, dry bool, archive Ar
 	if hours <= 0 {
 		return pruneFailed(fmt.Errorf("%w: --hours must be greater than 0, got %v", ErrInvalidInput, hours))
 	}
-	before := s.Now().Add(-time.Duration(hours * float64(time.Hour)))
-	return s.Store.Prune(ctx, PruneParams{Before: before, DryRun: dry, Archive: archive})
+	return s.Store.Prune(ctx, PruneParams{Before: s.hoursAgo(hours), DryRun: dry, Archive: archive})
+}
+
+// Flush deletes every failed job there when it starts, or with hours > 0
+// those that failed at or before now − hours (queue:flush --hours, <=), as
+// Prune does.
+func (s *Service) Flush(ctx context.Context, hours float64, archive Archiver) iter.Seq2[PruneBatch, error] {
+	if hours < 0 {
+		return pruneFailed(fmt.Errorf("%w: --hours must not be negative, got %v", ErrInvalidInput, hours))
+	}
+	if hours == 0 {
+		return s.Store.Prune(ctx, PruneParams{All: true, BatchSize: flushBatch, Archive: archive})
+	}
+	return s.Store.Prune(ctx, PruneParams{Before: s.hoursAgo(hours), Inclusive: true, Archive: archive})
+}
+
+// flushBatch is the rows one statement of a flush deletes.
+const flushBatch = 1000
+
+func (s *Service) hoursAgo(hours float64) time.Time {
+	return s.Now().Add(-time.Duration(hours * float64(time.Hour)))
 }
 
 // pruneFailed is a prune that ends before its first batch.

@@ -3,12 +3,9 @@ package triage
 import "context"
 
 // Redaction: with Service.Redact set, everything the read use-cases hand
-// to people — listings, exports, group examples, show's payload, command
-// and exception — has the values of the listed keys masked. Ids,
-// signatures and classes are computed from the rows as stored, so a
-// signature id is the same with and without redaction. Nothing that is
-// written back (retry's payloads) or archived (prune --archive) passes
-// through here: those stay byte-faithful.
+// to people (listings, exports, group examples, show) has the values of the
+// listed keys masked. Ids, signatures and classes are computed from the rows
+// as stored, and nothing written back or archived passes through here.
 
 // redactJob masks a listing's message.
 func (s *Service) redactJob(j *Job) {
@@ -18,8 +15,7 @@ func (s *Service) redactJob(j *Job) {
 }
 
 // RedactText masks free text for people (an exception message a command
-// shows beside ids it computed from the stored rows); text as it is when
-// redaction is off.
+// shows beside ids it computed from the stored rows).
 func (s *Service) RedactText(text string) string {
 	if s.Redact == nil {
 		return text
@@ -27,8 +23,7 @@ func (s *Service) RedactText(text string) string {
 	return s.Redact.Text(text)
 }
 
-// redactRow is a copy of r with its payload and exception masked; r itself
-// when redaction is off.
+// redactRow is a masked copy of r; r itself when redaction is off.
 func (s *Service) redactRow(r *FailedRow) *FailedRow {
 	if s.Redact == nil || r == nil {
 		return r
@@ -41,8 +36,7 @@ func (s *Service) redactRow(r *FailedRow) *FailedRow {
 	return &c
 }
 
-// redactSignatures masks the example and the normalised message of each
-// signature, in place.
+// redactSignatures masks each signature's example and message, in place.
 func (s *Service) redactSignatures(sigs []Signature) []Signature {
 	if s.Redact != nil {
 		for i := range sigs {

@@ -11,37 +11,27 @@ import (
 // RestoreBatch is the rows one restore transaction inserts.
 const RestoreBatch = 1000
 
-// RestoreRun feeds archived rows back into failed_jobs.
-type RestoreRun struct {
-	Rows   ArchiveReader
-	DryRun bool
-}
-
 // RestoreSummary is what a restore did (or, dry, would do).
 type RestoreSummary struct {
-	DryRun bool `json:"dry_run"`
-	// Read counts the archive's records.
-	Read int64 `json:"read"`
+	DryRun bool  `json:"dry_run"`
+	Read   int64 `json:"read"` // the archive's records
 	// Restored rows were inserted; Renumbered of them under a new id
-	// because another row held theirs.
+	// because another row held theirs; Present rows were there already.
 	Restored   int64 `json:"restored"`
 	Renumbered int64 `json:"renumbered"`
-	// Present rows were in failed_jobs already (their uuid is there).
-	Present int64 `json:"present"`
-	// Duplicates are records whose uuid an earlier record of the archive
-	// carried (a prune run again after a crash archives a batch twice
-	// only if it was never deleted): restored once.
+	Present    int64 `json:"present"`
+	// Duplicates are records whose uuid an earlier record carried (a
+	// batch archived twice by a prune run again): restored once.
 	Duplicates int64 `json:"duplicates"`
 }
 
-// Restore reads run.Rows to the end and inserts the rows that are not in
-// failed_jobs yet, RestoreBatch at a time, idempotently: running it again,
-// or over an archive that holds a row twice, inserts nothing twice. It
-// yields the summary so far after each row it reads and, last, the whole
-// summary; an error is yielded with the summary so far and ends the run.
-func (s *Service) Restore(ctx context.Context, run RestoreRun) iter.Seq2[RestoreSummary, error] {
+// Restore reads rows to the end and inserts the rows not in failed_jobs
+// yet, RestoreBatch at a time, idempotently. It yields the summary so far
+// after each row it reads and, last, the whole summary; an error is
+// yielded with the summary so far and ends the run.
+func (s *Service) Restore(ctx context.Context, rows ArchiveReader, dry bool) iter.Seq2[RestoreSummary, error] {
 	return func(yield func(RestoreSummary, error) bool) {
-		sum := RestoreSummary{DryRun: run.DryRun}
+		sum := RestoreSummary{DryRun: dry}
 		r, ok := s.Store.(Restorer)
 		if !ok {
 			yield(sum, fmt.Errorf("%w: this failed-job store is read-only; restore needs a database failed-job driver", ErrInvalidInput))
@@ -55,16 +45,11 @@ func (s *Service) Restore(ctx context.Context, run RestoreRun) iter.Seq2[Restore
 			}
 			var res RestoreResult
 			var err error
-			conflicts := 0
-			for {
-				res, err = r.RestoreRows(ctx, RestoreParams{Rows: batch, DryRun: run.DryRun})
-				// A concurrent writer won a deadlock, or a concurrent restore
-				// inserted a uuid first: the batch was rolled back whole, and
-				// running it again skips what is there now.
-				if err == nil || !errors.Is(err, ErrConflict) || conflicts == maxConflictRuns {
-					break
-				}
-				conflicts++
+			// A concurrent writer won a deadlock, or a concurrent restore
+			// inserted a uuid first: the batch was rolled back whole, and
+			// running it again skips what is there now.
+			for tries := 0; tries == 0 || errors.Is(err, ErrConflict) && tries <= conflictAttempts; tries++ {
+				res, err = r.RestoreRows(ctx, RestoreParams{Rows: batch, DryRun: dry})
 			}
 			if err != nil {
 				return err
@@ -80,7 +65,7 @@ func (s *Service) Restore(ctx context.Context, run RestoreRun) iter.Seq2[Restore
 				yield(sum, err)
 				return
 			}
-			row, err := run.Rows.Next()
+			row, err := rows.Next()
 			if errors.Is(err, io.EOF) {
 				break
 			}
@@ -114,6 +99,3 @@ func (s *Service) Restore(ctx context.Context, run RestoreRun) iter.Seq2[Restore
 		yield(sum, nil)
 	}
 }
-
-// maxConflictRuns bounds how often a rolled-back restore batch runs again.
-const maxConflictRuns = 8

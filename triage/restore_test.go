@@ -73,7 +73,7 @@ func TestRestoreDeduplicatesAndBatches(t *testing.T) {
 	var progress []int64
 	var sum triage.RestoreSummary
 	var err error
-	for sum, err = range svc.Restore(context.Background(), triage.RestoreRun{Rows: rowsFeed(rows)}) {
+	for sum, err = range svc.Restore(context.Background(), rowsFeed(rows), false) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,25 +98,25 @@ func TestRestoreStopsOnErrors(t *testing.T) {
 	rows := []triage.RawRow{{ID: 1, UUID: &u}}
 	boom := errors.New("boom")
 	svc := &triage.Service{Store: &restoreStore{fail: boom}}
-	if _, err := triage.Last(svc.Restore(context.Background(), triage.RestoreRun{Rows: rowsFeed(rows)})); !errors.Is(err, boom) {
+	if _, err := triage.Last(svc.Restore(context.Background(), rowsFeed(rows), false)); !errors.Is(err, boom) {
 		t.Errorf("store error: %v", err)
 	}
-	if _, err := triage.Last((&triage.Service{Store: &restoreStore{}}).Restore(context.Background(), triage.RestoreRun{Rows: badArchive{}})); !errors.Is(err, triage.ErrInvalidInput) {
+	if _, err := triage.Last((&triage.Service{Store: &restoreStore{}}).Restore(context.Background(), badArchive{}, false)); !errors.Is(err, triage.ErrInvalidInput) {
 		t.Errorf("archive error: %v", err)
 	}
 	// Conflicts past the bound give up.
 	svc = &triage.Service{Store: &restoreStore{conflicts: 100}}
-	if _, err := triage.Last(svc.Restore(context.Background(), triage.RestoreRun{Rows: rowsFeed(rows)})); !errors.Is(err, triage.ErrConflict) {
+	if _, err := triage.Last(svc.Restore(context.Background(), rowsFeed(rows), false)); !errors.Is(err, triage.ErrConflict) {
 		t.Errorf("endless conflicts: %v", err)
 	}
 	// A store that cannot restore (the file driver).
 	type readOnly struct{ triage.Store }
-	if _, err := triage.Last((&triage.Service{Store: readOnly{}}).Restore(context.Background(), triage.RestoreRun{Rows: rowsFeed(rows)})); !errors.Is(err, triage.ErrInvalidInput) {
+	if _, err := triage.Last((&triage.Service{Store: readOnly{}}).Restore(context.Background(), rowsFeed(rows), false)); !errors.Is(err, triage.ErrInvalidInput) {
 		t.Errorf("read-only store: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := triage.Last((&triage.Service{Store: &restoreStore{}}).Restore(ctx, triage.RestoreRun{Rows: rowsFeed(rows)})); !errors.Is(err, context.Canceled) {
+	if _, err := triage.Last((&triage.Service{Store: &restoreStore{}}).Restore(ctx, rowsFeed(rows), false)); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }

@@ -4,46 +4,41 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/jobtriage/jobtriage/triage/payload"
 )
 
 // RetryParams selects failed jobs to put back on their queues.
 type RetryParams struct {
-	// Query selects by filter when Refs is empty.
-	Query
-	// Refs are explicit ids; when set, Query is ignored.
-	Refs []Ref
+	Query       // when Refs is empty
+	Refs  []Ref // explicit ids
 	// All must be set to retry with an empty Query and no Refs, so that an
 	// empty filter never means "everything" by accident.
-	All bool
-	// Limit retries only the N oldest matches: a canary before the rest.
-	Limit int
-	// ToQueue overrides each job's recorded queue.
-	ToQueue string
+	All     bool
+	Limit   int    // only the N oldest matches: a canary before the rest
+	ToQueue string // overrides each job's recorded queue
 	// RetryUntil gives jobs whose retryUntil has passed a new deadline of
 	// now+RetryUntil; zero skips such jobs (they would fail at once).
 	RetryUntil time.Duration
-	// DryRun reports what would happen and changes nothing.
-	DryRun bool
-	// BatchSize is the most rows one batch moves; 0 is WriteBatch. Pacing
-	// uses small batches so that pushes are spread, not bursts; a run with
-	// a BatchSize holds no batch between Next calls, while its caller waits.
+	DryRun     bool
+	// BatchSize is the most rows one batch moves (0: WriteBatch); a run
+	// with one (paced) holds no batch between Next calls.
 	BatchSize int
-	// Exclude names payload uuids the run passes over silently, leaving
-	// them in failed_jobs: canaries that failed again and are back there.
+	// Exclude are uuids left in failed_jobs silently: canaries failed again.
 	Exclude map[string]bool
 }
 
-// Pushed is one job a retry put back on its queue.
+// Pushed is one job a retry put back on its queue: its payload uuid (its
+// identity in its backend and, when it fails again, in failed_jobs; "" for
+// a payload without one) and the id of the failed job it came from.
 type Pushed struct {
-	// UUID is the payload uuid, the job's identity in its backend and,
-	// when it fails again, in failed_jobs; "" for a payload without one.
-	UUID string
-	// ID is how the operator addresses the failed job it came from.
+	UUID       string
 	ID         string
 	Class      string
 	Connection string
@@ -56,9 +51,8 @@ type Skip struct {
 	Class      string `json:"class"`
 	Connection string `json:"connection"`
 	Queue      string `json:"queue"`
-	// Code names the kind of reason: SkipNotDatabase, SkipRetryUntil, SkipMalformed.
-	Code   string `json:"code"`
-	Reason string `json:"reason"`
+	Code       string `json:"code"` // one of the Skip codes
+	Reason     string `json:"reason"`
 }
 
 // Skip codes.
@@ -67,6 +61,15 @@ const (
 	SkipRetryUntil  = "retry_until_expired"
 	SkipMalformed   = "malformed_payload"
 	SkipNoJobsTable = "no_jobs_table"
+	// SkipUnreadable: a column a retry needs (connection, queue, payload)
+	// is not as Laravel writes it (NULL); the reason names the row.
+	SkipUnreadable = "unreadable_row"
+	// SkipQueueTooLong: the queue name does not fit the jobs table's queue
+	// column, so the insert would fail (or, on a lax MySQL, truncate it).
+	SkipQueueTooLong = "queue_too_long"
+	// SkipRefused: the jobs table refused the row's insert for a reason of
+	// the row's own; the reason carries the database's words.
+	SkipRefused = "refused_by_jobs_table"
 )
 
 // RetryResult says what a retry did (or, dry, would do).
@@ -79,44 +82,40 @@ type RetryResult struct {
 	Skipped  []Skip         `json:"skipped"`
 	NotFound []string       `json:"not_found"`
 	// DeleteWhenMissingModels counts the retried jobs whose payload has
-	// deleteWhenMissingModels true (countMissingModels).
+	// deleteWhenMissingModels true: on Laravel 13 such a job vanishes
+	// without a failure row if its model is gone, which a dry run says.
 	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
-	// Targets are the connection:queue pairs pushed onto (pause.go).
+	// Targets are the connection:queue pairs pushed onto, once each, so
+	// the caller can say which are paused.
 	Targets []QueueRef `json:"-"`
-	// FailsOver says, once per failover connection, where its jobs went
-	// (Route.ViaNote).
+	// FailsOver says once per failover connection where its jobs went.
 	FailsOver []string `json:"-"`
 }
 
-// PipelinedBatch is the rows of one batch of a retry that holds two
-// batches at once (RetryRun). Three quarters of WriteBatch: for 100,000 2
-// KB jobs into Redis two such batches peak under the 64 MB a retry may
-// take (two of WriteBatch rows did not), and took less CPU and wall time
-// than two halves (bench/README.md, "Retry into Redis on a quiet machine").
+// PipelinedBatch is the rows of one batch of a retry that holds two at once
+// (RetryRun): for 2 KB jobs into Redis two such batches peak under the 64 MB
+// a retry may take (two of WriteBatch did not), and cost less than two
+// halves (bench/README.md, "Retry into Redis on a quiet machine").
 const PipelinedBatch = WriteBatch * 3 / 4
 
 // artisanRetryHint ends the reason of a job only artisan can retry: a
 // whole sentence, since the ids and the command follow on lines of their own.
 const artisanRetryHint = "retry such jobs with php artisan queue:retry instead"
 
-// ArtisanCan reports whether php artisan queue:retry can retry a job that
-// a retry skipped for the reason code: a connection jobtriage cannot
-// write, not a job that would only fail again.
+// ArtisanCan reports whether php artisan queue:retry can retry a job skipped
+// for the reason code (a connection jobtriage cannot write).
 func ArtisanCan(code string) bool {
 	return code == SkipNotDatabase || code == SkipNoJobsTable
 }
 
-// ArtisanRetry is the command an operator runs for jobs jobtriage cannot
-// re-queue itself.
+// ArtisanRetry is the command for jobs jobtriage cannot re-queue.
 func ArtisanRetry(ids []string) string {
 	return "php artisan queue:retry " + strings.Join(ids, " ")
 }
 
-// Retry puts failed jobs back on their queues as Laravel's DatabaseQueue
-// would push them, oldest first, batch by batch: each batch's insert into
-// jobs and delete from failed_jobs commit together. Jobs that would only
-// fail again, or that cannot go to the jobs table, are skipped with a reason
-// and stay in failed_jobs. It drains StartRetry's run into one result.
+// Retry puts failed jobs back on their queues, oldest first, batch by batch
+// (StartRetry's run drained into one result); jobs that would only fail
+// again, or cannot go back, are skipped with a reason.
 func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error) {
 	run := s.StartRetry(ctx, p)
 	defer run.Close()
@@ -132,56 +131,53 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 	return res, run.Err()
 }
 
-// RetryBatch is what one batch of a retry did once it committed (dry:
-// what it would do, once planned).
+// RetryBatch is what one batch of a retry did once it committed (dry: what
+// it would do): its jobs as a follower finds them (none in a dry run), and
+// the jobs retried so far, this batch's included.
 type RetryBatch struct {
-	IDs   []string
-	Skips []Skip
-	// Pushed are the batch's jobs with what a follower needs to find them
-	// in their backend; empty in a dry run.
-	Pushed []Pushed
-	// Retried counts the jobs retried so far, this batch's included.
+	IDs     []string
+	Skips   []Skip
+	Pushed  []Pushed
 	Retried int
 }
 
 // RetryRun is a retry its caller drives batch by batch, as bufio.Scanner
-// is driven: Next runs the next batch to its commit, Batch reports it,
-// and the run ends when Next returns false; Err says why, Result what it
-// did in all (without ids and skips: each batch reported its own, so a
-// retry of a million jobs holds no list of a million). The caller paces
-// by waiting between Next calls and stops early by not calling it again;
-// Close rolls back what the run holds and must be called.
+// is driven: Next runs the next batch to its commit, Batch reports it, Err
+// says why Next returned false, and Result what it did in all (without
+// ids and skips, which each batch reports: a million-job retry holds no
+// list of a million). The caller paces by waiting between Next calls and
+// stops by not calling it; Close must be called.
 //
 // On a store with concurrent batches and a queue backend to push to, the
 // run takes and plans batch n+1 while batch n is pushed and committed on
-// another goroutine, so that the SQL server, the queue backend and the
-// planning overlap instead of adding up (bench/README.md, "Retry into
-// Redis"). Batch n+1 is then held, not pushed, until the next Next: each
-// batch is still pushed first and deleted second, in its own transaction,
-// after its caller asked for it.
+// another goroutine, so the SQL server, the backend and the planning
+// overlap (bench/README.md, "Retry into Redis"). Batch n+1 is held, not
+// pushed, until the next Next: each batch is pushed first and deleted
+// second, in its own transaction, after its caller asked for it.
 type RetryRun struct {
 	s       *Service
 	p       RetryParams
 	res     RetryResult
 	now     time.Time
-	limits  *queueLimits
+	limits  queueLimits
 	walk    walk
 	overlap bool
-	// refused are the rows the jobs table refused for reasons of their
-	// own (RejectedRows), by primary key: their batch runs again without
-	// them, and they are skipped with the database's reason.
+	// refused are the rows the jobs table refused (RejectedRows), by id,
+	// skipped with the database's reason when their batch runs again.
 	refused map[int64]string
-	// skipped are the rows reported as skipped, by primary key: a sweep
-	// pass meets them again and must not report them twice.
+	// skipped are the rows reported skipped, which a sweep pass meets again.
 	skipped keySet
 	held    *retryBatch // taken and planned, not pushed
+	// forget: the run deletes what it selects (StartForget), handing each
+	// batch's rows to archive first when it is set.
+	forget  bool
+	archive Archiver
 	last    RetryBatch
 	err     error
 	done    bool
 }
 
-// retryBatch is a taken batch and its plan, applied to the run's result
-// only once it committed.
+// retryBatch is a taken batch and its plan, counted once it committed.
 type retryBatch struct {
 	b      Batch
 	walk   walk // the walk at this batch
@@ -191,8 +187,14 @@ type retryBatch struct {
 	d      Decision
 	report RetryBatch
 	fresh  []int64 // the rows it skips
-	// delta is what the batch adds to the result's counts and targets.
-	delta RetryResult
+	// planned is what the batch adds to the result once it committed.
+	planned []planned
+}
+
+// planned is one move of a batch as the result counts it.
+type planned struct {
+	queue, class, target, via string
+	missingModels             bool
 }
 
 // StartRetry begins a retry; a selection that cannot start makes the
@@ -200,22 +202,6 @@ type retryBatch struct {
 func (s *Service) StartRetry(ctx context.Context, p RetryParams) *RetryRun {
 	r := &RetryRun{s: s, p: p, now: s.Now(), refused: map[int64]string{},
 		res: RetryResult{DryRun: p.DryRun, ByQueue: map[string]int{}, ByClass: map[string]int{}}}
-	chunks, f, missing, err := s.selection(ctx, p.Query, p.Refs, p.All)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	r.res.NotFound = missing
-	r.limits = s.loadQueueLimits(ctx)
-	if p.ToQueue != "" {
-		for _, b := range s.Router.databaseBackends(s.Store.Schema().HasJobs) {
-			if col := r.limits.of(b); !col.Holds(p.ToQueue) {
-				r.err = fmt.Errorf("%w: --to-queue %q (%d characters) does not fit %s", ErrInvalidInput,
-					truncate(p.ToQueue, 40), utf8.RuneCountInString(p.ToQueue), col)
-				return r
-			}
-		}
-	}
 	// Overlapping batches pays where a push to another backend waits on
 	// the network; a paced run (BatchSize) waits anyway.
 	r.overlap = s.Store.Schema().ConcurrentBatches && !p.DryRun && s.Router.hasRemote() && p.BatchSize == 0
@@ -226,10 +212,19 @@ func (s *Service) StartRetry(ctx context.Context, p RetryParams) *RetryRun {
 	case r.overlap:
 		size = PipelinedBatch
 	}
-	if size < WriteBatch {
-		chunks = rechunk(chunks, size)
+	if r.walk, r.res.NotFound, r.err = s.selection(ctx, p.Query, p.Refs, p.All, r.now, p.DryRun, size); r.err != nil {
+		return r
 	}
-	r.walk = newWalk(newBatchSeq(chunks, f, len(p.Refs) > 0, r.now, p.DryRun, size))
+	r.limits = s.loadQueueLimits(ctx)
+	if p.ToQueue != "" {
+		for _, b := range s.Router.databaseBackends(s.Store.Schema().HasJobs) {
+			if col := r.limits.of(b); !col.Holds(p.ToQueue) {
+				r.err = fmt.Errorf("%w: --to-queue %q (%d characters) does not fit %s", ErrInvalidInput,
+					truncate(p.ToQueue, 40), utf8.RuneCountInString(p.ToQueue), col)
+				return r
+			}
+		}
+	}
 	return r
 }
 
@@ -246,8 +241,7 @@ func (r *RetryRun) Next(ctx context.Context) bool {
 	return !r.done
 }
 
-// More reports whether a call of Next would run a batch: a pacer waits
-// only before one.
+// More reports whether Next would run a batch: a pacer waits before one.
 func (r *RetryRun) More() bool {
 	if r.err != nil || r.done || r.limited(r.res.Retried) {
 		return false
@@ -260,8 +254,7 @@ func (r *RetryRun) More() bool {
 // Batch reports the batch the last Next ran.
 func (r *RetryRun) Batch() RetryBatch { return r.last }
 
-// Err is what ended the run early; nil when it ran to its end or its
-// caller stopped it.
+// Err is what ended the run early; nil when it ran to its end.
 func (r *RetryRun) Err() error { return r.err }
 
 // Result is what the committed batches did, ids and skips aside.
@@ -273,9 +266,8 @@ func (r *RetryRun) Close() {
 	r.done = true
 }
 
-// drop rolls back the held batch. Its rows were locked while others
-// may have passed over them: that counts as a conflict, so that the walk
-// passes again.
+// drop rolls back the held batch, as a conflict: others may have passed
+// over its locked rows, so the walk must pass again.
 func (r *RetryRun) drop() {
 	if r.held != nil {
 		r.held.b.Rollback()
@@ -317,8 +309,7 @@ func (r *RetryRun) step(ctx context.Context) error {
 			}
 		}
 		// One row the jobs table refuses must not fail every run at the
-		// same batch: the batch was rolled back whole; run it again
-		// without the rows the store named.
+		// same batch: run it again without the rows the store named.
 		c.b = nil
 		var rej *RejectedRows
 		if errors.As(err, &rej) && len(rej.Rows) > 0 && rounds < maxRejectRounds {
@@ -342,14 +333,13 @@ func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 	}
 	bp := c.bp
 	bp.NeedException = r.p.Signature != ""
-	bp.Retry = true
+	bp.Retry = !r.forget
 	b, err := r.s.Store.TakeBatch(ctx, bp)
 	if err != nil {
 		return err
 	}
 	c.b, c.rows = b, b.Rows()
-	c.remote, c.d, c.report, c.fresh = nil, Decision{}, RetryBatch{}, nil
-	c.delta = RetryResult{ByQueue: map[string]int{}, ByClass: map[string]int{}}
+	c.remote, c.d, c.report, c.fresh, c.planned = nil, Decision{}, RetryBatch{}, nil, nil
 	for _, row := range c.rows {
 		if r.limited(planned + len(c.d.Delete)) {
 			break
@@ -358,7 +348,7 @@ func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 			c.d.Delete = append(c.d.Delete, row.ID)
 			if m.Local {
 				c.d.Local = append(c.d.Local, m)
-			} else {
+			} else if !r.forget {
 				c.remote = append(c.remote, m)
 			}
 		}
@@ -369,6 +359,18 @@ func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 // finish pushes and commits c, taking the next batch meanwhile when the
 // run overlaps, and applies c to the result.
 func (r *RetryRun) finish(ctx context.Context, c *retryBatch) error {
+	// A forget's archive is written before Decide: what it holds is what
+	// the batch then deletes.
+	if r.archive != nil && !r.p.DryRun && len(c.d.Delete) > 0 {
+		raw, err := c.b.Raw(ctx, c.d.Delete)
+		if err == nil {
+			err = r.archive.Write(raw)
+		}
+		if err != nil {
+			c.b.Rollback()
+			return err
+		}
+	}
 	if err := c.b.Decide(ctx, c.d); err != nil {
 		return err
 	}
@@ -397,18 +399,18 @@ func (r *RetryRun) finish(ctx context.Context, c *retryBatch) error {
 		r.skipped.add(id)
 	}
 	r.res.Retried += len(c.d.Delete)
-	for k, n := range c.delta.ByQueue {
-		r.res.ByQueue[k] += n
-	}
-	for k, n := range c.delta.ByClass {
-		r.res.ByClass[k] += n
-	}
-	r.res.DeleteWhenMissingModels += c.delta.DeleteWhenMissingModels
-	for _, t := range c.delta.Targets {
-		r.res.addTarget(t.Connection, t.Queue)
-	}
-	for _, n := range c.delta.FailsOver {
-		r.res.addFailsOver(n)
+	for _, m := range c.planned {
+		r.res.ByQueue[m.queue]++
+		r.res.ByClass[m.class]++
+		if m.missingModels {
+			r.res.DeleteWhenMissingModels++
+		}
+		if t := (QueueRef{Connection: m.target, Queue: m.queue}); !slices.Contains(r.res.Targets, t) {
+			r.res.Targets = append(r.res.Targets, t)
+		}
+		if m.via != "" && !slices.Contains(r.res.FailsOver, m.via) {
+			r.res.FailsOver = append(r.res.FailsOver, m.via)
+		}
 	}
 	r.last = c.report
 	r.last.Retried = r.res.Retried
@@ -437,6 +439,10 @@ func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 	j := p.Query.jobFor(row)
 	if len(p.Refs) == 0 && (!p.Query.match(j) || !p.Query.tagged(row)) {
 		return Move{}, false
+	}
+	if r.forget {
+		c.report.IDs = append(c.report.IDs, j.ID)
+		return Move{}, true
 	}
 	uuid := row.UUID
 	if uuid == "" {
@@ -482,36 +488,18 @@ func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 	if !p.DryRun {
 		c.report.Pushed = append(c.report.Pushed, Pushed{UUID: uuid, ID: j.ID, Class: j.Class, Connection: row.Connection, Queue: queue})
 	}
-	c.delta.ByQueue[queue]++
-	c.delta.ByClass[j.Class]++
-	c.delta.countMissingModels(row)
-	c.delta.addTarget(route.pushedTo(), queue)
-	c.delta.addFailsOver(route.ViaNote())
+	c.planned = append(c.planned, planned{queue: queue, class: j.Class, target: route.pushedTo(), via: route.ViaNote(),
+		missingModels: payload.DeletesWhenModelMissing(row.Payload)})
 	return Move{UUID: uuid, Queue: queue, Payload: body, Connection: row.Connection, Local: route.Local, RowID: row.ID,
 		RedisChecked: route.Driver == DriverRedis}, true
 }
 
-// Skip codes of rows a retry cannot move for reasons of their own (see
-// also SkipMalformed).
-const (
-	// SkipUnreadable: a column a retry needs (connection, queue, payload)
-	// is not as Laravel writes it (NULL); the reason names the row.
-	SkipUnreadable = "unreadable_row"
-	// SkipQueueTooLong: the queue name does not fit the jobs table's queue
-	// column, so the insert would fail (or, on a lax MySQL, truncate it).
-	SkipQueueTooLong = "queue_too_long"
-	// SkipRefused: the jobs table refused the row's insert for a reason of
-	// the row's own; the reason carries the database's words.
-	SkipRefused = "refused_by_jobs_table"
-)
-
 // maxRejectRounds bounds how often one batch runs again without rows the
-// jobs table refused: each round names every refused row of the batch, so
-// a second is needed only when the first probe missed one.
+// jobs table refused (each round names every refused row it found).
 const maxRejectRounds = 3
 
-// RejectedRows is Batch.Commit's (or a push's) error when the queue backend refused rows of
-// the batch for reasons of their own (a value its column cannot hold, a
+// RejectedRows is Batch.Commit's (or a push's) error when the backend
+// refused rows for reasons of their own (a value its column cannot hold, a
 // constraint): the batch was rolled back whole, and running it again
 // without these rows moves the others.
 type RejectedRows struct {
@@ -558,32 +546,29 @@ func (c QueueColumn) String() string {
 	return fmt.Sprintf("%s.queue (%s, at most %s)", c.Table, c.Type, limit)
 }
 
-// QueueColumnReader is a jobs table that can say what its queue column
-// holds, read from the database's catalog (Laravel's stock column is
-// varchar(255)). Retry skips a job whose queue name would not fit before
-// inserting anything, instead of failing its whole batch.
+// QueueColumnReader is a jobs table that reads what its queue column holds
+// from the catalog, so that retry skips a job whose queue name would not
+// fit instead of failing its whole batch.
 type QueueColumnReader interface {
 	QueueColumn(ctx context.Context) (QueueColumn, error)
 }
 
-// queueLimits are the queue columns of the jobs tables a run writes to,
-// read once before its first batch: a catalog query inside a batch would
-// wait for the connection the batch holds (SQLite has one). A table whose
-// catalog cannot be read is taken as unbounded: a row it then refuses is
-// still isolated by RejectedRows.
-type queueLimits struct {
-	cache map[QueueBackend]QueueColumn // nil key: this database's jobs table
-}
+// queueLimits are the queue columns of the jobs tables a run writes to (the
+// nil key: this database's), read once before its first batch: a catalog
+// query inside a batch would wait for the connection the batch holds
+// (SQLite has one). A table whose catalog cannot be read is taken as
+// unbounded: a row it then refuses is still isolated by RejectedRows.
+type queueLimits map[QueueBackend]QueueColumn
 
-func (s *Service) loadQueueLimits(ctx context.Context) *queueLimits {
-	l := &queueLimits{cache: map[QueueBackend]QueueColumn{}}
+func (s *Service) loadQueueLimits(ctx context.Context) queueLimits {
+	l := queueLimits{}
 	for _, r := range s.Router.databaseBackends(s.Store.Schema().HasJobs) {
 		var key QueueBackend
 		var reader any = s.Store
 		if !r.Local {
 			key, reader = r.Backend, r.Backend
 		}
-		if _, done := l.cache[key]; done {
+		if _, done := l[key]; done {
 			continue
 		}
 		var c QueueColumn
@@ -592,26 +577,25 @@ func (s *Service) loadQueueLimits(ctx context.Context) *queueLimits {
 				c = got
 			}
 		}
-		l.cache[key] = c
+		l[key] = c
 	}
 	return l
 }
 
 // of is the queue column of a route's jobs table; unbounded for other
 // backends (Redis keeps any name).
-func (l *queueLimits) of(r Route) QueueColumn {
+func (l queueLimits) of(r Route) QueueColumn {
 	switch {
 	case r.Local:
-		return l.cache[nil]
+		return l[nil]
 	case r.Backend != nil && r.Driver == DriverDatabase:
-		return l.cache[r.Backend]
+		return l[r.Backend]
 	}
 	return QueueColumn{}
 }
 
 // unretryable says which of a row's problems keep it from being retried:
-// a job goes back with its connection, queue and payload; a failed_at or
-// exception that cannot be read does not change what is pushed.
+// those of its connection, queue and payload, which are what is pushed.
 func unretryable(ps []RowProblem) string {
 	var bad []RowProblem
 	for _, p := range ps {

@@ -21,38 +21,30 @@ const (
 // RetryPayload returns the payload a retried job is pushed with, or why it
 // must not be pushed. Only the keys that must change are touched — every
 // other byte, data.command above all, stays as Laravel wrote it:
-//   - "attempts" is reset to 0 only where the payload carries it (Redis
-//     payloads; for the database driver attempts live in the column);
-//   - an expired "retryUntil" would make the worker fail the job at once with
-//     MaxAttemptsExceededException, so the job is skipped unless extend gives
-//     it a new deadline of now+extend.
+//   - "attempts" is reset to 0 where the payload carries it (Redis; the
+//     database driver keeps attempts in a column);
+//   - an expired "retryUntil" would fail the job at once, so the job is
+//     skipped unless extend gives it a new deadline of now+extend.
 //
-// forRedis, for a job that goes back to a Redis queue, also puts
-// "attempts":0 into a payload that lacks it, because Redis's pop script
-// does arithmetic on it and loses a job without it inside Redis
-// (queue-spec §6.2), and refuses a payload whose "id" is null or empty or
-// that repeats "id" or "attempts" (a retry edits the first, Lua's cjson
-// reads the last). A payload it returns then is what Move.RedisChecked
-// promises: a JSON object with an integer "attempts" (0) and an "id" that
-// is neither null nor empty, each once at the top level.
+// forRedis also adds "attempts":0 where it lacks (Redis's pop script loses
+// a job without it; queue-spec §6.2) and refuses an "id" null or empty, or
+// a repeated "id" or "attempts" (a retry edits the first, cjson reads the
+// last): what it returns is what Move.RedisChecked promises.
 func RetryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool) (payload []byte, code, reason string) {
 	if !gjson.ValidBytes(raw) {
 		return nil, SkipMalformed, malformedPayload
 	}
-	// The walk reads raw in place, not a copy of it (2 KB of garbage per
-	// job): raw is never written, and what leaves this function is built
-	// anew (applyEdits, sjson) or formatted, never a view of it.
+	// The walk reads raw in place, not a copy (2 KB of garbage per job): raw
+	// is never written, and nothing that leaves here is a view of it.
 	obj := gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw)))
 	if !obj.IsObject() {
 		return nil, SkipMalformed, malformedPayload
 	}
-	// One walk over the top-level keys finds every key a retry reads,
-	// each at its first occurrence (as a lookup by name finds it); the
-	// edits then replace values at the offsets the walk found.
+	// One walk over the top-level keys finds each key a retry reads at its
+	// first occurrence; the edits replace values at the offsets it found.
 	k := topKeysOf(obj)
-	// A worker resolves the handler from "job" (Job::fire parses it with
-	// JobName::parse); without it the worker cannot run the job and deletes
-	// it without a failure record: lost. Such a payload stays here.
+	// A worker resolves the handler from "job" (JobName::parse); without it
+	// the worker deletes the job without a failure record: lost.
 	if k.job.Type != gjson.String || strings.TrimSpace(k.job.String()) == "" {
 		return nil, SkipMalformed, `malformed payload: no "job" string naming its handler, so no worker can run it (left in failed_jobs; see show)`
 	}
@@ -66,8 +58,8 @@ func RetryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool
 	}
 	var insert []string // keys a Redis payload must gain, in this order
 	if forRedis && !k.id.Exists() {
-		// RedisQueue payloads always carry an id (the job id workers
-		// report); Horizon uses the uuid for it, and so does a retry.
+		// RedisQueue payloads always carry an id; Horizon uses the uuid for
+		// it, and so does a retry.
 		if k.uuid.String() == "" {
 			return nil, SkipMalformed, "payload has neither id nor uuid, which a Redis job needs (left in failed_jobs; see show)"
 		}
@@ -148,9 +140,8 @@ type valueEdit struct {
 }
 
 // applyEdits returns raw with the edits made, in a new slice (raw itself
-// when there are none). Each edit's offset is where the walk over raw found
-// its old value, and no two edits touch the same key, so they never overlap;
-// FuzzRetryPayloadOneWalk holds this editor to one that edits by name.
+// when there are none). No two edits touch the same key, so they never
+// overlap; FuzzRetryPayloadOneWalk holds this editor to one by name.
 func applyEdits(raw []byte, edits []valueEdit) []byte {
 	if len(edits) == 0 {
 		return raw

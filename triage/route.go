@@ -3,15 +3,13 @@ package triage
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
 
 // Route is where the jobs of one queue connection go back to when retried.
 type Route struct {
-	// Connection is the queue connection name (failed_jobs.connection).
-	Connection string
+	Connection string // failed_jobs.connection
 	// Driver is the connection's driver ("database", "redis", …); "" when
 	// the app profile does not name the connection.
 	Driver string
@@ -19,46 +17,36 @@ type Route struct {
 	// so a batch moves in one transaction.
 	Local bool
 	// Backend receives the jobs when not Local; nil with Local false means
-	// jobtriage cannot write to this connection (Reason says why).
+	// jobtriage cannot write to this connection, and Reason says why.
 	Backend QueueBackend
-	// Reason explains a route jobtriage cannot write to.
-	Reason string
+	Reason  string
 	// Failover lists, in order, the connections of a failover-driver
 	// connection. NewRouter points such a route at the first of them
 	// jobtriage can write to, as FailoverQueue pushes to the first that
-	// takes the job: Via names it, and Driver, Local and Backend are then
-	// its.
+	// takes the job: Via names it, and Driver, Local and Backend are its.
 	Failover []string
-	// Via is the listed connection a failover route pushes to; "" for
-	// any other route, and for a failover route none of whose
-	// connections jobtriage can write to (Reason says so).
-	Via string
+	Via      string
 }
 
 // Writable reports whether retry can put jobs on this route.
 func (r Route) Writable() bool { return r.Local || r.Backend != nil }
 
-// DefaultDatabaseConnection is the queue connection name taken to use
-// Laravel's database driver when neither the app profile nor the operator
-// names any: the skeleton's.
+// DefaultDatabaseConnection is the skeleton's database-driver connection,
+// assumed when neither the app profile nor the operator names any.
 const DefaultDatabaseConnection = "database"
 
-// Router says where the jobs of each queue connection go back to. It is
-// built once, by NewRouter, from the app profile and the operator's flags;
-// the zero Router is NewRouter(nil, nil, nil).
+// Router says where the jobs of each queue connection go back to, built
+// once by NewRouter; the zero Router is NewRouter(nil, nil, nil).
 type Router struct {
-	routes map[string]Route
-	// profile: the routes came from an app profile, which names every
-	// queue connection the app has.
-	profile bool
+	routes  map[string]Route
+	profile bool // the routes name every queue connection the app has
 }
 
-// NewRouter routes the app profile's queue connections (profile, by name;
-// nil outside an app profile) and the connections named database queues
-// (database: --database-connection; DefaultDatabaseConnection when neither
-// names any). A database queue goes to jobs, the jobs table of another
-// database (--jobs-dsn), or, when jobs is nil, to failed_jobs' own
-// database; it wins over the profile's route of the same name.
+// NewRouter routes the app profile's queue connections (by name; nil
+// outside a profile) and the database queues (--database-connection, or
+// DefaultDatabaseConnection when neither names any). A database queue goes
+// to jobs (--jobs-dsn) or, when jobs is nil, to failed_jobs' own database,
+// and wins over the profile's route of the same name.
 func NewRouter(profile map[string]Route, database []string, jobs QueueBackend) Router {
 	rt := Router{routes: make(map[string]Route, len(profile)+len(database)), profile: profile != nil}
 	for name, r := range profile {
@@ -79,10 +67,9 @@ func NewRouter(profile map[string]Route, database []string, jobs QueueBackend) R
 	return rt
 }
 
-// ResolveFailover points each failover route of routes (by connection
-// name) at the first of its listed connections that jobtriage can write
-// to, as FailoverQueue tries them in order. A listed connection that is
-// itself a failover one is passed over, as is one routes does not know.
+// ResolveFailover points each failover route at the first of its listed
+// connections that jobtriage can write to, as FailoverQueue tries them in
+// order, passing over failover and unknown ones.
 func ResolveFailover(routes map[string]Route) {
 	for name, r := range routes {
 		if len(r.Failover) == 0 {
@@ -100,8 +87,7 @@ func ResolveFailover(routes map[string]Route) {
 	}
 }
 
-// ViaNote says where a failover route's jobs go and why there; "" for any
-// other route.
+// ViaNote says where a failover route's jobs go and why; else "".
 func (r Route) ViaNote() string {
 	if r.Via == "" {
 		return ""
@@ -122,22 +108,12 @@ func (r Route) pushedTo() string {
 	return r.Connection
 }
 
-// addFailsOver records a failover note once; "" is no note.
-func (r *RetryResult) addFailsOver(note string) {
-	if note != "" && !slices.Contains(r.FailsOver, note) {
-		r.FailsOver = append(r.FailsOver, note)
-	}
-}
-
 // DriverFacts is what jobtriage knows of a queue driver it cannot write
-// to: where its jobs wait and where its failures go.
+// to: where its jobs wait (a noun phrase), where its failed jobs are
+// recorded, and whether php artisan queue:monitor can count its queues.
 type DriverFacts struct {
-	// Jobs says where the driver's jobs wait, if anywhere: a noun phrase.
-	Jobs string
-	// Failures says where its failed jobs are recorded.
-	Failures string
-	// Monitor: php artisan queue:monitor can count its queues.
-	Monitor bool
+	Jobs, Failures string
+	Monitor        bool
 }
 
 // Drivers jobtriage names but cannot write to (config/queue.php names).
@@ -167,9 +143,8 @@ func UnwritableDriver(driver string) (DriverFacts, bool) {
 	return DriverFacts{}, false
 }
 
-// UnwritableReason is the reason of a route to a connection whose driver
-// jobtriage cannot write to: one line naming the driver and where its jobs
-// wait; a retry adds the artisan command.
+// UnwritableReason is the one-line reason of a route to a connection whose
+// driver jobtriage cannot write to, naming where its jobs wait.
 func UnwritableReason(connection, driver string) string {
 	if driver == "" {
 		driver = "(none)"
@@ -202,9 +177,8 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// For says where a job recorded on a queue connection goes back to. A
-// connection the router does not know is not writable, and its jobs are
-// skipped with the artisan command to run.
+// For says where a job recorded on a queue connection goes back to; a
+// connection the router does not know is not writable.
 func (rt Router) For(connection string) Route {
 	if r, ok := rt.built().routes[connection]; ok {
 		return r
@@ -274,17 +248,16 @@ func (s *Service) pushRemote(ctx context.Context, moves []Move, now time.Time) e
 }
 
 // MoveProber is a queue backend that can say which of a refused push's
-// moves it refuses for reasons of their own, without keeping any of them.
+// moves it refuses for reasons of their own, without keeping any.
 type MoveProber interface {
 	// ProbeMoves tries each move alone and returns, by index, why the
-	// backend refuses it ("" for a move it takes); an error when the
-	// refusal of the push is not about particular moves.
+	// backend refuses it ("" for one it takes); an error when the refusal
+	// is not about particular moves.
 	ProbeMoves(ctx context.Context, moves []Move, now time.Time, pushErr error) ([]string, error)
 }
 
 // probeRefused turns a failed push into RejectedRows when the backend can
-// name the moves it refused (a jobs table in another database): the batch
-// then runs again without their rows, as for the local jobs table.
+// name the moves it refused (a jobs table in another database).
 func probeRefused(ctx context.Context, b QueueBackend, moves []Move, now time.Time, pushErr error) *RejectedRows {
 	pr, ok := b.(MoveProber)
 	if !ok || ctx.Err() != nil {

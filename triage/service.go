@@ -19,12 +19,8 @@ type Service struct {
 	// PreviousKeys (APP_PREVIOUS_KEYS, 11+) are tried after it.
 	AppKey       string
 	PreviousKeys []string
-	// Location is the app timezone, in which failed_at is written.
-	Location *time.Location
-	// Router says where each queue connection's jobs go back to (retry,
-	// retry --follow); the zero Router knows only the database queue
-	// DefaultDatabaseConnection in failed_jobs' database.
-	Router Router
+	Location     *time.Location // the app timezone, of failed_at
+	Router       Router         // where each queue connection's jobs go back to
 	// MonitorConnections and DefaultConnection are the app's queue
 	// connections as monitor sees them (empty outside an app profile).
 	MonitorConnections []MonitorConnection
@@ -33,20 +29,17 @@ type Service struct {
 	// retry's warning); nil when there is none jobtriage can read.
 	Pauses CacheStore
 	// Redact, when set, masks the values of its keys in what the read
-	// use-cases return for people (triage/redaction.go); nil shows rows as
-	// stored.
+	// use-cases return for people (triage/redaction.go).
 	Redact *redact.Keys
 	// Target names the app and the failed-jobs store for confirmations and
 	// write summaries ("app shop (production) · postgres://…/shop table failed_jobs").
 	Target string
 	// TargetMark is printed before Target: the jobtriage context the
 	// service was opened for ("context shop (Shop EU) [PRODUCTION]"),
-	// already made safe for a terminal (the caller may colour it); "" for
-	// none.
+	// already safe for a terminal; "" for none.
 	TargetMark string
 	// Index, when set, answers groupings from a local signature index
-	// (triage/sigindex) instead of a pass over the table; nil with
-	// --no-cache and for stores it cannot serve.
+	// (triage/sigindex) instead of a pass over the table.
 	Index SignatureIndex
 }
 
@@ -61,9 +54,9 @@ func (s *Service) appKeys() []string {
 	return keys
 }
 
-// Query narrows a listing beyond the SQL filter: the job class and the
-// error signature are derived from the payload and exception, so they are
-// checked in Go after a SQL pre-filter.
+// Query narrows a listing beyond the SQL filter: the job class, signature
+// and tags are derived from the payload and exception, so they are checked
+// in Go after a SQL pre-filter.
 type Query struct {
 	Filter Filter
 	// Class matches the job class case-insensitively: the full name, or any
@@ -71,10 +64,8 @@ type Query struct {
 	Class string
 	// Signature is a signature id printed by failed --group.
 	Signature string
-	// Tags are Horizon tags the job must carry, every one of them, each
-	// exactly and case-sensitively (payload.HasTags). They are read from
-	// the whole payload, so a listing with tags scans whole rows
-	// (wholeRows).
+	// Tags are Horizon tags the job must all carry, exactly
+	// (payload.HasTags), read from the whole payload (wholeRows).
 	Tags []string
 }
 
@@ -100,8 +91,7 @@ func (q Query) empty() bool {
 		f.Search == "" && len(f.PayloadContains) == 0 && f.Since.IsZero() && f.Until.IsZero() && f.MinID == 0 && f.MaxID == 0
 }
 
-// jobFor is the row as match needs it: with its signature only when the
-// query selects by one.
+// jobFor is the row as match needs it: with a signature only when asked.
 func (q Query) jobFor(r *FailedRow) Job {
 	if q.Signature == "" {
 		return jobWithoutSignature(r)
@@ -113,9 +103,8 @@ func (q Query) jobFor(r *FailedRow) Job {
 // are in the payload, past the class windows a listing reads.
 func (q Query) wholeRows() bool { return len(q.Tags) > 0 }
 
-// listingRow is a row as a listing's job is derived from it: a whole row
-// (wholeRows) has its exception cut to the top block's head, as the store
-// cuts it in SQL; its whole payload gives the same class as the windows.
+// listingRow is a row as a listing's job is derived from it: a whole row has
+// its exception cut to the top block's head, as the store's SQL cuts it.
 func listingRow(r *FailedRow, whole bool) *FailedRow {
 	if !whole {
 		return r
@@ -125,8 +114,7 @@ func listingRow(r *FailedRow, whole bool) *FailedRow {
 	return &head
 }
 
-// tagged reports whether a row's payload (whole: a full scan's, or a
-// batch's) carries the query's tags.
+// tagged reports whether a row's whole payload carries the query's tags.
 func (q Query) tagged(r *FailedRow) bool {
 	return payload.HasTags(r.Payload, q.Tags)
 }
@@ -148,10 +136,9 @@ type ListParams struct {
 	Limit  int
 }
 
-// Page is one page of failed jobs, newest first.
+// Page is one page of failed jobs, newest first; Next is "" on the last.
 type Page struct {
 	Jobs []Job
-	// Next continues the listing; "" when this page is the last.
 	Next string
 }
 

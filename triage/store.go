@@ -1,8 +1,7 @@
 // Package triage is the domain of jobtriage: failed Laravel queue jobs, the
 // storage interface the SQL layer implements, and the use-cases (list, group,
-// show, retry, forget, prune, monitor) that the CLI and the TUI share.
-//
-// Nothing here knows SQL, cobra or bubbletea.
+// show, retry, forget, prune, monitor) the CLI and the TUI share. Nothing
+// here knows SQL, cobra or bubbletea.
 package triage
 
 import (
@@ -20,10 +19,9 @@ import (
 type IDMode int
 
 const (
-	// IDModeInteger addresses rows by failed_jobs.id.
-	IDModeInteger IDMode = iota
-	// IDModeUUID addresses rows by failed_jobs.uuid. Legacy rows whose uuid is
-	// NULL are still addressed by their integer id.
+	IDModeInteger IDMode = iota // rows by failed_jobs.id
+	// IDModeUUID addresses rows by failed_jobs.uuid; legacy rows whose uuid
+	// is NULL by their integer id.
 	IDModeUUID
 )
 
@@ -44,8 +42,7 @@ type Schema struct {
 	IDMode       IDMode
 	UUIDNullable bool // an app upgraded from Laravel 7: rows may have uuid NULL
 	// ConcurrentBatches: a second write batch may be taken while one is
-	// open, so a retry can plan the next batch while this one is pushed
-	// (not SQLite, which has one writer).
+	// open (not SQLite, which has one writer).
 	ConcurrentBatches bool
 }
 
@@ -65,11 +62,10 @@ func (r Ref) String() string {
 }
 
 // FailedRow is one failed_jobs row as the store streams it. In a listing scan
-// (ScanParams.Full false) Payload holds only what the job class needs — the
-// class windows of payload.ClassWindows, cut by SQL on PostgreSQL and MySQL,
-// or the whole payload (SQLite, the file store), which payload.JobClass cuts
-// the same way — and Exception only the top exception block's head; in a
-// full scan both are complete.
+// (ScanParams.Full false) Payload holds at least the class windows of
+// payload.ClassWindows (cut by SQL on PostgreSQL and MySQL; whole on SQLite
+// and the file store, which payload.JobClass cuts the same way) and
+// Exception only the top exception block's head.
 type FailedRow struct {
 	ID         int64
 	UUID       string // "" when the column is absent or NULL
@@ -79,24 +75,21 @@ type FailedRow struct {
 	Payload    []byte
 	Exception  string
 	// Problems are the columns the store could not read as Laravel writes
-	// them (NULL where Laravel writes NOT NULL, a failed_at that is no
-	// time): the row is still delivered with what could be read, so one
-	// poison row never stops a listing or a retry. Empty for sound rows.
+	// them (NULL, a failed_at that is no time): the row is still delivered
+	// with what could be read, so one poison row never stops a listing or
+	// a retry.
 	Problems []RowProblem
 }
 
 // Heads: how much of the big columns a listing reads. Every path that
-// derives a job's class or signature — SQL cuts on PostgreSQL and MySQL, Go
-// cuts on SQLite, the file store and whole rows — cuts at the same place, so
+// derives a job's class or signature (SQL or Go) cuts at the same place, so
 // a signature id is the same whichever command computed it. The payload is
 // cut into key windows (payload.ClassWindowChars each), not a head: Redis's
 // cjson reorders keys, and Horizon's put the class past any fixed head.
 const (
-	// PayloadHeadChars bounds a payload head where one is still read
-	// (the jobs table's uuid lookups).
+	// PayloadHeadChars bounds a payload head (the jobs table's uuid lookups).
 	PayloadHeadChars = 1024
-	// ExceptionHeadChars: the top exception's class and message line, not
-	// its stack trace.
+	// ExceptionHeadChars: the top exception's class and message, not its trace.
 	ExceptionHeadChars = 1024
 	// NextSeparator joins chained exceptions in Throwable::__toString.
 	NextSeparator = "\n\nNext "
@@ -119,16 +112,16 @@ func TopExceptionHead(exc string) string {
 	return exc
 }
 
-// Filter selects failed jobs. Zero values mean "no restriction". Time bounds
-// are inclusive and compared as Laravel writes failed_at: wall-clock text in
-// the app timezone.
+// Filter selects failed jobs; zero values do not restrict. Time bounds are
+// inclusive, compared as Laravel writes failed_at: wall-clock text in the
+// app timezone.
 type Filter struct {
 	Queues      []string
 	Connections []string
 	// Search matches a substring of the payload or the exception text.
 	Search string
-	// PayloadContains are substrings the raw payload must contain (all of
-	// them); the service uses it to push class filters into SQL.
+	// PayloadContains are substrings the raw payload must all contain (the
+	// service's class and tag filters, pushed into SQL).
 	PayloadContains []string
 	Since, Until    time.Time
 	// MinID and MaxID bound the integer id, inclusive; 0 is unbounded.
@@ -139,27 +132,20 @@ type Filter struct {
 type ScanParams struct {
 	Filter Filter
 	// BeforeID continues a scan: only rows with id < BeforeID (negative
-	// ids too). 0 starts at the newest.
-	BeforeID int64
-	// AfterID continues an ascending scan: only rows with id > AfterID.
-	AfterID int64
-	// Full asks for whole payload and exception texts instead of heads.
-	Full bool
-	// BatchSize is the number of rows fetched per round trip; 0 picks a default.
-	BatchSize int
-	// Limit stops the scan after this many rows; 0 is unlimited.
-	Limit int
-	// Ascending scans oldest first (retry and prune move the oldest first).
-	Ascending bool
+	// ids too); 0 starts at the newest. AfterID: only rows with id > AfterID.
+	BeforeID, AfterID int64
+	Full              bool // whole payload and exception texts, not heads
+	BatchSize         int  // rows per round trip; 0 picks a default
+	Limit             int  // 0 is unlimited
+	Ascending         bool // oldest first
+
 }
 
-// Store is the storage the use-cases need. sqlstore implements it for
-// PostgreSQL, MySQL/MariaDB and SQLite.
+// Store is the storage the use-cases need (sqlstore, filestore).
 type Store interface {
 	Schema() Schema
-	// ScanFailed streams matching rows to fn in keyset batches, so memory stays
-	// constant in the table size. Returning an error from fn stops the scan
-	// and returns that error.
+	// ScanFailed streams matching rows to fn in keyset batches, in constant
+	// memory; an error from fn stops the scan and is returned.
 	ScanFailed(ctx context.Context, p ScanParams, fn func(*FailedRow) error) error
 	// GetFailed returns one complete row, or an error wrapping ErrNotFound.
 	GetFailed(ctx context.Context, ref Ref) (*FailedRow, error)
@@ -169,15 +155,14 @@ type Store interface {
 	Count(ctx context.Context, f Filter) (int64, error)
 
 	// TakeBatch takes the next batch of a bulk write (ascending id after
-	// p.AfterID, or p.IDs) and returns it open: its rows locked, or
-	// already deleted in a transaction not yet committed, so nothing of
-	// it is gone from failed_jobs until Commit returns nil. Rows locked by
-	// someone else are skipped. A dry run locks nothing.
+	// p.AfterID, or p.IDs) and returns it open: its rows locked, or deleted
+	// in a transaction not yet committed, so nothing of it is gone until
+	// Commit returns nil. Rows locked by someone else are skipped; a dry
+	// run locks nothing.
 	TakeBatch(ctx context.Context, p BatchParams) (Batch, error)
-	// Prune deletes (or, dry, counts) the rows p selects in short
-	// batches, and yields a PruneBatch after each one; the caller reads
-	// them as it goes and may stop between batches. An error is yielded
-	// with the totals so far and ends the run.
+	// Prune deletes (or, dry, counts) the rows p selects in short batches,
+	// yielding a PruneBatch after each; the caller may stop between them.
+	// An error is yielded with the totals so far and ends the run.
 	Prune(ctx context.Context, p PruneParams) iter.Seq2[PruneBatch, error]
 
 	Close() error
@@ -202,10 +187,9 @@ type BatchParams struct {
 	Retry bool
 }
 
-// Batch is a batch TakeBatch took. Exactly one of Commit (after Decide)
-// and Rollback ends it (Rollback after Commit is a no-op); Commit may run on another
-// goroutine than TakeBatch did, while the next batch is taken (see
-// Schema.ConcurrentBatches).
+// Batch is a batch TakeBatch took. Exactly one of Commit (after Decide) and
+// Rollback ends it (Rollback after Commit is a no-op); Commit may run on
+// another goroutine while the next batch is taken (Schema.ConcurrentBatches).
 type Batch interface {
 	// Rows are the batch's rows in ascending id: whole payloads, and
 	// exception heads when BatchParams.NeedException asked for them.
@@ -214,66 +198,50 @@ type Batch interface {
 	// archive, while the batch holds them.
 	Raw(ctx context.Context, ids []int64) ([]RawRow, error)
 	// Decide fixes what the batch does, before anything of it is pushed
-	// elsewhere: the local moves go into this database's jobs table and
-	// the Delete rows leave failed_jobs, together, at Commit; every other
-	// row stays as it was, and a store that took the rows by deleting them
-	// puts those back now, so that the next batch never waits for them.
-	// On an error the batch is rolled back whole.
+	// elsewhere: the local moves go into this database's jobs table and the
+	// Delete rows leave failed_jobs together at Commit; a store that took
+	// the rows by deleting them puts the others back now, so the next batch
+	// never waits for them. On an error the batch is rolled back whole.
 	Decide(ctx context.Context, d Decision) error
-	// Commit applies the decision and commits; a dry run commits nothing.
-	// On an error the batch is rolled back whole.
+	// Commit applies the decision (dry: nothing); an error rolls all back.
 	Commit(ctx context.Context) error
-	// Rollback abandons the batch: nothing of it changes.
 	Rollback()
 }
 
 // Decision is what the service made of a taken batch.
 type Decision struct {
 	// Delete are the rows that leave failed_jobs (moved or forgotten), in
-	// ascending id. Moves to another backend were pushed there before
-	// Commit, while the batch held their rows.
+	// ascending id; moves elsewhere were pushed while the batch held them.
 	Delete []int64
 	// Local are the moves into this database's jobs table, in ascending
 	// RowID; each one's row is in Delete.
 	Local []Move
 }
 
-// JobsPusher is a jobs table in a database other than failed_jobs'.
-type JobsPusher interface {
-	// PushJobs inserts the moves into jobs in one transaction, skipping any
-	// whose payload uuid is already there, so that a run repeated after a
-	// crash between the push and the delete does not queue a job twice.
-	PushJobs(ctx context.Context, moves []Move, now time.Time) (inserted int, err error)
-	Close() error
-}
-
 // Move says where a retried job goes: the queue and the payload bytes to
 // insert (the original bytes, except keys that must change).
 type Move struct {
-	UUID    string // the payload uuid, for idempotent pushes to another database
-	Queue   string
-	Payload []byte
-	// Connection is the queue connection the job goes back to.
-	Connection string
+	UUID       string // the payload uuid, for idempotent pushes to another backend
+	Queue      string
+	Payload    []byte
+	Connection string // the queue connection the job goes back to
 	// Local moves go into this database's jobs table in the batch's own
 	// transaction (Decision.Local); the service pushes the others first.
 	Local bool
 	// RowID is the failed_jobs row the move comes from, so that a backend
 	// that refuses one move can be told which row to leave behind.
 	RowID int64
-	// RedisChecked: Payload came from RetryPayload with forRedis, which promises a
-	// JSON object with an integer "attempts" and an "id" neither null nor
-	// empty, each once at the top level; a Redis backend need not parse it
-	// again to check that.
+	// RedisChecked: Payload came from RetryPayload with forRedis, which
+	// promises what a Redis backend would otherwise check (a JSON object,
+	// an integer "attempts", an "id" neither null nor empty, each once).
 	RedisChecked bool
 }
 
 // PushKey is what makes a push of a job the same push again: its uuid and
-// the failed_jobs row it came from. A run repeated after a crash between
-// the push and the delete repeats both, and must not push twice; a job
-// that ran, failed again and is retried once more comes from a new row
-// (a worker's failer inserts one), and must be pushed again. A move
-// without a row (RowID 0) is keyed by its uuid alone.
+// its failed_jobs row. A run repeated after a crash between the push and
+// the delete repeats both and must not push twice; a job that failed again
+// comes back in a new row and must be pushed again. A move without a row
+// (RowID 0) is keyed by its uuid alone.
 func (m Move) PushKey() string {
 	if m.RowID == 0 {
 		return m.UUID
@@ -290,7 +258,7 @@ type PruneParams struct {
 	StopAfterClean int
 	DryRun         bool
 	// Archive, when set, is handed each batch's rows whole and as stored,
-	// locked, before they are deleted in the same transaction; an error
+	// locked, before they are deleted in the same transaction; its error
 	// rolls the batch back and ends the run. A dry run archives nothing.
 	Archive Archiver
 	// All deletes every row present when the run starts (flush without
@@ -298,18 +266,14 @@ type PruneParams struct {
 	All bool
 }
 
-// PruneBatch reports one batch of a prune or flush.
+// PruneBatch reports one batch of a prune or flush: the rows it deleted
+// (dry: would delete), those deleted so far, and how long it ran.
 type PruneBatch struct {
-	// Deleted counts the batch's rows deleted (dry run: that would be).
-	Deleted int64
-	// Total counts the rows deleted so far, this batch included.
-	Total int64
-	// Took is how long the batch's statements ran.
-	Took time.Duration
+	Deleted, Total int64
+	Took           time.Duration
 }
 
-// PruneTotal reads a prune to its end and returns the rows it deleted
-// (before the error, when it yields one).
+// PruneTotal reads a prune to its end: the rows deleted (before an error).
 func PruneTotal(batches iter.Seq2[PruneBatch, error]) (int64, error) {
 	b, err := Last(batches)
 	return b.Total, err
@@ -373,6 +337,12 @@ var (
 	// ErrConflict: the database rolled a transaction back (deadlock victim,
 	// lock timeout); running it again is safe.
 	ErrConflict = errors.New("transaction conflict")
+	// ErrSchema: a table exists in a shape jobtriage cannot work with (a
+	// missing column, a uuid primary key, a jsonb payload, …); the message
+	// names the table, the column and what was expected.
+	ErrSchema = errors.New("unusable schema")
+	// ErrLockHeld: another watcher holds the lock.
+	ErrLockHeld = errors.New("lock held by another watcher")
 )
 
 // QueueStatsParams asks for the jobs table's counts per queue. Cut-offs are
@@ -392,27 +362,21 @@ type QueueStatsParams struct {
 // ready now, Delayed rows become available later, Reserved rows are held by
 // a worker, and Stuck is the part of Reserved whose reservation expired.
 type QueueStats struct {
-	// Connection is the queue connection the queue belongs to ("" for the
-	// jobs table of the failed_jobs database when no profile names it).
-	Connection                              string
+	Connection                              string // "" when no profile names it
 	Queue                                   string
 	Size, Pending, Delayed, Reserved, Stuck int64
 	// OldestPendingAt is the smallest available_at among pending rows (as
 	// Laravel 12.19's monitor reports it); zero when nothing is pending.
 	OldestPendingAt time.Time
 	// OldestPendingUnknown says why OldestPendingAt is zero although jobs
-	// are pending: the backend cannot tell when the oldest was queued (a
-	// Redis payload records no time before Laravel 12.11, unless Horizon
-	// pushed it). "" otherwise.
+	// are pending (a Redis payload records no time before Laravel 12.11).
 	OldestPendingUnknown string
 }
 
 // RecentParams asks for the failures of a time window, newest first.
 type RecentParams struct {
-	// Since is the window's start, inclusive.
-	Since time.Time
-	// MaxID, when positive, ignores rows with a higher id: a watcher that
-	// has taken a high-water mark reads the window below it.
+	Since time.Time // inclusive
+	// MaxID, when positive, ignores higher ids (a watcher's high-water mark).
 	MaxID int64
 	// Heads adds the payload and exception heads (job class, signature);
 	// without it only id, uuid, connection, queue and failed_at are read.
@@ -433,21 +397,16 @@ type MonitorStore interface {
 	ScanRecentFailed(ctx context.Context, p RecentParams, fn func(*FailedRow) error) error
 	// MaxFailedID is the highest failed_jobs id, 0 when the table is empty.
 	MaxFailedID(ctx context.Context) (int64, error)
-	// TryWatchLock takes the lock that lets one watcher per database
-	// notify. It returns ErrLockHeld when another process holds it.
+	// TryWatchLock takes the one-watcher-per-database lock, or ErrLockHeld.
 	TryWatchLock(ctx context.Context) (WatchLock, error)
 }
 
 // WatchLock is a held watcher lock.
 type WatchLock interface {
-	// Check reports whether the lock is still held (a lost database
-	// session loses a server-side lock).
+	// Check reports whether the lock is still held (a lost session loses it).
 	Check(ctx context.Context) error
 	Release() error
 }
-
-// ErrLockHeld: another watcher holds the lock.
-var ErrLockHeld = errors.New("lock held by another watcher")
 
 // Archiver makes rows durable before a delete removes them: forget, prune
 // and flush with --archive hand it each batch's rows, whole and as stored,

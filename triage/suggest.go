@@ -1,9 +1,11 @@
 package triage
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,12 +15,12 @@ import (
 )
 
 // SuggestRows is how many of the newest failed jobs shell completion reads:
-// enough to see every queue and signature that is failing now, few enough
-// to answer within the completion's timeout on any table.
-const SuggestRows = 2000
-
-// SuggestIDs is how many job ids completion offers, newest first.
-const SuggestIDs = 50
+// enough to see what is failing now, few enough to answer within the
+// completion's timeout; SuggestIDs how many job ids it offers.
+const (
+	SuggestRows = 2000
+	SuggestIDs  = 50
+)
 
 // Suggestion is one completion candidate and what it stands for.
 type Suggestion struct {
@@ -27,41 +29,37 @@ type Suggestion struct {
 }
 
 // Suggestions are the names shell completion offers, each list sorted:
-// queues and connections by name, signatures by count, ids newest first.
+// queues, connections and job classes by name, signatures by count, ids
+// newest first.
 type Suggestions struct {
-	Queues      []Suggestion
-	Connections []Suggestion
-	Signatures  []Suggestion
-	IDs         []Suggestion
-	// Classes are the job classes, by name.
-	Classes []Suggestion
+	Queues, Connections, Signatures, IDs, Classes []Suggestion
 }
 
-// Suggest reads the newest rows (SuggestRows when rows is 0) of failed_jobs
-// and returns the queue names, connection names, signature ids and job ids
-// in them, with the app's own queue connections added.
+// Suggest reads the newest rows (0: SuggestRows) of failed_jobs and returns
+// the names in them, with the app's own queue connections added.
 func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 	if rows <= 0 {
 		rows = SuggestRows
 	}
 	queues, conns, classes := map[string]int{}, map[string]int{}, map[string]int{}
 	type sig struct {
-		desc  string
-		count int
-		order int
+		id, desc string
+		count    int
 	}
-	sigs := map[string]*sig{}
+	var sigs []*sig // in the order first seen: newest first
+	bySig := map[string]*sig{}
 	var out Suggestions
 	cache := signature.NewCache(rows)
 	err := s.Store.ScanFailed(ctx, ScanParams{Limit: rows, BatchSize: 500}, func(r *FailedRow) error {
-		j := jobFromRow(r, cache.Normalize)
+		j := JobFromRowWith(r, cache.Normalize)
 		queues[j.Queue]++
 		conns[j.Connection]++
 		classes[j.Class]++
-		if st, ok := sigs[j.Signature]; ok {
+		if st, ok := bySig[j.Signature]; ok {
 			st.count++
 		} else {
-			sigs[j.Signature] = &sig{desc: describeJob(j), count: 1, order: len(sigs)}
+			bySig[j.Signature] = &sig{id: j.Signature, desc: describeJob(j), count: 1}
+			sigs = append(sigs, bySig[j.Signature])
 		}
 		if len(out.IDs) < SuggestIDs {
 			out.IDs = append(out.IDs, Suggestion{Value: j.ID, Description: j.Queue + " · " + describeJob(j)})
@@ -82,25 +80,14 @@ func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 	out.Queues = counted(queues)
 	out.Connections = counted(conns)
 	out.Classes = counted(classes)
-	ids := make([]string, 0, len(sigs))
-	for id := range sigs {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(a, b int) bool {
-		x, y := sigs[ids[a]], sigs[ids[b]]
-		if x.count != y.count {
-			return x.count > y.count
-		}
-		return x.order < y.order // newest first among equals
-	})
-	for _, id := range ids {
-		out.Signatures = append(out.Signatures, Suggestion{Value: id, Description: sigs[id].desc})
+	sort.SliceStable(sigs, func(a, b int) bool { return sigs[a].count > sigs[b].count })
+	for _, sg := range sigs {
+		out.Signatures = append(out.Signatures, Suggestion{Value: sg.id, Description: sg.desc})
 	}
 	return out, nil
 }
 
-// describeJob is "Class · ExceptionClass: message", as failed --group's
-// second line says it.
+// describeJob is "Class · ExceptionClass: message", as failed --group's.
 func describeJob(j Job) string {
 	d := j.Class
 	if j.ExceptionClass != "" {
@@ -136,30 +123,27 @@ func counted(m map[string]int) []Suggestion {
 }
 
 // Names are the queue, connection and job class names a command selects
-// jobs by.
+// jobs by; Known are queue names known to exist otherwise (a monitor's
+// report counted jobs on them).
 type Names struct {
-	Queues      []string
-	Connections []string
-	Class       string
-	// Known are queue names known to exist otherwise: a monitor's report
-	// counted jobs on them.
-	Known []string
+	Queues, Connections []string
+	Class               string
+	Known               []string
 }
 
 // maxHints is how many close names an UnknownNameError offers.
 const maxHints = 3
 
-// UnknownNameError is a queue, connection or class that nothing has: no
-// failed job, no queued job, no configured queue connection. It wraps
-// ErrNotFound: a misspelled name must not read as "nothing matched".
+// UnknownNameError is a queue, connection or class that no failed job,
+// queued job or configured connection has. It is ErrNotFound: a misspelled
+// name must not read as "nothing matched".
 type UnknownNameError struct {
 	Kind  string // "queue", "connection" or "class"
 	Name  string
 	Hints []string // the closest existing names, closest first
 }
 
-// Sentence says what is unknown and the closest names, without the
-// ErrNotFound prefix Error adds.
+// Sentence is Error without its ErrNotFound prefix.
 func (e *UnknownNameError) Sentence() string {
 	var s string
 	switch e.Kind {
@@ -184,9 +168,8 @@ func (e *UnknownNameError) Error() string        { return ErrNotFound.Error() + 
 func (e *UnknownNameError) Is(target error) bool { return target == ErrNotFound }
 
 // CheckNames returns an *UnknownNameError for the first of n's names that
-// nothing has, nil when each is known. It reads the configuration first,
-// then one row of failed_jobs per name, then the jobs table; suggestions
-// (the newest SuggestRows rows) only for a name that is unknown.
+// nothing has. It reads the configuration, then one row of failed_jobs per
+// name, then the jobs table, and suggestions only for an unknown name.
 func (s *Service) CheckNames(ctx context.Context, n Names) error {
 	configured := map[string]bool{}
 	for _, c := range s.MonitorConnections {
@@ -232,8 +215,7 @@ func (s *Service) hasFailed(ctx context.Context, q Query) (bool, error) {
 	return len(page.Jobs) > 0, err
 }
 
-// hasQueued reports whether the jobs table holds rows of queue (false for
-// a store without one).
+// hasQueued reports whether the jobs table (if any) holds rows of queue.
 func (s *Service) hasQueued(ctx context.Context, queue string) (bool, error) {
 	src, ok := s.MonitorSource()
 	if !ok {
@@ -273,9 +255,9 @@ func (s *Service) unknownName(ctx context.Context, kind, name string, extra []st
 	return &UnknownNameError{Kind: kind, Name: name, Hints: closestNames(name, extra, kind == "class")}
 }
 
-// closestNames are up to maxHints of names within a third of name's length
-// in edits (at least one) of it, case-insensitive, closest first; a class
-// is compared by its base name too (Legcy is close to App\Jobs\Legacy).
+// closestNames are up to maxHints names within a third of name's length in
+// edits (at least one), case-insensitive, closest first; a class is also
+// compared by its base name (Legcy is close to App\Jobs\Legacy).
 func closestNames(name string, names []string, class bool) []string {
 	type cand struct {
 		name string
@@ -299,12 +281,7 @@ func closestNames(name string, names []string, class bool) []string {
 			cs = append(cs, cand{n, d})
 		}
 	}
-	sort.SliceStable(cs, func(a, b int) bool {
-		if cs[a].dist != cs[b].dist {
-			return cs[a].dist < cs[b].dist
-		}
-		return cs[a].name < cs[b].name
-	})
+	slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.dist, b.dist), strings.Compare(a.name, b.name)) })
 	var out []string
 	for i := 0; i < len(cs) && i < maxHints; i++ {
 		out = append(out, cs[i].name)
@@ -312,9 +289,8 @@ func closestNames(name string, names []string, class bool) []string {
 	return out
 }
 
-// editDistance is the optimal-string-alignment distance of a and b:
-// insertions, deletions, substitutions and swaps of neighbours, each one
-// edit, as a typist makes them.
+// editDistance is the optimal-string-alignment distance of a and b: each
+// insertion, deletion, substitution and swap of neighbours is one edit.
 func editDistance(a, b string) int {
 	x, y := []rune(a), []rune(b)
 	d := make([][]int, len(x)+1)
@@ -340,9 +316,9 @@ func editDistance(a, b string) int {
 	return d[len(x)][len(y)]
 }
 
-// CheckMonitorNames is CheckNames for the queues a monitor was asked
-// about, after report r: a queue r counted jobs or failures on exists, and
-// a queue of a connection the monitor cannot see (Blind) is not judged.
+// CheckMonitorNames is CheckNames for the queues a monitor was asked about:
+// a queue report r counted jobs or failures on exists, and one of a Blind
+// connection is not judged.
 func CheckMonitorNames(ctx context.Context, st MonitorSource, p MonitorParams, r Report) error {
 	blind := map[string]bool{}
 	for _, c := range p.Connections {

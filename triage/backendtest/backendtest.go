@@ -2,10 +2,8 @@
 // passes: pushes queue each payload once, verbatim and in order; a repeated
 // push (the re-run after a crash between push and delete) queues nothing
 // twice; counts match what was pushed and consumed; interrupted pushes
-// complete exactly once when run again.
-//
-// A backend's test supplies a Harness that opens the backend on a fresh,
-// empty store and reads that store the way Laravel's worker does.
+// complete exactly once when run again. A backend's test supplies a Harness
+// that opens the backend on a fresh store and reads it as Laravel's worker.
 package backendtest
 
 import (
@@ -39,41 +37,30 @@ type Harness struct {
 	RemembersConsumed bool
 }
 
-// Queue reads and works a backend's store directly.
+// Queue reads and works a backend's store directly, as a worker does:
+// Queued are the payloads waiting on queue in the order a worker takes
+// them, Consume runs the next job (pop, then delete), Reserve starts it
+// (pop: reserved, not yet deleted).
 type Queue interface {
-	// Queued returns the payloads waiting on queue, in the order a worker
-	// would take them.
 	Queued(t *testing.T, queue string) [][]byte
-	// Consume removes the next job from queue as a worker that ran it
-	// successfully does (pop, then delete).
 	Consume(t *testing.T, queue string)
-	// Reserve takes the next job from queue as a worker that starts
-	// running it does (pop: reserved, not yet deleted).
 	Reserve(t *testing.T, queue string)
 }
 
 // Sizes of the suite's pushes.
 const (
-	// smallBatch is the ordinary push: a few jobs over two queues.
-	smallBatch = 40
-	// LargeBatch is the batch the flat-memory case pushes in one call.
-	LargeBatch = 5000
-	// largePayload is the size of one payload of the large batch, near a
-	// real job with a serialized model and a few hook keys.
+	smallBatch = 40   // the ordinary push: a few jobs over two queues
+	LargeBatch = 5000 // the flat-memory case's one call
+	// largePayload is near a real job with a serialized model and hooks.
 	largePayload = 2048
-	// memoryShare bounds the heap a push may add on top of the moves it is
-	// given: a fraction (1/memoryShare) of their payload bytes. A backend
-	// that copied the batch would need all of it and more, so the whole
-	// payload size is the bound: a half was too tight for PostgreSQL's COPY
-	// path, whose sampled peak varied from 20 % to 64 % of the payloads with
-	// when the collector ran (garbage, not a copy).
-	memoryShare = 1
-	// heapSampleEvery is how often the memory case samples the heap.
+	// memoryShare bounds the heap a push may add to 1/memoryShare of its
+	// payload bytes. A backend that copied the batch would need all of it
+	// and more; a half was too tight for PostgreSQL's COPY path, whose
+	// sampled peak varied from 20 % to 64 % (garbage, not a copy).
+	memoryShare     = 1
 	heapSampleEvery = time.Millisecond
-	// retryAfter is Laravel's default retry_after, for Stats.
-	retryAfter = 90 * time.Second
-	// lowGCPercent keeps garbage from hiding or faking a peak.
-	lowGCPercent = 10
+	retryAfter      = 90 * time.Second // Laravel's default, for Stats
+	lowGCPercent    = 10               // so garbage neither hides nor fakes a peak
 )
 
 // Queue names the suite pushes to.
@@ -88,7 +75,7 @@ func Run(t *testing.T, h Harness) {
 	t.Helper()
 	cases := []struct {
 		name string
-		fn   func(*testing.T, Harness)
+		fn   func(*testing.T, Harness, triage.QueueBackend, Queue, time.Time)
 	}{
 		{"PushKeepsBytesAndOrder", testPush},
 		{"PushAgainQueuesNothingTwice", testPushAgain},
@@ -102,7 +89,10 @@ func Run(t *testing.T, h Harness) {
 		{"FailedAgainIsPushedAgain", testFailedAgain},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { c.fn(t, h) })
+		t.Run(c.name, func(t *testing.T) {
+			b, q := h.Open(t)
+			c.fn(t, h, b, q, now())
+		})
 	}
 }
 
@@ -119,10 +109,10 @@ func NewUUID() string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// Payload is a payload as RedisQueue writes it (id and attempts appended),
-// which the database queue accepts too. Its bytes exercise what must never
-// be re-encoded: escaped slashes, a NUL property marker, non-ASCII text.
-// pad adds filler to reach a size.
+// Payload is a payload as RedisQueue writes it (id and attempts appended,
+// which the database queue accepts too), padded by pad bytes. Its bytes
+// exercise what must never be re-encoded: escaped slashes, a NUL property
+// marker, non-ASCII text.
 func Payload(uuid string, created time.Time, pad int) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `{"uuid":%q,"displayName":"App\\Jobs\\Résumé","job":"Illuminate\\Queue\\CallQueuedHandler@call",`, uuid)
@@ -152,8 +142,7 @@ func want(ms []triage.Move) map[string][][]byte {
 	return out
 }
 
-// expectQueued checks each queue holds exactly these payloads, byte for
-// byte, in this order.
+// expectQueued checks each queue holds exactly these payloads, in order.
 func expectQueued(t *testing.T, q Queue, exp map[string][][]byte, queues ...string) {
 	t.Helper()
 	for _, name := range queues {
@@ -164,18 +153,10 @@ func expectQueued(t *testing.T, q Queue, exp map[string][][]byte, queues ...stri
 		}
 		for i := range w {
 			if !bytes.Equal(got[i], w[i]) {
-				t.Fatalf("queue %s job %d differs:\n got %q\nwant %q", name, i, head(got[i]), head(w[i]))
+				t.Fatalf("queue %s job %d differs:\n got %.200q\nwant %.200q", name, i, got[i], w[i])
 			}
 		}
 	}
-}
-
-func head(b []byte) []byte {
-	const show = 200
-	if len(b) > show {
-		return b[:show]
-	}
-	return b
 }
 
 func push(t *testing.T, b triage.QueueBackend, ms []triage.Move, at time.Time) triage.PushResult {
@@ -194,9 +175,7 @@ func expectResult(t *testing.T, got triage.PushResult, pushed, already int) {
 	}
 }
 
-func testPush(t *testing.T, h Harness) {
-	b, q := h.Open(t)
-	at := now()
+func testPush(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at time.Time) {
 	ms := moves(smallBatch, at, 0, queueA, queueB)
 	expectResult(t, push(t, b, ms, at), len(ms), 0)
 	expectQueued(t, q, want(ms), queueA, queueB)
@@ -205,9 +184,7 @@ func testPush(t *testing.T, h Harness) {
 	}
 }
 
-func testPushAgain(t *testing.T, h Harness) {
-	b, q := h.Open(t)
-	at := now()
+func testPushAgain(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at time.Time) {
 	ms := moves(smallBatch, at, 0, queueA, queueB)
 	expectResult(t, push(t, b, ms, at), len(ms), 0)
 	// The re-run after a crash between push and delete: the same moves.
@@ -220,18 +197,14 @@ func testPushAgain(t *testing.T, h Harness) {
 	expectQueued(t, q, want(append(append([]triage.Move{}, ms...), fresh...)), queueA, queueB)
 }
 
-func testDuplicateInCall(t *testing.T, h Harness) {
-	b, q := h.Open(t)
-	at := now()
+func testDuplicateInCall(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at time.Time) {
 	ms := moves(2, at, 0, queueA)
 	dup := []triage.Move{ms[0], ms[1], ms[0]}
 	expectResult(t, push(t, b, dup, at), 2, 1)
 	expectQueued(t, q, want(ms), queueA)
 }
 
-func testConsumedThenPushed(t *testing.T, h Harness) {
-	b, q := h.Open(t)
-	at := now()
+func testConsumedThenPushed(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at time.Time) {
 	ms := moves(smallBatch, at, 0, queueA)
 	expectResult(t, push(t, b, ms, at), len(ms), 0)
 	// Workers ran the first few jobs, then the crashed run is repeated.
@@ -252,9 +225,7 @@ func testConsumedThenPushed(t *testing.T, h Harness) {
 	t.Logf("documented window: without a push record, %d jobs that had already run were queued again by the re-run", ran)
 }
 
-func testStats(t *testing.T, h Harness) {
-	b, q := h.Open(t)
-	at := now()
+func testStats(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at time.Time) {
 	const onA, onB, ran = 7, 5, 3
 	ms := append(moves(onA, at, 0, queueA), moves(onB, at, 0, queueB)...)
 	expectResult(t, push(t, b, ms, at), onA+onB, 0)
@@ -298,9 +269,7 @@ func testStats(t *testing.T, h Harness) {
 	}
 }
 
-func testEmptyUUID(t *testing.T, h Harness) {
-	b, q := h.Open(t)
-	at := now()
+func testEmptyUUID(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at time.Time) {
 	marked := moves(2, at, 0, queueA)
 	bare := moves(2, at, 0, queueA)
 	for i := range bare {
@@ -315,9 +284,7 @@ func testEmptyUUID(t *testing.T, h Harness) {
 	}}, queueA)
 }
 
-func testLargeBatch(t *testing.T, h Harness) {
-	b, q := h.Open(t)
-	at := now()
+func testLargeBatch(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at time.Time) {
 	ms := moves(LargeBatch, at, largePayload, queueA, queueB)
 	var total int
 	for _, m := range ms {
@@ -365,10 +332,9 @@ func testLargeBatch(t *testing.T, h Harness) {
 	expectResult(t, push(t, b, ms, at), 0, LargeBatch)
 }
 
-// cancelDelays are the moments after which the cancel case interrupts a
-// push when it has seen no progress first (a transactional store shows
-// none until it commits): the latest first, so that the first push that
-// fails was most likely interrupted half-way rather than before it began.
+// cancelDelays are when the cancel case interrupts a push that showed no
+// progress (a transactional store shows none until it commits), the latest
+// first, so the first interrupted push was most likely half-way through.
 var cancelDelays = []time.Duration{300 * time.Millisecond, 100 * time.Millisecond, 30 * time.Millisecond,
 	10 * time.Millisecond, 3 * time.Millisecond, time.Millisecond, 0}
 
@@ -378,9 +344,7 @@ const progressPoll = 200 * time.Microsecond
 // testCancel interrupts a push (at its first visible progress, else after
 // a delay), expects an error wrapping context.Canceled, and then expects
 // the re-run to complete it with every job queued exactly once.
-func testCancel(t *testing.T, h Harness) {
-	b, q := h.Open(t)
-	at := now()
+func testCancel(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at time.Time) {
 	var (
 		ms       []triage.Move
 		queue    string
@@ -444,13 +408,11 @@ func testCancel(t *testing.T, h Harness) {
 // testJobStates: a follower finds each pushed job by uuid, per queue, as
 // waiting until a worker reserves it, running while reserved, and gone once
 // consumed; a uuid never pushed, or asked on another queue, is not found.
-func testJobStates(t *testing.T, h Harness) {
-	b, q := h.Open(t)
+func testJobStates(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at time.Time) {
 	r, ok := b.(triage.JobStateReader)
 	if !ok {
 		t.Fatalf("%T does not implement triage.JobStateReader: retry --follow cannot follow its jobs", b)
 	}
-	at := now()
 	onA, onB := moves(3, at, 0, queueA), moves(2, at, 0, queueB)
 	expectResult(t, push(t, b, append(append([]triage.Move{}, onA...), onB...), at), len(onA)+len(onB), 0)
 	q.Reserve(t, queueA) // onA[0] runs
@@ -497,15 +459,12 @@ func testJobStates(t *testing.T, h Harness) {
 	}
 }
 
-// testFailedAgain: a job retried, run and failed again comes back from a new
+// testFailedAgain: a job retried, run and failed again comes back in a new
 // failed_jobs row (same uuid, another RowID); retrying it once more queues
-// it again, on every backend, while a repeat of the same row's push (the
-// re-run after a crash) still queues nothing. Without this, a backend that
-// remembers pushed uuids would let the retry delete the new row with the
-// job queued nowhere.
-func testFailedAgain(t *testing.T, h Harness) {
-	b, q := h.Open(t)
-	at := now()
+// it again, while a repeat of the same row's push still queues nothing.
+// Else a backend that remembers uuids would let the retry delete the new
+// row with the job queued nowhere.
+func testFailedAgain(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at time.Time) {
 	first := moves(1, at, 0, queueA)[0]
 	first.RowID = 41
 	expectResult(t, push(t, b, []triage.Move{first}, at), 1, 0)

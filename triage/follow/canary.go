@@ -11,12 +11,9 @@ import (
 type Decision int
 
 const (
-	// Wait: too few canaries have settled to tell.
-	Wait Decision = iota
-	// Continue: enough canaries succeeded; retry the rest.
-	Continue
-	// Stop: too many failed again (or could not settle); leave the rest.
-	Stop
+	Wait     Decision = iota // too few canaries have settled to tell
+	Continue                 // enough succeeded: retry the rest
+	Stop                     // too many failed again (or could not settle)
 )
 
 func (d Decision) String() string {
@@ -29,11 +26,9 @@ func (d Decision) String() string {
 	return "wait"
 }
 
-// Canary decides on the rest from the canaries' outcome.
-type Canary struct {
-	// Success is the share (0..1] of canaries that must succeed.
-	Success float64
-}
+// Canary decides on the rest from the canaries' outcome: Success is the
+// share (0..1] of them that must succeed.
+type Canary struct{ Success float64 }
 
 // Needed is how many of n canaries must succeed.
 func (c Canary) Needed(n int) int {
@@ -74,8 +69,7 @@ func ParseShare(s string) (float64, error) {
 	return v, nil
 }
 
-// Breaker trips once Limit followed jobs have failed again (never when
-// Limit is 0).
+// Breaker trips once Limit followed jobs failed again (never at 0).
 type Breaker struct{ Limit int }
 
 // Tripped reports whether pushing must stop.

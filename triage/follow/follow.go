@@ -1,9 +1,7 @@
 // Package follow follows re-queued jobs through their queue backends until
-// they settle: waiting → running (reserved by a worker) → done (gone from
-// the queue and not back in failed_jobs) or failed again (its payload uuid
-// is back in failed_jobs). It also holds the rest of retry's follow-through:
-// the canary decision, the breaker and the pacer of a bulk retry. The clock
-// is injected; nothing here reads the wall clock but RealClock.
+// they settle: waiting → running → done (gone from the queue and not back in
+// failed_jobs) or failed again, and holds the rest of retry's follow-through:
+// the canary decision, the breaker and the pacer. The clock is injected.
 package follow
 
 import (
@@ -19,14 +17,10 @@ import (
 type State int
 
 const (
-	// Waiting: pushed, on its queue (available or delayed).
-	Waiting State = iota
-	// Running: reserved by a worker.
-	Running
-	// Done: left its queue and did not come back, nor into failed_jobs.
-	Done
-	// FailedAgain: its payload uuid is back in failed_jobs.
-	FailedAgain
+	Waiting     State = iota // on its queue (available or delayed)
+	Running                  // reserved by a worker
+	Done                     // left its queue, and not into failed_jobs
+	FailedAgain              // its payload uuid is back in failed_jobs
 )
 
 func (s State) String() string {
@@ -45,22 +39,17 @@ func (s State) String() string {
 func (s State) Settled() bool { return s == Done || s == FailedAgain }
 
 // DefaultSettleGrace is how long a job must be gone from its queue, and not
-// in failed_jobs, before it counts as done. A worker deletes a failing job
-// from its queue before it writes the failed_jobs row (Job::fail runs the
-// job's failed() hook in between), so a job seen gone once may still be on
-// its way to failed_jobs.
+// in failed_jobs, to count as done: a worker deletes a failing job before it
+// writes the failed_jobs row (running the job's failed() hook in between).
 const DefaultSettleGrace = 3 * time.Second
 
-// Observation is one look at the unsettled jobs.
+// Observation is one look at the unsettled jobs: those their backends hold
+// (the others are gone, unless Partial says some backend could not read all
+// of a queue), and the uuids found back in failed_jobs.
 type Observation struct {
-	// Queued are the jobs their backends hold, by uuid; the others are
-	// gone, unless Partial.
-	Queued map[string]triage.JobState
-	// Partial: some backend could not read all of a queue, so a job not in
-	// Queued may still be there.
+	Queued  map[string]triage.JobState
 	Partial bool
-	// Failed are the uuids found back in failed_jobs.
-	Failed map[string]bool
+	Failed  map[string]bool
 }
 
 // Change is one job moving from one state to another.
@@ -70,10 +59,9 @@ type Change struct {
 	At       time.Time
 }
 
-// Counts are the followed jobs by state.
+// Counts are the followed jobs by state; of every job added (Pushed),
+// Untracked ones had no payload uuid and cannot be followed.
 type Counts struct {
-	// Pushed is every job added; Untracked of them had no payload uuid and
-	// cannot be followed.
 	Pushed, Untracked                   int
 	Waiting, Running, Done, FailedAgain int
 }
@@ -85,158 +73,13 @@ func (c Counts) Settled() int { return c.Done + c.FailedAgain }
 func (c Counts) Unsettled() int { return c.Waiting + c.Running }
 
 type entry struct {
-	job         triage.Pushed
-	state       State
-	goneSince   time.Time // zero while seen queued
-	goneLooks   int       // consecutive looks that did not find it
-	settledAt   time.Time
-	everRunning bool
+	job       triage.Pushed
+	state     State
+	goneSince time.Time // zero while seen queued
+	goneLooks int       // consecutive looks that did not find it
 }
 
-// Tracker is the state machine of the followed jobs. It is not safe for
-// concurrent use; Follower guards it.
-type Tracker struct {
-	// Grace is how long a job must stay gone to be done (DefaultSettleGrace
-	// when zero).
-	Grace  time.Duration
-	jobs   map[string]*entry
-	order  []string
-	counts Counts
-}
-
-// NewTracker returns an empty tracker.
-func NewTracker(grace time.Duration) *Tracker {
-	if grace <= 0 {
-		grace = DefaultSettleGrace
-	}
-	return &Tracker{Grace: grace, jobs: map[string]*entry{}}
-}
-
-// Add starts following jobs, each waiting. A job without a uuid, or one
-// already followed, is counted but not tracked.
-func (t *Tracker) Add(jobs []triage.Pushed) {
-	for _, j := range jobs {
-		t.counts.Pushed++
-		if j.UUID == "" || t.jobs[j.UUID] != nil {
-			t.counts.Untracked++
-			continue
-		}
-		t.jobs[j.UUID] = &entry{job: j}
-		t.order = append(t.order, j.UUID)
-		t.counts.Waiting++
-	}
-}
-
-// minGoneLooks is how many consecutive looks must miss a job before it can
-// be done: one miss may be a job caught between two reads.
-const minGoneLooks = 2
-
-// Observe applies one look at the jobs and returns the changes, in the
-// order the jobs were added.
-func (t *Tracker) Observe(now time.Time, o Observation) []Change {
-	var out []Change
-	for _, u := range t.order {
-		e := t.jobs[u]
-		if e.state.Settled() {
-			continue
-		}
-		to := e.state
-		switch st, queued := o.Queued[u]; {
-		case o.Failed[u]:
-			to = FailedAgain
-		case queued:
-			e.goneSince, e.goneLooks = time.Time{}, 0
-			to = Waiting
-			if st == triage.JobRunning {
-				to = Running
-			}
-		case o.Partial:
-			// absence proves nothing this time
-		default:
-			if e.goneLooks == 0 {
-				e.goneSince = now
-			}
-			e.goneLooks++
-			if e.goneLooks >= minGoneLooks && now.Sub(e.goneSince) >= t.Grace {
-				to = Done
-			}
-		}
-		if to != e.state {
-			out = append(out, Change{Job: e.job, From: e.state, To: to, At: now})
-			t.move(e, to, now)
-		}
-	}
-	return out
-}
-
-func (t *Tracker) move(e *entry, to State, now time.Time) {
-	t.count(e.state, -1)
-	t.count(to, 1)
-	e.state = to
-	if to == Running {
-		e.everRunning = true
-	}
-	if to.Settled() {
-		e.settledAt = now
-	}
-}
-
-func (t *Tracker) count(s State, d int) {
-	switch s {
-	case Waiting:
-		t.counts.Waiting += d
-	case Running:
-		t.counts.Running += d
-	case Done:
-		t.counts.Done += d
-	case FailedAgain:
-		t.counts.FailedAgain += d
-	}
-}
-
-// Counts returns the jobs by state.
-func (t *Tracker) Counts() Counts { return t.counts }
-
-// Unsettled are the jobs still waiting or running, in the order added.
-func (t *Tracker) Unsettled() []triage.Pushed {
-	var out []triage.Pushed
-	for _, u := range t.order {
-		if e := t.jobs[u]; !e.state.Settled() {
-			out = append(out, e.job)
-		}
-	}
-	return out
-}
-
-// In returns the jobs in state s, in the order added.
-func (t *Tracker) In(s State) []triage.Pushed {
-	var out []triage.Pushed
-	for _, u := range t.order {
-		if e := t.jobs[u]; e.state == s {
-			out = append(out, e.job)
-		}
-	}
-	return out
-}
-
-// JobReport is one followed job's outcome.
-type JobReport struct {
-	Job   triage.Pushed
-	State State
-}
-
-// Report lists every tracked job with its state, in the order added.
-func (t *Tracker) Report() []JobReport {
-	out := make([]JobReport, 0, len(t.order))
-	for _, u := range t.order {
-		e := t.jobs[u]
-		out = append(out, JobReport{Job: e.job, State: e.state})
-	}
-	return out
-}
-
-// Source looks at jobs: where their backends hold them, and which are back
-// in failed_jobs.
+// Source looks where jobs are: in their backends, or back in failed_jobs.
 type Source interface {
 	Look(ctx context.Context, jobs []triage.Pushed) (Observation, error)
 }
@@ -265,30 +108,102 @@ type Follower struct {
 	Source   Source
 	Clock    Clock
 	Interval time.Duration
-	// Timeout counts from Close: how long jobs may stay unsettled after
-	// the last was pushed.
+	// Timeout: how long jobs may stay unsettled after Close.
 	Timeout time.Duration
 	// OnChange, when set, is told of every look's changes and the counts
 	// after it (from Run's goroutine).
 	OnChange func([]Change, Counts)
 
 	mu       sync.Mutex
-	tracker  *Tracker
+	grace    time.Duration // how long a job must stay gone to be done
+	jobs     map[string]*entry
+	order    []string
+	counts   Counts
 	closed   bool
 	deadline time.Time
 	wake     chan struct{}
 }
 
-// New returns a follower over a tracker with the given settle grace.
+// New returns a follower; jobs gone for grace (0: DefaultSettleGrace) are done.
 func New(src Source, clock Clock, grace time.Duration) *Follower {
-	return &Follower{Source: src, Clock: clock, Interval: DefaultInterval, tracker: NewTracker(grace), wake: make(chan struct{}, 1)}
+	if grace <= 0 {
+		grace = DefaultSettleGrace
+	}
+	return &Follower{Source: src, Clock: clock, Interval: DefaultInterval, grace: grace, jobs: map[string]*entry{},
+		wake: make(chan struct{}, 1)}
 }
 
-// Add follows more jobs.
+// Add follows more jobs, each waiting. A job without a uuid, or one
+// already followed, is counted but not tracked.
 func (f *Follower) Add(jobs []triage.Pushed) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.tracker.Add(jobs)
+	for _, j := range jobs {
+		f.counts.Pushed++
+		if j.UUID == "" || f.jobs[j.UUID] != nil {
+			f.counts.Untracked++
+			continue
+		}
+		f.jobs[j.UUID] = &entry{job: j}
+		f.order = append(f.order, j.UUID)
+		f.counts.Waiting++
+	}
+}
+
+// minGoneLooks is how many consecutive looks must miss a job before it can
+// be done: one miss may be a job caught between two reads.
+const minGoneLooks = 2
+
+// observe applies one look, in the order jobs were added; f.mu is held.
+func (f *Follower) observe(now time.Time, o Observation) []Change {
+	var out []Change
+	for _, u := range f.order {
+		e := f.jobs[u]
+		if e.state.Settled() {
+			continue
+		}
+		to := e.state
+		switch st, queued := o.Queued[u]; {
+		case o.Failed[u]:
+			to = FailedAgain
+		case queued:
+			e.goneSince, e.goneLooks = time.Time{}, 0
+			to = Waiting
+			if st == triage.JobRunning {
+				to = Running
+			}
+		case o.Partial:
+			// absence proves nothing this time
+		default:
+			if e.goneLooks == 0 {
+				e.goneSince = now
+			}
+			e.goneLooks++
+			if e.goneLooks >= minGoneLooks && now.Sub(e.goneSince) >= f.grace {
+				to = Done
+			}
+		}
+		if to != e.state {
+			out = append(out, Change{Job: e.job, From: e.state, To: to, At: now})
+			*f.count(e.state)--
+			*f.count(to)++
+			e.state = to
+		}
+	}
+	return out
+}
+
+// count is the count of the jobs in state s.
+func (f *Follower) count(s State) *int {
+	switch s {
+	case Running:
+		return &f.counts.Running
+	case Done:
+		return &f.counts.Done
+	case FailedAgain:
+		return &f.counts.FailedAgain
+	}
+	return &f.counts.Waiting
 }
 
 // Close says no job will be added any more; the timeout starts now.
@@ -307,27 +222,47 @@ func (f *Follower) Close() {
 func (f *Follower) Counts() Counts {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.tracker.Counts()
+	return f.counts
 }
 
-// Report lists every tracked job with its state.
+// JobReport is one followed job's outcome.
+type JobReport struct {
+	Job   triage.Pushed
+	State State
+}
+
+// Report lists every tracked job with its state, in the order added.
 func (f *Follower) Report() []JobReport {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.tracker.Report()
+	out := make([]JobReport, 0, len(f.order))
+	for _, u := range f.order {
+		out = append(out, JobReport{Job: f.jobs[u].job, State: f.jobs[u].state})
+	}
+	return out
 }
 
-// In returns the jobs in state s.
+// In returns the jobs in state s, in the order added.
 func (f *Follower) In(s State) []triage.Pushed {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.tracker.In(s)
+	return f.in(func(e *entry) bool { return e.state == s })
+}
+
+func (f *Follower) in(keep func(*entry) bool) []triage.Pushed {
+	var out []triage.Pushed
+	for _, u := range f.order {
+		if e := f.jobs[u]; keep(e) {
+			out = append(out, e.job)
+		}
+	}
+	return out
 }
 
 // Poll looks once at the unsettled jobs and applies what it saw.
 func (f *Follower) Poll(ctx context.Context) ([]Change, Counts, error) {
 	f.mu.Lock()
-	jobs := f.tracker.Unsettled()
+	jobs := f.in(func(e *entry) bool { return !e.state.Settled() })
 	f.mu.Unlock()
 	var o Observation
 	if len(jobs) > 0 {
@@ -339,8 +274,7 @@ func (f *Follower) Poll(ctx context.Context) ([]Change, Counts, error) {
 	now := f.Clock.Now()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	ch := f.tracker.Observe(now, o)
-	return ch, f.tracker.Counts(), nil
+	return f.observe(now, o), f.counts, nil
 }
 
 // Outcome is how a Run ended.
@@ -392,13 +326,10 @@ func (f *Follower) Run(ctx context.Context, stop func(Counts) bool) (Outcome, er
 	}
 }
 
-// Group is the jobs that failed again with one error signature.
+// Group is the jobs that failed again with one signature (newest message).
 type Group struct {
-	Signature      string
-	Class          string
-	ExceptionClass string
-	Message        string // the newest raw message
-	IDs            []string
+	Signature, Class, ExceptionClass, Message string
+	IDs                                       []string
 }
 
 // MaxFailureDetails bounds how many failed-again rows are read for their
@@ -406,9 +337,8 @@ type Group struct {
 const MaxFailureDetails = 1000
 
 // NewFailures reads the failed_jobs rows of jobs that failed again (at most
-// MaxFailureDetails), each addressed by refOf (ServiceSource.RefOf), and
-// groups them by signature, most frequent first. It returns how many were
-// not read.
+// MaxFailureDetails), each addressed by refOf (ServiceSource.RefOf), grouped
+// by signature, most frequent first, and how many were not read.
 func NewFailures(ctx context.Context, store triage.Store, jobs []triage.Pushed, refOf func(uuid string) triage.Ref) ([]Group, int, error) {
 	by := map[string]*Group{}
 	var order []string

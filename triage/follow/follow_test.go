@@ -47,42 +47,42 @@ func obs(queued map[string]triage.JobState, failed ...string) Observation {
 	return o
 }
 
-func TestTrackerStates(t *testing.T) {
-	tr := NewTracker(2 * time.Second)
+func TestFollowerStates(t *testing.T) {
+	tr := New(nil, nil, 2*time.Second)
 	tr.Add([]triage.Pushed{job("a"), job("b"), job("c"), job("a"), {ID: "7"}})
 	if c := tr.Counts(); c.Pushed != 5 || c.Untracked != 2 || c.Waiting != 3 {
 		t.Fatalf("after Add: %+v", c)
 	}
 	t0 := time.Unix(1000, 0)
-	ch := tr.Observe(t0, obs(map[string]triage.JobState{"a": triage.JobRunning, "b": triage.JobWaiting, "c": triage.JobWaiting}))
+	ch := tr.observe(t0, obs(map[string]triage.JobState{"a": triage.JobRunning, "b": triage.JobWaiting, "c": triage.JobWaiting}))
 	if len(ch) != 1 || ch[0].Job.UUID != "a" || ch[0].From != Waiting || ch[0].To != Running {
 		t.Fatalf("changes %+v, want a waiting → running", ch)
 	}
 	// a leaves the queue; b fails again; c is still there.
-	ch = tr.Observe(t0.Add(time.Second), obs(map[string]triage.JobState{"c": triage.JobWaiting}, "b"))
+	ch = tr.observe(t0.Add(time.Second), obs(map[string]triage.JobState{"c": triage.JobWaiting}, "b"))
 	if len(ch) != 1 || ch[0].Job.UUID != "b" || ch[0].To != FailedAgain {
 		t.Fatalf("changes %+v, want only b failed again (a is gone once: not done yet)", ch)
 	}
 	// Gone a second time but within the grace: not done.
-	if ch = tr.Observe(t0.Add(2*time.Second), obs(map[string]triage.JobState{"c": triage.JobWaiting})); len(ch) != 0 {
+	if ch = tr.observe(t0.Add(2*time.Second), obs(map[string]triage.JobState{"c": triage.JobWaiting})); len(ch) != 0 {
 		t.Fatalf("changes %+v inside the grace", ch)
 	}
 	// A partial look proves nothing about a.
-	if ch = tr.Observe(t0.Add(10*time.Second), Observation{Partial: true, Queued: map[string]triage.JobState{"c": triage.JobWaiting}}); len(ch) != 0 {
+	if ch = tr.observe(t0.Add(10*time.Second), Observation{Partial: true, Queued: map[string]triage.JobState{"c": triage.JobWaiting}}); len(ch) != 0 {
 		t.Fatalf("a partial look settled %+v", ch)
 	}
-	ch = tr.Observe(t0.Add(3*time.Second+time.Millisecond), obs(map[string]triage.JobState{"c": triage.JobWaiting}))
+	ch = tr.observe(t0.Add(3*time.Second+time.Millisecond), obs(map[string]triage.JobState{"c": triage.JobWaiting}))
 	if len(ch) != 1 || ch[0].Job.UUID != "a" || ch[0].From != Running || ch[0].To != Done {
 		t.Fatalf("changes %+v, want a running → done", ch)
 	}
 	// A settled job stays settled whatever is seen later.
-	if ch = tr.Observe(t0.Add(4*time.Second), obs(map[string]triage.JobState{"a": triage.JobWaiting, "c": triage.JobWaiting}, "a")); len(ch) != 0 {
+	if ch = tr.observe(t0.Add(4*time.Second), obs(map[string]triage.JobState{"a": triage.JobWaiting, "c": triage.JobWaiting}, "a")); len(ch) != 0 {
 		t.Fatalf("settled job changed: %+v", ch)
 	}
 	if c := tr.Counts(); c.Waiting != 1 || c.Running != 0 || c.Done != 1 || c.FailedAgain != 1 || c.Settled() != 2 || c.Unsettled() != 1 {
 		t.Fatalf("counts %+v", c)
 	}
-	if u := tr.Unsettled(); len(u) != 1 || u[0].UUID != "c" {
+	if u := tr.in(func(e *entry) bool { return !e.state.Settled() }); len(u) != 1 || u[0].UUID != "c" {
 		t.Errorf("unsettled %+v", u)
 	}
 	if f := tr.In(FailedAgain); len(f) != 1 || f[0].UUID != "b" {
@@ -95,16 +95,16 @@ func TestTrackerStates(t *testing.T) {
 
 // A job that comes back (released by its worker: deleted and queued again)
 // starts its grace over.
-func TestTrackerComeBackResetsGrace(t *testing.T) {
-	tr := NewTracker(time.Second)
+func TestFollowerComeBackResetsGrace(t *testing.T) {
+	tr := New(nil, nil, time.Second)
 	tr.Add([]triage.Pushed{job("a")})
 	t0 := time.Unix(1000, 0)
-	tr.Observe(t0, obs(nil))
-	tr.Observe(t0.Add(500*time.Millisecond), obs(map[string]triage.JobState{"a": triage.JobWaiting}))
-	if ch := tr.Observe(t0.Add(2*time.Second), obs(nil)); len(ch) != 0 {
+	tr.observe(t0, obs(nil))
+	tr.observe(t0.Add(500*time.Millisecond), obs(map[string]triage.JobState{"a": triage.JobWaiting}))
+	if ch := tr.observe(t0.Add(2*time.Second), obs(nil)); len(ch) != 0 {
 		t.Fatalf("done after one look since it came back: %+v", ch)
 	}
-	if ch := tr.Observe(t0.Add(3*time.Second), obs(nil)); len(ch) != 1 || ch[0].To != Done {
+	if ch := tr.observe(t0.Add(3*time.Second), obs(nil)); len(ch) != 1 || ch[0].To != Done {
 		t.Fatalf("changes %+v, want done", ch)
 	}
 }

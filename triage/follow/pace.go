@@ -11,14 +11,13 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// Pacer spaces pushes to a rate: the n-th job is pushed no earlier than
-// start + n/rate. A schedule rather than a token bucket: over a long run
-// the rate is the limit exactly, whatever the time each batch took. A
-// stall (a slow commit, a paused process) is not caught up in a burst:
-// once the schedule is behind by more than PaceSlice, it starts again from
-// now, so no second ever sees more than the rate and one batch.
+// Pacer spaces pushes to a rate (jobs per second): the n-th job is pushed no
+// earlier than start + n/rate, a schedule rather than a token bucket, so
+// the rate is exact over a long run. A stall is not caught up in a burst:
+// once the schedule is behind by more than PaceSlice it starts again from
+// now, so no second sees more than the rate and one batch.
 type Pacer struct {
-	Rate  float64 // jobs per second, > 0
+	Rate  float64
 	Clock Clock
 	start time.Time
 }
@@ -54,12 +53,10 @@ func (p *Pacer) Wait(ctx context.Context, done int) error {
 	}
 }
 
-// PaceSlice is the time one paced batch covers: a batch holds the jobs of
-// this much time at the rate, so pushes come in small steps.
+// PaceSlice is the time one paced batch covers at the rate.
 const PaceSlice = 100 * time.Millisecond
 
-// BatchFor is the batch size for a rate: PaceSlice worth of jobs, at least
-// one, at most triage.WriteBatch.
+// BatchFor is PaceSlice worth of jobs, within 1..triage.WriteBatch.
 func BatchFor(rate float64) int {
 	n := int(math.Ceil(rate * PaceSlice.Seconds()))
 	return min(max(n, 1), triage.WriteBatch)
@@ -90,8 +87,8 @@ func ParseRate(s string) (float64, error) {
 }
 
 // ETA estimates how long until every job settled: the pushes still to make
-// at the rate (when paced), and the unsettled jobs at the settle rate seen
-// so far. ok is false while there is nothing to go by.
+// at the rate (when paced), and the unsettled jobs at the settle rate so
+// far; ok is false while there is nothing to go by.
 func ETA(c Counts, total int, rate float64, elapsed time.Duration) (time.Duration, bool) {
 	var eta time.Duration
 	if rate > 0 && total > c.Pushed {

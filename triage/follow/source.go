@@ -2,7 +2,8 @@ package follow
 
 import (
 	"context"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/tidwall/gjson"
@@ -12,13 +13,10 @@ import (
 
 // ServiceSource looks at jobs through a service: each connection's route
 // says where its jobs are (triage.Service.StateReaderFor), and failed_jobs
-// says which are back, by uuid. The cost of one look is one state read per
-// connection and queue and one uuid lookup per chunk of the unsettled jobs.
-//
-// A failed_jobs table without a uuid column (Laravel 7 and older, or
-// failed.driver "database") records a job that failed again as a new row
-// whose payload carries the uuid: there the source reads the rows added
-// since it was made (NewServiceSource notes the highest id), each once.
+// which are back, by uuid. A failed_jobs table without a uuid column
+// (Laravel 7, or failed.driver "database") records a job that failed again
+// as a new row whose payload carries the uuid: there the source reads each
+// row added since it was made once.
 type ServiceSource struct {
 	Svc *triage.Service
 
@@ -31,10 +29,9 @@ type ServiceSource struct {
 // legacyScanBatch is the rows a legacy look reads per statement.
 const legacyScanBatch = 500
 
-// NewServiceSource makes the source for a retry about to push: it must
-// exist before the first job is pushed, so that on a table without a uuid
-// column the rows of jobs that fail again are the ones after the highest
-// id now.
+// NewServiceSource makes the source for a retry before its first push: on
+// a table without a uuid column, the rows of jobs that fail again are the
+// ones after the highest id now.
 func NewServiceSource(ctx context.Context, svc *triage.Service) (*ServiceSource, error) {
 	s := &ServiceSource{Svc: svc, legacy: svc.Store.Schema().IDMode != triage.IDModeUUID, found: map[string]int64{}}
 	if !s.legacy {
@@ -51,8 +48,7 @@ func NewServiceSource(ctx context.Context, svc *triage.Service) (*ServiceSource,
 }
 
 // Look implements Source. Jobs of a connection whose backend cannot say
-// where its jobs are make the observation Partial: they settle only by
-// failing again, or time out.
+// where its jobs are make it Partial: they settle only by failing again.
 func (s *ServiceSource) Look(ctx context.Context, jobs []triage.Pushed) (Observation, error) {
 	o := Observation{Queued: map[string]triage.JobState{}, Failed: map[string]bool{}}
 	byConn := map[string]map[string][]string{}
@@ -64,12 +60,7 @@ func (s *ServiceSource) Look(ctx context.Context, jobs []triage.Pushed) (Observa
 		byConn[j.Connection][j.Queue] = append(byConn[j.Connection][j.Queue], j.UUID)
 		refs = append(refs, triage.Ref{UUID: j.UUID})
 	}
-	conns := make([]string, 0, len(byConn))
-	for c := range byConn {
-		conns = append(conns, c)
-	}
-	sort.Strings(conns)
-	for _, c := range conns {
+	for _, c := range slices.Sorted(maps.Keys(byConn)) {
 		r := s.Svc.StateReaderFor(c)
 		if r == nil {
 			o.Partial = true
@@ -80,12 +71,9 @@ func (s *ServiceSource) Look(ctx context.Context, jobs []triage.Pushed) (Observa
 			return o, err
 		}
 		o.Partial = o.Partial || st.Partial
-		for u, v := range st.ByUUID {
-			o.Queued[u] = v
-		}
+		maps.Copy(o.Queued, st.ByUUID)
 	}
-	// failed_jobs last: a job that failed between the two reads is then
-	// seen failed, never gone.
+	// failed_jobs last: a job failing between the reads is then seen failed.
 	if s.legacy {
 		if err := s.readNewRows(ctx); err != nil {
 			return o, err

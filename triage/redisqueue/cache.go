@@ -44,9 +44,8 @@ func (c *CacheStore) Describe() string { return "redis cache store " + c.b.endpo
 // numbers raw, so "0" too): a key holding one pauses nothing.
 var falsyValues = map[string]bool{"b:0;": true, "N;": true, "i:0;": true, "0": true, `s:0:"";`: true, `s:1:"0";`: true}
 
-// Present implements triage.CacheStore. Redis expires keys itself, so a
-// key that exists has not expired. One GET per key: the keys need not
-// share a cluster slot.
+// Present implements triage.CacheStore: a key that exists has not expired;
+// one GET per key, as the keys need not share a cluster slot.
 func (c *CacheStore) Present(ctx context.Context, keys []string, _ time.Time) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, k := range keys {

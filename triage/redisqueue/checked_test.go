@@ -24,7 +24,7 @@ var checkedSeeds = []string{
 
 // The promise behind triage.Move.RedisChecked: whatever payload
 // triage.RetryPayload returns for a Redis job is one checkPayload accepts,
-// so PushReport may skip the check for it.
+// so Push may skip the check for it.
 func TestRedisRetryPayloadPassesCheck(t *testing.T) {
 	pushed := 0
 	for _, raw := range checkedSeeds {

@@ -3,6 +3,7 @@ package redisqueue
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 
 	"github.com/redis/go-redis/v9"
@@ -17,19 +18,13 @@ const stateChunk = 1000
 
 var _ triage.JobStateReader = (*Backend)(nil)
 
-// JobStates finds the given uuids in each queue's keys as RedisQueue keeps
-// them: :reserved (running), :delayed and the list (waiting). Per queue it
-// reads at most triage.MaxJobStateScan payloads, reserved first, then
-// delayed, then the list from its newest end, stateChunk at a time; a queue
-// holding more makes the answer Partial.
+// JobStates finds the given uuids in each queue's :reserved (running),
+// :delayed and list (waiting), in that order, the list from its newest end,
+// stateChunk at a time and at most triage.MaxJobStateScan per queue (more
+// makes the answer Partial).
 func (b *Backend) JobStates(ctx context.Context, p triage.JobStatesParams) (triage.JobStates, error) {
 	out := triage.JobStates{ByUUID: map[string]triage.JobState{}}
-	queues := make([]string, 0, len(p.UUIDs))
-	for q := range p.UUIDs {
-		queues = append(queues, q)
-	}
-	slices.Sort(queues)
-	for _, q := range queues {
+	for _, q := range slices.Sorted(maps.Keys(p.UUIDs)) {
 		want := map[string]bool{}
 		for _, u := range p.UUIDs[q] {
 			want[u] = true
@@ -63,10 +58,10 @@ func (b *Backend) statesOn(ctx context.Context, queue string, want map[string]bo
 			}
 		}
 	}
-	zset := func(key string, n int64, st triage.JobState) error {
+	// read reads n members in chunks from offset 0 up, within the budget.
+	read := func(n int64, st triage.JobState, get func(start, stop int64) *redis.StringSliceCmd) error {
 		for start := int64(0); start < n && budget > 0; start += stateChunk {
-			stop := min(start+stateChunk, start+budget) - 1
-			got, err := b.client.ZRange(ctx, key, start, stop).Result()
+			got, err := get(start, min(start+stateChunk, start+budget, n)-1).Result()
 			if err != nil {
 				return err
 			}
@@ -78,26 +73,19 @@ func (b *Backend) statesOn(ctx context.Context, queue string, want map[string]bo
 		}
 		return nil
 	}
-	if err := zset(k+reservedSuffix, nReserved.Val(), triage.JobRunning); err != nil {
-		return false, err
+	zset := func(key string) func(start, stop int64) *redis.StringSliceCmd {
+		return func(start, stop int64) *redis.StringSliceCmd { return b.client.ZRange(ctx, key, start, stop) }
 	}
-	if err := zset(k+delayedSuffix, nDelayed.Val(), triage.JobWaiting); err != nil {
-		return false, err
-	}
-	// The list from its newest (right) end: retried jobs are the newest.
 	n := nList.Val()
-	for end := n; end > 0 && budget > 0; {
-		start := max(end-min(stateChunk, budget), 0)
-		got, err := b.client.LRange(ctx, k, start-n, end-n-1).Result()
-		if err != nil {
-			return false, err
-		}
-		budget -= int64(len(got))
-		note(got, triage.JobWaiting)
-		end = start
-		if len(got) == 0 {
-			break
-		}
+	err := read(nReserved.Val(), triage.JobRunning, zset(k+reservedSuffix))
+	if err == nil {
+		err = read(nDelayed.Val(), triage.JobWaiting, zset(k+delayedSuffix))
 	}
-	return nReserved.Val()+nDelayed.Val()+n > triage.MaxJobStateScan, nil
+	if err == nil {
+		// The list from its newest (right) end: retried jobs are the newest.
+		err = read(n, triage.JobWaiting, func(start, stop int64) *redis.StringSliceCmd {
+			return b.client.LRange(ctx, k, -1-stop, -1-start)
+		})
+	}
+	return nReserved.Val()+nDelayed.Val()+n > triage.MaxJobStateScan, err
 }

@@ -11,14 +11,11 @@ import (
 )
 
 // Options say where the queue connection's Redis is, as config/database.php's
-// redis connection does (host, port, username, password, database, url) plus
-// the app's key prefix and the queue connection's retry_after.
+// redis connection does, plus the app's key prefix.
 type Options struct {
-	// URL (REDIS_URL) overrides the fields it carries, as Laravel's
-	// ConfigurationUrlParser does: scheme, host, port, user, password,
-	// the database in the path, and the query options database, username,
-	// password, prefix and timeout. Schemes: redis and tcp (plain), rediss
-	// and tls (TLS).
+	// URL (REDIS_URL: redis, tcp, rediss or tls) overrides the fields it
+	// carries, as Laravel's ConfigurationUrlParser does, query options
+	// (database, username, password, prefix, timeout) included.
 	URL      string
 	Host     string
 	Port     int
@@ -27,34 +24,26 @@ type Options struct {
 	DB       int
 	TLS      bool
 	// Cluster talks to a Redis Cluster through this seed node; DB is then
-	// ignored (a cluster has only its first database), and a queue name
-	// without a hash tag gets one in its keys, as Laravel 13.5+ names them
-	// (Backend.QueueKey).
+	// ignored, and an untagged queue name gets a hash tag (Backend.QueueKey).
 	Cluster bool
 	// Prefix is the client key prefix (database.redis.options.prefix or the
-	// connection's own prefix); it is applied to keys only, never to values.
+	// connection's own), applied to keys only, never to values.
 	Prefix string
-	// RetryAfter is the queue connection's retry_after. Redis keeps each
-	// reservation's deadline as its :reserved score, so neither Push nor
-	// Stats needs it; it is carried for callers that describe the route.
-	RetryAfter time.Duration
 	// MarkerTTL is how long a pushed uuid's marker keeps a re-run from
 	// pushing it again; zero means DefaultMarkerTTL.
 	MarkerTTL time.Duration
-	// DialTimeout bounds connecting and the opening ping; zero means
-	// DefaultDialTimeout.
+	// DialTimeout bounds connecting and the ping (0: DefaultDialTimeout).
 	DialTimeout time.Duration
 }
 
 // Defaults of Options.
 const (
-	// DefaultHost and DefaultPort are Laravel's REDIS_HOST and REDIS_PORT
-	// defaults.
+	// DefaultHost and DefaultPort are Laravel's REDIS_HOST and REDIS_PORT.
 	DefaultHost = "127.0.0.1"
 	DefaultPort = 6379
-	// DefaultMarkerTTL outlives any run that crashed between pushing and
-	// deleting the failed_jobs rows and is resumed later (after a weekend,
-	// too), and it matches Horizon's default failed-job retention.
+	// DefaultMarkerTTL outlives a run that crashed between pushing and
+	// deleting and is resumed after a weekend; it is Horizon's default
+	// failed-job retention.
 	DefaultMarkerTTL = 7 * 24 * time.Hour
 	// DefaultDialTimeout is the connect timeout when Options leave it zero.
 	DefaultDialTimeout = 5 * time.Second
@@ -87,10 +76,7 @@ func (o Options) resolve() (Options, error) {
 	if o.MarkerTTL <= 0 {
 		o.MarkerTTL = DefaultMarkerTTL
 	}
-	if o.MarkerTTL < time.Second {
-		// SET … EX counts whole seconds.
-		o.MarkerTTL = time.Second
-	}
+	o.MarkerTTL = max(o.MarkerTTL, time.Second) // SET … EX counts whole seconds
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = DefaultDialTimeout
 	}
@@ -98,8 +84,8 @@ func (o Options) resolve() (Options, error) {
 }
 
 // applyURL is ConfigurationUrlParser::parseConfiguration for a Redis
-// connection: the URL's components override the keys, then its query
-// options override those. Components the URL lacks leave the fields alone.
+// connection: the URL's components, then its query options, override the
+// fields; what the URL lacks leaves them alone.
 func (o Options) applyURL() (Options, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil {
@@ -192,8 +178,7 @@ func urlPassword(raw string) string {
 	return ""
 }
 
-// endpoint names the server for messages: scheme, address and database,
-// never the credentials.
+// endpoint names the server for messages, never the credentials.
 func (o Options) endpoint() string {
 	scheme := "redis"
 	if o.TLS {

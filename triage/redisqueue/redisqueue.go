@@ -1,11 +1,9 @@
-// Package redisqueue is the Redis queue backend: it pushes retried jobs onto
-// a Laravel app's Redis queues exactly as Illuminate\Queue\RedisQueue::pushRaw
-// does, and counts them as RedisQueue::size and its 12.19 siblings do. It is
-// the only package that imports go-redis.
-//
-// Laravel's clients (phpredis, Predis) prefix keys transparently; go-redis
-// prefixes nothing, so every key here is built with the app's prefix and no
-// value ever carries it.
+// Package redisqueue is the Redis queue backend, the only package that
+// imports go-redis: it pushes retried jobs onto a Laravel app's Redis queues
+// exactly as Illuminate\Queue\RedisQueue::pushRaw does, and counts them as
+// RedisQueue::size and its 12.19 siblings do. Laravel's clients prefix keys
+// transparently and go-redis does not, so every key here is built with the
+// app's prefix, and no value carries it.
 package redisqueue
 
 import (
@@ -13,6 +11,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,33 +26,25 @@ import (
 
 // pushScript is RedisQueue's push script (RPUSH the payload, RPUSH a 1 to
 // :notify for block_for) behind a marker that makes it idempotent by uuid,
-// for a whole pipeline's jobs at once. Markers, lists and notify lists are
-// written by one script, so Redis runs them atomically: a uuid is marked if
-// and only if its job was queued. Before writing anything it checks that
-// every list key is a list (or absent): a key of another type would fail an
-// RPUSH after the markers of its jobs were set, and those jobs would then
-// count as pushed without being queued.
+// for a whole pipeline's jobs at once. One script writes markers, lists and
+// notify lists, so a uuid is marked if and only if its job was queued; it
+// first checks every list key is a list or absent, since an RPUSH failing
+// after its markers were set would count its jobs pushed but not queued.
 //
-// One script per pipeline rather than per job: a script call costs Redis
-// several times the commands it runs (about 15 µs against 2–3 µs per job),
-// which made the server, not the network, the bound of a retry. The jobs
-// come grouped by queue, each queue's in the order given, and each queue's
-// go by one RPUSH of all its payloads: each list gets its jobs in the order
-// a run of pushRaw calls would leave them, and lists of different queues
-// are independent. When none of a queue's jobs was pushed before (the
-// common case), the payloads go from ARGV to RPUSH directly, without a
-// table of their own in the script.
+// One script per pipeline, not per job: a script call costs Redis several
+// times the commands it runs (about 15 µs against 2–3 µs per job). Jobs
+// come grouped by queue, each queue's in the order given and pushed by one
+// RPUSH, so each list ends as a run of pushRaw calls would leave it; when
+// none of a queue's jobs was pushed before, ARGV goes to RPUSH directly.
 //
 // KEYS: the queue and queue:notify of each group, then the marker of each
-// job that has a uuid, in the groups' order. ARGV[1]: the markers'
-// lifetime in seconds; ARGV[2]: the number of groups; then per group its
-// job count n, n marker values ("0": the job has no marker and is pushed
-// every time; else the move's triage.Move.PushKey, prefixed "k") and its n
-// payloads, verbatim. A job is pushed unless its marker already holds its
-// value: a marker of the same uuid from another failed_jobs row (the job
-// failed again after an earlier retry) is overwritten and the job pushed.
-// Returns, per job in the groups' order, 1 when it queued the job and 0
-// when the marker already held its value.
+// job with a uuid, in order. ARGV[1]: the markers' lifetime in seconds;
+// ARGV[2]: the number of groups; then per group its job count n, n marker
+// values ("0": no marker, pushed every time; else "k" and the move's
+// triage.Move.PushKey) and its n payloads, verbatim. A job is pushed unless
+// its marker already holds its value (a marker from another failed_jobs row
+// of the same uuid is overwritten). Returns, per job, 1 when it queued the
+// job and 0 when the marker already held its value.
 const pushScript = `local groups = tonumber(ARGV[2])
 for i = 1, 2 * groups do
   local t = redis.call('type', KEYS[i])['ok']
@@ -110,12 +101,10 @@ const (
 	markerNamespace = "jobtriage:pushed:"
 )
 
-// A pipeline carries at most pipelineJobs jobs and, past the first job, at
-// most pipelineBytes of payloads: one round trip and one script for many
-// jobs, while the client's buffers stay the same size whatever the batch.
-// pushScript unpacks a queue's payloads into one RPUSH, and Lua's
-// unpack stops at about 8,000 values (LUAI_MAXCSTACK): pipelineJobs stays
-// well below it.
+// A pipeline carries at most pipelineJobs jobs and, past the first, at most
+// pipelineBytes of payloads, so the client's buffers stay the same size
+// whatever the batch. Lua's unpack, which feeds a queue's RPUSH, stops at
+// about 8,000 values (LUAI_MAXCSTACK): pipelineJobs stays well below it.
 const (
 	pipelineJobs  = 512
 	pipelineBytes = 4 << 20
@@ -207,12 +196,10 @@ func (b *Backend) fail(ctx context.Context, what string, err error) error {
 	return fmt.Errorf("%s on %s: %s", what, b.endpoint, b.scrub(err))
 }
 
-// QueueKey is the prefixed list key of a queue, as RedisQueue names it:
-// on a cluster, a name without a hash tag is wrapped in one
-// ("queues:{default}"), as Laravel 13.5+ does so that a queue's keys share
-// a slot; failed_jobs keeps the bare name. Before 13.5 a cluster queue
-// needed a hash tag in its name, so an untagged name from a cluster app
-// is 13.5's.
+// QueueKey is the prefixed list key of a queue, as RedisQueue names it: on
+// a cluster, a name without a hash tag is wrapped in one
+// ("queues:{default}") as Laravel 13.5+ does (before 13.5 a cluster queue
+// needed a tag in its name); failed_jobs keeps the bare name.
 func (b *Backend) QueueKey(queue string) string {
 	if _, tagged := hashTag(queue); b.opts.Cluster && !tagged {
 		return b.opts.Prefix + queueKeyPart + "{" + queue + "}"
@@ -220,9 +207,8 @@ func (b *Backend) QueueKey(queue string) string {
 	return b.opts.Prefix + queueKeyPart + queue
 }
 
-// MarkerKey is the prefixed key that records a pushed uuid. When the
-// queue's key has a hash tag, the marker carries the same tag, so the
-// script's keys share one cluster slot.
+// MarkerKey is the prefixed key that records a pushed uuid, with the queue
+// key's hash tag, if any, so the script's keys share one cluster slot.
 func (b *Backend) MarkerKey(queue, uuid string) string {
 	base := b.opts.Prefix + markerNamespace
 	tag, ok := hashTag(b.QueueKey(queue))
@@ -249,12 +235,10 @@ func hashTag(key string) (string, bool) {
 	return key[i+1 : i+1+j], true
 }
 
-// checkPayload refuses what Laravel's pop script would lose or choke on:
-// it decodes the payload with cjson and adds one to "attempts", after it
-// has already LPOPped the job, so invalid JSON or a missing or non-numeric
-// attempts makes the job vanish inside Redis. Laravel itself always writes
-// an integer attempts and an id. Duplicate keys are read as cjson reads
-// them: the last one wins.
+// checkPayload refuses what Laravel's pop script would lose: it decodes the
+// payload with cjson and adds one to "attempts" after the LPOP, so invalid
+// JSON or a missing or non-numeric attempts makes the job vanish inside
+// Redis. Duplicate keys are read as cjson reads them: the last one wins.
 func checkPayload(payload []byte) error {
 	if !gjson.ValidBytes(payload) {
 		return errors.New("the payload is not valid JSON")
@@ -294,40 +278,21 @@ func moveName(i int, m triage.Move) string {
 }
 
 // Push queues the moves in order, as RedisQueue::pushRaw would, each at most
-// once by uuid: the marker SET NX and the RPUSHes run in one script. A
-// move without a uuid cannot be remembered and is pushed every time (see
-// PushReport). Every payload is checked before anything is pushed.
-//
-// Push returns when Redis has acknowledged every script, which means
-// applied in memory: whether that survives a Redis crash is the server's
-// persistence setting (appendonly, appendfsync), as it is for Laravel's
-// own pushes.
+// once by uuid (a move without one is pushed every time); every payload is
+// checked before anything is pushed. It returns when Redis has applied every
+// script in memory: whether that survives a Redis crash is the server's
+// persistence setting, as for Laravel's own pushes.
 func (b *Backend) Push(ctx context.Context, moves []triage.Move, now time.Time) (triage.PushResult, error) {
-	r, err := b.PushReport(ctx, moves, now)
-	return r.PushResult, err
-}
-
-// Report is what PushReport did: the result plus the moves it had to push
-// without a marker.
-type Report struct {
-	triage.PushResult
-	// Unmarked moves had no uuid: they were pushed, but a re-run would
-	// push them again.
-	Unmarked int
-}
-
-// PushReport is Push with the count of moves pushed without a marker.
-func (b *Backend) PushReport(ctx context.Context, moves []triage.Move, now time.Time) (Report, error) {
-	var rep Report
+	var rep triage.PushResult
 	for i, m := range moves {
 		if m.Queue == "" {
-			return Report{}, fmt.Errorf("%w: %s has no queue", triage.ErrInvalidInput, moveName(i, m))
+			return rep, fmt.Errorf("%w: %s has no queue", triage.ErrInvalidInput, moveName(i, m))
 		}
 		// A payload the retry made for Redis was checked there
 		// (triage.RetryPayload with forRedis); any other is checked here.
 		if !m.RedisChecked {
 			if err := checkPayload(m.Payload); err != nil {
-				return Report{}, fmt.Errorf("%w: refusing to push %s to Redis: %v; nothing was pushed", triage.ErrInvalidInput, moveName(i, m), err)
+				return rep, fmt.Errorf("%w: refusing to push %s to Redis: %v; nothing was pushed", triage.ErrInvalidInput, moveName(i, m), err)
 			}
 		}
 	}
@@ -356,9 +321,8 @@ func (b *Backend) PushReport(ctx context.Context, moves []triage.Move, now time.
 	return rep, nil
 }
 
-// loadScript caches the script on the server once, so the pipelines can
-// send EVALSHA instead of the script text. A failure here is not an error:
-// EVALSHA then answers NOSCRIPT and the jobs go by EVAL.
+// loadScript caches the script on the server once, for EVALSHA. A failure
+// is no error: EVALSHA then answers NOSCRIPT and the jobs go by EVAL.
 func (b *Backend) loadScript(ctx context.Context) {
 	if b.loaded.Load() {
 		return
@@ -368,69 +332,44 @@ func (b *Backend) loadScript(ctx context.Context) {
 	}
 }
 
-// pushBatch pushes one pipeline's jobs: one script for all of them, or on
-// a cluster one per queue (a script's keys must share a slot, and only a
-// queue's keys are known to). A script the server did not know (NOSCRIPT,
-// which means it ran nothing) goes again by EVAL.
-func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64, rep *Report) error {
-	groups := [][]int{make([]int, 0, len(batch))}
-	if b.opts.Cluster {
-		at := map[string]int{}
-		groups = groups[:0]
-		for j, m := range batch {
-			g, ok := at[m.Queue]
-			if !ok {
-				g = len(groups)
-				at[m.Queue] = g
-				groups = append(groups, nil)
-			}
-			groups[g] = append(groups[g], j)
+// pushBatch pushes one pipeline's jobs: one script for all of them, or on a
+// cluster one per queue (a script's keys must share a slot). A script the
+// server did not know (NOSCRIPT: it ran nothing) goes again by EVAL.
+func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64, rep *triage.PushResult) error {
+	groups := groupBy(seq(len(batch)), func(j int) string {
+		if b.opts.Cluster {
+			return batch[j].Queue
 		}
-	} else {
-		for j := range batch {
-			groups[0] = append(groups[0], j)
-		}
-	}
+		return ""
+	})
 	type call struct {
 		keys []string
 		args []any
-		jobs []int // batch indices in the script's order: grouped by queue
 	}
 	calls := make([]call, len(groups))
 	for g, idx := range groups {
 		// The script's groups: this call's queues in the order they first
 		// appear, each with its jobs in the order given.
-		var queues []string
-		byQueue := map[string][]int{}
-		for _, j := range idx {
-			q := batch[j].Queue
-			if _, ok := byQueue[q]; !ok {
-				queues = append(queues, q)
-			}
-			byQueue[q] = append(byQueue[q], j)
-		}
-		c := call{keys: make([]string, 0, 2*len(queues)+len(idx)), args: make([]any, 0, 2+len(queues)+2*len(idx)),
-			jobs: make([]int, 0, len(idx))}
+		queues := groupBy(idx, func(j int) string { return batch[j].Queue })
+		c := call{keys: make([]string, 0, 2*len(queues)+len(idx)), args: make([]any, 0, 2+len(queues)+2*len(idx))}
 		c.args = append(c.args, ttl, len(queues))
-		for _, q := range queues {
-			k := b.QueueKey(q)
+		for _, jobs := range queues {
+			k := b.QueueKey(batch[jobs[0]].Queue)
 			c.keys = append(c.keys, k, k+notifySuffix)
 		}
-		for _, q := range queues {
-			jobs := byQueue[q]
+		for _, jobs := range queues {
 			c.args = append(c.args, len(jobs))
 			for _, j := range jobs {
 				if batch[j].UUID == "" {
 					c.args = append(c.args, "0")
 				} else {
 					c.args = append(c.args, "k"+batch[j].PushKey())
-					c.keys = append(c.keys, b.MarkerKey(q, batch[j].UUID))
+					c.keys = append(c.keys, b.MarkerKey(batch[j].Queue, batch[j].UUID))
 				}
 			}
 			for _, j := range jobs {
 				c.args = append(c.args, batch[j].Payload)
 			}
-			c.jobs = append(c.jobs, jobs...)
 		}
 		calls[g] = c
 	}
@@ -451,12 +390,9 @@ func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64,
 			res, err := cmd.Int64Slice()
 			switch {
 			case err == nil && len(res) == len(groups[g]):
-				for k, n := range res {
+				for _, n := range res {
 					if n == 1 {
 						rep.Pushed++
-						if batch[calls[g].jobs[k]].UUID == "" {
-							rep.Unmarked++
-						}
 					} else {
 						rep.Already++
 					}
@@ -471,11 +407,7 @@ func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64,
 		}
 		return unknown, nil
 	}
-	all := make([]int, len(groups))
-	for g := range all {
-		all[g] = g
-	}
-	unknown, err := run(all, false)
+	unknown, err := run(seq(len(groups)), false)
 	if err != nil {
 		return err
 	}
@@ -488,8 +420,32 @@ func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64,
 	return nil
 }
 
-// groupName names the jobs of one script in errors: the first one's name,
-// and how many there were.
+// seq is 0, 1, …, n−1.
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// groupBy splits idx by key, groups and members in first-seen order.
+func groupBy(idx []int, key func(int) string) [][]int {
+	at := map[string]int{}
+	var out [][]int
+	for _, j := range idx {
+		g, ok := at[key(j)]
+		if !ok {
+			g = len(out)
+			at[key(j)] = g
+			out = append(out, nil)
+		}
+		out[g] = append(out[g], j)
+	}
+	return out
+}
+
+// groupName names a script's jobs in errors: the first, and how many.
 func groupName(batch []triage.Move, idx []int) string {
 	name := moveName(idx[0], batch[idx[0]])
 	if len(idx) > 1 {
@@ -499,10 +455,9 @@ func groupName(batch []triage.Move, idx []int) string {
 }
 
 // Stats counts each asked queue as RedisQueue does (size = list + delayed +
-// reserved; pendingSize, delayedSize, reservedSize), in one pipeline. Stuck
-// reservations are those whose deadline (the :reserved score, pop time plus
-// retry_after) has passed: what the next pop migrates back. A queue with no
-// keys is reported with zero counts. The result is ordered by queue name.
+// reserved), in one pipeline, ordered by name; a queue with no keys has
+// zero counts. Stuck reservations are those whose :reserved score (pop
+// time plus retry_after) has passed: what the next pop migrates back.
 func (b *Backend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]triage.QueueStats, error) {
 	queues := slices.Clone(p.Queues)
 	slices.Sort(queues)
@@ -550,16 +505,11 @@ func (b *Backend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]triag
 	return out, nil
 }
 
-// noCreatedAt is why a Redis queue's oldest pending job has no age: the
-// list is ordered but holds no times, and only Laravel 12.11+ (createdAt)
-// and Horizon (pushedAt) write one into the payload; a Laravel 8 payload
-// has neither, nor anything else a time could be derived from (its uuid is
-// random, retryUntil is an offset the job chose).
+// noCreatedAt is why a Redis queue's oldest pending job has no age.
 const noCreatedAt = "the oldest job's payload records no time it was queued (createdAt is Laravel 12.11+, pushedAt is Horizon's)"
 
 // createdAt reads when a payload was created: Laravel 12.11+'s "createdAt"
-// (epoch seconds), else Horizon's "pushedAt" (seconds with a fraction, as a
-// string); zero when it has neither.
+// (epoch seconds), else Horizon's "pushedAt" (fractional seconds, a string).
 func createdAt(payload []byte) time.Time {
 	for _, key := range []string{"createdAt", "pushedAt"} {
 		v := gjson.GetBytes(payload, key)
@@ -579,10 +529,9 @@ func createdAt(payload []byte) time.Time {
 // scanCount is the COUNT hint of each SCAN step listing queue keys.
 const scanCount = 1000
 
-// Queues lists the queues that hold jobs: a queue's keys exist in Redis only
-// while it has ready, delayed or reserved jobs, so a SCAN of the queue key
-// space under the prefix finds every non-empty queue. SCAN walks the whole
-// keyspace of the database in steps and never blocks the server.
+// Queues lists the queues that hold jobs: a queue's keys exist only while
+// it has ready, delayed or reserved jobs, so a SCAN (in steps, never
+// blocking the server) of the keys under the prefix finds every one.
 func (b *Backend) Queues(ctx context.Context) ([]string, error) {
 	base := b.opts.Prefix + queueKeyPart
 	seen := map[string]bool{}
@@ -596,8 +545,7 @@ func (b *Backend) Queues(ctx context.Context) ([]string, error) {
 			}
 		}
 		if b.opts.Cluster && len(q) > 2 && q[0] == '{' && q[len(q)-1] == '}' && strings.IndexByte(q[1:len(q)-1], '}') < 0 {
-			// The tag 13.5+ adds: the queue is the bare name, whose key
-			// QueueKey gives back.
+			// The tag 13.5+ adds: the queue is the bare name.
 			q = q[1 : len(q)-1]
 		}
 		if q != "" {
@@ -607,12 +555,7 @@ func (b *Backend) Queues(ctx context.Context) ([]string, error) {
 	if err := iter.Err(); err != nil {
 		return nil, b.fail(ctx, "listing queues", err)
 	}
-	out := make([]string, 0, len(seen))
-	for q := range seen {
-		out = append(out, q)
-	}
-	slices.Sort(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // escapeGlob quotes the glob metacharacters of a key prefix for MATCH.

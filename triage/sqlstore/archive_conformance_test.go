@@ -341,7 +341,7 @@ func testConcurrentRestores(t *testing.T, driver string) {
 	for range 2 {
 		go func() {
 			svc := &triage.Service{Store: s}
-			sum, err := triage.Last(svc.Restore(ctx, triage.RestoreRun{Rows: &rowsReader{rows: sink.rows}}))
+			sum, err := triage.Last(svc.Restore(ctx, &rowsReader{rows: sink.rows}, false))
 			results <- result{sum, err}
 		}()
 	}

@@ -21,17 +21,11 @@ type BatchResult struct {
 func MoveBatch(ctx context.Context, s triage.Store, p triage.BatchParams, plan func(*triage.FailedRow) (triage.Move, bool),
 	push func(context.Context, []triage.Move) error) (BatchResult, error) {
 	p.Retry = true
-	b, err := s.TakeBatch(ctx, p)
-	if err != nil {
-		return BatchResult{}, err
-	}
-	res := taken(b)
-	var d triage.Decision
 	var remote []triage.Move
-	for _, r := range b.Rows() {
+	return decide(ctx, s, p, func(r *triage.FailedRow, d *triage.Decision) {
 		m, ok := plan(r)
 		if !ok {
-			continue
+			return
 		}
 		m.RowID = r.ID
 		d.Delete = append(d.Delete, r.ID)
@@ -41,36 +35,40 @@ func MoveBatch(ctx context.Context, s triage.Store, p triage.BatchParams, plan f
 		} else {
 			remote = append(remote, m)
 		}
-	}
-	if err := b.Decide(ctx, d); err != nil {
-		return BatchResult{}, err
-	}
-	if len(remote) > 0 && !p.DryRun {
-		if err := push(ctx, remote); err != nil {
-			b.Rollback()
-			return BatchResult{}, err
+	}, nil, func() error {
+		if len(remote) > 0 && !p.DryRun {
+			return push(ctx, remote)
 		}
-	}
-	if err := b.Commit(ctx); err != nil {
-		return BatchResult{}, err
-	}
-	res.Done = d.Delete
-	return res, nil
+		return nil
+	})
 }
 
 // DeleteBatch is the store's side of one forget batch: the rows plan
 // accepts go to archive (when not nil, and not dry) and are deleted.
 func DeleteBatch(ctx context.Context, s triage.Store, p triage.BatchParams, plan func(*triage.FailedRow) bool, archive triage.Archiver) (BatchResult, error) {
+	return decide(ctx, s, p, func(r *triage.FailedRow, d *triage.Decision) {
+		if plan(r) {
+			d.Delete = append(d.Delete, r.ID)
+		}
+	}, archive, nil)
+}
+
+// decide takes a batch, plans each row into the decision, hands the rows
+// it deletes to archive before Decide, runs pushed after it, and commits.
+func decide(ctx context.Context, s triage.Store, p triage.BatchParams, plan func(*triage.FailedRow, *triage.Decision),
+	archive triage.Archiver, pushed func() error) (BatchResult, error) {
 	b, err := s.TakeBatch(ctx, p)
 	if err != nil {
 		return BatchResult{}, err
 	}
-	res := taken(b)
+	rows := b.Rows()
+	res := BatchResult{Locked: len(rows)}
+	if len(rows) > 0 {
+		res.LastID = rows[len(rows)-1].ID
+	}
 	var d triage.Decision
-	for _, r := range b.Rows() {
-		if plan(r) {
-			d.Delete = append(d.Delete, r.ID)
-		}
+	for _, r := range rows {
+		plan(r, &d)
 	}
 	if archive != nil && !p.DryRun && len(d.Delete) > 0 {
 		raw, err := b.Raw(ctx, d.Delete)
@@ -85,18 +83,15 @@ func DeleteBatch(ctx context.Context, s triage.Store, p triage.BatchParams, plan
 	if err := b.Decide(ctx, d); err != nil {
 		return BatchResult{}, err
 	}
+	if pushed != nil {
+		if err := pushed(); err != nil {
+			b.Rollback()
+			return BatchResult{}, err
+		}
+	}
 	if err := b.Commit(ctx); err != nil {
 		return BatchResult{}, err
 	}
 	res.Done = d.Delete
 	return res, nil
-}
-
-func taken(b triage.Batch) BatchResult {
-	rows := b.Rows()
-	res := BatchResult{Locked: len(rows)}
-	if len(rows) > 0 {
-		res.LastID = rows[len(rows)-1].ID
-	}
-	return res
 }

@@ -1,6 +1,6 @@
-// Package triagetest holds in-memory fakes of the triage storage
-// interfaces, for tests of the layers above (cmd, tui) that need a store
-// but not a database: Store (triage.Store) and Backend (triage.QueueBackend).
+// Package triagetest holds an in-memory triage.Store, for tests of the
+// layers above (cmd, tui) that need a store but not a database, and the
+// store's side of a retry or forget batch for store tests.
 //
 // The fake keeps the contract the conformance suite holds sqlstore to, and
 // store_test.go checks it against sqlstore on SQLite row for row, so a test
@@ -21,9 +21,6 @@ import (
 
 	"github.com/jobtriage/jobtriage/triage"
 )
-
-// wallLayout is how Laravel writes failed_at.
-const wallLayout = "2006-01-02 15:04:05"
 
 // defaultBatch is the batch a scan or a prune uses when none is given.
 const defaultBatch = 1000
@@ -76,7 +73,7 @@ func (s *Store) Add(rows ...Row) []int64 {
 		if s.schema.IDMode == triage.IDModeInteger {
 			r.UUID = ""
 		}
-		at, err := time.ParseInLocation(wallLayout, r.FailedAt, s.loc)
+		at, err := time.ParseInLocation(triage.FailedAtLayout, r.FailedAt, s.loc)
 		if err != nil {
 			panic(fmt.Sprintf("triagetest: failed_at %q: %v", r.FailedAt, err))
 		}
@@ -150,11 +147,11 @@ func (s *Store) matches(r row, f triage.Filter) bool {
 		}
 	}
 	// failed_at is compared as wall-clock text, to the second.
-	wall := r.failedAt.Format(wallLayout)
-	if !f.Since.IsZero() && wall < f.Since.In(s.loc).Format(wallLayout) {
+	wall := r.failedAt.Format(triage.FailedAtLayout)
+	if !f.Since.IsZero() && wall < f.Since.In(s.loc).Format(triage.FailedAtLayout) {
 		return false
 	}
-	if !f.Until.IsZero() && wall > f.Until.In(s.loc).Format(wallLayout) {
+	if !f.Until.IsZero() && wall > f.Until.In(s.loc).Format(triage.FailedAtLayout) {
 		return false
 	}
 	if f.MinID != 0 && r.id < f.MinID {
@@ -208,6 +205,16 @@ func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*tr
 	return nil
 }
 
+// find is the row ref names: by uuid in uuid mode, else by a positive id.
+func (s *Store) find(ref triage.Ref) (row, bool) {
+	for _, r := range s.rows {
+		if ref.UUID != "" && s.schema.IDMode == triage.IDModeUUID && r.r.UUID == ref.UUID || ref.UUID == "" && ref.ID > 0 && r.id == ref.ID {
+			return r, true
+		}
+	}
+	return row{}, false
+}
+
 // GetFailed implements triage.Store.
 func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRow, error) {
 	s.mu.Lock()
@@ -215,16 +222,13 @@ func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRo
 	if err := s.open(ctx); err != nil {
 		return nil, err
 	}
-	if ref.UUID != "" && s.schema.IDMode != triage.IDModeUUID {
+	switch r, ok := s.find(ref); {
+	case ref.UUID != "" && s.schema.IDMode != triage.IDModeUUID:
 		return nil, fmt.Errorf("%w: failed job %s (table %s has no uuid column; use the integer id)", triage.ErrNotFound, ref.UUID, s.schema.FailedTable)
-	}
-	if ref.UUID == "" && ref.ID <= 0 {
+	case ref.UUID == "" && ref.ID <= 0:
 		return nil, fmt.Errorf("%w: empty failed job id", triage.ErrNotFound)
-	}
-	for _, r := range s.rows {
-		if ref.UUID != "" && r.r.UUID == ref.UUID || ref.UUID == "" && r.id == ref.ID {
-			return s.failedRow(r, true), nil
-		}
+	case ok:
+		return s.failedRow(r, true), nil
 	}
 	return nil, fmt.Errorf("%w: no failed job with id %s", triage.ErrNotFound, ref)
 }
@@ -238,11 +242,8 @@ func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.
 	}
 	out := map[triage.Ref]int64{}
 	for _, ref := range refs {
-		for _, r := range s.rows {
-			if ref.UUID != "" && s.schema.IDMode == triage.IDModeUUID && r.r.UUID == ref.UUID || ref.UUID == "" && ref.ID > 0 && r.id == ref.ID {
-				out[ref] = r.id
-				break
-			}
+		if r, ok := s.find(ref); ok {
+			out[ref] = r.id
 		}
 	}
 	return out, nil
@@ -294,7 +295,7 @@ func (s *Store) raw(rows []row, ids []int64) []triage.RawRow {
 		if !slices.Contains(ids, r.id) {
 			continue
 		}
-		c, q, p, e, at := r.r.Connection, r.r.Queue, r.r.Payload, r.r.Exception, r.failedAt.Format(wallLayout)
+		c, q, p, e, at := r.r.Connection, r.r.Queue, r.r.Payload, r.r.Exception, r.failedAt.Format(triage.FailedAtLayout)
 		rr := triage.RawRow{ID: r.id, Connection: &c, Queue: &q, Payload: &p, Exception: &e, FailedAt: &at}
 		if r.r.UUID != "" {
 			u := r.r.UUID
@@ -347,7 +348,6 @@ func (b *batch) Raw(_ context.Context, ids []int64) ([]triage.RawRow, error) {
 
 // Commit deletes the rows and records the local moves in Jobs, all at once.
 func (b *batch) Commit(ctx context.Context) error {
-	d := b.d
 	s := b.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -357,8 +357,8 @@ func (b *batch) Commit(ctx context.Context) error {
 	if b.p.DryRun {
 		return nil
 	}
-	s.deleteIDs(d.Delete)
-	s.jobs = append(s.jobs, d.Local...)
+	s.deleteIDs(b.d.Delete)
+	s.jobs = append(s.jobs, b.d.Local...)
 	return nil
 }
 
@@ -382,10 +382,10 @@ func (s *Store) prune(ctx context.Context, p triage.PruneParams) (int64, error) 
 	if err := s.open(ctx); err != nil {
 		return 0, err
 	}
-	cut := p.Before.In(s.loc).Format(wallLayout)
+	cut := p.Before.In(s.loc).Format(triage.FailedAtLayout)
 	var ids []int64
 	for _, r := range s.rows {
-		wall := r.failedAt.Format(wallLayout)
+		wall := r.failedAt.Format(triage.FailedAtLayout)
 		if p.All || wall < cut || p.Inclusive && wall == cut {
 			ids = append(ids, r.id)
 		}

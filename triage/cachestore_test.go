@@ -1,4 +1,4 @@
-package triagetest
+package triage_test
 
 import (
 	"context"
@@ -6,27 +6,27 @@ import (
 	"time"
 )
 
-// CacheStore is an in-memory triage.CacheStore with Laravel's semantics:
+// memCache is an in-memory triage.CacheStore with Laravel's semantics:
 // a key counts until its expiry (none for forever), and a value counts
 // only when PHP reads it as true.
-type CacheStore struct {
+type memCache struct {
 	// Prefix is the cache prefix StoredKey adds.
 	Prefix string
 	// Err, when set, fails every call.
 	Err error
 
 	mu      sync.Mutex
-	entries map[string]CacheEntry
+	entries map[string]cacheEntry
 }
 
-// CacheEntry is one stored value; Expires is zero for forever.
-type CacheEntry struct {
+// cacheEntry is one stored value; Expires is zero for forever.
+type cacheEntry struct {
 	Value   string
 	Expires time.Time
 }
 
 // Present implements triage.CacheStore.
-func (c *CacheStore) Present(_ context.Context, keys []string, now time.Time) (map[string]bool, error) {
+func (c *memCache) Present(_ context.Context, keys []string, now time.Time) (map[string]bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.Err != nil {
@@ -43,16 +43,16 @@ func (c *CacheStore) Present(_ context.Context, keys []string, now time.Time) (m
 }
 
 // Put implements triage.CacheStore.
-func (c *CacheStore) Put(_ context.Context, key, value string, ttl time.Duration, now time.Time) error {
+func (c *memCache) Put(_ context.Context, key, value string, ttl time.Duration, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.Err != nil {
 		return c.Err
 	}
 	if c.entries == nil {
-		c.entries = map[string]CacheEntry{}
+		c.entries = map[string]cacheEntry{}
 	}
-	e := CacheEntry{Value: value}
+	e := cacheEntry{Value: value}
 	if ttl > 0 {
 		e.Expires = now.Add(ttl)
 	}
@@ -61,7 +61,7 @@ func (c *CacheStore) Put(_ context.Context, key, value string, ttl time.Duration
 }
 
 // Forget implements triage.CacheStore.
-func (c *CacheStore) Forget(_ context.Context, key string) error {
+func (c *memCache) Forget(_ context.Context, key string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.Err != nil {
@@ -72,16 +72,16 @@ func (c *CacheStore) Forget(_ context.Context, key string) error {
 }
 
 // StoredKey implements triage.CacheStore.
-func (c *CacheStore) StoredKey(key string) string { return c.Prefix + key }
+func (c *memCache) StoredKey(key string) string { return c.Prefix + key }
 
 // Describe implements triage.CacheStore.
-func (c *CacheStore) Describe() string { return "triagetest cache" }
+func (c *memCache) Describe() string { return "triagetest cache" }
 
 // Entries is a copy of what is stored, by logical key.
-func (c *CacheStore) Entries() map[string]CacheEntry {
+func (c *memCache) Entries() map[string]cacheEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[string]CacheEntry, len(c.entries))
+	out := make(map[string]cacheEntry, len(c.entries))
 	for k, v := range c.entries {
 		out[k] = v
 	}
