@@ -57,8 +57,9 @@ func sqliteCount(t *testing.T, path string) int {
 
 // TestSQLiteFlushChangesExactlyTheFileNamed: `flush --yes` on
 // sqlite:…/x%2541.sqlite (the file "x%41.sqlite") once emptied "xA.sqlite",
-// and on h#1.sqlite emptied "./h". The named file is emptied; the decoy the
-// unescaped URI would have opened keeps its rows.
+// on h#1.sqlite emptied "./h", and on q?mode=ro.sqlite emptied "./q" (the
+// '?' began a query). The named file is emptied; the decoy the unescaped URI
+// would have opened keeps its rows.
 func TestSQLiteFlushChangesExactlyTheFileNamed(t *testing.T) {
 	requireStress(t)
 	bin := buildJobtriage(t)
@@ -66,6 +67,7 @@ func TestSQLiteFlushChangesExactlyTheFileNamed(t *testing.T) {
 		// The DSN is URL-decoded once (%25 is '%'), as a DSN is.
 		{"percent", "x%2541.sqlite", "x%41.sqlite", "xA.sqlite"},
 		{"hash", "h#1.sqlite", "h#1.sqlite", "h"},
+		{"question", "q?mode=ro.sqlite", "q?mode=ro.sqlite", "q"},
 	} {
 		// Named so that the temporary directory holds no '%' itself.
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +81,9 @@ func TestSQLiteFlushChangesExactlyTheFileNamed(t *testing.T) {
 				}
 				if n := sqliteCount(t, filepath.Join(dir, tc.file)); n != 0 {
 					t.Errorf("flush --dsn %s left %d rows in %s", dsn, n, tc.file)
+				}
+				if want := "sqlite:" + filepath.Join(dir, tc.file); !strings.Contains(p.stdout.String()+p.stderr.String(), want) {
+					t.Errorf("flush --dsn %s does not name %s: %s%s", dsn, want, p.stdout.String(), p.stderr.String())
 				}
 				if n := sqliteCount(t, filepath.Join(dir, tc.decoy)); n != 3 {
 					t.Errorf("flush --dsn %s changed the decoy %s: %d rows, want 3", dsn, tc.decoy, n)
