@@ -31,7 +31,7 @@ type ExitCode int
 const interruptGrace = 500 * time.Millisecond
 
 // Main runs the command line with the process's arguments and streams.
-// SIGINT and SIGTERM always end the process promptly with exit 130: at once
+// SIGINT, SIGTERM and SIGHUP always end the process promptly with exit 130: at once
 // at a [y/N] prompt (nothing has been done yet) or on a second signal,
 // within interruptGrace otherwise.
 func Main() ExitCode {

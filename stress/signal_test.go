@@ -351,3 +351,46 @@ func TestSIGINTDuringRetryAlwaysExits130(t *testing.T) {
 		})
 	}
 }
+
+// TestSignalMidRetryStopsItCleanly: SIGHUP (a closed ssh session) mid-retry
+// killed jobtriage with exit 129, no summary line and no audit outcome,
+// where SIGINT and SIGTERM got all three. Each of them now stops the retry
+// between batches: exit 130, the count moved so far, "interrupted", an
+// outcome line closing the intent, and no job lost or doubled.
+func TestSignalMidRetryStopsItCleanly(t *testing.T) {
+	requireStress(t)
+	bin := buildJobtriage(t)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			s := seed(t, "sqlite", 400)
+			log := filepath.Join(t.TempDir(), "audit.log")
+			// 100 jobs a second: the signal lands well inside the run.
+			p := bin.start(t, "retry", "all", "--yes", "--rate", "100/s", "--dsn", s.dsn, "--audit-log", log)
+			time.Sleep(1500 * time.Millisecond)
+			if err := p.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-p.done:
+			case <-time.After(interruptedWithin):
+				t.Fatalf("%s did not end retry within %s", sig, interruptedWithin)
+			}
+			stderr := p.stderr.String()
+			if code := exitCode(t, p.err); code != 130 {
+				t.Errorf("exit %d after %s, want 130: %s", code, sig, stderr)
+			}
+			if !strings.Contains(stderr, "retried before the error") || !strings.HasSuffix(stderr, "jobtriage: interrupted\n") {
+				t.Errorf("after %s stderr does not say what was retried, then interrupted: %q", sig, stderr)
+			}
+			lines := readAudit(t, log)
+			if len(lines) != 2 || lines[0].Phase != "intent" || lines[1].Phase != "outcome" || lines[1].Run != lines[0].Run || lines[1].Error == "" {
+				t.Errorf("audit log after %s: %+v, want the intent and an outcome naming the interruption", sig, lines)
+			}
+			moved := s.census(t, "after "+sig.String())
+			if moved == 0 || moved == 400 || len(lines) == 2 && int(lines[1].Count) != moved {
+				t.Errorf("after %s: %d jobs moved, the outcome says %+v; want some of 400, as many as it says", sig, moved, lines)
+			}
+			t.Logf("%s after 1.5 s: %d of 400 retried, exit 130", sig, moved)
+		})
+	}
+}
