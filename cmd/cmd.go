@@ -16,6 +16,7 @@ import (
 	"github.com/jobtriage/jobtriage/cmd/internal/earlysignal"
 	"github.com/jobtriage/jobtriage/internal/buildinfo"
 	"github.com/jobtriage/jobtriage/triage/redact"
+	"github.com/jobtriage/jobtriage/triage/redisqueue"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -39,6 +40,13 @@ func Main() ExitCode {
 	defer cancel()
 	sigs := earlysignal.C // taken since start-up, never released
 	f := NewFactory()
+	// go-redis's own lines (a pool that could not dial repeats the error
+	// jobtriage reports) are notes for --verbose, never bare stderr.
+	redisqueue.RouteLog(func(msg string) {
+		if f.IO.Verbose() {
+			fmt.Fprintln(f.IO.ErrOut, "note: "+sanitize.Line(msg))
+		}
+	})
 	go func() {
 		<-sigs
 		cancel()
