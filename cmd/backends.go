@@ -12,14 +12,15 @@ import (
 
 // lazyBackend opens its queue backend on first use, so that a command that
 // never touches a connection (a retry of database jobs only, --help) never
-// dials it. It is the composition root's, not a backend of its own.
+// dials it. An open that failed is tried again on the next use, so that a
+// watcher sees a Redis server that came back. It is the composition root's,
+// not a backend of its own.
 type lazyBackend struct {
 	describe string
 	open     func(ctx context.Context) (triage.QueueBackend, error)
 
-	mu  sync.Mutex
-	b   triage.QueueBackend
-	err error
+	mu sync.Mutex
+	b  triage.QueueBackend
 }
 
 var (
@@ -30,16 +31,16 @@ var (
 func (l *lazyBackend) get(ctx context.Context) (triage.QueueBackend, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.b == nil && l.err == nil {
+	if l.b == nil {
 		// An opener that fails may return a typed nil (*redisqueue.Backend),
 		// which is no backend to close.
-		if b, err := l.open(ctx); err != nil {
-			l.err = err
-		} else {
-			l.b = b
+		b, err := l.open(ctx)
+		if err != nil {
+			return nil, err
 		}
+		l.b = b
 	}
-	return l.b, l.err
+	return l.b, nil
 }
 
 func (l *lazyBackend) Describe() string { return l.describe }

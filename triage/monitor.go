@@ -108,6 +108,11 @@ type MonitorParams struct {
 	// Pauses is the app's cache store, which holds the queue pause keys
 	// (triage/pause.go); nil when it cannot be read.
 	Pauses CacheStore
+	// Partial: a connection whose backend cannot be read (a Redis server
+	// that is down) is listed in Report.Blind and its error kept in
+	// Report.Unread, instead of failing the check: failed_jobs is still
+	// counted (the watcher's failure rate).
+	Partial bool
 }
 
 // MonitorConnection is one queue connection a monitor can (or cannot) see.
@@ -203,6 +208,8 @@ type Report struct {
 	// PauseError says why the queues' pause state is unknown ("" when it
 	// was read, or there is no cache store to read).
 	PauseError string
+	// Unread is the first backend that could not be read (Partial only).
+	Unread error
 }
 
 // Monitor runs one health check: one grouped count over jobs (indexed on
@@ -285,6 +292,20 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 	for _, c := range p.Connections {
 		byConn[c.Name] = c
 	}
+	// unread: the connections whose backend failed (Partial), counted by
+	// their failures only, as a blind connection is.
+	unread := map[string]bool{}
+	failBackend := func(conn string, err error) error {
+		if !p.Partial {
+			return err
+		}
+		unread[conn] = true
+		rep.Blind = append(rep.Blind, conn+": "+err.Error())
+		if rep.Unread == nil {
+			rep.Unread = err
+		}
+		return nil
+	}
 	// The queues to measure, per connection, in a stable order.
 	want := map[string][]string{}
 	addQueue := func(conn, queue string) {
@@ -333,7 +354,9 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 			case ok:
 				got, err := ql.Queues(ctx)
 				if err != nil {
-					return Report{}, fmt.Errorf("listing the queues of connection %s (%s): %w", c.Name, c.Backend.Describe(), err)
+					if err := failBackend(c.Name, fmt.Errorf("listing the queues of connection %s (%s): %w", c.Name, c.Backend.Describe(), err)); err != nil {
+						return Report{}, err
+					}
 				}
 				listed = got
 			}
@@ -361,7 +384,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 		c, known := byConn[conn]
 		stats := map[string]QueueStats{}
 		switch {
-		case !known || c.Blind != "":
+		case !known || c.Blind != "" || unread[conn]:
 			// Failures only; the connection is listed in Blind (or not in
 			// the profile at all).
 		case c.Local && rep.NoJobsTable:
@@ -380,7 +403,9 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams) 
 		case c.Backend != nil:
 			got, err := c.Backend.Stats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: c.RetryAfter})
 			if err != nil {
-				return Report{}, fmt.Errorf("counting the queues of connection %s (%s): %w", conn, c.Backend.Describe(), err)
+				if err := failBackend(conn, fmt.Errorf("counting the queues of connection %s (%s): %w", conn, c.Backend.Describe(), err)); err != nil {
+					return Report{}, err
+				}
 			}
 			for _, s := range got {
 				stats[s.Queue] = s
