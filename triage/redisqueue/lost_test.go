@@ -18,14 +18,15 @@ import (
 // ownRedisServer starts a redis-server of this test's own on a free port
 // (the shared one is never stopped), and returns its port and a kill that
 // ends it at once, as a crashed or restarted server ends.
-func ownRedisServer(t *testing.T) (port int, kill func()) {
+func ownRedisServer(t *testing.T, args ...string) (port int, kill func()) {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skipf("no redis-server here: %v", err)
 	}
 	port = closedPort(t)
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--dir", t.TempDir()}, args...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -109,5 +110,50 @@ func TestRouteLog(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no line reached the routed logger")
+	}
+}
+
+// TestRealClusterPushesTaggedAndUntaggedQueues: one retry over a Redis
+// Cluster's queues, some named with a hash tag and some without, once
+// refused them all. On a real (one-node) cluster every queue's jobs are
+// pushed in one call, each script's keys in one slot (no CROSSSLOT), the
+// untagged queues under Laravel 13.5's {name} keys; a re-run pushes none
+// twice.
+func TestRealClusterPushesTaggedAndUntaggedQueues(t *testing.T) {
+	port, _ := ownRedisServer(t, "--cluster-enabled", "yes")
+	ctx := context.Background()
+	admin := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)})
+	defer admin.Close()
+	if err := admin.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", 0, 16383).Err(); err != nil {
+		t.Skipf("cannot make a one-node cluster: %v", err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(admin.ClusterInfo(ctx).Val(), "cluster_state:ok"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the one-node cluster never came up")
+		}
+	}
+	b, err := Open(ctx, Options{Host: "127.0.0.1", Port: port, Cluster: true, Prefix: "app_database_"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	at := time.Now()
+	queues := []string{"default", "{payments}", "emails", "reports{eu}"}
+	var moves []triage.Move
+	for i := range 12 {
+		u := backendtest.NewUUID()
+		moves = append(moves, triage.Move{UUID: u, Queue: queues[i%len(queues)], Payload: backendtest.Payload(u, at, 0)})
+	}
+	for run, want := range []triage.PushResult{{Pushed: 12}, {Already: 12}} {
+		res, err := b.Push(ctx, moves, at)
+		if err != nil || res != want {
+			t.Fatalf("push %d: %+v, %v; want %+v", run+1, res, err, want)
+		}
+	}
+	for key, want := range map[string]int64{"app_database_queues:{default}": 3, "app_database_queues:{payments}": 3,
+		"app_database_queues:{emails}": 3, "app_database_queues:reports{eu}": 3} {
+		if n := admin.LLen(ctx, key).Val(); n != want {
+			t.Errorf("%s holds %d jobs, want %d", key, n, want)
+		}
 	}
 }
