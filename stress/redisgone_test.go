@@ -1,51 +1,24 @@
 package stress
 
 import (
-	"context"
-	"net"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/jobtriage/jobtriage/triage/redisqueue/redistest"
 )
 
 // redisGoneRows is the backlog of the Redis-gone test: several of retry's
 // batches before and after the moment the server goes.
 const redisGoneRows = 4000
 
-// ownRedis runs a redis-server of the test's own on port, its data in dir
-// in an append-only file written at every command (so a SIGKILL loses
-// nothing acknowledged, and a restart shows what the server held), and
-// returns a kill that ends it at once. The shared server is never touched.
-func ownRedis(t *testing.T, dir string, port int) (kill func()) {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		skipUnlessRequired(t, "no redis-server here: %v", err)
-	}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "",
-		"--appendonly", "yes", "--appendfsync", "always")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	kill = func() {
-		_ = cmd.Process.Kill()
-		<-done
-	}
-	t.Cleanup(kill)
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), MaxRetries: -1})
-	defer c.Close()
-	for deadline := time.Now().Add(20 * time.Second); c.Ping(context.Background()).Err() != nil; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server on port %d never answered", port)
-		}
-	}
-	return kill
+// ownRedisArgs keep the test's own server's data in dir, in an append-only
+// file written at every command: a SIGKILL loses nothing it acknowledged,
+// and a restart shows what it held.
+func ownRedisArgs(dir string) []string {
+	return []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "always"}
 }
 
 // TestRedisGoneMidRetryIsUnreachable: a Redis server that went away
@@ -57,14 +30,8 @@ func ownRedis(t *testing.T, dir string, port int) (kill func()) {
 func TestRedisGoneMidRetryIsUnreachable(t *testing.T) {
 	requireStress(t)
 	bin := buildJobtriage(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	dataDir := t.TempDir()
-	kill := ownRedis(t, dataDir, port)
+	port, kill := redistest.Start(t, 0, ownRedisArgs(dataDir)...)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	r := &redisServer{addr: addr, prefix: "jobtriage_gone:", client: redis.NewClient(&redis.Options{Addr: addr})}
 	t.Cleanup(func() { r.client.Close() })
@@ -94,7 +61,7 @@ func TestRedisGoneMidRetryIsUnreachable(t *testing.T) {
 		}
 	}
 
-	ownRedis(t, dataDir, port) // the server is back, with what it had acknowledged
+	redistest.Start(t, port, ownRedisArgs(dataDir)...) // back, with what it had acknowledged
 	c := b.census(t, r, "after the server went", false)
 	if c.inRedis == 0 || c.inRedis == redisGoneRows {
 		t.Errorf("%d of %d jobs in Redis: the server did not go mid-retry", c.inRedis, redisGoneRows)

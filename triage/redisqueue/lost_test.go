@@ -3,7 +3,6 @@ package redisqueue
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,39 +12,8 @@ import (
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/backendtest"
+	"github.com/jobtriage/jobtriage/triage/redisqueue/redistest"
 )
-
-// ownRedisServer starts a redis-server of this test's own on a free port
-// (the shared one is never stopped), and returns its port and a kill that
-// ends it at once, as a crashed or restarted server ends.
-func ownRedisServer(t *testing.T, args ...string) (port int, kill func()) {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skipf("no redis-server here: %v", err)
-	}
-	port = closedPort(t)
-	cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", t.TempDir()}, args...)...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	kill = func() {
-		_ = cmd.Process.Kill()
-		<-done
-	}
-	t.Cleanup(kill)
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), MaxRetries: -1})
-	defer c.Close()
-	for deadline := time.Now().Add(10 * time.Second); c.Ping(context.Background()).Err() != nil; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server on port %d never answered", port)
-		}
-	}
-	return port, kill
-}
 
 // TestServerGoneMidPushIsUnreachable: a Redis server that went away
 // mid-retry ended it with a plain error (exit 1), where a database server
@@ -53,7 +21,7 @@ func ownRedisServer(t *testing.T, args ...string) (port int, kill func()) {
 // it that cannot connect, is triage.ErrUnreachable with one line saying so;
 // the pipelines before it stay pushed.
 func TestServerGoneMidPushIsUnreachable(t *testing.T) {
-	port, kill := ownRedisServer(t)
+	port, kill := redistest.Start(t, 0)
 	ctx := context.Background()
 	b, err := Open(ctx, Options{Host: "127.0.0.1", Port: port, Prefix: randomPrefix(), DialTimeout: time.Second})
 	if err != nil {
@@ -120,7 +88,7 @@ func TestRouteLog(t *testing.T) {
 // untagged queues under Laravel 13.5's {name} keys; a re-run pushes none
 // twice.
 func TestRealClusterPushesTaggedAndUntaggedQueues(t *testing.T) {
-	port, _ := ownRedisServer(t, "--cluster-enabled", "yes")
+	port, _ := redistest.Start(t, 0, "--cluster-enabled", "yes")
 	ctx := context.Background()
 	admin := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)})
 	defer admin.Close()
