@@ -10,9 +10,11 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// lazy opens what it wraps on first use, once, so that a command that never
+// lazy opens what it wraps on first use, so that a command that never
 // touches a connection (a retry of database jobs only, --help) never dials
-// it. It is the composition root's, not a backend or store of its own.
+// it. An open that failed is tried again on the next use, so that a watcher
+// sees a Redis server that came back. It is the composition root's, not a
+// backend or store of its own.
 type lazy[T any] struct {
 	describe string
 	open     func(ctx context.Context) (T, error)
@@ -20,17 +22,22 @@ type lazy[T any] struct {
 	mu     sync.Mutex
 	opened bool
 	v      T
-	err    error
 }
 
 func (l *lazy[T]) get(ctx context.Context) (T, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.opened {
-		l.opened = true
-		l.v, l.err = l.open(ctx)
+		// An opener that fails may return a typed nil (*redisqueue.Backend),
+		// which is nothing to keep or close.
+		v, err := l.open(ctx)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		l.v, l.opened = v, true
 	}
-	return l.v, l.err
+	return l.v, nil
 }
 
 func (l *lazy[T]) Describe() string { return l.describe }
@@ -88,8 +95,8 @@ func (l *lazyBackend) JobStates(ctx context.Context, p triage.JobStatesParams) (
 func (l *lazyBackend) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.err != nil || l.v == nil {
-		return nil // an opener that fails may return a typed nil, which is no backend to close
+	if !l.opened {
+		return nil
 	}
 	return l.v.Close()
 }

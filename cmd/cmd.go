@@ -16,6 +16,7 @@ import (
 	"github.com/jobtriage/jobtriage/cmd/internal/earlysignal"
 	"github.com/jobtriage/jobtriage/internal/buildinfo"
 	"github.com/jobtriage/jobtriage/triage/redact"
+	"github.com/jobtriage/jobtriage/triage/redisqueue"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -31,7 +32,7 @@ type ExitCode int
 const interruptGrace = 500 * time.Millisecond
 
 // Main runs the command line with the process's arguments and streams.
-// SIGINT and SIGTERM always end the process promptly with exit 130: at once
+// SIGINT, SIGTERM and SIGHUP always end the process promptly with exit 130: at once
 // at a [y/N] prompt (nothing has been done yet) or on a second signal,
 // within interruptGrace otherwise.
 func Main() ExitCode {
@@ -39,6 +40,13 @@ func Main() ExitCode {
 	defer cancel()
 	sigs := earlysignal.C // taken since start-up, never released
 	f := NewFactory()
+	// go-redis's own lines (a pool that could not dial repeats the error
+	// jobtriage reports) are notes for --verbose, never bare stderr.
+	redisqueue.RouteLog(func(msg string) {
+		if f.IO.Verbose() {
+			fmt.Fprintln(f.IO.ErrOut, "note: "+sanitize.Line(msg))
+		}
+	})
 	go func() {
 		<-sigs
 		cancel()

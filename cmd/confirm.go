@@ -204,11 +204,17 @@ func audit(f *Factory, e auditEntry) error {
 		e.IDs = nil
 	}
 	err := appendAuditLine(path, e)
-	if err == nil || e.Phase == auditIntent || (len(e.IDs) == 0 && e.spooled.Len() == 0) {
-		if err != nil && e.Phase == auditIntent {
-			return fmt.Errorf("%w (nothing was changed)", err)
-		}
-		return err
+	if err == nil {
+		return nil
+	}
+	// An audit log that cannot be written is exit 5, as the check before
+	// any change says it is: a log on a full disk (or /dev/full) passes
+	// that check and fails here.
+	if e.Phase == auditIntent {
+		return &exitError{code: ExitUnreachable, err: fmt.Errorf("%w (nothing was changed)", err)}
+	}
+	if len(e.IDs) == 0 && e.spooled.Len() == 0 {
+		return &exitError{code: ExitUnreachable, err: err}
 	}
 	// The whole line did not fit (a full disk): record what was done
 	// without the ids rather than nothing, and still report the failure.
@@ -216,9 +222,9 @@ func audit(f *Factory, e auditEntry) error {
 	short.IDs, short.spooled = nil, nil
 	short.IDsOmitted = sanitize.FirstLine(err.Error())
 	if serr := appendAuditLine(path, short); serr != nil {
-		return err
+		return &exitError{code: ExitUnreachable, err: err}
 	}
-	return fmt.Errorf("%w; the outcome line was written without its ids", err)
+	return &exitError{code: ExitUnreachable, err: fmt.Errorf("%w; the outcome line was written without its ids", err)}
 }
 
 // auditSchemaVersion is the version of the audit line (docs/json.md).
@@ -280,10 +286,15 @@ func appendAuditLine(path string, e auditEntry) (err error) {
 		return fmt.Errorf("audit log: %w", err)
 	}
 	defer func() {
-		if err != nil {
-			if terr := fh.Truncate(start); terr != nil {
-				err = fmt.Errorf("%w (and the partial line could not be removed: %v)", err, terr)
-			}
+		if err == nil {
+			return
+		}
+		// A device (/dev/full) has no partial line to cut back.
+		if st, serr := fh.Stat(); serr == nil && !st.Mode().IsRegular() {
+			return
+		}
+		if terr := fh.Truncate(start); terr != nil {
+			err = fmt.Errorf("%w (and the partial line could not be removed: %v)", err, terr)
 		}
 	}()
 	if e.spooled.Len() == 0 {

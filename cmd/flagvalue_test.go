@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -174,20 +173,7 @@ func TestExitCodeTableIsTheCode(t *testing.T) {
 			}
 		}
 	}
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, table, ok := strings.Cut(string(readme), "\n## Exit codes\n")
-	if !ok {
-		t.Fatal("README has no Exit codes section")
-	}
-	table, _, _ = strings.Cut(strings.TrimLeft(table, "\n"), "\n\n")
-	var documented []int
-	for _, m := range regexp.MustCompile(`(?m)^\| ([0-9]+) \|`).FindAllStringSubmatch(table, -1) {
-		n, _ := strconv.Atoi(m[1])
-		documented = append(documented, n)
-	}
+	documented := readmeExitCodes(t)
 	slices.Sort(code)
 	slices.Sort(documented)
 	if len(code) < 10 || !slices.Equal(code, documented) {

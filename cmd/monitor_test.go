@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -812,3 +813,95 @@ func TestWatchChannelErrorsNeverPrintEchoedSecrets(t *testing.T) {
 		}
 	}
 }
+
+// A watcher whose Redis queue connection is down read failed_jobs but
+// printed "failed": 0 on every tick, and only watcher:blind fired, never
+// the failure rate. The failures count (the JSON line's "failed" is
+// failed_jobs'), the rule fires, the line names the connection blind and
+// says why; and a Redis that comes back is read again.
+func TestWatchWithRedisDownCountsFailures(t *testing.T) {
+	dsn, s := monitorDB(t)
+	h := newHarness(t, false)
+	h.f.Conn.DSN = dsn
+	var redisUp atomic.Bool
+	opens := 0
+	redis := &lazyBackend{lazy[triage.QueueBackend]{describe: "redis://127.0.0.1:6399/0", open: func(context.Context) (triage.QueueBackend, error) {
+		opens++
+		if !redisUp.Load() {
+			return nil, fmt.Errorf("%w: cannot connect to redis://127.0.0.1:6399/0: connection refused", triage.ErrUnreachable)
+		}
+		return &statsBackend{}, nil
+	}}}
+	open := h.f.Service
+	h.f.Service = func(ctx context.Context) (*triage.Service, error) {
+		svc, err := open(ctx)
+		if err == nil {
+			svc.DefaultConnection = "database"
+			svc.MonitorConnections = []triage.MonitorConnection{
+				{Name: "database", DefaultQueue: "default", Local: true},
+				{Name: "redis", DefaultQueue: "default", Backend: redis},
+			}
+		}
+		return svc, err
+	}
+	rec := &recorder{}
+	steps := []func(time.Time){
+		func(now time.Time) {
+			sqltest.InsertFailed(t, s, monitorFailure(400, "emails", `App\Jobs\B`, now), monitorFailure(401, "emails", `App\Jobs\B`, now))
+		},
+		func(time.Time) { redisUp.Store(true) },
+		func(time.Time) {},
+	}
+	code := watchHarness(t, h, []string{"--watch", "--json", "--max-failed", "3", "--window", "2m", "--interval", "15s"}, rec, steps)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, h.errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(h.out.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want one per tick:\n%s", len(lines), h.out.String())
+	}
+	type tick struct {
+		Failed  int64
+		Blind   []string
+		Error   string
+		Healthy bool
+		Firing  []string
+	}
+	var ticks []tick
+	for _, l := range lines {
+		var v tick
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("not JSON: %q: %v", l, err)
+		}
+		ticks = append(ticks, v)
+	}
+	if tk := ticks[0]; tk.Failed != 2 || tk.Healthy || !strings.Contains(tk.Error, "connection refused") ||
+		len(tk.Blind) != 1 || !strings.HasPrefix(tk.Blind[0], "redis: ") {
+		t.Errorf("tick 0, Redis down: %+v; want failed_jobs' 2 failures, the error and redis blind", tk)
+	}
+	if tk := ticks[1]; tk.Failed != 4 || strings.Join(tk.Firing, ",") != "app" {
+		t.Errorf("tick 1, Redis down: %+v; want 4 failures and the app rule firing", tk)
+	}
+	if tk := ticks[3]; tk.Error != "" || len(tk.Blind) != 0 || tk.Failed != 4 {
+		t.Errorf("tick 3, Redis back: %+v; want it read again", tk)
+	}
+	if got := strings.Join(rec.events, "|"); !strings.HasPrefix(got, "firing app") {
+		t.Errorf("notifications %q, want the failure rate firing", got)
+	}
+	if opens < 2 {
+		t.Errorf("the Redis backend was opened %d times: a failed open was never tried again", opens)
+	}
+}
+
+// statsBackend is a reachable queue backend with empty queues.
+type statsBackend struct{ triage.QueueBackend }
+
+func (statsBackend) Stats(_ context.Context, p triage.QueueStatsParams) ([]triage.QueueStats, error) {
+	out := make([]triage.QueueStats, 0, len(p.Queues))
+	for _, q := range p.Queues {
+		out = append(out, triage.QueueStats{Queue: q})
+	}
+	return out, nil
+}
+
+func (statsBackend) Close() error { return nil }

@@ -219,15 +219,21 @@ func (s *watchSource) After(ctx context.Context, afterID int64, fn func(watch.Fa
 		})
 }
 
+// Gauges reads the queues; a queue connection that cannot be read fails
+// the gauges alone, and the report kept for the tick's JSON line still
+// counts failed_jobs.
 func (s *watchSource) Gauges(ctx context.Context, now time.Time) ([]watch.Gauge, error) {
 	p := s.p
-	p.Now = now
+	p.Now, p.Partial = now, true
 	rep, err := triage.Monitor(ctx, s.src, p)
 	if err != nil {
 		s.report = nil
 		return nil, err
 	}
 	s.report = &rep
+	if rep.Unread != nil {
+		return nil, rep.Unread
+	}
 	out := make([]watch.Gauge, 0, len(rep.Queues))
 	for _, q := range rep.Queues {
 		out = append(out, watch.Gauge{Queue: triage.QueueRef{Connection: q.Connection, Queue: q.Queue}.String(),
@@ -295,13 +301,13 @@ func (o *watchOutput) tick(t watch.Tick) {
 		if line.Firing == nil {
 			line.Firing = []string{}
 		}
-		if t.Err != nil || o.src.report == nil {
+		if (t.Err != nil && !t.Partial) || o.src.report == nil {
 			line.reportJSONOut = emptyReportJSON(t.At)
-			if t.Err != nil {
-				line.Error = t.Err.Error()
-			}
 		} else {
 			line.reportJSONOut = reportJSON(*o.src.report, breaches)
+		}
+		if t.Err != nil {
+			line.Error = t.Err.Error()
 		}
 		line.Healthy = t.Err == nil && len(breaches) == 0 && len(t.Firing) == 0
 		if err := writeJSONLine(ios.Out, line); err != nil {

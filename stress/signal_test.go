@@ -57,8 +57,9 @@ func sqliteCount(t *testing.T, path string) int {
 
 // TestSQLiteFlushChangesExactlyTheFileNamed: `flush --yes` on
 // sqlite:…/x%2541.sqlite (the file "x%41.sqlite") once emptied "xA.sqlite",
-// and on h#1.sqlite emptied "./h". The named file is emptied; the decoy the
-// unescaped URI would have opened keeps its rows.
+// on h#1.sqlite emptied "./h", and on q?mode=ro.sqlite emptied "./q" (the
+// '?' began a query). The named file is emptied; the decoy the unescaped URI
+// would have opened keeps its rows.
 func TestSQLiteFlushChangesExactlyTheFileNamed(t *testing.T) {
 	requireStress(t)
 	bin := buildJobtriage(t)
@@ -66,6 +67,7 @@ func TestSQLiteFlushChangesExactlyTheFileNamed(t *testing.T) {
 		// The DSN is URL-decoded once (%25 is '%'), as a DSN is.
 		{"percent", "x%2541.sqlite", "x%41.sqlite", "xA.sqlite"},
 		{"hash", "h#1.sqlite", "h#1.sqlite", "h"},
+		{"question", "q?mode=ro.sqlite", "q?mode=ro.sqlite", "q"},
 	} {
 		// Named so that the temporary directory holds no '%' itself.
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +81,9 @@ func TestSQLiteFlushChangesExactlyTheFileNamed(t *testing.T) {
 				}
 				if n := sqliteCount(t, filepath.Join(dir, tc.file)); n != 0 {
 					t.Errorf("flush --dsn %s left %d rows in %s", dsn, n, tc.file)
+				}
+				if want := "sqlite:" + filepath.Join(dir, tc.file); !strings.Contains(p.stdout.String()+p.stderr.String(), want) {
+					t.Errorf("flush --dsn %s does not name %s: %s%s", dsn, want, p.stdout.String(), p.stderr.String())
 				}
 				if n := sqliteCount(t, filepath.Join(dir, tc.decoy)); n != 3 {
 					t.Errorf("flush --dsn %s changed the decoy %s: %d rows, want 3", dsn, tc.decoy, n)
@@ -343,6 +348,49 @@ func TestSIGINTDuringRetryAlwaysExits130(t *testing.T) {
 			if interrupted == 0 {
 				t.Errorf("no run was still going when its SIGINT came")
 			}
+		})
+	}
+}
+
+// TestSignalMidRetryStopsItCleanly: SIGHUP (a closed ssh session) mid-retry
+// killed jobtriage with exit 129, no summary line and no audit outcome,
+// where SIGINT and SIGTERM got all three. Each of them now stops the retry
+// between batches: exit 130, the count moved so far, "interrupted", an
+// outcome line closing the intent, and no job lost or doubled.
+func TestSignalMidRetryStopsItCleanly(t *testing.T) {
+	requireStress(t)
+	bin := buildJobtriage(t)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			s := seed(t, "sqlite", 400)
+			log := filepath.Join(t.TempDir(), "audit.log")
+			// 100 jobs a second: the signal lands well inside the run.
+			p := bin.start(t, "retry", "all", "--yes", "--rate", "100/s", "--dsn", s.dsn, "--audit-log", log)
+			time.Sleep(1500 * time.Millisecond)
+			if err := p.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-p.done:
+			case <-time.After(interruptedWithin):
+				t.Fatalf("%s did not end retry within %s", sig, interruptedWithin)
+			}
+			stderr := p.stderr.String()
+			if code := exitCode(t, p.err); code != 130 {
+				t.Errorf("exit %d after %s, want 130: %s", code, sig, stderr)
+			}
+			if !strings.Contains(stderr, "retried before the error") || !strings.HasSuffix(stderr, "jobtriage: interrupted\n") {
+				t.Errorf("after %s stderr does not say what was retried, then interrupted: %q", sig, stderr)
+			}
+			lines := readAudit(t, log)
+			if len(lines) != 2 || lines[0].Phase != "intent" || lines[1].Phase != "outcome" || lines[1].Run != lines[0].Run || lines[1].Error == "" {
+				t.Errorf("audit log after %s: %+v, want the intent and an outcome naming the interruption", sig, lines)
+			}
+			moved := s.census(t, "after "+sig.String())
+			if moved == 0 || moved == 400 || len(lines) == 2 && int(lines[1].Count) != moved {
+				t.Errorf("after %s: %d jobs moved, the outcome says %+v; want some of 400, as many as it says", sig, moved, lines)
+			}
+			t.Logf("%s after 1.5 s: %d of 400 retried, exit 130", sig, moved)
 		})
 	}
 }

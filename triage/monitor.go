@@ -103,7 +103,14 @@ type MonitorParams struct {
 	// DefaultConnection is queue.default: the connection a queue named
 	// without one is measured on, as queue:monitor does.
 	DefaultConnection string
-	Pauses            CacheStore // the queue pause keys' store; nil when it cannot be read
+	// Pauses is the app's cache store, which holds the queue pause keys
+	// (triage/pause.go); nil when it cannot be read.
+	Pauses CacheStore
+	// Partial: a connection whose backend cannot be read (a Redis server
+	// that is down) is listed in Report.Blind and its error kept in
+	// Report.Unread, instead of failing the check: failed_jobs is still
+	// counted (the watcher's failure rate).
+	Partial bool
 }
 
 // MonitorConnection is one queue connection a monitor can (or cannot) see.
@@ -188,8 +195,12 @@ type Report struct {
 	NoJobsTable bool
 	// Blind lists the connections whose queues could not be counted, with
 	// why ("sqs: jobtriage cannot read sqs queues").
-	Blind      []string
-	PauseError string // why the queues' pause state is unknown
+	Blind []string
+	// PauseError says why the queues' pause state is unknown ("" when it
+	// was read, or there is no cache store to read).
+	PauseError string
+	// Unread is the first backend that could not be read (Partial only).
+	Unread error
 }
 
 // Monitor runs one health check: one grouped count over jobs (indexed on
@@ -282,7 +293,22 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 	for _, c := range p.Connections {
 		byConn[c.Name] = c
 	}
-	want := map[string][]string{} // the queues to measure, per connection
+	// unread: the connections whose backend failed (Partial), counted by
+	// their failures only, as a blind connection is.
+	unread := map[string]bool{}
+	failBackend := func(conn string, err error) error {
+		if !p.Partial {
+			return err
+		}
+		unread[conn] = true
+		rep.Blind = append(rep.Blind, conn+": "+err.Error())
+		if rep.Unread == nil {
+			rep.Unread = err
+		}
+		return nil
+	}
+	// The queues to measure, per connection, in a stable order.
+	want := map[string][]string{}
 	addQueue := func(conn, queue string) {
 		if !slices.Contains(want[conn], queue) {
 			want[conn] = append(want[conn], queue)
@@ -321,7 +347,9 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 			case ok:
 				got, err := ql.Queues(ctx)
 				if err != nil {
-					return nil, fmt.Errorf("listing the queues of connection %s (%s): %w", c.Name, c.Backend.Describe(), err)
+					if err := failBackend(c.Name, fmt.Errorf("listing the queues of connection %s (%s): %w", c.Name, c.Backend.Describe(), err)); err != nil {
+						return nil, err
+					}
 				}
 				listed = got
 			}
@@ -346,8 +374,10 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 		var got []QueueStats
 		var err error
 		switch {
-		case !known || c.Blind != "" || (c.Local && rep.NoJobsTable):
-			// Failures only; a blind connection is listed in Blind.
+		case !known || c.Blind != "" || unread[conn]:
+			// Failures only; the connection is listed in Blind (or not in
+			// the profile at all).
+		case c.Local && rep.NoJobsTable:
 		case c.Local:
 			retryAfter := c.RetryAfter
 			if p.RetryAfter > 0 {
@@ -356,7 +386,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 			got, err = st.QueueStats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: retryAfter})
 		case c.Backend != nil:
 			if got, err = c.Backend.Stats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: c.RetryAfter}); err != nil {
-				err = fmt.Errorf("counting the queues of connection %s (%s): %w", conn, c.Backend.Describe(), err)
+				err = failBackend(conn, fmt.Errorf("counting the queues of connection %s (%s): %w", conn, c.Backend.Describe(), err))
 			}
 		}
 		if err != nil {

@@ -2,6 +2,8 @@ package triage_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +26,7 @@ type fakeBackend struct {
 	pushed []triage.Move
 	stats  map[string]triage.QueueStats
 	asked  []string
+	down   error // what Stats answers, when set
 }
 
 func (f *fakeBackend) Describe() string { return "fake://redis" }
@@ -38,6 +41,9 @@ func (f *fakeBackend) Push(_ context.Context, moves []triage.Move, _ time.Time) 
 
 func (f *fakeBackend) Stats(_ context.Context, p triage.QueueStatsParams) ([]triage.QueueStats, error) {
 	f.asked = append(f.asked, p.Queues...)
+	if f.down != nil {
+		return nil, f.down
+	}
 	var out []triage.QueueStats
 	for _, q := range p.Queues {
 		s := f.stats[q]
@@ -206,6 +212,47 @@ func TestMonitorPerConnection(t *testing.T) {
 	}
 	if len(rep.Queues) != 1 || rep.Queues[0].Connection != "redis" || rep.Queues[0].Size != 7 || rep.Failed != 1 {
 		t.Errorf("bare default: %+v failed %d", rep.Queues, rep.Failed)
+	}
+}
+
+// TestMonitorPartialCountsFailuresWithABackendDown: a queue connection
+// whose backend cannot be read fails a check (monitor's exit 5), but with
+// Partial (the watcher) the check counts failed_jobs all the same, names
+// the connection blind and keeps the error: the watcher reported "failed:
+// 0" on every tick while Redis was down.
+func TestMonitorPartialCountsFailuresWithABackendDown(t *testing.T) {
+	ctx := context.Background()
+	_, store := newService(t, "sqlite")
+	now := time.Date(2026, 11, 30, 23, 5, 0, 0, time.UTC)
+	sqltest.InsertFailed(t, store, routedFixtures()...)
+	down := fmt.Errorf("%w: cannot connect to redis://127.0.0.1:6399/0: connection refused", triage.ErrUnreachable)
+	p := triage.MonitorParams{Now: now, Window: time.Hour, DefaultConnection: "redis",
+		Connections: []triage.MonitorConnection{
+			{Name: "database", DefaultQueue: "default", Local: true, RetryAfter: 90 * time.Second},
+			{Name: "redis", DefaultQueue: "default", Backend: &fakeBackend{down: down}},
+		}}
+	if _, err := triage.Monitor(ctx, store, p); !errors.Is(err, triage.ErrUnreachable) {
+		t.Errorf("a check with a backend down: %v, want ErrUnreachable", err)
+	}
+	whole, err := triage.Monitor(ctx, store, triage.MonitorParams{Now: now, Window: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Partial = true
+	rep, err := triage.Monitor(ctx, store, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed == 0 || rep.Failed != whole.Failed {
+		t.Errorf("partial check counts %d failures, want failed_jobs' %d", rep.Failed, whole.Failed)
+	}
+	if !errors.Is(rep.Unread, triage.ErrUnreachable) || len(rep.Blind) != 1 || !strings.HasPrefix(rep.Blind[0], "redis: counting the queues of connection redis") {
+		t.Errorf("unread %v, blind %q; want the redis connection named with its error", rep.Unread, rep.Blind)
+	}
+	for _, q := range rep.Queues {
+		if q.Connection == "redis" && q.Queue == "default" && q.Failed == 0 {
+			t.Errorf("redis:default counts no failures: %+v", q)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -67,7 +68,15 @@ func NewCommand(cfg CommandConfig) (*Command, error) {
 // Name labels the notifier.
 func (c *Command) Name() string { return c.name }
 
-// Notify runs the command once.
+// stderrGrace is how long a run waits, once the program has exited and its
+// process group is gone, for the rest of stderr: only a child that left the
+// group (setsid) can still hold the pipe then.
+const stderrGrace = 100 * time.Millisecond
+
+// Notify runs the command once. The run ends when the program exits: its
+// exit status says whether the digest was delivered, and whatever it left
+// running in its process group is killed then, so that background children
+// neither hold the run up nor pile up digest after digest.
 func (c *Command) Notify(ctx context.Context, d alerts.Digest) error {
 	body, err := marshal(NewBody(d))
 	if err != nil {
@@ -76,16 +85,46 @@ func (c *Command) Notify(ctx context.Context, d alerts.Digest) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.path, c.args...)
-	cmd.Stdin = bytes.NewReader(body)
+	// stdin and stderr are pipes of our own, not exec's copies (stdout is
+	// the null device): Wait then returns when the program exits, however
+	// many children still hold them.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.name, err)
+	}
+	defer inW.Close()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		return fmt.Errorf("%s: %w", c.name, err)
+	}
+	defer errR.Close()
+	cmd.Stdin, cmd.Stderr = inR, errW
+	killGroupOnCancel(cmd)
+	err = cmd.Start()
+	inR.Close()
+	errW.Close()
 	var stderr limitedBuffer
 	stderr.limit = maxStderrBytes
-	cmd.Stderr = &stderr
-	cmd.Stdout = io.Discard
-	killGroupOnCancel(cmd)
-	// A child that escaped the group and keeps stderr open must not hold
-	// Wait forever.
-	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	if err == nil {
+		go func() {
+			_, _ = inW.Write(body) // a program that reads no stdin is not an error
+			inW.Close()
+		}()
+		read := make(chan struct{})
+		go func() {
+			_, _ = io.Copy(&stderr, errR)
+			close(read)
+		}()
+		err = cmd.Wait()
+		killGroup(cmd)
+		select {
+		case <-read:
+		case <-time.After(stderrGrace):
+			errR.Close()
+			<-read
+		}
+	}
 	if ctxErr := ctx.Err(); err != nil && ctxErr != nil {
 		return fmt.Errorf("%s: did not finish: %w", c.name, ctxErr)
 	}

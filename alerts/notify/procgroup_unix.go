@@ -16,3 +16,10 @@ func killGroupOnCancel(cmd *exec.Cmd) {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+// killGroup kills what the command left in its process group once the
+// command itself has exited (a shell's "sleep 60 &"). While any member
+// lives the group keeps the id, so it names no other process.
+func killGroup(cmd *exec.Cmd) {
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+}

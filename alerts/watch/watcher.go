@@ -103,6 +103,10 @@ type Tick struct {
 	// watcher has not read (0 when this tick read).
 	Err   error
 	Blind time.Duration
+	// Partial: Err is the gauges' alone (a queue connection down); the
+	// failures were read and their alerts evaluated, the gauge alerts
+	// hold their state.
+	Partial bool
 	// New is the number of failures read this tick; LastID the highest
 	// failure id seen.
 	New    int
@@ -261,13 +265,22 @@ func (w *Watcher) tick(ctx context.Context, now time.Time) Tick {
 		return t
 	}
 	d := alerts.Digest{At: now, App: w.App}
+	var ge *gaugeError
+	t.Partial = errors.As(err, &ge)
 	if err != nil {
 		t.Err = err
 		t.Blind = now.Sub(w.lastOK)
 		w.blindErr = err.Error()
 		if !w.outage {
 			w.outage = true
-			w.warn("cannot read the database: " + err.Error() + "; retrying")
+			what := "the database"
+			if t.Partial {
+				what = "the queues (failures are still counted)"
+			}
+			w.warn("cannot read " + what + ": " + err.Error() + "; retrying")
+		}
+		if t.Holding && t.Partial {
+			d.Notifications = w.evaluate(now, nil, false)
 		}
 	} else {
 		if w.outage {
@@ -277,11 +290,11 @@ func (w *Watcher) tick(ctx context.Context, now time.Time) Tick {
 		}
 		w.lastOK = now
 		if t.Holding {
-			d.Notifications = w.evaluate(now, t.Gauges)
+			d.Notifications = w.evaluate(now, t.Gauges, true)
 		}
 	}
 	d.Notifications = append(d.Notifications, w.evaluateBlind(now, t.Blind)...)
-	if t.Holding && err == nil {
+	if t.Holding && (err == nil || t.Partial) {
 		w.save(now)
 	}
 	if w.dropped > 0 {
@@ -352,12 +365,18 @@ func (w *Watcher) read(ctx context.Context, now time.Time, t *Tick) error {
 	if w.MaxSize > 0 || w.MaxAge > 0 || w.ReadGauges {
 		g, err := w.Source.Gauges(ctx, now)
 		if err != nil {
-			return err
+			return &gaugeError{err}
 		}
 		t.Gauges = g
 	}
 	return nil
 }
+
+// gaugeError is a tick that read the failures but not the gauges.
+type gaugeError struct{ err error }
+
+func (e *gaugeError) Error() string { return e.err.Error() }
+func (e *gaugeError) Unwrap() error { return e.err }
 
 // adopt loads the state file when another watcher (or an earlier run) saved
 // it since this one did: its pending and firing keys carry on, so a restart
@@ -514,8 +533,10 @@ func (w *Watcher) sortedKeys() []string {
 
 // evaluate advances every key: failure keys by their window, gauge keys by
 // this tick's gauges (a queue gone from the report counts 0, so its alert
-// resolves). Quiet keys are forgotten, so the keys follow what is failing.
-func (w *Watcher) evaluate(now time.Time, gauges []Gauge) []alerts.Notification {
+// resolves) when they were read, and not at all when not (gaugesRead
+// false: a queue that could not be counted is not a queue that drained).
+// Quiet keys are forgotten, so the keys follow what is failing.
+func (w *Watcher) evaluate(now time.Time, gauges []Gauge, gaugesRead bool) []alerts.Notification {
 	values := map[string]int64{}
 	for _, g := range gauges {
 		if w.MaxSize > 0 {
@@ -540,6 +561,8 @@ func (w *Watcher) evaluate(now time.Time, gauges []Gauge) []alerts.Notification 
 		count := int(min(values[name], maxInt32)) // a gauge key's
 		if k.window != nil {
 			count = k.window.Count(now)
+		} else if !gaugesRead {
+			continue
 		}
 		if n, ok := k.eval.Evaluate(now, count); ok {
 			n.Detail = k.detail

@@ -25,6 +25,9 @@ type fakeSource struct {
 	lostLock bool // the lock's session dies at the next Check
 	gauges   []Gauge
 	afterIDs []int64 // the afterID of every After call
+	// gaugesDown: only the gauges fail, as with a Redis queue
+	// connection down beside a readable failed_jobs.
+	gaugesDown bool
 }
 
 var errDown = errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
@@ -111,7 +114,7 @@ func (s *fakeSource) After(_ context.Context, after int64, fn func(Failure)) err
 func (s *fakeSource) Gauges(context.Context, time.Time) ([]Gauge, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.down {
+	if s.down || s.gaugesDown {
 		return nil, errDown
 	}
 	return append([]Gauge(nil), s.gauges...), nil
@@ -495,5 +498,40 @@ func TestReadFailuresAndGaugesWithoutRules(t *testing.T) {
 	}
 	if err := (&Config{Interval: time.Second}).Validate(); err == nil || !strings.Contains(err.Error(), "nothing to alert on") {
 		t.Errorf("a watcher reading nothing: %v", err)
+	}
+}
+
+// TestQueuesDownStillCountsFailures: with a queue connection down (the
+// gauges fail) and failed_jobs readable, only watcher:blind fired, never
+// the failure rate. The failures are counted and alert as ever; a gauge
+// alert holds its state while its queue cannot be counted (it neither
+// resolves nor fires again), and resolves once the queue is read drained.
+func TestQueuesDownStillCountsFailures(t *testing.T) {
+	src := &fakeSource{gauges: []Gauge{{Queue: "redis:default", Size: 9}}}
+	rec := &recorder{}
+	var warnings []string
+	w := newWatcher(src, rec, Config{Failures: alerts.Rule{Threshold: 3}, MaxSize: 5, BlindAfter: 30 * time.Second})
+	w.Warn = func(s string) { warnings = append(warnings, s) }
+	set := func(down bool, gauges []Gauge) {
+		src.mu.Lock()
+		src.gaugesDown, src.gauges = down, gauges
+		src.mu.Unlock()
+	}
+	steps := []func(time.Time){
+		func(time.Time) { set(true, nil) },
+		func(now time.Time) { src.add(now, "default", "C", 3) },
+		quiet, quiet, quiet,
+		func(time.Time) { set(false, nil) },
+		quiet, quiet, quiet, quiet, quiet,
+	}
+	ticks := run(t, w, t0, steps)
+	if got, want := rec.got(), "firing size:redis:default|firing app|firing watcher:blind|resolved size:redis:default|resolved watcher:blind|resolved app"; got != want {
+		t.Errorf("notifications %q, want %q", got, want)
+	}
+	if tk := ticks[2]; !tk.Partial || tk.Err == nil || tk.New != 3 || tk.AppCount != 3 {
+		t.Errorf("a tick with the queues down: %+v, want the failures read and the gauges' error", tk)
+	}
+	if j := strings.Join(warnings, "|"); !strings.Contains(j, "cannot read the queues (failures are still counted)") {
+		t.Errorf("warnings %q", j)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -140,8 +141,11 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 
 	// Laravel reads the config cache and nothing else when it exists:
 	// LoadEnvironmentVariables is skipped, so .env does not matter.
+	// Laravel's is_file passes over a cache that is not a regular file; one
+	// that is there all the same (a device, a FIFO, a directory, a file
+	// that cannot be read) is refused, naming it, rather than read past.
 	cache := configCachePath(environ, root)
-	if !isFile(cache) {
+	if _, err := os.Stat(cache); errors.Is(err, fs.ErrNotExist) {
 		cache = ""
 	}
 	var envPath string

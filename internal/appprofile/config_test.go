@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -448,5 +449,49 @@ func TestMissingSQLiteNamesEachDirectoryOnce(t *testing.T) {
 	_, err = Resolve(o)
 	if want := `SQLite database "nope.sqlite" does not exist in the working directory "` + o.Cwd + `" or the app's base path "` + o.Dir + `"`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("two directories:\n got %v\nwant %s", err, want)
+	}
+}
+
+// TestConfigCacheThatIsNoFileIsRefused: a config cache that is there but no
+// regular file (a symlink to /dev/zero, a FIFO, a directory) was passed over
+// and .env read instead. It is refused in one line naming it; a dangling
+// symlink is no cache, as PHP's is_file says.
+func TestConfigCacheThatIsNoFileIsRefused(t *testing.T) {
+	for name, mk := range map[string]func(path string) error{
+		"symlink to /dev/zero": func(p string) error { return os.Symlink("/dev/zero", p) },
+		"FIFO":                 func(p string) error { return syscall.Mkfifo(p, 0o644) },
+		"directory":            func(p string) error { return os.Mkdir(p, 0o755) },
+		"dangling symlink":     func(p string) error { return os.Symlink(filepath.Join(filepath.Dir(p), "gone.php"), p) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := laravelApp(t, map[string]string{".env": "DB_DATABASE=a\n", "bootstrap/cache/.keep": ""})
+			cache := filepath.Join(o.Dir, "bootstrap", "cache", "config.php")
+			if err := mk(cache); err != nil {
+				t.Skipf("cannot make the cache: %v", err)
+			}
+			done := make(chan error, 1)
+			go func() { _, err := Resolve(o); done <- err }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Resolve did not return: it opened the cache")
+			}
+			if name == "dangling symlink" {
+				if err != nil {
+					t.Errorf("a dangling symlink is no cache: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), cache+" is not a regular file") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("Resolve: %v, want one line naming %s", err, cache)
+			}
+			// With an explicit DSN it costs the app's settings, and says so.
+			o.DSN = "postgres://u@db.internal/app"
+			cfg, err := Resolve(o)
+			if err != nil || !hasWarning(cfg, cache) {
+				t.Errorf("with --dsn: %v, warnings %q, want one naming %s", err, cfg.Warnings, cache)
+			}
+		})
 	}
 }

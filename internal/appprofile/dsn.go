@@ -127,8 +127,8 @@ func isBareSQLitePath(s string) bool {
 // ParseDSN parses a jobtriage DSN: postgres:// postgresql:// pgsql://
 // mysql:// mariadb:// (and Laravel's mysql2://) URLs with URL-encoded user
 // and password, or sqlite:PATH, sqlite://PATH, sqlite:///abs/path, or a bare
-// path ending in .sqlite/.sqlite3/.db. Query parameters are kept in Params
-// (unix_socket/socket goes to Socket). Missing host and port take the
+// path ending in .sqlite/.sqlite3/.db. Query parameters of a server URL are
+// kept in Params (unix_socket/socket goes to Socket). Missing host and port take the
 // driver's usual defaults; a missing database name is an error. Errors never
 // repeat the DSN, which usually carries a password.
 func ParseDSN(s string) (Target, error) {
@@ -176,18 +176,15 @@ func ParseDSN(s string) (Target, error) {
 	return t, nil
 }
 
+// parseSQLiteDSN reads what follows "sqlite:". A '?' is part of the file
+// name, as '#' is: the store takes no SQLite parameters, and a query cut off
+// the path ("q?mode=ro.sqlite") opened the file "q", which it then wrote to.
 func parseSQLiteDSN(rest string) (Target, error) {
-	rest = strings.TrimPrefix(rest, "//")
-	path, query, _ := strings.Cut(rest, "?")
-	path = rawURLDecode(path)
+	path := rawURLDecode(strings.TrimPrefix(rest, "//"))
 	if path == "" {
 		return Target{}, errors.New("sqlite DSN names no file: use sqlite:PATH or sqlite:///absolute/path")
 	}
-	t := Target{Driver: "sqlite", Path: path}
-	if query != "" {
-		t.Params = parseQuery(query)
-	}
-	return t, nil
+	return Target{Driver: "sqlite", Path: path}, nil
 }
 
 func takeSocketParam(params map[string]string) string {

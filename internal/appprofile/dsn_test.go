@@ -38,7 +38,10 @@ func TestParseDSN(t *testing.T) {
 		{in: "sqlite:database/database.sqlite", want: Target{Driver: "sqlite", Path: "database/database.sqlite"}},
 		{in: "sqlite://database/app.db", want: Target{Driver: "sqlite", Path: "database/app.db"}},
 		{in: "sqlite:///var/lib/app/db.sqlite", want: Target{Driver: "sqlite", Path: "/var/lib/app/db.sqlite"}},
-		{in: "sqlite:/abs.sqlite?mode=ro", want: Target{Driver: "sqlite", Path: "/abs.sqlite", Params: map[string]string{"mode": "ro"}}},
+		// '?' is part of the file name: the file named is the file opened.
+		{in: "sqlite:/abs.sqlite?mode=ro", want: Target{Driver: "sqlite", Path: "/abs.sqlite?mode=ro"}},
+		{in: "sqlite:/x/q?mode=ro.sqlite", want: Target{Driver: "sqlite", Path: "/x/q?mode=ro.sqlite"}},
+		{in: "sqlite:/x/q%3F1.sqlite?a#b", want: Target{Driver: "sqlite", Path: "/x/q?1.sqlite?a#b"}},
 		{in: "sqlite3:///my%20db.sqlite", want: Target{Driver: "sqlite", Path: "/my db.sqlite"}},
 		{in: "./database/database.sqlite", want: Target{Driver: "sqlite", Path: "./database/database.sqlite"}},
 		{in: "/srv/app/queue.db", want: Target{Driver: "sqlite", Path: "/srv/app/queue.db"}},

@@ -116,6 +116,10 @@ func readBounded(path string) ([]byte, error) { return ReadBounded(path, maxConf
 // ReadBounded reads a regular file of at most limit bytes: a FIFO, a device
 // or a file far larger than any configuration is refused before it is read.
 func ReadBounded(path string, limit int64) ([]byte, error) {
+	// Looked at before it is opened: opening a FIFO waits for a writer.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -11,11 +11,14 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -153,6 +156,20 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	return b, nil
 }
 
+// RouteLog sends go-redis's own log lines (a pool that could not dial, a
+// cluster whose nodes all fail) to logf instead of the library's default,
+// which writes them unprefixed on stderr. go-redis has one logger per
+// process and no per-client option, so the composition root calls this
+// once, before any client is made.
+func RouteLog(logf func(msg string)) { redis.SetLogger(logFunc(logf)) }
+
+// logFunc is go-redis's logger interface over a function.
+type logFunc func(msg string)
+
+func (f logFunc) Printf(_ context.Context, format string, v ...any) {
+	f(strings.TrimSpace(fmt.Sprintf(format, v...)))
+}
+
 // newClient builds the client of resolved options: a cluster client
 // seeded with the one address, or a plain client on the database.
 func newClient(o Options) redis.UniversalClient {
@@ -188,18 +205,44 @@ func (b *Backend) Close() error { return b.client.Close() }
 func (b *Backend) scrub(err error) string { return scrubText(err.Error(), b.opts.Password) }
 
 // fail wraps an error of a Redis command: context errors stay matchable,
-// any other error text is scrubbed.
+// a connection that broke or could not be made again (the server went
+// away) is triage.ErrUnreachable, as a lost database server is, and any
+// other error text is scrubbed.
 func (b *Backend) fail(ctx context.Context, what string, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s on %s: %w", what, b.endpoint, ctx.Err())
 	}
+	if lostConnection(err) {
+		lost := "lost the connection to the Redis server"
+		if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
+			lost = "the Redis server stopped answering"
+		}
+		return &lostError{msg: fmt.Sprintf("%s on %s: %s (%s)", what, b.endpoint, lost, b.scrub(err))}
+	}
 	return fmt.Errorf("%s on %s: %s", what, b.endpoint, b.scrub(err))
 }
 
-// QueueKey is the prefixed list key of a queue, as RedisQueue names it: on
-// a cluster, a name without a hash tag is wrapped in one
-// ("queues:{default}") as Laravel 13.5+ does (before 13.5 a cluster queue
-// needed a tag in its name); failed_jobs keeps the bare name.
+// lostConnection recognises a connection that broke (EOF, a reset) or
+// could not be made (refused, unreachable): errors of the network, not
+// replies of the server.
+func lostConnection(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// lostError is a command whose connection to the server was lost; its text
+// says so, and it is triage.ErrUnreachable (exit 5).
+type lostError struct{ msg string }
+
+func (e *lostError) Error() string        { return e.msg }
+func (e *lostError) Is(target error) bool { return target == triage.ErrUnreachable }
+
+// QueueKey is the prefixed list key of a queue, as RedisQueue names it:
+// on a cluster, a name without a hash tag is wrapped in one
+// ("queues:{default}"), as Laravel 13.5+ does so that a queue's keys share
+// a slot; failed_jobs keeps the bare name. Before 13.5 a cluster queue
+// needed a hash tag in its name, so an untagged name from a cluster app
+// is 13.5's.
 func (b *Backend) QueueKey(queue string) string {
 	if _, tagged := hashTag(queue); b.opts.Cluster && !tagged {
 		return b.opts.Prefix + queueKeyPart + "{" + queue + "}"

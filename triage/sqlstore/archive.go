@@ -89,7 +89,7 @@ func (s *Store) archiveRange(ctx context.Context, where string, args []any, arch
 	q := "SELECT " + s.rawColumns() + " FROM " + s.failed + where + " ORDER BY id" + s.d.lockRows
 	rs, err := tx.QueryContext(ctx, s.db.Rebind(q), args...)
 	if err != nil {
-		return 0, s.writeError(err, s.schema.FailedTable)
+		return 0, s.deniedError(err, s.schema.FailedTable, s.pruneGrants())
 	}
 	rows, err := scanRaw(rs)
 	if err != nil {
@@ -106,6 +106,9 @@ func (s *Store) archiveRange(ctx context.Context, where string, args []any, arch
 		ids[i] = r.ID
 	}
 	n, err := s.deleteCounted(ctx, tx, ids)
+	if permissionDenied.match(err) {
+		return 0, s.deniedError(err, s.schema.FailedTable, s.pruneGrants())
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -272,7 +275,7 @@ func (s *Store) insertRaw(ctx context.Context, tx *sqlx.Tx, rows []triage.RawRow
 		return fmt.Errorf("failed_jobs: %s: %w", scrub(err, s.ep), triage.ErrConflict)
 	}
 	if err != nil {
-		return s.writeError(err, s.schema.FailedTable)
+		return s.deniedError(err, s.schema.FailedTable, s.restoreGrants())
 	}
 	return nil
 }
@@ -317,9 +320,19 @@ func (s *Store) advanceSequence(ctx context.Context, tx *sqlx.Tx) error {
 	q := "SELECT setval(CAST($1 AS regclass), m) FROM (SELECT MAX(id) AS m FROM " + s.failed + ") x " +
 		"WHERE m > COALESCE(pg_sequence_last_value(CAST($1 AS regclass)), 0)"
 	if _, err := tx.ExecContext(ctx, q, seq.String); err != nil {
-		return s.writeError(err, s.schema.FailedTable)
+		return s.deniedError(err, s.schema.FailedTable, s.restoreGrants())
 	}
 	return nil
+}
+
+// restoreGrants is what restore needs (deniedError): to read and insert
+// rows, and on PostgreSQL to draw from and advance the id sequence.
+func (s *Store) restoreGrants() string {
+	need := "restore needs SELECT and INSERT on " + s.schema.FailedTable
+	if s.d.explicitIDsAdvanceSequence {
+		need += " and USAGE and UPDATE on its id sequence"
+	}
+	return need
 }
 
 var _ triage.Restorer = (*Store)(nil)

@@ -140,8 +140,14 @@ func (s *Store) pruneRange(ctx context.Context, p triage.PruneParams, lo, hi int
 	}
 	res, err := s.db.ExecContext(ctx, s.db.Rebind("DELETE FROM "+s.failed+where), args...)
 	if err != nil {
-		return 0, s.queryError(err)
+		return 0, s.deniedError(err, s.schema.FailedTable, s.pruneGrants())
 	}
 	n, _ := res.RowsAffected()
 	return n, nil
+}
+
+// pruneGrants is what prune and flush need (deniedError); archiving locks
+// the rows first, which takes UPDATE.
+func (s *Store) pruneGrants() string {
+	return "prune and flush need SELECT and DELETE on " + s.schema.FailedTable + " (and UPDATE when they archive)"
 }

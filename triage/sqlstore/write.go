@@ -569,15 +569,27 @@ func (s *Store) Count(ctx context.Context, f triage.Filter) (int64, error) {
 // which table and which grants, where the driver names an error code.
 // Other errors are ordinary query errors. Neither shows the password.
 func (s *Store) writeError(err error, table string) error {
+	return s.deniedError(err, table, fmt.Sprintf("retry and forget need SELECT, UPDATE and DELETE on %s and INSERT on %s",
+		s.schema.FailedTable, s.schema.JobsTable))
+}
+
+// deniedError is writeError for the operation whose grants need names
+// ("prune and flush need …"). A denial already explained for another
+// operation is explained again for this one.
+func (s *Store) deniedError(err error, table, need string) error {
 	if !permissionDenied.match(err) {
 		return s.queryError(err)
+	}
+	var explained *dbError
+	if errors.As(err, &explained) {
+		err = explained.cause
 	}
 	who := "this database user"
 	if s.ep.User != "" {
 		who = fmt.Sprintf("user %q", s.ep.User)
 	}
-	return &dbError{msg: fmt.Sprintf("%s may not write to %s on %s: retry and forget need SELECT, UPDATE and DELETE on %s and INSERT on %s (%s)",
-		who, table, s.ep.Redacted(), s.schema.FailedTable, s.schema.JobsTable, scrub(err, s.ep)), cause: err}
+	return &dbError{msg: fmt.Sprintf("%s may not write to %s on %s: %s (%s)",
+		who, table, s.ep.Redacted(), need, scrub(err, s.ep)), cause: err}
 }
 
 // copyIn sends the rows rows puts by COPY ... FROM STDIN, the bulk write
