@@ -39,8 +39,8 @@ func NewCmdPrune(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 			Delete the failed jobs that failed more than --hours ago (default 24, as
 			php artisan queue:prune-failed: failed_at < now − hours, in the app
 			timezone). failed_jobs has no index on failed_at, so instead of scanning
-			the table once per chunk it walks the primary key (ids grow with failure
-			time) and deletes in short batches. From cron, pass --yes.
+			the table once per chunk it walks the primary key once, in short batches,
+			whatever the order of failed_at. From cron, pass --yes.
 
 			With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
 			when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
