@@ -56,8 +56,8 @@ func newCmdPruneFlush(f *Factory, runF func(context.Context, *PruneOptions) erro
 			Delete the failed jobs that failed more than --hours ago (default 24, as
 			php artisan queue:prune-failed: failed_at < now − hours, in the app
 			timezone). failed_jobs has no index on failed_at, so instead of scanning
-			the table once per chunk it walks the primary key (ids grow with failure
-			time) and deletes in short batches. From cron, pass --yes.
+			the table once per chunk it walks the primary key once, in short batches,
+			whatever the order of failed_at. From cron, pass --yes.
 		`) + archiveHelp,
 		Example: "  $ jobtriage prune --hours 168 --yes\n  $ jobtriage prune --hours 48 --dry-run\n  $ jobtriage prune --hours 168 --archive failed-$(date +%F).ndjson.gz --yes",
 		Args:    noArgs,

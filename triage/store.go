@@ -252,11 +252,10 @@ func (m Move) PushKey() string {
 // PruneParams deletes rows with failed_at before Before (Laravel's prune,
 // <), or at or before it with Inclusive (Laravel's flush --hours, <=).
 type PruneParams struct {
-	Before         time.Time
-	Inclusive      bool
-	BatchSize      int
-	StopAfterClean int
-	DryRun         bool
+	Before    time.Time
+	Inclusive bool
+	BatchSize int
+	DryRun    bool
 	// Archive, when set, is handed each batch's rows whole and as stored,
 	// locked, before they are deleted in the same transaction; its error
 	// rolls the batch back and ends the run. A dry run archives nothing.

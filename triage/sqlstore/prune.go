@@ -10,31 +10,30 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-const (
-	// pruneBatch is the ids one batch of a prune or flush covers, when
-	// PruneParams.BatchSize does not say.
-	pruneBatch = 1000
-	// archiveAttempts bounds how often one archived batch runs again after
-	// the database rolled it back as a deadlock victim.
-	archiveAttempts = 8
-	// defaultStopAfterClean is how many batches in a row without a row to
-	// prune end a prune by age.
-	defaultStopAfterClean = 3
-)
+// pruneBatch is the ids one batch of a prune or flush covers, when
+// PruneParams.BatchSize does not say.
+const pruneBatch = 1000
+
+// archiveAttempts bounds how often one archived batch runs again after
+// the database rolled it back as a deadlock victim.
+const archiveAttempts = 8
 
 // Prune implements triage.Store: it walks failed_jobs in primary-key
-// batches from the first id (negative ids included).
+// batches from the first id (rows with negative ids are pruned too) to the
+// highest id there when it starts, read first.
 //
 // failed_jobs has no index on failed_at, so Laravel's prune scans the whole
-// table for every chunk. Ids grow with failure time, so this walks the
-// primary key upwards instead: each batch is a range delete over at most
-// p.BatchSize ids, and the walk stops after StopAfterClean batches in a
-// row in which nothing was old enough (a row behind newer ones, out of
-// failure order by a clock step, is still caught inside those batches).
+// table for every chunk. This walks the primary key instead: each
+// batch is a range delete over at most p.BatchSize ids with the failed_at
+// condition inside it. The walk covers the whole table, as Laravel's
+// selection does: failed_at does not follow the id order (a worker's clock
+// behind or stepped, rows restored under new ids), so no run of batches
+// without an old row says the rest has none.
 //
-// With p.All it deletes the rows that are there when it starts: the
-// highest id, read first, bounds every batch, so failures that arrive
-// while it runs are kept, as a flush of the jobs an operator looked at must.
+// The highest id bounds the walk so that it ends however fast failures
+// arrive while it runs: with p.All they are kept, as a flush of "every
+// failed job" an operator looked at must; by age they are new (an old row
+// restored meanwhile waits for the next run).
 //
 // With p.Archive each batch is selected whole and locked, handed to the
 // archive (which makes it durable), and only then deleted, in one
@@ -43,29 +42,23 @@ const (
 // repeated run archives again).
 func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triage.PruneBatch, error] {
 	return func(yield func(triage.PruneBatch, error) bool) {
-		batch, stopAfter := p.BatchSize, p.StopAfterClean
+		batch := p.BatchSize
 		if batch <= 0 {
 			batch = pruneBatch
 		}
-		if stopAfter <= 0 {
-			stopAfter = defaultStopAfterClean
-		}
 		var total int64
 		fail := func(err error) { yield(triage.PruneBatch{Total: total}, err) }
-		var cond string
+		var upTo sql.NullInt64
+		if err := s.db.QueryRowContext(ctx, "SELECT MAX(id) FROM "+s.failed).Scan(&upTo); err != nil {
+			fail(s.queryError(err))
+			return
+		}
+		if !upTo.Valid {
+			return
+		}
+		var cond string // every row in the walk, with p.All
 		var condArgs []any
-		var upTo int64
-		if p.All {
-			var snapshot sql.NullInt64
-			if err := s.db.QueryRowContext(ctx, "SELECT MAX(id) FROM "+s.failed).Scan(&snapshot); err != nil {
-				fail(s.queryError(err))
-				return
-			}
-			if !snapshot.Valid {
-				return
-			}
-			cond, condArgs, upTo = "id <= ?", []any{snapshot.Int64}, snapshot.Int64
-		} else {
+		if !p.All {
 			op := "<"
 			if p.Inclusive {
 				op = "<="
@@ -73,7 +66,6 @@ func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triag
 			cond, condArgs = "failed_at "+op+" ?", []any{s.wall(p.Before)}
 		}
 		cursor := triage.FirstAfterID
-		clean := 0
 		for {
 			if err := ctx.Err(); err != nil {
 				fail(err)
@@ -81,8 +73,8 @@ func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triag
 			}
 			// The upper id of the next batch, by the primary key alone.
 			var hi sql.NullInt64
-			q := "SELECT MAX(id) FROM (SELECT id FROM " + s.failed + " WHERE id > ? ORDER BY id LIMIT ?) b"
-			if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), cursor, batch).Scan(&hi); err != nil {
+			q := "SELECT MAX(id) FROM (SELECT id FROM " + s.failed + " WHERE id > ? AND id <= ? ORDER BY id LIMIT ?) b"
+			if err := s.db.QueryRowContext(ctx, s.db.Rebind(q), cursor, upTo.Int64, batch).Scan(&hi); err != nil {
 				fail(s.queryError(err))
 				return
 			}
@@ -99,18 +91,8 @@ func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triag
 			if !yield(triage.PruneBatch{Deleted: n, Total: total, Took: time.Since(start)}, nil) {
 				return
 			}
-			switch {
-			case p.All:
-				if hi.Int64 >= upTo {
-					return
-				}
-			case n == 0:
-				clean++
-				if clean >= stopAfter {
-					return
-				}
-			default:
-				clean = 0
+			if hi.Int64 >= upTo.Int64 {
+				return
 			}
 			cursor = hi.Int64
 		}
@@ -122,7 +104,10 @@ func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triag
 // many it did.
 func (s *Store) pruneRange(ctx context.Context, p triage.PruneParams, lo, hi int64, cond string, condArgs []any) (int64, error) {
 	args := append([]any{lo, hi}, condArgs...)
-	where := " WHERE id > ? AND id <= ? AND " + cond
+	where := " WHERE id > ? AND id <= ?"
+	if cond != "" {
+		where += " AND " + cond
+	}
 	switch {
 	case p.DryRun:
 		var n int64

@@ -24,6 +24,7 @@ var writeCases = []conformanceCase{
 	{"DeleteBatch", testDeleteBatch},
 	{"PruneByAge", testPruneByAge},
 	{"PruneAll", testPruneAll},
+	{"PruneOutOfIDOrder", testPruneOutOfIDOrder},
 	{"ResolveRefsAndCount", testResolveRefs},
 }
 
@@ -342,7 +343,7 @@ func testPruneByAge(t *testing.T, driver string) {
 		}
 	}
 	// Ten ids in batches of three: the old rows in the first three, then
-	// the clean batch that ends the walk.
+	// the last id's batch, clean, where the walk ends.
 	if n != 5 || !slices.Equal(batches, []int64{3, 1, 1, 0}) {
 		t.Fatalf("prune < cut: %d in batches %v; want 5 in 3, 1, 1, 0", n, batches)
 	}
@@ -353,6 +354,57 @@ func testPruneByAge(t *testing.T, driver string) {
 	if err != nil || n != 1 {
 		t.Fatalf("flush <= cut: %d, %v; want 1", n, err)
 	}
+}
+
+// testPruneOutOfIDOrder: rows whose failed_at is older than their id
+// position (a worker's clock behind, rows restored under new ids) after
+// many batches without an old row are pruned too: the selection is
+// Laravel's, failed_at < cut-off, whatever the id order.
+func testPruneOutOfIDOrder(t *testing.T, driver string) {
+	ctx := context.Background()
+	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+	const batch = 3
+	cut := time.Date(2026, 11, 14, 12, 0, 0, 0, time.UTC)
+	var fx []sqltest.FailedFixture
+	var old []bool
+	for i := 0; i < 30; i++ {
+		at, isOld := "2026-11-30 10:00:00", false
+		switch {
+		case i == 1 || i >= 20 && i%3 != 0:
+			at, isOld = "2026-11-01 00:00:00", true
+		case i == 25:
+			at = "2026-11-14 12:00:00" // at the cut-off: kept by <
+		}
+		fx = append(fx, fixture(i+1, "a", `X`, at))
+		old = append(old, isOld)
+	}
+	ids := sqltest.InsertFailed(t, s, fx...)
+	var want, kept []int64
+	for i, id := range ids {
+		if old[i] {
+			want = append(want, id)
+		} else {
+			kept = append(kept, id)
+		}
+	}
+	dry, err := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{Before: cut, BatchSize: batch, DryRun: true}))
+	if err != nil || dry != int64(len(want)) {
+		t.Fatalf("dry run counts %d, %v; want %d (failed_at < cut-off)", dry, err, len(want))
+	}
+	var n int64
+	for b, err := range s.Prune(ctx, triage.PruneParams{Before: cut, BatchSize: batch}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Deleted > batch {
+			t.Fatalf("one batch deleted %d rows, more than its %d", b.Deleted, batch)
+		}
+		n = b.Total
+	}
+	if n != dry {
+		t.Fatalf("prune deleted %d, the dry run counted %d", n, dry)
+	}
+	equalIDs(t, "after prune", idsOf(collect(t, s, triage.ScanParams{Ascending: true})), kept)
 }
 
 func testPruneAll(t *testing.T, driver string) {
