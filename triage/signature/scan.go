@@ -68,11 +68,10 @@ func foldLen(s []byte, i int) int {
 
 // foldLenBefore is foldLen for the rune ending at i.
 func foldLenBefore(s []byte, i int) int {
-	if i >= 2 && s[i-2] == 0xC5 && s[i-1] == 0xBF {
-		return 2
-	}
-	if i >= 3 && s[i-3] == 0xE2 && s[i-2] == 0x84 && s[i-1] == 0xAA {
-		return 3
+	for _, n := range [...]int{2, 3} {
+		if i >= n && foldLen(s[:i], i-n) == n {
+			return n
+		}
 	}
 	return 0
 }
