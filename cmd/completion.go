@@ -28,9 +28,8 @@ func suggestIDs(s triage.Suggestions) []triage.Suggestion         { return s.IDs
 // suggester reads suggestions from the database, or fails.
 type suggester func(ctx context.Context) (triage.Suggestions, error)
 
-// databaseSuggester opens the service as the command would (the --dsn,
-// --context … flags already parsed by cobra's __complete) with chatter
-// discarded: completion is silent, whatever happens.
+// databaseSuggester opens the service as the command would (cobra's
+// __complete parsed --dsn, --context …), chatter discarded.
 func databaseSuggester(f *Factory) suggester {
 	return func(ctx context.Context) (triage.Suggestions, error) {
 		f.IO.ErrOut = io.Discard
@@ -42,11 +41,10 @@ func databaseSuggester(f *Factory) suggester {
 	}
 }
 
-// completeFrom is a cobra completion function offering one kind of
-// suggestion, filtered by what was typed; in a comma-separated list (the
-// --queue and --connection flags) it completes the last element. Any
-// failure offers nothing, silently. extra values (retry's "all") are
-// always offered.
+// completeFrom offers one kind of suggestion, filtered by what was typed;
+// in a comma-separated list (--queue, --connection) it completes the last
+// element. Any failure offers nothing, silently; extra values (retry's
+// "all") are always offered.
 func completeFrom(s suggester, kind suggestKind, list bool, extra ...triage.Suggestion) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)

@@ -140,8 +140,8 @@ func (f *Factory) Context() (*contexts.Context, error) {
 }
 
 // ForContext is a factory for one context of the file (monitor
-// --all-contexts): the same clock and flags, its own streams (f's when ios
-// is nil) and connections, closed with f. Call it from one goroutine.
+// --all-contexts): f's clock and flags, its own streams (f's when ios is
+// nil) and connections, closed with f. Call it from one goroutine.
 func (f *Factory) ForContext(c contexts.Context, ios *IOStreams) *Factory {
 	if ios == nil {
 		ios = f.IO

@@ -18,12 +18,10 @@ import (
 // temporary file instead of memory, for the audit line and --json: retry all
 // of a million jobs would otherwise hold a million ids (about 140 bytes each)
 // or skips (about 500) until it ends. Each line is one JSON value, so text
-// from the database (a uuid column holds anything) cannot break the framing
-// and is copied to JSON output as it is.
-//
+// from the database (a uuid column holds anything) cannot break the framing.
 // A temporary file that fails (TMPDIR full mid-run) is not an error: the
-// spool moves what it holds into memory and goes on there, so that a retry
-// is never aborted part-way for want of a place to list what it did.
+// spool moves into memory, so that a retry is never aborted part-way for
+// want of a place to list what it did.
 type spool struct {
 	f       spoolFile // nil: in memory, in mem
 	mem     []byte
@@ -58,9 +56,8 @@ func removeSpools() {
 	}
 }
 
-// newSpool makes the temporary file. Where none can be made (a read-only
-// TMPDIR in a locked-down container) the spool lives in memory instead: a
-// retry must not be refused for want of a place to list what it did.
+// newSpool makes the temporary file; where none can be made (a read-only
+// TMPDIR in a locked-down container) the spool lives in memory.
 func newSpool() *spool {
 	tmp, err := os.CreateTemp("", "jobtriage-spool-*")
 	if err != nil {

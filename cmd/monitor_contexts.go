@@ -295,9 +295,8 @@ func serveMetrics(ctx context.Context, opts *MonitorOptions, exp *metrics.Export
 	return stop, nil
 }
 
-// prefixWriter writes whole lines to w, each after prefix, under a lock
-// shared by the watchers of several contexts, so that their lines never
-// mix.
+// prefixWriter writes whole lines to w, each after prefix, under a lock the
+// watchers of several contexts share, so that their lines never mix.
 type prefixWriter struct {
 	mu     *sync.Mutex
 	w      io.Writer

@@ -66,9 +66,8 @@ func (t *table) add(cells ...string) {
 	t.subs = append(t.subs, "")
 }
 
-// sub sets the second line of the last row: on a terminal, long text such
-// as an exception message reads better on its own line than squeezed into
-// a column.
+// sub sets the last row's second line, for long text such as an exception
+// message, which reads better there than squeezed into a column.
 func (t *table) sub(text string) {
 	t.subs[len(t.subs)-1] = sanitize.Line(text)
 }

@@ -277,8 +277,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		total = int64(preview.Retried)
 	}
 	if opts.followed() && total == 0 {
-		// The count the follow-through's progress, ETA and "not pushed"
-		// go by.
+		// The count the follow-through's progress, ETA and "not pushed" use.
 		pp := p
 		pp.DryRun = true
 		preview, err := svc.Retry(ctx, pp)
