@@ -47,8 +47,7 @@ const (
 	DriverSQS        = "sqs"
 	DriverBeanstalkd = "beanstalkd"
 	DriverNull       = "null"
-	// DriverFailover pushes to each of its listed connections in turn
-	// until one takes the job (Laravel 12.34+).
+	// DriverFailover pushes to its connections in turn (Laravel 12.34+).
 	DriverFailover = "failover"
 )
 

@@ -193,8 +193,7 @@ func (g *Grouper) Add(j Job, normalize func(string) string) {
 		st.sig.Message = normalize(j.ExceptionMessage)
 	}
 	st.sig.Count++
-	// A row whose failed_at could not be read (zero) counts, but says
-	// nothing about when the signature was seen.
+	// An unreadable failed_at (zero) counts, but is no sighting.
 	if !j.FailedAt.IsZero() {
 		if st.sig.FirstSeen.IsZero() || j.FailedAt.Before(st.sig.FirstSeen) {
 			st.sig.FirstSeen = j.FailedAt
@@ -215,8 +214,7 @@ func (g *Grouper) Add(j Job, normalize func(string) string) {
 	st.connections[j.Connection] = struct{}{}
 }
 
-// Signatures returns the signatures folded so far in order k; with onlyNew,
-// only those first seen at or after NewSince.
+// Signatures returns the signatures so far in order k (onlyNew: New ones).
 func (g *Grouper) Signatures(k SortKey, onlyNew bool) []Signature {
 	out := make([]Signature, 0, len(g.byID))
 	for _, st := range g.byID {
@@ -234,8 +232,7 @@ func (g *Grouper) Signatures(k SortKey, onlyNew bool) []Signature {
 	return out
 }
 
-// GroupProgress reports a scan in flight: the signatures so far and how far
-// through the table (by id) the scan has come.
+// GroupProgress is a scan in flight: signatures so far, and how far it came.
 type GroupProgress struct {
 	Scanned    int
 	Fraction   float64 // 0..1 of the id range covered
@@ -289,8 +286,7 @@ func (s *Service) GroupSnapshots(ctx context.Context, p GroupParams) iter.Seq2[G
 		}
 		var minID, maxID int64
 		scanned := 0
-		// The signature index, when it can answer, feeds the same grouper
-		// the rows a scan would, newest first.
+		// The signature index, when it can answer, feeds the same grouper.
 		fix, handled, err := s.groupFromIndex(ctx, p.Query, func(j Job) {
 			g.Add(j, signature.Normalize)
 			scanned++

@@ -84,8 +84,7 @@ type SignatureIndex interface {
 	Refresh(ctx context.Context, loc *time.Location) (IndexView, error)
 }
 
-// IndexView is the live rows of a refreshed index, in memory, which Each
-// hands to fn newest (highest id) first.
+// IndexView is a refreshed index's live rows, which Each hands out newest first.
 type IndexView interface {
 	Each(fn func(IndexedRow) error) error
 }
@@ -117,8 +116,7 @@ func (q Query) matchIndexed(r IndexedRow, loc *time.Location) bool {
 		return false
 	}
 	if !f.Until.IsZero() {
-		// SQL compares failed_at with the bound to the second; a NULL or
-		// unreadable failed_at matches no bound.
+		// SQL compares to the second; a NULL or unreadable failed_at fails.
 		if r.FailedAt.IsZero() || wallKey(r.FailedAt) > wallKey(f.Until.In(loc).Truncate(time.Second)) {
 			return false
 		}
@@ -131,8 +129,7 @@ func wallKey(t time.Time) int64 {
 	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC).UnixNano()
 }
 
-// indexView is the refreshed signature index for q; ok is false when it
-// cannot answer and the caller must scan.
+// indexView is the refreshed index for q; ok is false when it cannot answer.
 func (s *Service) indexView(ctx context.Context, q Query) (view IndexView, loc *time.Location, ok bool, err error) {
 	if s.Index == nil || !q.indexable() {
 		return nil, nil, false, nil

@@ -10,8 +10,7 @@ import (
 	"unicode"
 )
 
-// MonitorSource is the store a monitor reads: the failed-jobs store plus
-// the jobs-table counts and window reads.
+// MonitorSource is a Store with the jobs-table counts and window reads.
 type MonitorSource interface {
 	Store
 	MonitorStore
@@ -110,13 +109,11 @@ type MonitorParams struct {
 type MonitorConnection struct {
 	Name         string
 	DefaultQueue string // the connection's queue setting, always monitored
-	// Local: the connection's jobs table is the failed_jobs database's;
-	// else Backend counts its queues.
+	// Local: the jobs table is failed_jobs'; else Backend counts the queues.
 	Local      bool
 	Backend    QueueBackend
 	RetryAfter time.Duration
-	// Blind says why the monitor cannot see this connection (sync, sqs,
-	// unreachable); its failures are still counted.
+	// Blind says why its queues cannot be counted (its failures still are).
 	Blind string
 	// Unsupported: Blind because of the connection's driver (sync, sqs),
 	// a fixed fact of the app rather than news on every run.
@@ -127,8 +124,7 @@ type MonitorConnection struct {
 	Via string
 }
 
-// FollowFailover makes each failover connection of conns (Via set) count
-// what its first connection counts.
+// FollowFailover makes each failover connection count its first one's.
 func FollowFailover(conns []MonitorConnection) []MonitorConnection {
 	byName := make(map[string]MonitorConnection, len(conns))
 	for _, c := range conns {
@@ -170,8 +166,7 @@ type QueueHealth struct {
 	OldestPendingAge     time.Duration `json:"-"`
 	OldestPendingUnknown string        `json:"-"`
 	Failed               int64         `json:"failed"` // in the window
-	// Paused: workers skip the queue (queue:pause or jobtriage pause), so
-	// its backlog is held, not stuck.
+	// Paused: workers skip the queue, so its backlog is held, not stuck.
 	Paused bool `json:"paused,omitempty"`
 }
 
@@ -186,8 +181,7 @@ type Report struct {
 	// say) only failures were counted.
 	Failed      int64
 	NoJobsTable bool
-	// Blind lists the connections whose queues could not be counted, with
-	// why ("sqs: jobtriage cannot read sqs queues").
+	// Blind lists the connections not counted, with why ("sqs: …").
 	Blind      []string
 	PauseError string // why the queues' pause state is unknown
 }

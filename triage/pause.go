@@ -38,8 +38,7 @@ type CacheStore interface {
 	// (a database row counts only while expiration > now) and that PHP
 	// reads as true.
 	Present(ctx context.Context, keys []string, now time.Time) (map[string]bool, error)
-	// Put stores value under key until now+ttl; ttl 0 is the store's
-	// forever, as Repository::forever writes it.
+	// Put stores value until now+ttl; ttl 0 is forever (Repository::forever).
 	Put(ctx context.Context, key, value string, ttl time.Duration, now time.Time) error
 	// Forget deletes key; deleting a missing key is no error.
 	Forget(ctx context.Context, key string) error
@@ -149,8 +148,7 @@ func changePause(ctx context.Context, cs CacheStore, p PauseParams, pause bool) 
 	return res, nil
 }
 
-// PauseState is one queue's pause state as a worker would see it: Paused
-// by its own key or by the global one (All).
+// PauseState is a queue's state as a worker sees it (All: the global key).
 type PauseState struct {
 	Paused, All bool
 }

@@ -85,8 +85,7 @@ type RetryResult struct {
 	// deleteWhenMissingModels true: on Laravel 13 such a job vanishes
 	// without a failure row if its model is gone, which a dry run says.
 	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
-	// Targets are the connection:queue pairs pushed onto, once each, so
-	// the caller can say which are paused.
+	// Targets are the connection:queue pairs pushed onto (pause warnings).
 	Targets []QueueRef `json:"-"`
 	// FailsOver says once per failover connection where its jobs went.
 	FailsOver []string `json:"-"`
@@ -197,8 +196,7 @@ type planned struct {
 	missingModels             bool
 }
 
-// StartRetry begins a retry; a selection that cannot start makes the
-// first Next return false, with the reason in Err.
+// StartRetry begins a retry; a selection that cannot start fails Next.
 func (s *Service) StartRetry(ctx context.Context, p RetryParams) *RetryRun {
 	r := &RetryRun{s: s, p: p, now: s.Now(), refused: map[int64]string{},
 		res: RetryResult{DryRun: p.DryRun, ByQueue: map[string]int{}, ByClass: map[string]int{}}}
@@ -266,8 +264,7 @@ func (r *RetryRun) Close() {
 	r.done = true
 }
 
-// drop rolls back the held batch, as a conflict: others may have passed
-// over its locked rows, so the walk must pass again.
+// drop rolls back the held batch, as a conflict: the walk must pass again.
 func (r *RetryRun) drop() {
 	if r.held != nil {
 		r.held.b.Rollback()
@@ -325,8 +322,7 @@ func (r *RetryRun) step(ctx context.Context) error {
 	}
 }
 
-// take takes c's batch (unless it is taken) and plans it; planned is how
-// many jobs the batches before it retry.
+// take takes and plans c; planned counts the jobs of the batches before it.
 func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 	if c.b != nil {
 		return nil
@@ -356,11 +352,9 @@ func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 	return nil
 }
 
-// finish pushes and commits c, taking the next batch meanwhile when the
-// run overlaps, and applies c to the result.
+// finish pushes and commits c (taking the next batch meanwhile) and counts it.
 func (r *RetryRun) finish(ctx context.Context, c *retryBatch) error {
-	// A forget's archive is written before Decide: what it holds is what
-	// the batch then deletes.
+	// A forget archives before Decide what the batch then deletes.
 	if r.archive != nil && !r.p.DryRun && len(c.d.Delete) > 0 {
 		raw, err := c.b.Raw(ctx, c.d.Delete)
 		if err == nil {
@@ -432,8 +426,7 @@ func (r *RetryRun) commit(ctx context.Context, c *retryBatch) error {
 	return c.b.Commit(ctx)
 }
 
-// plan decides what becomes of one row of c: a move, or a skip with its
-// reason, or nothing (filtered out, excluded).
+// plan decides what becomes of one row: a move, a skip, or nothing.
 func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 	s, p := r.s, r.p
 	j := p.Query.jobFor(row)
@@ -582,8 +575,7 @@ func (s *Service) loadQueueLimits(ctx context.Context) queueLimits {
 	return l
 }
 
-// of is the queue column of a route's jobs table; unbounded for other
-// backends (Redis keeps any name).
+// of is a route's jobs table's queue column; unbounded for Redis.
 func (l queueLimits) of(r Route) QueueColumn {
 	switch {
 	case r.Local:

@@ -20,8 +20,7 @@ type IDMode int
 
 const (
 	IDModeInteger IDMode = iota // rows by failed_jobs.id
-	// IDModeUUID addresses rows by failed_jobs.uuid; legacy rows whose uuid
-	// is NULL by their integer id.
+	// IDModeUUID addresses rows by failed_jobs.uuid, NULL-uuid ones by id.
 	IDModeUUID
 )
 
@@ -41,8 +40,7 @@ type Schema struct {
 	HasBatches   bool // job_batches exists
 	IDMode       IDMode
 	UUIDNullable bool // an app upgraded from Laravel 7: rows may have uuid NULL
-	// ConcurrentBatches: a second write batch may be taken while one is
-	// open (not SQLite, which has one writer).
+	// ConcurrentBatches: a second write batch may be open at once (not SQLite).
 	ConcurrentBatches bool
 }
 
@@ -168,8 +166,7 @@ type Store interface {
 	Close() error
 }
 
-// BatchParams selects one batch of a bulk write: by explicit row ids or by a
-// SQL filter, ascending after AfterID.
+// BatchParams selects one batch of a bulk write: by ids or a SQL filter.
 type BatchParams struct {
 	Filter  Filter
 	IDs     []int64
@@ -177,8 +174,7 @@ type BatchParams struct {
 	Limit   int
 	Now     time.Time
 	DryRun  bool
-	// NeedException asks for the exception heads (signature filters);
-	// without it the rows carry an empty Exception.
+	// NeedException asks for the exception heads (else Exception is empty).
 	NeedException bool
 	// Retry says the accepted rows go to a queue (Decision.Local, or
 	// pushed by the service): a store may then take the batch by deleting
@@ -194,8 +190,7 @@ type Batch interface {
 	// Rows are the batch's rows in ascending id: whole payloads, and
 	// exception heads when BatchParams.NeedException asked for them.
 	Rows() []*FailedRow
-	// Raw reads the rows with these ids whole and as stored, for an
-	// archive, while the batch holds them.
+	// Raw reads these rows whole and as stored, for an archive.
 	Raw(ctx context.Context, ids []int64) ([]RawRow, error)
 	// Decide fixes what the batch does, before anything of it is pushed
 	// elsewhere: the local moves go into this database's jobs table and the
@@ -213,8 +208,7 @@ type Decision struct {
 	// Delete are the rows that leave failed_jobs (moved or forgotten), in
 	// ascending id; moves elsewhere were pushed while the batch held them.
 	Delete []int64
-	// Local are the moves into this database's jobs table, in ascending
-	// RowID; each one's row is in Delete.
+	// Local are the moves into this database's jobs table, by RowID.
 	Local []Move
 }
 
@@ -261,8 +255,7 @@ type PruneParams struct {
 	// locked, before they are deleted in the same transaction; its error
 	// rolls the batch back and ends the run. A dry run archives nothing.
 	Archive Archiver
-	// All deletes every row present when the run starts (flush without
-	// --hours; Before and Inclusive are ignored).
+	// All deletes every row present at the start (flush without --hours).
 	All bool
 }
 
@@ -314,8 +307,7 @@ type RestoreResult struct {
 	// Restored rows were inserted; Renumbered of them under a new id
 	// because their own was taken by another row.
 	Restored, Renumbered int
-	// Present rows were already there: a row with the same uuid (or, for
-	// a row without uuid, the same id and payload).
+	// Present rows were there already (same uuid, or same id and payload).
 	Present int
 }
 

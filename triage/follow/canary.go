@@ -26,8 +26,7 @@ func (d Decision) String() string {
 	return "wait"
 }
 
-// Canary decides on the rest from the canaries' outcome: Success is the
-// share (0..1] of them that must succeed.
+// Canary decides on the rest: Success is the share (0..1] that must succeed.
 type Canary struct{ Success float64 }
 
 // Needed is how many of n canaries must succeed.
@@ -50,8 +49,7 @@ func (c Canary) Decide(n Counts, final bool) Decision {
 	return Wait
 }
 
-// ParseShare reads --canary-success: a percentage ("100%", "80%", "80") or
-// a fraction ("0.8"), in (0, 1].
+// ParseShare reads --canary-success: "80%", "80" or "0.8", in (0, 1].
 func ParseShare(s string) (float64, error) {
 	t := strings.TrimSpace(s)
 	pct := strings.HasSuffix(t, "%")

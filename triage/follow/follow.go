@@ -110,8 +110,7 @@ type Follower struct {
 	Interval time.Duration
 	// Timeout: how long jobs may stay unsettled after Close.
 	Timeout time.Duration
-	// OnChange, when set, is told of every look's changes and the counts
-	// after it (from Run's goroutine).
+	// OnChange, when set, is told each look's changes (on Run's goroutine).
 	OnChange func([]Change, Counts)
 
 	mu       sync.Mutex
@@ -133,8 +132,7 @@ func New(src Source, clock Clock, grace time.Duration) *Follower {
 		wake: make(chan struct{}, 1)}
 }
 
-// Add follows more jobs, each waiting. A job without a uuid, or one
-// already followed, is counted but not tracked.
+// Add follows more jobs; one without a uuid, or followed, is only counted.
 func (f *Follower) Add(jobs []triage.Pushed) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

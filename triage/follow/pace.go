@@ -62,8 +62,7 @@ func BatchFor(rate float64) int {
 	return min(max(n, 1), triage.WriteBatch)
 }
 
-// ParseRate reads --rate: "N/s", "N/m", "N/h" or a bare N (per second), N
-// a positive number.
+// ParseRate reads --rate: a positive "N/s", "N/m", "N/h" or N (per second).
 func ParseRate(s string) (float64, error) {
 	t := strings.TrimSpace(s)
 	per := time.Second

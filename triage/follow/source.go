@@ -97,13 +97,11 @@ func (s *ServiceSource) Look(ctx context.Context, jobs []triage.Pushed) (Observa
 	return o, nil
 }
 
-// readNewRows reads the rows added since the last look (legacy tables) and
-// notes each payload uuid's newest row.
+// readNewRows notes each payload uuid's newest row added since the last look.
 func (s *ServiceSource) readNewRows(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// Full: a listing's payload is cut to the windows its class is read
-	// from, which need not hold the uuid.
+	// Full: a listing's payload windows need not hold the uuid.
 	return s.Svc.Store.ScanFailed(ctx, triage.ScanParams{Ascending: true, AfterID: s.after, BatchSize: legacyScanBatch, Full: true},
 		func(r *triage.FailedRow) error {
 			if u := gjson.GetBytes(r.Payload, "uuid").String(); u != "" {

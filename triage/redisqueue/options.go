@@ -29,8 +29,7 @@ type Options struct {
 	// Prefix is the client key prefix (database.redis.options.prefix or the
 	// connection's own), applied to keys only, never to values.
 	Prefix string
-	// MarkerTTL is how long a pushed uuid's marker keeps a re-run from
-	// pushing it again; zero means DefaultMarkerTTL.
+	// MarkerTTL is how long a marker stops a re-run's push (0: DefaultMarkerTTL).
 	MarkerTTL time.Duration
 	// DialTimeout bounds connecting and the ping (0: DefaultDialTimeout).
 	DialTimeout time.Duration

@@ -91,8 +91,7 @@ for g = 1, groups do
 end
 return out`
 
-// Key names under the prefix, as RedisQueue names them, and the marker
-// namespace that is jobtriage's own.
+// Key names under the prefix, RedisQueue's and jobtriage's marker's.
 const (
 	queueKeyPart    = "queues:"
 	notifySuffix    = ":notify"
@@ -348,8 +347,7 @@ func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64,
 	}
 	calls := make([]call, len(groups))
 	for g, idx := range groups {
-		// The script's groups: this call's queues in the order they first
-		// appear, each with its jobs in the order given.
+		// The script's groups: the queues, then their jobs, in first-seen order.
 		queues := groupBy(idx, func(j int) string { return batch[j].Queue })
 		c := call{keys: make([]string, 0, 2*len(queues)+len(idx)), args: make([]any, 0, 2+len(queues)+2*len(idx))}
 		c.args = append(c.args, ttl, len(queues))

@@ -25,8 +25,7 @@ import (
 // defaultBatch is the batch a scan or a prune uses when none is given.
 const defaultBatch = 1000
 
-// Row is a failed job to add: FailedAt is Laravel's wall-clock text in
-// the store's location ("2026-11-30 14:28:15").
+// Row is a failed job to add; FailedAt is Laravel's "Y-m-d H:i:s" wall clock.
 type Row struct {
 	UUID       string
 	Connection string
