@@ -20,9 +20,8 @@ type QueueBackend interface {
 	// one) is not pushed again, even once a worker ran it. It returns once
 	// every pushed job is durable (committed, acknowledged).
 	Push(ctx context.Context, moves []Move, now time.Time) (PushResult, error)
-	// Stats counts p.Queues with Laravel's meanings (QueueStats); a backend
-	// that cannot list its queues (Redis) reports exactly those, with zero
-	// counts where a queue is empty.
+	// Stats counts p.Queues with Laravel's meanings (QueueStats); one that
+	// cannot list its queues (Redis) reports exactly those.
 	Stats(ctx context.Context, p QueueStatsParams) ([]QueueStats, error)
 	Close() error
 }

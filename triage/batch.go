@@ -9,9 +9,8 @@ import (
 	"time"
 )
 
-// WriteBatch is the number of rows one retry or forget transaction moves:
-// big enough to amortise round trips, small enough that no transaction holds
-// its locks for long.
+// WriteBatch is the rows one retry or forget transaction moves: enough to
+// amortise round trips, few enough to hold locks briefly.
 const WriteBatch = 2000
 
 // selection turns ids or a query into the walk of a bulk write's batches

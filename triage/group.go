@@ -15,8 +15,7 @@ import (
 )
 
 // Signature is one error signature: failures of one job class with one top
-// exception class and the same message once ids, numbers and values are
-// normalised away.
+// exception class and message, once normalised.
 type Signature struct {
 	ID             string    `json:"signature"`
 	Class          string    `json:"class"`
@@ -246,9 +245,8 @@ type GroupParams struct {
 	// ProgressEvery, when positive, has GroupSnapshots yield a snapshot
 	// every ProgressEvery matching rows before the final one.
 	ProgressEvery int
-	// Window and NewSince are GroupOptions', Now the service's; with
-	// OnlyNew only New signatures (first seen among the rows the query
-	// selects) are returned, in Sort order.
+	// Window and NewSince are GroupOptions'; with OnlyNew only New signatures
+	// (among the rows selected) are returned, in Sort order.
 	Window   time.Duration
 	NewSince time.Time
 	OnlyNew  bool

@@ -52,9 +52,8 @@ type RangeScanner interface {
 	RangeScans() int
 }
 
-// IndexedSignature is what a signature index keeps once per signature: the
-// fields a grouping shows, and the newest row it indexed with it, whose raw
-// message is the example.
+// IndexedSignature is what an index keeps per signature: what a grouping
+// shows, and its newest row, whose message is the example.
 type IndexedSignature struct {
 	ID             string
 	Class          string

@@ -59,9 +59,8 @@ func RowName(r *FailedRow) string {
 	return fmt.Sprintf("row %d", r.ID)
 }
 
-// JobFromRow derives what a listing shows from a listing's row, or a whole
-// one with its exception cut by TopExceptionHead: both give the same class
-// and signature.
+// JobFromRow derives what a listing shows from a listing's row, or from a
+// whole one cut by TopExceptionHead, to the same class and signature.
 func JobFromRow(r *FailedRow) Job { return JobFromRowWith(r, signature.Normalize) }
 
 // JobFromRowWith is JobFromRow with the normaliser given, so that a pass

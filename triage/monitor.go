@@ -404,9 +404,8 @@ type Thresholds struct {
 	MaxFailed int64
 }
 
-// Breach is one crossed threshold. Value and Limit are numbers in the
-// measure's base unit (jobs, or seconds for oldest_pending_age); the text
-// forms are for people.
+// Breach is one crossed threshold; Value and Limit are in the measure's base
+// unit (jobs, or seconds for oldest_pending_age).
 type Breach struct {
 	// Queue is the queue it concerns ("connection:queue" where the
 	// connection is known); "" for the whole monitored set.

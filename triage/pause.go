@@ -13,9 +13,8 @@ import (
 const (
 	// pausedQueueKeyPrefix is followed by "{connection}:{queue}".
 	pausedQueueKeyPrefix = "illuminate:queue:paused:"
-	// AllQueuesPausedKey pauses every queue of every connection
-	// (queue:pause --all); resuming it leaves per-queue pauses alone, as
-	// resumeAll does.
+	// AllQueuesPausedKey pauses every queue (queue:pause --all); resuming it
+	// leaves per-queue pauses alone, as resumeAll does.
 	AllQueuesPausedKey = "illuminate:queues:paused"
 	// PausedValue is serialize(true), the value pause writes.
 	PausedValue = "b:1;"
@@ -34,9 +33,8 @@ func PausedQueueKey(ref QueueRef) string {
 // Keys are Laravel's logical keys; the store adds the app's cache prefix
 // (and Redis its connection prefix) as Laravel's store does.
 type CacheStore interface {
-	// Present reports which keys hold a value that has not expired at now
-	// (a database row counts only while expiration > now) and that PHP
-	// reads as true.
+	// Present reports which keys hold a value PHP reads as true that has not
+	// expired at now (a row counts while expiration > now).
 	Present(ctx context.Context, keys []string, now time.Time) (map[string]bool, error)
 	// Put stores value until now+ttl; ttl 0 is forever (Repository::forever).
 	Put(ctx context.Context, key, value string, ttl time.Duration, now time.Time) error
@@ -178,9 +176,8 @@ func PauseStates(ctx context.Context, cs CacheStore, refs []QueueRef, now time.T
 	return out, nil
 }
 
-// markPaused sets Paused on the report's queues (one without a connection
-// is the default connection's); a store that cannot be read leaves them
-// unmarked and says why in PauseError.
+// markPaused sets Paused on the report's queues (the default connection's
+// when unnamed); an unreadable store says why in PauseError.
 func markPaused(ctx context.Context, p MonitorParams, rep *Report) {
 	if p.Pauses == nil || len(rep.Queues) == 0 {
 		return

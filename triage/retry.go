@@ -539,9 +539,8 @@ func (c QueueColumn) String() string {
 	return fmt.Sprintf("%s.queue (%s, at most %s)", c.Table, c.Type, limit)
 }
 
-// QueueColumnReader is a jobs table that reads what its queue column holds
-// from the catalog, so that retry skips a job whose queue name would not
-// fit instead of failing its whole batch.
+// QueueColumnReader reads a jobs table's queue column from the catalog, so
+// retry skips a job whose queue would not fit.
 type QueueColumnReader interface {
 	QueueColumn(ctx context.Context) (QueueColumn, error)
 }

@@ -245,9 +245,8 @@ func (s *Service) pushRemote(ctx context.Context, moves []Move, now time.Time) e
 // MoveProber is a queue backend that can say which of a refused push's
 // moves it refuses for reasons of their own, without keeping any.
 type MoveProber interface {
-	// ProbeMoves tries each move alone and returns, by index, why the
-	// backend refuses it ("" for one it takes); an error when the refusal
-	// is not about particular moves.
+	// ProbeMoves tries each move alone and returns why the backend refuses it
+	// ("" if it takes it), or an error when none is at fault.
 	ProbeMoves(ctx context.Context, moves []Move, now time.Time, pushErr error) ([]string, error)
 }
 

@@ -54,9 +54,8 @@ func (s *Service) appKeys() []string {
 	return keys
 }
 
-// Query narrows a listing beyond the SQL filter: the job class, signature
-// and tags are derived from the payload and exception, so they are checked
-// in Go after a SQL pre-filter.
+// Query narrows a listing beyond the SQL filter: class, signature and tags are
+// derived from the row, so checked in Go.
 type Query struct {
 	Filter Filter
 	// Class matches the job class case-insensitively: the full name, or any

@@ -93,9 +93,8 @@ const (
 	NextSeparator = "\n\nNext "
 )
 
-// TopExceptionHead is the head of the thrown (last) exception block, cut as
-// the store's SQL cuts it: after the last NextSeparator, at most
-// ExceptionHeadChars characters.
+// TopExceptionHead is the thrown (last) exception block after NextSeparator,
+// at most ExceptionHeadChars, as the store's SQL cuts it.
 func TopExceptionHead(exc string) string {
 	if i := strings.LastIndex(exc, NextSeparator); i >= 0 {
 		exc = exc[i+len(NextSeparator):]
@@ -111,8 +110,7 @@ func TopExceptionHead(exc string) string {
 }
 
 // Filter selects failed jobs; zero values do not restrict. Time bounds are
-// inclusive, compared as Laravel writes failed_at: wall-clock text in the
-// app timezone.
+// inclusive, against failed_at's wall-clock text.
 type Filter struct {
 	Queues      []string
 	Connections []string
@@ -272,9 +270,8 @@ func PruneTotal(batches iter.Seq2[PruneBatch, error]) (int64, error) {
 	return b.Total, err
 }
 
-// Last reads a run that reports as it goes (a prune, a restore, a
-// grouping) to its end, and returns its last report: the whole result, or
-// the report that came with the error that ended it.
+// Last reads a run that reports as it goes to its end, and returns its last
+// report (with the error that ended it, if one did).
 func Last[T any](run iter.Seq2[T, error]) (T, error) {
 	var last T
 	for v, err := range run {
@@ -313,9 +310,8 @@ type RestoreResult struct {
 
 // Restorer is a store that can put archived rows back (sqlstore).
 type Restorer interface {
-	// RestoreRows inserts the rows not already present, in one
-	// transaction: with their original id when it is free, else with an
-	// id the database assigns.
+	// RestoreRows inserts the rows not present, in one transaction, with their
+	// own id when it is free, else a new one.
 	RestoreRows(ctx context.Context, p RestoreParams) (RestoreResult, error)
 }
 

@@ -29,9 +29,8 @@ type ServiceSource struct {
 // legacyScanBatch is the rows a legacy look reads per statement.
 const legacyScanBatch = 500
 
-// NewServiceSource makes the source for a retry before its first push: on
-// a table without a uuid column, the rows of jobs that fail again are the
-// ones after the highest id now.
+// NewServiceSource makes the source before a retry's first push: without a
+// uuid column, jobs failing again are the rows after now's.
 func NewServiceSource(ctx context.Context, svc *triage.Service) (*ServiceSource, error) {
 	s := &ServiceSource{Svc: svc, legacy: svc.Store.Schema().IDMode != triage.IDModeUUID, found: map[string]int64{}}
 	if !s.legacy {

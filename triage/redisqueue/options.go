@@ -40,9 +40,8 @@ const (
 	// DefaultHost and DefaultPort are Laravel's REDIS_HOST and REDIS_PORT.
 	DefaultHost = "127.0.0.1"
 	DefaultPort = 6379
-	// DefaultMarkerTTL outlives a run that crashed between pushing and
-	// deleting and is resumed after a weekend; it is Horizon's default
-	// failed-job retention.
+	// DefaultMarkerTTL outlives a crashed run resumed after a weekend; it is
+	// Horizon's default failed-job retention.
 	DefaultMarkerTTL = 7 * 24 * time.Hour
 	// DefaultDialTimeout is the connect timeout when Options leave it zero.
 	DefaultDialTimeout = 5 * time.Second
@@ -82,9 +81,8 @@ func (o Options) resolve() (Options, error) {
 	return o, nil
 }
 
-// applyURL is ConfigurationUrlParser::parseConfiguration for a Redis
-// connection: the URL's components, then its query options, override the
-// fields; what the URL lacks leaves them alone.
+// applyURL is ConfigurationUrlParser::parseConfiguration: the URL's
+// components, then its query options, override the fields.
 func (o Options) applyURL() (Options, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil {

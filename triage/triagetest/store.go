@@ -305,9 +305,8 @@ func (s *Store) raw(rows []row, ids []int64) []triage.RawRow {
 	return out
 }
 
-// TakeBatch implements triage.Store. The fake takes no locks: a second
-// batch taken while one is open sees the same rows (Schema says batches
-// are not concurrent).
+// TakeBatch implements triage.Store without locks: a batch taken while one is
+// open sees the same rows.
 func (s *Store) TakeBatch(ctx context.Context, p triage.BatchParams) (triage.Batch, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -363,9 +362,8 @@ func (b *batch) Commit(ctx context.Context) error {
 
 func (b *batch) Rollback() {}
 
-// Prune implements triage.Store. Unlike sqlstore it does not stop after
-// clean batches: it deletes (or, dry, counts) every row p selects, in one
-// batch.
+// Prune implements triage.Store, unlike sqlstore in one batch: it deletes (or,
+// dry, counts) every row p selects.
 func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triage.PruneBatch, error] {
 	return func(yield func(triage.PruneBatch, error) bool) {
 		n, err := s.prune(ctx, p)
