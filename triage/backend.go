@@ -76,17 +76,15 @@ type JobStatesParams struct {
 	UUIDs map[string][]string
 }
 
-// JobStates is a backend's answer: the jobs it holds, by payload uuid. A
-// uuid absent from ByUUID is not on its queue, unless Partial says a queue
-// was longer than one call reads (MaxJobStateScan).
+// JobStates is a backend's answer, by payload uuid: an absent uuid is not on
+// its queue, unless Partial (MaxJobStateScan).
 type JobStates struct {
 	ByUUID  map[string]JobState
 	Partial bool
 }
 
-// MaxJobStateScan bounds the jobs one JobStates call reads per queue (its
-// waiting, reserved and delayed jobs together), newest first: the cost of
-// following stays bounded however long a queue grows.
+// MaxJobStateScan bounds the jobs one JobStates call reads per queue, newest
+// first, however long a queue grows.
 const MaxJobStateScan = 100000
 
 // JobStateReader is a queue backend that can say where jobs it holds are:

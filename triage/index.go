@@ -103,9 +103,8 @@ func (q Query) indexable() bool {
 	return q.Class == "" && len(q.Tags) == 0 && f.Search == "" && len(f.PayloadContains) == 0 && f.MinID == 0 && f.MaxID == 0 && f.Since.IsZero()
 }
 
-// matchIndexed is the query's filter on an indexed row, as the SQL filter
-// and Query.match decide it: failed_at as Laravel's wall-clock text against
-// the bound's wall clock in the app timezone.
+// matchIndexed is the query's filter on an indexed row, as SQL and Query.match
+// decide it (failed_at as wall-clock text).
 func (q Query) matchIndexed(r IndexedRow, loc *time.Location) bool {
 	f := q.Filter
 	if len(f.Queues) > 0 && (r.NullQueue || !slices.Contains(f.Queues, r.Queue)) {

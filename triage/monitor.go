@@ -95,9 +95,8 @@ type MonitorParams struct {
 	Now        time.Time
 	RetryAfter time.Duration
 	Window     time.Duration
-	// Connections are the app's queue connections, from the app profile.
-	// Empty means the failed_jobs database's jobs table alone, with queue
-	// names not tied to a connection (no profile, or --dsn only).
+	// Connections are the app profile's; empty means failed_jobs' database's
+	// jobs table alone, queues tied to no connection.
 	Connections []MonitorConnection
 	// DefaultConnection is queue.default: the connection a queue named
 	// without one is measured on, as queue:monitor does.
@@ -176,9 +175,8 @@ type Report struct {
 	Window     time.Duration
 	RetryAfter time.Duration
 	Queues     []QueueHealth
-	// Failed counts the window's failures of the monitored queues (of the
-	// whole app when no queue was named); with NoJobsTable (a Redis queue,
-	// say) only failures were counted.
+	// Failed counts the window's failures of the monitored queues (the whole
+	// app's when none was named); NoJobsTable: nothing else was counted.
 	Failed      int64
 	NoJobsTable bool
 	// Blind lists the connections not counted, with why ("sqs: …").
@@ -291,9 +289,8 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 		addQueue(r.Connection, r.Queue)
 	}
 	if len(refs) == 0 {
-		// Local connections share the failed_jobs database's one jobs
-		// table: its queues are listed under the first of them only, so
-		// no queue is reported (and summed) twice.
+		// Local connections share failed_jobs' jobs table: its queues are
+		// listed under the first only, so none is summed twice.
 		listedLocal := false
 		for _, c := range p.Connections {
 			if c.Blind == "" && c.DefaultQueue != "" {

@@ -65,9 +65,8 @@ func NewRouter(profile map[string]Route, database []string, jobs QueueBackend) R
 	return rt
 }
 
-// ResolveFailover points each failover route at the first of its listed
-// connections that jobtriage can write to, as FailoverQueue tries them in
-// order, passing over failover and unknown ones.
+// ResolveFailover points each failover route at its first listed connection
+// jobtriage can write to (not failover, known).
 func ResolveFailover(routes map[string]Route) {
 	for name, r := range routes {
 		if len(r.Failover) == 0 {

@@ -325,9 +325,8 @@ var (
 	// ErrConflict: the database rolled a transaction back (deadlock victim,
 	// lock timeout); running it again is safe.
 	ErrConflict = errors.New("transaction conflict")
-	// ErrSchema: a table exists in a shape jobtriage cannot work with (a
-	// missing column, a uuid primary key, a jsonb payload, …); the message
-	// names the table, the column and what was expected.
+	// ErrSchema: a table's shape jobtriage cannot work with (a missing column,
+	// a uuid key, …), named with what was expected.
 	ErrSchema = errors.New("unusable schema")
 	// ErrLockHeld: another watcher holds the lock.
 	ErrLockHeld = errors.New("lock held by another watcher")
@@ -372,9 +371,8 @@ type RecentParams struct {
 	BatchSize int
 }
 
-// MonitorStore is what monitor and watch need beyond Store. failed_jobs has
-// no index on failed_at, so nothing here filters on it in SQL: windows are
-// read by primary key from the newest row down.
+// MonitorStore is what monitor and watch need beyond Store. failed_at has no
+// index: windows are read by id, newest down.
 type MonitorStore interface {
 	// QueueStats counts the jobs table per queue, ordered by queue name.
 	QueueStats(ctx context.Context, p QueueStatsParams) ([]QueueStats, error)

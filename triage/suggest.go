@@ -132,9 +132,8 @@ type Names struct {
 // maxHints is how many close names an UnknownNameError offers.
 const maxHints = 3
 
-// UnknownNameError is a queue, connection or class that no failed job,
-// queued job or configured connection has. It is ErrNotFound: a misspelled
-// name must not read as "nothing matched".
+// UnknownNameError is a name no failed job, queued job or connection has. It
+// is ErrNotFound, not "nothing matched".
 type UnknownNameError struct {
 	Kind  string // "queue", "connection" or "class"
 	Name  string

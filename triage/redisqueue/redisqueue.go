@@ -527,9 +527,8 @@ func createdAt(payload []byte) time.Time {
 // scanCount is the COUNT hint of each SCAN step listing queue keys.
 const scanCount = 1000
 
-// Queues lists the queues that hold jobs: a queue's keys exist only while
-// it has ready, delayed or reserved jobs, so a SCAN (in steps, never
-// blocking the server) of the keys under the prefix finds every one.
+// Queues lists the queues that hold jobs (a queue's keys exist only then), by
+// a SCAN of the keys under the prefix.
 func (b *Backend) Queues(ctx context.Context) ([]string, error) {
 	base := b.opts.Prefix + queueKeyPart
 	seen := map[string]bool{}
