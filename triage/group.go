@@ -29,9 +29,8 @@ type Signature struct {
 	Connections    []string  `json:"connections"`
 	NewestID       string    `json:"newest_id"`
 
-	// Recent counts the failures of the last trend window (failed_at at or
-	// after now − window; a failed_at ahead of now counts here too), and
-	// Previous those of the window before it.
+	// Recent counts the failures of the last trend window (from now − window
+	// on, ahead of now too), Previous the window before.
 	Recent   int `json:"recent"`
 	Previous int `json:"previous"`
 	// Spark splits the two windows into SparkBuckets equal slices, oldest
@@ -115,9 +114,8 @@ func signatureLess(a, b *Signature, k SortKey) bool {
 	return a.ID < b.ID
 }
 
-// GroupOptions fix what a grouping measures against: Now ends the last
-// trend window of Window (0: DefaultTrendWindow), and signatures first seen
-// at or after NewSince (zero: Now − Window) are New.
+// GroupOptions: Now ends the last window of Window (0: DefaultTrendWindow);
+// signatures first seen from NewSince (zero: its start) are New.
 type GroupOptions struct {
 	Now      time.Time
 	Window   time.Duration

@@ -117,9 +117,8 @@ type MonitorConnection struct {
 	// Unsupported: Blind because of the connection's driver (sync, sqs),
 	// a fixed fact of the app rather than news on every run.
 	Unsupported bool
-	// Via is the first connection of a failover connection, whose counts
-	// are Via's, as Laravel's FailoverQueue delegates them (FollowFailover);
-	// it lists no queues of its own, so none is counted twice.
+	// Via is a failover connection's first one, whose counts it takes
+	// (FollowFailover); it lists no queues, so none counts twice.
 	Via string
 }
 

@@ -7,9 +7,8 @@ import (
 	"time"
 )
 
-// Laravel's queue pause state (QueueManager::pause, pauseFor, resume,
-// 12.40+; pauseAll, resumeAll 13.25+) is a key in the app's default cache
-// store that every worker reads on every loop, per queue.
+// Laravel's queue pause state (QueueManager::pause, 12.40+; pauseAll 13.25+)
+// is a key in the app's cache store each worker reads per loop.
 const (
 	// pausedQueueKeyPrefix is followed by "{connection}:{queue}".
 	pausedQueueKeyPrefix = "illuminate:queue:paused:"
@@ -29,9 +28,8 @@ func PausedQueueKey(ref QueueRef) string {
 	return pausedQueueKeyPrefix + ref.Connection + ":" + ref.Queue
 }
 
-// CacheStore is the app's default cache store as the pause keys need it.
-// Keys are Laravel's logical keys; the store adds the app's cache prefix
-// (and Redis its connection prefix) as Laravel's store does.
+// CacheStore is the app's default cache store for the pause keys: it adds the
+// cache prefix (and Redis's) to Laravel's keys.
 type CacheStore interface {
 	// Present reports which keys hold a value PHP reads as true that has not
 	// expired at now (a row counts while expiration > now).
@@ -46,9 +44,8 @@ type CacheStore interface {
 	Describe() string
 }
 
-// PauseParams are one pause or resume: connection:queue pairs (each needs
-// its connection, the name the worker runs with), the global key (All), and
-// For, a timed pause (pauseFor; 0 pauses until resumed).
+// PauseParams are one pause or resume: CONNECTION:QUEUE pairs, the global key
+// (All), and For, a timed pause (0: until resumed).
 type PauseParams struct {
 	Queues []QueueRef
 	All    bool

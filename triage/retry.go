@@ -81,9 +81,8 @@ type RetryResult struct {
 	ByClass  map[string]int `json:"by_class"`
 	Skipped  []Skip         `json:"skipped"`
 	NotFound []string       `json:"not_found"`
-	// DeleteWhenMissingModels counts the retried jobs whose payload has
-	// deleteWhenMissingModels true: on Laravel 13 such a job vanishes
-	// without a failure row if its model is gone, which a dry run says.
+	// DeleteWhenMissingModels counts retried jobs that Laravel 13 deletes,
+	// with no failure row, if their model is gone.
 	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
 	// Targets are the connection:queue pairs pushed onto (pause warnings).
 	Targets []QueueRef `json:"-"`
@@ -113,8 +112,7 @@ func ArtisanRetry(ids []string) string {
 }
 
 // Retry puts failed jobs back on their queues, oldest first, batch by batch
-// (StartRetry's run drained into one result); jobs that would only fail
-// again, or cannot go back, are skipped with a reason.
+// (StartRetry's run drained); others are skipped with a reason.
 func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error) {
 	run := s.StartRetry(ctx, p)
 	defer run.Close()
@@ -130,9 +128,8 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 	return res, run.Err()
 }
 
-// RetryBatch is what one batch of a retry did once it committed (dry: what
-// it would do): its jobs as a follower finds them (none in a dry run), and
-// the jobs retried so far, this batch's included.
+// RetryBatch is what a batch did once committed (dry: would do): its jobs for
+// a follower (none dry), and the jobs retried so far.
 type RetryBatch struct {
 	IDs     []string
 	Skips   []Skip

@@ -137,9 +137,8 @@ type valueEdit struct {
 	old, new string
 }
 
-// applyEdits returns raw with the edits made, in a new slice (raw itself
-// when there are none). No two edits touch the same key, so they never
-// overlap; FuzzRetryPayloadOneWalk holds this editor to one by name.
+// applyEdits returns raw with the edits (one per key: they never overlap) in
+// a new slice, raw when none; FuzzRetryPayloadOneWalk holds it to one by name.
 func applyEdits(raw []byte, edits []valueEdit) []byte {
 	if len(edits) == 0 {
 		return raw

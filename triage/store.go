@@ -156,9 +156,8 @@ type Store interface {
 	// Commit returns nil. Rows locked by someone else are skipped; a dry
 	// run locks nothing.
 	TakeBatch(ctx context.Context, p BatchParams) (Batch, error)
-	// Prune deletes (or, dry, counts) the rows p selects in short batches,
-	// yielding a PruneBatch after each; the caller may stop between them.
-	// An error is yielded with the totals so far and ends the run.
+	// Prune deletes (dry: counts) the rows p selects in short batches,
+	// yielding each; an error comes with the totals and ends it.
 	Prune(ctx context.Context, p PruneParams) iter.Seq2[PruneBatch, error]
 
 	Close() error

@@ -14,9 +14,8 @@ import (
 	"github.com/jobtriage/jobtriage/triage/signature"
 )
 
-// SuggestRows is how many of the newest failed jobs shell completion reads:
-// enough to see what is failing now, few enough to answer within the
-// completion's timeout; SuggestIDs how many job ids it offers.
+// SuggestRows is how many of the newest failed jobs completion reads: what
+// fails now, within its timeout; SuggestIDs the ids offered.
 const (
 	SuggestRows = 2000
 	SuggestIDs  = 50

@@ -34,9 +34,8 @@ func (c Canary) Needed(n int) int {
 	return int(math.Ceil(c.Success*float64(n) - 1e-9))
 }
 
-// Decide reads the canaries' counts: Continue once enough are done, Stop as
-// soon as too many failed again for the share to be reached, and, when
-// final (the timeout passed), Stop for anything short of Continue.
+// Decide: Continue once enough are done, Stop once too many failed again to
+// reach the share, and, when final, Stop short of Continue.
 func (c Canary) Decide(n Counts, final bool) Decision {
 	total := n.Pushed - n.Untracked
 	need := c.Needed(total)

@@ -43,9 +43,8 @@ func (s State) Settled() bool { return s == Done || s == FailedAgain }
 // writes the failed_jobs row (running the job's failed() hook in between).
 const DefaultSettleGrace = 3 * time.Second
 
-// Observation is one look at the unsettled jobs: those their backends hold
-// (the others are gone, unless Partial says some backend could not read all
-// of a queue), and the uuids found back in failed_jobs.
+// Observation is one look: the jobs backends hold (the others are gone, unless
+// Partial), and the uuids back in failed_jobs.
 type Observation struct {
 	Queued  map[string]triage.JobState
 	Partial bool
@@ -287,9 +286,8 @@ const (
 	Stopped
 )
 
-// Run looks every Interval until Close was called and every job settled,
-// the timeout after Close passed, or stop (when set) returns true after a
-// look. It returns ctx's error when ctx ends first.
+// Run looks every Interval until, after Close, every job settled or the
+// timeout passed, or stop returns true; or ctx ends.
 func (f *Follower) Run(ctx context.Context, stop func(Counts) bool) (Outcome, error) {
 	for {
 		ch, c, err := f.Poll(ctx)
