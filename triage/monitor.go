@@ -178,7 +178,8 @@ type Report struct {
 	// app's when none was named); NoJobsTable: nothing else was counted.
 	Failed      int64
 	NoJobsTable bool
-	// Blind lists the connections not counted, with why ("sqs: …").
+	// Blind lists the connections whose queues could not be counted, with
+	// why ("sqs: jobtriage cannot read sqs queues").
 	Blind      []string
 	PauseError string // why the queues' pause state is unknown
 }

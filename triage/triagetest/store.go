@@ -362,8 +362,8 @@ func (b *batch) Commit(ctx context.Context) error {
 
 func (b *batch) Rollback() {}
 
-// Prune implements triage.Store, unlike sqlstore in one batch: it deletes (or,
-// dry, counts) every row p selects.
+// Prune implements triage.Store: it deletes (or, dry, counts) every row p
+// selects, in one batch.
 func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triage.PruneBatch, error] {
 	return func(yield func(triage.PruneBatch, error) bool) {
 		n, err := s.prune(ctx, p)
