@@ -20,9 +20,8 @@ type QueueBackend interface {
 	// one) is not pushed again, even once a worker ran it. It returns once
 	// every pushed job is durable (committed, acknowledged).
 	Push(ctx context.Context, moves []Move, now time.Time) (PushResult, error)
-	// Stats counts p.Queues with Laravel's meanings (QueueStats); a backend
-	// that cannot list its queues (Redis) reports exactly those, with zero
-	// counts where a queue is empty.
+	// Stats counts p.Queues with Laravel's meanings (QueueStats); one that
+	// cannot list its queues (Redis) reports exactly those.
 	Stats(ctx context.Context, p QueueStatsParams) ([]QueueStats, error)
 	Close() error
 }
@@ -47,8 +46,7 @@ const (
 	DriverSQS        = "sqs"
 	DriverBeanstalkd = "beanstalkd"
 	DriverNull       = "null"
-	// DriverFailover pushes to each of its listed connections in turn
-	// until one takes the job (Laravel 12.34+).
+	// DriverFailover pushes to its connections in turn (Laravel 12.34+).
 	DriverFailover = "failover"
 )
 
@@ -78,17 +76,15 @@ type JobStatesParams struct {
 	UUIDs map[string][]string
 }
 
-// JobStates is a backend's answer: the jobs it holds, by payload uuid. A
-// uuid absent from ByUUID is not on its queue, unless Partial says a queue
-// was longer than one call reads (MaxJobStateScan).
+// JobStates is a backend's answer, by payload uuid: an absent uuid is not on
+// its queue, unless Partial (MaxJobStateScan).
 type JobStates struct {
 	ByUUID  map[string]JobState
 	Partial bool
 }
 
-// MaxJobStateScan bounds the jobs one JobStates call reads per queue (its
-// waiting, reserved and delayed jobs together), newest first: the cost of
-// following stays bounded however long a queue grows.
+// MaxJobStateScan bounds the jobs one JobStates call reads per queue, newest
+// first, however long a queue grows.
 const MaxJobStateScan = 100000
 
 // JobStateReader is a queue backend that can say where jobs it holds are:

@@ -9,16 +9,14 @@ import (
 	"time"
 )
 
-// WriteBatch is the number of rows one retry or forget transaction moves:
-// big enough to amortise round trips, small enough that no transaction holds
-// its locks for long.
+// WriteBatch is the rows one retry or forget transaction moves: enough to
+// amortise round trips, few enough to hold locks briefly.
 const WriteBatch = 2000
 
 // selection turns ids or a query into the walk of a bulk write's batches
 // of at most size rows, and reports the ids that matched nothing.
 func (s *Service) selection(ctx context.Context, q Query, refs []Ref, all bool, now time.Time, dry bool, size int) (walk, []string, error) {
-	// The keyset starts below the lowest id, not at 0: rows with negative
-	// (or zero) ids are failed jobs too.
+	// The keyset starts below 0: rows with ids ≤ 0 are failed jobs too.
 	seq := batchSeq{p: BatchParams{Limit: size, Now: now, DryRun: dry, AfterID: FirstAfterID}}
 	if len(refs) == 0 {
 		if !all && q.empty() {
@@ -50,8 +48,7 @@ func (s *Service) selection(ctx context.Context, q Query, refs []Ref, all bool, 
 	return newWalk(seq), missing, nil
 }
 
-// FirstAfterID starts an ascending keyset scan or batch walk at the lowest
-// id a bigint primary key holds.
+// FirstAfterID starts an ascending keyset walk at the lowest bigint.
 const FirstAfterID = int64(math.MinInt64)
 
 // batchSeq yields the params of a bulk write's batches: the id chunks in

@@ -50,8 +50,7 @@ func (s *Service) Show(ctx context.Context, id string) (Detail, error) {
 }
 
 func (s *Service) detailOf(r *FailedRow) Detail {
-	// The job (its signature) from the row as stored; what is shown of it
-	// masked when redaction is on.
+	// The job (its signature) from the row as stored; shown masked.
 	d := Detail{Job: JobFromRow(listingRow(r, true))}
 	s.redactJob(&d.Job)
 	r = s.redactRow(r)

@@ -42,8 +42,7 @@ type ForgetBatch struct {
 // (it is one that deletes); it holds nothing between Next calls.
 type ForgetRun struct{ r *RetryRun }
 
-// StartForget begins a forget; a selection that cannot start makes the
-// first Next return false, with the reason in Err.
+// StartForget begins a forget; a selection that cannot start fails Next.
 func (s *Service) StartForget(ctx context.Context, p ForgetParams) *ForgetRun {
 	r := &RetryRun{s: s, p: RetryParams{Query: p.Query, Refs: p.Refs, All: p.All, DryRun: p.DryRun}, now: s.Now(),
 		forget: true, archive: p.Archive}

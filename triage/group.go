@@ -15,8 +15,7 @@ import (
 )
 
 // Signature is one error signature: failures of one job class with one top
-// exception class and the same message once ids, numbers and values are
-// normalised away.
+// exception class and message, once normalised.
 type Signature struct {
 	ID             string    `json:"signature"`
 	Class          string    `json:"class"`
@@ -30,9 +29,8 @@ type Signature struct {
 	Connections    []string  `json:"connections"`
 	NewestID       string    `json:"newest_id"`
 
-	// Recent counts the failures of the last trend window (failed_at at or
-	// after now − window; a failed_at ahead of now counts here too), and
-	// Previous those of the window before it.
+	// Recent counts the failures of the last trend window (from now − window
+	// on, ahead of now too), Previous the window before.
 	Recent   int `json:"recent"`
 	Previous int `json:"previous"`
 	// Spark splits the two windows into SparkBuckets equal slices, oldest
@@ -116,9 +114,8 @@ func signatureLess(a, b *Signature, k SortKey) bool {
 	return a.ID < b.ID
 }
 
-// GroupOptions fix what a grouping measures against: Now ends the last
-// trend window of Window (0: DefaultTrendWindow), and signatures first seen
-// at or after NewSince (zero: Now − Window) are New.
+// GroupOptions: Now ends the last window of Window (0: DefaultTrendWindow);
+// signatures first seen from NewSince (zero: its start) are New.
 type GroupOptions struct {
 	Now      time.Time
 	Window   time.Duration
@@ -193,8 +190,7 @@ func (g *Grouper) Add(j Job, normalize func(string) string) {
 		st.sig.Message = normalize(j.ExceptionMessage)
 	}
 	st.sig.Count++
-	// A row whose failed_at could not be read (zero) counts, but says
-	// nothing about when the signature was seen.
+	// An unreadable failed_at (zero) counts, but is no sighting.
 	if !j.FailedAt.IsZero() {
 		if st.sig.FirstSeen.IsZero() || j.FailedAt.Before(st.sig.FirstSeen) {
 			st.sig.FirstSeen = j.FailedAt
@@ -215,8 +211,7 @@ func (g *Grouper) Add(j Job, normalize func(string) string) {
 	st.connections[j.Connection] = struct{}{}
 }
 
-// Signatures returns the signatures folded so far in order k; with onlyNew,
-// only those first seen at or after NewSince.
+// Signatures returns the signatures so far in order k (onlyNew: New ones).
 func (g *Grouper) Signatures(k SortKey, onlyNew bool) []Signature {
 	out := make([]Signature, 0, len(g.byID))
 	for _, st := range g.byID {
@@ -234,8 +229,7 @@ func (g *Grouper) Signatures(k SortKey, onlyNew bool) []Signature {
 	return out
 }
 
-// GroupProgress reports a scan in flight: the signatures so far and how far
-// through the table (by id) the scan has come.
+// GroupProgress is a scan in flight: signatures so far, and how far it came.
 type GroupProgress struct {
 	Scanned    int
 	Fraction   float64 // 0..1 of the id range covered
@@ -249,9 +243,8 @@ type GroupParams struct {
 	// ProgressEvery, when positive, has GroupSnapshots yield a snapshot
 	// every ProgressEvery matching rows before the final one.
 	ProgressEvery int
-	// Window and NewSince are GroupOptions', Now the service's; with
-	// OnlyNew only New signatures (first seen among the rows the query
-	// selects) are returned, in Sort order.
+	// Window and NewSince are GroupOptions'; with OnlyNew only New signatures
+	// (among the rows selected) are returned, in Sort order.
 	Window   time.Duration
 	NewSince time.Time
 	OnlyNew  bool
@@ -289,8 +282,7 @@ func (s *Service) GroupSnapshots(ctx context.Context, p GroupParams) iter.Seq2[G
 		}
 		var minID, maxID int64
 		scanned := 0
-		// The signature index, when it can answer, feeds the same grouper
-		// the rows a scan would, newest first.
+		// The signature index, when it can answer, feeds the same grouper.
 		fix, handled, err := s.groupFromIndex(ctx, p.Query, func(j Job) {
 			g.Add(j, signature.Normalize)
 			scanned++

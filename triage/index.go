@@ -52,9 +52,8 @@ type RangeScanner interface {
 	RangeScans() int
 }
 
-// IndexedSignature is what a signature index keeps once per signature: the
-// fields a grouping shows, and the newest row it indexed with it, whose raw
-// message is the example.
+// IndexedSignature is what an index keeps per signature: what a grouping
+// shows, and its newest row, whose message is the example.
 type IndexedSignature struct {
 	ID             string
 	Class          string
@@ -84,8 +83,7 @@ type SignatureIndex interface {
 	Refresh(ctx context.Context, loc *time.Location) (IndexView, error)
 }
 
-// IndexView is the live rows of a refreshed index, in memory, which Each
-// hands to fn newest (highest id) first.
+// IndexView is a refreshed index's live rows, which Each hands out newest first.
 type IndexView interface {
 	Each(fn func(IndexedRow) error) error
 }
@@ -105,9 +103,8 @@ func (q Query) indexable() bool {
 	return q.Class == "" && len(q.Tags) == 0 && f.Search == "" && len(f.PayloadContains) == 0 && f.MinID == 0 && f.MaxID == 0 && f.Since.IsZero()
 }
 
-// matchIndexed is the query's filter on an indexed row, as the SQL filter
-// and Query.match decide it: failed_at as Laravel's wall-clock text against
-// the bound's wall clock in the app timezone.
+// matchIndexed is the query's filter on an indexed row, as SQL and Query.match
+// decide it (failed_at as wall-clock text).
 func (q Query) matchIndexed(r IndexedRow, loc *time.Location) bool {
 	f := q.Filter
 	if len(f.Queues) > 0 && (r.NullQueue || !slices.Contains(f.Queues, r.Queue)) {
@@ -117,8 +114,7 @@ func (q Query) matchIndexed(r IndexedRow, loc *time.Location) bool {
 		return false
 	}
 	if !f.Until.IsZero() {
-		// SQL compares failed_at with the bound to the second; a NULL or
-		// unreadable failed_at matches no bound.
+		// SQL compares to the second; a NULL or unreadable failed_at fails.
 		if r.FailedAt.IsZero() || wallKey(r.FailedAt) > wallKey(f.Until.In(loc).Truncate(time.Second)) {
 			return false
 		}
@@ -131,8 +127,7 @@ func wallKey(t time.Time) int64 {
 	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC).UnixNano()
 }
 
-// indexView is the refreshed signature index for q; ok is false when it
-// cannot answer and the caller must scan.
+// indexView is the refreshed index for q; ok is false when it cannot answer.
 func (s *Service) indexView(ctx context.Context, q Query) (view IndexView, loc *time.Location, ok bool, err error) {
 	if s.Index == nil || !q.indexable() {
 		return nil, nil, false, nil

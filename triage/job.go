@@ -59,9 +59,8 @@ func RowName(r *FailedRow) string {
 	return fmt.Sprintf("row %d", r.ID)
 }
 
-// JobFromRow derives what a listing shows from a listing's row, or a whole
-// one with its exception cut by TopExceptionHead: both give the same class
-// and signature.
+// JobFromRow derives what a listing shows from a listing's row, or from a
+// whole one cut by TopExceptionHead, to the same class and signature.
 func JobFromRow(r *FailedRow) Job { return JobFromRowWith(r, signature.Normalize) }
 
 // JobFromRowWith is JobFromRow with the normaliser given, so that a pass
@@ -120,9 +119,8 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// Cursor is the opaque (base64, so nobody computes with it) continuation of
-// a listing: the last row id it showed. The zero Cursor starts from the
-// newest row; CursorBefore(0) continues below a row with id 0.
+// Cursor is a listing's opaque (base64) continuation: the last row id shown.
+// The zero Cursor starts at the newest; CursorBefore(0) goes below id 0.
 type Cursor struct {
 	BeforeID int64
 	atZero   bool // BeforeID 0 is a bound, not "from the newest"

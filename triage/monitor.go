@@ -10,8 +10,7 @@ import (
 	"unicode"
 )
 
-// MonitorSource is the store a monitor reads: the failed-jobs store plus
-// the jobs-table counts and window reads.
+// MonitorSource is a Store with the jobs-table counts and window reads.
 type MonitorSource interface {
 	Store
 	MonitorStore
@@ -96,9 +95,8 @@ type MonitorParams struct {
 	Now        time.Time
 	RetryAfter time.Duration
 	Window     time.Duration
-	// Connections are the app's queue connections, from the app profile.
-	// Empty means the failed_jobs database's jobs table alone, with queue
-	// names not tied to a connection (no profile, or --dsn only).
+	// Connections are the app profile's; empty means failed_jobs' database's
+	// jobs table alone, queues tied to no connection.
 	Connections []MonitorConnection
 	// DefaultConnection is queue.default: the connection a queue named
 	// without one is measured on, as queue:monitor does.
@@ -117,25 +115,21 @@ type MonitorParams struct {
 type MonitorConnection struct {
 	Name         string
 	DefaultQueue string // the connection's queue setting, always monitored
-	// Local: the connection's jobs table is the failed_jobs database's;
-	// else Backend counts its queues.
+	// Local: the jobs table is failed_jobs'; else Backend counts the queues.
 	Local      bool
 	Backend    QueueBackend
 	RetryAfter time.Duration
-	// Blind says why the monitor cannot see this connection (sync, sqs,
-	// unreachable); its failures are still counted.
+	// Blind says why its queues cannot be counted (its failures still are).
 	Blind string
 	// Unsupported: Blind because of the connection's driver (sync, sqs),
 	// a fixed fact of the app rather than news on every run.
 	Unsupported bool
-	// Via is the first connection of a failover connection, whose counts
-	// are Via's, as Laravel's FailoverQueue delegates them (FollowFailover);
-	// it lists no queues of its own, so none is counted twice.
+	// Via is a failover connection's first one, whose counts it takes
+	// (FollowFailover); it lists no queues, so none counts twice.
 	Via string
 }
 
-// FollowFailover makes each failover connection of conns (Via set) count
-// what its first connection counts.
+// FollowFailover makes each failover connection count its first one's.
 func FollowFailover(conns []MonitorConnection) []MonitorConnection {
 	byName := make(map[string]MonitorConnection, len(conns))
 	for _, c := range conns {
@@ -177,8 +171,7 @@ type QueueHealth struct {
 	OldestPendingAge     time.Duration `json:"-"`
 	OldestPendingUnknown string        `json:"-"`
 	Failed               int64         `json:"failed"` // in the window
-	// Paused: workers skip the queue (queue:pause or jobtriage pause), so
-	// its backlog is held, not stuck.
+	// Paused: workers skip the queue, so its backlog is held, not stuck.
 	Paused bool `json:"paused,omitempty"`
 }
 
@@ -188,9 +181,8 @@ type Report struct {
 	Window     time.Duration
 	RetryAfter time.Duration
 	Queues     []QueueHealth
-	// Failed counts the window's failures of the monitored queues (of the
-	// whole app when no queue was named); with NoJobsTable (a Redis queue,
-	// say) only failures were counted.
+	// Failed counts the window's failures of the monitored queues (the whole
+	// app's when none was named); NoJobsTable: nothing else was counted.
 	Failed      int64
 	NoJobsTable bool
 	// Blind lists the connections whose queues could not be counted, with
@@ -323,9 +315,8 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 		addQueue(r.Connection, r.Queue)
 	}
 	if len(refs) == 0 {
-		// Local connections share the failed_jobs database's one jobs
-		// table: its queues are listed under the first of them only, so
-		// no queue is reported (and summed) twice.
+		// Local connections share failed_jobs' jobs table: its queues are
+		// listed under the first only, so none is summed twice.
 		listedLocal := false
 		for _, c := range p.Connections {
 			if c.Blind == "" && c.DefaultQueue != "" {
@@ -440,9 +431,8 @@ type Thresholds struct {
 	MaxFailed int64
 }
 
-// Breach is one crossed threshold. Value and Limit are numbers in the
-// measure's base unit (jobs, or seconds for oldest_pending_age); the text
-// forms are for people.
+// Breach is one crossed threshold; Value and Limit are in the measure's base
+// unit (jobs, or seconds for oldest_pending_age).
 type Breach struct {
 	// Queue is the queue it concerns ("connection:queue" where the
 	// connection is known); "" for the whole monitored set.

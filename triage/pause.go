@@ -7,15 +7,13 @@ import (
 	"time"
 )
 
-// Laravel's queue pause state (QueueManager::pause, pauseFor, resume,
-// 12.40+; pauseAll, resumeAll 13.25+) is a key in the app's default cache
-// store that every worker reads on every loop, per queue.
+// Laravel's queue pause state (QueueManager::pause, 12.40+; pauseAll 13.25+)
+// is a key in the app's cache store each worker reads per loop.
 const (
 	// pausedQueueKeyPrefix is followed by "{connection}:{queue}".
 	pausedQueueKeyPrefix = "illuminate:queue:paused:"
-	// AllQueuesPausedKey pauses every queue of every connection
-	// (queue:pause --all); resuming it leaves per-queue pauses alone, as
-	// resumeAll does.
+	// AllQueuesPausedKey pauses every queue (queue:pause --all); resuming it
+	// leaves per-queue pauses alone, as resumeAll does.
 	AllQueuesPausedKey = "illuminate:queues:paused"
 	// PausedValue is serialize(true), the value pause writes.
 	PausedValue = "b:1;"
@@ -30,16 +28,13 @@ func PausedQueueKey(ref QueueRef) string {
 	return pausedQueueKeyPrefix + ref.Connection + ":" + ref.Queue
 }
 
-// CacheStore is the app's default cache store as the pause keys need it.
-// Keys are Laravel's logical keys; the store adds the app's cache prefix
-// (and Redis its connection prefix) as Laravel's store does.
+// CacheStore is the app's default cache store for the pause keys: it adds the
+// cache prefix (and Redis's) to Laravel's keys.
 type CacheStore interface {
-	// Present reports which keys hold a value that has not expired at now
-	// (a database row counts only while expiration > now) and that PHP
-	// reads as true.
+	// Present reports which keys hold a value PHP reads as true that has not
+	// expired at now (a row counts while expiration > now).
 	Present(ctx context.Context, keys []string, now time.Time) (map[string]bool, error)
-	// Put stores value under key until now+ttl; ttl 0 is the store's
-	// forever, as Repository::forever writes it.
+	// Put stores value until now+ttl; ttl 0 is forever (Repository::forever).
 	Put(ctx context.Context, key, value string, ttl time.Duration, now time.Time) error
 	// Forget deletes key; deleting a missing key is no error.
 	Forget(ctx context.Context, key string) error
@@ -49,9 +44,8 @@ type CacheStore interface {
 	Describe() string
 }
 
-// PauseParams are one pause or resume: connection:queue pairs (each needs
-// its connection, the name the worker runs with), the global key (All), and
-// For, a timed pause (pauseFor; 0 pauses until resumed).
+// PauseParams are one pause or resume: CONNECTION:QUEUE pairs, the global key
+// (All), and For, a timed pause (0: until resumed).
 type PauseParams struct {
 	Queues []QueueRef
 	All    bool
@@ -149,8 +143,7 @@ func changePause(ctx context.Context, cs CacheStore, p PauseParams, pause bool) 
 	return res, nil
 }
 
-// PauseState is one queue's pause state as a worker would see it: Paused
-// by its own key or by the global one (All).
+// PauseState is a queue's state as a worker sees it (All: the global key).
 type PauseState struct {
 	Paused, All bool
 }
@@ -180,9 +173,8 @@ func PauseStates(ctx context.Context, cs CacheStore, refs []QueueRef, now time.T
 	return out, nil
 }
 
-// markPaused sets Paused on the report's queues (one without a connection
-// is the default connection's); a store that cannot be read leaves them
-// unmarked and says why in PauseError.
+// markPaused sets Paused on the report's queues (the default connection's
+// when unnamed); an unreadable store says why in PauseError.
 func markPaused(ctx context.Context, p MonitorParams, rep *Report) {
 	if p.Pauses == nil || len(rep.Queues) == 0 {
 		return

@@ -18,9 +18,8 @@ func (s *Service) Prune(ctx context.Context, hours float64, dry bool, archive Ar
 	return s.Store.Prune(ctx, PruneParams{Before: s.hoursAgo(hours), DryRun: dry, Archive: archive})
 }
 
-// Flush deletes every failed job there when it starts, or with hours > 0
-// those that failed at or before now − hours (queue:flush --hours, <=), as
-// Prune does.
+// Flush deletes every failed job there when it starts, or with hours > 0 those
+// failed at or before now − hours (queue:flush --hours).
 func (s *Service) Flush(ctx context.Context, hours float64, archive Archiver) iter.Seq2[PruneBatch, error] {
 	if hours < 0 {
 		return pruneFailed(fmt.Errorf("%w: --hours must not be negative, got %v", ErrInvalidInput, hours))

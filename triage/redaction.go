@@ -14,8 +14,7 @@ func (s *Service) redactJob(j *Job) {
 	}
 }
 
-// RedactText masks free text for people (an exception message a command
-// shows beside ids it computed from the stored rows).
+// RedactText masks free text for people (an exception message).
 func (s *Service) RedactText(text string) string {
 	if s.Redact == nil {
 		return text
@@ -58,8 +57,7 @@ func (s *Service) redactCommand(cmd string) string {
 	return s.Redact.Text(cmd)
 }
 
-// GetFailed reads one whole row for people to read (failed --json --full):
-// masked when redaction is on.
+// GetFailed reads one whole row for people (failed --json --full), masked.
 func (s *Service) GetFailed(ctx context.Context, ref Ref) (*FailedRow, error) {
 	r, err := s.Store.GetFailed(ctx, ref)
 	if err != nil {

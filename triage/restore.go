@@ -45,8 +45,7 @@ func (s *Service) Restore(ctx context.Context, rows ArchiveReader, dry bool) ite
 			}
 			var res RestoreResult
 			var err error
-			// A concurrent writer won a deadlock, or a concurrent restore
-			// inserted a uuid first: the batch was rolled back whole, and
+			// A deadlock or a concurrent restore rolled the batch back whole:
 			// running it again skips what is there now.
 			for tries := 0; tries == 0 || errors.Is(err, ErrConflict) && tries <= conflictAttempts; tries++ {
 				res, err = r.RestoreRows(ctx, RestoreParams{Rows: batch, DryRun: dry})

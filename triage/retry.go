@@ -81,12 +81,10 @@ type RetryResult struct {
 	ByClass  map[string]int `json:"by_class"`
 	Skipped  []Skip         `json:"skipped"`
 	NotFound []string       `json:"not_found"`
-	// DeleteWhenMissingModels counts the retried jobs whose payload has
-	// deleteWhenMissingModels true: on Laravel 13 such a job vanishes
-	// without a failure row if its model is gone, which a dry run says.
+	// DeleteWhenMissingModels counts retried jobs that Laravel 13 deletes,
+	// with no failure row, if their model is gone.
 	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
-	// Targets are the connection:queue pairs pushed onto, once each, so
-	// the caller can say which are paused.
+	// Targets are the connection:queue pairs pushed onto (pause warnings).
 	Targets []QueueRef `json:"-"`
 	// FailsOver says once per failover connection where its jobs went.
 	FailsOver []string `json:"-"`
@@ -114,8 +112,7 @@ func ArtisanRetry(ids []string) string {
 }
 
 // Retry puts failed jobs back on their queues, oldest first, batch by batch
-// (StartRetry's run drained into one result); jobs that would only fail
-// again, or cannot go back, are skipped with a reason.
+// (StartRetry's run drained); others are skipped with a reason.
 func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error) {
 	run := s.StartRetry(ctx, p)
 	defer run.Close()
@@ -131,9 +128,8 @@ func (s *Service) Retry(ctx context.Context, p RetryParams) (RetryResult, error)
 	return res, run.Err()
 }
 
-// RetryBatch is what one batch of a retry did once it committed (dry: what
-// it would do): its jobs as a follower finds them (none in a dry run), and
-// the jobs retried so far, this batch's included.
+// RetryBatch is what a batch did once committed (dry: would do): its jobs for
+// a follower (none dry), and the jobs retried so far.
 type RetryBatch struct {
 	IDs     []string
 	Skips   []Skip
@@ -197,8 +193,7 @@ type planned struct {
 	missingModels             bool
 }
 
-// StartRetry begins a retry; a selection that cannot start makes the
-// first Next return false, with the reason in Err.
+// StartRetry begins a retry; a selection that cannot start fails Next.
 func (s *Service) StartRetry(ctx context.Context, p RetryParams) *RetryRun {
 	r := &RetryRun{s: s, p: p, now: s.Now(), refused: map[int64]string{},
 		res: RetryResult{DryRun: p.DryRun, ByQueue: map[string]int{}, ByClass: map[string]int{}}}
@@ -266,8 +261,7 @@ func (r *RetryRun) Close() {
 	r.done = true
 }
 
-// drop rolls back the held batch, as a conflict: others may have passed
-// over its locked rows, so the walk must pass again.
+// drop rolls back the held batch, as a conflict: the walk must pass again.
 func (r *RetryRun) drop() {
 	if r.held != nil {
 		r.held.b.Rollback()
@@ -325,8 +319,7 @@ func (r *RetryRun) step(ctx context.Context) error {
 	}
 }
 
-// take takes c's batch (unless it is taken) and plans it; planned is how
-// many jobs the batches before it retry.
+// take takes and plans c; planned counts the jobs of the batches before it.
 func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 	if c.b != nil {
 		return nil
@@ -356,11 +349,9 @@ func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 	return nil
 }
 
-// finish pushes and commits c, taking the next batch meanwhile when the
-// run overlaps, and applies c to the result.
+// finish pushes and commits c (taking the next batch meanwhile) and counts it.
 func (r *RetryRun) finish(ctx context.Context, c *retryBatch) error {
-	// A forget's archive is written before Decide: what it holds is what
-	// the batch then deletes.
+	// A forget archives before Decide what the batch then deletes.
 	if r.archive != nil && !r.p.DryRun && len(c.d.Delete) > 0 {
 		raw, err := c.b.Raw(ctx, c.d.Delete)
 		if err == nil {
@@ -432,8 +423,7 @@ func (r *RetryRun) commit(ctx context.Context, c *retryBatch) error {
 	return c.b.Commit(ctx)
 }
 
-// plan decides what becomes of one row of c: a move, or a skip with its
-// reason, or nothing (filtered out, excluded).
+// plan decides what becomes of one row: a move, a skip, or nothing.
 func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 	s, p := r.s, r.p
 	j := p.Query.jobFor(row)
@@ -546,9 +536,8 @@ func (c QueueColumn) String() string {
 	return fmt.Sprintf("%s.queue (%s, at most %s)", c.Table, c.Type, limit)
 }
 
-// QueueColumnReader is a jobs table that reads what its queue column holds
-// from the catalog, so that retry skips a job whose queue name would not
-// fit instead of failing its whole batch.
+// QueueColumnReader reads a jobs table's queue column from the catalog, so
+// retry skips a job whose queue would not fit.
 type QueueColumnReader interface {
 	QueueColumn(ctx context.Context) (QueueColumn, error)
 }
@@ -582,8 +571,7 @@ func (s *Service) loadQueueLimits(ctx context.Context) queueLimits {
 	return l
 }
 
-// of is the queue column of a route's jobs table; unbounded for other
-// backends (Redis keeps any name).
+// of is a route's jobs table's queue column; unbounded for Redis.
 func (l queueLimits) of(r Route) QueueColumn {
 	switch {
 	case r.Local:

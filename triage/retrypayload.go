@@ -58,8 +58,7 @@ func RetryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool
 	}
 	var insert []string // keys a Redis payload must gain, in this order
 	if forRedis && !k.id.Exists() {
-		// RedisQueue payloads always carry an id; Horizon uses the uuid for
-		// it, and so does a retry.
+		// RedisQueue payloads carry an id; Horizon and a retry use the uuid.
 		if k.uuid.String() == "" {
 			return nil, SkipMalformed, "payload has neither id nor uuid, which a Redis job needs (left in failed_jobs; see show)"
 		}
@@ -103,8 +102,7 @@ type topKeys struct {
 	repeated                            bool
 }
 
-// topKeysOf walks obj's top-level keys once; a repeated key keeps its first
-// value, as gjson.Get finds it.
+// topKeysOf walks obj's top-level keys once, each at its first value.
 func topKeysOf(obj gjson.Result) topKeys {
 	var k topKeys
 	obj.ForEach(func(key, v gjson.Result) bool {
@@ -139,9 +137,8 @@ type valueEdit struct {
 	old, new string
 }
 
-// applyEdits returns raw with the edits made, in a new slice (raw itself
-// when there are none). No two edits touch the same key, so they never
-// overlap; FuzzRetryPayloadOneWalk holds this editor to one by name.
+// applyEdits returns raw with the edits (one per key: they never overlap) in
+// a new slice, raw when none; FuzzRetryPayloadOneWalk holds it to one by name.
 func applyEdits(raw []byte, edits []valueEdit) []byte {
 	if len(edits) == 0 {
 		return raw

@@ -10,11 +10,9 @@ import (
 // Route is where the jobs of one queue connection go back to when retried.
 type Route struct {
 	Connection string // failed_jobs.connection
-	// Driver is the connection's driver ("database", "redis", …); "" when
-	// the app profile does not name the connection.
+	// Driver is the connection's driver; "" when the profile does not name it.
 	Driver string
-	// Local: the connection's jobs table is in the failed_jobs database,
-	// so a batch moves in one transaction.
+	// Local: the jobs table is failed_jobs', so a batch moves in one transaction.
 	Local bool
 	// Backend receives the jobs when not Local; nil with Local false means
 	// jobtriage cannot write to this connection, and Reason says why.
@@ -67,9 +65,8 @@ func NewRouter(profile map[string]Route, database []string, jobs QueueBackend) R
 	return rt
 }
 
-// ResolveFailover points each failover route at the first of its listed
-// connections that jobtriage can write to, as FailoverQueue tries them in
-// order, passing over failover and unknown ones.
+// ResolveFailover points each failover route at its first listed connection
+// jobtriage can write to (not failover, known).
 func ResolveFailover(routes map[string]Route) {
 	for name, r := range routes {
 		if len(r.Failover) == 0 {
@@ -123,8 +120,7 @@ const (
 	DriverCloud      = "cloud"
 )
 
-// UnwritableDriver is what jobtriage knows of a driver it cannot write to;
-// false for a driver it does not know.
+// UnwritableDriver is what jobtriage knows of a driver it cannot write to.
 func UnwritableDriver(driver string) (DriverFacts, bool) {
 	const failedJobs = "failed_jobs, if the failer runs in the process that ran the job"
 	switch driver {
@@ -177,8 +173,7 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// For says where a job recorded on a queue connection goes back to; a
-// connection the router does not know is not writable.
+// For says where a connection's jobs go back to; unknown ones are unwritable.
 func (rt Router) For(connection string) Route {
 	if r, ok := rt.built().routes[connection]; ok {
 		return r
@@ -220,8 +215,7 @@ func (rt Router) databaseBackends(hasJobs bool) []Route {
 	return out
 }
 
-// pushRemote hands a batch's non-local moves to their backends, grouped by
-// connection, in the batch's order.
+// pushRemote pushes non-local moves to their backends, by connection, in order.
 func (s *Service) pushRemote(ctx context.Context, moves []Move, now time.Time) error {
 	var order []string
 	groups := map[string][]Move{}
@@ -250,9 +244,8 @@ func (s *Service) pushRemote(ctx context.Context, moves []Move, now time.Time) e
 // MoveProber is a queue backend that can say which of a refused push's
 // moves it refuses for reasons of their own, without keeping any.
 type MoveProber interface {
-	// ProbeMoves tries each move alone and returns, by index, why the
-	// backend refuses it ("" for one it takes); an error when the refusal
-	// is not about particular moves.
+	// ProbeMoves tries each move alone and returns why the backend refuses it
+	// ("" if it takes it), or an error when none is at fault.
 	ProbeMoves(ctx context.Context, moves []Move, now time.Time, pushErr error) ([]string, error)
 }
 
@@ -279,8 +272,7 @@ func probeRefused(ctx context.Context, b QueueBackend, moves []Move, now time.Ti
 	return rej
 }
 
-// StateReaderFor is what reads the jobs of a queue connection's route, or
-// nil when its backend cannot say.
+// StateReaderFor reads a connection's route's jobs; nil when it cannot.
 func (s *Service) StateReaderFor(connection string) JobStateReader {
 	r := s.Router.For(connection)
 	var v any = r.Backend

@@ -34,9 +34,8 @@ type Service struct {
 	// Target names the app and the failed-jobs store for confirmations and
 	// write summaries ("app shop (production) · postgres://…/shop table failed_jobs").
 	Target string
-	// TargetMark is printed before Target: the jobtriage context the
-	// service was opened for ("context shop (Shop EU) [PRODUCTION]"),
-	// already safe for a terminal; "" for none.
+	// TargetMark, before Target, is the context the service was opened for
+	// ("context shop (Shop EU) [PRODUCTION]"), terminal-safe.
 	TargetMark string
 	// Index, when set, answers groupings from a local signature index
 	// (triage/sigindex) instead of a pass over the table.
@@ -54,9 +53,8 @@ func (s *Service) appKeys() []string {
 	return keys
 }
 
-// Query narrows a listing beyond the SQL filter: the job class, signature
-// and tags are derived from the payload and exception, so they are checked
-// in Go after a SQL pre-filter.
+// Query narrows a listing beyond the SQL filter: class, signature and tags are
+// derived from the row, so checked in Go.
 type Query struct {
 	Filter Filter
 	// Class matches the job class case-insensitively: the full name, or any

@@ -20,8 +20,7 @@ type IDMode int
 
 const (
 	IDModeInteger IDMode = iota // rows by failed_jobs.id
-	// IDModeUUID addresses rows by failed_jobs.uuid; legacy rows whose uuid
-	// is NULL by their integer id.
+	// IDModeUUID addresses rows by failed_jobs.uuid, NULL-uuid ones by id.
 	IDModeUUID
 )
 
@@ -41,8 +40,7 @@ type Schema struct {
 	HasBatches   bool // job_batches exists
 	IDMode       IDMode
 	UUIDNullable bool // an app upgraded from Laravel 7: rows may have uuid NULL
-	// ConcurrentBatches: a second write batch may be taken while one is
-	// open (not SQLite, which has one writer).
+	// ConcurrentBatches: a second write batch may be open at once (not SQLite).
 	ConcurrentBatches bool
 }
 
@@ -95,9 +93,8 @@ const (
 	NextSeparator = "\n\nNext "
 )
 
-// TopExceptionHead is the head of the thrown (last) exception block, cut as
-// the store's SQL cuts it: after the last NextSeparator, at most
-// ExceptionHeadChars characters.
+// TopExceptionHead is the thrown (last) exception block after NextSeparator,
+// at most ExceptionHeadChars, as the store's SQL cuts it.
 func TopExceptionHead(exc string) string {
 	if i := strings.LastIndex(exc, NextSeparator); i >= 0 {
 		exc = exc[i+len(NextSeparator):]
@@ -113,8 +110,7 @@ func TopExceptionHead(exc string) string {
 }
 
 // Filter selects failed jobs; zero values do not restrict. Time bounds are
-// inclusive, compared as Laravel writes failed_at: wall-clock text in the
-// app timezone.
+// inclusive, against failed_at's wall-clock text.
 type Filter struct {
 	Queues      []string
 	Connections []string
@@ -160,16 +156,14 @@ type Store interface {
 	// Commit returns nil. Rows locked by someone else are skipped; a dry
 	// run locks nothing.
 	TakeBatch(ctx context.Context, p BatchParams) (Batch, error)
-	// Prune deletes (or, dry, counts) the rows p selects in short batches,
-	// yielding a PruneBatch after each; the caller may stop between them.
-	// An error is yielded with the totals so far and ends the run.
+	// Prune deletes (dry: counts) the rows p selects in short batches,
+	// yielding each; an error comes with the totals and ends it.
 	Prune(ctx context.Context, p PruneParams) iter.Seq2[PruneBatch, error]
 
 	Close() error
 }
 
-// BatchParams selects one batch of a bulk write: by explicit row ids or by a
-// SQL filter, ascending after AfterID.
+// BatchParams selects one batch of a bulk write: by ids or a SQL filter.
 type BatchParams struct {
 	Filter  Filter
 	IDs     []int64
@@ -177,8 +171,7 @@ type BatchParams struct {
 	Limit   int
 	Now     time.Time
 	DryRun  bool
-	// NeedException asks for the exception heads (signature filters);
-	// without it the rows carry an empty Exception.
+	// NeedException asks for the exception heads (else Exception is empty).
 	NeedException bool
 	// Retry says the accepted rows go to a queue (Decision.Local, or
 	// pushed by the service): a store may then take the batch by deleting
@@ -194,8 +187,7 @@ type Batch interface {
 	// Rows are the batch's rows in ascending id: whole payloads, and
 	// exception heads when BatchParams.NeedException asked for them.
 	Rows() []*FailedRow
-	// Raw reads the rows with these ids whole and as stored, for an
-	// archive, while the batch holds them.
+	// Raw reads these rows whole and as stored, for an archive.
 	Raw(ctx context.Context, ids []int64) ([]RawRow, error)
 	// Decide fixes what the batch does, before anything of it is pushed
 	// elsewhere: the local moves go into this database's jobs table and the
@@ -213,8 +205,7 @@ type Decision struct {
 	// Delete are the rows that leave failed_jobs (moved or forgotten), in
 	// ascending id; moves elsewhere were pushed while the batch held them.
 	Delete []int64
-	// Local are the moves into this database's jobs table, in ascending
-	// RowID; each one's row is in Delete.
+	// Local are the moves into this database's jobs table, by RowID.
 	Local []Move
 }
 
@@ -260,8 +251,7 @@ type PruneParams struct {
 	// locked, before they are deleted in the same transaction; its error
 	// rolls the batch back and ends the run. A dry run archives nothing.
 	Archive Archiver
-	// All deletes every row present when the run starts (flush without
-	// --hours; Before and Inclusive are ignored).
+	// All deletes every row present at the start (flush without --hours).
 	All bool
 }
 
@@ -278,9 +268,8 @@ func PruneTotal(batches iter.Seq2[PruneBatch, error]) (int64, error) {
 	return b.Total, err
 }
 
-// Last reads a run that reports as it goes (a prune, a restore, a
-// grouping) to its end, and returns its last report: the whole result, or
-// the report that came with the error that ended it.
+// Last reads a run that reports as it goes to its end, and returns its last
+// report (with the error that ended it, if one did).
 func Last[T any](run iter.Seq2[T, error]) (T, error) {
 	var last T
 	for v, err := range run {
@@ -313,16 +302,14 @@ type RestoreResult struct {
 	// Restored rows were inserted; Renumbered of them under a new id
 	// because their own was taken by another row.
 	Restored, Renumbered int
-	// Present rows were already there: a row with the same uuid (or, for
-	// a row without uuid, the same id and payload).
+	// Present rows were there already (same uuid, or same id and payload).
 	Present int
 }
 
 // Restorer is a store that can put archived rows back (sqlstore).
 type Restorer interface {
-	// RestoreRows inserts the rows not already present, in one
-	// transaction: with their original id when it is free, else with an
-	// id the database assigns.
+	// RestoreRows inserts the rows not present, in one transaction, with their
+	// own id when it is free, else a new one.
 	RestoreRows(ctx context.Context, p RestoreParams) (RestoreResult, error)
 }
 
@@ -336,9 +323,8 @@ var (
 	// ErrConflict: the database rolled a transaction back (deadlock victim,
 	// lock timeout); running it again is safe.
 	ErrConflict = errors.New("transaction conflict")
-	// ErrSchema: a table exists in a shape jobtriage cannot work with (a
-	// missing column, a uuid primary key, a jsonb payload, …); the message
-	// names the table, the column and what was expected.
+	// ErrSchema: a table's shape jobtriage cannot work with (a missing column,
+	// a uuid key, …), named with what was expected.
 	ErrSchema = errors.New("unusable schema")
 	// ErrLockHeld: another watcher holds the lock.
 	ErrLockHeld = errors.New("lock held by another watcher")
@@ -383,9 +369,8 @@ type RecentParams struct {
 	BatchSize int
 }
 
-// MonitorStore is what monitor and watch need beyond Store. failed_jobs has
-// no index on failed_at, so nothing here filters on it in SQL: windows are
-// read by primary key from the newest row down.
+// MonitorStore is what monitor and watch need beyond Store. failed_at has no
+// index: windows are read by id, newest down.
 type MonitorStore interface {
 	// QueueStats counts the jobs table per queue, ordered by queue name.
 	QueueStats(ctx context.Context, p QueueStatsParams) ([]QueueStats, error)

@@ -14,9 +14,8 @@ import (
 	"github.com/jobtriage/jobtriage/triage/signature"
 )
 
-// SuggestRows is how many of the newest failed jobs shell completion reads:
-// enough to see what is failing now, few enough to answer within the
-// completion's timeout; SuggestIDs how many job ids it offers.
+// SuggestRows is how many of the newest failed jobs completion reads: what
+// fails now, within its timeout; SuggestIDs the ids offered.
 const (
 	SuggestRows = 2000
 	SuggestIDs  = 50
@@ -28,9 +27,8 @@ type Suggestion struct {
 	Description string
 }
 
-// Suggestions are the names shell completion offers, each list sorted:
-// queues, connections and job classes by name, signatures by count, ids
-// newest first.
+// Suggestions are what shell completion offers: queues, connections and
+// classes by name, signatures by count, ids newest first.
 type Suggestions struct {
 	Queues, Connections, Signatures, IDs, Classes []Suggestion
 }
@@ -122,9 +120,8 @@ func counted(m map[string]int) []Suggestion {
 	return out
 }
 
-// Names are the queue, connection and job class names a command selects
-// jobs by; Known are queue names known to exist otherwise (a monitor's
-// report counted jobs on them).
+// Names are the queue, connection and class names a command selects jobs by;
+// Known queues exist otherwise (a monitor counted them).
 type Names struct {
 	Queues, Connections []string
 	Class               string
@@ -134,9 +131,8 @@ type Names struct {
 // maxHints is how many close names an UnknownNameError offers.
 const maxHints = 3
 
-// UnknownNameError is a queue, connection or class that no failed job,
-// queued job or configured connection has. It is ErrNotFound: a misspelled
-// name must not read as "nothing matched".
+// UnknownNameError is a name no failed job, queued job or connection has. It
+// is ErrNotFound, not "nothing matched".
 type UnknownNameError struct {
 	Kind  string // "queue", "connection" or "class"
 	Name  string
@@ -316,9 +312,8 @@ func editDistance(a, b string) int {
 	return d[len(x)][len(y)]
 }
 
-// CheckMonitorNames is CheckNames for the queues a monitor was asked about:
-// a queue report r counted jobs or failures on exists, and one of a Blind
-// connection is not judged.
+// CheckMonitorNames is CheckNames for a monitor's queues: one report r counted
+// jobs or failures on exists; Blind ones are not judged.
 func CheckMonitorNames(ctx context.Context, st MonitorSource, p MonitorParams, r Report) error {
 	blind := map[string]bool{}
 	for _, c := range p.Connections {

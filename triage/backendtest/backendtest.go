@@ -353,8 +353,7 @@ func testCancel(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at time
 	// The first attempt waits for progress only; the others also for a delay.
 	delays := append([]time.Duration{-1}, cancelDelays...)
 	for i, delay := range delays {
-		// A queue per attempt: the jobs of an attempt that finished before
-		// its cancel stay out of the way.
+		// A queue per attempt: an attempt finished before its cancel stays apart.
 		queue = fmt.Sprintf("cancel%d", i)
 		ms = moves(LargeBatch, at, 0, queue)
 		ctx, cancel := context.WithCancel(context.Background())

@@ -26,8 +26,7 @@ func (d Decision) String() string {
 	return "wait"
 }
 
-// Canary decides on the rest from the canaries' outcome: Success is the
-// share (0..1] of them that must succeed.
+// Canary decides on the rest: Success is the share (0..1] that must succeed.
 type Canary struct{ Success float64 }
 
 // Needed is how many of n canaries must succeed.
@@ -35,9 +34,8 @@ func (c Canary) Needed(n int) int {
 	return int(math.Ceil(c.Success*float64(n) - 1e-9))
 }
 
-// Decide reads the canaries' counts: Continue once enough are done, Stop as
-// soon as too many failed again for the share to be reached, and, when
-// final (the timeout passed), Stop for anything short of Continue.
+// Decide: Continue once enough are done, Stop once too many failed again to
+// reach the share, and, when final, Stop short of Continue.
 func (c Canary) Decide(n Counts, final bool) Decision {
 	total := n.Pushed - n.Untracked
 	need := c.Needed(total)
@@ -50,8 +48,7 @@ func (c Canary) Decide(n Counts, final bool) Decision {
 	return Wait
 }
 
-// ParseShare reads --canary-success: a percentage ("100%", "80%", "80") or
-// a fraction ("0.8"), in (0, 1].
+// ParseShare reads --canary-success: "80%", "80" or "0.8", in (0, 1].
 func ParseShare(s string) (float64, error) {
 	t := strings.TrimSpace(s)
 	pct := strings.HasSuffix(t, "%")

@@ -43,9 +43,8 @@ func (s State) Settled() bool { return s == Done || s == FailedAgain }
 // writes the failed_jobs row (running the job's failed() hook in between).
 const DefaultSettleGrace = 3 * time.Second
 
-// Observation is one look at the unsettled jobs: those their backends hold
-// (the others are gone, unless Partial says some backend could not read all
-// of a queue), and the uuids found back in failed_jobs.
+// Observation is one look: the jobs backends hold (the others are gone, unless
+// Partial), and the uuids back in failed_jobs.
 type Observation struct {
 	Queued  map[string]triage.JobState
 	Partial bool
@@ -110,8 +109,7 @@ type Follower struct {
 	Interval time.Duration
 	// Timeout: how long jobs may stay unsettled after Close.
 	Timeout time.Duration
-	// OnChange, when set, is told of every look's changes and the counts
-	// after it (from Run's goroutine).
+	// OnChange, when set, is told each look's changes (on Run's goroutine).
 	OnChange func([]Change, Counts)
 
 	mu       sync.Mutex
@@ -133,8 +131,7 @@ func New(src Source, clock Clock, grace time.Duration) *Follower {
 		wake: make(chan struct{}, 1)}
 }
 
-// Add follows more jobs, each waiting. A job without a uuid, or one
-// already followed, is counted but not tracked.
+// Add follows more jobs; one without a uuid, or followed, is only counted.
 func (f *Follower) Add(jobs []triage.Pushed) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -289,9 +286,8 @@ const (
 	Stopped
 )
 
-// Run looks every Interval until Close was called and every job settled,
-// the timeout after Close passed, or stop (when set) returns true after a
-// look. It returns ctx's error when ctx ends first.
+// Run looks every Interval until, after Close, every job settled or the
+// timeout passed, or stop returns true; or ctx ends.
 func (f *Follower) Run(ctx context.Context, stop func(Counts) bool) (Outcome, error) {
 	for {
 		ch, c, err := f.Poll(ctx)

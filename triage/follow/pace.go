@@ -62,8 +62,7 @@ func BatchFor(rate float64) int {
 	return min(max(n, 1), triage.WriteBatch)
 }
 
-// ParseRate reads --rate: "N/s", "N/m", "N/h" or a bare N (per second), N
-// a positive number.
+// ParseRate reads --rate: a positive "N/s", "N/m", "N/h" or N (per second).
 func ParseRate(s string) (float64, error) {
 	t := strings.TrimSpace(s)
 	per := time.Second
@@ -86,9 +85,8 @@ func ParseRate(s string) (float64, error) {
 	return v / per.Seconds(), nil
 }
 
-// ETA estimates how long until every job settled: the pushes still to make
-// at the rate (when paced), and the unsettled jobs at the settle rate so
-// far; ok is false while there is nothing to go by.
+// ETA estimates the time until every job settled: pushes to make at the rate,
+// jobs to settle at the rate so far (ok: known).
 func ETA(c Counts, total int, rate float64, elapsed time.Duration) (time.Duration, bool) {
 	var eta time.Duration
 	if rate > 0 && total > c.Pushed {

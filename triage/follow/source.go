@@ -29,9 +29,8 @@ type ServiceSource struct {
 // legacyScanBatch is the rows a legacy look reads per statement.
 const legacyScanBatch = 500
 
-// NewServiceSource makes the source for a retry before its first push: on
-// a table without a uuid column, the rows of jobs that fail again are the
-// ones after the highest id now.
+// NewServiceSource makes the source before a retry's first push: without a
+// uuid column, jobs failing again are the rows after now's.
 func NewServiceSource(ctx context.Context, svc *triage.Service) (*ServiceSource, error) {
 	s := &ServiceSource{Svc: svc, legacy: svc.Store.Schema().IDMode != triage.IDModeUUID, found: map[string]int64{}}
 	if !s.legacy {
@@ -97,13 +96,11 @@ func (s *ServiceSource) Look(ctx context.Context, jobs []triage.Pushed) (Observa
 	return o, nil
 }
 
-// readNewRows reads the rows added since the last look (legacy tables) and
-// notes each payload uuid's newest row.
+// readNewRows notes each payload uuid's newest row added since the last look.
 func (s *ServiceSource) readNewRows(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// Full: a listing's payload is cut to the windows its class is read
-	// from, which need not hold the uuid.
+	// Full: a listing's payload windows need not hold the uuid.
 	return s.Svc.Store.ScanFailed(ctx, triage.ScanParams{Ascending: true, AfterID: s.after, BatchSize: legacyScanBatch, Full: true},
 		func(r *triage.FailedRow) error {
 			if u := gjson.GetBytes(r.Payload, "uuid").String(); u != "" {

@@ -12,8 +12,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// stateChunk is how many payloads one read of a JobStates call fetches:
-// replies stay small however long a queue is.
+// stateChunk bounds one read of a JobStates call, so replies stay small.
 const stateChunk = 1000
 
 var _ triage.JobStateReader = (*Backend)(nil)

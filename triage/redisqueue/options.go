@@ -29,8 +29,7 @@ type Options struct {
 	// Prefix is the client key prefix (database.redis.options.prefix or the
 	// connection's own), applied to keys only, never to values.
 	Prefix string
-	// MarkerTTL is how long a pushed uuid's marker keeps a re-run from
-	// pushing it again; zero means DefaultMarkerTTL.
+	// MarkerTTL is how long a marker stops a re-run's push (0: DefaultMarkerTTL).
 	MarkerTTL time.Duration
 	// DialTimeout bounds connecting and the ping (0: DefaultDialTimeout).
 	DialTimeout time.Duration
@@ -41,9 +40,8 @@ const (
 	// DefaultHost and DefaultPort are Laravel's REDIS_HOST and REDIS_PORT.
 	DefaultHost = "127.0.0.1"
 	DefaultPort = 6379
-	// DefaultMarkerTTL outlives a run that crashed between pushing and
-	// deleting and is resumed after a weekend; it is Horizon's default
-	// failed-job retention.
+	// DefaultMarkerTTL outlives a crashed run resumed after a weekend; it is
+	// Horizon's default failed-job retention.
 	DefaultMarkerTTL = 7 * 24 * time.Hour
 	// DefaultDialTimeout is the connect timeout when Options leave it zero.
 	DefaultDialTimeout = 5 * time.Second
@@ -83,9 +81,8 @@ func (o Options) resolve() (Options, error) {
 	return o, nil
 }
 
-// applyURL is ConfigurationUrlParser::parseConfiguration for a Redis
-// connection: the URL's components, then its query options, override the
-// fields; what the URL lacks leaves them alone.
+// applyURL is ConfigurationUrlParser::parseConfiguration: the URL's
+// components, then its query options, override the fields.
 func (o Options) applyURL() (Options, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil {

@@ -94,8 +94,7 @@ for g = 1, groups do
 end
 return out`
 
-// Key names under the prefix, as RedisQueue names them, and the marker
-// namespace that is jobtriage's own.
+// Key names under the prefix, RedisQueue's and jobtriage's marker's.
 const (
 	queueKeyPart    = "queues:"
 	notifySuffix    = ":notify"
@@ -391,8 +390,7 @@ func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64,
 	}
 	calls := make([]call, len(groups))
 	for g, idx := range groups {
-		// The script's groups: this call's queues in the order they first
-		// appear, each with its jobs in the order given.
+		// The script's groups: the queues, then their jobs, in first-seen order.
 		queues := groupBy(idx, func(j int) string { return batch[j].Queue })
 		c := call{keys: make([]string, 0, 2*len(queues)+len(idx)), args: make([]any, 0, 2+len(queues)+2*len(idx))}
 		c.args = append(c.args, ttl, len(queues))
@@ -572,9 +570,8 @@ func createdAt(payload []byte) time.Time {
 // scanCount is the COUNT hint of each SCAN step listing queue keys.
 const scanCount = 1000
 
-// Queues lists the queues that hold jobs: a queue's keys exist only while
-// it has ready, delayed or reserved jobs, so a SCAN (in steps, never
-// blocking the server) of the keys under the prefix finds every one.
+// Queues lists the queues that hold jobs (a queue's keys exist only then), by
+// a SCAN of the keys under the prefix.
 func (b *Backend) Queues(ctx context.Context) ([]string, error) {
 	base := b.opts.Prefix + queueKeyPart
 	seen := map[string]bool{}

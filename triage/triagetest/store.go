@@ -25,8 +25,7 @@ import (
 // defaultBatch is the batch a scan or a prune uses when none is given.
 const defaultBatch = 1000
 
-// Row is a failed job to add: FailedAt is Laravel's wall-clock text in
-// the store's location ("2026-11-30 14:28:15").
+// Row is a failed job to add; FailedAt is Laravel's "Y-m-d H:i:s" wall clock.
 type Row struct {
 	UUID       string
 	Connection string
@@ -306,9 +305,8 @@ func (s *Store) raw(rows []row, ids []int64) []triage.RawRow {
 	return out
 }
 
-// TakeBatch implements triage.Store. The fake takes no locks: a second
-// batch taken while one is open sees the same rows (Schema says batches
-// are not concurrent).
+// TakeBatch implements triage.Store without locks: a batch taken while one is
+// open sees the same rows.
 func (s *Store) TakeBatch(ctx context.Context, p triage.BatchParams) (triage.Batch, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
