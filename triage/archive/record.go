@@ -25,8 +25,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// SchemaVersion is the record format's version, written in every record.
-// Readers refuse records of a higher version.
+// SchemaVersion is in every record; readers refuse a higher one.
 const SchemaVersion = 1
 
 // base64Suffix names the variant of a text column whose bytes are not
@@ -131,8 +130,7 @@ func decodeRecord(line []byte) (triage.RawRow, error) {
 	return r, nil
 }
 
-// key identifies a row's content: the same row archived twice has the
-// same key, two rows that differ in any column (the id included) do not.
+// key identifies a row's content, every column (the id included).
 type key [sha256.Size]byte
 
 func keyOf(r triage.RawRow) key {

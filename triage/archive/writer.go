@@ -27,8 +27,7 @@ type Writer struct {
 	path string
 	f    *os.File  // the archive file; nil when writing to stdout
 	out  io.Writer // where records go
-	// syncOut is stdout when it is a regular file (a shell redirect),
-	// which can be fsynced like an archive file.
+	// syncOut is stdout when it is a regular file (a redirect): fsynced too.
 	syncOut *os.File
 	gz      bool
 	size    int64 // bytes of whole records (or members) in the file
@@ -41,8 +40,7 @@ type Writer struct {
 	Existing int64
 	// Cut is the size of a torn tail cut off when the file was opened.
 	Cut int64
-	// Written counts the records this writer added; Skipped the rows it
-	// was given that the archive already held.
+	// Written: records added; Skipped: rows given that the archive held.
 	Written, Skipped int64
 }
 
@@ -108,8 +106,7 @@ func (w *Writer) load() error {
 	if _, err := w.f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
-	// The content decides, whatever the name says: appending must not
-	// mix plain lines and gzip members.
+	// The content decides, not the name: never mix plain lines and gzip.
 	w.gz = n == len(gzipMagic) && bytes.Equal(head, gzipMagic)
 	var good int64
 	if w.gz {
@@ -341,8 +338,7 @@ func (w *Writer) writeEmptyMember() error {
 	return nil
 }
 
-// syncDir fsyncs a directory, so that a file created in it survives a
-// crash of the machine.
+// syncDir fsyncs a directory: a file created in it survives a crash.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {

@@ -22,8 +22,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// Section is one part of the detail: the TUI's tab Name, the heading
-// Title, and its lines.
+// Section is one part of the detail: a TUI tab Name, a heading, lines.
 type Section struct {
 	Name  string
 	Title string
@@ -42,8 +41,7 @@ const (
 	vendorFrame
 )
 
-// line is one entry of a section; its strings are already safe for a
-// terminal.
+// line is one entry of a section; its strings are terminal-safe.
 type line struct {
 	kind         kind
 	depth        int // indent levels
@@ -302,8 +300,7 @@ func apply(f func(string) string, s string) string {
 	return f(s)
 }
 
-// block appends lines, each styled, the first after lead and the others
-// after pad.
+// block appends lines, styled, the first after lead, the others after pad.
 func block(out []string, lead, pad string, style func(string) string, lines []string) []string {
 	for i, l := range lines {
 		if i > 0 {
@@ -327,8 +324,7 @@ func withNote(out []string, note, pad string, style func(string) string, width i
 	return block(out, pad, pad, style, Wrap(note, cut(width, len(pad))))
 }
 
-// cut is the width left after an indent, never under a readable minimum;
-// 0 (no wrapping) stays 0.
+// cut is the width left after an indent, at least minWidth; 0 stays 0.
 func cut(width, used int) int {
 	if width == 0 {
 		return 0

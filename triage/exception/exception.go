@@ -61,8 +61,7 @@ func Parse(text string) Chain {
 	return chain
 }
 
-// Top is the exception that was thrown, the last block; the zero Exception
-// for an empty chain.
+// Top is the exception thrown (the last block); zero for an empty chain.
 func (c Chain) Top() Exception {
 	if len(c) == 0 {
 		return Exception{}
@@ -136,8 +135,7 @@ func parseBlock(block string) Exception {
 	return e
 }
 
-// headerOf is the block text before "Stack trace:", or the whole block when
-// the store cut the text before it.
+// headerOf is the block before "Stack trace:" (all of it if cut before).
 func headerOf(block string) string {
 	if i := strings.Index(block, TraceMarker); i >= 0 {
 		return block[:i]

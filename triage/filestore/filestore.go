@@ -57,8 +57,7 @@ type Store struct {
 	loc     *time.Location
 	missing bool
 	entries []entry // file order: newest first
-	// byUUID is the index of the first (newest) entry with each id, as
-	// Laravel's find() returns the first match.
+	// byUUID: the first (newest) entry of each id, as Laravel's find().
 	byUUID map[string]int
 }
 
@@ -221,8 +220,7 @@ func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRo
 	return s.row(i, true), nil
 }
 
-// ResolveRefs maps uuids and synthesized ids to ids; refs that match
-// nothing are absent.
+// ResolveRefs maps uuids and synthesized ids to ids, leaving out misses.
 func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.Ref]int64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -284,8 +282,7 @@ func (s *Store) Prune(_ context.Context, p triage.PruneParams) iter.Seq2[triage.
 
 var _ triage.Store = (*Store)(nil)
 
-// matcher is a Filter prepared for one pass: the same semantics as the
-// SQL store's WHERE clause.
+// matcher is a Filter prepared for one pass, as the SQL store's WHERE.
 type matcher struct {
 	f            triage.Filter
 	queues       map[string]bool

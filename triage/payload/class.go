@@ -6,8 +6,7 @@ import (
 	"strings"
 )
 
-// maxClassLen bounds the class names JobClass extracts; PHP class names in
-// real applications are far shorter.
+// maxClassLen bounds the class names JobClass extracts (real ones are short).
 const maxClassLen = 512
 
 // The class rule reads four keys, and none of them has a fixed place: PHP

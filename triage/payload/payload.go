@@ -122,8 +122,7 @@ type Envelope struct {
 	Extra []Field
 }
 
-// Parse decodes a payload. It fails (wrapping ErrMalformed) only when raw
-// is not a JSON object.
+// Parse decodes a payload; it fails (ErrMalformed) only on a non-object.
 func Parse(raw []byte) (Envelope, error) {
 	fields, err := topLevel(raw)
 	if err != nil {

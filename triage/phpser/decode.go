@@ -358,8 +358,7 @@ func (d *decoder) array(depth int) (Value, error) {
 	return Value{Kind: Array, Items: items}, err
 }
 
-// items reads the counted "{key value …}" of an array or an object; a key
-// must be an int or a string.
+// items reads an array's or object's "{key value …}"; keys: ints, strings.
 func (d *decoder) items(depth int, what string) ([]Item, error) {
 	// The shortest entry, "i:0;N;", is 6 bytes.
 	n, err := d.count(what, 6)

@@ -144,12 +144,10 @@ func keyWords(name string) []string {
 	return words
 }
 
-// maxKeyName bounds the names Match looks at: longer ones are data, not
-// keys.
+// maxKeyName bounds the names Match looks at: longer ones are data.
 const maxKeyName = 128
 
-// Match reports whether a key name is on the list (the package comment
-// has the rule).
+// Match reports whether a key name is on the list (rule: package comment).
 func (k Keys) Match(name string) bool {
 	if name == "" || len(name) > maxKeyName {
 		return false
@@ -213,8 +211,7 @@ func (k Keys) Text(s string) string {
 	return k.phpText(k.plainText(s))
 }
 
-// phpText masks the string values of listed properties of PHP
-// serializations in text.
+// phpText masks listed properties' string values of PHP serializations.
 func (k Keys) phpText(s string) string {
 	var out strings.Builder
 	pos := 0
@@ -283,8 +280,7 @@ func (k Keys) plainText(s string) string {
 	return out.String()
 }
 
-// maxValue bounds a bracketed value's scan; an unclosed bracket masks to
-// the end of the line.
+// maxValue bounds a bracketed value's scan; an unclosed one masks the line.
 const maxValue = 1 << 16
 
 // valueSpan is the part of s from i that Text masks: inside the quotes of

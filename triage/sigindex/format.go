@@ -211,8 +211,7 @@ func (r *decoder) count(min int) int {
 	return int(n)
 }
 
-// decode reads a file's bytes; errCorrupt when they are not a whole file of
-// this format.
+// decode reads a file; errCorrupt unless it is a whole file of this format.
 func decode(b []byte) (*data, error) {
 	if len(b) < len(magic)+4 || string(b[:len(magic)]) != magic {
 		return nil, errCorrupt

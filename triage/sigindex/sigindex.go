@@ -55,8 +55,7 @@ const (
 	// DefaultMaxSignatures bounds the distinct signatures (each keeps its
 	// display fields, up to a few KB).
 	DefaultMaxSignatures = 100_000
-	// DefaultMaxFiles bounds the tables indexed; the least recently used
-	// file goes first.
+	// DefaultMaxFiles bounds the tables indexed, least recently used out first.
 	DefaultMaxFiles = 32
 	// DefaultRangeMinRows is the id span from which a pass reads ranges at
 	// once: below it a pass takes a second or two, and one range is as
@@ -73,8 +72,7 @@ type Options struct {
 	// Dir holds the index files (created when missing).
 	Dir    string
 	Source triage.IndexSource
-	// Notice receives one-line notices: an index ignored and rebuilt, or
-	// not used. Nil discards them.
+	// Notice gets one-line notices (index rebuilt, not used); nil: none.
 	Notice        func(string)
 	MaxRows       int
 	MaxSignatures int
@@ -194,8 +192,7 @@ func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error)
 			st.Deleted = deleted
 			changed = deleted > 0
 			if late > 0 {
-				// Committed after a higher id was read: read again from
-				// the lowest of them.
+				// Committed after a higher id was read: read again from the lowest.
 				from = min(from, late-1)
 			}
 		}
@@ -428,8 +425,7 @@ func firstError(errs []error) error {
 	return errors.Join(errs...)
 }
 
-// limited turns a builder's bound errors into a notice and
-// triage.ErrIndexUnusable.
+// limited turns bound errors into a notice and triage.ErrIndexUnusable.
 func (ix *Index) limited(err error) error {
 	switch {
 	case errors.Is(err, errTooManyRows):
@@ -471,8 +467,7 @@ func newBuilder(d *data, held map[int64]bool, maxRows, maxSigs, cacheSize int) *
 	return b
 }
 
-// rangeAdd is add for the rows of (after, upTo], which it checks the store
-// kept to.
+// rangeAdd is add for the rows of (after, upTo], checking the store kept to it.
 func (b *builder) rangeAdd(after, upTo int64) func(*triage.FailedRow) error {
 	return func(r *triage.FailedRow) error {
 		if (r.ID <= after && after != noneScanned) || r.ID > upTo {
@@ -575,8 +570,7 @@ func (b *builder) merge(part *data) error {
 	return nil
 }
 
-// save writes the file whole under a temporary name and renames it over
-// the old one, then prunes the directory to MaxFiles.
+// save writes the file whole to a temporary name, renames it, and prunes.
 func (ix *Index) save(path string, d *data) (int, error) {
 	if err := os.MkdirAll(ix.o.Dir, 0o700); err != nil {
 		return 0, err

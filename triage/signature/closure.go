@@ -8,8 +8,7 @@ const closureOpen = "{closure:"
 // closureName is what every closure's name becomes: PHP 8.3's form.
 const closureName = "{closure}"
 
-// queuedClosureSchemes are the pseudo-file schemes of a queued closure,
-// each as it follows closureOpen.
+// queuedClosureSchemes are a queued closure's pseudo-file schemes.
 var queuedClosureSchemes = [...]string{"laravel-serializable-closure://", "closure://"}
 
 // replaceClosureNames is refClosureNames (reference_test.go): a queued
