@@ -74,8 +74,7 @@ func appendRecord(buf *bytes.Buffer, r triage.RawRow, archivedAt time.Time) {
 	buf.WriteString("}\n")
 }
 
-// appendJSONString writes s as a JSON string without HTML escaping (the
-// archive is read by programs and people, not embedded in a page).
+// appendJSONString writes s as a JSON string, without HTML escaping.
 func appendJSONString(buf *bytes.Buffer, s string) {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)

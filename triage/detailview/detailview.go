@@ -195,8 +195,7 @@ func command(d triage.Detail) Section {
 	return s
 }
 
-// exceptions shows the chain as operators read it: the exception that was
-// thrown, then the ones it wrapped.
+// exceptions shows the chain as read: the one thrown, then those it wrapped.
 func exceptions(d triage.Detail, frames int) Section {
 	s := Section{Name: "Exception", Title: "Exception"}
 	add := func(k kind, depth int, v string) { s.lines = append(s.lines, line{kind: k, depth: depth, value: v}) }
@@ -311,8 +310,7 @@ func block(out []string, lead, pad string, style func(string) string, lines []st
 	return out
 }
 
-// withNote puts note after the last line, or under it, after pad, when it
-// does not fit in width.
+// withNote puts note after the last line, or under it after pad if too wide.
 func withNote(out []string, note, pad string, style func(string) string, width int) []string {
 	switch {
 	case note == "":

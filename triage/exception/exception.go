@@ -45,8 +45,7 @@ type Chain []Exception
 
 const nextMarker = "\n\nNext "
 
-// TraceMarker ends a block's header: Head reads only the text before its
-// first occurrence, so a store may cut the text there.
+// TraceMarker ends a block's header: Head needs no text after it.
 const TraceMarker = "\nStack trace:"
 
 // Parse reads the whole text. Empty or blank text gives an empty chain.

@@ -103,8 +103,7 @@ func Open(path string, loc *time.Location) (*Store, error) {
 	return s, nil
 }
 
-// Missing reports whether the file did not exist: no job has failed since
-// the driver was configured (or the path is wrong).
+// Missing: the file did not exist (no failure yet, or a wrong path).
 func (s *Store) Missing() bool { return s.missing }
 
 // Schema describes the file as a failed_jobs table addressed by uuid, with
@@ -197,8 +196,7 @@ func (s *Store) row(i int, full bool) *triage.FailedRow {
 	return r
 }
 
-// GetFailed returns one whole entry by uuid (the newest entry with that
-// id, as Laravel's find) or by synthesized id.
+// GetFailed returns a whole entry by uuid (the newest) or synthesized id.
 func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRow, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

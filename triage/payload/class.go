@@ -164,8 +164,7 @@ func valueAfter(window []byte, key string) ([]byte, bool) {
 	return bytes.TrimLeft(window[len(key):], " \t\r\n"), true
 }
 
-// stringAfter decodes the JSON string after key; false when the value is
-// not a string or does not end inside the window.
+// stringAfter decodes the JSON string after key, if it ends in the window.
 func stringAfter(window []byte, key string) (string, bool) {
 	v, ok := valueAfter(window, key)
 	if !ok || len(v) == 0 || v[0] != '"' {

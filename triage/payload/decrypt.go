@@ -18,8 +18,7 @@ import (
 // ErrDecrypt is wrapped by every DecryptCommand failure.
 var ErrDecrypt = errors.New("cannot decrypt job command")
 
-// ErrInvalidMAC means the key is not the one that encrypted the command (or
-// the command was altered): Laravel's "The MAC is invalid."
+// ErrInvalidMAC: a wrong key or an altered command ("The MAC is invalid.").
 var ErrInvalidMAC = fmt.Errorf("%w: the MAC is invalid (wrong APP_KEY?)", ErrDecrypt)
 
 // DecryptCommand decrypts the data.command of a ShouldBeEncrypted job the

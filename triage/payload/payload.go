@@ -64,8 +64,7 @@ func wrapperKind(class string) (Kind, bool) {
 	return Unknown, false
 }
 
-// LogContextKey is the top-level key Laravel's Context (11+) adds to every
-// payload dispatched while it holds data.
+// LogContextKey is the top-level key of Laravel's Context (11+), when set.
 const LogContextKey = "illuminate:log:context"
 
 // CallQueuedHandler is the "job" of every object payload.

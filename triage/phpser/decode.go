@@ -94,8 +94,7 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.kind }
 
-// Decode reads exactly one value that must span all of s, within limits
-// that fit the largest real Laravel commands with a wide margin.
+// Decode reads one value spanning s, within limits wide for real commands.
 func Decode(s string) (Value, error) {
 	return DecodeWithLimits(s, Limits{MaxDepth: 64, MaxNodes: 200_000})
 }

@@ -39,8 +39,7 @@ func DefaultKeyNames() []string {
 		"cookie", "card", "cvv", "iban", "ssn"}
 }
 
-// Keys is a list of key names whose values are redacted. The zero Keys is
-// the default list (DefaultKeyNames).
+// Keys lists key names whose values are redacted; zero Keys: the defaults.
 type Keys struct {
 	entries []string // lower case, letters and digits only
 }
@@ -182,8 +181,7 @@ func (k Keys) Match(name string) bool {
 // slower (4 µs a byte with a bound of 128, measured).
 var textKeyRE = regexp.MustCompile(`(?:\\?"([^"'\\\n\]]+)\\?"|'([^"'\\\n\]]+)'|\[\s*["']?([^"'\\\n\[\]]+?)["']?\s*\]|([\p{L}\p{N}_.\-]+))(\s*(?:=>|:|=)[ \t]*)`)
 
-// authScheme reports whether a word starts an Authorization value; the
-// token after it is part of the value.
+// authScheme: word starts an Authorization value, the next token with it.
 func authScheme(word string) bool {
 	switch strings.ToLower(word) {
 	case "bearer", "basic", "token", "digest", "apikey":
@@ -340,8 +338,7 @@ func lineEnd(s string, i int) int {
 	return len(s)
 }
 
-// bracketEnd is the end of the balanced [..] or {..} at i, quotes
-// respected; an unbalanced one ends at the line's end.
+// bracketEnd ends the balanced [..] or {..} at i (quotes kept), or the line.
 func bracketEnd(s string, i int) int {
 	depth := 0
 	var quote byte

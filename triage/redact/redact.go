@@ -180,8 +180,7 @@ type span struct {
 	repl       string
 }
 
-// apply replaces the spans of s, each run of spans that overlap or touch
-// by the first one's repl.
+// apply replaces each run of spans that overlap or touch by its first repl.
 func apply(s string, spans []span) string {
 	if len(spans) == 0 {
 		return s

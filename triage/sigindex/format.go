@@ -51,8 +51,7 @@ type data struct {
 	nanos map[int64]int32
 }
 
-// place is where a row failed: its queue and connection, and which of
-// them are NULL (placeNullQueue, placeNullConnection).
+// place is a row's queue and connection, and which are NULL (placeNull…).
 type place struct {
 	queue, connection string
 	nulls             uint8

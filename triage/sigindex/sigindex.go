@@ -52,8 +52,7 @@ const (
 	// DefaultMaxRows bounds the rows one index holds (about 24 bytes each
 	// in memory, under 10 on disk); a larger table is grouped by a pass.
 	DefaultMaxRows = 4_000_000
-	// DefaultMaxSignatures bounds the distinct signatures (each keeps its
-	// display fields, up to a few KB).
+	// DefaultMaxSignatures bounds distinct signatures (up to a few KB each).
 	DefaultMaxSignatures = 100_000
 	// DefaultMaxFiles bounds the tables indexed, least recently used out first.
 	DefaultMaxFiles = 32
