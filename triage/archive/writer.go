@@ -160,9 +160,8 @@ func (w *Writer) loadPlain() (int64, error) {
 	}
 }
 
-// countingReader counts the bytes read from the file, so that the end of
-// each gzip member is known (the bufio.Reader above it is the
-// io.ByteReader flate reads from, so nothing reads ahead of it).
+// countingReader counts the bytes read, so each gzip member's end is known
+// (the bufio.Reader above it is flate's io.ByteReader: no read-ahead).
 type countingReader struct {
 	r io.Reader
 	n int64

@@ -254,8 +254,7 @@ func optInt(p *int, unset string) string {
 }
 
 // Style colours the parts of a line; a nil function leaves them plain.
-// Styling adds no text, so what is printed is the same however it is
-// styled.
+// Styling adds no text, so the text printed is the same however styled.
 type Style struct {
 	Title   func(string) string // a section's heading
 	Label   func(string) string // a field's label

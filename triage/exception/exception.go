@@ -95,9 +95,8 @@ func (e Exception) Location() string {
 	return e.File + ":" + strconv.Itoa(e.Line)
 }
 
-// blocks cuts the text at every "\n\nNext " that directly follows a stack
-// frame line. A message that itself contains "\n\nNext " does not follow a
-// frame, so it stays inside its block.
+// blocks cuts the text at every "\n\nNext " right after a stack frame line;
+// one inside a message follows no frame and stays in its block.
 func blocks(text string) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		start := 0

@@ -107,8 +107,7 @@ func Open(path string, loc *time.Location) (*Store, error) {
 func (s *Store) Missing() bool { return s.missing }
 
 // Schema describes the file as a failed_jobs table addressed by uuid, with
-// no jobs table (retry and monitor need one). FailedTable is the path, for
-// messages that name where failed jobs live.
+// no jobs table (retry and monitor need one); FailedTable is the path.
 func (s *Store) Schema() triage.Schema {
 	return triage.Schema{Dialect: Dialect, FailedTable: s.path, IDMode: triage.IDModeUUID}
 }

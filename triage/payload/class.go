@@ -154,9 +154,8 @@ func JobClass(raw []byte) string {
 	return ""
 }
 
-// valueAfter is the JSON text after key at the start of a window, with
-// leading JSON whitespace skipped; false when the window does not start
-// with key.
+// valueAfter is the JSON text after key at the start of a window, leading
+// whitespace skipped; false when the window does not start with key.
 func valueAfter(window []byte, key string) ([]byte, bool) {
 	if !bytes.HasPrefix(window, []byte(key)) {
 		return nil, false

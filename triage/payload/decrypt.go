@@ -142,9 +142,8 @@ func openGCM(block cipher.Block, iv, value []byte, tagB64 string) ([]byte, error
 	return plain, nil
 }
 
-// unwrapSerializedString undoes the serialize() Encrypter::encrypt applies to
-// its input: `s:N:"O:…";` → `O:…`. Plaintext that is not a serialized
-// string is returned as it is.
+// unwrapSerializedString undoes Encrypter::encrypt's serialize():
+// `s:N:"O:…";` → `O:…`; other plaintext is returned as it is.
 func unwrapSerializedString(plain string) (string, error) {
 	if !strings.HasPrefix(plain, "s:") {
 		return plain, nil

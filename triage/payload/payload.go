@@ -105,9 +105,8 @@ type Envelope struct {
 	// 13.0+), nil when absent. On 13.x the worker reads it from the payload:
 	// when true, a job whose model is gone is deleted with no failure row.
 	DeleteWhenMissingModels *bool
-	// LogContext is the raw "illuminate:log:context" value (Laravel's
-	// Context, hidden entries included: unique jobs keep their lock there);
-	// nil when absent.
+	// LogContext is the raw "illuminate:log:context" value, nil when absent
+	// (Context, hidden entries too: unique jobs keep their lock there).
 	LogContext json.RawMessage
 	ID         string // the Redis job id ("" for database payloads)
 	Attempts   *int   // Redis payloads only

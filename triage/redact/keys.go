@@ -109,9 +109,8 @@ func normalizeKey(s string) string {
 	return b.String()
 }
 
-// keyWords splits a key name into lower-case words: at every character
-// other than a letter or digit, and at camelCase humps ("apiKey",
-// "APIKey" → api, key).
+// keyWords splits a key name into lower-case words at every non-letter,
+// non-digit and at camelCase humps ("apiKey", "APIKey" → api, key).
 func keyWords(name string) []string {
 	if i := strings.LastIndexByte(name, 0); i >= 0 {
 		name = name[i+1:] // PHP's "\0*\0prop" and "\0Class\0prop"
@@ -388,8 +387,7 @@ func (k Keys) JSON(doc []byte) []byte {
 }
 
 // jsonEdits appends, in document order, the edits that mask v (at depth)
-// and the values in it; false when the document is deeper than
-// maxJSONDepth.
+// and the values in it; false when deeper than maxJSONDepth.
 func (k Keys) jsonEdits(v gjson.Result, depth int, edits *[]span) bool {
 	if depth > maxJSONDepth {
 		return false

@@ -57,8 +57,7 @@ const (
 	// DefaultMaxFiles bounds the tables indexed, least recently used out first.
 	DefaultMaxFiles = 32
 	// DefaultRangeMinRows is the id span from which a pass reads ranges at
-	// once: below it a pass takes a second or two, and one range is as
-	// quick.
+	// once: below it a pass takes a second or two, as quick in one range.
 	DefaultRangeMinRows = 200_000
 	// normalizeCacheSize is the signature.Cache of one pass: repeats are
 	// mostly recent, and a bigger cache is most of a cold pass's memory.
@@ -224,9 +223,8 @@ func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error)
 	return &view{d: d, loc: loc, st: st}, nil
 }
 
-// load reads the table's file; nil when there is none or it cannot serve
-// (another definition, another table, unreadable), with a notice for the
-// latter ones.
+// load reads the table's file; nil when there is none, or, with a notice,
+// when it cannot serve (another definition or table, unreadable).
 func (ix *Index) load(path, key string, id triage.TableIdentity) *data {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {

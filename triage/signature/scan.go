@@ -355,9 +355,8 @@ func classRun(s []byte, i, n int, class byte) bool {
 	return true
 }
 
-// uuidAt:
-// (?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b at
-// its first "-", d.
+// uuidAt: (?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b
+// at its first "-", d.
 func uuidAt(s []byte, d, pos int) (int, int) {
 	p := d - 8
 	if p < pos || p+36 > len(s) || s[p+13] != '-' || s[p+18] != '-' || s[p+23] != '-' ||
