@@ -225,10 +225,9 @@ func (w *Writer) loadGzip() (int64, error) {
 	}
 }
 
-// Write appends the rows the archive does not hold yet and makes them
-// durable (fsync) before it returns; only then may the caller delete
-// them. On an error nothing of the batch stays in the file, and the
-// writer refuses further batches.
+// Write appends the rows the archive lacks and fsyncs them before it
+// returns (only then may the caller delete them). On an error nothing of
+// the batch stays in the file, and the writer refuses further batches.
 func (w *Writer) Write(rows []triage.RawRow) error {
 	if w.broken != nil {
 		return w.broken

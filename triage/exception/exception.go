@@ -68,10 +68,9 @@ func (c Chain) Top() Exception {
 	return c[len(c)-1]
 }
 
-// TopBlock returns the text of the last "Next " block (without the "Next "
-// prefix), or the whole text when there is only one exception. (A block
-// boundary depends on where the previous block began, so the scan runs
-// forward.)
+// TopBlock returns the text of the last "Next " block (without "Next "), or
+// the whole text for one exception. (A boundary depends on where the block
+// before began, so the scan runs forward.)
 func TopBlock(text string) (top string) {
 	for b := range blocks(text) {
 		top = b

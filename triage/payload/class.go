@@ -117,11 +117,10 @@ func cutChars(raw []byte, n int) []byte {
 }
 
 // JobClass returns the class to display for a payload, by the rule
-// displayName (its last occurrence, as PHP reads duplicate keys) → the class at the head of data.command when it is a
-// serialized object ("O:…") → data.commandName → job; "" when none can be
-// read. raw is a whole payload or the class windows a listing read
-// (ClassWindows); a whole payload is cut into windows first, so both give
-// the same answer.
+// displayName (its last occurrence, as PHP reads duplicate keys) → the class
+// at the head of data.command when it is a serialized object ("O:…") →
+// data.commandName → job; "" when none can be read. raw is a whole payload,
+// cut into windows first, or the class windows a listing read: one answer.
 func JobClass(raw []byte) string {
 	if len(raw) == 0 || raw[0] != ClassWindowSep {
 		// The displayName window decides for nearly every payload: read it

@@ -275,12 +275,10 @@ func (d *decoder) count(what string, minBytesEach int) (int, error) {
 	return int(n), nil
 }
 
-// maxPrealloc caps the capacity reserved from a declared count. A count is
+// maxPrealloc caps the capacity reserved from a declared count: a count is
 // only checked against the bytes left, and an Item is far larger than the 6
-// bytes an entry needs, so nested arrays that each declare the whole
-// remaining input would reserve hundreds of times the input's size before a
-// single entry is read. Beyond the cap, append grows with what is really
-// there.
+// bytes of an entry, so nested arrays each declaring all the input would
+// reserve hundreds of times its size. Past the cap, append grows as needed.
 const maxPrealloc = 256
 
 func prealloc(n int) int {

@@ -12,9 +12,8 @@ const closureName = "{closure}"
 var queuedClosureSchemes = [...]string{"laravel-serializable-closure://", "closure://"}
 
 // replaceClosureNames is refClosureNames (reference_test.go): a queued
-// closure's name, {closure:<scheme>://<source>}:<line>}, then, until none
-// is left, the innermost names {closure:<no space or brace>:<line>} become
-// {closure}.
+// closure's name {closure:<scheme>://<source>}:<line>}, then, until none is
+// left, the innermost {closure:<no space or brace>:<line>}, become {closure}.
 func replaceClosureNames(dst, s []byte) ([]byte, bool) {
 	if !bytes.Contains(s, []byte(closureOpen)) {
 		return s, false
