@@ -7,8 +7,7 @@ import (
 	"os"
 )
 
-// lockFile: no advisory lock here; the operator must not run two archived
-// deletes into one file at once.
+// lockFile: no lock here; never run two archived deletes into one file.
 func lockFile(*os.File) error { return nil }
 
 // errSyncUnsupported: directories cannot be fsynced here.

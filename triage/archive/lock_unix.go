@@ -7,12 +7,10 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive lock on the archive without waiting: two
-// runs appending to one archive at once would interleave their batches.
+// lockFile locks the archive without waiting: two writers would interleave.
 func lockFile(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 }
 
-// errSyncUnsupported is what fsync of a directory returns where a file
-// system cannot (it is then not needed).
+// errSyncUnsupported: a file system that cannot fsync a directory needn't.
 var errSyncUnsupported = syscall.EINVAL

@@ -12,8 +12,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// readBuffer is the read buffer of a reader; lines longer than it (large
-// payloads) are read whole all the same.
+// readBuffer is a reader's buffer; longer lines are read whole all the same.
 const readBuffer = 64 << 10
 
 // gzipMagic opens every gzip member (RFC 1952).

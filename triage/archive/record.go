@@ -25,8 +25,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// SchemaVersion is the record format's version, written in every record.
-// Readers refuse records of a higher version.
+// SchemaVersion is in every record; readers refuse a higher one.
 const SchemaVersion = 1
 
 // base64Suffix names the variant of a text column whose bytes are not
@@ -75,8 +74,7 @@ func appendRecord(buf *bytes.Buffer, r triage.RawRow, archivedAt time.Time) {
 	buf.WriteString("}\n")
 }
 
-// appendJSONString writes s as a JSON string without HTML escaping (the
-// archive is read by programs and people, not embedded in a page).
+// appendJSONString writes s as a JSON string, without HTML escaping.
 func appendJSONString(buf *bytes.Buffer, s string) {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
@@ -131,8 +129,7 @@ func decodeRecord(line []byte) (triage.RawRow, error) {
 	return r, nil
 }
 
-// key identifies a row's content: the same row archived twice has the
-// same key, two rows that differ in any column (the id included) do not.
+// key identifies a row's content, every column (the id included).
 type key [sha256.Size]byte
 
 func keyOf(r triage.RawRow) key {

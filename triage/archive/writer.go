@@ -27,8 +27,7 @@ type Writer struct {
 	path string
 	f    *os.File  // the archive file; nil when writing to stdout
 	out  io.Writer // where records go
-	// syncOut is stdout when it is a regular file (a shell redirect),
-	// which can be fsynced like an archive file.
+	// syncOut is stdout when it is a regular file (a redirect): fsynced too.
 	syncOut *os.File
 	gz      bool
 	size    int64 // bytes of whole records (or members) in the file
@@ -41,8 +40,7 @@ type Writer struct {
 	Existing int64
 	// Cut is the size of a torn tail cut off when the file was opened.
 	Cut int64
-	// Written counts the records this writer added; Skipped the rows it
-	// was given that the archive already held.
+	// Written: records added; Skipped: rows given that the archive held.
 	Written, Skipped int64
 }
 
@@ -108,8 +106,7 @@ func (w *Writer) load() error {
 	if _, err := w.f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
-	// The content decides, whatever the name says: appending must not
-	// mix plain lines and gzip members.
+	// The content decides, not the name: never mix plain lines and gzip.
 	w.gz = n == len(gzipMagic) && bytes.Equal(head, gzipMagic)
 	var good int64
 	if w.gz {
@@ -163,9 +160,8 @@ func (w *Writer) loadPlain() (int64, error) {
 	}
 }
 
-// countingReader counts the bytes read from the file, so that the end of
-// each gzip member is known (the bufio.Reader above it is the
-// io.ByteReader flate reads from, so nothing reads ahead of it).
+// countingReader counts the bytes read, so each gzip member's end is known
+// (the bufio.Reader above it is flate's io.ByteReader: no read-ahead).
 type countingReader struct {
 	r io.Reader
 	n int64
@@ -229,10 +225,9 @@ func (w *Writer) loadGzip() (int64, error) {
 	}
 }
 
-// Write appends the rows the archive does not hold yet and makes them
-// durable (fsync) before it returns; only then may the caller delete
-// them. On an error nothing of the batch stays in the file, and the
-// writer refuses further batches.
+// Write appends the rows the archive lacks and fsyncs them before it
+// returns (only then may the caller delete them). On an error nothing of
+// the batch stays in the file, and the writer refuses further batches.
 func (w *Writer) Write(rows []triage.RawRow) error {
 	if w.broken != nil {
 		return w.broken
@@ -341,8 +336,7 @@ func (w *Writer) writeEmptyMember() error {
 	return nil
 }
 
-// syncDir fsyncs a directory, so that a file created in it survives a
-// crash of the machine.
+// syncDir fsyncs a directory: a file created in it survives a crash.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {

@@ -22,8 +22,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// Section is one part of the detail: the TUI's tab Name, the heading
-// Title, and its lines.
+// Section is one part of the detail: a TUI tab Name, a heading, lines.
 type Section struct {
 	Name  string
 	Title string
@@ -42,8 +41,7 @@ const (
 	vendorFrame
 )
 
-// line is one entry of a section; its strings are already safe for a
-// terminal.
+// line is one entry of a section; its strings are terminal-safe.
 type line struct {
 	kind         kind
 	depth        int // indent levels
@@ -197,8 +195,7 @@ func command(d triage.Detail) Section {
 	return s
 }
 
-// exceptions shows the chain as operators read it: the exception that was
-// thrown, then the ones it wrapped.
+// exceptions shows the chain as read: the one thrown, then those it wrapped.
 func exceptions(d triage.Detail, frames int) Section {
 	s := Section{Name: "Exception", Title: "Exception"}
 	add := func(k kind, depth int, v string) { s.lines = append(s.lines, line{kind: k, depth: depth, value: v}) }
@@ -257,8 +254,7 @@ func optInt(p *int, unset string) string {
 }
 
 // Style colours the parts of a line; a nil function leaves them plain.
-// Styling adds no text, so what is printed is the same however it is
-// styled.
+// Styling adds no text, so the text printed is the same however styled.
 type Style struct {
 	Title   func(string) string // a section's heading
 	Label   func(string) string // a field's label
@@ -302,8 +298,7 @@ func apply(f func(string) string, s string) string {
 	return f(s)
 }
 
-// block appends lines, each styled, the first after lead and the others
-// after pad.
+// block appends lines, styled, the first after lead, the others after pad.
 func block(out []string, lead, pad string, style func(string) string, lines []string) []string {
 	for i, l := range lines {
 		if i > 0 {
@@ -314,8 +309,7 @@ func block(out []string, lead, pad string, style func(string) string, lines []st
 	return out
 }
 
-// withNote puts note after the last line, or under it, after pad, when it
-// does not fit in width.
+// withNote puts note after the last line, or under it after pad if too wide.
 func withNote(out []string, note, pad string, style func(string) string, width int) []string {
 	switch {
 	case note == "":
@@ -327,8 +321,7 @@ func withNote(out []string, note, pad string, style func(string) string, width i
 	return block(out, pad, pad, style, Wrap(note, cut(width, len(pad))))
 }
 
-// cut is the width left after an indent, never under a readable minimum;
-// 0 (no wrapping) stays 0.
+// cut is the width left after an indent, at least minWidth; 0 stays 0.
 func cut(width, used int) int {
 	if width == 0 {
 		return 0

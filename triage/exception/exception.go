@@ -45,8 +45,7 @@ type Chain []Exception
 
 const nextMarker = "\n\nNext "
 
-// TraceMarker ends a block's header: Head reads only the text before its
-// first occurrence, so a store may cut the text there.
+// TraceMarker ends a block's header: Head needs no text after it.
 const TraceMarker = "\nStack trace:"
 
 // Parse reads the whole text. Empty or blank text gives an empty chain.
@@ -61,8 +60,7 @@ func Parse(text string) Chain {
 	return chain
 }
 
-// Top is the exception that was thrown, the last block; the zero Exception
-// for an empty chain.
+// Top is the exception thrown (the last block); zero for an empty chain.
 func (c Chain) Top() Exception {
 	if len(c) == 0 {
 		return Exception{}
@@ -70,10 +68,9 @@ func (c Chain) Top() Exception {
 	return c[len(c)-1]
 }
 
-// TopBlock returns the text of the last "Next " block (without the "Next "
-// prefix), or the whole text when there is only one exception. (A block
-// boundary depends on where the previous block began, so the scan runs
-// forward.)
+// TopBlock returns the text of the last "Next " block (without "Next "), or
+// the whole text for one exception. (A boundary depends on where the block
+// before began, so the scan runs forward.)
 func TopBlock(text string) (top string) {
 	for b := range blocks(text) {
 		top = b
@@ -97,9 +94,8 @@ func (e Exception) Location() string {
 	return e.File + ":" + strconv.Itoa(e.Line)
 }
 
-// blocks cuts the text at every "\n\nNext " that directly follows a stack
-// frame line. A message that itself contains "\n\nNext " does not follow a
-// frame, so it stays inside its block.
+// blocks cuts the text at every "\n\nNext " right after a stack frame line;
+// one inside a message follows no frame and stays in its block.
 func blocks(text string) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		start := 0
@@ -136,8 +132,7 @@ func parseBlock(block string) Exception {
 	return e
 }
 
-// headerOf is the block text before "Stack trace:", or the whole block when
-// the store cut the text before it.
+// headerOf is the block before "Stack trace:" (all of it if cut before).
 func headerOf(block string) string {
 	if i := strings.Index(block, TraceMarker); i >= 0 {
 		return block[:i]

@@ -57,8 +57,7 @@ type Store struct {
 	loc     *time.Location
 	missing bool
 	entries []entry // file order: newest first
-	// byUUID is the index of the first (newest) entry with each id, as
-	// Laravel's find() returns the first match.
+	// byUUID: the first (newest) entry of each id, as Laravel's find().
 	byUUID map[string]int
 }
 
@@ -104,13 +103,11 @@ func Open(path string, loc *time.Location) (*Store, error) {
 	return s, nil
 }
 
-// Missing reports whether the file did not exist: no job has failed since
-// the driver was configured (or the path is wrong).
+// Missing: the file did not exist (no failure yet, or a wrong path).
 func (s *Store) Missing() bool { return s.missing }
 
 // Schema describes the file as a failed_jobs table addressed by uuid, with
-// no jobs table (retry and monitor need one). FailedTable is the path, for
-// messages that name where failed jobs live.
+// no jobs table (retry and monitor need one); FailedTable is the path.
 func (s *Store) Schema() triage.Schema {
 	return triage.Schema{Dialect: Dialect, FailedTable: s.path, IDMode: triage.IDModeUUID}
 }
@@ -198,8 +195,7 @@ func (s *Store) row(i int, full bool) *triage.FailedRow {
 	return r
 }
 
-// GetFailed returns one whole entry by uuid (the newest entry with that
-// id, as Laravel's find) or by synthesized id.
+// GetFailed returns a whole entry by uuid (the newest) or synthesized id.
 func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRow, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -221,8 +217,7 @@ func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRo
 	return s.row(i, true), nil
 }
 
-// ResolveRefs maps uuids and synthesized ids to ids; refs that match
-// nothing are absent.
+// ResolveRefs maps uuids and synthesized ids to ids, leaving out misses.
 func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.Ref]int64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -284,8 +279,7 @@ func (s *Store) Prune(_ context.Context, p triage.PruneParams) iter.Seq2[triage.
 
 var _ triage.Store = (*Store)(nil)
 
-// matcher is a Filter prepared for one pass: the same semantics as the
-// SQL store's WHERE clause.
+// matcher is a Filter prepared for one pass, as the SQL store's WHERE.
 type matcher struct {
 	f            triage.Filter
 	queues       map[string]bool

@@ -26,12 +26,10 @@ const (
 	retryDelay   = 50 * time.Millisecond
 )
 
-// testHookDecoded, when set by a test, runs between decoding the file and
-// checking whether it changed meanwhile.
+// testHookDecoded (tests) runs after decoding, before the change check.
 var testHookDecoded func()
 
-// readFile reads and decodes the file. The error wraps os.ErrNotExist when
-// the file is missing.
+// readFile reads and decodes the file; a missing one is os.ErrNotExist.
 func readFile(path string, loc *time.Location) ([]entry, error) {
 	for attempt := 1; ; attempt++ {
 		entries, changed, err := readOnce(path, loc)
@@ -42,8 +40,7 @@ func readFile(path string, loc *time.Location) ([]entry, error) {
 	}
 }
 
-// readOnce reads the file once. changed reports that the file's size or
-// modification time moved while it was read.
+// readOnce reads the file once; changed: its size or mtime moved meanwhile.
 func readOnce(path string, loc *time.Location) (entries []entry, changed bool, err error) {
 	// Stat first: opening a FIFO would block until someone writes to it.
 	before, err := os.Stat(path)
@@ -92,8 +89,7 @@ func tooLarge(path string, size int64) error {
 		showPath(path), MaxFileBytes>>20, size)
 }
 
-// showPath is the path as an error shows it: quoted only when it holds
-// characters that would break the one-line message.
+// showPath quotes path only where it would break a one-line message.
 func showPath(path string) string {
 	if q := strconv.Quote(path); q[1:len(q)-1] != path {
 		return q
@@ -423,8 +419,7 @@ func (c *checkedReader) check(b []byte, start int64, eof bool) (int64, bool) {
 	return 0, true
 }
 
-// phpTrimmed reports whether PHP's trim() strips c: Laravel reads a file
-// holding only such bytes as no failed jobs.
+// phpTrimmed: PHP's trim() strips c (a file of only those is no jobs).
 func phpTrimmed(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0 || c == '\x0b'
 }

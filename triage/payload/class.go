@@ -6,8 +6,7 @@ import (
 	"strings"
 )
 
-// maxClassLen bounds the class names JobClass extracts; PHP class names in
-// real applications are far shorter.
+// maxClassLen bounds the class names JobClass extracts (real ones are short).
 const maxClassLen = 512
 
 // The class rule reads four keys, and none of them has a fixed place: PHP
@@ -118,11 +117,10 @@ func cutChars(raw []byte, n int) []byte {
 }
 
 // JobClass returns the class to display for a payload, by the rule
-// displayName (its last occurrence, as PHP reads duplicate keys) → the class at the head of data.command when it is a
-// serialized object ("O:…") → data.commandName → job; "" when none can be
-// read. raw is a whole payload or the class windows a listing read
-// (ClassWindows); a whole payload is cut into windows first, so both give
-// the same answer.
+// displayName (its last occurrence, as PHP reads duplicate keys) → the class
+// at the head of data.command when it is a serialized object ("O:…") →
+// data.commandName → job; "" when none can be read. raw is a whole payload,
+// cut into windows first, or the class windows a listing read: one answer.
 func JobClass(raw []byte) string {
 	if len(raw) == 0 || raw[0] != ClassWindowSep {
 		// The displayName window decides for nearly every payload: read it
@@ -155,9 +153,8 @@ func JobClass(raw []byte) string {
 	return ""
 }
 
-// valueAfter is the JSON text after key at the start of a window, with
-// leading JSON whitespace skipped; false when the window does not start
-// with key.
+// valueAfter is the JSON text after key at the start of a window, leading
+// whitespace skipped; false when the window does not start with key.
 func valueAfter(window []byte, key string) ([]byte, bool) {
 	if !bytes.HasPrefix(window, []byte(key)) {
 		return nil, false
@@ -165,8 +162,7 @@ func valueAfter(window []byte, key string) ([]byte, bool) {
 	return bytes.TrimLeft(window[len(key):], " \t\r\n"), true
 }
 
-// stringAfter decodes the JSON string after key; false when the value is
-// not a string or does not end inside the window.
+// stringAfter decodes the JSON string after key, if it ends in the window.
 func stringAfter(window []byte, key string) (string, bool) {
 	v, ok := valueAfter(window, key)
 	if !ok || len(v) == 0 || v[0] != '"' {

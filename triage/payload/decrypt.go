@@ -18,8 +18,7 @@ import (
 // ErrDecrypt is wrapped by every DecryptCommand failure.
 var ErrDecrypt = errors.New("cannot decrypt job command")
 
-// ErrInvalidMAC means the key is not the one that encrypted the command (or
-// the command was altered): Laravel's "The MAC is invalid."
+// ErrInvalidMAC: a wrong key or an altered command ("The MAC is invalid.").
 var ErrInvalidMAC = fmt.Errorf("%w: the MAC is invalid (wrong APP_KEY?)", ErrDecrypt)
 
 // DecryptCommand decrypts the data.command of a ShouldBeEncrypted job the
@@ -143,9 +142,8 @@ func openGCM(block cipher.Block, iv, value []byte, tagB64 string) ([]byte, error
 	return plain, nil
 }
 
-// unwrapSerializedString undoes the serialize() Encrypter::encrypt applies to
-// its input: `s:N:"O:…";` → `O:…`. Plaintext that is not a serialized
-// string is returned as it is.
+// unwrapSerializedString undoes Encrypter::encrypt's serialize():
+// `s:N:"O:…";` → `O:…`; other plaintext is returned as it is.
 func unwrapSerializedString(plain string) (string, error) {
 	if !strings.HasPrefix(plain, "s:") {
 		return plain, nil

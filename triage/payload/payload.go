@@ -64,8 +64,7 @@ func wrapperKind(class string) (Kind, bool) {
 	return Unknown, false
 }
 
-// LogContextKey is the top-level key Laravel's Context (11+) adds to every
-// payload dispatched while it holds data.
+// LogContextKey is the top-level key of Laravel's Context (11+), when set.
 const LogContextKey = "illuminate:log:context"
 
 // CallQueuedHandler is the "job" of every object payload.
@@ -106,9 +105,8 @@ type Envelope struct {
 	// 13.0+), nil when absent. On 13.x the worker reads it from the payload:
 	// when true, a job whose model is gone is deleted with no failure row.
 	DeleteWhenMissingModels *bool
-	// LogContext is the raw "illuminate:log:context" value (Laravel's
-	// Context, hidden entries included: unique jobs keep their lock there);
-	// nil when absent.
+	// LogContext is the raw "illuminate:log:context" value, nil when absent
+	// (Context, hidden entries too: unique jobs keep their lock there).
 	LogContext json.RawMessage
 	ID         string // the Redis job id ("" for database payloads)
 	Attempts   *int   // Redis payloads only
@@ -122,8 +120,7 @@ type Envelope struct {
 	Extra []Field
 }
 
-// Parse decodes a payload. It fails (wrapping ErrMalformed) only when raw
-// is not a JSON object.
+// Parse decodes a payload; it fails (ErrMalformed) only on a non-object.
 func Parse(raw []byte) (Envelope, error) {
 	fields, err := topLevel(raw)
 	if err != nil {

@@ -66,8 +66,7 @@ func TagNeedles(tag string) []string {
 	return appendPiece(out, cur.String())
 }
 
-// appendPiece adds a needle piece unless it is empty or a lone quote, which
-// every payload contains.
+// appendPiece adds a needle piece unless it is "" or `"` (in every payload).
 func appendPiece(out []string, piece string) []string {
 	if piece == "" || piece == `"` {
 		return out

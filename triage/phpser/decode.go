@@ -94,8 +94,7 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.kind }
 
-// Decode reads exactly one value that must span all of s, within limits
-// that fit the largest real Laravel commands with a wide margin.
+// Decode reads one value spanning s, within limits wide for real commands.
 func Decode(s string) (Value, error) {
 	return DecodeWithLimits(s, Limits{MaxDepth: 64, MaxNodes: 200_000})
 }
@@ -276,12 +275,10 @@ func (d *decoder) count(what string, minBytesEach int) (int, error) {
 	return int(n), nil
 }
 
-// maxPrealloc caps the capacity reserved from a declared count. A count is
+// maxPrealloc caps the capacity reserved from a declared count: a count is
 // only checked against the bytes left, and an Item is far larger than the 6
-// bytes an entry needs, so nested arrays that each declare the whole
-// remaining input would reserve hundreds of times the input's size before a
-// single entry is read. Beyond the cap, append grows with what is really
-// there.
+// bytes of an entry, so nested arrays each declaring all the input would
+// reserve hundreds of times its size. Past the cap, append grows as needed.
 const maxPrealloc = 256
 
 func prealloc(n int) int {
@@ -358,8 +355,7 @@ func (d *decoder) array(depth int) (Value, error) {
 	return Value{Kind: Array, Items: items}, err
 }
 
-// items reads the counted "{key value …}" of an array or an object; a key
-// must be an int or a string.
+// items reads an array's or object's "{key value …}"; keys: ints, strings.
 func (d *decoder) items(depth int, what string) ([]Item, error) {
 	// The shortest entry, "i:0;N;", is 6 bytes.
 	n, err := d.count(what, 6)

@@ -326,8 +326,7 @@ func prop(v Value, n string) (Value, bool) {
 	return Value{}, false
 }
 
-// isNoise reports a Queueable/InteractsWithQueue trait property that holds
-// its default value.
+// isNoise: a Queueable/InteractsWithQueue property at its default value.
 func isNoise(p Prop) bool {
 	if p.Visibility != Public {
 		return false

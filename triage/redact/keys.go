@@ -39,8 +39,7 @@ func DefaultKeyNames() []string {
 		"cookie", "card", "cvv", "iban", "ssn"}
 }
 
-// Keys is a list of key names whose values are redacted. The zero Keys is
-// the default list (DefaultKeyNames).
+// Keys lists key names whose values are redacted; zero Keys: the defaults.
 type Keys struct {
 	entries []string // lower case, letters and digits only
 }
@@ -110,9 +109,8 @@ func normalizeKey(s string) string {
 	return b.String()
 }
 
-// keyWords splits a key name into lower-case words: at every character
-// other than a letter or digit, and at camelCase humps ("apiKey",
-// "APIKey" → api, key).
+// keyWords splits a key name into lower-case words at every non-letter,
+// non-digit and at camelCase humps ("apiKey", "APIKey" → api, key).
 func keyWords(name string) []string {
 	if i := strings.LastIndexByte(name, 0); i >= 0 {
 		name = name[i+1:] // PHP's "\0*\0prop" and "\0Class\0prop"
@@ -144,12 +142,10 @@ func keyWords(name string) []string {
 	return words
 }
 
-// maxKeyName bounds the names Match looks at: longer ones are data, not
-// keys.
+// maxKeyName bounds the names Match looks at: longer ones are data.
 const maxKeyName = 128
 
-// Match reports whether a key name is on the list (the package comment
-// has the rule).
+// Match reports whether a key name is on the list (rule: package comment).
 func (k Keys) Match(name string) bool {
 	if name == "" || len(name) > maxKeyName {
 		return false
@@ -184,8 +180,7 @@ func (k Keys) Match(name string) bool {
 // slower (4 µs a byte with a bound of 128, measured).
 var textKeyRE = regexp.MustCompile(`(?:\\?"([^"'\\\n\]]+)\\?"|'([^"'\\\n\]]+)'|\[\s*["']?([^"'\\\n\[\]]+?)["']?\s*\]|([\p{L}\p{N}_.\-]+))(\s*(?:=>|:|=)[ \t]*)`)
 
-// authScheme reports whether a word starts an Authorization value; the
-// token after it is part of the value.
+// authScheme: word starts an Authorization value, the next token with it.
 func authScheme(word string) bool {
 	switch strings.ToLower(word) {
 	case "bearer", "basic", "token", "digest", "apikey":
@@ -213,8 +208,7 @@ func (k Keys) Text(s string) string {
 	return k.phpText(k.plainText(s))
 }
 
-// phpText masks the string values of listed properties of PHP
-// serializations in text.
+// phpText masks listed properties' string values of PHP serializations.
 func (k Keys) phpText(s string) string {
 	var out strings.Builder
 	pos := 0
@@ -283,8 +277,7 @@ func (k Keys) plainText(s string) string {
 	return out.String()
 }
 
-// maxValue bounds a bracketed value's scan; an unclosed bracket masks to
-// the end of the line.
+// maxValue bounds a bracketed value's scan; an unclosed one masks the line.
 const maxValue = 1 << 16
 
 // valueSpan is the part of s from i that Text masks: inside the quotes of
@@ -344,8 +337,7 @@ func lineEnd(s string, i int) int {
 	return len(s)
 }
 
-// bracketEnd is the end of the balanced [..] or {..} at i, quotes
-// respected; an unbalanced one ends at the line's end.
+// bracketEnd ends the balanced [..] or {..} at i (quotes kept), or the line.
 func bracketEnd(s string, i int) int {
 	depth := 0
 	var quote byte
@@ -395,8 +387,7 @@ func (k Keys) JSON(doc []byte) []byte {
 }
 
 // jsonEdits appends, in document order, the edits that mask v (at depth)
-// and the values in it; false when the document is deeper than
-// maxJSONDepth.
+// and the values in it; false when deeper than maxJSONDepth.
 func (k Keys) jsonEdits(v gjson.Result, depth int, edits *[]span) bool {
 	if depth > maxJSONDepth {
 		return false

@@ -93,8 +93,7 @@ func Text(s string, passwords ...string) string {
 	return apply(s, spans)
 }
 
-// Forms lists the password and its escaped forms (see the package comment),
-// without duplicates.
+// Forms lists the password and its escaped forms (package comment), once.
 func Forms(p string) []string {
 	userinfo := strings.TrimPrefix(url.UserPassword("", p).String(), ":")
 	js, _ := json.Marshal(p)
@@ -127,8 +126,7 @@ func unquote(q string) string {
 	return q
 }
 
-// rawURLEncode is PHP's rawurlencode: everything but A-Z a-z 0-9 - _ . ~ is
-// %XX-escaped.
+// rawURLEncode is PHP's: all but A-Z a-z 0-9 - _ . ~ is %XX-escaped.
 func rawURLEncode(s string) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
@@ -182,8 +180,7 @@ type span struct {
 	repl       string
 }
 
-// apply replaces the spans of s, each run of spans that overlap or touch
-// by the first one's repl.
+// apply replaces each run of spans that overlap or touch by its first repl.
 func apply(s string, spans []span) string {
 	if len(spans) == 0 {
 		return s
@@ -313,8 +310,7 @@ func fieldValue(s string, v int, forms []string, knownOnly bool) (span, bool) {
 	return span{v, end, Mask}, end > v
 }
 
-// closingQuote finds the unescaped q that ends a quoted value starting at
-// i; an unterminated value runs to the end of s.
+// closingQuote is the unescaped q ending a value from i (else len(s)).
 func closingQuote(s string, i int, q byte) int {
 	for ; i < len(s); i++ {
 		switch s[i] {

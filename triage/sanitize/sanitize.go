@@ -112,8 +112,7 @@ func clean(s string, multiline bool) string {
 	return b.String()
 }
 
-// isPlain reports whether s is printable ASCII only, the common case, which
-// needs no copy.
+// isPlain: s is printable ASCII only (the common case: no copy needed).
 func isPlain(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f {

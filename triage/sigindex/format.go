@@ -51,8 +51,7 @@ type data struct {
 	nanos map[int64]int32
 }
 
-// place is where a row failed: its queue and connection, and which of
-// them are NULL (placeNullQueue, placeNullConnection).
+// place is a row's queue and connection, and which are NULL (placeNull…).
 type place struct {
 	queue, connection string
 	nulls             uint8
@@ -211,8 +210,7 @@ func (r *decoder) count(min int) int {
 	return int(n)
 }
 
-// decode reads a file's bytes; errCorrupt when they are not a whole file of
-// this format.
+// decode reads a file; errCorrupt unless it is a whole file of this format.
 func decode(b []byte) (*data, error) {
 	if len(b) < len(magic)+4 || string(b[:len(magic)]) != magic {
 		return nil, errCorrupt

@@ -52,15 +52,12 @@ const (
 	// DefaultMaxRows bounds the rows one index holds (about 24 bytes each
 	// in memory, under 10 on disk); a larger table is grouped by a pass.
 	DefaultMaxRows = 4_000_000
-	// DefaultMaxSignatures bounds the distinct signatures (each keeps its
-	// display fields, up to a few KB).
+	// DefaultMaxSignatures bounds distinct signatures (up to a few KB each).
 	DefaultMaxSignatures = 100_000
-	// DefaultMaxFiles bounds the tables indexed; the least recently used
-	// file goes first.
+	// DefaultMaxFiles bounds the tables indexed, least recently used out first.
 	DefaultMaxFiles = 32
 	// DefaultRangeMinRows is the id span from which a pass reads ranges at
-	// once: below it a pass takes a second or two, and one range is as
-	// quick.
+	// once: below it a pass takes a second or two, as quick in one range.
 	DefaultRangeMinRows = 200_000
 	// normalizeCacheSize is the signature.Cache of one pass: repeats are
 	// mostly recent, and a bigger cache is most of a cold pass's memory.
@@ -73,8 +70,7 @@ type Options struct {
 	// Dir holds the index files (created when missing).
 	Dir    string
 	Source triage.IndexSource
-	// Notice receives one-line notices: an index ignored and rebuilt, or
-	// not used. Nil discards them.
+	// Notice gets one-line notices (index rebuilt, not used); nil: none.
 	Notice        func(string)
 	MaxRows       int
 	MaxSignatures int
@@ -194,8 +190,7 @@ func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error)
 			st.Deleted = deleted
 			changed = deleted > 0
 			if late > 0 {
-				// Committed after a higher id was read: read again from
-				// the lowest of them.
+				// Committed after a higher id was read: read again from the lowest.
 				from = min(from, late-1)
 			}
 		}
@@ -228,9 +223,8 @@ func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error)
 	return &view{d: d, loc: loc, st: st}, nil
 }
 
-// load reads the table's file; nil when there is none or it cannot serve
-// (another definition, another table, unreadable), with a notice for the
-// latter ones.
+// load reads the table's file; nil when there is none, or, with a notice,
+// when it cannot serve (another definition or table, unreadable).
 func (ix *Index) load(path, key string, id triage.TableIdentity) *data {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -428,8 +422,7 @@ func firstError(errs []error) error {
 	return errors.Join(errs...)
 }
 
-// limited turns a builder's bound errors into a notice and
-// triage.ErrIndexUnusable.
+// limited turns bound errors into a notice and triage.ErrIndexUnusable.
 func (ix *Index) limited(err error) error {
 	switch {
 	case errors.Is(err, errTooManyRows):
@@ -471,8 +464,7 @@ func newBuilder(d *data, held map[int64]bool, maxRows, maxSigs, cacheSize int) *
 	return b
 }
 
-// rangeAdd is add for the rows of (after, upTo], which it checks the store
-// kept to.
+// rangeAdd is add for the rows of (after, upTo], checking the store kept to it.
 func (b *builder) rangeAdd(after, upTo int64) func(*triage.FailedRow) error {
 	return func(r *triage.FailedRow) error {
 		if (r.ID <= after && after != noneScanned) || r.ID > upTo {
@@ -575,8 +567,7 @@ func (b *builder) merge(part *data) error {
 	return nil
 }
 
-// save writes the file whole under a temporary name and renames it over
-// the old one, then prunes the directory to MaxFiles.
+// save writes the file whole to a temporary name, renames it, and prunes.
 func (ix *Index) save(path string, d *data) (int, error) {
 	if err := os.MkdirAll(ix.o.Dir, 0o700); err != nil {
 		return 0, err

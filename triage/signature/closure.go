@@ -8,14 +8,12 @@ const closureOpen = "{closure:"
 // closureName is what every closure's name becomes: PHP 8.3's form.
 const closureName = "{closure}"
 
-// queuedClosureSchemes are the pseudo-file schemes of a queued closure,
-// each as it follows closureOpen.
+// queuedClosureSchemes are a queued closure's pseudo-file schemes.
 var queuedClosureSchemes = [...]string{"laravel-serializable-closure://", "closure://"}
 
 // replaceClosureNames is refClosureNames (reference_test.go): a queued
-// closure's name, {closure:<scheme>://<source>}:<line>}, then, until none
-// is left, the innermost names {closure:<no space or brace>:<line>} become
-// {closure}.
+// closure's name {closure:<scheme>://<source>}:<line>}, then, until none is
+// left, the innermost {closure:<no space or brace>:<line>}, become {closure}.
 func replaceClosureNames(dst, s []byte) ([]byte, bool) {
 	if !bytes.Contains(s, []byte(closureOpen)) {
 		return s, false

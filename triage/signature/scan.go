@@ -355,9 +355,8 @@ func classRun(s []byte, i, n int, class byte) bool {
 	return true
 }
 
-// uuidAt:
-// (?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b at
-// its first "-", d.
+// uuidAt: (?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b
+// at its first "-", d.
 func uuidAt(s []byte, d, pos int) (int, int) {
 	p := d - 8
 	if p < pos || p+36 > len(s) || s[p+13] != '-' || s[p+18] != '-' || s[p+23] != '-' ||
@@ -673,8 +672,7 @@ func replaceHexIDsAndTokens(dst, s []byte) ([]byte, bool) {
 	return e.result()
 }
 
-// tokenRun is the end of the run of token characters at s[i], and the
-// union of their classes.
+// tokenRun is the end of the token run at s[i] and its classes' union.
 func tokenRun(s []byte, i int) (int, byte) {
 	classes := byte(0)
 	for ; i < len(s) && is(s[i], cToken); i++ {
@@ -683,8 +681,7 @@ func tokenRun(s []byte, i int) (int, byte) {
 	return i, classes
 }
 
-// replaceInRun applies both expressions to the run of token characters
-// s[i:j].
+// replaceInRun applies both expressions to the token run s[i:j].
 func replaceInRun(e edit, s []byte, i, j int) edit {
 	piece := i
 	for k := i; k < j; {
@@ -731,8 +728,7 @@ func replaceToken(e edit, s []byte, i, j int, atRunEnd bool) edit {
 	return e.replace(i, j, "<token>")
 }
 
-// isToken: the piece is long enough for a token and has two digits and two
-// letters.
+// isToken: the piece is long enough and has two digits and two letters.
 func isToken(piece []byte) bool {
 	if len(piece) < 20 {
 		return false

@@ -51,8 +51,7 @@ func Normalize(message string) string {
 }
 
 // shortMessage is the length up to which Normalize works in small stack
-// buffers: clearing two buffers sized for MaxMessageBytes would cost more
-// than normalising a short message.
+// buffers: clearing two of MaxMessageBytes costs more than a short message.
 const shortMessage = 256
 
 // normalizeLong works in stack buffers sized for MaxMessageBytes, enough
