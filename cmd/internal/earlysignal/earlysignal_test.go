@@ -3,6 +3,7 @@ package earlysignal
 import (
 	"os"
 	"os/exec"
+	"os/signal"
 	"syscall"
 	"testing"
 	"time"
@@ -12,6 +13,20 @@ import (
 // the default action, with no summary and no audit outcome; it arrives on
 // C as SIGINT and SIGTERM do.
 func TestHangUpIsTaken(t *testing.T) {
+	if signal.Ignored(syscall.SIGHUP) {
+		// This test binary runs under nohup (a CI job started that way), so
+		// SIGHUP was ignored from the start and is kept ignored, as
+		// TestNohupKeepsHangUpIgnored requires. Run the test in a child that
+		// starts with the default action: a caught signal is reset by exec,
+		// an ignored one is not.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+		defer signal.Reset(syscall.SIGHUP)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHangUpIsTaken$", "-test.count=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("without nohup: %v\n%s", err, out)
+		}
+		return
+	}
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
 		if err := syscall.Kill(os.Getpid(), sig); err != nil {
 			t.Fatal(err)
