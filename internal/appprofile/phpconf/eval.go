@@ -285,41 +285,30 @@ func (e *evaluator) rewrap(n *node, r *Value, cond *Value) *Value {
 	return &out
 }
 
+// cast is PHP's (int), (float), (bool) and (string) cast.
 func (e *evaluator) cast(n *node) *Value {
 	x := e.eval(n.kids[0])
+	num := x
+	if x.Kind == KindArray { // an array is 0 or 1 as a number
+		num = &Value{Kind: KindInt, Int: int64(min(len(x.Entries), 1))}
+	}
 	out := &Value{Pos: e.pos(n)}
+	ok := false
 	switch n.name {
 	case "int":
-		i, ok := x.IntValue()
-		if !ok && x.Kind == KindArray {
-			i, ok = int64(min(len(x.Entries), 1)), true
-		}
-		if !ok {
-			return e.unknown(n, x)
-		}
-		out.Kind, out.Int = KindInt, i
+		out.Kind = KindInt
+		out.Int, ok = num.IntValue()
 	case "float":
-		f, ok := x.FloatValue()
-		if !ok && x.Kind == KindArray {
-			f, ok = float64(min(len(x.Entries), 1)), true
-		}
-		if !ok {
-			return e.unknown(n, x)
-		}
-		out.Kind, out.Float = KindFloat, f
+		out.Kind = KindFloat
+		out.Float, ok = num.FloatValue()
 	case "bool":
-		b, ok := x.Truthy()
-		if !ok {
-			return e.unknown(n, x)
-		}
-		out.Kind, out.Bool = KindBool, b
+		out.Kind = KindBool
+		out.Bool, ok = x.Truthy()
 	case "string":
-		s, ok := x.String()
-		if !ok {
-			return e.unknown(n, x)
-		}
-		out.Kind, out.Str = KindString, s
-	default:
+		out.Kind = KindString
+		out.Str, ok = x.String()
+	}
+	if !ok {
 		return e.unknown(n, x)
 	}
 	return withKeys(out, x)
@@ -548,26 +537,18 @@ func (e *evaluator) slug(n *node) *Value {
 	if len(n.kids) == 0 || len(n.kids) > 3 {
 		return e.unknown(n)
 	}
-	var args []*Value
-	for _, k := range n.kids {
-		args = append(args, e.eval(k))
+	args := make([]*Value, len(n.kids))
+	for i, k := range n.kids {
+		args[i] = e.eval(k)
 	}
-	title, ok := args[0].String()
-	if !ok {
-		return e.unknown(n, args...)
-	}
-	sep, lang := "-", "en"
-	if len(args) > 1 {
-		if sep, ok = args[1].String(); !ok {
+	strs := []string{"", "-", "en"} // title, separator, language
+	for i, a := range args {
+		var ok bool
+		if strs[i], ok = a.String(); !ok {
 			return e.unknown(n, args...)
 		}
 	}
-	if len(args) > 2 {
-		if lang, ok = args[2].String(); !ok {
-			return e.unknown(n, args...)
-		}
-	}
-	s, ok := slugLang(title, sep, lang)
+	s, ok := slugLang(strs[0], strs[1], strs[2])
 	if !ok {
 		return e.unknown(n, args...)
 	}
