@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/jobtriage/jobtriage/internal/appprofile/phpconf"
 )
 
 // maxDotenvBytes bounds what we read: a .env file is a few kilobytes, and a
@@ -145,25 +147,12 @@ func normaliseDotenvBytes(b []byte) string {
 	return sb.String()
 }
 
-// Cast applies Laravel's env() helper to a raw value: true/(true) and
-// false/(false) (any case) become the strings PHP prints for those booleans
-// ("1" and ""), empty/(empty) becomes "", null/(null) reports isNull, and one
-// pair of matching surrounding quotes is stripped.
+// Cast is Laravel's env() of a raw value (phpconf.CastEnv) as a string in
+// PHP: true is "1", false ""; isNull reports null.
 func Cast(v string) (value string, isNull bool) {
-	switch strings.ToLower(v) {
-	case "true", "(true)":
-		return "1", false
-	case "false", "(false)":
-		return "", false
-	case "empty", "(empty)":
-		return "", false
-	case "null", "(null)":
-		return "", true
-	}
-	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-		return v[1 : len(v)-1], false
-	}
-	return v, false
+	c := phpconf.CastEnv(v)
+	s, _ := c.String()
+	return s, c.Kind == phpconf.KindNull
 }
 
 // dotenvLine is a physical (or, after joining, logical) line and where it starts.
