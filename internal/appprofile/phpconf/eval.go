@@ -333,17 +333,11 @@ func arrayKey(k *Value) (string, bool) {
 	switch k.Kind {
 	case KindString:
 		return k.Str, true
-	case KindInt:
-		return strconv.FormatInt(k.Int, 10), true
-	case KindBool:
-		if k.Bool {
-			return "1", true
-		}
-		return "0", true
 	case KindNull:
 		return "", true
-	case KindFloat:
-		return strconv.FormatInt(floatToInt(k.Float), 10), true
+	case KindBool, KindInt, KindFloat:
+		i, _ := k.IntValue()
+		return strconv.FormatInt(i, 10), true
 	}
 	return "", false
 }
