@@ -1,7 +1,6 @@
 package contexts
 
 import (
-	"os"
 	"path/filepath"
 
 	"github.com/jobtriage/jobtriage/internal/appprofile"
@@ -32,10 +31,7 @@ func ResolveNotify(flags Notify, getenv func(string) string, c *Context, envFile
 	if m.EnvFile == "" && m.Dir != "" {
 		m.EnvFile = filepath.Join(m.Dir, ".env")
 	}
-	var dotenv map[string]string
-	if st, err := os.Stat(m.EnvFile); err == nil && st.Mode().IsRegular() {
-		dotenv, _ = appprofile.LoadDotenv(m.EnvFile)
-	}
+	dotenv, _ := appprofile.LoadDotenv(m.EnvFile) // nil unless a readable regular file
 	pick := func(flag, env, fromContext string) string {
 		switch v := getenv(env); {
 		case flag != "":
