@@ -730,60 +730,53 @@ func isSecretSetting(key string) bool {
 // show as "(set)" or "(empty)".
 func (p *Profile) Settings() []Setting {
 	var out []Setting
-	add := func(key string) {
-		v := p.Get(key)
-		if v == nil {
-			return
-		}
-		var shown string
-		switch {
-		case v.Kind == phpconf.KindArray:
-			entries := entryStrings(v)
-			sort.Strings(entries)
-			b, _ := json.Marshal(entries)
-			shown = string(b)
-		case v.Kind == phpconf.KindUnknown && isSecretSetting(key):
-			shown = "? " + hiddenExpr
-		case v.Kind == phpconf.KindUnknown:
-			shown = "? `" + v.Expr + "`"
-		case v.Kind == phpconf.KindNull:
-			shown = "null"
-		default:
-			shown, _ = v.String()
-		}
-		if isSecretSetting(key) && v.Kind != phpconf.KindUnknown {
-			if shown == "" || shown == "null" {
-				shown = "(empty)"
-			} else {
-				shown = "(set)"
+	add := func(base string, fields ...string) {
+		for _, f := range fields {
+			key := base + f
+			v := p.Get(key)
+			if v == nil {
+				continue
 			}
+			var shown string
+			switch {
+			case v.Kind == phpconf.KindArray:
+				entries := entryStrings(v)
+				sort.Strings(entries)
+				b, _ := json.Marshal(entries)
+				shown = string(b)
+			case v.Kind == phpconf.KindUnknown && isSecretSetting(key):
+				shown = "? " + hiddenExpr
+			case v.Kind == phpconf.KindUnknown:
+				shown = "? `" + v.Expr + "`"
+			case v.Kind == phpconf.KindNull:
+				shown = "null"
+			default:
+				shown, _ = v.String()
+			}
+			if isSecretSetting(key) && v.Kind != phpconf.KindUnknown {
+				if shown == "" || shown == "null" {
+					shown = "(empty)"
+				} else {
+					shown = "(set)"
+				}
+			}
+			out = append(out, Setting{Key: key, Value: shown, Source: p.Source(v)})
 		}
-		out = append(out, Setting{Key: key, Value: shown, Source: p.Source(v)})
 	}
-	for _, k := range []string{"app.name", "app.env", "app.timezone", "app.key", "app.previous_keys",
+	add("", "app.name", "app.env", "app.timezone", "app.key", "app.previous_keys",
 		"queue.default", "queue.failed.driver", "queue.failed.database", "queue.failed.table", "queue.failed.path",
-		"queue.batching.database", "queue.batching.table", "database.default"} {
-		add(k)
-	}
+		"queue.batching.database", "queue.batching.table", "database.default")
 	for _, qc := range p.keys("queue.connections") {
-		for _, f := range []string{"driver", "connection", "table", "queue", "retry_after"} {
-			add("queue.connections." + qc + "." + f)
-		}
+		add("queue.connections."+qc+".", "driver", "connection", "table", "queue", "retry_after")
 	}
 	for _, dc := range p.keys("database.connections") {
-		for _, f := range []string{"driver", "url", "host", "port", "database", "username", "password", "unix_socket", "prefix", "schema", "search_path", "timezone"} {
-			add("database.connections." + dc + "." + f)
-		}
+		add("database.connections."+dc+".", "driver", "url", "host", "port", "database", "username", "password",
+			"unix_socket", "prefix", "schema", "search_path", "timezone")
 	}
-	add("database.redis.client")
-	add("database.redis.options.cluster")
-	add("database.redis.options.prefix")
+	add("database.redis.", "client", "options.cluster", "options.prefix")
 	for _, rc := range p.keys("database.redis") {
-		if rc == "client" || rc == "options" || rc == "clusters" {
-			continue
-		}
-		for _, f := range []string{"url", "host", "port", "username", "password", "database", "prefix"} {
-			add("database.redis." + rc + "." + f)
+		if rc != "client" && rc != "options" && rc != "clusters" {
+			add("database.redis."+rc+".", "url", "host", "port", "username", "password", "database", "prefix")
 		}
 	}
 	return out
