@@ -427,11 +427,8 @@ func (p *exprParser) primary() (*node, error) {
 	t := p.peek()
 	pos := Pos{File: p.file, Line: t.line}
 	switch {
-	case t.kind == tString:
+	case t.kind == tString && !t.interp:
 		p.take()
-		if t.interp {
-			return p.unknownFrom(t), nil
-		}
 		return p.lit(t, &Value{Kind: KindString, Str: t.val, Pos: pos}), nil
 	case t.kind == tInt:
 		p.take()
@@ -439,7 +436,7 @@ func (p *exprParser) primary() (*node, error) {
 	case t.kind == tFloat:
 		p.take()
 		return p.lit(t, &Value{Kind: KindFloat, Float: t.f, Pos: pos}), nil
-	case t.kind == tOpaque || t.kind == tVar:
+	case t.kind == tOpaque || t.kind == tVar || t.kind == tString: // an interpolated string
 		p.take()
 		return p.unknownFrom(t), nil
 	case isOp(t, "["):
