@@ -11,31 +11,25 @@ const cacheConfigName = "cache"
 // CacheStore is the app's default cache store, config('cache.default'),
 // where Laravel keeps the queue pause keys.
 type CacheStore struct {
-	// Name is the store's name in cache.stores; Driver its driver
-	// (database, redis, file, memcached, dynamodb, array, null, …).
-	Name, Driver string
-	// Prefix is the store's key prefix: the store's own prefix, else
-	// cache.prefix, as CacheManager::getPrefix does.
+	Name, Driver string // the name in cache.stores and its driver
+	// Prefix is the store's own prefix, else cache.prefix (CacheManager::getPrefix).
 	Prefix string
-	// Table is the database store's table (default cache), without the
-	// database connection's table prefix.
+	// Table is the database store's table, without the connection's prefix.
 	Table string
-	// Connection is the database store's database connection (the default
-	// database connection when the store names none) or the Redis store's
-	// Redis connection (default cache).
+	// Connection is the database store's database connection (default:
+	// database.default) or the Redis store's Redis connection.
 	Connection string
 	Source     string
 }
 
-// defaultCacheTable and defaultRedisCacheConnection are what
-// CacheManager uses when a store omits table and connection.
+// What CacheManager uses when a store omits table and connection.
 const (
 	defaultCacheTable           = "cache"
 	defaultRedisCacheConnection = "default"
 )
 
-// CacheStore resolves the default cache store. An app without a cache
-// config gets its Laravel version's default store.
+// CacheStore resolves the default cache store (the version's default
+// without a config/cache.php).
 func (p *Profile) CacheStore() (CacheStore, error) {
 	if p.cacheErr != nil {
 		return CacheStore{}, p.cacheErr

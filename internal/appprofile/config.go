@@ -1,7 +1,6 @@
-// Package appprofile finds the Laravel application's queue database the way
-// Laravel itself would: flags, then real environment variables, then the
-// app's .env file read with phpdotenv's rules, then Laravel's defaults. It
-// only reads files and the environment; it never opens a connection.
+// Package appprofile finds the Laravel app's queue database as Laravel
+// would: flags, then the real environment, then the app's .env read with
+// phpdotenv's rules, then Laravel's defaults. It never opens a connection.
 package appprofile
 
 import (
@@ -17,8 +16,7 @@ import (
 
 	"github.com/jobtriage/jobtriage/triage/redact"
 
-	// PHP ships its own timezone database, so an app's APP_TIMEZONE works on
-	// hosts without /usr/share/zoneinfo; embedding Go's keeps us equivalent.
+	// PHP ships its own timezone database; so does jobtriage.
 	_ "time/tzdata"
 )
 
@@ -44,16 +42,13 @@ type Config struct {
 	BatchesTable string
 	Location     *time.Location
 	RetryAfter   time.Duration
-	AppKey       string // kept for decrypting payloads; never printed
-	// AppKeys are APP_KEY then APP_PREVIOUS_KEYS, the order in which
-	// Laravel's encrypter tries them.
-	AppKeys []string
-	AppName string
-	AppEnv  string
-	Source  string // where the connection came from: "--dsn", "JOBTRIAGE_DSN", the config cache, an env file path, or "environment"
-	// Profile is the app as Laravel configures it; Failed is its
-	// queue.failed store and Database the failed_jobs connection (zero
-	// with --dsn or the file driver); Queues its queue connections.
+	AppKey       string   // kept for decrypting payloads; never printed
+	AppKeys      []string // APP_KEY then APP_PREVIOUS_KEYS, the encrypter's order
+	AppName      string
+	AppEnv       string
+	Source       string // where the connection came from: "--dsn", "JOBTRIAGE_DSN", the config cache, an env file path, or "environment"
+	// Profile is the app as Laravel configures it; Failed its queue.failed;
+	// Database the failed_jobs connection (zero with --dsn or the file driver).
 	Profile  *Profile
 	Failed   FailedStore
 	Database DatabaseConnection
@@ -74,8 +69,7 @@ func (c Config) String() string {
 // GoString keeps %#v from printing the secrets.
 func (c Config) GoString() string { return "appprofile.Config(" + c.String() + ")" }
 
-// Laravel 8's skeleton config has no env keys for these tables; 11+ reads
-// DB_QUEUE_TABLE for jobs, and failed/batches names are only in config/queue.php.
+// Laravel's default table names and retry_after.
 const (
 	defaultFailedTable  = "failed_jobs"
 	defaultJobsTable    = "jobs"
@@ -83,10 +77,9 @@ const (
 	defaultRetryAfter   = 90 * time.Second
 )
 
-// Resolve works out the database and queue settings. Precedence: --dsn, then
-// JOBTRIAGE_DSN, then the Laravel keys (DB_URL/DATABASE_URL over
-// DB_CONNECTION + DB_*), each read from the real environment first and the
-// .env file second, exactly as Laravel's immutable env repository does.
+// Resolve works out the database and queue settings: --dsn, then
+// JOBTRIAGE_DSN, then the app's configuration, whose env() reads the real
+// environment before .env, as Laravel's immutable env repository does.
 func Resolve(o Options) (Config, error) {
 	var secrets []string
 	cfg, err := resolve(o, &secrets)
@@ -109,9 +102,8 @@ func Resolve(o Options) (Config, error) {
 // variable or DSN says where the database is.
 var ErrNotAnApp = errors.New("not inside a Laravel app")
 
-// hasDatabaseEnv reports whether the process environment names a database
-// itself (DB_CONNECTION, DB_URL, DB_HOST, …), as a container without the
-// app's files may.
+// hasDatabaseEnv: the environment names a database (DB_*, DATABASE_URL), as
+// a container without the app's files may.
 func hasDatabaseEnv(environ map[string]string) bool {
 	for k := range environ {
 		if strings.HasPrefix(k, "DB_") || k == "DATABASE_URL" {
@@ -121,8 +113,8 @@ func hasDatabaseEnv(environ map[string]string) bool {
 	return false
 }
 
-// resolve records every password it comes across in secrets, so Resolve can
-// scrub every message, including those of the error paths, of them.
+// resolve records every password it meets in secrets, for Resolve to scrub
+// from every message.
 func resolve(o Options, secrets *[]string) (Config, error) {
 	var cfg Config
 	environ := parseEnviron(o.Environ)
@@ -139,11 +131,9 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 	}
 	explicitDSN := o.DSN != "" || environ["JOBTRIAGE_DSN"] != ""
 
-	// Laravel reads the config cache and nothing else when it exists:
-	// LoadEnvironmentVariables is skipped, so .env does not matter.
-	// Laravel's is_file passes over a cache that is not a regular file; one
-	// that is there all the same (a device, a FIFO, a directory, a file
-	// that cannot be read) is refused, naming it, rather than read past.
+	// Laravel reads only the config cache when it exists (not .env). Its
+	// is_file passes over a cache that is no regular file; jobtriage refuses
+	// one (a device, a FIFO, a directory, unreadable), naming it.
 	cache := configCachePath(environ, root)
 	if _, err := os.Stat(cache); errors.Is(err, fs.ErrNotExist) {
 		cache = ""
@@ -155,18 +145,15 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 		envPath, warnings, err = chooseEnvFile(o, environ, root, cwd)
 		switch {
 		case err != nil && explicitDSN && o.EnvFile == "":
-			// A .env that is there but no readable file (a directory, a
-			// FIFO) costs only the extras when the DSN is explicit, as a
-			// .env that does not parse does below.
+			// With an explicit DSN an unreadable .env costs only the extras.
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("ignoring the env file: %v", err))
 			envPath, warnings = "", nil
 		case err != nil:
 			return cfg, err
 		}
 		if !isApp && !explicitDSN && envPath == "" && !hasDatabaseEnv(environ) {
-			// Nothing says where the database is: Laravel's defaults
-			// (forge on 127.0.0.1) would only earn an access-denied error
-			// about a database nobody named.
+			// Nothing names a database: Laravel's defaults (forge on
+			// 127.0.0.1) would only earn an access-denied error.
 			return cfg, fmt.Errorf("%w (no %s file above %s): cd into the app or pass --dsn", ErrNotAnApp, artisanName, dir)
 		}
 		if envPath != "" || !explicitDSN {
@@ -177,8 +164,7 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 			fileVars, err = loadDotenvFile(envPath, environ)
 			switch {
 			case err != nil && explicitDSN:
-				// The DSN is explicit, so a broken .env only costs the extras
-				// (timezone, table names); say so instead of refusing to work.
+				// The DSN is explicit: a broken .env costs only the extras.
 				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("ignoring the env file: %v", err))
 				fileVars, envPath = map[string]string{}, ""
 			case err != nil:
@@ -242,7 +228,7 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 		cfg.Target, err = ParseDSN(environ["JOBTRIAGE_DSN"])
 		cfg.Source = "JOBTRIAGE_DSN"
 	case cfg.Failed.Driver == "file":
-		// No database: the failed jobs are a JSON file.
+		// The failed jobs are a JSON file.
 	default:
 		if failedConn == "" {
 			return cfg, errors.New("no default database connection: database.default is empty or null (DB_CONNECTION is empty or null)")
@@ -299,8 +285,7 @@ func (c Config) DefaultQueueConnection() string {
 	return v
 }
 
-// parseEnviron turns KEY=VALUE pairs into a map; the first occurrence of a
-// key wins, as it does for getenv(3) and Go's os.Getenv.
+// parseEnviron maps KEY=VALUE pairs; the first of a key wins, as in getenv(3).
 func parseEnviron(environ []string) map[string]string {
 	m := make(map[string]string, len(environ))
 	for _, kv := range environ {
@@ -338,8 +323,8 @@ func workingDirs(o Options) (cwd, dir string, err error) {
 	return cwd, filepath.Clean(dir), nil
 }
 
-// configCachePath is Application::getCachedConfigPath: APP_CONFIG_CACHE (read
-// before .env is loaded, so only from the real environment) is absolute when
+// configCachePath is Application::getCachedConfigPath: APP_CONFIG_CACHE
+// (only from the real environment: .env is not loaded yet) is absolute when
 // it starts with / or \, else relative to the base dir.
 func configCachePath(environ map[string]string, dir string) string {
 	if raw, ok := environ["APP_CONFIG_CACHE"]; ok {
@@ -353,10 +338,9 @@ func configCachePath(environ map[string]string, dir string) string {
 	return filepath.Join(dir, "bootstrap", "cache", "config.php")
 }
 
-// chooseEnvFile is LoadEnvironmentVariables::checkForSpecificEnvironmentFile.
-// Laravel reads APP_ENV before loading any file, so only a real environment
-// variable (or artisan's --env) selects .env.<APP_ENV>; APP_ENV inside .env
-// cannot, and we warn when that looks intended.
+// chooseEnvFile is LoadEnvironmentVariables::checkForSpecificEnvironmentFile:
+// only a real APP_ENV (or artisan's --env) selects .env.<APP_ENV>; one set
+// inside .env cannot, and a warning says so when that looks intended.
 func chooseEnvFile(o Options, environ map[string]string, dir, cwd string) (string, []string, error) {
 	if o.EnvFile != "" {
 		path := o.EnvFile
@@ -380,8 +364,7 @@ func chooseEnvFile(o Options, environ map[string]string, dir, cwd string) (strin
 		}
 	}
 	if ok, err := DotenvPresent(base); err != nil {
-		// A .env that is there but unreadable is not "no .env".
-		return "", nil, err
+		return "", nil, err // an unreadable .env is not "no .env"
 	} else if !ok {
 		return "", []string{fmt.Sprintf("no .env file in %s; env() reads the real environment only", dir)}, nil
 	}
@@ -403,9 +386,9 @@ func isFile(path string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// locateSQLite resolves a relative SQLite path the way Laravel does: realpath
-// from the working directory (8.x), then from the base dir (11+). The file
-// must exist, because opening a missing one would silently create it.
+// locateSQLite resolves a relative SQLite path as Laravel does: from the
+// working directory (8.x), then the base dir (11+). The file must exist:
+// opening a missing one would create it.
 func locateSQLite(path, cwd, dir string) (string, error) {
 	if path == ":memory:" || strings.HasPrefix(path, "file::memory:") {
 		return "", errors.New("an in-memory SQLite database has no failed jobs to triage; point at the app's database file")
@@ -428,8 +411,8 @@ func locateSQLite(path, cwd, dir string) (string, error) {
 	return "", fmt.Errorf("SQLite database %s does not exist in %s: fix the path (jobtriage never creates a database)", quoteShort(path), where)
 }
 
-// tableNamePattern admits plain and schema-qualified identifiers only: table
-// names reach SQL text, so anything else is refused rather than quoted.
+// tableNamePattern admits plain and schema-qualified identifiers: table
+// names reach SQL text, so anything else is refused.
 var tableNamePattern = regexp.MustCompile(`\A[A-Za-z_][A-Za-z0-9_$]{0,62}(\.[A-Za-z_][A-Za-z0-9_$]{0,62})?\z`)
 
 func tableName(what, flag, jobtriageEnv, def, configKey string) (string, error) {
@@ -470,9 +453,8 @@ func location(flag, jobtriageEnv string, p *Profile) (*time.Location, error) {
 	return loc, nil
 }
 
-// loadPHPTimezone accepts what date_default_timezone_set accepts for the
-// common cases: IANA names matched case-insensitively ("utc", "europe/kyiv").
-// Go's "Local" is not a PHP zone and is refused.
+// loadPHPTimezone accepts, like date_default_timezone_set, IANA names in
+// any case ("utc", "europe/kyiv"); Go's "Local" is no PHP zone.
 func loadPHPTimezone(name string) (*time.Location, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || strings.EqualFold(name, "local") || strings.ContainsAny(name, "\x00\\") || strings.Contains(name, "..") {

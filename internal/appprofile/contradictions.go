@@ -10,9 +10,9 @@ import (
 	"github.com/jobtriage/jobtriage/internal/appprofile/phpconf"
 )
 
-// Contradiction is one place where the app's configuration says two things,
-// or something jobtriage cannot follow. Message is one line that names both
-// sources; it never holds a password or an app key.
+// Contradiction is where the app's configuration says two things, or what
+// jobtriage cannot follow. Message is one line naming both sources, without
+// passwords or app keys.
 type Contradiction struct {
 	Severity string `json:"severity"`
 	Kind     string `json:"kind"`
@@ -20,8 +20,7 @@ type Contradiction struct {
 	Message  string `json:"message"`
 }
 
-// Severities: an error is something wrong (doctor exits 1); a warning is
-// worth knowing and fails nothing; info explains.
+// Severities: an error fails doctor; a warning does not; info explains.
 const (
 	SeverityError   = "error"
 	SeverityWarning = "warning"
@@ -32,30 +31,26 @@ const (
 const (
 	// KindCacheVsEnv: bootstrap/cache/config.php and .env disagree.
 	KindCacheVsEnv = "cache_vs_env"
-	// KindTimezoneIgnored: APP_TIMEZONE is set but app.timezone does not
-	// read it.
+	// KindTimezoneIgnored: APP_TIMEZONE is set; app.timezone does not read it.
 	KindTimezoneIgnored = "timezone_ignored"
 	// KindUnknown: a value jobtriage could not evaluate without PHP.
 	KindUnknown = "unknown"
 	// KindServerTimezone: the database server's zone differs from the app's.
 	KindServerTimezone = "server_timezone"
-	// KindUnwritable: a queue connection whose driver jobtriage cannot
-	// write to.
+	// KindUnwritable: a queue connection jobtriage cannot write to.
 	KindUnwritable = "unwritable_connection"
 )
 
 // cacheAdvice ends every cache-vs-.env line.
 const cacheAdvice = "Laravel uses the cache; run php artisan config:cache after changing .env"
 
-// cacheVsEnv is a KindCacheVsEnv error, its message ending in cacheAdvice.
 func cacheVsEnv(key, format string, args ...any) Contradiction {
 	return Contradiction{Severity: SeverityError, Kind: KindCacheVsEnv, Key: key, Message: fmt.Sprintf(format, args...) + "; " + cacheAdvice}
 }
 
-// ProfileWithoutCache evaluates the app as Laravel would if cached's config
-// cache did not exist: config/*.php with the environment and the .env file
-// o selects. It returns nil when cached uses no cache or the app has no env
-// file, since then there is nothing the cache could hide.
+// ProfileWithoutCache evaluates the app as Laravel would without cached's
+// config cache: config/*.php with the environment and o's .env. It is nil
+// when cached uses no cache or there is no .env: nothing the cache could hide.
 func ProfileWithoutCache(cached *Profile, o Options) (*Profile, error) {
 	if cached == nil || cached.CachePath == "" {
 		return nil, nil
@@ -75,7 +70,6 @@ func ProfileWithoutCache(cached *Profile, o Options) (*Profile, error) {
 	return loadProfile(cached.Root, cached.IsApp, cached.environ, fileVars, envPath, "")
 }
 
-// shownValue is a setting as a line shows it, and where it was written.
 func shownValue(p *Profile, key string) (shown, source string) {
 	v := p.Get(key)
 	switch {
@@ -92,12 +86,11 @@ func shownValue(p *Profile, key string) (shown, source string) {
 	return strconv.Quote(s), p.Source(v)
 }
 
-// CacheContradictions compares the profile Laravel uses (cached, from the
-// config cache) with the one it would use without the cache (uncached, from
-// ProfileWithoutCache) on the values jobtriage depends on: app.timezone,
+// CacheContradictions compares the profile from the config cache with
+// ProfileWithoutCache's on what jobtriage depends on: app.timezone,
 // queue.default, queue.failed.*, the failed-jobs database's driver, host,
-// port, database and username (its password by equality only), and each
-// queue connection's driver, connection and queue.
+// port, database, username (and password, by equality only), and each queue
+// connection's driver, connection and queue.
 func CacheContradictions(cached, uncached *Profile) []Contradiction {
 	if cached == nil || uncached == nil {
 		return nil
@@ -141,7 +134,6 @@ func CacheContradictions(cached, uncached *Profile) []Contradiction {
 	return out
 }
 
-// failedConnection is the name of the failed-jobs database connection.
 func failedConnection(p *Profile) string {
 	if v, ok := p.Get("queue.failed.database").String(); ok && v != "" {
 		return v
@@ -159,12 +151,11 @@ func compareFailedDatabase(cached, uncached *Profile, envName string) []Contradi
 	a, _, aErr := cached.databaseConnection(cn)
 	b, _, bErr := uncached.databaseConnection(un)
 	if aErr != nil || bErr != nil {
-		// The failing side is reported where it is resolved (doctor's
-		// checks, or the unknowns); there is no target to compare.
+		// Reported where it is resolved; there is no target to compare.
 		return nil
 	}
-	// fieldSource is where a connection field was written: its url, when
-	// one is set (it overrides the keys), else the key itself.
+	// fieldSource is where a field was written: the url, which overrides
+	// the keys, when set.
 	fieldSource := func(p *Profile, conn, field string) string {
 		base := "database.connections." + conn
 		if u, ok := p.Get(base + ".url").String(); ok && u != "" {
@@ -213,12 +204,10 @@ func portString(p int) string {
 	return strconv.Itoa(p)
 }
 
-// TimezoneIgnored reports APP_TIMEZONE set in the environment or .env while
-// app.timezone does not read it: config/app.php writes the zone literally
-// in Laravel 8–10 and 12, so the variable does nothing and failed_at is
-// written in the literal zone. p must be a profile evaluated from
-// config/*.php (not from a cache, which no longer says what it read); nil
-// when there is nothing to say.
+// TimezoneIgnored reports APP_TIMEZONE set while app.timezone does not read
+// it (config/app.php of Laravel 8–10 and 12 writes the zone literally, and
+// failed_at is in that zone); nil when there is nothing to say or p is from
+// a cache, which no longer says what it read.
 func TimezoneIgnored(p *Profile) *Contradiction {
 	if p == nil || p.CachePath != "" {
 		return nil
@@ -251,10 +240,8 @@ var relevantRoots = []string{"app.name", "app.env", "app.timezone", "app.key", "
 	"queue.default", "queue.failed", "queue.batching", "queue.connections", "database.default",
 	"database.connections", "database.redis"}
 
-// UnknownContradictions lists the values of the subtrees jobtriage reads
-// that it could not evaluate: an error for those the resolution needed
-// (Unknowns), info for the rest. Expressions of secret settings are not
-// shown.
+// UnknownContradictions lists the unevaluated values of relevantRoots: an
+// error for those the resolution needed (Unknowns), info for the rest.
 func UnknownContradictions(p *Profile) []Contradiction {
 	if p == nil {
 		return nil
@@ -298,7 +285,6 @@ func UnknownContradictions(p *Profile) []Contradiction {
 	return out
 }
 
-// unknownHint names the flag or variable that overrides a value.
 func unknownHint(key string) string {
 	switch {
 	case key == "app.timezone":

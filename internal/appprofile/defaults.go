@@ -5,15 +5,12 @@ import (
 	"strings"
 )
 
-// Laravel's configuration defaults, per major version, written as the PHP
-// config files jobtriage evaluates statically when an app has no file of its
-// own (or, from 11 on, underneath the app's files, as the framework merges
-// them). Only the keys jobtriage reads are listed; each value follows
-// ../shared/laravel/queue-spec.md §6.4 and §7.
-//
-// Two deliberate extensions keep older behaviour: the database url reads
-// DB_URL before DATABASE_URL on every version (an .env written for either
-// naming works), and the connection list always has mariadb.
+// Laravel's configuration defaults per major version, as the PHP config
+// files evaluated where an app has none (from 11 on, under the app's files,
+// as the framework merges them). Only the keys jobtriage reads are listed,
+// each per ../shared/laravel/queue-spec.md §6.4 and §7. Two deliberate
+// extensions: the database url reads DB_URL before DATABASE_URL on every
+// version, and the connection list always has mariadb.
 
 // laravel8Defaults fills the default files' placeholders as the
 // laravel/laravel 8.x skeleton (also 9 and 10) does.
@@ -34,10 +31,9 @@ func laravel8Defaults() map[string]string {
 // previousKeysDefault is app.previous_keys (11+, and outside an app).
 const previousKeysDefault = "\n    'previous_keys' => env('APP_PREVIOUS_KEYS', ''),"
 
-// versionPlaceholders are the placeholders of a version's default files.
-// Outside a Laravel app (no artisan) only an .env and the environment
-// describe it, so every variable an operator may have set is read,
-// APP_TIMEZONE and APP_PREVIOUS_KEYS included, over Laravel 8's defaults.
+// versionPlaceholders fill a version's default files. Outside an app (no
+// artisan) every variable an operator may set is read, APP_TIMEZONE and
+// APP_PREVIOUS_KEYS included, over Laravel 8's defaults.
 func versionPlaceholders(major int, isApp bool) map[string]string {
 	ph := laravel8Defaults()
 	set := func(kv ...string) {
@@ -71,18 +67,15 @@ func versionPlaceholders(major int, isApp bool) map[string]string {
 	return ph
 }
 
-// defaultFiles are the default config/*.php files, app, database, queue
-// and cache (only the stores whose driver pause must know: the ones it
-// writes and the ones it names artisan for), with %NAME% placeholders that
-// versionPlaceholders fills. They hold no comments: their line numbers are
-// the ones messages and doctor show.
+// defaultFiles are the default app, database, queue and cache files (only
+// the stores pause writes or names artisan for) with %NAME% placeholders.
+// They hold no comments: messages and doctor show their line numbers.
 //
 //go:embed defaults/*.php.tmpl
 var defaultFiles embed.FS
 
-// versionDefaults returns the default config files of a Laravel major
-// version, keyed by config name; merged reports whether the framework
-// merges an app's files over them (11+) or the app's files replace them.
+// versionDefaults returns a major version's default config files by name;
+// merged: the framework merges an app's files over them (11+).
 func versionDefaults(major int, isApp bool) (files map[string]string, merged bool) {
 	var pairs []string
 	for k, v := range versionPlaceholders(major, isApp) {
@@ -98,8 +91,7 @@ func versionDefaults(major int, isApp bool) (files map[string]string, merged boo
 }
 
 // mergeableOptions are the keys Laravel 11+'s LoadConfiguration merges one
-// level deep (base connections kept unless the app names them); every other
-// top-level key of an app's file replaces the framework's.
+// level deep; every other top-level key replaces the framework's.
 func mergeableOptions(file string) []string {
 	switch file {
 	case "database", "queue":

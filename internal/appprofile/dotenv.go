@@ -8,14 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
-	"sort"
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/jobtriage/jobtriage/internal/appprofile/phpconf"
 )
 
-// maxDotenvBytes bounds what we read: a .env file is a few kilobytes, and a
-// multi-megabyte one is a mistake (or an attack) we refuse to parse.
+// maxDotenvBytes bounds a .env file: they are a few kilobytes.
 const maxDotenvBytes = 4 << 20
 
 // dotenvEntry is one NAME=value record after phpdotenv's line joining.
@@ -25,19 +25,18 @@ type dotenvEntry struct {
 	line  int          // 1-based line the record starts on
 }
 
-// dotenvValue is a parsed value whose ${VAR} references are not resolved yet.
-// vars holds the byte offsets of each unescaped, non-single-quoted '$'; only
-// those may start an interpolation, exactly as in phpdotenv's Value class.
+// dotenvValue is a parsed value before ${VAR} resolution. vars are the
+// offsets of the unescaped, non-single-quoted '$': only those may start an
+// interpolation, as in phpdotenv's Value class.
 type dotenvValue struct {
 	chars string
 	vars  []int
 }
 
-// ParseDotenvEnv parses a dotenv file the way Laravel 8+ loads it (phpdotenv 5
-// with an immutable repository): names already present in environ are left out
-// of the result because real environment variables win, and ${VAR} resolves
-// against environ first and then against earlier lines of the file. A bare
-// "NAME" line removes a NAME set earlier in the file.
+// ParseDotenvEnv parses a dotenv file as Laravel 8+ loads it (phpdotenv 5,
+// immutable repository): names in environ are left out (they win), ${VAR}
+// resolves against environ, then earlier lines, and a bare "NAME" line
+// removes a NAME set earlier.
 func ParseDotenvEnv(r io.Reader, environ map[string]string) (map[string]string, error) {
 	content, err := io.ReadAll(io.LimitReader(r, maxDotenvBytes+1))
 	if err != nil {
@@ -59,9 +58,9 @@ func LoadDotenv(path string) (map[string]string, error) {
 }
 
 // loadDotenvFile reads a dotenv file that must be a regular file. It is
-// opened non-blocking and checked after opening, so that a FIFO named .env
-// is refused instead of waiting forever for a writer, and a directory, a
-// device or a symlink loop is an error naming the path, never "absent".
+// opened non-blocking and checked after opening, so a FIFO is refused
+// without waiting for a writer, and a directory, device or symlink loop is
+// an error naming the path, never "absent".
 func loadDotenvFile(path string, environ map[string]string) (map[string]string, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -84,11 +83,10 @@ func loadDotenvFile(path string, environ map[string]string) (map[string]string, 
 	return vars, nil
 }
 
-// DotenvPresent reports whether a dotenv file exists at path. Only "nothing
-// there" (including a dangling symlink, which PHP's is_file reads the same
-// way) is absent; a directory, FIFO, device, symlink loop or unreadable
-// parent is an error naming what is wrong, so that a broken .env is never
-// silently replaced by Laravel's defaults.
+// DotenvPresent reports whether a dotenv file exists at path. Only nothing
+// there (a dangling symlink too, as for PHP's is_file) is absent; anything
+// else unreadable is an error, so a broken .env never silently gives way to
+// Laravel's defaults.
 func DotenvPresent(path string) (bool, error) {
 	st, err := os.Stat(path)
 	switch {
@@ -102,7 +100,6 @@ func DotenvPresent(path string) (bool, error) {
 	return true, nil
 }
 
-// dotenvPathError explains why a dotenv path cannot be read.
 func dotenvPathError(path string, err error) error {
 	if errors.Is(err, syscall.ELOOP) {
 		return fmt.Errorf("env file %s is a symlink loop", path)
@@ -110,7 +107,6 @@ func dotenvPathError(path string, err error) error {
 	return fmt.Errorf("env file %s cannot be read: %w", path, err)
 }
 
-// fileKind names a non-regular file's type for messages.
 func fileKind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
@@ -145,28 +141,15 @@ func normaliseDotenvBytes(b []byte) string {
 	return sb.String()
 }
 
-// Cast applies Laravel's env() helper to a raw value: true/(true) and
-// false/(false) (any case) become the strings PHP prints for those booleans
-// ("1" and ""), empty/(empty) becomes "", null/(null) reports isNull, and one
-// pair of matching surrounding quotes is stripped.
+// Cast is Laravel's env() of a raw value (phpconf.CastEnv) as a string in
+// PHP: true is "1", false ""; isNull reports null.
 func Cast(v string) (value string, isNull bool) {
-	switch strings.ToLower(v) {
-	case "true", "(true)":
-		return "1", false
-	case "false", "(false)":
-		return "", false
-	case "empty", "(empty)":
-		return "", false
-	case "null", "(null)":
-		return "", true
-	}
-	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-		return v[1 : len(v)-1], false
-	}
-	return v, false
+	c := phpconf.CastEnv(v)
+	s, _ := c.String()
+	return s, c.Kind == phpconf.KindNull
 }
 
-// dotenvLine is a physical (or, after joining, logical) line and where it starts.
+// dotenvLine is a logical line and where it starts.
 type dotenvLine struct {
 	text string
 	num  int
@@ -204,11 +187,9 @@ func parseDotenvEntries(content string) ([]dotenvEntry, error) {
 		}
 	}
 	if multiline {
-		// phpdotenv (5.x as Debian ships it) silently drops a double-quoted
-		// value that never closes, leaving the variable unset; a dropped
-		// DB_PASSWORD or DB_HOST would send jobtriage to another database
-		// than the one meant, so this is an error, as an unclosed single
-		// quote is in both.
+		// phpdotenv drops a double-quoted value that never closes; a dropped
+		// DB_HOST would send jobtriage to another database, so this is an
+		// error, as an unclosed single quote is in both.
 		return nil, fmt.Errorf("line %d: missing closing quote (the double-quoted value runs to the end of the file)", bufferStart)
 	}
 
@@ -257,7 +238,7 @@ func isDotenvCommentOrBlank(line string) bool {
 
 var dotenvValidName = regexp.MustCompile(`\A[a-zA-Z0-9_.]+\z`)
 
-// Errors never quote the offending text: a malformed line is often a secret.
+// parseDotenvEntry's errors never quote the line: it is often a secret.
 func parseDotenvEntry(line string) (dotenvEntry, error) {
 	rawName, rawValue, hasValue := line, "", false
 	if i := strings.IndexByte(line, '='); i >= 0 {
@@ -417,15 +398,13 @@ func lexDotenvValue(s string) []string {
 
 var dotenvVarRef = regexp.MustCompile(`\A\$\{([a-zA-Z0-9_.]+)\}`)
 
-// Bounds of ${VAR} expansion: each value may quote earlier ones, so a few
-// kilobytes of nested references (B=${A}${A}…, C=${B}${B}…) grow
-// exponentially; past these the file is refused instead of exhausting memory.
+// Bounds of ${VAR} expansion: nested references (B=${A}${A}, C=${B}${B}…)
+// grow exponentially; past these the file is refused.
 const (
 	maxDotenvValueBytes    = 1 << 20  // one expanded value
 	maxDotenvExpandedBytes = 16 << 20 // all expanded values together
 )
 
-// errDotenvExpansion is the error of a file whose ${VAR} expansion is too big.
 var errDotenvExpansion = errors.New("${VAR} expansion too large")
 
 // loadDotenvEntries is phpdotenv's Loader over Laravel's immutable repository.
@@ -457,14 +436,13 @@ func loadDotenvEntries(entries []dotenvEntry, environ map[string]string) (map[st
 	return loaded, nil
 }
 
-// resolveDotenvValue substitutes ${NAME} at each recorded '$', last first, so
-// a substituted value is never scanned again; unknown names stay literal. It
-// gives up (ok false) as soon as the value would exceed limit bytes.
+// resolveDotenvValue substitutes ${NAME} at each recorded '$', last first,
+// so a substituted value is never scanned again; unknown names stay literal.
+// ok is false once the value would exceed limit bytes.
 func resolveDotenvValue(v dotenvValue, lookup func(string) (string, bool), limit int) (_ string, ok bool) {
-	positions := append([]int(nil), v.vars...)
-	sort.Sort(sort.Reverse(sort.IntSlice(positions)))
 	s := v.chars
-	for _, i := range positions {
+	for j := len(v.vars) - 1; j >= 0; j-- { // vars ascend: parseDotenvValue appends them
+		i := v.vars[j]
 		m := dotenvVarRef.FindStringSubmatch(s[i:])
 		if m == nil {
 			continue

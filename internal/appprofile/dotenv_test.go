@@ -158,6 +158,7 @@ func TestCast(t *testing.T) {
 		{`"mismatched'`, `"mismatched'`, false},
 		{`"`, `"`, false},
 		{`""`, "", false},
+		{"\"two\nlines\"", "\"two\nlines\"", false}, // Env::get's pattern does not match across a newline
 		{"nullable", "nullable", false},
 		{"plain", "plain", false},
 	}

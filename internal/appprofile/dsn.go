@@ -26,8 +26,8 @@ type Target struct {
 	Params   map[string]string
 }
 
-// Redacted is a URL-like description of the target that never contains the
-// password, nor the value of any parameter that looks like a secret.
+// Redacted describes the target like a URL, without the password or any
+// parameter value that looks like a secret.
 func (t Target) Redacted() string {
 	var b strings.Builder
 	if t.Driver == "sqlite" {
@@ -81,30 +81,28 @@ func isSecretParam(key string) bool {
 	return strings.Contains(k, "pass") || strings.Contains(k, "secret") || strings.Contains(k, "token")
 }
 
-// ourDrivers maps a Laravel driver name (after ConfigurationUrlParser's
-// aliases) to ours; drivers we cannot speak (sqlsrv, …) are absent.
+// ourDrivers maps a Laravel driver (after driverAliases) to ours; sqlsrv
+// and the others jobtriage cannot speak are absent.
 var ourDrivers = map[string]string{"mysql": "mysql", "mariadb": "mysql", "pgsql": "postgres", "sqlite": "sqlite"}
 
 // driverAliases are ConfigurationUrlParser::$driverAliases (the database ones).
 var driverAliases = map[string]string{"mssql": "sqlsrv", "mysql2": "mysql", "postgres": "pgsql", "postgresql": "pgsql", "sqlite3": "sqlite"}
 
-// laravelDriverFor applies driverAliases to a URL scheme.
 func laravelDriverFor(scheme string) string {
 	s := strings.ToLower(scheme)
 	return cmp.Or(driverAliases[s], s)
 }
 
-// defaultPorts are the drivers' usual ports.
 var defaultPorts = map[string]int{"postgres": 5432, "mysql": 3306}
 
-// unsupportedDriverError names the driver (which is never secret) and what we do support.
+// unsupportedDriverError names the driver (never secret) and the supported ones.
 func unsupportedDriverError(what, driver string) error {
 	return fmt.Errorf("%s names database driver %s, which jobtriage does not support (use pgsql/postgres, mysql/mariadb or sqlite)",
 		what, quoteShort(driver))
 }
 
-// quoteShort quotes untrusted text for an error message: Go-escaped (so it is
-// inert in a terminal) and cut to a readable length.
+// quoteShort quotes untrusted text for a message: Go-escaped (inert in a
+// terminal) and cut short.
 func quoteShort(s string) string {
 	const max = 64
 	if len(s) > max {
@@ -124,13 +122,11 @@ func isBareSQLitePath(s string) bool {
 	return strings.HasSuffix(l, ".sqlite") || strings.HasSuffix(l, ".sqlite3") || strings.HasSuffix(l, ".db")
 }
 
-// ParseDSN parses a jobtriage DSN: postgres:// postgresql:// pgsql://
-// mysql:// mariadb:// (and Laravel's mysql2://) URLs with URL-encoded user
-// and password, or sqlite:PATH, sqlite://PATH, sqlite:///abs/path, or a bare
-// path ending in .sqlite/.sqlite3/.db. Query parameters of a server URL are
-// kept in Params (unix_socket/socket goes to Socket). Missing host and port take the
-// driver's usual defaults; a missing database name is an error. Errors never
-// repeat the DSN, which usually carries a password.
+// ParseDSN parses a jobtriage DSN: a postgres://, postgresql://, pgsql://,
+// mysql://, mariadb:// or mysql2:// URL (user and password URL-encoded;
+// query parameters in Params, unix_socket/socket in Socket; host and port
+// default; the database required), or sqlite:PATH, sqlite://PATH, or a bare
+// path ending in .sqlite, .sqlite3 or .db. Errors never repeat the DSN.
 func ParseDSN(s string) (Target, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -176,9 +172,9 @@ func ParseDSN(s string) (Target, error) {
 	return t, nil
 }
 
-// parseSQLiteDSN reads what follows "sqlite:". A '?' is part of the file
-// name, as '#' is: the store takes no SQLite parameters, and a query cut off
-// the path ("q?mode=ro.sqlite") opened the file "q", which it then wrote to.
+// parseSQLiteDSN reads what follows "sqlite:". '?' and '#' are part of the
+// file name: the store takes no SQLite parameters, and cutting a query off
+// "q?mode=ro.sqlite" would open (and write to) "q".
 func parseSQLiteDSN(rest string) (Target, error) {
 	path := rawURLDecode(strings.TrimPrefix(rest, "//"))
 	if path == "" {
@@ -197,9 +193,8 @@ func takeSocketParam(params map[string]string) string {
 	return ""
 }
 
-// urlParts is a database URL split the way PHP's parse_url and Laravel's
-// ConfigurationUrlParser split it. Each has* flag says whether the URL set
-// that part, because only the parts present override the DB_* keys.
+// urlParts is a database URL split as parse_url and ConfigurationUrlParser
+// split it; has* says the URL set that part: only those override DB_* keys.
 type urlParts struct {
 	scheme                    string
 	host, user, pass          string
@@ -224,8 +219,7 @@ func splitDatabaseURL(s string) (urlParts, error) {
 	}
 	s = s[2:]
 	if i := strings.IndexByte(s, '#'); i >= 0 {
-		// A '#' inside the user info would cut the password in two; PHP calls
-		// such a URL malformed, and so do we.
+		// A '#' in the user info would cut the password: malformed, as in PHP.
 		if at := strings.LastIndexByte(s, '@'); at > i {
 			return p, errors.New("URL is malformed: a '#' in the password must be written %23")
 		}
@@ -293,10 +287,9 @@ func splitHostPort(hostport string) (host, port string, err error) {
 	return hostport, "", nil
 }
 
-// phpNativeString mirrors ConfigurationUrlParser::parseStringsToNativeTypes
-// for one URL component that ends up in a string context: JSON null drops the
-// component (so the DB_* key stays), booleans become PHP's "1"/"", JSON
-// strings lose their quotes. Other JSON (numbers) keeps its text.
+// phpNativeString is ConfigurationUrlParser::parseStringsToNativeTypes for a
+// component used as a string: JSON null drops it (the DB_* key stays),
+// booleans are "1"/"", JSON strings lose their quotes, numbers keep their text.
 func phpNativeString(s string) (string, bool) {
 	var v any
 	if err := json.Unmarshal([]byte(s), &v); err != nil {
@@ -316,8 +309,7 @@ func phpNativeString(s string) (string, bool) {
 	return s, true
 }
 
-// rawURLDecode is PHP's rawurldecode: %XX sequences decode, anything else
-// (including '+' and broken escapes) is kept as it is.
+// rawURLDecode is PHP's rawurldecode: %XX decodes; '+' and broken escapes stay.
 func rawURLDecode(s string) string {
 	if !strings.Contains(s, "%") {
 		return s

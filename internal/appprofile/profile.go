@@ -16,20 +16,17 @@ import (
 	"github.com/jobtriage/jobtriage/internal/appprofile/phpconf"
 )
 
-// Profile is the Laravel app as Laravel itself would configure it, without
-// running PHP: bootstrap/cache/config.php when it exists (and then .env is
-// not read at all), else the app's config/*.php evaluated statically with
-// the environment and .env, over the defaults of the app's Laravel version.
-// Every value keeps where it was written, for doctor and for messages.
+// Profile is the Laravel app as Laravel would configure it, without PHP:
+// bootstrap/cache/config.php when it exists (then .env is not read), else
+// config/*.php evaluated statically with the environment and .env, over the
+// defaults of the app's Laravel version. Every value keeps where it was written.
 type Profile struct {
-	// Root is the app's base path (the directory holding artisan), or the
-	// working directory when none was found.
+	// Root is the directory holding artisan, or the working directory.
 	Root string
 	// IsApp: an artisan file was found at Root.
 	IsApp bool
-	// Version is the Laravel version ("8.83.26"), "" when unknown;
-	// VersionSource says where it was read. Major drives the defaults:
-	// an unknown version gets Laravel 8's (the oldest supported).
+	// Version is the Laravel version ("8.83.26"), "" when unknown, read from
+	// VersionSource. Major picks the defaults: 8 (the oldest) when unknown.
 	Version, VersionSource string
 	Major                  int
 	// CachePath is the config cache in use, "" when none.
@@ -39,13 +36,12 @@ type Profile struct {
 	// Files are the config files evaluated, relative to Root.
 	Files []string
 
-	tree    *phpconf.Value
-	environ map[string]string
-	dotenv  map[string]string
-	// unknowns are values the resolution needed but could not evaluate.
-	unknowns []Unknown
-	// cacheErr is why config/cache.php could not be evaluated (nil when it
-	// was, or is absent); CacheStore returns it.
+	tree     *phpconf.Value
+	environ  map[string]string
+	dotenv   map[string]string
+	unknowns []Unknown // values the resolution needed but could not evaluate
+	// cacheErr is why config/cache.php could not be evaluated; CacheStore
+	// returns it.
 	cacheErr error
 }
 
@@ -68,9 +64,8 @@ func (u Unknown) String() string {
 // artisanName marks a Laravel app's base path.
 const artisanName = "artisan"
 
-// findAppRoot walks up from dir to the first directory holding an artisan
-// file, as an operator expects when running jobtriage anywhere inside an
-// app. ok is false when there is none.
+// findAppRoot walks up from dir to the first directory holding artisan, so
+// jobtriage works anywhere inside an app; ok is false when there is none.
 func findAppRoot(dir string) (root string, ok bool) {
 	for d := dir; ; {
 		if isFile(filepath.Join(d, artisanName)) {
@@ -108,15 +103,15 @@ func laravelVersion(root string) (version, source string) {
 }
 
 // maxConfigFileBytes bounds every file the profile reads: config files and
-// caches are kilobytes; anything far larger is not one.
+// caches are kilobytes.
 const maxConfigFileBytes = 16 << 20
 
 func readBounded(path string) ([]byte, error) { return ReadBounded(path, maxConfigFileBytes) }
 
-// ReadBounded reads a regular file of at most limit bytes: a FIFO, a device
-// or a file far larger than any configuration is refused before it is read.
+// ReadBounded reads a regular file of at most limit bytes: a FIFO (looked at
+// before opening, which would wait for a writer), a device or a larger file
+// is refused before it is read.
 func ReadBounded(path string, limit int64) ([]byte, error) {
-	// Looked at before it is opened: opening a FIFO waits for a writer.
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
@@ -149,8 +144,8 @@ func byteSize(n int64) string {
 // configNames are the config files jobtriage reads.
 var configNames = [...]string{"app", "database", "queue"}
 
-// loadProfile builds the profile. envFile is the .env chosen by
-// chooseEnvFile ("" for none); fileVars its parsed values.
+// loadProfile builds the profile; envFile is chooseEnvFile's ("" for none)
+// and fileVars its values.
 func loadProfile(root string, isApp bool, environ, fileVars map[string]string, envFile, cachePath string) (*Profile, error) {
 	p := &Profile{Root: root, IsApp: isApp, environ: environ, dotenv: fileVars}
 	p.Version, p.VersionSource = laravelVersion(root)
@@ -162,17 +157,15 @@ func loadProfile(root string, isApp bool, environ, fileVars map[string]string, e
 		if err != nil {
 			return nil, fmt.Errorf("reading the config cache: %w", err)
 		}
-		// Laravel merely requires the file: var_export's output and a
-		// hand-written cache in plain PHP array syntax are both evaluated
-		// like a config file (without env, which a cache never reads).
+		// Laravel merely requires the file: var_export's output or a
+		// hand-written array is evaluated like a config file, without env.
 		v, err := phpconf.EvalConfig(p.rel(cachePath), src, phpconf.EvalContext{Root: root, Env: noEnv})
 		if err != nil {
 			return nil, fmt.Errorf("the config cache %s cannot be read (%v); run php artisan config:cache again, or pass --dsn", p.rel(cachePath), err)
 		}
 		p.CachePath = cachePath
 		p.tree = v
-		// Laravel reads nothing else: not .env, not config/*.php.
-		p.dotenv = nil
+		p.dotenv = nil // Laravel reads nothing else: not .env, not config/*.php
 		return p, nil
 	}
 	p.EnvFile = envFile
@@ -187,8 +180,7 @@ func loadProfile(root string, isApp bool, environ, fileVars map[string]string, e
 		var app *phpconf.Value
 		if src, err := readBounded(file); err == nil {
 			if app, err = phpconf.EvalConfig(p.rel(file), src, ctx); err != nil && name == cacheConfigName {
-				// Only pause reads the cache config: a file it cannot
-				// evaluate costs that command, not every other.
+				// Only pause reads it: a broken one costs that command alone.
 				p.cacheErr = fmt.Errorf("%s: %w", p.rel(file), err)
 				continue
 			} else if err != nil {
@@ -212,8 +204,7 @@ func loadProfile(root string, isApp bool, environ, fileVars map[string]string, e
 }
 
 // mergeConfig is Laravel 11's LoadConfiguration merge: the app's top-level
-// keys replace the framework's, except the mergeable ones, whose entries
-// are merged one level deep.
+// keys replace the framework's, except the mergeable ones, merged one level deep.
 func mergeConfig(base, app *phpconf.Value, mergeable []string) *phpconf.Value {
 	if base == nil || base.Kind != phpconf.KindArray || app.Kind != phpconf.KindArray {
 		return app
@@ -263,7 +254,7 @@ func (p *Profile) rel(path string) string {
 	return path
 }
 
-// Get returns the value at a dot path ("queue.failed.table"), nil when absent.
+// Get is the value at a dot path ("queue.failed.table"), nil when absent.
 func (p *Profile) Get(path string) *phpconf.Value {
 	if p == nil || p.tree == nil {
 		return nil
@@ -297,9 +288,8 @@ func (p *Profile) Source(v *phpconf.Value) string {
 
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
 
-// str reads a scalar setting as a PHP string. set is false when the key is
-// absent, isNull when it is null; an unevaluated expression is recorded and
-// reported as an error naming the file, the line and the override.
+// str reads a scalar setting as a PHP string; set is false when absent. An
+// unevaluated expression is recorded, and its error names file:line and hint.
 func (p *Profile) str(path, hint string) (value string, set, isNull bool, err error) {
 	v := p.Get(path)
 	if v == nil {
@@ -328,8 +318,7 @@ func (p *Profile) noteUnknown(u Unknown) {
 // Unknowns lists the values resolution needed but could not evaluate.
 func (p *Profile) Unknowns() []Unknown { return append([]Unknown(nil), p.unknowns...) }
 
-// AllUnknowns lists every unevaluated value in the app, queue and
-// database configuration, needed or not (for doctor).
+// AllUnknowns lists every unevaluated value, needed or not (for doctor).
 func (p *Profile) AllUnknowns() []Unknown {
 	var out []Unknown
 	var walk func(prefix string, v *phpconf.Value)
@@ -351,7 +340,7 @@ func (p *Profile) AllUnknowns() []Unknown {
 	return out
 }
 
-// keys lists the entry names of an array setting, in source order.
+// keys lists the evaluated entry names of an array setting, in source order.
 func (p *Profile) keys(path string) []string {
 	v := p.Get(path)
 	if v == nil || v.Kind != phpconf.KindArray {
@@ -359,7 +348,7 @@ func (p *Profile) keys(path string) []string {
 	}
 	out := make([]string, 0, len(v.Entries))
 	for _, e := range v.Entries {
-		if !e.KeyUnknown { // a key expression jobtriage could not evaluate
+		if !e.KeyUnknown {
 			out = append(out, e.Key)
 		}
 	}
@@ -380,8 +369,8 @@ type DatabaseConnection struct {
 	Source   string
 }
 
-// databaseConnection resolves config('database.connections.<name>') into
-// a target, applying the connection's url as ConfigurationUrlParser does.
+// databaseConnection resolves database.connections.<name> into a target,
+// applying its url as ConfigurationUrlParser does.
 func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string, error) {
 	base := "database.connections." + name
 	conn := p.Get(base)
@@ -498,8 +487,8 @@ func (p *Profile) databaseConnection(name string) (DatabaseConnection, []string,
 	return dc, warnings, nil
 }
 
-// settingName names a setting for a message the way the operator set it:
-// "DB_PORT=\"nope\"" when an env() key supplied it, else the config key.
+// settingName names a setting as the operator set it: DB_PORT="nope" when
+// an env() key supplied it, else the config key.
 func (p *Profile) settingName(path, value string) string {
 	if v := p.Get(path); v != nil {
 		for _, k := range v.EnvKeys {
@@ -513,25 +502,21 @@ func (p *Profile) settingName(path, value string) string {
 
 // QueueConnection is one entry of config('queue.connections').
 type QueueConnection struct {
-	Name   string
-	Driver string
-	// Table is the jobs table (database driver), with the database
-	// connection's prefix applied.
-	Table string
-	// Queue is the connection's default queue.
-	Queue      string
-	RetryAfter int64 // seconds; 0 when null (never re-reserved)
+	Name       string
+	Driver     string
+	Table      string // the database driver's jobs table, with the connection's prefix
+	Queue      string // the default queue
+	RetryAfter int64  // seconds; 0 when null (never re-reserved)
 	// Connection is the database connection (database driver; "" = the
 	// default) or the Redis connection (redis driver).
 	Connection string
-	// Connections are a failover connection's connections, in the order
-	// its pushes try them.
+	// Connections are a failover connection's, in the order pushes try them.
 	Connections []string
 	Source      string
 }
 
-// QueueConnections lists config('queue.connections') in source order.
-// Values that cannot be evaluated are left empty and recorded.
+// QueueConnections lists queue.connections in source order; unevaluated
+// values are left empty and recorded.
 func (p *Profile) QueueConnections() []QueueConnection {
 	var out []QueueConnection
 	for _, name := range p.keys("queue.connections") {
@@ -559,10 +544,8 @@ type RedisConnection struct {
 	Username string
 	Password string
 	Database int
-	// Scheme is "tls" for TLS (rediss:// URLs, scheme tls), else "tcp".
-	Scheme string
-	// Cluster: the connection is one of database.redis.clusters.
-	Cluster bool
+	Scheme   string // "tls" (rediss:// URLs, scheme tls) or "tcp"
+	Cluster  bool   // one of database.redis.clusters
 	// Prefix is applied to every key: the connection's own prefix, else
 	// database.redis.options.prefix.
 	Prefix string
@@ -582,7 +565,7 @@ func (r RedisConnection) Redacted() string {
 	return s
 }
 
-// Redis resolves config('database.redis.<name>') (or a cluster of that name).
+// Redis resolves database.redis.<name>, or the cluster of that name.
 func (p *Profile) Redis(name string) (RedisConnection, error) {
 	rc := RedisConnection{Name: name, Scheme: "tcp", Host: "127.0.0.1", Port: 6379}
 	base := "database.redis." + name
@@ -658,9 +641,8 @@ func (p *Profile) Redis(name string) (RedisConnection, error) {
 				rc.Database = n
 			}
 		}
-		// phpredis takes a password-only URL (redis://:pw@host) and Predis
-		// a user-less one the same way: the user part is the password when
-		// there is no separate password.
+		// phpredis and Predis take a lone user part (redis://pw@host) as
+		// the password.
 		if parts.hasUser && !parts.hasPass {
 			rc.Username, rc.Password = "", parts.user
 		}
@@ -676,7 +658,7 @@ func (p *Profile) Redis(name string) (RedisConnection, error) {
 	return rc, nil
 }
 
-// FailedStore is config('queue.failed').
+// FailedStore is queue.failed.
 type FailedStore struct {
 	Driver   string // database-uuids, database, file, dynamodb, null
 	Database string // the database connection (database drivers)
@@ -696,9 +678,7 @@ func (p *Profile) failedStore() (FailedStore, error) {
 	case p.Get("queue.failed") == nil || isNull:
 		fs.Driver = "null"
 	case !set && p.Get("queue.failed.table") != nil:
-		// QueueServiceProvider: no driver but a table means the legacy
-		// integer-id provider.
-		fs.Driver = "database"
+		fs.Driver = "database" // QueueServiceProvider's legacy integer-id provider
 	case !set:
 		fs.Driver = "null"
 	}
@@ -727,9 +707,8 @@ type Setting struct {
 	Source string `json:"source"`
 }
 
-// shownExpr is an unevaluated expression as messages may show it: the
-// expression of a secret setting can hold the secret's pieces, so it is
-// never shown.
+// shownExpr is an unevaluated expression as messages show it: a secret
+// setting's may hold the secret's pieces, so it is hidden.
 func shownExpr(key, expr string) string {
 	if isSecretSetting(key) {
 		return hiddenExpr
@@ -747,64 +726,57 @@ func isSecretSetting(key string) bool {
 		strings.HasSuffix(k, ".secret") || strings.HasSuffix(k, ".url") || strings.HasSuffix(k, ".token")
 }
 
-// Settings lists the values jobtriage uses, with their sources; secrets are
-// shown as "(set)" or "(empty)".
+// Settings lists the values jobtriage uses with their sources; secrets
+// show as "(set)" or "(empty)".
 func (p *Profile) Settings() []Setting {
 	var out []Setting
-	add := func(key string) {
-		v := p.Get(key)
-		if v == nil {
-			return
-		}
-		var shown string
-		switch {
-		case v.Kind == phpconf.KindArray:
-			entries := entryStrings(v)
-			sort.Strings(entries)
-			b, _ := json.Marshal(entries)
-			shown = string(b)
-		case v.Kind == phpconf.KindUnknown && isSecretSetting(key):
-			shown = "? " + hiddenExpr
-		case v.Kind == phpconf.KindUnknown:
-			shown = "? `" + v.Expr + "`"
-		case v.Kind == phpconf.KindNull:
-			shown = "null"
-		default:
-			shown, _ = v.String()
-		}
-		if isSecretSetting(key) && v.Kind != phpconf.KindUnknown {
-			if shown == "" || shown == "null" {
-				shown = "(empty)"
-			} else {
-				shown = "(set)"
+	add := func(base string, fields ...string) {
+		for _, f := range fields {
+			key := base + f
+			v := p.Get(key)
+			if v == nil {
+				continue
 			}
+			var shown string
+			switch {
+			case v.Kind == phpconf.KindArray:
+				entries := entryStrings(v)
+				sort.Strings(entries)
+				b, _ := json.Marshal(entries)
+				shown = string(b)
+			case v.Kind == phpconf.KindUnknown && isSecretSetting(key):
+				shown = "? " + hiddenExpr
+			case v.Kind == phpconf.KindUnknown:
+				shown = "? `" + v.Expr + "`"
+			case v.Kind == phpconf.KindNull:
+				shown = "null"
+			default:
+				shown, _ = v.String()
+			}
+			if isSecretSetting(key) && v.Kind != phpconf.KindUnknown {
+				if shown == "" || shown == "null" {
+					shown = "(empty)"
+				} else {
+					shown = "(set)"
+				}
+			}
+			out = append(out, Setting{Key: key, Value: shown, Source: p.Source(v)})
 		}
-		out = append(out, Setting{Key: key, Value: shown, Source: p.Source(v)})
 	}
-	for _, k := range []string{"app.name", "app.env", "app.timezone", "app.key", "app.previous_keys",
+	add("", "app.name", "app.env", "app.timezone", "app.key", "app.previous_keys",
 		"queue.default", "queue.failed.driver", "queue.failed.database", "queue.failed.table", "queue.failed.path",
-		"queue.batching.database", "queue.batching.table", "database.default"} {
-		add(k)
-	}
+		"queue.batching.database", "queue.batching.table", "database.default")
 	for _, qc := range p.keys("queue.connections") {
-		for _, f := range []string{"driver", "connection", "table", "queue", "retry_after"} {
-			add("queue.connections." + qc + "." + f)
-		}
+		add("queue.connections."+qc+".", "driver", "connection", "table", "queue", "retry_after")
 	}
 	for _, dc := range p.keys("database.connections") {
-		for _, f := range []string{"driver", "url", "host", "port", "database", "username", "password", "unix_socket", "prefix", "schema", "search_path", "timezone"} {
-			add("database.connections." + dc + "." + f)
-		}
+		add("database.connections."+dc+".", "driver", "url", "host", "port", "database", "username", "password",
+			"unix_socket", "prefix", "schema", "search_path", "timezone")
 	}
-	add("database.redis.client")
-	add("database.redis.options.cluster")
-	add("database.redis.options.prefix")
+	add("database.redis.", "client", "options.cluster", "options.prefix")
 	for _, rc := range p.keys("database.redis") {
-		if rc == "client" || rc == "options" || rc == "clusters" {
-			continue
-		}
-		for _, f := range []string{"url", "host", "port", "username", "password", "database", "prefix"} {
-			add("database.redis." + rc + "." + f)
+		if rc != "client" && rc != "options" && rc != "clusters" {
+			add("database.redis."+rc+".", "url", "host", "port", "username", "password", "database", "prefix")
 		}
 	}
 	return out
@@ -825,9 +797,8 @@ func entryStrings(v *phpconf.Value) []string {
 }
 
 // localDatabaseQueue is the database-driver queue connection whose jobs
-// table lives in the failed_jobs database: the default queue connection
-// when it qualifies, else the first in source order. Its table and
-// retry_after are the jobs table's. Zero when there is none.
+// table is in the failed_jobs database (the default queue connection when
+// it qualifies, else the first), zero when there is none.
 func (p *Profile) localDatabaseQueue(failedConn string) QueueConnection {
 	def, _, _, _ := p.str("queue.default", "")
 	dbDefault, _, _, _ := p.str("database.default", "")
@@ -850,11 +821,10 @@ func (p *Profile) localDatabaseQueue(failedConn string) QueueConnection {
 	return first
 }
 
-// appKeys is APP_KEY followed by app.previous_keys (11+), which Laravel's
-// encrypter tries in that order. previous_keys is written as
-// array_filter(explode(',', env('APP_PREVIOUS_KEYS', ”))), which is not
-// evaluated statically: a string (the built-in defaults) is split on
-// commas, and an unevaluated expression falls back to APP_PREVIOUS_KEYS.
+// appKeys is APP_KEY then app.previous_keys (11+), the encrypter's order.
+// previous_keys is array_filter(explode(',', env('APP_PREVIOUS_KEYS', ”))),
+// which is not evaluated: a string (the built-in defaults) is split on
+// commas, and an unknown falls back to APP_PREVIOUS_KEYS.
 func (p *Profile) appKeys() []string {
 	var keys []string
 	if k, _, _, _ := p.str("app.key", ""); k != "" {

@@ -18,16 +18,15 @@ import (
 	"strings"
 )
 
-// Set by the linker (-ldflags -X) in release builds; empty otherwise. They
-// are the only package-level variables: -X can set nothing else.
+// Set by the linker (-ldflags -X) in release builds, which can set nothing
+// but package-level variables.
 var (
 	version string
 	commit  string
 	date    string
 )
 
-// DevVersion is the version of a build that carries none: a plain `go build`
-// or `go run` from a clone.
+// DevVersion is the version of a plain `go build` or `go run` from a clone.
 const DevVersion = "dev"
 
 // Info is one binary's identity.
@@ -42,10 +41,7 @@ type Info struct {
 
 // Read is this binary's Info.
 func Read() Info {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		bi = nil
-	}
+	bi, _ := debug.ReadBuildInfo() // nil when the binary has none
 	return From(Stamp{Version: version, Commit: commit, Date: date}, bi, runtime.GOOS+"/"+runtime.GOARCH)
 }
 

@@ -1,14 +1,11 @@
 // Package contexts reads jobtriage's own configuration file: named contexts,
-// one per Laravel app an operator looks after (its directory or DSNs, Redis,
-// timezone, notifiers, and how to mark production), and the current one.
+// one per Laravel app (its directory or DSNs, Redis, timezone, notifiers,
+// how to mark production), and the current one.
 //
 // The file is TOML, decoded strictly: an unknown key or a value that does
 // not fit is an error naming file:line. Precedence, applied by the caller:
 // flags > environment > context > the app's own profile (.env, config/*.php).
-//
-// The package reads nothing by itself but the files it is given (the
-// contexts file; the app's .env for ResolveNotify): the environment and the
-// user's directories come in through the callers' arguments.
+// The environment and the user's directories come in as arguments.
 package contexts
 
 import (
@@ -40,66 +37,58 @@ const (
 // maxFileSize bounds the configuration file read into memory.
 const maxFileSize = 1 << 20
 
-// Colours a context may be marked with. The default of a production context
-// is ColorProduction.
+// Colours a context may be marked with.
 var colors = []string{"red", "yellow", "green", "blue", "magenta", "cyan"}
 
 // ColorProduction is a production context's colour when it names none.
 const ColorProduction = "red"
 
-// nameRE is what a context name may be: it is typed on command lines and
-// shown in prompts.
+// nameRE is a context name: typed on command lines, shown in prompts.
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // File is the decoded configuration file.
 type File struct {
-	// Path is where it was read from ("" when there is no file).
-	Path string
-	// CurrentContext is the context used when neither --context nor
-	// JOBTRIAGE_CONTEXT names one.
+	Path string // "" when there is no file
+	// CurrentContext is used when neither --context nor JOBTRIAGE_CONTEXT
+	// names one.
 	CurrentContext string
-	// Contexts, sorted by name.
-	Contexts []Context
+	Contexts       []Context // sorted by name
 	// Exposed: the file holds a secret (a DSN password, a notifier) and
-	// other users may read it (group or world permission bits).
+	// its group or world may read it.
 	Exposed bool
 }
 
 // Context is one app, decoded from the file's [contexts.NAME] table.
 type Context struct {
 	Name string `toml:"-"`
-	// App is the Laravel app's directory (absolute; a relative path in the
-	// file is relative to the file's directory).
-	App string `toml:"app"`
-	// EnvFile is the app's .env file (absolute, like App).
+	// App is the Laravel app's directory and EnvFile its .env (absolute; a
+	// relative path in the file is relative to the file's directory).
+	App     string `toml:"app"`
 	EnvFile string `toml:"env-file"`
-	// DSN, JobsDSN: as --dsn and --jobs-dsn.
-	DSN     string `toml:"dsn"`
-	JobsDSN string `toml:"jobs-dsn"`
-	// FailedTable, JobsTable, Timezone: as the flags of the same names.
+	// DSN, JobsDSN, FailedTable, JobsTable, Timezone: as the flags of the
+	// same names.
+	DSN         string `toml:"dsn"`
+	JobsDSN     string `toml:"jobs-dsn"`
 	FailedTable string `toml:"failed-table"`
 	JobsTable   string `toml:"jobs-table"`
 	Timezone    string `toml:"timezone"`
 	// Redis replaces the host, port, credentials and database of every
 	// Redis queue connection of the app (redis:// or rediss:// URL).
 	Redis string `toml:"redis"`
-	// Label is the context's name for humans ("Shop EU").
-	Label string `toml:"label"`
+	Label string `toml:"label"` // the name for humans ("Shop EU")
 	// Production marks a context whose writes hurt: every prompt and
 	// write summary says so, in Color on a terminal.
 	Production bool `toml:"production"`
 	// Color is one of red, yellow, green, blue, magenta, cyan ("" = none,
 	// or ColorProduction for a production context).
 	Color string `toml:"color"`
-	// Notify are the watcher's channels, as the monitor flags of the
-	// same names.
+	// Notify are the watcher's channels, as the monitor flags of the same names.
 	Notify Notify `toml:"notify"`
-	// Line is where the context's table starts in the file.
-	Line int `toml:"-"`
+	Line   int    `toml:"-"` // where the context's table starts in the file
 }
 
-// Notify are a context's notification channels (secrets). The fields are
-// those of alerts/notify's Channels, which a Notify converts to.
+// Notify are a context's notification channels (secrets), those of
+// alerts/notify's Channels.
 type Notify struct {
 	SlackWebhook        string `toml:"slack-webhook"`
 	WebhookURL          string `toml:"webhook-url"`
@@ -107,8 +96,8 @@ type Notify struct {
 	Command             string `toml:"command"`
 }
 
-// Marker is the context's plain-text mark: its name, label and, for
-// production, "[PRODUCTION]" — readable without colour.
+// Marker is the context's plain-text mark: name, label and, for
+// production, "[PRODUCTION]".
 func (c Context) Marker() string {
 	s := "context " + c.Name
 	if c.Label != "" && c.Label != c.Name {
@@ -143,8 +132,7 @@ func (c Context) Redacted() Context {
 	return r
 }
 
-// redactCommand keeps the program and masks its arguments, which may hold
-// a token.
+// redactCommand keeps the program and masks its arguments (a token, maybe).
 func redactCommand(s string) string {
 	fields := strings.Fields(s)
 	if len(fields) == 0 {
@@ -157,7 +145,6 @@ func redactCommand(s string) string {
 	return out
 }
 
-// masked replaces a secret that has no visible part.
 const masked = "****"
 
 func mask(s string) string {
@@ -199,7 +186,6 @@ func redactURL(s string) string {
 	return out
 }
 
-// Context returns the context named name.
 func (f *File) Context(name string) (Context, bool) {
 	for _, c := range f.Contexts {
 		if c.Name == name {
@@ -209,7 +195,6 @@ func (f *File) Context(name string) (Context, bool) {
 	return Context{}, false
 }
 
-// Names lists the contexts' names, sorted.
 func (f *File) Names() []string {
 	out := make([]string, len(f.Contexts))
 	for i, c := range f.Contexts {
@@ -218,10 +203,9 @@ func (f *File) Names() []string {
 	return out
 }
 
-// Locate is the configuration file's path: flag (--config), else env
-// (JOBTRIAGE_CONFIG), else $XDG_CONFIG_HOME/jobtriage/config.toml, else
-// $HOME/.config/jobtriage/config.toml. explicit says the path was asked
-// for, so a missing file is an error rather than "no contexts".
+// Locate is the configuration file's path: --config, JOBTRIAGE_CONFIG,
+// $XDG_CONFIG_HOME/jobtriage/config.toml or $HOME/.config/jobtriage/config.toml.
+// explicit: the path was asked for, so a missing file is an error.
 func Locate(flag string, getenv func(string) string) (path string, explicit bool) {
 	if flag != "" {
 		return flag, true
@@ -231,7 +215,7 @@ func Locate(flag string, getenv func(string) string) (path string, explicit bool
 	}
 	dir := getenv("XDG_CONFIG_HOME")
 	if dir == "" || !filepath.IsAbs(dir) {
-		// The XDG spec: a relative value is invalid and ignored.
+		// XDG: a relative value is invalid.
 		home := getenv("HOME")
 		if home == "" {
 			return "", false
@@ -241,11 +225,11 @@ func Locate(flag string, getenv func(string) string) (path string, explicit bool
 	return filepath.Join(dir, "jobtriage", "config.toml"), false
 }
 
-// ErrNoFile is returned by Load for an explicit path that does not exist.
+// ErrNoFile is Load's error for a missing explicit path.
 var ErrNoFile = errors.New("no such configuration file")
 
-// Load reads and validates the file at path. A missing file that was not
-// asked for explicitly is an empty File.
+// Load reads and validates the file at path; a missing one not asked for
+// explicitly is an empty File.
 func Load(path string, explicit bool) (*File, error) {
 	if path == "" {
 		return &File{}, nil
@@ -270,7 +254,6 @@ func Load(path string, explicit bool) (*File, error) {
 	return f, nil
 }
 
-// hasSecret: the context holds a password, a key or a webhook.
 func (c Context) hasSecret() bool {
 	for _, dsn := range []string{c.DSN, c.JobsDSN} {
 		if t, err := appprofile.ParseDSN(dsn); err == nil && t.Password != "" {
@@ -285,14 +268,13 @@ func (c Context) hasSecret() bool {
 
 func readBounded(path string) ([]byte, error) { return appprofile.ReadBounded(path, maxFileSize) }
 
-// fileTOML is the file's shape; unknown keys are errors.
 type fileTOML struct {
 	CurrentContext string             `toml:"current-context"`
 	Contexts       map[string]Context `toml:"contexts"`
 }
 
-// Parse decodes and validates a configuration file's bytes; path names it
-// in errors and anchors relative paths.
+// Parse decodes and validates a file's bytes; path names it in errors and
+// anchors relative paths.
 func Parse(path string, data []byte) (*File, error) {
 	var raw fileTOML
 	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
@@ -300,8 +282,8 @@ func Parse(path string, data []byte) (*File, error) {
 		return nil, decodeError(path, err)
 	}
 	lines := keyLines(data)
-	// at names a key's line, or its nearest enclosing table's (keys of an
-	// inline table have none of their own).
+	// at names a key's line, or its nearest enclosing table's (an inline
+	// table's keys have none).
 	at := func(key ...string) string {
 		for n := len(key); n > 0; n-- {
 			if l := lines[strings.Join(key[:n], "\x00")]; l > 0 {
@@ -335,7 +317,6 @@ func Parse(path string, data []byte) (*File, error) {
 	return f, nil
 }
 
-// decodeError is a decoding error as "file:line: message", one line.
 func decodeError(path string, err error) error {
 	var strict *toml.StrictMissingError
 	if errors.As(err, &strict) && len(strict.Errors) > 0 {
@@ -404,13 +385,10 @@ type Redis struct {
 	Port     int
 	Username string
 	Password string
-	// DB is the database number; -1 when the URL names none (the
-	// connection's own is kept).
-	DB  int
-	TLS bool
+	DB       int // -1 when the URL names none: the connection's own is kept
+	TLS      bool
 }
 
-// defaultRedisPort is Redis's well-known port.
 const defaultRedisPort = 6379
 
 // ParseRedis parses redis://[user:password@]host[:port][/db] (rediss:// for

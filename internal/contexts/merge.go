@@ -11,8 +11,8 @@ const (
 	EnvTimezone    = "JOBTRIAGE_TIMEZONE"
 )
 
-// Settings say where an app's database is: the flags' values ("" = unset)
-// going in, the values to resolve the app profile with coming out.
+// Settings say where an app's database is: the flags ("" = unset) going in,
+// what to resolve the app profile with coming out.
 type Settings struct {
 	Dir         string // the Laravel directory (the working directory going in)
 	EnvFile     string
@@ -26,17 +26,13 @@ type Settings struct {
 // Merged is Merge's answer.
 type Merged struct {
 	Settings
-	// DSNFromContext: Settings.DSN is the context's.
-	DSNFromContext bool
-	// Warnings say where the environment hid a context's setting.
-	Warnings []string
+	DSNFromContext bool     // Settings.DSN is the context's
+	Warnings       []string // where the environment hid a context's setting
 }
 
-// Merge applies the precedence flags > environment > context > app
-// profile. A setting the environment holds is left unset here, so that the
-// profile resolver, which reads the environment itself, takes it; a setting
-// neither the flags nor the environment hold is the context's. c may be nil
-// (no context): the flags pass through.
+// Merge applies flags > environment > context > app profile. A setting the
+// environment holds is left unset, for the profile resolver, which reads the
+// environment itself, to take. c nil (no context): the flags pass through.
 func Merge(c *Context, flags Settings, getenv func(string) string) Merged {
 	m := Merged{Settings: flags}
 	if c == nil {
@@ -67,8 +63,7 @@ func Merge(c *Context, flags Settings, getenv func(string) string) Merged {
 	m.DSN = pick(flags.DSN, EnvDSN, c.DSN, "dsn")
 	m.DSNFromContext = flags.DSN == "" && m.DSN != ""
 	if m.JobsDSN = flags.JobsDSN; m.JobsDSN == "" {
-		// The jobs DSN is read from the environment by the caller, not the
-		// profile resolver: hand it over.
+		// The caller, not the profile resolver, reads the jobs DSN: hand it over.
 		if m.JobsDSN = env(EnvJobsDSN); m.JobsDSN == "" {
 			m.JobsDSN = c.JobsDSN
 		}

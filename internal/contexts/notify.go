@@ -1,7 +1,6 @@
 package contexts
 
 import (
-	"os"
 	"path/filepath"
 
 	"github.com/jobtriage/jobtriage/internal/appprofile"
@@ -16,11 +15,10 @@ const (
 	EnvNotifyCommand = "JOBTRIAGE_NOTIFY_COMMAND"
 )
 
-// ResolveNotify picks each channel's setting: the flag, else the
-// environment, else the context c (nil for none), else the app's .env file:
-// envFile (--env-file), else the context's, else the one in its app
-// directory, else the one in the working directory getwd names. A .env
-// that is missing, not a regular file or unreadable holds no setting.
+// ResolveNotify picks each channel's setting: the flag, the environment, the
+// context c (nil for none), else the app's .env: envFile (--env-file), the
+// context's, its app directory's or the working directory's. A missing or
+// unreadable .env holds no setting.
 func ResolveNotify(flags Notify, getenv func(string) string, c *Context, envFile string, getwd func() (string, error)) Notify {
 	var cn Notify
 	if c != nil {
@@ -33,10 +31,7 @@ func ResolveNotify(flags Notify, getenv func(string) string, c *Context, envFile
 	if m.EnvFile == "" && m.Dir != "" {
 		m.EnvFile = filepath.Join(m.Dir, ".env")
 	}
-	var dotenv map[string]string
-	if st, err := os.Stat(m.EnvFile); err == nil && st.Mode().IsRegular() {
-		dotenv, _ = appprofile.LoadDotenv(m.EnvFile)
-	}
+	dotenv, _ := appprofile.LoadDotenv(m.EnvFile) // nil unless a readable regular file
 	pick := func(flag, env, fromContext string) string {
 		switch v := getenv(env); {
 		case flag != "":

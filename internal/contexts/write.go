@@ -50,8 +50,8 @@ func lineOfKey(p *unstable.Parser, it unstable.Iterator) int {
 	return 0
 }
 
-// currentContextRange finds the top-level current-context assignment: its
-// byte range, or ok false when the file has none.
+// currentContextRange is the byte range of the top-level current-context
+// assignment; ok is false when there is none.
 func currentContextRange(data []byte) (start, end int, ok bool) {
 	var p unstable.Parser
 	p.Reset(data)
@@ -72,10 +72,9 @@ func currentContextRange(data []byte) (start, end int, ok bool) {
 }
 
 // SetCurrent makes name the current context of the file at path: it edits
-// only the current-context line (comments and layout stay), checks that the
-// result still parses with name as its current context, and replaces the
-// file atomically (a temporary file in the same directory, synced, then
-// renamed over it; a symbolic link is followed, so the link stays).
+// only the current-context line, checks that the result parses with name
+// current, and replaces the file atomically (a synced temporary file renamed
+// over it; a symbolic link is followed, so the link stays).
 func SetCurrent(path, name string) error {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
@@ -124,19 +123,16 @@ func writeAtomic(path string, data []byte) (err error) {
 			_ = os.Remove(tmp.Name())
 		}
 	}()
-	if err = tmp.Chmod(st.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
+	if err = tmp.Chmod(st.Mode().Perm()); err == nil {
+		_, err = tmp.Write(data)
 	}
-	if _, err = tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err = tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err = tmp.Close(); err != nil {
+	if err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)

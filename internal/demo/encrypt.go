@@ -14,16 +14,14 @@ import (
 	"strings"
 )
 
-// DemoAppKey is the APP_KEY of the demo database: the encrypted commands
-// (jobs implementing ShouldBeEncrypted) are sealed under it with Laravel's
-// AES-256-CBC Encrypter, and the queued closures are signed with it, so
-// `jobtriage show` can decrypt them when given this key. It is public on
-// purpose and protects nothing; never use it for a real application.
-// The key bytes are the ASCII text "jobtriage-demo-app-key-not-real!".
+// DemoAppKey is the demo database's APP_KEY: it seals the ShouldBeEncrypted
+// commands (Laravel's AES-256-CBC Encrypter) and signs the closures, so
+// `jobtriage show` given it can decrypt them. It is public on purpose and
+// protects nothing: "jobtriage-demo-app-key-not-real!".
 const DemoAppKey = "base64:am9idHJpYWdlLWRlbW8tYXBwLWtleS1ub3QtcmVhbCE="
 
-// decodeAppKey reads an APP_KEY as Laravel's EncryptionServiceProvider does:
-// an optional "base64:" prefix, then the raw key. AES-256-CBC needs 32 bytes.
+// decodeAppKey reads an APP_KEY as EncryptionServiceProvider does: an
+// optional "base64:" prefix, then the key, of 32 bytes for AES-256-CBC.
 func decodeAppKey(appKey string) ([]byte, error) {
 	key := []byte(appKey)
 	if rest, ok := strings.CutPrefix(appKey, "base64:"); ok {
@@ -39,12 +37,11 @@ func decodeAppKey(appKey string) ([]byte, error) {
 	return key, nil
 }
 
-// encryptCommand does what Laravel 8.83's Encrypter::encrypt(serialize($job))
-// does for a ShouldBeEncrypted job: serialize the already-serialized command
-// once more as a PHP string, AES-256-CBC with PKCS#7 padding, then
-// base64(json_encode({iv, value, mac, tag}, JSON_UNESCAPED_SLASHES)) where
-// mac = hex(hmac_sha256(iv_b64 . value_b64, key)). The IV comes from rnd so
-// that the demo data is reproducible.
+// encryptCommand is Laravel 8.83's Encrypter::encrypt(serialize($job)) of
+// a ShouldBeEncrypted job: the serialized command serialized as a string,
+// AES-256-CBC with PKCS#7 padding, then base64(json_encode({iv, value, mac,
+// tag})), mac = hex(hmac_sha256(iv_b64 . value_b64, key)). The IV is from
+// rnd, for reproducible data.
 func encryptCommand(serialized string, key []byte, rnd io.Reader) (string, error) {
 	if len(key) != 32 {
 		return "", errors.New("encryptCommand: key must be 32 bytes")
@@ -66,14 +63,12 @@ func encryptCommand(serialized string, key []byte, rnd io.Reader) (string, error
 	valueB64 := base64.StdEncoding.EncodeToString(ct)
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte(ivB64 + valueB64))
-	// Standard base64 never contains characters json_encode escapes when
-	// slashes are unescaped, so the JSON can be assembled by hand.
+	// base64 holds nothing json_encode escapes (slashes unescaped).
 	envelope := `{"iv":"` + ivB64 + `","value":"` + valueB64 + `","mac":"` + hex.EncodeToString(mac.Sum(nil)) + `","tag":""}`
 	return base64.StdEncoding.EncodeToString([]byte(envelope)), nil
 }
 
-// closureSignature is the hash laravel/serializable-closure's Hmac signer
-// stores next to a signed closure: base64(hmac_sha256(serialized, key)).
+// closureSignature is serializable-closure's Hmac signature of a closure.
 func closureSignature(serialized string, key []byte) string {
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte(serialized))

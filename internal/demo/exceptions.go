@@ -5,18 +5,16 @@ import (
 	"strings"
 )
 
-// Where the demo application lives: app code under /var/www/app/app, the
-// framework under Composer's vendor directory, as on a typical deployment.
+// Where the demo application lives, as on a typical deployment.
 const (
 	appRoot     = "/var/www/app/"
 	vendorRoot  = "/var/www/app/vendor/laravel/framework/src/Illuminate/"
 	symfonyRoot = "/var/www/app/vendor/symfony/console/"
 )
 
-// frame is one stack-trace line without its "#n " index.
+// frame is a stack-trace line without its "#n " index.
 type frame string
 
-// frameIn makes the frames of files under root.
 func frameIn(root string) func(file string, line int, call string) frame {
 	return func(file string, line int, call string) frame {
 		return frame(root + file + "(" + strconv.Itoa(line) + "): " + call)
@@ -31,7 +29,7 @@ func symfonyFrame(file string, line int, call string) frame {
 }
 func appFrame(file string, line int, call string) frame { return frameIn(appRoot)(file, line, call) }
 
-// thrown is one exception of a chain, innermost (previous) first as PHP
+// thrown is an exception of a chain, innermost (previous) first as PHP
 // prints them.
 type thrown struct {
 	class, message, file string
@@ -39,13 +37,12 @@ type thrown struct {
 	frames               []frame
 }
 
-// render writes the chain as PHP's Throwable::__toString does: each block
-// "Class: message in file:line\nStack trace:\n#0 …\n#n {main}", blocks
-// joined by "\n\nNext ". An empty message drops the ": ".
+// render writes the chain as Throwable::__toString does: blocks "Class:
+// message in file:line\nStack trace:\n#0 …\n#n {main}" joined by "\n\nNext ".
 func render(chain []thrown) string { return renderCapped(chain, -1) }
 
-// renderCapped renders at most maxFrames frames per block before {main}
-// (all of them when maxFrames < 0): how ExceptionSize shrinks a trace.
+// renderCapped renders at most maxFrames frames per block (all when < 0):
+// how ExceptionSize shrinks a trace.
 func renderCapped(chain []thrown, maxFrames int) string {
 	var b strings.Builder
 	for i, t := range chain {
@@ -81,8 +78,7 @@ func containerCall(call string) []frame {
 	}
 }
 
-// middlewareFrames is what one job middleware adds to the trace; padding
-// repeats it, as an app with several job middlewares would.
+// middlewareFrames is what one job middleware adds; padding repeats it.
 func middlewareFrames(middleware string) []frame {
 	return []frame{
 		vendorFrame("Pipeline/Pipeline.php", 167, middleware+"->handle()"),
@@ -90,8 +86,7 @@ func middlewareFrames(middleware string) []frame {
 	}
 }
 
-// dispatchFrames leads from the job's handle() call down to the
-// CallQueuedHandler, as in a real Laravel 8.83 worker trace.
+// dispatchFrames lead from the job's handle() down to CallQueuedHandler.
 func dispatchFrames(handleCall string, middlewares int) []frame {
 	fs := containerCall(handleCall)
 	fs = append(fs,
@@ -143,8 +138,8 @@ func workerFrames() []frame {
 	)
 }
 
-// jobTrace is the whole trace of an exception thrown inside a job's handle():
-// lead are the frames above handle() (e.g. Eloquent or HTTP client calls).
+// jobTrace is the trace of an exception thrown in a job's handle(), lead
+// being the frames above it.
 func jobTrace(lead []frame, handleCall string, middlewares int) []frame {
 	fs := append([]frame{}, lead...)
 	fs = append(fs, dispatchFrames(handleCall, middlewares)...)
@@ -156,8 +151,8 @@ func maxAttemptsMessage(name string) string {
 	return name + " has been attempted too many times or run too long. The job may have previously timed out."
 }
 
-// maxAttemptsBeforeRun is the exception a worker records when a job's
-// retryUntil has passed (or its tries are used up) before it even runs.
+// maxAttemptsBeforeRun is what a worker records when retryUntil passed
+// (or the tries are used up) before the job runs.
 func maxAttemptsBeforeRun(name string) thrown {
 	fs := []frame{
 		vendorFrame("Queue/Worker.php", 504, `Illuminate\Queue\Worker->maxAttemptsExceededException()`),

@@ -1,8 +1,8 @@
 // Package demo generates realistic Laravel 8.83 queue rows: failed_jobs
-// rows whose payloads are byte-for-byte what Laravel's json_encode writes and
-// whose exceptions are PHP's Throwable::__toString text, and jobs rows in
-// every state. It is deterministic for a seed, streams in constant memory,
-// and feeds both `jobtriage demo` and the benchmarks.
+// rows with the payloads Laravel's json_encode writes byte for byte and
+// Throwable::__toString exceptions, and jobs rows in every state. It is
+// deterministic for a seed, streams in constant memory, and feeds `jobtriage
+// demo` and the benchmarks.
 package demo
 
 import (
@@ -19,42 +19,36 @@ import (
 
 // Options describe the data to generate.
 type Options struct {
-	// Failed and Jobs are the numbers of failed_jobs and jobs rows.
-	Failed int
-	Jobs   int
-	// Seed makes the data reproducible: same seed and options, same rows.
-	Seed uint64
-	// Now is the end of the failure window and the reference for jobs
-	// states; zero means time.Now(). Failures spread over Days before it.
+	Failed int    // failed_jobs rows
+	Jobs   int    // jobs rows
+	Seed   uint64 // same seed and options, same rows
+	// Now ends the failure window of Days (default 7) and is the jobs
+	// states' reference; zero means time.Now().
 	Now  time.Time
-	Days int // default 7
+	Days int
 	// PayloadSize and ExceptionSize are target sizes in bytes; 0 keeps the
-	// natural sizes (payloads of about 0.3–1.5 KB; exceptions of about
-	// 2.6–13 KB, a full queue:work trace per block). Payloads grow with
-	// order lines in the job's data and never shrink. Exceptions grow with
-	// job-middleware frames, and shrink (to about the target) by keeping
-	// only the top frames of each trace.
+	// natural ones (payloads of about 0.3–1.5 KB, exceptions of 2.6–13 KB).
+	// Payloads grow with order lines and never shrink; exceptions grow with
+	// job-middleware frames and shrink by keeping each trace's top frames.
 	PayloadSize   int
 	ExceptionSize int
-	// Scenarios restricts the kinds of failure (Scenario* names); empty
-	// means all. Connections restricts them by queue connection
-	// ("database", "redis").
+	// Scenarios (Scenario* names) and Connections ("database", "redis")
+	// restrict the kinds of failure; empty means all.
 	Scenarios   []string
 	Connections []string
 	// AppKey seals encrypted commands and signs closures; default DemoAppKey.
 	AppKey string
-	// BatchSize is the number of rows per transaction in Populate; 0 picks
-	// a default per driver.
+	// BatchSize is Populate's rows per transaction; 0 picks one per driver.
 	BatchSize int
 	// FailedTable and JobsTable default to Laravel's names.
 	FailedTable, JobsTable string
-	// Progress, when set, is called after each committed transaction with
-	// the rows written so far and the total.
+	// Progress, when set, gets the rows written and the total after each
+	// committed transaction.
 	Progress func(done, total int)
 }
 
-// FailedRow is one failed_jobs row as Laravel's DatabaseUuidFailedJobProvider
-// writes it, plus what the generator knows about it (for tests).
+// FailedRow is a failed_jobs row as DatabaseUuidFailedJobProvider writes
+// it, plus what the generator knows of it (for tests).
 type FailedRow struct {
 	UUID       string
 	Connection string
@@ -62,18 +56,18 @@ type FailedRow struct {
 	Payload    string
 	Exception  string
 	FailedAt   time.Time // UTC, whole seconds
-	// Scenario, Class and ExceptionClass say what was generated: the class
-	// a listing should show and the top exception class.
+	// Scenario, Class (what a listing should show) and ExceptionClass (the
+	// top one) say what was generated.
 	Scenario       string
 	Class          string
 	ExceptionClass string
 	Encrypted      bool
 }
 
-// FailedAtText is failed_at as Laravel binds it: Y-m-d H:i:s in UTC.
+// FailedAtText is failed_at as Laravel binds it, in UTC.
 func (r FailedRow) FailedAtText() string { return r.FailedAt.UTC().Format(wallLayout) }
 
-// JobRow is one row of the jobs table (DatabaseQueue); times are epoch seconds.
+// JobRow is a jobs table row (DatabaseQueue); times are epoch seconds.
 type JobRow struct {
 	Queue       string
 	Payload     string
@@ -101,7 +95,6 @@ type Generator struct {
 	perPad    map[string]int // payload growth per padding line, by scenario
 }
 
-// NewGenerator validates opts and prepares a generator.
 func NewGenerator(opts Options) (*Generator, error) {
 	if opts.Failed < 0 || opts.Jobs < 0 {
 		return nil, errors.New("demo: row counts must not be negative")
@@ -157,11 +150,11 @@ func NewGenerator(opts Options) (*Generator, error) {
 	return g, nil
 }
 
-// Options returns the options after defaults were applied.
+// Options are the options with their defaults applied.
 func (g *Generator) Options() Options { return g.opts }
 
 // NextFailed returns the next failed row, oldest first (ids grow with
-// failed_at, as when workers insert them), and false after opts.Failed rows.
+// failed_at, as workers insert them), and false after opts.Failed rows.
 func (g *Generator) NextFailed() (FailedRow, bool, error) {
 	if g.nextFail >= g.opts.Failed {
 		return FailedRow{}, false, nil
@@ -258,8 +251,7 @@ func (g *Generator) buildPayload(s scenario, f *facts) (string, error) {
 	if err != nil || g.opts.PayloadSize <= len(p) {
 		return p, err
 	}
-	// Each padding line adds a predictable number of bytes per scenario
-	// (encryption: two rounds of base64 around the serialized text).
+	// A padding line adds a scenario's fixed number of bytes.
 	per, ok := g.perPad[s.name]
 	if !ok {
 		one, err := s.payload(f, 1)
@@ -274,8 +266,7 @@ func (g *Generator) buildPayload(s scenario, f *facts) (string, error) {
 	}
 	k := (g.opts.PayloadSize - len(p) + per - 1) / per
 	p, err = s.payload(f, k)
-	// Nested encodings (a closure's inner serialization, length digits)
-	// make the estimate a little short now and then: top up.
+	// Nested encodings (a closure's, length digits) may fall short: top up.
 	for i := 0; err == nil && len(p) < g.opts.PayloadSize && i < 8; i++ {
 		k++
 		p, err = s.payload(f, k)
@@ -291,9 +282,8 @@ func (g *Generator) buildException(idx int, f *facts) string {
 		return e
 	}
 	if len(e) > target+target/8 {
-		// Too big: keep the top of each trace, as a shallower call stack
-		// would have it; the exception headers stay whole. A scenario's
-		// traces have one shape, so the frame cap found once serves all.
+		// Too big: keep the top of each trace, as a shallower stack would;
+		// a scenario's traces have one shape, so one frame cap serves all.
 		chain := s.exception(f, 0)
 		if c, ok := g.frameCap[idx]; ok {
 			return renderCapped(chain, c)
@@ -328,7 +318,7 @@ func (g *Generator) buildException(idx int, f *facts) string {
 }
 
 // timeline spreads failures over the window with a daily rhythm and a few
-// bursts (an outage: one failure kind floods for an hour or three).
+// bursts (an outage: one kind floods for an hour or three).
 type timeline struct {
 	start time.Time
 	cum   []float64 // cumulative share of failures up to the end of each hour

@@ -7,9 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// The ser* helpers build PHP serialize() output. Lengths are in bytes, as
-// PHP counts them, so multi-byte UTF-8 text and the NUL bytes of visibility
-// markers are counted exactly.
+// The ser* helpers build PHP serialize() output, lengths in bytes as PHP
+// counts them.
 
 func serStr(s string) string { return "s:" + strconv.Itoa(len(s)) + `:"` + s + `";` }
 func serInt(n int64) string  { return "i:" + strconv.FormatInt(n, 10) + ";" }
@@ -24,8 +23,7 @@ const serNull = "N;"
 
 func serFloat(f float64) string { return "d:" + strconv.FormatFloat(f, 'f', -1, 64) + ";" }
 
-// prop is one object property: name as PHP mangles it (protected names
-// carry "\x00*\x00", private ones "\x00Class\x00") and its serialized value.
+// prop is an object property: its name as PHP mangles it and serialized value.
 type prop struct{ name, value string }
 
 func protected(name string) string      { return "\x00*\x00" + name }
@@ -34,7 +32,7 @@ func serObject(class string, props []prop) string {
 	return "O:" + strconv.Itoa(len(class)) + `:"` + class + `":` + strconv.Itoa(len(props)) + ":{" + serProps(props) + "}"
 }
 
-// serList serializes a PHP list of already-serialized values.
+// serList serializes a list of serialized values.
 func serList(values []string) string {
 	var b strings.Builder
 	b.WriteString("a:" + strconv.Itoa(len(values)) + ":{")
@@ -49,7 +47,6 @@ func serList(values []string) string {
 // serMap serializes a PHP array with string keys, in the given order.
 func serMap(kv []prop) string { return "a:" + strconv.Itoa(len(kv)) + ":{" + serProps(kv) + "}" }
 
-// serProps is the body of an object or a string-keyed array.
 func serProps(props []prop) string {
 	var b strings.Builder
 	for _, p := range props {
@@ -59,9 +56,8 @@ func serProps(props []prop) string {
 	return b.String()
 }
 
-// queueableProps are the properties Laravel 8.83's Queueable and
-// InteractsWithQueue traits add to every job, in declaration order. queue is
-// "" for null (dispatched to the connection's default queue).
+// queueableProps are what Laravel 8.83's Queueable and InteractsWithQueue
+// add to every job, in order; queue "" is null (the connection's default).
 func queueableProps(withJob bool, queue string) []prop {
 	q := serNull
 	if queue != "" {
@@ -94,12 +90,10 @@ func modelIdentifier(class string, id int64, connection string) string {
 	})
 }
 
-// phpJSONString encodes s as PHP's json_encode($s, JSON_UNESCAPED_UNICODE)
-// does: '/' becomes "\/", control characters become \b \f \n \r \t or a
-// lowercase \u00xx, U+2028 and U+2029 stay escaped, other non-ASCII text is
-// kept as UTF-8. Invalid UTF-8 (which PHP refuses) is replaced by U+FFFD.
-// encoding/json, without its HTML escapes, differs only in '/' and in
-// writing U+FFFD as an escape.
+// phpJSONString is json_encode($s, JSON_UNESCAPED_UNICODE): '/' is "\/",
+// control characters \b \f \n \r \t or \u00xx, U+2028 and U+2029 escaped,
+// other text UTF-8, invalid UTF-8 (which PHP refuses) U+FFFD. encoding/json
+// without HTML escapes differs only in '/' and in escaping U+FFFD.
 func phpJSONString(s string) string {
 	if !utf8.ValidString(s) {
 		var b strings.Builder

@@ -14,10 +14,9 @@ import (
 
 var tableNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 
-// Populate inserts opts.Failed failed_jobs rows and opts.Jobs jobs rows into
-// an existing Laravel schema through the seeder (sqlstore writes them: COPY
-// on PostgreSQL, multi-row INSERTs on MySQL/MariaDB and SQLite), one
-// transaction per BatchSize rows. Memory stays constant in the row count.
+// Populate inserts opts.Failed failed_jobs and opts.Jobs jobs rows into an
+// existing Laravel schema through the seeder, a transaction per BatchSize
+// rows, in constant memory.
 func Populate(ctx context.Context, s *sqlstore.Seeder, opts Options) error {
 	if s == nil {
 		return errors.New("demo: no database")
@@ -46,8 +45,8 @@ func Populate(ctx context.Context, s *sqlstore.Seeder, opts Options) error {
 	return w.jobs(ctx, g)
 }
 
-// Rows per transaction when Options.BatchSize is unset: COPY streams, so
-// PostgreSQL takes more per transaction than multi-row INSERTs.
+// Rows per transaction when BatchSize is unset: PostgreSQL's COPY streams
+// more than multi-row INSERTs.
 const (
 	defaultBatch     = 2000
 	defaultCopyBatch = 5000
@@ -89,7 +88,6 @@ func (w *writer) jobs(ctx context.Context, g *Generator) error {
 	})
 }
 
-// batches drains next into table, one transaction per BatchSize rows.
 func (w *writer) batches(ctx context.Context, table string, cols []string, next func() ([]any, bool, error)) error {
 	for {
 		n, err := w.s.Insert(ctx, table, cols, w.opts.BatchSize, next)
@@ -113,9 +111,9 @@ const (
 	demoSeed   = 20261130
 )
 
-// CreateDemoSQLite creates a new SQLite file at path with Laravel 8's schema,
-// a few hundred failed jobs over the week before now and a few dozen queued
-// jobs. It refuses to touch an existing file.
+// CreateDemoSQLite creates a SQLite file at path, never an existing one,
+// with Laravel 8's schema, demoFailed failed jobs over the week before now
+// and demoJobs queued jobs.
 func CreateDemoSQLite(ctx context.Context, path string, now time.Time) error {
 	if path == "" {
 		return errors.New("demo: no path for the demo database")

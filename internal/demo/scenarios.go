@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// facts are the random choices of one row, drawn before anything is built
-// so that a row can be rebuilt (to reach a target size) without drawing again.
+// facts are a row's random choices, drawn first so that the row can be
+// rebuilt (to reach a target size) without drawing again.
 type facts struct {
 	uuid     string
 	redisID  string
@@ -32,8 +32,8 @@ type jobMeta struct {
 func i64(v int64) *int64   { return &v }
 func str(v string) *string { return &v }
 
-// objectPayload renders Queue::createObjectPayload's JSON for Laravel 8.83,
-// plus RedisQueue's "id" and "attempts" when redisID is set.
+// objectPayload renders Laravel 8.83's Queue::createObjectPayload JSON,
+// plus RedisQueue's "id" and "attempts" for redis.
 func objectPayload(f *facts, displayName, commandName, command string, m jobMeta, redis bool) string {
 	var b strings.Builder
 	b.Grow(len(command) + len(command)/6 + 400)
@@ -59,8 +59,8 @@ func objectPayload(f *facts, displayName, commandName, command string, m jobMeta
 	return b.String()
 }
 
-// padEntry is one line of padding data: a fixed-width, ASCII, realistic
-// looking order line, so its encoded size is predictable.
+// padEntry is a padding line: a fixed-width ASCII order line, of
+// predictable encoded size.
 func padEntry(f *facts, j int) string {
 	whs := [...]string{"JKT-1", "SUB-2", "KBP-3", "LWO-4"}
 	return fmt.Sprintf("line %04d: sku=SKU-%06d qty=%03d warehouse=%s status=backordered", j, (f.id*31+int64(j)*7)%1000000, (int64(j)+f.n)%1000, whs[(j+f.pick)%len(whs)])
@@ -74,7 +74,7 @@ func padList(f *facts, k int) string {
 	return serList(vals)
 }
 
-// scenario is one kind of failure: a job class failing in one way on one
+// scenario is a kind of failure: a job class failing one way on one
 // connection and queue.
 type scenario struct {
 	name           string
@@ -85,13 +85,11 @@ type scenario struct {
 	weight         int
 	encrypted      bool
 	stringJob      bool
-	// payload builds the payload with k padding lines.
-	payload func(f *facts, k int) (string, error)
-	// exception builds the exception text with mw job middlewares.
-	exception func(f *facts, mw int) []thrown
+	payload        func(f *facts, k int) (string, error) // with k padding lines
+	exception      func(f *facts, mw int) []thrown       // with mw job middlewares
 }
 
-// Scenario names, also used by tests and Options.Scenarios.
+// Scenario names, for Options.Scenarios.
 const (
 	ScenarioModelNotFound = "model-not-found"
 	ScenarioDeadlock      = "sql-deadlock"
@@ -313,8 +311,7 @@ func scenarios() []scenario {
 					vendorFrame("Container/Container.php", 653, `Illuminate\Container\BoundMethod::call()`),
 					vendorFrame("Queue/CallQueuedClosure.php", 68, `Illuminate\Container\Container->call()`),
 				}
-				// A closure's file is the serializable-closure stream: its whole
-				// source, so the "in file:line" part spans several lines.
+				// The file is the closure's whole source, over several lines.
 				return []thrown{{class: "RuntimeException",
 					message: fmt.Sprintf("Webhook replay for merchant %d failed: HTTP 502", f.id),
 					file:    "laravel-serializable-closure://" + closureSource, line: 3,
@@ -415,13 +412,12 @@ const closureSource = "function () use ($merchantId, $context) {\n" +
 	"        }\n" +
 	"    }"
 
-// fixedReader hands out the IV drawn for a row, as many times as the row is
-// rebuilt.
+// fixedReader hands out a row's IV as often as the row is rebuilt.
 type fixedReader struct{ b []byte }
 
 func (r *fixedReader) Read(p []byte) (int, error) { return copy(p, r.b), nil }
 
-// uuidFrom renders 16 bytes as a version-4 uuid, as Str::uuid() produces.
+// uuidFrom renders 16 bytes as a version-4 uuid, like Str::uuid().
 func uuidFrom(b []byte) string {
 	var u [16]byte
 	copy(u[:], b)

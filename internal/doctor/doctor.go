@@ -1,9 +1,8 @@
-// Package doctor builds the report of `jobtriage doctor`: how jobtriage
-// sees the app (settings and their sources, where each queue connection's
-// jobs go, contradictions) and what the live checks found. Stores report
-// their own facts (triage.Inspector); this package turns them into checks,
-// advice and text. Every text from the configuration or a database is made
-// safe to print, and free of the passwords the profile knows, when added.
+// Package doctor builds `jobtriage doctor`'s report: how jobtriage sees the
+// app (settings and sources, where each queue connection's jobs go,
+// contradictions) and what the live checks found from the stores' own facts
+// (triage.Inspector). Every text from the configuration or a database is
+// made safe to print, and free of the profile's passwords, when added.
 package doctor
 
 import (
@@ -23,8 +22,8 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// checkTimeout bounds each live check of a queue backend, so that one
-// unreachable Redis cannot hold the whole report.
+// checkTimeout bounds each queue backend's check: one unreachable Redis
+// cannot hold the report.
 const checkTimeout = 15 * time.Second
 
 // Check statuses: fail makes the report not OK; warn does not.
@@ -34,42 +33,37 @@ const (
 	statusFail = "fail"
 )
 
-// Report is the whole report; --json prints it as is.
+// Report is what --json prints.
 type Report struct {
-	SchemaVersion  int                        `json:"schema_version"`
-	App            App                        `json:"app"`
-	Settings       []appprofile.Setting       `json:"settings"`
-	Connections    []Connection               `json:"connections"`
-	Contradictions []appprofile.Contradiction `json:"contradictions"`
-	Checks         []Check                    `json:"checks"`
-	Indexes        []triage.IndexAdvice       `json:"indexes"`
-	OK             bool                       `json:"ok"`
-	// databaseChecked: a SQL failed-jobs database answered, so an empty
-	// Indexes means nothing to add.
-	databaseChecked bool
+	SchemaVersion   int                        `json:"schema_version"`
+	App             App                        `json:"app"`
+	Settings        []appprofile.Setting       `json:"settings"`
+	Connections     []Connection               `json:"connections"`
+	Contradictions  []appprofile.Contradiction `json:"contradictions"`
+	Checks          []Check                    `json:"checks"`
+	Indexes         []triage.IndexAdvice       `json:"indexes"`
+	OK              bool                       `json:"ok"`
+	databaseChecked bool                       // a SQL database answered: empty Indexes means nothing to add
 }
 
 // App is how jobtriage sees the app and its failed-jobs store.
 type App struct {
-	Root                 string   `json:"root"`
-	IsApp                bool     `json:"is_app"`
-	LaravelVersion       string   `json:"laravel_version"`
-	LaravelVersionSource string   `json:"laravel_version_source"`
-	Configuration        string   `json:"configuration"`
-	ConfigCache          string   `json:"config_cache,omitempty"`
-	ConfigFiles          []string `json:"config_files"`
-	EnvFile              string   `json:"env_file,omitempty"`
-	// ConnectionSource is where the failed-jobs database came from.
-	ConnectionSource string      `json:"connection_source"`
-	Timezone         string      `json:"timezone"`
-	TimezoneSource   string      `json:"timezone_source"`
-	FailedStore      FailedStore `json:"failed_store"`
-	JobsTable        string      `json:"jobs_table"`
-	BatchesTable     string      `json:"batches_table"`
-	Warnings         []string    `json:"warnings"`
-	// defaultsVersion is the Laravel major whose defaults apply, for the
-	// text report.
-	defaultsVersion int
+	Root                 string      `json:"root"`
+	IsApp                bool        `json:"is_app"`
+	LaravelVersion       string      `json:"laravel_version"`
+	LaravelVersionSource string      `json:"laravel_version_source"`
+	Configuration        string      `json:"configuration"`
+	ConfigCache          string      `json:"config_cache,omitempty"`
+	ConfigFiles          []string    `json:"config_files"`
+	EnvFile              string      `json:"env_file,omitempty"`
+	ConnectionSource     string      `json:"connection_source"` // where the failed-jobs database came from
+	Timezone             string      `json:"timezone"`
+	TimezoneSource       string      `json:"timezone_source"`
+	FailedStore          FailedStore `json:"failed_store"`
+	JobsTable            string      `json:"jobs_table"`
+	BatchesTable         string      `json:"batches_table"`
+	Warnings             []string    `json:"warnings"`
+	defaultsVersion      int         // the Laravel major whose defaults apply
 }
 
 // FailedStore is where the app's failed jobs are.
@@ -92,8 +86,8 @@ type Connection struct {
 	Retry       bool   `json:"retry"`
 	Monitor     bool   `json:"monitor"`
 	Note        string `json:"note,omitempty"`
-	// Failures says where the failures of a connection jobtriage cannot
-	// write to go (triage.UnwritableDriver); "" when not known.
+	// Failures says where an unwritable connection's failures go
+	// (triage.UnwritableDriver); "" when not known.
 	Failures string `json:"failures,omitempty"`
 	Artisan  string `json:"artisan,omitempty"`
 	Source   string `json:"source"`
@@ -106,8 +100,7 @@ type Check struct {
 	Detail string `json:"detail"`
 }
 
-// Problems counts the failed checks and the error contradictions: what
-// makes the report not OK.
+// Problems counts what makes the report not OK: failed checks and errors.
 func (r Report) Problems() (failed, errs int) {
 	for _, c := range r.Checks {
 		if c.Status == statusFail {
@@ -123,12 +116,12 @@ func (r Report) Problems() (failed, errs int) {
 }
 
 // Inputs are what the report examines: the configuration, or ConfigErr
-// (the report then holds only that); what set the timezone over the app's
-// ("--timezone", "JOBTRIAGE_TIMEZONE", or ""); the app's queue routes (nil
+// (then the report holds only that); what set the timezone over the app's
+// ("--timezone", "JOBTRIAGE_TIMEZONE", ""); the app's queue routes (nil
 // outside an app; the caller closes their backends); the options the
-// configuration was resolved from, to evaluate the app again without its
-// config cache; the failed-jobs store, opened as every command does. Build calls each function once, Routes before it lists
-// the values the profile could not evaluate (resolving records them).
+// configuration came from, to evaluate the app without its config cache;
+// the failed-jobs store. Build calls each once, Routes before it lists the
+// values the profile could not evaluate (resolving records them).
 type Inputs struct {
 	Config           appprofile.Config
 	ConfigErr        error
@@ -139,9 +132,8 @@ type Inputs struct {
 	Now              func() time.Time
 }
 
-// builder gathers the report; localQueue: a queue connection of the app
-// puts its jobs into the failed-jobs database's jobs table. noApp: there
-// is no app, so its queue connections are unknown.
+// builder gathers the report. localQueue: a queue connection puts its jobs
+// in the failed-jobs database's jobs table; noApp: its connections are unknown.
 type builder struct {
 	in                Inputs
 	cfg               appprofile.Config
@@ -150,12 +142,10 @@ type builder struct {
 	localQueue, noApp bool
 }
 
-// configurationCheck names the check of whether the configuration resolved.
 const configurationCheck = "configuration"
 
-// Build runs the checks and returns the report, its contradictions sorted
-// errors first, then warnings, then notes (each group in the order found).
-// It fails only when ctx ends.
+// Build runs the checks and returns the report, contradictions sorted
+// errors, warnings, notes (stably); it fails only when ctx ends.
 func Build(ctx context.Context, in Inputs) (Report, error) {
 	b := &builder{in: in, cfg: in.Config, rep: Report{Settings: []appprofile.Setting{}, Connections: []Connection{},
 		Contradictions: []appprofile.Contradiction{}, Checks: []Check{}, Indexes: []triage.IndexAdvice{},
@@ -172,8 +162,7 @@ func Build(ctx context.Context, in Inputs) (Report, error) {
 
 func (b *builder) build(ctx context.Context) error {
 	if b.in.ConfigErr != nil {
-		// The check is named configuration already: a message that opens
-		// with the word (the CLI's mark for configuration errors) says it once.
+		// The check's name already says the CLI's "configuration: " mark.
 		msg := strings.TrimPrefix(b.in.ConfigErr.Error(), configurationCheck+": ")
 		b.check(configurationCheck, statusFail, msg)
 		return nil
@@ -188,8 +177,7 @@ func (b *builder) build(ctx context.Context) error {
 	if err := b.checkBackends(ctx, routes); err != nil {
 		return err
 	}
-	// Last: the steps above resolved Redis and database connections, which
-	// records the values they needed but could not evaluate.
+	// Last: resolving connections above recorded what it could not evaluate.
 	for _, c := range appprofile.UnknownContradictions(b.cfg.Profile) {
 		b.contradiction(c)
 	}
@@ -209,8 +197,8 @@ func (b *builder) contradiction(c appprofile.Contradiction) {
 	b.rep.Contradictions = append(b.rep.Contradictions, c)
 }
 
-// collectSecrets gathers every password the profile knows, so that no
-// message can show one even if a driver echoed it.
+// collectSecrets gathers the profile's passwords, so no message shows one
+// even if a driver echoed it.
 func (b *builder) collectSecrets() {
 	b.secrets = append(b.secrets, b.cfg.Target.Password, b.cfg.Database.Target.Password, b.cfg.AppKey)
 	b.secrets = append(b.secrets, b.cfg.AppKeys...)
@@ -287,14 +275,13 @@ func (b *builder) describeApp() {
 }
 
 // describeConnections reports each queue connection's coverage and returns
-// the routes, which the live checks use.
+// the routes for the live checks.
 func (b *builder) describeConnections() map[string]triage.Route {
 	cfg := b.cfg
 	routes := b.in.Routes()
 	if routes == nil {
 		b.noApp = true
-		// Outside an app the connections listed are jobtriage's defaults,
-		// not the app's; every retry goes to the local jobs table.
+		// Outside an app every retry goes to the local jobs table.
 		b.rep.Connections = append(b.rep.Connections, Connection{Name: "(every connection)", Driver: triage.DriverDatabase,
 			Queue: "(as recorded)", Destination: "table " + b.clean(cfg.JobsTable) + " in the failed-jobs database", Retry: true, Monitor: true,
 			Note:   "no Laravel app here (no artisan file), so its queue connections are unknown: jobs go back to the jobs table of the failed-jobs database",
@@ -346,7 +333,7 @@ func (b *builder) describeConnections() map[string]triage.Route {
 			c.Note = r.ViaNote()
 		}
 		if len(r.Failover) > 0 {
-			// Monitor counts a failover connection through its first one.
+			// A failover connection is monitored through its first.
 			first := routes[r.Failover[0]]
 			c.Monitor = first.Writable() && len(first.Failover) == 0
 		}
@@ -358,12 +345,10 @@ func (b *builder) describeConnections() map[string]triage.Route {
 	return routes
 }
 
-// queueName is a connection's default queue, as Laravel names it when the
-// configuration does not.
+// queueName is a connection's default queue, Laravel's when unset.
 func queueName(qc appprofile.QueueConnection) string { return cmp.Or(qc.Queue, "default") }
 
-// configContradictions compares the config cache with .env and checks
-// APP_TIMEZONE.
+// configContradictions compares the config cache with .env and checks APP_TIMEZONE.
 func (b *builder) configContradictions() {
 	p := b.cfg.Profile
 	if p == nil {
@@ -389,8 +374,7 @@ func (b *builder) configContradictions() {
 	}
 }
 
-// checkStore opens the failed-jobs store and reports what it says of
-// itself.
+// checkStore opens the failed-jobs store and reports what it says of itself.
 func (b *builder) checkStore(ctx context.Context) error {
 	svc, err := b.in.Service(ctx)
 	if err != nil {
@@ -438,8 +422,8 @@ func (b *builder) checkDatabase(f triage.DatabaseFacts) {
 	b.rep.databaseChecked = true
 	b.check("failed-jobs database", statusOK, fmt.Sprintf("%s (%s): table %s present; %s%s", f.Endpoint, f.Server, sc.FailedTable, ids, rows))
 
-	// The jobs table matters where a queue connection of the app puts
-	// jobs into it; outside an app it is only where retries would go.
+	// The jobs table matters where a queue connection puts jobs in it;
+	// outside an app it is where retries would go.
 	switch {
 	case sc.HasJobs:
 		b.check("jobs table", statusOK, "table "+sc.JobsTable+" present")
@@ -466,10 +450,9 @@ func (b *builder) checkDatabase(f triage.DatabaseFacts) {
 	b.serverClock(f)
 }
 
-// serverClock notes a database whose clock zone differs from the app's:
-// Laravel and jobtriage both write and compare failed_at as wall-clock
-// text in app.timezone, so it changes nothing for them, but it does for
-// what the dialect's ClockAdvice says.
+// serverClock notes a database clock zone other than the app's: Laravel
+// and jobtriage both write failed_at as wall-clock text in app.timezone, so
+// it matters only for what the dialect's ClockAdvice says.
 func (b *builder) serverClock(f triage.DatabaseFacts) {
 	app := b.cfg.Location
 	if app == nil {
@@ -483,9 +466,9 @@ func (b *builder) serverClock(f triage.DatabaseFacts) {
 			f.Clock, f.ClockSetting, app, b.rep.App.TimezoneSource, f.ClockAdvice)})
 }
 
-// sameZone reports whether a server's zone name (IANA, an abbreviation
-// MySQL reports for SYSTEM, or an offset such as +02:00) has the app zone's
-// offset now and half a year from now (either side of a DST change).
+// sameZone reports whether a server's zone (IANA, MySQL's abbreviation for
+// SYSTEM, or an offset such as +02:00) has the app zone's offset now and in
+// half a year (either side of a DST change).
 func sameZone(server string, app *time.Location, now time.Time) bool {
 	if strings.EqualFold(server, app.String()) {
 		return true
@@ -508,7 +491,7 @@ func sameZone(server string, app *time.Location, now time.Time) bool {
 	return true
 }
 
-// maxOffsetHours is the largest UTC offset in use (Line Islands, +14).
+// maxOffsetHours is the largest UTC offset in use (Line Islands).
 const maxOffsetHours = 14
 
 // parseOffset reads "+02:00" or "-5:30" as seconds east of UTC.
@@ -534,8 +517,7 @@ func parseOffset(s string) (int, bool) {
 }
 
 // checkBackends asks each queue connection's Redis (or other database) for
-// the size of its default queue: the cheapest call that proves jobtriage
-// can reach it with the app's settings.
+// its default queue's size: the cheapest proof of reach with the app's settings.
 func (b *builder) checkBackends(ctx context.Context, routes map[string]triage.Route) error {
 	if routes == nil {
 		return nil

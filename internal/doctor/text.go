@@ -10,8 +10,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// WriteText writes the report in sections. Every string in the report was
-// cleaned when it was added.
+// WriteText writes the report in sections; its strings were cleaned when added.
 func (r Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("App\n")
@@ -129,7 +128,7 @@ func (fs FailedStore) text() string {
 	return fmt.Sprintf("%s driver on connection %s: %s, table %s", fs.Driver, fs.Connection, fs.Target, fs.Table)
 }
 
-// writeColumns aligns every column but the last, which is not padded.
+// writeColumns aligns every column but the last.
 func writeColumns(b *strings.Builder, rows [][]string) {
 	var widths []int
 	for _, r := range rows {

@@ -16,10 +16,9 @@ func (o operand) float() float64 {
 	return float64(o.i)
 }
 
-// toOperand converts a value for +, -, *, /, % and ** the way PHP 8 does:
-// null and bools are ints, strings must start with a number ("12abc" is 12
-// with a warning; "abc" and "" throw a TypeError, so ok is false), and
-// arrays and unknowns are not numbers.
+// toOperand converts an arithmetic operand as PHP 8 does: null and bools
+// are ints; a string must start with a number ("12abc" is 12; "abc" and ""
+// throw a TypeError); arrays and unknowns are not numbers.
 func toOperand(v *Value) (operand, bool) {
 	switch v.Kind {
 	case KindNull, KindBool, KindInt:
@@ -40,12 +39,10 @@ func toOperand(v *Value) (operand, bool) {
 	return operand{}, false
 }
 
-// arith applies a PHP arithmetic operator. Int results that overflow become
-// floats, as in PHP. ok is false where PHP throws (division or modulo by
-// zero, a non-numeric operand) and where an exact answer would need C's
-// pow() (** with a float or a negative exponent, or an overflowing power).
-// "+" on two arrays is PHP's union: the left array plus the right array's
-// entries whose keys it lacks.
+// arith applies a PHP arithmetic operator; an int result that overflows is
+// a float. ok is false where PHP throws (division by zero, a non-numeric
+// operand) and where the answer needs C's pow() (** with a float, a negative
+// exponent or an overflow). "+" on two arrays is PHP's union.
 func arith(op string, l, r *Value) (*Value, bool) {
 	if op == "+" && l.Kind == KindArray && r.Kind == KindArray {
 		out := &Value{Kind: KindArray}
@@ -146,7 +143,6 @@ func arith(op string, l, r *Value) (*Value, bool) {
 	return nil, false
 }
 
-// mulExact multiplies two int64s, reporting overflow.
 func mulExact(a, b int64) (int64, bool) {
 	if a == 0 || b == 0 {
 		return 0, true

@@ -6,20 +6,17 @@ import (
 	"strings"
 )
 
-// maxNesting bounds how deeply arrays (and expressions) may nest. Laravel
-// configs nest a handful of levels; the bound keeps hostile input from
-// exhausting the stack.
+// maxNesting bounds how deeply arrays nest: Laravel configs nest a handful
+// of levels, and hostile input must not exhaust the stack.
 const maxNesting = 100
 
 func isOp(t token, op string) bool { return t.kind == tOp && t.text == op }
 
-// isName matches a keyword or one of true, false and null, which PHP reads
-// in any case.
+// isName matches a keyword (or true, false, null) in any case, as PHP does.
 func isName(t token, name string) bool { return t.kind == tName && strings.EqualFold(t.text, name) }
 
-// arrayBuilder adds entries to an array value with PHP's rules: a repeated
-// key replaces the value in place, and a key-less element gets the next int
-// key (one more than the largest int key so far, or 0).
+// arrayBuilder adds entries with PHP's rules: a repeated key replaces the
+// value in place; a key-less element gets one more than the largest int key, or 0.
 type arrayBuilder struct {
 	v       *Value
 	index   map[string]int
@@ -56,8 +53,8 @@ func (b *arrayBuilder) noteInt(n int64) {
 	}
 }
 
-// push appends val under the next int key; ok is false when PHP would fail
-// ("Cannot add element to the array as the next element is already occupied").
+// push appends val under the next int key; false where PHP fails ("the
+// next element is already occupied").
 func (b *arrayBuilder) push(val *Value) bool {
 	if b.full {
 		return false
@@ -70,7 +67,6 @@ func (b *arrayBuilder) push(val *Value) bool {
 	return true
 }
 
-// addUnknownKey appends an entry whose key could not be evaluated.
 func (b *arrayBuilder) addUnknownKey(keyExpr string, val *Value) {
 	b.v.Entries = append(b.v.Entries, Entry{Key: keyExpr, Value: val, KeyUnknown: true})
 }

@@ -9,27 +9,22 @@ import (
 
 // EvalContext is what a config file may read from outside itself.
 type EvalContext struct {
-	// Root is the application base path that base_path() and the other path
-	// helpers start from, and that a relative file name passed to
-	// EvalConfig is relative to (for __DIR__). Empty: those evaluate to
-	// unknowns. The helpers assume Laravel's default layout (storage/,
-	// database/, public/ under Root); an app whose bootstrap/app.php moves
-	// them (useStoragePath and the like) is not seen.
+	// Root is the base path of the path helpers and of a relative file name
+	// (for __DIR__); empty, they are unknown. The helpers assume Laravel's
+	// default layout: a bootstrap/app.php that moves storage/ and the
+	// others (useStoragePath) is not seen.
 	Root string
-	// Env looks a variable up the way Laravel's env repository does: the
-	// real environment first, then .env, already merged by the caller. raw
-	// is the value before Env::get's casting. nil: every variable is unset.
+	// Env looks a variable up as Laravel's env repository does (the real
+	// environment, then .env), before Env::get's casting; nil: all unset.
 	Env func(name string) (raw string, ok bool)
 }
 
-// EvalConfig statically evaluates one config/*.php file: the array its
-// top-level "return" statement returns. Statements before the return
-// (use, declare, assignments) are skipped; expressions PHP would have to
-// run become KindUnknown values while the rest of the file is evaluated.
-// file is used for positions and, joined to ctx.Root when relative, for
-// __DIR__ and __FILE__. The error is an *EvalError when the file has no
-// "<?php" tag, no top-level "return" of an array literal, an unterminated
-// string or bracket, or nesting deeper than the parser's bound.
+// EvalConfig statically evaluates a config/*.php file: the array its
+// top-level "return" returns; the statements before it are skipped, and
+// what only PHP can run is a KindUnknown value. file names positions and,
+// joined to ctx.Root when relative, __DIR__ and __FILE__. The error is an
+// *EvalError without "<?php", without a top-level "return" of an array
+// literal, on an unterminated string or bracket, or nesting too deep.
 func EvalConfig(file string, src []byte, ctx EvalContext) (*Value, error) {
 	text := string(src)
 	toks, err := tokenize(text)
@@ -61,12 +56,11 @@ func EvalConfig(file string, src []byte, ctx EvalContext) (*Value, error) {
 	return ev.eval(n), nil
 }
 
-// maxTreeDepth bounds the depth of the expression tree, and so the
-// evaluator's recursion: operator chains such as "a ?: b ?: c ..." are
-// parsed by loops, so the parser's own bound does not cover them.
+// maxTreeDepth bounds the expression tree, and so the evaluator's
+// recursion: the parser's bound misses chains ("a ?: b ?: c ...") it loops over.
 const maxTreeDepth = 2000
 
-// treeDepth measures the depth of the tree under n without recursion.
+// treeDepth is the depth of the tree under n, measured without recursion.
 func treeDepth(n *node) int {
 	type item struct {
 		n     *node
@@ -94,10 +88,8 @@ func treeDepth(n *node) int {
 	return maxDepth
 }
 
-// maxConcatBytes bounds the bytes all concatenations of one file may
-// produce. Strings from the source or the environment are shared, not
-// copied; only concatenation (of env values, say, repeated many times)
-// could otherwise allocate without bound.
+// maxConcatBytes bounds what a file's concatenations may produce: only
+// they (of env values repeated many times, say) could allocate without bound.
 const maxConcatBytes = 4 * maxSourceBytes
 
 type evaluator struct {
@@ -109,13 +101,11 @@ type evaluator struct {
 
 func (e *evaluator) pos(n *node) Pos { return Pos{File: e.file, Line: n.line} }
 
-// unknown makes the unknown value of node n, keeping the env keys its
-// evaluated parts read.
+// unknown is node n's unknown value with the env keys of from.
 func (e *evaluator) unknown(n *node, from ...*Value) *Value {
 	return &Value{Kind: KindUnknown, Pos: e.pos(n), Expr: collapseExpr(e.src[n.start:n.end]), EnvKeys: mergeEnvKeys(nil, from...)}
 }
 
-// mergeEnvKeys appends the env keys of vs to keys, without duplicates.
 func mergeEnvKeys(keys []string, vs ...*Value) []string {
 	for _, v := range vs {
 		if v == nil {
@@ -198,9 +188,8 @@ func (e *evaluator) eval(n *node) *Value {
 	return e.unknown(n)
 }
 
-// concat evaluates a chain "a . b . c" (a left-nested tree) operand by
-// operand into one buffer, so a long chain costs linear time. A result
-// that would exceed the file's concatenation budget is unknown.
+// concat evaluates a chain "a . b . c" (a left-nested tree) into one
+// buffer, in linear time; a result over the concatenation budget is unknown.
 func (e *evaluator) concat(n *node) *Value {
 	var operands []*node
 	left := n
@@ -230,9 +219,8 @@ func (e *evaluator) concat(n *node) *Value {
 	return withKeys(&Value{Kind: KindString, Str: b.String(), Pos: e.pos(n)}, parts...)
 }
 
-// binary evaluates the operators other than ".": arithmetic, && and ||
-// (which skip their right operand like PHP), === and !==. Anything else
-// (comparisons, bit operations, instanceof) is unknown.
+// binary evaluates arithmetic, && and || (skipping their right operand as
+// PHP does), === and !==; other operators are unknown.
 func (e *evaluator) binary(n *node) *Value {
 	if len(n.kids) != 2 {
 		return e.unknown(n, e.eval(n.kids[0]))
@@ -273,9 +261,8 @@ func (e *evaluator) binary(n *node) *Value {
 	return e.unknown(n, l, r)
 }
 
-// rewrap returns the chosen operand r of a ternary or ?? as the value of
-// the whole expression n: unknown text covers all of n, and the env keys
-// of the condition are kept.
+// rewrap is the chosen operand r of a ternary or ?? as n's value: an
+// unknown's text covers n, and cond's env keys are kept.
 func (e *evaluator) rewrap(n *node, r *Value, cond *Value) *Value {
 	if r.Kind == KindUnknown {
 		return e.unknown(n, cond, r)
@@ -285,41 +272,30 @@ func (e *evaluator) rewrap(n *node, r *Value, cond *Value) *Value {
 	return &out
 }
 
+// cast is PHP's (int), (float), (bool) and (string) cast.
 func (e *evaluator) cast(n *node) *Value {
 	x := e.eval(n.kids[0])
+	num := x
+	if x.Kind == KindArray { // an array is 0 or 1 as a number
+		num = &Value{Kind: KindInt, Int: int64(min(len(x.Entries), 1))}
+	}
 	out := &Value{Pos: e.pos(n)}
+	ok := false
 	switch n.name {
 	case "int":
-		i, ok := x.IntValue()
-		if !ok && x.Kind == KindArray {
-			i, ok = int64(min(len(x.Entries), 1)), true
-		}
-		if !ok {
-			return e.unknown(n, x)
-		}
-		out.Kind, out.Int = KindInt, i
+		out.Kind = KindInt
+		out.Int, ok = num.IntValue()
 	case "float":
-		f, ok := x.FloatValue()
-		if !ok && x.Kind == KindArray {
-			f, ok = float64(min(len(x.Entries), 1)), true
-		}
-		if !ok {
-			return e.unknown(n, x)
-		}
-		out.Kind, out.Float = KindFloat, f
+		out.Kind = KindFloat
+		out.Float, ok = num.FloatValue()
 	case "bool":
-		b, ok := x.Truthy()
-		if !ok {
-			return e.unknown(n, x)
-		}
-		out.Kind, out.Bool = KindBool, b
+		out.Kind = KindBool
+		out.Bool, ok = x.Truthy()
 	case "string":
-		s, ok := x.String()
-		if !ok {
-			return e.unknown(n, x)
-		}
-		out.Kind, out.Str = KindString, s
-	default:
+		out.Kind = KindString
+		out.Str, ok = x.String()
+	}
+	if !ok {
 		return e.unknown(n, x)
 	}
 	return withKeys(out, x)
@@ -351,31 +327,23 @@ func (e *evaluator) array(n *node) *Value {
 	return v
 }
 
-// arrayKey converts a key value the way PHP does: ints as is, strings as
-// is (an int-like string is the same key as that int), bools to 0/1, null
-// to "", floats truncated. Arrays and unknowns are not keys.
+// arrayKey converts a key as PHP does: ints and strings as they are, bools
+// to 0/1, null to "", floats truncated; arrays and unknowns are no keys.
 func arrayKey(k *Value) (string, bool) {
 	switch k.Kind {
 	case KindString:
 		return k.Str, true
-	case KindInt:
-		return strconv.FormatInt(k.Int, 10), true
-	case KindBool:
-		if k.Bool {
-			return "1", true
-		}
-		return "0", true
 	case KindNull:
 		return "", true
-	case KindFloat:
-		return strconv.FormatInt(floatToInt(k.Float), 10), true
+	case KindBool, KindInt, KindFloat:
+		i, _ := k.IntValue()
+		return strconv.FormatInt(i, 10), true
 	}
 	return "", false
 }
 
-// pathHelperDirs maps Laravel's path helpers to their directory under the
-// base path (Application::basePath, databasePath, storagePath, path,
-// configPath, resourcePath, publicPath with default paths).
+// pathHelperDirs maps Laravel's path helpers to their default directory
+// under the base path.
 var pathHelperDirs = map[string]string{"base_path": "", "database_path": "database", "storage_path": "storage",
 	"app_path": "app", "config_path": "config", "resource_path": "resources", "public_path": "public"}
 
@@ -428,8 +396,8 @@ func (e *evaluator) call(n *node) *Value {
 	return withKeys(&Value{Kind: KindString, Str: dir + s, Pos: e.pos(n)}, arg)
 }
 
-// env is Laravel's env($key, $default): the variable cast by Env::get when
-// it is set, else the default, which is evaluated only then.
+// env is Laravel's env($key, $default): the variable cast by Env::get, else
+// the default, evaluated only then.
 func (e *evaluator) env(n *node) *Value {
 	if len(n.kids) == 0 || len(n.kids) > 2 {
 		return e.unknown(n)
@@ -462,11 +430,10 @@ func (e *evaluator) env(n *node) *Value {
 	return &out
 }
 
-// CastEnv applies Laravel's Env::get casting to a raw variable value:
-// "true"/"(true)" → true, "false"/"(false)" → false, "empty"/"(empty)" →
-// "", "null"/"(null)" → null (all ASCII case-insensitive), and one pair of
-// matching surrounding quotes is stripped (not across a newline, as the
-// /\A(['"])(.*)\1\z/ pattern does). The result has no Pos.
+// CastEnv is Laravel's Env::get casting of a raw value: true, false,
+// empty and null (ASCII case-insensitive, bare or in parentheses) are
+// those values ("" for empty), and one pair of matching surrounding quotes
+// is stripped (not across a newline: /\A(['"])(.*)\1\z/). It has no Pos.
 func CastEnv(raw string) *Value {
 	switch strings.ToLower(raw) { // maps nothing but A-Z onto these words, like PHP 8's strtolower
 	case "true", "(true)":
@@ -514,9 +481,8 @@ func (e *evaluator) dirname(n *node) *Value {
 	return withKeys(&Value{Kind: KindString, Str: s, Pos: e.pos(n)}, arg, lv)
 }
 
-// phpDirname is zend_dirname for '/' separators: trailing slashes and the
-// last component are removed; "" stays "", a bare name gives ".", and the
-// root stays "/".
+// phpDirname is zend_dirname for '/': trailing slashes and the last
+// component go; "" stays "", a bare name is ".", the root stays "/".
 func phpDirname(s string) string {
 	if s == "" {
 		return ""
@@ -548,26 +514,18 @@ func (e *evaluator) slug(n *node) *Value {
 	if len(n.kids) == 0 || len(n.kids) > 3 {
 		return e.unknown(n)
 	}
-	var args []*Value
-	for _, k := range n.kids {
-		args = append(args, e.eval(k))
+	args := make([]*Value, len(n.kids))
+	for i, k := range n.kids {
+		args[i] = e.eval(k)
 	}
-	title, ok := args[0].String()
-	if !ok {
-		return e.unknown(n, args...)
-	}
-	sep, lang := "-", "en"
-	if len(args) > 1 {
-		if sep, ok = args[1].String(); !ok {
+	strs := []string{"", "-", "en"} // title, separator, language
+	for i, a := range args {
+		var ok bool
+		if strs[i], ok = a.String(); !ok {
 			return e.unknown(n, args...)
 		}
 	}
-	if len(args) > 2 {
-		if lang, ok = args[2].String(); !ok {
-			return e.unknown(n, args...)
-		}
-	}
-	s, ok := slugLang(title, sep, lang)
+	s, ok := slugLang(strs[0], strs[1], strs[2])
 	if !ok {
 		return e.unknown(n, args...)
 	}

@@ -23,7 +23,7 @@ const (
 	tCloseTag         // ?> ends the PHP code
 )
 
-// token is one lexeme with its byte span in the source and its 1-based line.
+// token is a lexeme with its byte span and 1-based line.
 type token struct {
 	kind       tokKind
 	text       string // source text for names and operators
@@ -35,9 +35,8 @@ type token struct {
 	line       int
 }
 
-// maxSourceBytes and maxTokens bound the input of EvalConfig. A large app's config cache is a few hundred kilobytes (about
-// one token per ten bytes); anything far bigger is not a config file, and
-// refusing it keeps memory bounded.
+// maxSourceBytes and maxTokens bound EvalConfig's input, keeping memory
+// bounded: a large config cache is a few hundred kilobytes, a token per ten bytes.
 const (
 	maxSourceBytes = 4 << 20
 	maxTokens      = 1 << 19
@@ -46,17 +45,15 @@ const (
 // openTag starts PHP code; everything before it is inline output.
 const openTag = "<?php"
 
-// lexer turns a PHP source into tokens. It only knows what config files and
-// var_export output need, but it lexes every PHP construct well enough to
-// find where an expression it does not understand ends: strings, comments,
-// heredocs and brackets.
+// lexer turns PHP source into tokens. It knows what config files and
+// var_export output need, and lexes the rest (strings, comments, heredocs,
+// brackets) well enough to find where an expression it cannot read ends.
 type lexer struct {
 	src  string
 	pos  int
 	line int
 }
 
-// lexError is a syntax error with its line.
 type lexError struct {
 	line int
 	msg  string
@@ -64,9 +61,9 @@ type lexError struct {
 
 func (e *lexError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
 
-// tokenize lexes src after its "<?php" open tag up to the end or the first
-// "?>". It fails when there is no open tag or a string, comment or heredoc
-// is not terminated.
+// tokenize lexes src from its "<?php" open tag to the end or the first
+// "?>". It fails without an open tag or on an unterminated string, comment
+// or heredoc.
 func tokenize(src string) ([]token, error) {
 	if len(src) > maxSourceBytes {
 		return nil, &lexError{1, fmt.Sprintf("file is larger than %d bytes", maxSourceBytes)}
@@ -99,7 +96,7 @@ func tokenize(src string) ([]token, error) {
 	}
 }
 
-// indexFold finds the ASCII-case-insensitive position of sub in s.
+// indexFold is strings.Index, ASCII-case-insensitive.
 func indexFold(s, sub string) int {
 	for i := 0; i+len(sub) <= len(s); i++ {
 		if strings.EqualFold(s[i:i+len(sub)], sub) {
@@ -121,14 +118,13 @@ func (lx *lexer) errf(format string, args ...any) error {
 	return &lexError{lx.line, fmt.Sprintf(format, args...)}
 }
 
-// advance moves to position p, counting the newlines passed.
 func (lx *lexer) advance(p int) {
 	lx.line += strings.Count(lx.src[lx.pos:p], "\n")
 	lx.pos = p
 }
 
-// skipSpaceAndComments skips whitespace and //, # and /* */ comments. A
-// line comment ends at a newline or at "?>", as in PHP.
+// skipSpaceAndComments skips whitespace and //, # and /* */ comments; a
+// line comment ends at a newline or "?>", as in PHP.
 func (lx *lexer) skipSpaceAndComments() error {
 	s := lx.src
 	for lx.pos < len(s) {
@@ -155,8 +151,7 @@ func (lx *lexer) skipSpaceAndComments() error {
 	return nil
 }
 
-// operatorAt returns PHP's longest operator at the start of s ("" when the
-// first character is not the start of a multi-character operator).
+// operatorAt is the multi-character operator s starts with, "" for none.
 func operatorAt(s string) string {
 	if len(s) >= 3 {
 		switch s[:3] {
@@ -174,7 +169,7 @@ func operatorAt(s string) string {
 	return ""
 }
 
-// castTypes maps the spellings PHP accepts inside a cast to the canonical type.
+// castTypes maps the spellings of a cast to the canonical type.
 var castTypes = map[string]string{"int": "int", "integer": "int", "bool": "bool", "boolean": "bool",
 	"float": "float", "double": "float", "real": "float", "string": "string", "binary": "string",
 	"array": "array", "object": "object", "unset": "unset"}
@@ -262,7 +257,7 @@ func (lx *lexer) next() (token, error) {
 	return tok(tOp, lx.pos+size), nil
 }
 
-// cast recognises "(" spaces type spaces ")" at lx.pos.
+// cast recognises "( type )" at lx.pos.
 func (lx *lexer) cast() (typ string, end int, ok bool) {
 	s := lx.src
 	p := lx.pos + 1
@@ -284,8 +279,8 @@ func (lx *lexer) cast() (typ string, end int, ok bool) {
 	return typ, p + 1, ok
 }
 
-// singleQuoted decodes a '...' string starting at from: only \\ and \' are
-// escapes. It returns the position after the closing quote.
+// singleQuoted decodes the '...' string at from (only \\ and \' escape)
+// and returns the position after it.
 func (lx *lexer) singleQuoted(from int) (string, int, error) {
 	s := lx.src
 	var b strings.Builder
@@ -308,9 +303,8 @@ func (lx *lexer) singleQuoted(from int) (string, int, error) {
 }
 
 // doubleQuoted decodes a double-quoted (or backtick) string whose body
-// starts at from, with PHP's escapes. interp reports an unescaped "$name",
-// "${" or "{$", whose value only PHP can know; the end is still found, so
-// an interpolated {$a["k"]} does not end the string early.
+// starts at from. interp reports an unescaped "$name", "${" or "{$", which
+// only PHP can evaluate; the end is still found past {$a["k"]}.
 func (lx *lexer) doubleQuoted(from int, quote byte) (val string, interp bool, end int, err error) {
 	s := lx.src
 	var b strings.Builder
@@ -350,8 +344,7 @@ func (lx *lexer) doubleQuoted(from int, quote byte) (val string, interp bool, en
 	return "", false, 0, lx.errf("unterminated string")
 }
 
-// skipBraces returns the position after the '}' matching the '{' at from,
-// skipping quoted strings inside.
+// skipBraces returns the position after the '}' matching the '{' at from.
 func (lx *lexer) skipBraces(from int) (int, error) {
 	s := lx.src
 	depth := 0
@@ -378,9 +371,8 @@ func (lx *lexer) skipBraces(from int) (int, error) {
 	return 0, lx.errf("unterminated interpolation")
 }
 
-// decodeEscape decodes the escape after a backslash in a double-quoted
-// string; rest starts after the backslash. It returns the decoded bytes and
-// how many bytes of rest it used. Unknown escapes keep the backslash.
+// decodeEscape decodes the escape that rest starts with (after a
+// backslash) and says how many bytes it used; unknown ones keep the backslash.
 func decodeEscape(rest string, quote byte) (string, int) {
 	c := rest[0]
 	if i := strings.IndexByte("ntrvef\\$", c); i >= 0 { // a one-letter escape: the byte at its index
@@ -435,9 +427,8 @@ func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-// heredoc skips a heredoc or nowdoc at lx.pos and returns its end. The
-// closing label may be indented (PHP 7.3+) and must not be followed by a
-// name character.
+// heredoc returns the end of the heredoc or nowdoc at lx.pos; the closing
+// label may be indented (PHP 7.3+) and is followed by no name character.
 func (lx *lexer) heredoc() (int, error) {
 	s := lx.src
 	p := lx.pos + 3
@@ -485,9 +476,8 @@ func (lx *lexer) heredoc() (int, error) {
 	return 0, lx.errf("unterminated heredoc")
 }
 
-// number lexes an int or float literal: decimal, 0x, 0b, 0o and legacy
-// octal, with '_' separators. An int that overflows becomes a float, as in
-// PHP.
+// number lexes an int or float literal: decimal, 0x, 0b, 0o, legacy octal,
+// '_' separators; an int that overflows is a float, as in PHP.
 func (lx *lexer) number() (token, error) {
 	s := lx.src
 	start := lx.pos
@@ -554,11 +544,10 @@ func (lx *lexer) number() (token, error) {
 	return t, nil
 }
 
-// overflowFloat converts an integer literal too big for int64 to the float
-// PHP gives it; digits are valid in base. Decimal literals are rounded
-// correctly (zend_strtod); the others are accumulated digit by digit like
-// zend_hex_strtod, and zend_bin_strtod and zend_oct_strtod, which compute
-// "value * base + c - '0'" and so round twice per digit.
+// overflowFloat is the float PHP gives an integer literal too big for
+// int64. Decimal is rounded correctly (zend_strtod); the others accumulate
+// digit by digit like zend_hex_strtod, and zend_bin_strtod and
+// zend_oct_strtod, whose "value * base + c - '0'" rounds twice per digit.
 func overflowFloat(digits string, base int) float64 {
 	if base == 10 {
 		f, _ := strconv.ParseFloat(digits, 64)

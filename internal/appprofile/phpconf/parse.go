@@ -3,12 +3,12 @@ package phpconf
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
-// nodeKind classifies the expression tree EvalConfig builds before
-// evaluating it; the tree lets env() evaluate its default only when the
-// variable is absent, as PHP does.
+// nodeKind classifies the expression tree EvalConfig evaluates; the tree
+// lets env() evaluate its default only when the variable is absent, as PHP does.
 type nodeKind int
 
 const (
@@ -41,10 +41,9 @@ type arrayItem struct {
 	spread   bool  // ...expr
 }
 
-// maxExprDepth bounds the parser's recursion. Each array level costs about
-// two (the element expression and its unary operand), so maxNesting arrays
-// fit well inside it; a longer chain of unary operators or ternaries is an
-// error rather than a stack overflow.
+// maxExprDepth bounds the parser's recursion: an array level costs about
+// two, so maxNesting arrays fit; a longer chain of unary operators or
+// ternaries is an error rather than a stack overflow.
 const maxExprDepth = 3 * maxNesting
 
 // EvalError says why a file is not "<?php ... return <array>;".
@@ -82,7 +81,6 @@ func (p *exprParser) take() token {
 	return t
 }
 
-// lastEnd is the end offset of the last token taken.
 func (p *exprParser) lastEnd() int {
 	if p.pos == 0 {
 		return 0
@@ -104,8 +102,7 @@ func (p *exprParser) enter(t token) error {
 
 func (p *exprParser) leave() { p.depth-- }
 
-// findReturn moves to the first "return" outside any bracket; statements
-// before it (use, declare, variable assignments) are skipped.
+// findReturn moves past the first "return" outside any bracket.
 func (p *exprParser) findReturn() error {
 	for depth := 0; ; p.take() {
 		t := p.peek()
@@ -120,7 +117,6 @@ func (p *exprParser) findReturn() error {
 	}
 }
 
-// bracketDelta is 1 for an opening bracket, -1 for a closing one, else 0.
 func bracketDelta(t token) int {
 	switch {
 	case t.kind != tOp:
@@ -133,7 +129,7 @@ func bracketDelta(t token) int {
 	return 0
 }
 
-// unknownFrom makes an unknown node for the source from start up to the last token taken.
+// unknownFrom is an unknown node from start to the last token taken.
 func (p *exprParser) unknownFrom(start token) *node {
 	end := p.lastEnd()
 	if end < start.start {
@@ -142,7 +138,7 @@ func (p *exprParser) unknownFrom(start token) *node {
 	return &node{kind: nUnknown, start: start.start, end: end, line: start.line}
 }
 
-// isTerminator reports whether t ends an element of a list or a statement.
+// isTerminator: t ends a list element or a statement.
 func isTerminator(t token) bool {
 	if t.kind == tEOF || t.kind == tCloseTag {
 		return true
@@ -186,8 +182,7 @@ func (p *exprParser) skipRest() {
 	}
 }
 
-// skipBalanced consumes one bracketed group starting at the current
-// opening token.
+// skipBalanced consumes the bracketed group the current token opens.
 func (p *exprParser) skipBalanced() {
 	for depth := 0; ; {
 		t := p.take()
@@ -198,9 +193,9 @@ func (p *exprParser) skipBalanced() {
 	}
 }
 
-// element parses one expression that must end at a terminator (a list
-// element, argument, key or statement). Whatever follows that the parser
-// cannot read turns the whole element into an unknown.
+// element parses an expression that must end at a terminator (a list
+// element, argument, key or statement); anything else after it makes the
+// whole element unknown.
 func (p *exprParser) element() (*node, error) {
 	start := p.peek()
 	n, err := p.expr()
@@ -214,7 +209,6 @@ func (p *exprParser) element() (*node, error) {
 	return n, nil
 }
 
-// expr parses a ternary-level expression.
 func (p *exprParser) expr() (*node, error) {
 	start := p.peek()
 	if err := p.enter(start); err != nil {
@@ -272,8 +266,8 @@ func (p *exprParser) coalesce() (*node, error) {
 	return &node{kind: nCoalesce, start: start.start, end: p.lastEnd(), line: start.line, kids: []*node{l, r}}, nil
 }
 
-// binaryPrec is PHP 8's precedence of the left-associative binary
-// operators, higher binds tighter; 0 means t is not one.
+// binaryPrec is PHP 8's precedence of a left-associative binary operator
+// (higher binds tighter), 0 for anything else.
 func binaryPrec(t token) int {
 	if isName(t, "instanceof") {
 		return 12
@@ -401,33 +395,19 @@ func (p *exprParser) skipChain() {
 	}
 }
 
-// isOpaqueKeyword reports keywords that start expressions the parser never
-// evaluates and whose end it can only find by brackets: objects, closures,
-// arrow functions.
+// isOpaqueKeyword reports keywords that start expressions never evaluated
+// whose end only brackets show: objects, closures, arrow functions.
 func isOpaqueKeyword(t token) bool {
-	if t.kind != tName {
-		return false
-	}
-	switch strings.ToLower(t.text) {
-	case "new", "clone", "fn", "function", "static", "print", "yield", "throw",
-		"include", "include_once", "require", "require_once":
-		return true
-	}
-	return false
+	return t.kind == tName && slices.Contains([]string{"new", "clone", "fn", "function", "static", "print",
+		"yield", "throw", "include", "include_once", "require", "require_once"}, strings.ToLower(t.text))
 }
 
-// isSelfOrStatic reports the class names that need a class scope, where
-// X::class cannot be known statically.
+// isSelfOrStatic reports the class names whose X::class needs a class scope.
 func isSelfOrStatic(name string) bool {
-	switch strings.ToLower(name) {
-	case "static", "self", "parent":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"static", "self", "parent"}, strings.ToLower(name))
 }
 
-// isStrClass reports the spellings of Laravel's Str class that Str::slug
-// is recognised under.
+// isStrClass reports the spellings of Laravel's Str class.
 func isStrClass(name string) bool {
 	name = strings.ToLower(strings.TrimPrefix(name, "\\"))
 	return name == "str" || name == "illuminate\\support\\str"
@@ -447,11 +427,8 @@ func (p *exprParser) primary() (*node, error) {
 	t := p.peek()
 	pos := Pos{File: p.file, Line: t.line}
 	switch {
-	case t.kind == tString:
+	case t.kind == tString && !t.interp:
 		p.take()
-		if t.interp {
-			return p.unknownFrom(t), nil
-		}
 		return p.lit(t, &Value{Kind: KindString, Str: t.val, Pos: pos}), nil
 	case t.kind == tInt:
 		p.take()
@@ -459,7 +436,7 @@ func (p *exprParser) primary() (*node, error) {
 	case t.kind == tFloat:
 		p.take()
 		return p.lit(t, &Value{Kind: KindFloat, Float: t.f, Pos: pos}), nil
-	case t.kind == tOpaque || t.kind == tVar:
+	case t.kind == tOpaque || t.kind == tVar || t.kind == tString: // an interpolated string
 		p.take()
 		return p.unknownFrom(t), nil
 	case isOp(t, "["):
@@ -527,8 +504,7 @@ func (p *exprParser) name() (*node, error) {
 		}
 		return p.unknownFrom(t), nil
 	}
-	// true, false, null and the magic constants are case-insensitive; the
-	// other constants are not.
+	// true, false, null and the magic constants are case-insensitive.
 	var v *Value
 	c, isConst := constants[bare]
 	switch {
@@ -549,14 +525,13 @@ func (p *exprParser) name() (*node, error) {
 	return p.lit(t, v), nil
 }
 
-// constants are the case-sensitive constants EvalConfig knows; the
-// DIRECTORY_SEPARATOR is that of Laravel on a Unix host.
+// constants are the case-sensitive constants EvalConfig knows, for a Unix host.
 var constants = map[string]Value{"PHP_EOL": {Kind: KindString, Str: "\n"}, "DIRECTORY_SEPARATOR": {Kind: KindString, Str: "/"},
 	"NAN": {Kind: KindFloat, Float: math.NaN()}, "INF": {Kind: KindFloat, Float: math.Inf(1)},
 	"PHP_INT_MAX": {Kind: KindInt, Int: math.MaxInt64}, "PHP_INT_MIN": {Kind: KindInt, Int: math.MinInt64}}
 
-// call parses the argument list of a supported function. Spread or named
-// arguments make the call unknown.
+// call parses a supported function's arguments; spread or named ones make
+// the call unknown.
 func (p *exprParser) call(fn token, name string) (*node, error) {
 	openIdx := p.pos
 	p.take() // (
@@ -590,7 +565,6 @@ func (p *exprParser) call(fn token, name string) (*node, error) {
 	return n, nil
 }
 
-// array parses the elements of "[...]" or "array(...)" up to closer.
 func (p *exprParser) array(closer string) (*node, error) {
 	open := p.take()
 	if err := p.enter(open); err != nil {
@@ -621,7 +595,7 @@ func (p *exprParser) array(closer string) (*node, error) {
 			p.take()
 			item.spread = true
 		}
-		if isOp(p.peek(), ",") { // an empty element: PHP rejects it; keep going
+		if isOp(p.peek(), ",") { // an empty element, which PHP rejects
 			p.take()
 			continue
 		}

@@ -7,14 +7,12 @@ import (
 	"strings"
 )
 
-// phpPrecision is PHP's default `precision` ini setting, which (string)
-// casts and string concatenation of floats use.
+// phpPrecision is PHP's default `precision`, which float-to-string uses.
 const phpPrecision = 14
 
-// phpFloatString formats f the way PHP 8 converts a float to a string
-// (zend_gcvt with phpPrecision significant digits): "0.3", "-0", "1.0E+25",
-// "1.0E-5", "INF", "NAN". Go's %G switches to an exponent at the same
-// points; PHP's mantissa always has a fraction and its exponent no padding.
+// phpFloatString formats f as PHP 8 does (zend_gcvt): "0.3", "-0",
+// "1.0E+25", "1.0E-5", "INF", "NAN". Go's %G switches to an exponent at the
+// same points; PHP's mantissa always has a fraction, its exponent no padding.
 func phpFloatString(f float64) string {
 	switch {
 	case math.IsNaN(f):
@@ -39,9 +37,8 @@ const (
 	twoPow64 = 18446744073709551616.0
 )
 
-// floatToInt is PHP 8's (int) of a float on 64-bit builds: NAN and ±INF give
-// 0, values in range truncate toward zero, and values out of range wrap
-// modulo 2^64 (zend_dval_to_lval).
+// floatToInt is PHP 8's (int) of a float on 64 bits (zend_dval_to_lval):
+// NAN and ±INF are 0, in range truncates, out of range wraps modulo 2^64.
 func floatToInt(d float64) int64 {
 	if math.IsNaN(d) || math.IsInf(d, 0) {
 		return 0
@@ -76,14 +73,12 @@ func floatToIntCap(d float64) int64 {
 	return int64(d)
 }
 
-// numericPrefixRE is the leading number PHP 8's is_numeric_string with
-// errors allowed reads: optional whitespace, sign, digits with an optional
-// fraction and exponent.
+// numericPrefixRE is the leading number is_numeric_string (errors
+// allowed) reads.
 var numericPrefixRE = regexp.MustCompile(`\A[ \t\n\r\v\f]*([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)`)
 
-// numericPrefix reads the leading number of s (numericPrefixRE). isFloat
-// reports a fraction, an exponent or an int overflow. ok is false when s
-// does not start with a number.
+// numericPrefix reads s's leading number; isFloat reports a fraction, an
+// exponent or an int overflow; ok is false when there is none.
 func numericPrefix(s string) (i int64, f float64, isFloat, ok bool) {
 	m := numericPrefixRE.FindStringSubmatch(s)
 	if m == nil {

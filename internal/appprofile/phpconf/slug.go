@@ -9,14 +9,12 @@ import (
 	"unicode/utf8"
 )
 
-// slugLang is Laravel 8's Str::slug($title, $sep, $lang): transliterate to
-// ASCII as Str::ascii does, turn the other separator ('_' for '-', '-'
-// otherwise) into sep, "@" into sep+"at"+sep, lowercase, drop everything but
-// letters, digits, whitespace and sep, collapse runs of whitespace and sep
-// into one sep, and trim sep's characters from both ends. Like PHP, an
-// invalid UTF-8 sep gives "". The language "en" and the empty (or "0")
-// language, which skips transliteration, are supported; ok is false for any
-// other language, whose tables this package does not carry.
+// slugLang is Laravel 8's Str::slug($title, $sep, $lang): Str::ascii, the
+// other separator ('_' for '-', else '-') and runs of it to sep, "@" to
+// sep+"at"+sep, lowercase, only letters, digits, whitespace and sep kept,
+// runs of whitespace and sep to one sep, sep's characters trimmed. An
+// invalid UTF-8 sep gives "", as in PHP. ok is false for a language other
+// than "en" or the empty (or "0") one, which skips transliteration.
 func slugLang(title, sep, lang string) (string, bool) {
 	if lang != "" && lang != "0" {
 		if lang != "en" {
@@ -24,9 +22,7 @@ func slugLang(title, sep, lang string) (string, bool) {
 		}
 		title = toASCII(title)
 	}
-	// Every preg_replace below uses the /u flag: with invalid UTF-8 in the
-	// subject or the pattern it returns null, and the rest of the chain
-	// turns null into "".
+	// Each preg_replace has /u: invalid UTF-8 makes it null, and then "".
 	if !utf8.ValidString(title) || !utf8.ValidString(sep) {
 		return "", true
 	}
@@ -48,8 +44,7 @@ func slugLang(title, sep, lang string) (string, bool) {
 	return phpTrim(title, sep), true
 }
 
-// isPCRESpace is \s under PCRE2 with Unicode properties (PHP's /u): the
-// ASCII whitespace characters and Unicode separators.
+// isPCRESpace is PCRE2's \s under /u: ASCII whitespace and Unicode separators.
 func isPCRESpace(r rune) bool {
 	switch r {
 	case '\t', '\n', '\v', '\f', '\r', ' ':
@@ -58,7 +53,6 @@ func isPCRESpace(r rune) bool {
 	return unicode.Is(unicode.Z, r)
 }
 
-// replaceRuns replaces every maximal run of runes matching in by repl.
 func replaceRuns(s string, in func(rune) bool, repl string) string {
 	var b strings.Builder
 	inRun := false
@@ -76,8 +70,7 @@ func replaceRuns(s string, in func(rune) bool, repl string) string {
 	return b.String()
 }
 
-// phpTrim is PHP's trim($s, $chars): chars is a byte set where "a..z"
-// stands for a range.
+// phpTrim is PHP's trim($s, $chars), "a..z" standing for a range.
 func phpTrim(s, chars string) string {
 	var set [256]bool
 	for i := 0; i < len(chars); i++ {
@@ -101,16 +94,13 @@ func phpTrim(s, chars string) string {
 	return s[start:end]
 }
 
-// asciiTable is voku\helper\ASCII's replacement table for the language "en"
-// (what Str::ascii and Str::slug use), restricted to the keys of one to three
-// characters that ASCII::to_ascii can look up for "en": a header line, then
-// one "key\treplacement" line per key (keys hold neither tab nor newline).
-// It is embedded read-only data, not state: lookups search it in place.
+// asciiTable is voku\helper\ASCII's "en" table (Str::ascii's), cut to the
+// one- to three-character keys to_ascii looks up: a header, then a
+// "key\treplacement" line per key. Read-only data, searched in place.
 //
 //go:embed ascii.tsv
 var asciiTable string
 
-// asciiReplacement looks key up in asciiTable.
 func asciiReplacement(key string) (string, bool) {
 	i := strings.Index(asciiTable, "\n"+key+"\t")
 	if i < 0 {
@@ -126,13 +116,11 @@ func isASCIIKept(r rune) bool {
 	return r == 0x09 || r == 0x10 || r == 0x13 || r == 0x0A || r == 0x0D || (r >= 0x20 && r <= 0x7E)
 }
 
-// toASCII is voku\helper\ASCII::to_ascii($s, 'en') with its defaults
-// (remove unsupported characters, no extra symbols, no transliterator), the
-// algorithm Laravel's Str::ascii runs: collect the characters outside the
-// kept set, replace every three- and two-character sequence of consecutive
-// such characters that the table knows, then the single characters (each
-// key replaced everywhere, once), turn newlines, carriage returns and tabs
-// into spaces, and drop every byte still outside the kept set.
+// toASCII is voku\helper\ASCII::to_ascii($s, 'en') with its defaults, as
+// Str::ascii runs it: of the characters outside the kept set, replace every
+// three- then two-character run the table knows, then the single ones (each
+// key everywhere, once), turn \n, \r and \t into spaces, and drop every byte
+// still outside the kept set.
 func toASCII(s string) string {
 	if s == "" {
 		return ""

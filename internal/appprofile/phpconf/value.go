@@ -1,15 +1,13 @@
-// Package phpconf reads a Laravel application's configuration the way
-// Laravel itself would see it, without running PHP: EvalConfig statically
-// evaluates one config/*.php file, including env() with Laravel's Env::get
-// casting, and so also the var_export() output that `php artisan
-// config:cache` writes to bootstrap/cache/config.php (evaluated without env).
+// Package phpconf reads a Laravel app's configuration as Laravel sees it,
+// without PHP: EvalConfig statically evaluates a config/*.php file, env()
+// with Env::get's casting included, and so also the var_export() output of
+// `php artisan config:cache` (evaluated without env).
 //
 // EvalConfig knows literals, arrays, strings, concatenation, arithmetic,
 // casts, ternaries, ?: and ??, env(), X::class, the path helpers, __DIR__,
-// dirname() and Str::slug(). Every other expression (function and method
-// calls, variables, class constants, closures, objects, ...) becomes a
-// KindUnknown Value that carries the expression text and where it was
-// written; the rest of the file is still evaluated.
+// dirname() and Str::slug(). Any other expression (calls, variables, class
+// constants, closures, objects, ...) is a KindUnknown Value carrying its
+// text and position; the rest of the file is still evaluated.
 package phpconf
 
 import (
@@ -21,8 +19,7 @@ import (
 // Kind is the PHP type of a Value.
 type Kind int
 
-// The kinds of values a config file can hold. KindUnknown is a value PHP
-// computes at run time that the static evaluator could not decide.
+// The kinds of values; KindUnknown is one only PHP, at run time, could decide.
 const (
 	KindNull Kind = iota
 	KindBool
@@ -33,7 +30,7 @@ const (
 	KindUnknown
 )
 
-// Pos is where a value was written: the file name as given to EvalConfig and a 1-based line.
+// Pos is where a value was written: EvalConfig's file name and a 1-based line.
 type Pos struct {
 	File string
 	Line int
@@ -54,24 +51,20 @@ type Value struct {
 	EnvKeys []string // names of env() keys this value's expression read, in reading order, without duplicates
 }
 
-// Entry is one key => value pair of a PHP array. Key is the PHP array key in
-// its canonical form: an int key is its decimal string ("0", "-3"), so the
-// int 5 and the string "5" are the same key, as in PHP. When the key
-// expression could not be evaluated (a class constant such as
-// PDO::MYSQL_ATTR_SSL_CA, or a spread "...$x"), KeyUnknown is set, Key holds
-// that expression's text, and Get never matches the entry.
+// Entry is one key => value pair of a PHP array. Key is canonical: an int
+// key is its decimal string, so 5 and "5" are one key, as in PHP. When the
+// key could not be evaluated (PDO::MYSQL_ATTR_SSL_CA, a spread "...$x"),
+// KeyUnknown is set, Key holds the expression, and Get never matches it.
 type Entry struct {
 	Key        string
 	Value      *Value
 	KeyUnknown bool
 }
 
-// Get follows a dot path the way Laravel's Arr::get does, but with
-// backtracking: at each level a key equal to the whole remaining path is
-// preferred, then every split at a '.', longest first key first, so a key
-// that itself contains dots wins over nested arrays. It returns nil
-// when the path does not exist, when it runs into a non-array, or when v is
-// nil. An empty path returns v itself.
+// Get follows a dot path as Laravel's Arr::get does, with backtracking: at
+// each level a key equal to the whole remaining path wins, then each split
+// at a '.', longest first key first. It is nil when the path does not exist
+// or runs into a non-array; an empty path is v itself.
 func (v *Value) Get(path string) *Value {
 	if v == nil {
 		return nil
@@ -107,7 +100,7 @@ func (v *Value) get(path string, depth int) *Value {
 	return nil
 }
 
-// entry returns the value stored under key (in PHP's key normalisation), or nil.
+// entry is the value under the canonical key, or nil.
 func (v *Value) entry(key string) *Value {
 	for i := range v.Entries {
 		if !v.Entries[i].KeyUnknown && v.Entries[i].Key == key {
@@ -117,9 +110,8 @@ func (v *Value) entry(key string) *Value {
 	return nil
 }
 
-// String converts a scalar the way PHP's (string) cast does: ints in
-// decimal, true → "1", false and null → "", floats with PHP's default
-// precision of 14 significant digits. ok is false for arrays and unknowns.
+// String converts a scalar as PHP's (string) cast does (true "1", false and
+// null "", floats to phpPrecision digits); ok is false for arrays and unknowns.
 func (v *Value) String() (string, bool) {
 	if v == nil {
 		return "", false
@@ -142,9 +134,8 @@ func (v *Value) String() (string, bool) {
 	return "", false
 }
 
-// IntValue converts a scalar the way PHP's (int) cast does, including PHP 8's
-// numeric-prefix rules for strings ("12abc" → 12, "1e3" → 1000, "abc" → 0).
-// ok is false for arrays and unknowns.
+// IntValue converts a scalar as PHP 8's (int) cast does ("12abc" → 12,
+// "1e3" → 1000, "abc" → 0); ok is false for arrays and unknowns.
 func (v *Value) IntValue() (int64, bool) {
 	if v == nil {
 		return 0, false
@@ -167,7 +158,7 @@ func (v *Value) IntValue() (int64, bool) {
 	return 0, false
 }
 
-// FloatValue converts a scalar the way PHP's (float) cast does.
+// FloatValue converts a scalar as PHP's (float) cast does.
 func (v *Value) FloatValue() (float64, bool) {
 	switch {
 	case v != nil && v.Kind == KindFloat:
@@ -179,9 +170,8 @@ func (v *Value) FloatValue() (float64, bool) {
 	return float64(i), ok
 }
 
-// Truthy converts the way PHP's (bool) cast does: null, false, 0, 0.0, -0.0,
-// "", "0" and the empty array are false; everything else (NAN included) is
-// true. ok is false only for unknowns.
+// Truthy converts as PHP's (bool) cast does: null, false, 0, ±0.0, "", "0"
+// and the empty array are false, the rest (NAN too) true; ok is false for unknowns.
 func (v *Value) Truthy() (bool, bool) {
 	if v == nil {
 		return false, false
@@ -203,16 +193,15 @@ func (v *Value) Truthy() (bool, bool) {
 	return false, false
 }
 
-// isIntKeyString reports whether PHP treats the string key s as an int key:
-// the canonical decimal form of an int64 ("5", "-3"; not "05", "+5", "-0").
+// isIntKeyString reports a string key PHP takes as an int: an int64's
+// canonical decimal ("5", "-3"; not "05", "+5", "-0").
 func isIntKeyString(s string) (int64, bool) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil && strconv.FormatInt(n, 10) == s
 }
 
-// collapseExpr turns expression source text into the Expr of an unknown:
-// whitespace runs (newlines included) become one space, and text longer
-// than maxExprLen is cut at a UTF-8 boundary and ends in "…".
+// collapseExpr is source text as an unknown's Expr: whitespace runs become
+// one space, and past maxExprLen it is cut at a UTF-8 boundary and ends in "…".
 func collapseExpr(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= maxExprLen {
