@@ -19,7 +19,6 @@ const maxAnswerBytes = 64 << 10
 type endpoint struct {
 	notifier string
 	url      string
-	headers  map[string]string
 	secrets  scrubber
 }
 
@@ -39,9 +38,6 @@ func (e endpoint) post(ctx context.Context, v any) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "jobtriage")
-	for k, v := range e.headers {
-		req.Header.Set(k, v)
-	}
 	// Redirects are not followed: a redirected webhook would lose its POST
 	// body, and the new location would show up unredacted in errors.
 	// Timeouts come from the per-attempt context.

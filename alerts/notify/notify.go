@@ -2,7 +2,7 @@
 // Slack, a generic JSON webhook, PagerDuty and a local command.
 // A Dispatcher sends a digest to a notifier with timeouts and retries.
 //
-// Secrets live in webhook URLs, headers and routing keys, so no error or log
+// Secrets live in webhook URLs and routing keys, so no error or log
 // line produced here contains them: URLs are shown as scheme://host/… only and
 // anything a server echoes back is scrubbed of the configured secrets.
 package notify

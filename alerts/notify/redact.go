@@ -79,29 +79,6 @@ func basicSecrets(userPass string) []string {
 		base64.URLEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b)}
 }
 
-// headerSecrets are the secret forms of a header value: the value, the
-// token after a scheme ("Bearer <token>"), and for Basic credentials the
-// decoded user:password and password.
-func headerSecrets(v string) []string {
-	out := []string{v}
-	scheme, token, ok := strings.Cut(v, " ")
-	if !ok {
-		return out
-	}
-	token = strings.TrimSpace(token)
-	out = append(out, token)
-	if strings.EqualFold(scheme, "basic") {
-		if dec, err := base64.StdEncoding.DecodeString(token); err == nil {
-			userPass := string(dec)
-			out = append(out, userPass)
-			if _, pw, ok := strings.Cut(userPass, ":"); ok {
-				out = append(out, pw)
-			}
-		}
-	}
-	return out
-}
-
 // argSecrets are the secret forms of a command's arguments: each argument,
 // and the value of "--flag=value".
 func argSecrets(args []string) scrubber {
