@@ -2,6 +2,7 @@ package notify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,15 +53,11 @@ func NewCommand(cfg CommandConfig) (*Command, error) {
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("command notifier: timeout %s must not be negative", cfg.Timeout)
 	}
-	timeout := cfg.Timeout
-	if timeout == 0 {
-		timeout = DefaultCommandTimeout
-	}
 	return &Command{
 		name:    "command:" + filepath.Base(cfg.Path),
 		path:    cfg.Path,
 		args:    append([]string(nil), cfg.Args...),
-		timeout: timeout,
+		timeout: cmp.Or(cfg.Timeout, DefaultCommandTimeout),
 		secrets: argSecrets(cfg.Args),
 	}, nil
 }

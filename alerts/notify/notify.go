@@ -71,10 +71,6 @@ func Retryable(err error) bool {
 	if errors.As(err, &he) {
 		return he.StatusCode == http.StatusTooManyRequests || he.StatusCode >= 500
 	}
-	var ce *CommandError
-	if errors.As(err, &ce) {
-		return false
-	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}

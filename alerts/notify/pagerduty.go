@@ -46,15 +46,12 @@ func NewPagerDuty(cfg PagerDutyConfig) (*PagerDuty, error) {
 	if len(key) > maxPagerDutyField || strings.ContainsAny(key, " \t\r\n\"") {
 		return nil, errors.New(name + ": routing key is malformed")
 	}
-	raw := cmp.Or(cfg.URL, PagerDutyEventsURL)
-	u, err := parseEndpoint(name+": events URL", raw)
+	e, err := newEndpoint(name, "events URL", cmp.Or(cfg.URL, PagerDutyEventsURL))
 	if err != nil {
 		return nil, err
 	}
-	return &PagerDuty{
-		endpoint:   endpoint{notifier: name, url: raw, secrets: urlSecrets(raw, u).with(key)},
-		routingKey: key,
-	}, nil
+	e.secrets = e.secrets.with(key)
+	return &PagerDuty{endpoint: e, routingKey: key}, nil
 }
 
 // Notify sends the digest's events in order and stops at the first failure;

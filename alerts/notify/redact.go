@@ -24,22 +24,24 @@ func RedactURL(raw string) string {
 	return u.Scheme + "://" + u.Host + "/…"
 }
 
-// parseEndpoint checks a webhook URL without ever echoing it.
-func parseEndpoint(what, raw string) (*url.URL, error) {
+// newEndpoint checks the URL of notifier (what names it in errors) without
+// ever echoing it.
+func newEndpoint(notifier, what, raw string) (endpoint, error) {
+	what = notifier + ": " + what
 	if strings.TrimSpace(raw) == "" {
-		return nil, errors.New(what + " is empty")
+		return endpoint{}, errors.New(what + " is empty")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, errors.New(what + " is not a valid URL")
+		return endpoint{}, errors.New(what + " is not a valid URL")
 	}
 	if u.Scheme != "https" && u.Scheme != "http" {
-		return nil, errors.New(what + " must start with https:// or http://")
+		return endpoint{}, errors.New(what + " must start with https:// or http://")
 	}
 	if u.Host == "" {
-		return nil, errors.New(what + " has no host")
+		return endpoint{}, errors.New(what + " has no host")
 	}
-	return u, nil
+	return endpoint{notifier: notifier, url: raw, secrets: urlSecrets(raw, u)}, nil
 }
 
 // scrubber removes known secrets from text bound for errors and logs.

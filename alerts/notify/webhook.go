@@ -113,11 +113,11 @@ type Webhook struct{ endpoint }
 
 // NewWebhook checks the URL (without ever echoing it).
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	u, err := parseEndpoint("webhook: URL", cfg.URL)
+	e, err := newEndpoint("webhook", "URL", cfg.URL)
 	if err != nil {
 		return nil, err
 	}
-	return &Webhook{endpoint{notifier: "webhook", url: cfg.URL, secrets: urlSecrets(cfg.URL, u)}}, nil
+	return &Webhook{e}, nil
 }
 
 // Notify posts the digest's Body.
