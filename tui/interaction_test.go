@@ -401,6 +401,33 @@ func TestDetailTopAndBottom(t *testing.T) {
 	}
 }
 
+// The scroll keys move the detail by a line or a page; the viewport's own
+// defaults (d, u, b, l) are not bindings of the UI and do nothing.
+func TestDetailScrollKeys(t *testing.T) {
+	f := seed()
+	f.details = map[string]triage.Detail{}
+	for _, j := range f.jobs {
+		if j.Signature == sigInvoice {
+			f.details[j.ID] = goldenDetail(t, j)
+		}
+	}
+	h := newHarness(t, f, f, Options{}, 80, 10)
+	h.keys("enter", "enter", "shift+tab") // the payload's JSON, the longest tab
+	page, bottom := h.m.detail.vp.Height, h.m.detail.vp.TotalLineCount()-h.m.detail.vp.Height
+	if bottom < 1+2*page {
+		t.Fatalf("%d lines: too few to page through twice", h.m.detail.vp.TotalLineCount())
+	}
+	for _, step := range []struct {
+		key  string
+		want int
+	}{{"j", 1}, {"down", 2}, {"k", 1}, {"d", 1}, {"u", 1}, {"b", 1}, {"l", 1}, {"pgdown", 1 + page}, {" ", 1 + 2*page}, {"pgup", 1 + page}, {"up", page}, {"end", bottom}} {
+		h.keys(step.key)
+		if got := h.m.detail.vp.YOffset; got != step.want {
+			t.Fatalf("after %q: offset %d, want %d (of %d lines)", step.key, got, step.want, h.m.detail.vp.TotalLineCount())
+		}
+	}
+}
+
 func TestEscClearsTheFilter(t *testing.T) {
 	f := seed()
 	h := newHarness(t, f, f, Options{}, 80, 24)
