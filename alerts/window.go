@@ -12,7 +12,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 )
 
@@ -39,11 +38,9 @@ type bucket struct {
 // of a million failures in one second costs one bucket. Count evicts buckets
 // that fell out of the window and remembers that horizon, so a later Add older
 // than it is dropped (it could never count again while now moves forward).
-// Adds may arrive out of order within the window.
-//
-// A Window is safe for concurrent use.
+// Adds may arrive out of order within the window. As an Evaluator, it is
+// not safe for concurrent use.
 type Window struct {
-	mu         sync.Mutex
 	width      int64    // seconds
 	buckets    []bucket // sorted by sec
 	horizon    int64    // adds before this second are dropped
@@ -74,8 +71,6 @@ func checkWidth(width time.Duration) error {
 // Add records one failure at t.
 func (w *Window) Add(t time.Time) {
 	sec := t.Unix()
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.hasHorizon && sec < w.horizon {
 		return
 	}
@@ -107,8 +102,6 @@ func (w *Window) Count(now time.Time) int {
 	if cutoff >= math.MinInt64+w.width { // time.Time reaches past int64 seconds at its extremes
 		cutoff -= w.width
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	if !w.hasHorizon || cutoff > w.horizon {
 		w.horizon, w.hasHorizon = cutoff, true
 	}
