@@ -129,9 +129,6 @@ func (e *scrubbedError) Error() string { return e.msg }
 func (e *scrubbedError) Unwrap() error { return e.err }
 
 func (s scrubber) wrap(prefix string, err error) error {
-	if err == nil {
-		return nil
-	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		ue.URL = RedactURL(ue.URL)
