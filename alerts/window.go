@@ -12,7 +12,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 )
 
@@ -24,7 +23,7 @@ const MaxWindow = 7 * 24 * time.Hour
 // bucket counts the failures of one whole second.
 type bucket struct {
 	sec   int64 // Unix seconds
-	count int64
+	count int
 }
 
 // Window counts failures over a sliding window of whole seconds.
@@ -39,11 +38,9 @@ type bucket struct {
 // of a million failures in one second costs one bucket. Count evicts buckets
 // that fell out of the window and remembers that horizon, so a later Add older
 // than it is dropped (it could never count again while now moves forward).
-// Adds may arrive out of order within the window.
-//
-// A Window is safe for concurrent use.
+// Adds may arrive out of order within the window. As an Evaluator, it is
+// not safe for concurrent use.
 type Window struct {
-	mu         sync.Mutex
 	width      int64    // seconds
 	buckets    []bucket // sorted by sec
 	horizon    int64    // adds before this second are dropped
@@ -72,23 +69,15 @@ func checkWidth(width time.Duration) error {
 }
 
 // Add records one failure at t.
-func (w *Window) Add(t time.Time) { w.AddN(t, 1) }
-
-// AddN records n failures at t; n ≤ 0 records nothing.
-func (w *Window) AddN(t time.Time, n int) {
-	if n <= 0 {
-		return
-	}
+func (w *Window) Add(t time.Time) {
 	sec := t.Unix()
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.hasHorizon && sec < w.horizon {
 		return
 	}
 	b := w.buckets
 	i := sort.Search(len(b), func(i int) bool { return b[i].sec >= sec })
 	if i < len(b) && b[i].sec == sec {
-		b[i].count = saturatingAdd(b[i].count, int64(n))
+		b[i].count++
 		return
 	}
 	if int64(len(b)) > w.width {
@@ -103,7 +92,7 @@ func (w *Window) AddN(t time.Time, n int) {
 	// Dropping from the front shrinks the capacity too, so the array is
 	// reallocated with only the live buckets before the dead ones outgrow
 	// them.
-	w.buckets = slices.Insert(b, i, bucket{sec: sec, count: int64(n)})
+	w.buckets = slices.Insert(b, i, bucket{sec: sec, count: 1})
 }
 
 // Count is the number of failures within the window at now (now − t ≤
@@ -113,8 +102,6 @@ func (w *Window) Count(now time.Time) int {
 	if cutoff >= math.MinInt64+w.width { // time.Time reaches past int64 seconds at its extremes
 		cutoff -= w.width
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	if !w.hasHorizon || cutoff > w.horizon {
 		w.horizon, w.hasHorizon = cutoff, true
 	}
@@ -123,19 +110,9 @@ func (w *Window) Count(now time.Time) int {
 		i++
 	}
 	w.buckets = w.buckets[i:]
-	var total int64
+	total := 0
 	for _, b := range w.buckets {
-		total = saturatingAdd(total, b.count)
+		total += b.count
 	}
-	if total > math.MaxInt {
-		return math.MaxInt
-	}
-	return int(total)
-}
-
-func saturatingAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
+	return total
 }

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"io"
 	"time"
 
@@ -240,9 +239,6 @@ func windowCmd(ctx context.Context, b Backend, now time.Time, width time.Duratio
 	}
 }
 
-// errNoActions is what an action says when the UI has no write path.
-var errNoActions = errors.New("read-only: no write access")
-
 // actionProgressMsg is how many jobs a running action has done; more
 // waits for the next report or the end.
 type actionProgressMsg struct {
@@ -261,10 +257,6 @@ func actionCmd(ctx context.Context, a Actions, act action, seq int) tea.Cmd {
 // done so far across them.
 func runAction(ctx context.Context, a Actions, act action, report func(int)) actionMsg {
 	msg := actionMsg{act: act, removed: map[string]int{}}
-	if a == nil {
-		msg.err = errNoActions
-		return msg
-	}
 	base := 0
 	progress := func(n int) { report(base + n) }
 	for _, p := range act.parts {

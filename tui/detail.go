@@ -46,6 +46,8 @@ func (m Model) openDetail(j triage.Job) (Model, tea.Cmd) {
 	m.state = stateDetail
 	seq := m.nextSeq()
 	m.detail = detailPage{seq: seq, job: j, loading: true, vp: viewport.New(m.width, m.bodyHeight()-1)}
+	k := m.keys.Detail
+	m.detail.vp.KeyMap = viewport.KeyMap{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown}
 	return m, tea.Batch(showCmd(m.ctx, m.backend, j.ID, seq), m.startSpin())
 }
 
@@ -91,18 +93,12 @@ func (m Model) detailKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, m.askJobs(actionForget, []triage.Job{m.detail.job})
 	case key.Matches(msg, k.Copy):
 		return m, copyCmd(m.clipboard, "job id", m.detail.job.ID)
-	case key.Matches(msg, k.Up):
-		m.detail.vp.ScrollUp(1)
-	case key.Matches(msg, k.Down):
-		m.detail.vp.ScrollDown(1)
-	case key.Matches(msg, k.PageUp):
-		m.detail.vp.PageUp()
-	case key.Matches(msg, k.PageDown):
-		m.detail.vp.PageDown()
 	case key.Matches(msg, k.Top):
 		m.detail.vp.GotoTop()
 	case key.Matches(msg, k.Bottom):
 		m.detail.vp.GotoBottom()
+	default: // the scroll keys, through the viewport's key map
+		m.detail.vp, _ = m.detail.vp.Update(msg)
 	}
 	return m, nil
 }

@@ -406,7 +406,7 @@ func keyMsg(k string) tea.KeyMsg {
 	named := map[string]tea.KeyType{
 		"enter": tea.KeyEnter, "esc": tea.KeyEsc, "backspace": tea.KeyBackspace, "tab": tea.KeyTab,
 		"shift+tab": tea.KeyShiftTab, "up": tea.KeyUp, "down": tea.KeyDown, "ctrl+r": tea.KeyCtrlR,
-		"ctrl+c": tea.KeyCtrlC, "ctrl+u": tea.KeyCtrlU, "pgdown": tea.KeyPgDown, "end": tea.KeyEnd, "home": tea.KeyHome,
+		"ctrl+c": tea.KeyCtrlC, "ctrl+u": tea.KeyCtrlU, "pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp, "end": tea.KeyEnd, "home": tea.KeyHome,
 		" ": tea.KeySpace,
 	}
 	if t, ok := named[k]; ok {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+
+	"github.com/jobtriage/jobtriage/triage"
 )
 
 // ago is a compact relative time for narrow columns: "now", "45s ago",
@@ -33,7 +35,7 @@ func stamp(t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
-	return t.Format("2006-01-02 15:04:05")
+	return t.Format(triage.FailedAtLayout)
 }
 
 func count(n int) string { return humanize.Comma(int64(n)) }

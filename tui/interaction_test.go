@@ -382,7 +382,9 @@ func TestLateDryRunIsDropped(t *testing.T) {
 	}
 }
 
-func TestDetailTopAndBottom(t *testing.T) {
+// detailHarness opens the detail of the first invoice job on a terminal
+// height rows high.
+func detailHarness(t *testing.T, height int) *harness {
 	f := seed()
 	f.details = map[string]triage.Detail{}
 	for _, j := range f.jobs {
@@ -390,13 +392,39 @@ func TestDetailTopAndBottom(t *testing.T) {
 			f.details[j.ID] = goldenDetail(t, j)
 		}
 	}
-	h := newHarness(t, f, f, Options{}, 80, 24)
-	h.keys("enter", "enter", "tab")
+	h := newHarness(t, f, f, Options{}, 80, height)
+	h.keys("enter", "enter")
+	return h
+}
+
+func TestDetailTopAndBottom(t *testing.T) {
+	h := detailHarness(t, 24)
+	h.keys("tab")
 	for _, k := range []string{"G", "g", "end", "home"} {
 		h.keys(k)
 		top := k == "g" || k == "home"
 		if top && !h.m.detail.vp.AtTop() || !top && !h.m.detail.vp.AtBottom() {
 			t.Fatalf("%s: offset %d of %d lines", k, h.m.detail.vp.YOffset, h.m.detail.vp.TotalLineCount())
+		}
+	}
+}
+
+// The scroll keys move the detail by a line or a page; the viewport's own
+// defaults (d, u, b, l) are not bindings of the UI and do nothing.
+func TestDetailScrollKeys(t *testing.T) {
+	h := detailHarness(t, 10)
+	h.keys("shift+tab") // the payload's JSON, the longest tab
+	page, bottom := h.m.detail.vp.Height, h.m.detail.vp.TotalLineCount()-h.m.detail.vp.Height
+	if bottom < 1+2*page {
+		t.Fatalf("%d lines: too few to page through twice", h.m.detail.vp.TotalLineCount())
+	}
+	for _, step := range []struct {
+		key  string
+		want int
+	}{{"j", 1}, {"down", 2}, {"k", 1}, {"d", 1}, {"u", 1}, {"b", 1}, {"l", 1}, {"pgdown", 1 + page}, {" ", 1 + 2*page}, {"pgup", 1 + page}, {"up", page}, {"end", bottom}} {
+		h.keys(step.key)
+		if got := h.m.detail.vp.YOffset; got != step.want {
+			t.Fatalf("after %q: offset %d, want %d (of %d lines)", step.key, got, step.want, h.m.detail.vp.TotalLineCount())
 		}
 	}
 }

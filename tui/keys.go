@@ -69,13 +69,11 @@ func newKeyMap(readOnly bool) keyMap {
 	j.listKeys = newListKeys()
 	j.Open = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail"))
 	j.Back = key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back"))
-	j.Filter = key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter"))
 	j.Retry = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry job"))
 	j.RetryAll = key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "retry signature"))
 	j.Forget = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forget job"))
 	j.ForgetAll = key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "forget signature"))
-	j.Mark = key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark, next"))
-	j.Copy = key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id"))
+	j.Filter, j.Mark, j.Copy, d.Copy = s.Filter, s.Mark, s.Copy, s.Copy
 
 	d.Up = key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up"))
 	d.Down = key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down"))
@@ -84,10 +82,7 @@ func newKeyMap(readOnly bool) keyMap {
 	d.Top = key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top"))
 	d.Bottom = key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom"))
 	d.Section = key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "section"))
-	d.Back = key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back"))
-	d.Retry = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry job"))
-	d.Forget = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forget job"))
-	d.Copy = key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id"))
+	d.Back, d.Retry, d.Forget = j.Back, j.Retry, j.Forget
 
 	c.Yes = key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes"))
 	c.Copy = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy artisan command"), key.WithDisabled())

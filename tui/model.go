@@ -184,9 +184,7 @@ func (m *Model) startSpin() tea.Cmd {
 // height, which a wrapped status line changes.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	nm, cmd := m.update(msg)
-	if h := nm.bodyHeight() - 1; nm.detail.vp.Height != h {
-		nm.detail.vp.Height = h
-	}
+	nm.detail.vp.Height = nm.bodyHeight() - 1
 	return nm, cmd
 }
 

@@ -133,8 +133,8 @@ func Run(ctx context.Context, b Backend, a Actions, opts Options, in io.Reader, 
 	return err
 }
 
-// FirstScreen builds the model for a width×height terminal, runs Init's
-// commands until the signatures page has something to show (the first
+// FirstScreen builds the model for a width×height terminal, runs the scan
+// Init starts until the signatures page has something to show (the first
 // snapshot of the scan, its end, or an error) and returns that render. It
 // is the hook for measuring time to first screen on a large table:
 //
@@ -150,32 +150,18 @@ func FirstScreen(ctx context.Context, b Backend, opts Options, width, height int
 	mm, _ := m.Update(tea.WindowSizeMsg{Width: width, Height: height})
 	m = mm.(Model)
 	defer func() { stop(&m.cancelScan) }()
-	queue := []tea.Cmd{m.Init()}
-	for len(queue) > 0 {
-		cmd := queue[0]
-		queue = queue[1:]
-		if cmd == nil {
-			continue
-		}
-		msg := cmd()
-		if batch, ok := msg.(tea.BatchMsg); ok {
-			queue = append(queue, batch...)
-			continue
-		}
-		if _, ok := msg.(windowMsg); ok {
-			continue // the header count is not what the first screen waits for
-		}
-		mm, next := m.Update(msg)
+	// Only the scan's steps: the header's window count is not what the
+	// first screen waits for.
+	for cmd := m.firstScan; cmd != nil; {
+		g := cmd().(groupMsg)
+		mm, cmd = m.Update(g)
 		m = mm.(Model)
-		if g, ok := msg.(groupMsg); ok {
-			if g.err != nil {
-				return m.View(), g.err
-			}
-			if len(m.sigs.items) > 0 || g.progress.Done {
-				return m.View(), nil
-			}
+		if g.err != nil {
+			return m.View(), g.err
 		}
-		queue = append(queue, next)
+		if len(m.sigs.items) > 0 || g.progress.Done {
+			break
+		}
 	}
 	return m.View(), nil
 }

@@ -49,9 +49,6 @@ func (o sortOrder) String() string {
 // sorted returns sigs in order o, with the tie-breaks failed --group uses;
 // the input (a backend snapshot) is not changed.
 func (o sortOrder) sorted(sigs []triage.Signature) []triage.Signature {
-	if len(sigs) < 2 {
-		return sigs
-	}
 	out := append([]triage.Signature(nil), sigs...)
 	triage.SortSignatures(out, [...]triage.SortKey{triage.SortCount, triage.SortLast, triage.SortFirst, triage.SortTrend}[o])
 	return out

@@ -252,9 +252,6 @@ func (m Model) errorBody(title string, err error, height int) []string {
 // errText is an error message made safe: drivers quote database text in
 // their errors.
 func errText(err error) string {
-	if err == nil {
-		return ""
-	}
 	return sanitize.Line(err.Error())
 }
 

@@ -2,11 +2,10 @@ package notify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -52,15 +51,11 @@ func NewCommand(cfg CommandConfig) (*Command, error) {
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("command notifier: timeout %s must not be negative", cfg.Timeout)
 	}
-	timeout := cfg.Timeout
-	if timeout == 0 {
-		timeout = DefaultCommandTimeout
-	}
 	return &Command{
 		name:    "command:" + filepath.Base(cfg.Path),
 		path:    cfg.Path,
 		args:    append([]string(nil), cfg.Args...),
-		timeout: timeout,
+		timeout: cmp.Or(cfg.Timeout, DefaultCommandTimeout),
 		secrets: argSecrets(cfg.Args),
 	}, nil
 }
@@ -68,15 +63,15 @@ func NewCommand(cfg CommandConfig) (*Command, error) {
 // Name labels the notifier.
 func (c *Command) Name() string { return c.name }
 
-// stderrGrace is how long a run waits, once the program has exited and its
-// process group is gone, for the rest of stderr: only a child that left the
-// group (setsid) can still hold the pipe then.
+// stderrGrace is how long a run waits, once the program has exited, for
+// what it left running to close stdin and stderr (exec.Cmd.WaitDelay).
 const stderrGrace = 100 * time.Millisecond
 
 // Notify runs the command once. The run ends when the program exits: its
 // exit status says whether the digest was delivered, and whatever it left
 // running in its process group is killed then, so that background children
-// neither hold the run up nor pile up digest after digest.
+// neither hold the run up nor pile up digest after digest. stdout is the
+// null device.
 func (c *Command) Notify(ctx context.Context, d alerts.Digest) error {
 	body, err := marshal(NewBody(d))
 	if err != nil {
@@ -85,45 +80,15 @@ func (c *Command) Notify(ctx context.Context, d alerts.Digest) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.path, c.args...)
-	// stdin and stderr are pipes of our own, not exec's copies (stdout is
-	// the null device): Wait then returns when the program exits, however
-	// many children still hold them.
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return fmt.Errorf("%s: %w", c.name, err)
-	}
-	defer inW.Close()
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		return fmt.Errorf("%s: %w", c.name, err)
-	}
-	defer errR.Close()
-	cmd.Stdin, cmd.Stderr = inR, errW
+	stderr := &limitedBuffer{limit: maxStderrBytes}
+	cmd.Stdin, cmd.Stderr, cmd.WaitDelay = bytes.NewReader(body), stderr, stderrGrace
 	killGroupOnCancel(cmd)
-	err = cmd.Start()
-	inR.Close()
-	errW.Close()
-	var stderr limitedBuffer
-	stderr.limit = maxStderrBytes
-	if err == nil {
-		go func() {
-			_, _ = inW.Write(body) // a program that reads no stdin is not an error
-			inW.Close()
-		}()
-		read := make(chan struct{})
-		go func() {
-			_, _ = io.Copy(&stderr, errR)
-			close(read)
-		}()
-		err = cmd.Wait()
+	err = cmd.Run()
+	if cmd.Process != nil {
 		killGroup(cmd)
-		select {
-		case <-read:
-		case <-time.After(stderrGrace):
-			errR.Close()
-			<-read
-		}
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // exited 0, leaving children that held its pipes
 	}
 	if ctxErr := ctx.Err(); err != nil && ctxErr != nil {
 		return fmt.Errorf("%s: did not finish: %w", c.name, ctxErr)

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"unicode/utf8"
+
+	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
 // maxAnswerBytes bounds how much of a webhook's answer is read: enough for an
@@ -19,7 +20,6 @@ const maxAnswerBytes = 64 << 10
 type endpoint struct {
 	notifier string
 	url      string
-	headers  map[string]string
 	secrets  scrubber
 }
 
@@ -39,9 +39,6 @@ func (e endpoint) post(ctx context.Context, v any) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "jobtriage")
-	for k, v := range e.headers {
-		req.Header.Set(k, v)
-	}
 	// Redirects are not followed: a redirected webhook would lose its POST
 	// body, and the new location would show up unredacted in errors.
 	// Timeouts come from the per-attempt context.
@@ -66,7 +63,10 @@ func (e endpoint) post(ctx context.Context, v any) error {
 
 // marshal encodes v as compact JSON without HTML escaping: the bodies are read
 // by chat tools and people, not pasted into HTML, and "<" reads better than
-// "\u003c".
+// "\u003c". Bidi and other invisible controls are written as \uXXXX escapes
+// (sanitize.JSON): the body still decodes to the verbatim text, but a person
+// reading it raw (a log, a request inspector) is not shown text reordered by
+// a hostile class name.
 func marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -74,26 +74,5 @@ func marshal(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return escapeBidi(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
-}
-
-// escapeBidi writes bidi controls as \uXXXX escapes. The body still decodes
-// to the verbatim text, but a person reading it raw (a log, a request
-// inspector) is not shown text reordered by a hostile class name. Outside
-// strings JSON has no non-ASCII bytes, so this only ever touches strings.
-func escapeBidi(b []byte) []byte {
-	if !bytes.ContainsFunc(b, isBidiControl) {
-		return b
-	}
-	out := make([]byte, 0, len(b)+16)
-	for len(b) > 0 {
-		r, size := utf8.DecodeRune(b)
-		if isBidiControl(r) {
-			out = fmt.Appendf(out, `\u%04x`, r)
-		} else {
-			out = append(out, b[:size]...)
-		}
-		b = b[size:]
-	}
-	return out
+	return sanitize.JSON(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }

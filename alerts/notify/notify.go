@@ -2,7 +2,7 @@
 // Slack, a generic JSON webhook, PagerDuty and a local command.
 // A Dispatcher sends a digest to a notifier with timeouts and retries.
 //
-// Secrets live in webhook URLs, headers and routing keys, so no error or log
+// Secrets live in webhook URLs and routing keys, so no error or log
 // line produced here contains them: URLs are shown as scheme://host/… only and
 // anything a server echoes back is scrubbed of the configured secrets.
 package notify
@@ -14,7 +14,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -64,26 +63,16 @@ func (e *CommandError) Error() string {
 }
 
 // Retryable reports whether err is worth another attempt: 429 and 5xx
-// answers, network errors and attempt timeouts are; other HTTP answers,
-// failed commands and configuration errors are not.
+// answers, network errors and attempt timeouts are (a *url.Error and
+// context.DeadlineExceeded are net.Errors); other HTTP answers, failed
+// commands and configuration errors are not.
 func Retryable(err error) bool {
 	var he *HTTPError
 	if errors.As(err, &he) {
 		return he.StatusCode == http.StatusTooManyRequests || he.StatusCode >= 500
 	}
-	var ce *CommandError
-	if errors.As(err, &ce) {
-		return false
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
 	var ne net.Error
-	if errors.As(err, &ne) {
-		return true
-	}
-	var ue *url.Error
-	return errors.As(err, &ue)
+	return errors.As(err, &ne)
 }
 
 // ParseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date

@@ -26,11 +26,6 @@ type PagerDutyConfig struct {
 	RoutingKey string
 	// URL defaults to PagerDutyEventsURL; tests point it elsewhere.
 	URL string
-	// Source names the monitored system (payload.source) and namespaces
-	// dedup keys, so two apps watched by jobtriage never share an incident;
-	// default: the digest's app ("shop (production) · postgres://db/shop
-	// table failed_jobs"), else "jobtriage".
-	Source string
 }
 
 // PagerDuty sends one Events API v2 event per notification: trigger for
@@ -39,7 +34,6 @@ type PagerDutyConfig struct {
 type PagerDuty struct {
 	endpoint
 	routingKey string
-	source     string
 }
 
 // NewPagerDuty checks the configuration (without ever echoing secrets).
@@ -52,16 +46,12 @@ func NewPagerDuty(cfg PagerDutyConfig) (*PagerDuty, error) {
 	if len(key) > maxPagerDutyField || strings.ContainsAny(key, " \t\r\n\"") {
 		return nil, errors.New(name + ": routing key is malformed")
 	}
-	raw := cmp.Or(cfg.URL, PagerDutyEventsURL)
-	u, err := parseEndpoint(name+": events URL", raw)
+	e, err := newEndpoint(name, "events URL", cmp.Or(cfg.URL, PagerDutyEventsURL))
 	if err != nil {
 		return nil, err
 	}
-	return &PagerDuty{
-		endpoint:   endpoint{notifier: name, url: raw, secrets: urlSecrets(raw, u).with(key)},
-		routingKey: key,
-		source:     clean(strings.TrimSpace(cfg.Source), maxPagerDutyField),
-	}, nil
+	e.secrets = e.secrets.with(key)
+	return &PagerDuty{endpoint: e, routingKey: key}, nil
 }
 
 // Notify sends the digest's events in order and stops at the first failure;
@@ -95,12 +85,9 @@ type PagerDutyPayload struct {
 	CustomDetails map[string]any `json:"custom_details"`
 }
 
-// Source is payload.source for app: the configured source, else the app's
-// label and database, else "jobtriage".
+// Source is payload.source for app: the app's label and database, else
+// "jobtriage".
 func (p *PagerDuty) Source(app alerts.App) string {
-	if p.source != "" {
-		return p.source
-	}
 	parts := []string{}
 	if l := app.Label(); l != "" {
 		parts = append(parts, l)
@@ -159,14 +146,10 @@ func (p *PagerDuty) Event(app alerts.App, n alerts.Notification) PagerDutyEvent 
 
 // DedupKey is the incident key of a rule key of app: stable across runs and
 // restarts, so a resolve closes the incident its trigger opened; distinct per
-// app (name, environment and database, or the configured source), so two
-// apps sharing a routing key never resolve each other's incidents; within
-// PagerDuty's 255 characters whatever the key holds.
+// app (name, environment and database), so two apps sharing a routing key
+// never resolve each other's incidents; within PagerDuty's 255 characters
+// whatever the key holds.
 func (p *PagerDuty) DedupKey(app alerts.App, ruleKey string) string {
-	ns := p.source
-	if ns == "" {
-		ns = "app\x00" + app.ID()
-	}
-	sum := sha256.Sum256([]byte(ns + "\x00" + ruleKey))
+	sum := sha256.Sum256([]byte("app\x00" + app.ID() + "\x00" + ruleKey))
 	return "jobtriage-" + hex.EncodeToString(sum[:16])
 }

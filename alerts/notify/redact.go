@@ -24,22 +24,24 @@ func RedactURL(raw string) string {
 	return u.Scheme + "://" + u.Host + "/…"
 }
 
-// parseEndpoint checks a webhook URL without ever echoing it.
-func parseEndpoint(what, raw string) (*url.URL, error) {
+// newEndpoint checks the URL of notifier (what names it in errors) without
+// ever echoing it.
+func newEndpoint(notifier, what, raw string) (endpoint, error) {
+	what = notifier + ": " + what
 	if strings.TrimSpace(raw) == "" {
-		return nil, errors.New(what + " is empty")
+		return endpoint{}, errors.New(what + " is empty")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, errors.New(what + " is not a valid URL")
+		return endpoint{}, errors.New(what + " is not a valid URL")
 	}
 	if u.Scheme != "https" && u.Scheme != "http" {
-		return nil, errors.New(what + " must start with https:// or http://")
+		return endpoint{}, errors.New(what + " must start with https:// or http://")
 	}
 	if u.Host == "" {
-		return nil, errors.New(what + " has no host")
+		return endpoint{}, errors.New(what + " has no host")
 	}
-	return u, nil
+	return endpoint{notifier: notifier, url: raw, secrets: urlSecrets(raw, u)}, nil
 }
 
 // scrubber removes known secrets from text bound for errors and logs.
@@ -77,29 +79,6 @@ func basicSecrets(userPass string) []string {
 	b := []byte(userPass)
 	return []string{base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b),
 		base64.URLEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b)}
-}
-
-// headerSecrets are the secret forms of a header value: the value, the
-// token after a scheme ("Bearer <token>"), and for Basic credentials the
-// decoded user:password and password.
-func headerSecrets(v string) []string {
-	out := []string{v}
-	scheme, token, ok := strings.Cut(v, " ")
-	if !ok {
-		return out
-	}
-	token = strings.TrimSpace(token)
-	out = append(out, token)
-	if strings.EqualFold(scheme, "basic") {
-		if dec, err := base64.StdEncoding.DecodeString(token); err == nil {
-			userPass := string(dec)
-			out = append(out, userPass)
-			if _, pw, ok := strings.Cut(userPass, ":"); ok {
-				out = append(out, pw)
-			}
-		}
-	}
-	return out
 }
 
 // argSecrets are the secret forms of a command's arguments: each argument,
@@ -150,9 +129,6 @@ func (e *scrubbedError) Error() string { return e.msg }
 func (e *scrubbedError) Unwrap() error { return e.err }
 
 func (s scrubber) wrap(prefix string, err error) error {
-	if err == nil {
-		return nil
-	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		ue.URL = RedactURL(ue.URL)

@@ -24,11 +24,11 @@ type Slack struct{ endpoint }
 
 // NewSlack checks the webhook URL (without ever echoing it).
 func NewSlack(cfg SlackConfig) (*Slack, error) {
-	u, err := parseEndpoint("slack: webhook URL", cfg.WebhookURL)
+	e, err := newEndpoint("slack", "webhook URL", cfg.WebhookURL)
 	if err != nil {
 		return nil, err
 	}
-	return &Slack{endpoint{notifier: "slack", url: cfg.WebhookURL, secrets: urlSecrets(cfg.WebhookURL, u)}}, nil
+	return &Slack{e}, nil
 }
 
 // Notify posts the digest.

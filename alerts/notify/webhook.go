@@ -2,8 +2,6 @@ package notify
 
 import (
 	"context"
-	"errors"
-	"strings"
 
 	"github.com/jobtriage/jobtriage/alerts"
 )
@@ -108,31 +106,18 @@ func NewBody(d alerts.Digest) Body {
 type WebhookConfig struct {
 	// URL receives the POST; it is treated as a secret.
 	URL string
-	// Headers are added to every request (e.g. Authorization); their values
-	// are treated as secrets.
-	Headers map[string]string
 }
 
 // Webhook posts the version-1 Body as JSON.
 type Webhook struct{ endpoint }
 
-// NewWebhook checks the URL and headers (without ever echoing them).
+// NewWebhook checks the URL (without ever echoing it).
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	const name = "webhook"
-	u, err := parseEndpoint(name+": URL", cfg.URL)
+	e, err := newEndpoint("webhook", "URL", cfg.URL)
 	if err != nil {
 		return nil, err
 	}
-	secrets := urlSecrets(cfg.URL, u)
-	headers := make(map[string]string, len(cfg.Headers))
-	for k, v := range cfg.Headers {
-		if k == "" || strings.ContainsAny(k, " \r\n:") || strings.ContainsAny(v, "\r\n") {
-			return nil, errors.New(name + ": a header name or value is malformed")
-		}
-		headers[k] = v
-		secrets = secrets.with(headerSecrets(v)...)
-	}
-	return &Webhook{endpoint{notifier: name, url: cfg.URL, headers: headers, secrets: secrets}}, nil
+	return &Webhook{e}, nil
 }
 
 // Notify posts the digest's Body.

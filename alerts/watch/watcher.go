@@ -265,8 +265,6 @@ func (w *Watcher) tick(ctx context.Context, now time.Time) Tick {
 		return t
 	}
 	d := alerts.Digest{At: now, App: w.App}
-	var ge *gaugeError
-	t.Partial = errors.As(err, &ge)
 	if err != nil {
 		t.Err = err
 		t.Blind = now.Sub(w.lastOK)
@@ -309,7 +307,8 @@ func (w *Watcher) tick(ctx context.Context, now time.Time) Tick {
 	return t
 }
 
-// read takes or checks the lock, then reads the failures and gauges.
+// read takes or checks the lock, then reads the failures and gauges; an
+// error of the gauges alone makes the tick Partial.
 func (w *Watcher) read(ctx context.Context, now time.Time, t *Tick) error {
 	if w.lock == nil {
 		lock, err := w.Source.Lock(ctx)
@@ -364,19 +363,11 @@ func (w *Watcher) read(ctx context.Context, now time.Time, t *Tick) error {
 	}
 	if w.MaxSize > 0 || w.MaxAge > 0 || w.ReadGauges {
 		g, err := w.Source.Gauges(ctx, now)
-		if err != nil {
-			return &gaugeError{err}
-		}
-		t.Gauges = g
+		t.Gauges, t.Partial = g, err != nil
+		return err
 	}
 	return nil
 }
-
-// gaugeError is a tick that read the failures but not the gauges.
-type gaugeError struct{ err error }
-
-func (e *gaugeError) Error() string { return e.err.Error() }
-func (e *gaugeError) Unwrap() error { return e.err }
 
 // adopt loads the state file when another watcher (or an earlier run) saved
 // it since this one did: its pending and firing keys carry on, so a restart
