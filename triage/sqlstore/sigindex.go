@@ -403,17 +403,7 @@ func parseIDList(b []byte, n int) (ids []int64, ok bool) {
 		return nil, n == 0
 	}
 	ids = make([]int64, 0, n)
-	for len(b) > 0 {
-		end := bytes.IndexByte(b, ',')
-		field := b
-		if end >= 0 {
-			field, b = b[:end], b[end+1:]
-			if len(b) == 0 {
-				return nil, false
-			}
-		} else {
-			b = nil
-		}
+	for field := range bytes.SplitSeq(b, []byte{','}) {
 		id, err := strconv.ParseInt(string(field), 10, 64)
 		if err != nil {
 			return nil, false
