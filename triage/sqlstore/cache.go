@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -91,23 +92,19 @@ func (c *CacheStore) Present(ctx context.Context, keys []string, now time.Time) 
 		args[i] = c.prefix + k
 	}
 	q := "SELECT " + c.cols + " FROM " + c.table + " WHERE " + c.s.d.quote("key") + " IN (" + marks(len(keys)) + ")"
-	rows, err := c.s.db.QueryContext(ctx, c.s.db.Rebind(q), args...)
-	if err != nil {
-		return nil, c.s.queryError(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	err := c.s.eachRow(ctx, c.s.db, c.s.db.Rebind(q), args, func(rows *sql.Rows) error {
 		var key, value string
 		var expiration int64
 		if err := rows.Scan(&key, &value, &expiration); err != nil {
-			return nil, fmt.Errorf("reading the cache table %s: %s", c.name, scrub(err, c.s.ep))
+			return fmt.Errorf("reading the cache table %s: %s", c.name, scrub(err, c.s.ep))
 		}
 		if expiration > now.Unix() && !falsyValues[value] {
 			out[strings.TrimPrefix(key, c.prefix)] = true
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, c.s.queryError(err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

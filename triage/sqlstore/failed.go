@@ -181,29 +181,17 @@ func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*tr
 // maxID is above any id a bigint primary key holds.
 const maxID = int64(1<<63 - 1)
 
-func (s *Store) scanBatch(ctx context.Context, q string, args []any, full bool, fn func(*triage.FailedRow) error) (int, int64, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return 0, 0, s.queryError(err)
-	}
-	defer rows.Close()
-	n := 0
-	var last int64
-	for rows.Next() {
+func (s *Store) scanBatch(ctx context.Context, q string, args []any, full bool, fn func(*triage.FailedRow) error) (n int, last int64, err error) {
+	err = s.eachRow(ctx, s.db, q, args, func(rows *sql.Rows) error {
 		r, err := s.scanRow(rows, full)
 		if err != nil {
-			return n, last, err
+			return err
 		}
 		n++
 		last = r.ID
-		if err := fn(r); err != nil {
-			return n, last, err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return n, last, s.queryError(err)
-	}
-	return n, last, nil
+		return fn(r)
+	})
+	return n, last, err
 }
 
 // scanRow reads one row. A column that is not as Laravel writes it (NULL

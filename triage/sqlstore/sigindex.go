@@ -456,17 +456,25 @@ type querier interface {
 }
 
 func (s *Store) eachID(ctx context.Context, db querier, q string, args []any, fn func(int64) error) error {
+	return s.eachRow(ctx, db, q, args, func(rows *sql.Rows) error {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return fmt.Errorf("reading a failed_jobs id: %w", err)
+		}
+		return fn(id)
+	})
+}
+
+// eachRow runs q and hands fn each row; an error from fn ends it and is
+// returned as it is.
+func (s *Store) eachRow(ctx context.Context, db querier, q string, args []any, fn func(*sql.Rows) error) error {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return s.queryError(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return fmt.Errorf("reading a failed_jobs id: %w", err)
-		}
-		if err := fn(id); err != nil {
+		if err := fn(rows); err != nil {
 			return err
 		}
 	}
