@@ -112,6 +112,11 @@ func (s *Store) Schema() triage.Schema {
 	return triage.Schema{Dialect: Dialect, FailedTable: s.path, IDMode: triage.IDModeUUID}
 }
 
+// Inspect implements triage.Inspector: the file and the jobs it held when read.
+func (s *Store) Inspect(context.Context) (triage.StoreFacts, error) {
+	return triage.StoreFacts{File: s.path, FileJobs: len(s.entries), FileMissing: s.missing}, nil
+}
+
 // Close releases nothing: Open closed the file.
 func (s *Store) Close() error { return nil }
 
@@ -200,21 +205,25 @@ func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRo
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	i := -1
-	switch {
-	case ref.UUID != "":
-		if j, ok := s.byUUID[ref.UUID]; ok {
-			i = j
-		}
-	case ref.ID > 0:
-		i = s.indexOf(ref.ID)
-	default:
+	if ref.UUID == "" && ref.ID <= 0 {
 		return nil, fmt.Errorf("%w: empty failed job id", triage.ErrNotFound)
 	}
+	i := s.find(ref)
 	if i < 0 {
 		return nil, fmt.Errorf("%w: no failed job with id %s in %s", triage.ErrNotFound, ref, s.path)
 	}
 	return s.row(i, true), nil
+}
+
+// find is the index of the entry ref names (by uuid, the newest), or -1.
+func (s *Store) find(ref triage.Ref) int {
+	if ref.UUID == "" {
+		return s.indexOf(ref.ID)
+	}
+	if i, ok := s.byUUID[ref.UUID]; ok {
+		return i
+	}
+	return -1
 }
 
 // ResolveRefs maps uuids and synthesized ids to ids, leaving out misses.
@@ -224,15 +233,8 @@ func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.
 	}
 	out := map[triage.Ref]int64{}
 	for _, r := range refs {
-		switch {
-		case r.UUID != "":
-			if i, ok := s.byUUID[r.UUID]; ok {
-				out[r] = s.idAt(i)
-			}
-		case r.ID > 0:
-			if s.indexOf(r.ID) >= 0 {
-				out[r] = r.ID
-			}
+		if i := s.find(r); i >= 0 {
+			out[r] = s.idAt(i)
 		}
 	}
 	return out, nil
