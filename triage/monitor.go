@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -370,11 +371,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 			// the profile at all).
 		case c.Local && rep.NoJobsTable:
 		case c.Local:
-			retryAfter := c.RetryAfter
-			if p.RetryAfter > 0 {
-				retryAfter = p.RetryAfter
-			}
-			got, err = st.QueueStats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: retryAfter})
+			got, err = st.QueueStats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: cmp.Or(p.RetryAfter, c.RetryAfter)})
 		case c.Backend != nil:
 			if got, err = c.Backend.Stats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: c.RetryAfter}); err != nil {
 				err = failBackend(conn, fmt.Errorf("counting the queues of connection %s (%s): %w", conn, c.Backend.Describe(), err))
@@ -409,15 +406,13 @@ func queueNames(refs []QueueRef) []string {
 // everyQueue is every queue name seen in jobs or in the window's failures,
 // sorted; failures are counted over all their connections.
 func everyQueue(jobQueues []string, failed map[QueueRef]int64) []QueueRef {
-	set := map[string]bool{}
-	for _, q := range jobQueues {
-		set[q] = true
-	}
+	names := slices.Clone(jobQueues)
 	for f := range failed {
-		set[f.Queue] = true
+		names = append(names, f.Queue)
 	}
+	slices.Sort(names)
 	var out []QueueRef
-	for _, q := range slices.Sorted(maps.Keys(set)) {
+	for _, q := range slices.Compact(names) {
 		out = append(out, QueueRef{Queue: q})
 	}
 	return out

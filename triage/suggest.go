@@ -67,13 +67,11 @@ func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 	if err != nil {
 		return Suggestions{}, err
 	}
+	// The app's own names are offered too, with no recent failures unless
+	// counted above (counted leaves out "").
 	for _, c := range s.MonitorConnections {
-		if _, ok := conns[c.Name]; !ok && c.Name != "" {
-			conns[c.Name] = 0
-		}
-		if _, ok := queues[c.DefaultQueue]; !ok && c.DefaultQueue != "" {
-			queues[c.DefaultQueue] = 0
-		}
+		conns[c.Name] += 0
+		queues[c.DefaultQueue] += 0
 	}
 	out.Queues = counted(queues)
 	out.Connections = counted(conns)
@@ -236,15 +234,7 @@ func (s *Service) unknownName(ctx context.Context, kind, name string, extra []st
 	if err != nil {
 		return err
 	}
-	var have []Suggestion
-	switch kind {
-	case "queue":
-		have = sg.Queues
-	case "connection":
-		have = sg.Connections
-	case "class":
-		have = sg.Classes
-	}
+	have := map[string][]Suggestion{"queue": sg.Queues, "connection": sg.Connections, "class": sg.Classes}[kind]
 	for _, h := range have {
 		extra = append(extra, h.Value)
 	}

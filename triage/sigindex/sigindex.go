@@ -323,22 +323,20 @@ func (ix *Index) addAbove(ctx context.Context, d *data, from int64) error {
 		}
 	}()
 	b := newBuilder(d, held, ix.o.MaxRows, ix.o.MaxSignatures, normalizeCacheSize)
-	top, err := ix.o.Source.MaxFailedID(ctx)
-	if err != nil || top <= from {
-		return ix.limited(ix.o.Source.ScanAbove(ctx, from, b.rangeAdd(from, maxID)))
-	}
-	low := from
-	if low == noneScanned {
-		low = 0
-	}
-	rs, ok := ix.o.Source.(triage.RangeScanner)
-	if n := top - low; ok && n >= int64(ix.o.RangeMinRows) && n <= int64(ix.o.MaxRows) && rs.RangeScans() > 1 {
-		return ix.limited(ix.addRanges(ctx, b, rs, from, low, top))
-	}
-	// Room for every id up to the highest, at most MaxRows: a million rows
-	// grown by doubling would hold two copies of the columns for a moment.
-	if n := top - low; n > 0 && n <= int64(ix.o.MaxRows) {
-		d.grow(int(n))
+	if top, err := ix.o.Source.MaxFailedID(ctx); err == nil && top > from {
+		low := from
+		if low == noneScanned {
+			low = 0
+		}
+		rs, ok := ix.o.Source.(triage.RangeScanner)
+		if n := top - low; ok && n >= int64(ix.o.RangeMinRows) && n <= int64(ix.o.MaxRows) && rs.RangeScans() > 1 {
+			return ix.limited(ix.addRanges(ctx, b, rs, from, low, top))
+		}
+		// Room for every id up to the highest, at most MaxRows: a million rows
+		// grown by doubling would hold two copies of the columns for a moment.
+		if n := top - low; n > 0 && n <= int64(ix.o.MaxRows) {
+			d.grow(int(n))
+		}
 	}
 	return ix.limited(ix.o.Source.ScanAbove(ctx, from, b.rangeAdd(from, maxID)))
 }

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -67,10 +68,7 @@ func (s *Store) QueueStats(ctx context.Context, p triage.QueueStatsParams) ([]tr
 // (no index): descending primary-key batches, filtered in Go, until a whole
 // batch lies before the window. Its cost follows the rows in the window.
 func (s *Store) ScanRecentFailed(ctx context.Context, p triage.RecentParams, fn func(*triage.FailedRow) error) error {
-	batch := p.BatchSize
-	if batch <= 0 {
-		batch = defaultBatch
-	}
+	batch := cmp.Or(max(p.BatchSize, 0), defaultBatch)
 	var sel string
 	var selArgs []any
 	if p.Heads {
