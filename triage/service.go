@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -145,9 +146,7 @@ var errPageFull = errors.New("page full")
 
 // List returns one page of failed jobs, newest first.
 func (s *Service) List(ctx context.Context, p ListParams) (Page, error) {
-	if p.Limit <= 0 {
-		p.Limit = 50
-	}
+	p.Limit = cmp.Or(max(p.Limit, 0), 50)
 	cur, err := ParseCursor(p.Cursor)
 	if err != nil {
 		return Page{}, err

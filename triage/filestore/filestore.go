@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -284,8 +285,6 @@ var _ triage.Store = (*Store)(nil)
 // matcher is a Filter prepared for one pass, as the SQL store's WHERE.
 type matcher struct {
 	f            triage.Filter
-	queues       map[string]bool
-	connections  map[string]bool
 	search       needle
 	contains     []needle
 	since, until string // wall-clock bounds, "" when unset
@@ -293,17 +292,6 @@ type matcher struct {
 
 func (s *Store) matcher(f triage.Filter) *matcher {
 	m := &matcher{f: f, search: newNeedle(f.Search)}
-	set := func(vals []string) map[string]bool {
-		if len(vals) == 0 {
-			return nil
-		}
-		out := make(map[string]bool, len(vals))
-		for _, v := range vals {
-			out[v] = true
-		}
-		return out
-	}
-	m.queues, m.connections = set(f.Queues), set(f.Connections)
 	for _, p := range f.PayloadContains {
 		m.contains = append(m.contains, newNeedle(p))
 	}
@@ -320,7 +308,8 @@ func (m *matcher) match(e *entry, id int64) bool {
 	switch {
 	case m.f.MinID != 0 && id < m.f.MinID, m.f.MaxID != 0 && id > m.f.MaxID:
 		return false
-	case m.queues != nil && !m.queues[e.queue], m.connections != nil && !m.connections[e.connection]:
+	case len(m.f.Queues) > 0 && !slices.Contains(m.f.Queues, e.queue),
+		len(m.f.Connections) > 0 && !slices.Contains(m.f.Connections, e.connection):
 		return false
 	case m.since != "" && (e.wall == "" || e.wall < m.since), m.until != "" && (e.wall == "" || e.wall > m.until):
 		return false
@@ -343,14 +332,8 @@ type needle struct {
 }
 
 func newNeedle(s string) needle {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	return needle{lower: strings.ToLower(s), ascii: ascii}
+	nonASCII := strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf })
+	return needle{lower: strings.ToLower(s), ascii: !nonASCII}
 }
 
 func (n needle) in(hay string) bool {

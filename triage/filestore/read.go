@@ -210,6 +210,8 @@ func decodeEntry(dec *json.Decoder, loc *time.Location) (entry, error) {
 		return e, skipRest(dec)
 	}
 	var uuid, connection, queue, payload, exception, failedAt, stamp field
+	fields := map[string]*field{"id": &uuid, "connection": &connection, "queue": &queue, "payload": &payload,
+		"exception": &exception, "failed_at": &failedAt, "failed_at_timestamp": &stamp}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -217,21 +219,8 @@ func decodeEntry(dec *json.Decoder, loc *time.Location) (entry, error) {
 		}
 		key, _ := tok.(string)
 		var dst json.Unmarshaler = &skip{}
-		switch key {
-		case "id":
-			dst = &uuid
-		case "connection":
-			dst = &connection
-		case "queue":
-			dst = &queue
-		case "payload":
-			dst = &payload
-		case "exception":
-			dst = &exception
-		case "failed_at":
-			dst = &failedAt
-		case "failed_at_timestamp":
-			dst = &stamp
+		if f, ok := fields[key]; ok {
+			dst = f
 		}
 		if err := dec.Decode(dst); err != nil {
 			return e, err

@@ -5,6 +5,7 @@
 package follow
 
 import (
+	"cmp"
 	"context"
 	"sort"
 	"sync"
@@ -124,10 +125,7 @@ type Follower struct {
 
 // New returns a follower; jobs gone for grace (0: DefaultSettleGrace) are done.
 func New(src Source, clock Clock, grace time.Duration) *Follower {
-	if grace <= 0 {
-		grace = DefaultSettleGrace
-	}
-	return &Follower{Source: src, Clock: clock, Interval: DefaultInterval, grace: grace, jobs: map[string]*entry{},
+	return &Follower{Source: src, Clock: clock, Interval: DefaultInterval, grace: cmp.Or(max(grace, 0), DefaultSettleGrace), jobs: map[string]*entry{},
 		wake: make(chan struct{}, 1)}
 }
 
