@@ -309,9 +309,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 	}
 	refs := make([]QueueRef, 0, len(p.Queues))
 	for _, r := range p.Queues {
-		if r.Connection == "" {
-			r.Connection = p.DefaultConnection
-		}
+		r.Connection = cmp.Or(r.Connection, p.DefaultConnection)
 		refs = append(refs, r)
 		addQueue(r.Connection, r.Queue)
 	}

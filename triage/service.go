@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,13 +46,7 @@ type Service struct {
 
 // appKeys is AppKey followed by PreviousKeys, without empties.
 func (s *Service) appKeys() []string {
-	var keys []string
-	for _, k := range append([]string{s.AppKey}, s.PreviousKeys...) {
-		if k != "" {
-			keys = append(keys, k)
-		}
-	}
-	return keys
+	return slices.DeleteFunc(append([]string{s.AppKey}, s.PreviousKeys...), func(k string) bool { return k == "" })
 }
 
 // Query narrows a listing beyond the SQL filter: class, signature and tags are

@@ -316,11 +316,7 @@ func CheckMonitorNames(ctx context.Context, st MonitorSource, p MonitorParams, r
 		}
 	}
 	for _, ref := range p.Queues {
-		conn := ref.Connection
-		if conn == "" {
-			conn = p.DefaultConnection
-		}
-		if blind[conn] {
+		if blind[cmp.Or(ref.Connection, p.DefaultConnection)] {
 			continue
 		}
 		n.Queues = append(n.Queues, ref.Queue)

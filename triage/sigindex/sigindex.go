@@ -154,9 +154,7 @@ func (ix *Index) unusable(format string, args ...any) error {
 }
 
 func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error) {
-	if loc == nil {
-		loc = time.UTC
-	}
+	loc = cmp.Or(loc, time.UTC)
 	id, err := ix.o.Source.IndexIdentity(ctx)
 	if err != nil {
 		return nil, ix.unusable("%v", err)

@@ -241,10 +241,7 @@ func (b *JobsBackend) recorded(ctx context.Context, tx *sqlx.Tx, moves []triage.
 		out[u] = true
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }
 
 // record inserts ledger rows.

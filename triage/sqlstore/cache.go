@@ -103,10 +103,7 @@ func (c *CacheStore) Present(ctx context.Context, keys []string, now time.Time) 
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }
 
 // Put implements triage.CacheStore with DatabaseStore's upsert on key.

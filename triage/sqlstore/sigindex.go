@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -58,11 +59,8 @@ var indexIdentityInnoDB = []string{
 // IndexIdentity names the failed-jobs table for a local cache: server,
 // database, schema, table and the table's identity on the server.
 func (s *Store) IndexIdentity(ctx context.Context) (triage.TableIdentity, error) {
-	id := triage.TableIdentity{Dialect: s.d.name, Host: s.ep.Host, Port: strconv.Itoa(s.ep.Port),
+	id := triage.TableIdentity{Dialect: s.d.name, Host: cmp.Or(s.ep.Socket, s.ep.Host), Port: strconv.Itoa(s.ep.Port),
 		Database: s.ep.Database, Table: s.failedName.name}
-	if s.ep.Socket != "" {
-		id.Host = s.ep.Socket
-	}
 	args := s.d.catalogArgs(s.failedName)
 	if s.d.name == "sqlite" {
 		if s.failedName.schema != "" {
@@ -367,10 +365,7 @@ func (s *Store) liveIDsPart(ctx context.Context, where string) ([]int64, error) 
 		return nil, s.queryError(err)
 	}
 	defer conn.Close()
-	limit := "@@max_allowed_packet"
-	if s.liveIDsConcatMax != "" {
-		limit = s.liveIDsConcatMax
-	}
+	limit := cmp.Or(s.liveIDsConcatMax, "@@max_allowed_packet")
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf(liveIDsConcatSQL[0], limit)); err != nil {
 		return nil, s.queryError(err)
 	}
