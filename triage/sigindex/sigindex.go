@@ -137,27 +137,24 @@ func (ix *Index) Refresh(ctx context.Context, loc *time.Location) (triage.IndexV
 	if err != nil {
 		return nil, err
 	}
-	return v, nil
+	return &v, nil
 }
 
 // RefreshStats is Refresh that also reports what it did.
 func (ix *Index) RefreshStats(ctx context.Context, loc *time.Location) (Stats, error) {
 	v, err := ix.refresh(ctx, loc)
-	if err != nil {
-		return Stats{}, err
-	}
-	return v.st, nil
+	return v.st, err
 }
 
 func (ix *Index) unusable(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{triage.ErrIndexUnusable}, args...)...)
 }
 
-func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error) {
+func (ix *Index) refresh(ctx context.Context, loc *time.Location) (view, error) {
 	loc = cmp.Or(loc, time.UTC)
 	id, err := ix.o.Source.IndexIdentity(ctx)
 	if err != nil {
-		return nil, ix.unusable("%v", err)
+		return view{}, ix.unusable("%v", err)
 	}
 	key := id.Key()
 	sum := sha256.Sum256([]byte(key))
@@ -177,7 +174,7 @@ func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error)
 	if d.scanned != noneScanned {
 		deleted, late, backwards, err := ix.dropDeleted(ctx, d)
 		if err != nil {
-			return nil, err
+			return view{}, err
 		}
 		if backwards {
 			st.Rebuilt = "ids went backwards"
@@ -199,7 +196,7 @@ func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error)
 	}
 	scannedBefore, rowsBefore := d.scanned, d.rows()
 	if err := ix.addAbove(ctx, d, from); err != nil {
-		return nil, err
+		return view{}, err
 	}
 	changed = changed || d.rows() != rowsBefore || d.scanned != scannedBefore
 	st.Added = d.rows() - (before - st.Deleted)
@@ -218,7 +215,7 @@ func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error)
 			st.Bytes = int(fi.Size())
 		}
 	}
-	return &view{d: d, loc: loc, st: st}, nil
+	return view{d: d, loc: loc, st: st}, nil
 }
 
 // load reads the table's file; nil when there is none, or, with a notice,
