@@ -248,7 +248,6 @@ func health(conn, queue string, s QueueStats, now time.Time) QueueHealth {
 // its ref names one.
 func monitorJobsTable(ctx context.Context, st MonitorSource, p MonitorParams, failedBy map[QueueRef]int64, rep *Report) error {
 	byName := map[string]QueueStats{}
-	var names []string
 	if !rep.NoJobsTable {
 		stats, err := st.QueueStats(ctx, QueueStatsParams{Queues: queueNames(p.Queues), Now: p.Now, RetryAfter: p.RetryAfter})
 		if err != nil {
@@ -256,12 +255,11 @@ func monitorJobsTable(ctx context.Context, st MonitorSource, p MonitorParams, fa
 		}
 		for _, s := range stats {
 			byName[s.Queue] = s
-			names = append(names, s.Queue)
 		}
 	}
 	refs := p.Queues
 	if len(refs) == 0 {
-		refs = everyQueue(names, failedBy)
+		refs = everyQueue(slices.Collect(maps.Keys(byName)), failedBy)
 	}
 	for _, ref := range refs {
 		h := health(ref.Connection, ref.Queue, byName[ref.Queue], p.Now)
@@ -404,7 +402,7 @@ func queueNames(refs []QueueRef) []string {
 // everyQueue is every queue name seen in jobs or in the window's failures,
 // sorted; failures are counted over all their connections.
 func everyQueue(jobQueues []string, failed map[QueueRef]int64) []QueueRef {
-	names := slices.Clone(jobQueues)
+	names := jobQueues
 	for f := range failed {
 		names = append(names, f.Queue)
 	}
