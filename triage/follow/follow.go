@@ -190,15 +190,7 @@ func (f *Follower) observe(now time.Time, o Observation) []Change {
 
 // count is the count of the jobs in state s.
 func (f *Follower) count(s State) *int {
-	switch s {
-	case Running:
-		return &f.counts.Running
-	case Done:
-		return &f.counts.Done
-	case FailedAgain:
-		return &f.counts.FailedAgain
-	}
-	return &f.counts.Waiting
+	return [...]*int{Waiting: &f.counts.Waiting, Running: &f.counts.Running, Done: &f.counts.Done, FailedAgain: &f.counts.FailedAgain}[s]
 }
 
 // Close says no job will be added any more; the timeout starts now.
