@@ -7,7 +7,6 @@ import "context"
 // listed keys masked. Ids, signatures and classes are computed from the rows
 // as stored, and nothing written back or archived passes through here.
 
-// redactJob masks a listing's message.
 func (s *Service) redactJob(j *Job) {
 	j.ExceptionMessage = s.RedactText(j.ExceptionMessage)
 }

@@ -241,7 +241,6 @@ func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.
 	return out, nil
 }
 
-// Count counts the entries f matches.
 func (s *Store) Count(ctx context.Context, f triage.Filter) (int64, error) {
 	m := s.matcher(f)
 	var n int64

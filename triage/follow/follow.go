@@ -66,7 +66,6 @@ type Counts struct {
 	Waiting, Running, Done, FailedAgain int
 }
 
-// Settled is Done + FailedAgain.
 func (c Counts) Settled() int { return c.Done + c.FailedAgain }
 
 // Unsettled are the tracked jobs still waiting or running.
@@ -93,10 +92,8 @@ type Clock interface {
 // RealClock is the wall clock.
 type RealClock struct{}
 
-// Now is time.Now.
 func (RealClock) Now() time.Time { return time.Now() }
 
-// After is time.After.
 func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // DefaultInterval is the time between two looks.

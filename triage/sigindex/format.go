@@ -99,7 +99,6 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// encode writes the file's bytes.
 func (d *data) encode() []byte {
 	b := make([]byte, 0, 64+8*len(d.ids))
 	b = append(b, magic...)

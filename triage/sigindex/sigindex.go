@@ -47,7 +47,6 @@ var Definition = "signature/" + strconv.Itoa(signature.Version) +
 	" class-window/" + strconv.Itoa(payload.ClassWindowChars) +
 	" class-keys/" + strings.Join(payload.ClassKeys[:], ",")
 
-// Bounds.
 const (
 	// DefaultMaxRows bounds the rows one index holds (about 24 bytes each
 	// in memory, under 10 on disk); a larger table is grouped by a pass.

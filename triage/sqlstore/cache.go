@@ -67,10 +67,8 @@ func OpenCache(ctx context.Context, cfg Config, table, prefix string) (*CacheSto
 // Close releases the connection pool.
 func (c *CacheStore) Close() error { return c.s.Close() }
 
-// StoredKey implements triage.CacheStore.
 func (c *CacheStore) StoredKey(key string) string { return c.prefix + key }
 
-// Describe implements triage.CacheStore.
 func (c *CacheStore) Describe() string {
 	return "database cache store " + c.s.ep.Redacted() + " table " + c.name.String()
 }
@@ -125,7 +123,6 @@ func (c *CacheStore) Put(ctx context.Context, key, value string, ttl time.Durati
 	return nil
 }
 
-// Forget implements triage.CacheStore.
 func (c *CacheStore) Forget(ctx context.Context, key string) error {
 	q := "DELETE FROM " + c.table + " WHERE " + c.s.d.quote("key") + " = ?"
 	if _, err := c.s.db.ExecContext(ctx, c.s.db.Rebind(q), c.prefix+key); err != nil {
