@@ -249,7 +249,12 @@ func health(conn, queue string, s QueueStats, now time.Time) QueueHealth {
 func monitorJobsTable(ctx context.Context, st MonitorSource, p MonitorParams, failedBy map[QueueRef]int64, rep *Report) error {
 	byName := map[string]QueueStats{}
 	if !rep.NoJobsTable {
-		stats, err := st.QueueStats(ctx, QueueStatsParams{Queues: queueNames(p.Queues), Now: p.Now, RetryAfter: p.RetryAfter})
+		var names []string
+		for _, r := range p.Queues {
+			names = append(names, r.Queue)
+		}
+		slices.Sort(names)
+		stats, err := st.QueueStats(ctx, QueueStatsParams{Queues: slices.Compact(names), Now: p.Now, RetryAfter: p.RetryAfter})
 		if err != nil {
 			return err
 		}
@@ -387,16 +392,6 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 		}
 	}
 	return refs, nil
-}
-
-func queueNames(refs []QueueRef) []string {
-	var out []string
-	for _, r := range refs {
-		if !slices.Contains(out, r.Queue) {
-			out = append(out, r.Queue)
-		}
-	}
-	return out
 }
 
 // everyQueue is every queue name seen in jobs or in the window's failures,

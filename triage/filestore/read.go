@@ -155,18 +155,14 @@ func decode(path string, r io.Reader, loc *time.Location) ([]entry, error) {
 		return nil, malformed(err)
 	}
 	end := dec.InputOffset()
+	var se *json.SyntaxError
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		if err != nil && !isSyntax(err) {
+		if err != nil && !errors.As(err, &se) {
 			return nil, malformed(err)
 		}
 		return nil, fmt.Errorf("failed-job file %s is not valid JSON at byte %d: data after the array's closing ]", showPath(path), end)
 	}
 	return entries, nil
-}
-
-func isSyntax(err error) bool {
-	var se *json.SyntaxError
-	return errors.As(err, &se)
 }
 
 // describe names a top-level token for an error message.

@@ -372,14 +372,12 @@ func (ix *Index) addRanges(ctx context.Context, b *builder, rs triage.RangeScann
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for k := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			errs[k] = rs.ScanRange(ctx, bounds[k], bounds[k+1], builders[k].rangeAdd(bounds[k], bounds[k+1]))
 			if errs[k] != nil {
 				cancel()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if err := firstError(errs); err != nil {

@@ -331,11 +331,9 @@ func (s *Store) liveIDsMySQL(ctx context.Context, upTo int64) ([]int64, error) {
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for k, where := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			got[k], errs[k] = s.liveIDsPart(ctx, where)
-		}()
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
