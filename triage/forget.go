@@ -38,9 +38,9 @@ type ForgetBatch struct {
 	Deleted int
 }
 
-// ForgetRun is a forget its caller drives batch by batch, as RetryRun is
-// (it is one that deletes); it holds nothing between Next calls.
-type ForgetRun struct{ r *RetryRun }
+// ForgetRun is a forget its caller drives batch by batch: a RetryRun that
+// deletes (its Next and Err), holding nothing between Next calls.
+type ForgetRun struct{ *RetryRun }
 
 // StartForget begins a forget; a selection that cannot start fails Next.
 func (s *Service) StartForget(ctx context.Context, p ForgetParams) *ForgetRun {
@@ -50,18 +50,12 @@ func (s *Service) StartForget(ctx context.Context, p ForgetParams) *ForgetRun {
 	return &ForgetRun{r}
 }
 
-// Next deletes the next batch; false when the run is over.
-func (f *ForgetRun) Next(ctx context.Context) bool { return f.r.Next(ctx) }
-
 // Batch reports the batch the last Next deleted.
 func (f *ForgetRun) Batch() ForgetBatch {
-	return ForgetBatch{IDs: f.r.last.IDs, Deleted: f.r.last.Retried}
+	return ForgetBatch{IDs: f.last.IDs, Deleted: f.last.Retried}
 }
-
-// Err is what ended the run early.
-func (f *ForgetRun) Err() error { return f.r.err }
 
 // Result is what the committed batches did, ids aside.
 func (f *ForgetRun) Result() ForgetResult {
-	return ForgetResult{DryRun: f.r.p.DryRun, Deleted: f.r.res.Retried, NotFound: f.r.res.NotFound}
+	return ForgetResult{DryRun: f.p.DryRun, Deleted: f.res.Retried, NotFound: f.res.NotFound}
 }

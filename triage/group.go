@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -141,9 +142,7 @@ type sigState struct {
 
 // NewGrouper starts a grouping; o.Window must be within 0..MaxTrendWindow.
 func NewGrouper(o GroupOptions) (*Grouper, error) {
-	if o.Window == 0 {
-		o.Window = DefaultTrendWindow
-	}
+	o.Window = cmp.Or(o.Window, DefaultTrendWindow)
 	if o.Window < 0 || o.Window > MaxTrendWindow {
 		return nil, fmt.Errorf("%w: trend window %s: want more than 0 and at most %s", ErrInvalidInput, o.Window, MaxTrendWindow)
 	}

@@ -156,11 +156,9 @@ func ParseCursor(s string) (Cursor, error) {
 		return Cursor{}, nil
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || !strings.HasPrefix(string(raw), cursorPrefix) {
-		return Cursor{}, fmt.Errorf("%w: %q was not printed by jobtriage failed", ErrInvalidCursor, truncate(s, 40))
-	}
-	n, err := strconv.ParseInt(strings.TrimPrefix(string(raw), cursorPrefix), 10, 64)
-	if err != nil {
+	digits, ok := strings.CutPrefix(string(raw), cursorPrefix)
+	n, nerr := strconv.ParseInt(digits, 10, 64)
+	if err != nil || !ok || nerr != nil {
 		return Cursor{}, fmt.Errorf("%w: %q was not printed by jobtriage failed", ErrInvalidCursor, truncate(s, 40))
 	}
 	return CursorBefore(n), nil

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -247,20 +248,23 @@ func health(conn, queue string, s QueueStats, now time.Time) QueueHealth {
 // its ref names one.
 func monitorJobsTable(ctx context.Context, st MonitorSource, p MonitorParams, failedBy map[QueueRef]int64, rep *Report) error {
 	byName := map[string]QueueStats{}
-	var names []string
 	if !rep.NoJobsTable {
-		stats, err := st.QueueStats(ctx, QueueStatsParams{Queues: queueNames(p.Queues), Now: p.Now, RetryAfter: p.RetryAfter})
+		var names []string
+		for _, r := range p.Queues {
+			names = append(names, r.Queue)
+		}
+		slices.Sort(names)
+		stats, err := st.QueueStats(ctx, QueueStatsParams{Queues: slices.Compact(names), Now: p.Now, RetryAfter: p.RetryAfter})
 		if err != nil {
 			return err
 		}
 		for _, s := range stats {
 			byName[s.Queue] = s
-			names = append(names, s.Queue)
 		}
 	}
 	refs := p.Queues
 	if len(refs) == 0 {
-		refs = everyQueue(names, failedBy)
+		refs = everyQueue(slices.Collect(maps.Keys(byName)), failedBy)
 	}
 	for _, ref := range refs {
 		h := health(ref.Connection, ref.Queue, byName[ref.Queue], p.Now)
@@ -308,9 +312,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 	}
 	refs := make([]QueueRef, 0, len(p.Queues))
 	for _, r := range p.Queues {
-		if r.Connection == "" {
-			r.Connection = p.DefaultConnection
-		}
+		r.Connection = cmp.Or(r.Connection, p.DefaultConnection)
 		refs = append(refs, r)
 		addQueue(r.Connection, r.Queue)
 	}
@@ -370,11 +372,7 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 			// the profile at all).
 		case c.Local && rep.NoJobsTable:
 		case c.Local:
-			retryAfter := c.RetryAfter
-			if p.RetryAfter > 0 {
-				retryAfter = p.RetryAfter
-			}
-			got, err = st.QueueStats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: retryAfter})
+			got, err = st.QueueStats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: cmp.Or(p.RetryAfter, c.RetryAfter)})
 		case c.Backend != nil:
 			if got, err = c.Backend.Stats(ctx, QueueStatsParams{Queues: queues, Now: p.Now, RetryAfter: c.RetryAfter}); err != nil {
 				err = failBackend(conn, fmt.Errorf("counting the queues of connection %s (%s): %w", conn, c.Backend.Describe(), err))
@@ -396,28 +394,16 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 	return refs, nil
 }
 
-func queueNames(refs []QueueRef) []string {
-	var out []string
-	for _, r := range refs {
-		if !slices.Contains(out, r.Queue) {
-			out = append(out, r.Queue)
-		}
-	}
-	return out
-}
-
 // everyQueue is every queue name seen in jobs or in the window's failures,
 // sorted; failures are counted over all their connections.
 func everyQueue(jobQueues []string, failed map[QueueRef]int64) []QueueRef {
-	set := map[string]bool{}
-	for _, q := range jobQueues {
-		set[q] = true
-	}
+	names := jobQueues
 	for f := range failed {
-		set[f.Queue] = true
+		names = append(names, f.Queue)
 	}
+	slices.Sort(names)
 	var out []QueueRef
-	for _, q := range slices.Sorted(maps.Keys(set)) {
+	for _, q := range slices.Compact(names) {
 		out = append(out, QueueRef{Queue: q})
 	}
 	return out

@@ -7,11 +7,8 @@ import "context"
 // listed keys masked. Ids, signatures and classes are computed from the rows
 // as stored, and nothing written back or archived passes through here.
 
-// redactJob masks a listing's message.
 func (s *Service) redactJob(j *Job) {
-	if s.Redact != nil {
-		j.ExceptionMessage = s.Redact.Text(j.ExceptionMessage)
-	}
+	j.ExceptionMessage = s.RedactText(j.ExceptionMessage)
 }
 
 // RedactText masks free text for people (an exception message).
@@ -37,11 +34,9 @@ func (s *Service) redactRow(r *FailedRow) *FailedRow {
 
 // redactSignatures masks each signature's example and message, in place.
 func (s *Service) redactSignatures(sigs []Signature) []Signature {
-	if s.Redact != nil {
-		for i := range sigs {
-			sigs[i].Example = s.Redact.Text(sigs[i].Example)
-			sigs[i].Message = s.Redact.Text(sigs[i].Message)
-		}
+	for i := range sigs {
+		sigs[i].Example = s.RedactText(sigs[i].Example)
+		sigs[i].Message = s.RedactText(sigs[i].Message)
 	}
 	return sigs
 }

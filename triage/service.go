@@ -1,8 +1,10 @@
 package triage
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,13 +46,7 @@ type Service struct {
 
 // appKeys is AppKey followed by PreviousKeys, without empties.
 func (s *Service) appKeys() []string {
-	var keys []string
-	for _, k := range append([]string{s.AppKey}, s.PreviousKeys...) {
-		if k != "" {
-			keys = append(keys, k)
-		}
-	}
-	return keys
+	return slices.DeleteFunc(append([]string{s.AppKey}, s.PreviousKeys...), func(k string) bool { return k == "" })
 }
 
 // Query narrows a listing beyond the SQL filter: class, signature and tags are
@@ -145,9 +141,7 @@ var errPageFull = errors.New("page full")
 
 // List returns one page of failed jobs, newest first.
 func (s *Service) List(ctx context.Context, p ListParams) (Page, error) {
-	if p.Limit <= 0 {
-		p.Limit = 50
-	}
+	p.Limit = cmp.Or(max(p.Limit, 0), 50)
 	cur, err := ParseCursor(p.Cursor)
 	if err != nil {
 		return Page{}, err

@@ -39,25 +39,16 @@ func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 	if rows <= 0 {
 		rows = SuggestRows
 	}
-	queues, conns, classes := map[string]int{}, map[string]int{}, map[string]int{}
-	type sig struct {
-		id, desc string
-		count    int
-	}
-	var sigs []*sig // in the order first seen: newest first
-	bySig := map[string]*sig{}
-	var out Suggestions
+	queues, conns, classes, sigs := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
+	var out Suggestions // Signatures in the order first seen (newest first), until sorted
 	cache := signature.NewCache(rows)
 	err := s.Store.ScanFailed(ctx, ScanParams{Limit: rows, BatchSize: 500}, func(r *FailedRow) error {
 		j := JobFromRowWith(r, cache.Normalize)
 		queues[j.Queue]++
 		conns[j.Connection]++
 		classes[j.Class]++
-		if st, ok := bySig[j.Signature]; ok {
-			st.count++
-		} else {
-			bySig[j.Signature] = &sig{id: j.Signature, desc: describeJob(j), count: 1}
-			sigs = append(sigs, bySig[j.Signature])
+		if sigs[j.Signature]++; sigs[j.Signature] == 1 {
+			out.Signatures = append(out.Signatures, Suggestion{Value: j.Signature, Description: describeJob(j)})
 		}
 		if len(out.IDs) < SuggestIDs {
 			out.IDs = append(out.IDs, Suggestion{Value: j.ID, Description: j.Queue + " · " + describeJob(j)})
@@ -67,21 +58,16 @@ func (s *Service) Suggest(ctx context.Context, rows int) (Suggestions, error) {
 	if err != nil {
 		return Suggestions{}, err
 	}
+	// The app's own names are offered too, with no recent failures unless
+	// counted above (counted leaves out "").
 	for _, c := range s.MonitorConnections {
-		if _, ok := conns[c.Name]; !ok && c.Name != "" {
-			conns[c.Name] = 0
-		}
-		if _, ok := queues[c.DefaultQueue]; !ok && c.DefaultQueue != "" {
-			queues[c.DefaultQueue] = 0
-		}
+		conns[c.Name] += 0
+		queues[c.DefaultQueue] += 0
 	}
 	out.Queues = counted(queues)
 	out.Connections = counted(conns)
 	out.Classes = counted(classes)
-	sort.SliceStable(sigs, func(a, b int) bool { return sigs[a].count > sigs[b].count })
-	for _, sg := range sigs {
-		out.Signatures = append(out.Signatures, Suggestion{Value: sg.id, Description: sg.desc})
-	}
+	sort.SliceStable(out.Signatures, func(a, b int) bool { return sigs[out.Signatures[a].Value] > sigs[out.Signatures[b].Value] })
 	return out, nil
 }
 
@@ -236,15 +222,7 @@ func (s *Service) unknownName(ctx context.Context, kind, name string, extra []st
 	if err != nil {
 		return err
 	}
-	var have []Suggestion
-	switch kind {
-	case "queue":
-		have = sg.Queues
-	case "connection":
-		have = sg.Connections
-	case "class":
-		have = sg.Classes
-	}
+	have := map[string][]Suggestion{"queue": sg.Queues, "connection": sg.Connections, "class": sg.Classes}[kind]
 	for _, h := range have {
 		extra = append(extra, h.Value)
 	}
@@ -326,11 +304,7 @@ func CheckMonitorNames(ctx context.Context, st MonitorSource, p MonitorParams, r
 		}
 	}
 	for _, ref := range p.Queues {
-		conn := ref.Connection
-		if conn == "" {
-			conn = p.DefaultConnection
-		}
-		if blind[conn] {
+		if blind[cmp.Or(ref.Connection, p.DefaultConnection)] {
 			continue
 		}
 		n.Queues = append(n.Queues, ref.Queue)

@@ -9,8 +9,6 @@ package backendtest
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"runtime"
@@ -20,6 +18,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/jobtriage/jobtriage/triage"
 )
@@ -99,15 +99,8 @@ func Run(t *testing.T, h Harness) {
 // now is the suite's clock: whole seconds, as both Laravel stores keep them.
 func now() time.Time { return time.Now().Truncate(time.Second) }
 
-// NewUUID returns a random v4-shaped uuid.
-func NewUUID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b)
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
+// NewUUID returns a random (version 4) uuid.
+func NewUUID() string { return uuid.NewString() }
 
 // Payload is a payload as RedisQueue writes it (id and attempts appended,
 // which the database queue accepts too), padded by pad bytes. Its bytes

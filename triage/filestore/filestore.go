@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -112,6 +113,11 @@ func (s *Store) Schema() triage.Schema {
 	return triage.Schema{Dialect: Dialect, FailedTable: s.path, IDMode: triage.IDModeUUID}
 }
 
+// Inspect implements triage.Inspector: the file and the jobs it held when read.
+func (s *Store) Inspect(context.Context) (triage.StoreFacts, error) {
+	return triage.StoreFacts{File: s.path, FileJobs: len(s.entries), FileMissing: s.missing}, nil
+}
+
 // Close releases nothing: Open closed the file.
 func (s *Store) Close() error { return nil }
 
@@ -200,21 +206,25 @@ func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRo
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	i := -1
-	switch {
-	case ref.UUID != "":
-		if j, ok := s.byUUID[ref.UUID]; ok {
-			i = j
-		}
-	case ref.ID > 0:
-		i = s.indexOf(ref.ID)
-	default:
+	if ref.UUID == "" && ref.ID <= 0 {
 		return nil, fmt.Errorf("%w: empty failed job id", triage.ErrNotFound)
 	}
+	i := s.find(ref)
 	if i < 0 {
 		return nil, fmt.Errorf("%w: no failed job with id %s in %s", triage.ErrNotFound, ref, s.path)
 	}
 	return s.row(i, true), nil
+}
+
+// find is the index of the entry ref names (by uuid, the newest), or -1.
+func (s *Store) find(ref triage.Ref) int {
+	if ref.UUID == "" {
+		return s.indexOf(ref.ID)
+	}
+	if i, ok := s.byUUID[ref.UUID]; ok {
+		return i
+	}
+	return -1
 }
 
 // ResolveRefs maps uuids and synthesized ids to ids, leaving out misses.
@@ -224,21 +234,13 @@ func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.
 	}
 	out := map[triage.Ref]int64{}
 	for _, r := range refs {
-		switch {
-		case r.UUID != "":
-			if i, ok := s.byUUID[r.UUID]; ok {
-				out[r] = s.idAt(i)
-			}
-		case r.ID > 0:
-			if s.indexOf(r.ID) >= 0 {
-				out[r] = r.ID
-			}
+		if i := s.find(r); i >= 0 {
+			out[r] = s.idAt(i)
 		}
 	}
 	return out, nil
 }
 
-// Count counts the entries f matches.
 func (s *Store) Count(ctx context.Context, f triage.Filter) (int64, error) {
 	m := s.matcher(f)
 	var n int64
@@ -282,8 +284,6 @@ var _ triage.Store = (*Store)(nil)
 // matcher is a Filter prepared for one pass, as the SQL store's WHERE.
 type matcher struct {
 	f            triage.Filter
-	queues       map[string]bool
-	connections  map[string]bool
 	search       needle
 	contains     []needle
 	since, until string // wall-clock bounds, "" when unset
@@ -291,17 +291,6 @@ type matcher struct {
 
 func (s *Store) matcher(f triage.Filter) *matcher {
 	m := &matcher{f: f, search: newNeedle(f.Search)}
-	set := func(vals []string) map[string]bool {
-		if len(vals) == 0 {
-			return nil
-		}
-		out := make(map[string]bool, len(vals))
-		for _, v := range vals {
-			out[v] = true
-		}
-		return out
-	}
-	m.queues, m.connections = set(f.Queues), set(f.Connections)
 	for _, p := range f.PayloadContains {
 		m.contains = append(m.contains, newNeedle(p))
 	}
@@ -318,7 +307,8 @@ func (m *matcher) match(e *entry, id int64) bool {
 	switch {
 	case m.f.MinID != 0 && id < m.f.MinID, m.f.MaxID != 0 && id > m.f.MaxID:
 		return false
-	case m.queues != nil && !m.queues[e.queue], m.connections != nil && !m.connections[e.connection]:
+	case len(m.f.Queues) > 0 && !slices.Contains(m.f.Queues, e.queue),
+		len(m.f.Connections) > 0 && !slices.Contains(m.f.Connections, e.connection):
 		return false
 	case m.since != "" && (e.wall == "" || e.wall < m.since), m.until != "" && (e.wall == "" || e.wall > m.until):
 		return false
@@ -341,14 +331,8 @@ type needle struct {
 }
 
 func newNeedle(s string) needle {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	return needle{lower: strings.ToLower(s), ascii: ascii}
+	nonASCII := strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf })
+	return needle{lower: strings.ToLower(s), ascii: !nonASCII}
 }
 
 func (n needle) in(hay string) bool {

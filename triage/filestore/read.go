@@ -155,18 +155,14 @@ func decode(path string, r io.Reader, loc *time.Location) ([]entry, error) {
 		return nil, malformed(err)
 	}
 	end := dec.InputOffset()
+	var se *json.SyntaxError
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		if err != nil && !isSyntax(err) {
+		if err != nil && !errors.As(err, &se) {
 			return nil, malformed(err)
 		}
 		return nil, fmt.Errorf("failed-job file %s is not valid JSON at byte %d: data after the array's closing ]", showPath(path), end)
 	}
 	return entries, nil
-}
-
-func isSyntax(err error) bool {
-	var se *json.SyntaxError
-	return errors.As(err, &se)
 }
 
 // describe names a top-level token for an error message.
@@ -210,6 +206,8 @@ func decodeEntry(dec *json.Decoder, loc *time.Location) (entry, error) {
 		return e, skipRest(dec)
 	}
 	var uuid, connection, queue, payload, exception, failedAt, stamp field
+	fields := map[string]*field{"id": &uuid, "connection": &connection, "queue": &queue, "payload": &payload,
+		"exception": &exception, "failed_at": &failedAt, "failed_at_timestamp": &stamp}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -217,21 +215,8 @@ func decodeEntry(dec *json.Decoder, loc *time.Location) (entry, error) {
 		}
 		key, _ := tok.(string)
 		var dst json.Unmarshaler = &skip{}
-		switch key {
-		case "id":
-			dst = &uuid
-		case "connection":
-			dst = &connection
-		case "queue":
-			dst = &queue
-		case "payload":
-			dst = &payload
-		case "exception":
-			dst = &exception
-		case "failed_at":
-			dst = &failedAt
-		case "failed_at_timestamp":
-			dst = &stamp
+		if f, ok := fields[key]; ok {
+			dst = f
 		}
 		if err := dec.Decode(dst); err != nil {
 			return e, err

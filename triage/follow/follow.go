@@ -5,6 +5,7 @@
 package follow
 
 import (
+	"cmp"
 	"context"
 	"sort"
 	"sync"
@@ -65,7 +66,6 @@ type Counts struct {
 	Waiting, Running, Done, FailedAgain int
 }
 
-// Settled is Done + FailedAgain.
 func (c Counts) Settled() int { return c.Done + c.FailedAgain }
 
 // Unsettled are the tracked jobs still waiting or running.
@@ -92,10 +92,8 @@ type Clock interface {
 // RealClock is the wall clock.
 type RealClock struct{}
 
-// Now is time.Now.
 func (RealClock) Now() time.Time { return time.Now() }
 
-// After is time.After.
 func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // DefaultInterval is the time between two looks.
@@ -124,10 +122,7 @@ type Follower struct {
 
 // New returns a follower; jobs gone for grace (0: DefaultSettleGrace) are done.
 func New(src Source, clock Clock, grace time.Duration) *Follower {
-	if grace <= 0 {
-		grace = DefaultSettleGrace
-	}
-	return &Follower{Source: src, Clock: clock, Interval: DefaultInterval, grace: grace, jobs: map[string]*entry{},
+	return &Follower{Source: src, Clock: clock, Interval: DefaultInterval, grace: cmp.Or(max(grace, 0), DefaultSettleGrace), jobs: map[string]*entry{},
 		wake: make(chan struct{}, 1)}
 }
 
@@ -192,15 +187,7 @@ func (f *Follower) observe(now time.Time, o Observation) []Change {
 
 // count is the count of the jobs in state s.
 func (f *Follower) count(s State) *int {
-	switch s {
-	case Running:
-		return &f.counts.Running
-	case Done:
-		return &f.counts.Done
-	case FailedAgain:
-		return &f.counts.FailedAgain
-	}
-	return &f.counts.Waiting
+	return [...]*int{Waiting: &f.counts.Waiting, Running: &f.counts.Running, Done: &f.counts.Done, FailedAgain: &f.counts.FailedAgain}[s]
 }
 
 // Close says no job will be added any more; the timeout starts now.

@@ -99,7 +99,6 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// encode writes the file's bytes.
 func (d *data) encode() []byte {
 	b := make([]byte, 0, 64+8*len(d.ids))
 	b = append(b, magic...)
@@ -161,25 +160,21 @@ type decoder struct {
 }
 
 func (r *decoder) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
 	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errCorrupt
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
+	return take(r, v, n)
 }
 
 func (r *decoder) varint() int64 {
-	if r.err != nil {
-		return 0
-	}
 	v, n := binary.Varint(r.b)
-	if n <= 0 {
+	return take(r, v, n)
+}
+
+// take consumes the n bytes that held v; after an error it yields zero.
+func take[T uint64 | int64](r *decoder, v T, n int) T {
+	if r.err == nil && n <= 0 {
 		r.err = errCorrupt
+	}
+	if r.err != nil {
 		return 0
 	}
 	r.b = r.b[n:]

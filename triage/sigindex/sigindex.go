@@ -47,7 +47,6 @@ var Definition = "signature/" + strconv.Itoa(signature.Version) +
 	" class-window/" + strconv.Itoa(payload.ClassWindowChars) +
 	" class-keys/" + strings.Join(payload.ClassKeys[:], ",")
 
-// Bounds.
 const (
 	// DefaultMaxRows bounds the rows one index holds (about 24 bytes each
 	// in memory, under 10 on disk); a larger table is grouped by a pass.
@@ -137,29 +136,24 @@ func (ix *Index) Refresh(ctx context.Context, loc *time.Location) (triage.IndexV
 	if err != nil {
 		return nil, err
 	}
-	return v, nil
+	return &v, nil
 }
 
 // RefreshStats is Refresh that also reports what it did.
 func (ix *Index) RefreshStats(ctx context.Context, loc *time.Location) (Stats, error) {
 	v, err := ix.refresh(ctx, loc)
-	if err != nil {
-		return Stats{}, err
-	}
-	return v.st, nil
+	return v.st, err
 }
 
 func (ix *Index) unusable(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{triage.ErrIndexUnusable}, args...)...)
 }
 
-func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error) {
-	if loc == nil {
-		loc = time.UTC
-	}
+func (ix *Index) refresh(ctx context.Context, loc *time.Location) (view, error) {
+	loc = cmp.Or(loc, time.UTC)
 	id, err := ix.o.Source.IndexIdentity(ctx)
 	if err != nil {
-		return nil, ix.unusable("%v", err)
+		return view{}, ix.unusable("%v", err)
 	}
 	key := id.Key()
 	sum := sha256.Sum256([]byte(key))
@@ -179,7 +173,7 @@ func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error)
 	if d.scanned != noneScanned {
 		deleted, late, backwards, err := ix.dropDeleted(ctx, d)
 		if err != nil {
-			return nil, err
+			return view{}, err
 		}
 		if backwards {
 			st.Rebuilt = "ids went backwards"
@@ -201,7 +195,7 @@ func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error)
 	}
 	scannedBefore, rowsBefore := d.scanned, d.rows()
 	if err := ix.addAbove(ctx, d, from); err != nil {
-		return nil, err
+		return view{}, err
 	}
 	changed = changed || d.rows() != rowsBefore || d.scanned != scannedBefore
 	st.Added = d.rows() - (before - st.Deleted)
@@ -220,7 +214,7 @@ func (ix *Index) refresh(ctx context.Context, loc *time.Location) (*view, error)
 			st.Bytes = int(fi.Size())
 		}
 	}
-	return &view{d: d, loc: loc, st: st}, nil
+	return view{d: d, loc: loc, st: st}, nil
 }
 
 // load reads the table's file; nil when there is none, or, with a notice,
@@ -323,22 +317,20 @@ func (ix *Index) addAbove(ctx context.Context, d *data, from int64) error {
 		}
 	}()
 	b := newBuilder(d, held, ix.o.MaxRows, ix.o.MaxSignatures, normalizeCacheSize)
-	top, err := ix.o.Source.MaxFailedID(ctx)
-	if err != nil || top <= from {
-		return ix.limited(ix.o.Source.ScanAbove(ctx, from, b.rangeAdd(from, maxID)))
-	}
-	low := from
-	if low == noneScanned {
-		low = 0
-	}
-	rs, ok := ix.o.Source.(triage.RangeScanner)
-	if n := top - low; ok && n >= int64(ix.o.RangeMinRows) && n <= int64(ix.o.MaxRows) && rs.RangeScans() > 1 {
-		return ix.limited(ix.addRanges(ctx, b, rs, from, low, top))
-	}
-	// Room for every id up to the highest, at most MaxRows: a million rows
-	// grown by doubling would hold two copies of the columns for a moment.
-	if n := top - low; n > 0 && n <= int64(ix.o.MaxRows) {
-		d.grow(int(n))
+	if top, err := ix.o.Source.MaxFailedID(ctx); err == nil && top > from {
+		low := from
+		if low == noneScanned {
+			low = 0
+		}
+		rs, ok := ix.o.Source.(triage.RangeScanner)
+		if n := top - low; ok && n >= int64(ix.o.RangeMinRows) && n <= int64(ix.o.MaxRows) && rs.RangeScans() > 1 {
+			return ix.limited(ix.addRanges(ctx, b, rs, from, low, top))
+		}
+		// Room for every id up to the highest, at most MaxRows: a million rows
+		// grown by doubling would hold two copies of the columns for a moment.
+		if n := top - low; n > 0 && n <= int64(ix.o.MaxRows) {
+			d.grow(int(n))
+		}
 	}
 	return ix.limited(ix.o.Source.ScanAbove(ctx, from, b.rangeAdd(from, maxID)))
 }
@@ -380,14 +372,12 @@ func (ix *Index) addRanges(ctx context.Context, b *builder, rs triage.RangeScann
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for k := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			errs[k] = rs.ScanRange(ctx, bounds[k], bounds[k+1], builders[k].rangeAdd(bounds[k], bounds[k+1]))
 			if errs[k] != nil {
 				cancel()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if err := firstError(errs); err != nil {

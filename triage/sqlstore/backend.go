@@ -241,13 +241,9 @@ func (b *JobsBackend) recorded(ctx context.Context, tx *sqlx.Tx, moves []triage.
 		out[u] = true
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }
 
-// record inserts ledger rows.
 func (b *JobsBackend) record(ctx context.Context, tx *sqlx.Tx, uuids []string, now int64) error {
 	head := "INSERT INTO " + b.ledger().quoted(b.Store.d) + " (uuid, pushed_at) "
 	err := b.Store.insertChunked(ctx, tx, head, "(?, ?)", len(uuids), func(k int) []any { return []any{uuids[k], now} })

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -66,10 +67,8 @@ func OpenCache(ctx context.Context, cfg Config, table, prefix string) (*CacheSto
 // Close releases the connection pool.
 func (c *CacheStore) Close() error { return c.s.Close() }
 
-// StoredKey implements triage.CacheStore.
 func (c *CacheStore) StoredKey(key string) string { return c.prefix + key }
 
-// Describe implements triage.CacheStore.
 func (c *CacheStore) Describe() string {
 	return "database cache store " + c.s.ep.Redacted() + " table " + c.name.String()
 }
@@ -91,25 +90,18 @@ func (c *CacheStore) Present(ctx context.Context, keys []string, now time.Time) 
 		args[i] = c.prefix + k
 	}
 	q := "SELECT " + c.cols + " FROM " + c.table + " WHERE " + c.s.d.quote("key") + " IN (" + marks(len(keys)) + ")"
-	rows, err := c.s.db.QueryContext(ctx, c.s.db.Rebind(q), args...)
-	if err != nil {
-		return nil, c.s.queryError(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	err := c.s.eachRow(ctx, c.s.db, c.s.db.Rebind(q), args, func(rows *sql.Rows) error {
 		var key, value string
 		var expiration int64
 		if err := rows.Scan(&key, &value, &expiration); err != nil {
-			return nil, fmt.Errorf("reading the cache table %s: %s", c.name, scrub(err, c.s.ep))
+			return fmt.Errorf("reading the cache table %s: %s", c.name, scrub(err, c.s.ep))
 		}
 		if expiration > now.Unix() && !falsyValues[value] {
 			out[strings.TrimPrefix(key, c.prefix)] = true
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, c.s.queryError(err)
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // Put implements triage.CacheStore with DatabaseStore's upsert on key.
@@ -131,7 +123,6 @@ func (c *CacheStore) Put(ctx context.Context, key, value string, ttl time.Durati
 	return nil
 }
 
-// Forget implements triage.CacheStore.
 func (c *CacheStore) Forget(ctx context.Context, key string) error {
 	q := "DELETE FROM " + c.table + " WHERE " + c.s.d.quote("key") + " = ?"
 	if _, err := c.s.db.ExecContext(ctx, c.s.db.Rebind(q), c.prefix+key); err != nil {

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -30,11 +31,11 @@ func (s *Store) selectList(full bool) (string, []any) {
 	if full {
 		return cols + "payload, exception", nil
 	}
-	cols += s.listPayload() + " AS payload, "
+	cols += s.listPayload() + " AS payload, " + s.exceptionHead() + " AS exception"
 	if s.d.topException == nil {
-		return cols + s.exceptionHead() + " AS exception", nil
+		return cols, nil
 	}
-	return cols + s.exceptionHead() + " AS exception", []any{nextSeparator}
+	return cols, []any{nextSeparator}
 }
 
 // keyColumns selects id, uuid (NULL where the table has none), connection
@@ -84,39 +85,35 @@ func (s *Store) exceptionHead() string {
 func (s *Store) where(f triage.Filter) (string, []any) {
 	var conds []string
 	var args []any
+	add := func(cond string, condArgs ...any) {
+		conds = append(conds, cond)
+		args = append(args, condArgs...)
+	}
 	in := func(col string, vals []string) {
-		if len(vals) == 0 {
-			return
+		if len(vals) > 0 {
+			add(col+" IN ("+marks(len(vals))+")", anys(vals)...)
 		}
-		conds = append(conds, col+" IN ("+marks(len(vals))+")")
-		args = append(args, anys(vals)...)
 	}
 	in("queue", f.Queues)
 	in("connection", f.Connections)
+	like := s.d.likeOp
 	if f.Search != "" {
-		like := s.d.likeOp
-		conds = append(conds, "(payload "+like+" ? ESCAPE '!' OR exception "+like+" ? ESCAPE '!')")
-		args = append(args, likeContains(f.Search), likeContains(f.Search))
+		add("(payload "+like+" ? ESCAPE '!' OR exception "+like+" ? ESCAPE '!')", likeContains(f.Search), likeContains(f.Search))
 	}
 	for _, p := range f.PayloadContains {
-		conds = append(conds, "payload "+s.d.likeOp+" ? ESCAPE '!'")
-		args = append(args, likeContains(p))
+		add("payload "+like+" ? ESCAPE '!'", likeContains(p))
 	}
 	if !f.Since.IsZero() {
-		conds = append(conds, "failed_at >= ?")
-		args = append(args, s.wall(f.Since))
+		add("failed_at >= ?", s.wall(f.Since))
 	}
 	if !f.Until.IsZero() {
-		conds = append(conds, "failed_at <= ?")
-		args = append(args, s.wall(f.Until))
+		add("failed_at <= ?", s.wall(f.Until))
 	}
 	if f.MinID != 0 {
-		conds = append(conds, "id >= ?")
-		args = append(args, f.MinID)
+		add("id >= ?", f.MinID)
 	}
 	if f.MaxID != 0 {
-		conds = append(conds, "id <= ?")
-		args = append(args, f.MaxID)
+		add("id <= ?", f.MaxID)
 	}
 	if len(conds) == 0 {
 		return "1=1", nil
@@ -131,10 +128,7 @@ func (s *Store) wall(t time.Time) string { return t.In(s.loc).Format(triage.Fail
 // ScanFailed streams rows in keyset batches: each batch is one short query
 // ordered by the primary key, so neither side holds the table in memory.
 func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*triage.FailedRow) error) error {
-	batch := p.BatchSize
-	if batch <= 0 {
-		batch = defaultBatch
-	}
+	batch := cmp.Or(max(p.BatchSize, 0), defaultBatch)
 	if s.d.maxReadBatch > 0 && batch > s.d.maxReadBatch {
 		batch = s.d.maxReadBatch
 	}
@@ -144,12 +138,12 @@ func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*tr
 		return err
 	}
 	cond, condArgs := s.where(f)
-	order, cmp := "DESC", "<"
+	order, op := "DESC", "<"
 	if p.Ascending {
-		order, cmp = "ASC", ">"
+		order, op = "ASC", ">"
 	}
 	q := s.db.Rebind("SELECT " + sel + " FROM " + s.failed + " WHERE " + cond +
-		" AND id " + cmp + " ? ORDER BY id " + order + " LIMIT ?")
+		" AND id " + op + " ? ORDER BY id " + order + " LIMIT ?")
 	cursor := p.BeforeID
 	if p.Ascending {
 		cursor = p.AfterID
@@ -181,29 +175,17 @@ func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*tr
 // maxID is above any id a bigint primary key holds.
 const maxID = int64(1<<63 - 1)
 
-func (s *Store) scanBatch(ctx context.Context, q string, args []any, full bool, fn func(*triage.FailedRow) error) (int, int64, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return 0, 0, s.queryError(err)
-	}
-	defer rows.Close()
-	n := 0
-	var last int64
-	for rows.Next() {
+func (s *Store) scanBatch(ctx context.Context, q string, args []any, full bool, fn func(*triage.FailedRow) error) (n int, last int64, err error) {
+	err = s.eachRow(ctx, s.db, q, args, func(rows *sql.Rows) error {
 		r, err := s.scanRow(rows, full)
 		if err != nil {
-			return n, last, err
+			return err
 		}
 		n++
 		last = r.ID
-		if err := fn(r); err != nil {
-			return n, last, err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return n, last, s.queryError(err)
-	}
-	return n, last, nil
+		return fn(r)
+	})
+	return n, last, err
 }
 
 // scanRow reads one row. A column that is not as Laravel writes it (NULL

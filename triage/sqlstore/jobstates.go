@@ -45,34 +45,23 @@ func (s *Store) JobStates(ctx context.Context, p triage.JobStatesParams) (triage
 func (s *Store) jobStatesOn(ctx context.Context, queue string, want map[string]bool, into map[string]triage.JobState) (partial bool, err error) {
 	q := "SELECT reserved_at, " + s.d.head("payload", jobStateHeadChars) + " FROM " + s.jobs +
 		" WHERE queue = ? ORDER BY id DESC LIMIT " + itoa(triage.MaxJobStateScan+1)
-	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), queue)
-	if err != nil {
-		return false, s.queryError(err)
-	}
-	defer rows.Close()
 	n := 0
-	for rows.Next() {
-		n++
-		if n > triage.MaxJobStateScan {
-			return true, nil
+	err = s.eachRow(ctx, s.db, s.db.Rebind(q), []any{queue}, func(rows *sql.Rows) error {
+		if n++; n > triage.MaxJobStateScan {
+			return nil // the one row past the scan: the answer is partial
 		}
 		var reserved sql.NullInt64
 		var head string
 		if err := rows.Scan(&reserved, &head); err != nil {
-			return false, err
+			return err
 		}
-		u := payloadUUID(head)
-		if u == "" || !want[u] {
-			continue
+		if u := payloadUUID(head); u != "" && want[u] {
+			into[u] = triage.JobWaiting
+			if reserved.Valid {
+				into[u] = triage.JobRunning
+			}
 		}
-		st := triage.JobWaiting
-		if reserved.Valid {
-			st = triage.JobRunning
-		}
-		into[u] = st
-	}
-	if err := rows.Err(); err != nil {
-		return false, s.queryError(err)
-	}
-	return false, nil
+		return nil
+	})
+	return err == nil && n > triage.MaxJobStateScan, err
 }

@@ -60,7 +60,6 @@ func LaravelDDL(driver string, v SchemaVariant) ([]string, error) {
 	return append(append(jobs, failed...), batches...), nil
 }
 
-// CreateLaravelSchema runs LaravelDDL on db.
 func CreateLaravelSchema(ctx context.Context, db *sqlx.DB, driver string, v SchemaVariant) error {
 	stmts, err := LaravelDDL(driver, v)
 	if err != nil {

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -42,27 +43,23 @@ func (s *Store) QueueStats(ctx context.Context, p triage.QueueStatsParams) ([]tr
 		args = append(args, anys(p.Queues)...)
 	}
 	q += " GROUP BY queue ORDER BY queue"
-	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
-	if err != nil {
-		return nil, s.queryError(err)
-	}
-	defer rows.Close()
 	var out []triage.QueueStats
-	for rows.Next() {
+	err := s.eachRow(ctx, s.db, s.db.Rebind(q), args, func(rows *sql.Rows) error {
 		var (
 			st     triage.QueueStats
 			oldest sql.NullInt64
 		)
 		if err := rows.Scan(&st.Queue, &st.Size, &st.Pending, &st.Delayed, &st.Reserved, &st.Stuck, &oldest); err != nil {
-			return nil, fmt.Errorf("reading jobs counts: %w", err)
+			return fmt.Errorf("reading jobs counts: %w", err)
 		}
 		if oldest.Valid {
 			st.OldestPendingAt = time.Unix(oldest.Int64, 0)
 		}
 		out = append(out, st)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.queryError(err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -71,10 +68,7 @@ func (s *Store) QueueStats(ctx context.Context, p triage.QueueStatsParams) ([]tr
 // (no index): descending primary-key batches, filtered in Go, until a whole
 // batch lies before the window. Its cost follows the rows in the window.
 func (s *Store) ScanRecentFailed(ctx context.Context, p triage.RecentParams, fn func(*triage.FailedRow) error) error {
-	batch := p.BatchSize
-	if batch <= 0 {
-		batch = defaultBatch
-	}
+	batch := cmp.Or(max(p.BatchSize, 0), defaultBatch)
 	var sel string
 	var selArgs []any
 	if p.Heads {

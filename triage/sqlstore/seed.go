@@ -94,7 +94,10 @@ func (s *Seeder) Insert(ctx context.Context, table string, cols []string, max in
 		}
 	}()
 	if s.d.bulkCopy {
-		n, err = seedCopy(ctx, tx, table, cols, max, next)
+		err = copyIn(ctx, tx, table, cols, func(put func(...any) error) error {
+			n, err = pullRows(max, next, func(vals []any) error { return put(vals...) })
+			return err
+		})
 	} else {
 		n, err = s.seedInserts(ctx, tx, table, cols, max, next)
 	}
@@ -102,14 +105,6 @@ func (s *Seeder) Insert(ctx context.Context, table string, cols []string, max in
 		return 0, err
 	}
 	return n, tx.Commit()
-}
-
-func seedCopy(ctx context.Context, tx *sql.Tx, table string, cols []string, max int, next func() ([]any, bool, error)) (n int, err error) {
-	err = copyIn(ctx, tx, table, cols, func(put func(...any) error) error {
-		n, err = pullRows(max, next, func(vals []any) error { return put(vals...) })
-		return err
-	})
-	return n, err
 }
 
 func (s *Seeder) seedInserts(ctx context.Context, tx *sql.Tx, table string, cols []string, max int, next func() ([]any, bool, error)) (int, error) {

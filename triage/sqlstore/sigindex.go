@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -58,11 +59,8 @@ var indexIdentityInnoDB = []string{
 // IndexIdentity names the failed-jobs table for a local cache: server,
 // database, schema, table and the table's identity on the server.
 func (s *Store) IndexIdentity(ctx context.Context) (triage.TableIdentity, error) {
-	id := triage.TableIdentity{Dialect: s.d.name, Host: s.ep.Host, Port: strconv.Itoa(s.ep.Port),
+	id := triage.TableIdentity{Dialect: s.d.name, Host: cmp.Or(s.ep.Socket, s.ep.Host), Port: strconv.Itoa(s.ep.Port),
 		Database: s.ep.Database, Table: s.failedName.name}
-	if s.ep.Socket != "" {
-		id.Host = s.ep.Socket
-	}
 	args := s.d.catalogArgs(s.failedName)
 	if s.d.name == "sqlite" {
 		if s.failedName.schema != "" {
@@ -333,11 +331,9 @@ func (s *Store) liveIDsMySQL(ctx context.Context, upTo int64) ([]int64, error) {
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for k, where := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			got[k], errs[k] = s.liveIDsPart(ctx, where)
-		}()
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -367,10 +363,7 @@ func (s *Store) liveIDsPart(ctx context.Context, where string) ([]int64, error) 
 		return nil, s.queryError(err)
 	}
 	defer conn.Close()
-	limit := "@@max_allowed_packet"
-	if s.liveIDsConcatMax != "" {
-		limit = s.liveIDsConcatMax
-	}
+	limit := cmp.Or(s.liveIDsConcatMax, "@@max_allowed_packet")
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf(liveIDsConcatSQL[0], limit)); err != nil {
 		return nil, s.queryError(err)
 	}
@@ -403,17 +396,7 @@ func parseIDList(b []byte, n int) (ids []int64, ok bool) {
 		return nil, n == 0
 	}
 	ids = make([]int64, 0, n)
-	for len(b) > 0 {
-		end := bytes.IndexByte(b, ',')
-		field := b
-		if end >= 0 {
-			field, b = b[:end], b[end+1:]
-			if len(b) == 0 {
-				return nil, false
-			}
-		} else {
-			b = nil
-		}
+	for field := range bytes.SplitSeq(b, []byte{','}) {
 		id, err := strconv.ParseInt(string(field), 10, 64)
 		if err != nil {
 			return nil, false
@@ -466,17 +449,25 @@ type querier interface {
 }
 
 func (s *Store) eachID(ctx context.Context, db querier, q string, args []any, fn func(int64) error) error {
+	return s.eachRow(ctx, db, q, args, func(rows *sql.Rows) error {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return fmt.Errorf("reading a failed_jobs id: %w", err)
+		}
+		return fn(id)
+	})
+}
+
+// eachRow runs q and hands fn each row; an error from fn ends it and is
+// returned as it is.
+func (s *Store) eachRow(ctx context.Context, db querier, q string, args []any, fn func(*sql.Rows) error) error {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return s.queryError(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return fmt.Errorf("reading a failed_jobs id: %w", err)
-		}
-		if err := fn(id); err != nil {
+		if err := fn(rows); err != nil {
 			return err
 		}
 	}

@@ -97,7 +97,6 @@ func (s *Store) Len() int {
 	return len(s.rows)
 }
 
-// Schema implements triage.Store.
 func (s *Store) Schema() triage.Schema { return s.schema }
 
 // Close implements triage.Store; a closed store refuses every call.
@@ -214,7 +213,6 @@ func (s *Store) find(ref triage.Ref) (row, bool) {
 	return row{}, false
 }
 
-// GetFailed implements triage.Store.
 func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRow, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -232,7 +230,6 @@ func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRo
 	return nil, fmt.Errorf("%w: no failed job with id %s", triage.ErrNotFound, ref)
 }
 
-// ResolveRefs implements triage.Store.
 func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.Ref]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -248,7 +245,6 @@ func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.
 	return out, nil
 }
 
-// Count implements triage.Store.
 func (s *Store) Count(ctx context.Context, f triage.Filter) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
