@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -122,19 +123,13 @@ func queueRoutes(cfg appprofile.Config, open backendOpeners) (map[string]triage.
 	routes := map[string]triage.Route{}
 	var conns []triage.MonitorConnection
 	dbDefault, _ := cfg.Profile.Get("database.default").String()
-	failedConn := cfg.Failed.Database
-	if failedConn == "" {
-		failedConn = dbDefault
-	}
+	failedConn := cmp.Or(cfg.Failed.Database, dbDefault)
 	for _, qc := range cfg.Queues {
 		r := triage.Route{Connection: qc.Name, Driver: qc.Driver}
 		mc := triage.MonitorConnection{Name: qc.Name, DefaultQueue: qc.Queue, RetryAfter: time.Duration(qc.RetryAfter) * time.Second}
 		switch qc.Driver {
 		case triage.DriverDatabase:
-			conn := qc.Connection
-			if conn == "" {
-				conn = dbDefault
-			}
+			conn := cmp.Or(qc.Connection, dbDefault)
 			if conn == failedConn {
 				r.Local, mc.Local = true, true
 				break
@@ -150,11 +145,7 @@ func queueRoutes(cfg appprofile.Config, open backendOpeners) (map[string]triage.
 				open: func(ctx context.Context) (triage.QueueBackend, error) { return open.Database(ctx, dc, table) }}}
 			r.Backend, mc.Backend = lb, lb
 		case triage.DriverRedis:
-			redisName := qc.Connection
-			if redisName == "" {
-				redisName = "default"
-			}
-			rc, err := cfg.Profile.Redis(redisName)
+			rc, err := cfg.Profile.Redis(cmp.Or(qc.Connection, "default"))
 			if err != nil {
 				r.Reason = fmt.Sprintf("connection %q: %v", qc.Name, err)
 				mc.Blind = r.Reason

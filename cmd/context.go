@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -166,7 +167,7 @@ func contextShow(opts *ContextOptions, file *contexts.File) error {
 	}
 	c, ok := file.Context(name)
 	if !ok {
-		return FlagErrorf("no context %q in %s (have: %s)", name, orNone(file.Path), orNone(strings.Join(file.Names(), ", ")))
+		return FlagErrorf("no context %q in %s (have: %s)", name, orNone(file.Path), contextNames(file))
 	}
 	current := opts.inForce() == name
 	if opts.JSON {
@@ -201,12 +202,10 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
+func orNone(s string) string { return cmp.Or(s, "none") }
+
+// contextNames lists the file's contexts for an error naming one it lacks.
+func contextNames(file *contexts.File) string { return orNone(strings.Join(file.Names(), ", ")) }
 
 func contextUse(opts *ContextOptions, file *contexts.File) error {
 	if file.Path == "" {
@@ -214,7 +213,7 @@ func contextUse(opts *ContextOptions, file *contexts.File) error {
 		return fmt.Errorf("%w: no configuration file (create %s with a [contexts.%s] table)", errConfig, orNone(path), opts.Name)
 	}
 	if _, ok := file.Context(opts.Name); !ok {
-		return FlagErrorf("no context %q in %s (have: %s)", opts.Name, file.Path, orNone(strings.Join(file.Names(), ", ")))
+		return FlagErrorf("no context %q in %s (have: %s)", opts.Name, file.Path, contextNames(file))
 	}
 	if err := contexts.SetCurrent(file.Path, opts.Name); err != nil {
 		if errors.Is(err, os.ErrPermission) {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -126,15 +127,7 @@ func (f *Factory) Context() (*contexts.Context, error) {
 	}
 	c, ok := file.Context(name)
 	if !ok {
-		where := "no configuration file"
-		if file.Path != "" {
-			where = file.Path
-		}
-		have := strings.Join(file.Names(), ", ")
-		if have == "" {
-			have = "none"
-		}
-		return nil, FlagErrorf("%s %q: no such context in %s (have: %s)", from, name, where, have)
+		return nil, FlagErrorf("%s %q: no such context in %s (have: %s)", from, name, cmp.Or(file.Path, "no configuration file"), contextNames(file))
 	}
 	return &c, nil
 }
@@ -263,10 +256,7 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 	svc.DefaultConnection = cfg.DefaultQueueConnection()
 	svc.Pauses = f.pauseReader(cfg)
 	// --jobs-dsn > JOBTRIAGE_JOBS_DSN > the context's jobs-dsn.
-	jobsDSN := f.Conn.JobsDSN
-	if jobsDSN == "" {
-		jobsDSN = f.Getenv(contexts.EnvJobsDSN)
-	}
+	jobsDSN := cmp.Or(f.Conn.JobsDSN, f.Getenv(contexts.EnvJobsDSN))
 	if jobsDSN == "" && c != nil {
 		jobsDSN = c.JobsDSN
 	}

@@ -287,8 +287,7 @@ func newShowDoc(d triage.Detail) showDoc {
 	loc := d.FailedAt.Location()
 	if d.PayloadErr != nil {
 		out.PayloadError = nullIfZero(d.PayloadErr.Error())
-		text := string(d.Payload)
-		out.PayloadText = &text
+		out.PayloadText = new(string(d.Payload))
 	} else {
 		out.Envelope = newEnvelopeDoc(d.Envelope, loc)
 		// A payload the envelope parser read may still be one encoding/json

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jobtriage/jobtriage/alerts"
 	"github.com/jobtriage/jobtriage/alerts/metrics"
 	"github.com/jobtriage/jobtriage/internal/buildinfo"
 	"github.com/jobtriage/jobtriage/internal/contexts"
@@ -57,7 +58,7 @@ func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
 		for _, name := range o.Contexts {
 			c, ok := file.Context(name)
 			if !ok {
-				return nil, FlagErrorf("--contexts: no context %q in %s (have: %s)", name, orNone(file.Path), orNone(strings.Join(file.Names(), ", ")))
+				return nil, FlagErrorf("--contexts: no context %q in %s (have: %s)", name, orNone(file.Path), contextNames(file))
 			}
 			if !seen[name] {
 				seen[name] = true
@@ -221,8 +222,7 @@ func printContextsReport(opts *MonitorOptions, checks []*contextCheck, worst Exi
 			if ch.err != nil {
 				d.Error = nullIfZero(sanitize.FirstLine(ch.err.Error()))
 			} else {
-				r := reportJSON(ch.rep, ch.breaches)
-				d.Report = &r
+				d.Report = new(reportJSON(ch.rep, ch.breaches))
 			}
 			doc.Contexts = append(doc.Contexts, d)
 		}
@@ -251,7 +251,7 @@ func printContextsReport(opts *MonitorOptions, checks []*contextCheck, worst Exi
 		case ch.err != nil:
 			status = fmt.Sprintf("error (exit %d)", ch.code)
 		case len(ch.breaches) > 0:
-			status = fmt.Sprintf("unhealthy (%d %s)", len(ch.breaches), pluralWord(len(ch.breaches), "breach", "breaches"))
+			status = fmt.Sprintf("unhealthy (%d %s)", len(ch.breaches), alerts.Plural(len(ch.breaches), "breach", "breaches"))
 		}
 		b.WriteString(head + ": " + status + "\n")
 		b.WriteString(ch.out.String())

@@ -132,8 +132,7 @@ func reportJSON(rep triage.Report, breaches []triage.Breach) reportJSONOut {
 		qj := queueJSON{Connection: q.Connection, Queue: q.Queue, Size: q.Size, Pending: q.Pending, Delayed: q.Delayed,
 			Reserved: q.Reserved, Stuck: q.Stuck, Failed: q.Failed, Paused: q.Paused}
 		if !q.OldestPendingAt.IsZero() {
-			at, age := rfc3339(q.OldestPendingAt), int64(q.OldestPendingAge/time.Second)
-			qj.OldestPendingAt, qj.OldestPendingAgeSeconds = &at, &age
+			qj.OldestPendingAt, qj.OldestPendingAgeSeconds = new(rfc3339(q.OldestPendingAt)), new(int64(q.OldestPendingAge/time.Second))
 		}
 		out.Queues = append(out.Queues, qj)
 	}

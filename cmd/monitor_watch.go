@@ -285,7 +285,7 @@ func (o *watchOutput) tick(t watch.Tick) {
 	}
 	if t.Restored > 0 {
 		fmt.Fprintf(ios.ErrOut, "watch: carried on %d pending or firing %s from %s\n", t.Restored,
-			pluralWord(t.Restored, "alert", "alerts"), sanitize.Line(o.statePath))
+			alerts.Plural(t.Restored, "alert", "alerts"), sanitize.Line(o.statePath))
 	}
 	var breaches []triage.Breach
 	if t.Holding && t.Err == nil && o.src.report != nil {
@@ -333,7 +333,7 @@ func (o *watchOutput) tick(t watch.Tick) {
 			state = "blind for " + alerts.FormatDuration(t.Blind.Truncate(time.Second))
 		}
 		fmt.Fprintf(ios.ErrOut, "%s %s: %d %s in the last %s, %d firing, last failure id %d\n",
-			t.At.Local().Format(time.TimeOnly), state, t.AppCount, pluralWord(t.AppCount, "failure", "failures"),
+			t.At.Local().Format(time.TimeOnly), state, t.AppCount, alerts.Plural(t.AppCount, "failure", "failures"),
 			alerts.FormatDuration(o.opts.Window), len(t.Firing), t.LastID)
 	}
 }
@@ -413,13 +413,6 @@ func (o *watchOutput) startLine(t watch.Tick) string {
 	}
 	return sanitize.Line(fmt.Sprintf("watch: %s; %s (%s); notifiers: %s; %s; %s",
 		target, alertOn, timing, strings.Join(names, ", "), state, lock))
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // printBreachChanges prints breaches that appeared and cleared since the

@@ -188,8 +188,7 @@ func reportPause(opts *PauseOptions, action string, res triage.PauseResult, targ
 	if opts.JSON {
 		doc := pauseDoc{SchemaVersion: pauseSchemaVersion, Action: action, PauseResult: res}
 		if !res.Until.IsZero() {
-			until := rfc3339(res.Until)
-			doc.Until = &until
+			doc.Until = new(rfc3339(res.Until))
 		}
 		return writeJSON(opts.IO.Out, doc)
 	}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+
+	"github.com/jobtriage/jobtriage/alerts"
 )
 
 // ago is a compact relative time for narrow columns: "now", "45s ago",
@@ -40,10 +42,7 @@ func count(n int) string { return humanize.Comma(int64(n)) }
 
 // plural picks "1 job" / "1,204 jobs".
 func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return count(n) + " " + many
+	return count(n) + " " + alerts.Plural(n, one, many)
 }
 
 // sparkLevels are the block characters of a sparkline, lowest first; the
