@@ -43,6 +43,16 @@ func (l *lazy[T]) get(ctx context.Context) (T, error) {
 
 func (l *lazy[T]) Describe() string { return l.describe }
 
+// use calls fn with the opened value.
+func use[T, R any](ctx context.Context, l *lazy[T], fn func(T) (R, error)) (R, error) {
+	v, err := l.get(ctx)
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return fn(v)
+}
+
 // lazyBackend is a queue backend opened on first use.
 type lazyBackend struct{ lazy[triage.QueueBackend] }
 
@@ -52,45 +62,33 @@ var (
 )
 
 func (l *lazyBackend) Push(ctx context.Context, moves []triage.Move, now time.Time) (triage.PushResult, error) {
-	b, err := l.get(ctx)
-	if err != nil {
-		return triage.PushResult{}, err
-	}
-	return b.Push(ctx, moves, now)
+	return use(ctx, &l.lazy, func(b triage.QueueBackend) (triage.PushResult, error) { return b.Push(ctx, moves, now) })
 }
 
 func (l *lazyBackend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]triage.QueueStats, error) {
-	b, err := l.get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return b.Stats(ctx, p)
+	return use(ctx, &l.lazy, func(b triage.QueueBackend) ([]triage.QueueStats, error) { return b.Stats(ctx, p) })
 }
 
 // Queues lists the backend's queues when it can (triage.QueueLister).
 func (l *lazyBackend) Queues(ctx context.Context) ([]string, error) {
-	b, err := l.get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if ql, ok := b.(triage.QueueLister); ok {
-		return ql.Queues(ctx)
-	}
-	return nil, nil
+	return use(ctx, &l.lazy, func(b triage.QueueBackend) ([]string, error) {
+		if ql, ok := b.(triage.QueueLister); ok {
+			return ql.Queues(ctx)
+		}
+		return nil, nil
+	})
 }
 
 // JobStates says where the backend's jobs are when it can
 // (triage.JobStateReader); a backend that cannot makes every answer
 // Partial, so that retry --follow never takes "not seen" for done.
 func (l *lazyBackend) JobStates(ctx context.Context, p triage.JobStatesParams) (triage.JobStates, error) {
-	b, err := l.get(ctx)
-	if err != nil {
-		return triage.JobStates{}, err
-	}
-	if r, ok := b.(triage.JobStateReader); ok {
-		return r.JobStates(ctx, p)
-	}
-	return triage.JobStates{ByUUID: map[string]triage.JobState{}, Partial: true}, nil
+	return use(ctx, &l.lazy, func(b triage.QueueBackend) (triage.JobStates, error) {
+		if r, ok := b.(triage.JobStateReader); ok {
+			return r.JobStates(ctx, p)
+		}
+		return triage.JobStates{ByUUID: map[string]triage.JobState{}, Partial: true}, nil
+	})
 }
 
 func (l *lazyBackend) Close() error {

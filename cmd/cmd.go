@@ -3,6 +3,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -105,10 +106,7 @@ func Run(ctx context.Context, f *Factory, args []string) ExitCode {
 	}
 	var fe *FlagError
 	if !interrupted && (errors.As(err, &fe) || isCobraUsageError(err)) {
-		if cmd == nil {
-			cmd = root
-		}
-		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmp.Or(cmd, root).CommandPath())
 		code = ExitUsage
 	}
 	return code

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"strconv"
@@ -68,10 +69,7 @@ func csvRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q tri
 		return nil
 	})
 	w.Flush()
-	if err == nil {
-		err = w.Error()
-	}
-	return exportDone(opts, q, n, err)
+	return exportDone(opts, q, n, cmp.Or(err, w.Error()))
 }
 
 // csvFlushRows records are buffered at most, so a pipe sees an export go.

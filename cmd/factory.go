@@ -136,10 +136,7 @@ func (f *Factory) Context() (*contexts.Context, error) {
 // --all-contexts): f's clock and flags, its own streams (f's when ios is
 // nil) and connections, closed with f. Call it from one goroutine.
 func (f *Factory) ForContext(c contexts.Context, ios *IOStreams) *Factory {
-	if ios == nil {
-		ios = f.IO
-	}
-	child := &Factory{IO: ios, Now: f.Now, Getenv: f.Getenv, Environ: f.Environ, Getwd: f.Getwd, Conn: f.Conn,
+	child := &Factory{IO: cmp.Or(ios, f.IO), Now: f.Now, Getenv: f.Getenv, Environ: f.Environ, Getwd: f.Getwd, Conn: f.Conn,
 		AuditLog: f.AuditLog, Args: f.Args, ConfigFile: f.ConfigFile, fixed: &c, file: f.file}
 	child.Config = child.resolveConfig
 	child.Service = child.openService

@@ -39,15 +39,7 @@ func DocsTree() *cobra.Command {
 	root := NewCmdRoot(f)
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultVersionFlag()
-	disableAutoGenTag(root)
 	return root
-}
-
-func disableAutoGenTag(c *cobra.Command) {
-	c.DisableAutoGenTag = true // no "generated on <date>" line
-	for _, sub := range c.Commands() {
-		disableAutoGenTag(sub)
-	}
 }
 
 // GenDocs writes the Markdown reference and the man pages under root (the
@@ -90,6 +82,7 @@ const manSpecial = "\\<>*_[]"
 // persistent flag is shared by every command that inherits it). Example is
 // fenced, so it is left as it is.
 func escapeTree(c *cobra.Command, special string, done map[*pflag.Flag]bool) {
+	c.DisableAutoGenTag = true // no "generated on <date>" line
 	c.Short = escapeMarkdown(c.Short, special)
 	c.Long = escapeLong(c.Long, special)
 	if done != nil {

@@ -140,10 +140,8 @@ func (o *MonitorOptions) lookCloser(key string) string {
 	switch kind {
 	case watch.AppKey:
 		return "jobtriage failed --group" + since
-	case "queue":
-		return "jobtriage failed --group --queue " + shellQuote(value) + since
-	case "class":
-		return "jobtriage failed --group --class " + shellQuote(value) + since
+	case "queue", "class":
+		return "jobtriage failed --group --" + kind + " " + shellQuote(value) + since
 	case "sig":
 		return "jobtriage failed --signature " + shellQuote(value) + since
 	case "size", "age":
@@ -296,11 +294,8 @@ func (o *watchOutput) tick(t watch.Tick) {
 		if t.StandingBy {
 			return
 		}
-		line := watchTickJSON{Context: o.opts.multiName, Holding: t.Holding, Firing: t.Firing, Notifications: notify.NewBody(t.Digest).Notifications,
+		line := watchTickJSON{Context: o.opts.multiName, Holding: t.Holding, Firing: orEmpty(t.Firing), Notifications: notify.NewBody(t.Digest).Notifications,
 			BlindSeconds: int64(t.Blind / time.Second)}
-		if line.Firing == nil {
-			line.Firing = []string{}
-		}
 		if (t.Err != nil && !t.Partial) || o.src.report == nil {
 			line.reportJSONOut = emptyReportJSON(t.At)
 		} else {

@@ -229,27 +229,17 @@ func pauseWas(was bool, ifWas, ifNot string) string {
 type lazyCacheStore struct{ lazy[triage.CacheStore] }
 
 func (l *lazyCacheStore) Present(ctx context.Context, keys []string, now time.Time) (map[string]bool, error) {
-	cs, err := l.get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cs.Present(ctx, keys, now)
+	return use(ctx, &l.lazy, func(cs triage.CacheStore) (map[string]bool, error) { return cs.Present(ctx, keys, now) })
 }
 
 func (l *lazyCacheStore) Put(ctx context.Context, key, value string, ttl time.Duration, now time.Time) error {
-	cs, err := l.get(ctx)
-	if err != nil {
-		return err
-	}
-	return cs.Put(ctx, key, value, ttl, now)
+	_, err := use(ctx, &l.lazy, func(cs triage.CacheStore) (struct{}, error) { return struct{}{}, cs.Put(ctx, key, value, ttl, now) })
+	return err
 }
 
 func (l *lazyCacheStore) Forget(ctx context.Context, key string) error {
-	cs, err := l.get(ctx)
-	if err != nil {
-		return err
-	}
-	return cs.Forget(ctx, key)
+	_, err := use(ctx, &l.lazy, func(cs triage.CacheStore) (struct{}, error) { return struct{}{}, cs.Forget(ctx, key) })
+	return err
 }
 
 func (l *lazyCacheStore) StoredKey(key string) string {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
@@ -132,11 +133,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	scope := ""
 	what := "every failed job"
 	if !before.IsZero() {
-		loc := svc.Location
-		if loc == nil {
-			loc = time.UTC
-		}
-		scope = " from before " + before.In(loc).Format("2006-01-02 15:04:05 MST")
+		scope = " from before " + before.In(cmp.Or(svc.Location, time.UTC)).Format("2006-01-02 15:04:05 MST")
 		what = "the failed jobs" + scope
 	}
 	var total int64 // what the count before the confirmation found; 0 when there was none

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -24,11 +25,8 @@ func parseTimeBound(s string, now time.Time, loc *time.Location) (time.Time, err
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	if loc == nil {
-		loc = time.UTC
-	}
 	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+		if t, err := time.ParseInLocation(layout, s, cmp.Or(loc, time.UTC)); err == nil {
 			return t, nil
 		}
 	}
