@@ -17,18 +17,15 @@ type ArchiveFlag struct {
 	Path string
 }
 
-func (a *ArchiveFlag) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&a.Path, "archive", "", archiveUsage+"; - for stdout)")
+// register adds --archive; without toStdout (the TUI draws on stdout) its
+// help offers no "-".
+func (a *ArchiveFlag) register(cmd *cobra.Command, toStdout bool) {
+	where := "a file, not stdout"
+	if toStdout {
+		where = "- for stdout"
+	}
+	cmd.Flags().StringVar(&a.Path, "archive", "", "before deleting, append every row whole to `PATH` and fsync it (NDJSON; gzip when PATH ends in .gz; "+where+")")
 }
-
-// registerFile is register for a command whose stdout is not free for the
-// archive (the TUI draws there): its help offers no "-".
-func (a *ArchiveFlag) registerFile(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&a.Path, "archive", "", archiveUsage+"; a file, not stdout)")
-}
-
-// archiveUsage is the usage both registrations share, up to its last clause.
-const archiveUsage = "before deleting, append every row whole to `PATH` and fsync it (NDJSON; gzip when PATH ends in .gz"
 
 // set reports whether --archive was given.
 func (a *ArchiveFlag) set() bool { return a.Path != "" }

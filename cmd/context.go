@@ -55,38 +55,25 @@ func NewCmdContext(f *Factory, runF func(context.Context, *ContextOptions) error
 			$ jobtriage failed --group --context shop-staging
 		`)),
 	}
-	run := func(action string) func(*cobra.Command, []string) error {
-		return func(c *cobra.Command, args []string) error {
-			opts.Action = action
+	// sub adds the subcommand use names; its name is the action.
+	sub := func(use, short string, args cobra.PositionalArgs) *cobra.Command {
+		c := &cobra.Command{Use: use, Short: short, Args: args, RunE: func(c *cobra.Command, args []string) error {
+			opts.Action = c.Name()
 			opts.File = f.ConfigFileData
 			opts.Current = f.Context
 			if len(args) > 0 {
 				opts.Name = args[0]
 			}
 			return runOr(c.Context(), opts, runF, contextRun)
-		}
+		}}
+		cmd.AddCommand(c)
+		return c
 	}
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the contexts; * marks the one in force",
-		Args:  noArgs,
-		RunE:  run("list"),
-	}
-	list.Flags().BoolVar(&opts.JSON, "json", false, "print the contexts as JSON (secrets masked)")
-	show := &cobra.Command{
-		Use:   "show [name]",
-		Short: "Show a context's settings, secrets masked (default: the one in force)",
-		Args:  cobra.MaximumNArgs(1),
-		RunE:  run("show"),
-	}
-	show.Flags().BoolVar(&opts.JSON, "json", false, "print the context as JSON (secrets masked)")
-	use := &cobra.Command{
-		Use:   "use <name>",
-		Short: "Make a context the file's current-context (rewrites only that line, atomically)",
-		Args:  cobra.ExactArgs(1),
-		RunE:  run("use"),
-	}
-	cmd.AddCommand(list, show, use)
+	sub("list", "List the contexts; * marks the one in force", noArgs).
+		Flags().BoolVar(&opts.JSON, "json", false, "print the contexts as JSON (secrets masked)")
+	sub("show [name]", "Show a context's settings, secrets masked (default: the one in force)", cobra.MaximumNArgs(1)).
+		Flags().BoolVar(&opts.JSON, "json", false, "print the context as JSON (secrets masked)")
+	sub("use <name>", "Make a context the file's current-context (rewrites only that line, atomically)", cobra.ExactArgs(1))
 	return cmd
 }
 

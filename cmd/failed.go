@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"bytes"
 	"context"
 	"errors"
@@ -214,10 +215,8 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 			if opts.Full && !(opts.JSON || opts.NDJSON) {
 				return FlagErrorf("--full goes with --json or --ndjson")
 			}
-			if opts.After != "" {
-				if _, err := triage.ParseCursor(opts.After); err != nil {
-					return FlagErrorf("--after: %v", err)
-				}
+			if _, err := triage.ParseCursor(opts.After); opts.After != "" && err != nil {
+				return FlagErrorf("--after: %v", err)
 			}
 			return runOr(c.Context(), opts, runF, failedRun)
 		},
@@ -496,10 +495,7 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 		}
 		p.OnlyNew = true
 	}
-	newSince := p.NewSince
-	if newSince.IsZero() {
-		newSince = now.Add(-window)
-	}
+	newSince := cmp.Or(p.NewSince, now.Add(-window))
 	if opts.IO.IsStderrTTY() && !opts.JSON {
 		p.ProgressEvery = groupProgressEvery
 	}

@@ -68,7 +68,7 @@ func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) 
 	}
 	opts.Filter.register(cmd)
 	writeFlags(cmd, &opts.DryRun, "count what would be deleted; change nothing", &opts.Yes, &opts.JSON)
-	opts.Archive.register(cmd)
+	opts.Archive.register(cmd, true)
 	return cmd
 }
 

@@ -90,11 +90,7 @@ func newJobDoc(j triage.Job) jobDoc {
 // fullJobDoc adds the row's whole payload and exception (--full).
 func fullJobDoc(j triage.Job, r *triage.FailedRow) jobDoc {
 	d := newJobDoc(j)
-	var text string
-	d.Payload, text, _ = rawPayload(r.Payload) // valid UTF-8 either way
-	if d.Payload == nil {
-		d.PayloadText = &text
-	}
+	d.Payload, d.PayloadText, _ = rawPayload(r.Payload) // valid UTF-8 either way
 	d.Exception = &r.Exception
 	return d
 }
@@ -223,12 +219,6 @@ func newEnvelopeDoc(e payload.Envelope, loc *time.Location) *envelopeDoc {
 		Attempts: e.Attempts, PushedAt: nullIfZero(e.PushedAt), Tags: orEmpty(e.Tags), Data: e.Data, Extra: []extraDoc{},
 		Delay: e.Delay, DeleteWhenMissingModels: e.DeleteWhenMissingModels, LogContext: e.LogContext,
 	}
-	if d.LogContext == nil {
-		d.LogContext = json.RawMessage("null")
-	}
-	if d.Data == nil {
-		d.Data = json.RawMessage("null")
-	}
 	for _, f := range e.Extra {
 		d.Extra = append(d.Extra, extraDoc{f.Key, f.Raw})
 	}
@@ -292,12 +282,7 @@ func newShowDoc(d triage.Detail) showDoc {
 		out.Envelope = newEnvelopeDoc(d.Envelope, loc)
 		// A payload the envelope parser read may still be one encoding/json
 		// refuses (too deep): then it is printed as text with a note.
-		var text, note string
-		out.Payload, text, note = rawPayload(d.Payload)
-		if out.Payload == nil {
-			out.PayloadText = &text
-		}
-		out.PayloadNote = nullIfZero(note)
+		out.Payload, out.PayloadText, out.PayloadNote = rawPayload(d.Payload)
 	}
 	if d.CommandErr != nil {
 		out.CommandError = nullIfZero(d.CommandErr.Error())

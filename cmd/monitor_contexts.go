@@ -132,13 +132,11 @@ func monitorContextsRun(ctx context.Context, opts *MonitorOptions) error {
 		cio.Out, cio.ErrOut, cio.In = out, errOut, strings.NewReader("")
 		ch := &contextCheck{ctx: c, out: out, errOut: errOut, opts: opts.forContext(c, &cio)}
 		checks[i] = ch
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			ch.run(ctx)
-		}()
+		})
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
@@ -345,7 +343,7 @@ func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []contexts
 		defer stop()
 	}
 	var outMu, errMu sync.Mutex
-	errs := make([]error, len(list))
+	codes := make([]ExitCode, len(list))
 	var wg sync.WaitGroup
 	for i, c := range list {
 		cio := *opts.IO
@@ -358,9 +356,7 @@ func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []contexts
 		cio.In = strings.NewReader("")
 		co := opts.forContext(c, &cio)
 		co.metrics, co.Listen, co.Listening, co.multiName = exp, "", nil, c.Name
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			src, p, err := monitorSetup(ctx, co)
 			if err == nil {
 				err = watchRun(ctx, co, src, p)
@@ -371,18 +367,12 @@ func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []contexts
 				}
 				fmt.Fprintf(co.IO.ErrOut, "error (exit %d), not watched: %s\n", exitCodeFor(err), sanitize.FirstLine(err.Error()))
 			}
-			errs[i] = err
-		}()
+			codes[i] = exitCodeFor(err)
+		})
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
 		return nil // stopped by a signal: a clean end, as with one watcher
-	}
-	var codes []ExitCode
-	for _, err := range errs {
-		if err != nil {
-			codes = append(codes, exitCodeFor(err))
-		}
 	}
 	if w := worstExit(codes...); w != ExitOK {
 		return silentExit(w)

@@ -52,10 +52,7 @@ func printReport(ios *IOStreams, rep triage.Report) error {
 			// Piped, a duration is a number of seconds a script can compare.
 			oldest = strconv.FormatInt(int64(q.OldestPendingAge/time.Second), 10)
 		}
-		name := q.Queue
-		if q.Connection != "" {
-			name = q.Connection + ":" + q.Queue
-		}
+		name := triage.QueueRef{Connection: q.Connection, Queue: q.Queue}.String()
 		if q.Paused {
 			name += " PAUSED"
 		}

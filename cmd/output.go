@@ -227,16 +227,16 @@ const maxJSONDepth = 10000
 // it is a JSON document encoding/json accepts (invalid UTF-8 inside its
 // strings becomes U+FFFD, via sanitize.JSON), else as a string with a note
 // saying why, so the command still prints: text that is not JSON, or JSON
-// nested deeper than maxJSONDepth levels.
-func rawPayload(payload []byte) (raw json.RawMessage, text, note string) {
+// nested deeper than maxJSONDepth levels. text and note are nil for JSON.
+func rawPayload(payload []byte) (raw json.RawMessage, text, note *string) {
 	if json.Valid(payload) {
-		return json.RawMessage(sanitize.JSON(payload)), "", ""
+		return json.RawMessage(sanitize.JSON(payload)), nil, nil
 	}
-	note = "the payload is not valid JSON; payload_text holds it as text"
+	why := "the payload is not valid JSON; payload_text holds it as text"
 	if jsonDepthOver(payload, maxJSONDepth) {
-		note = fmt.Sprintf("the payload nests deeper than %d levels, more than JSON tools accept; payload_text holds it as text", maxJSONDepth)
+		why = fmt.Sprintf("the payload nests deeper than %d levels, more than JSON tools accept; payload_text holds it as text", maxJSONDepth)
 	}
-	return nil, string(payload), note
+	return nil, new(string(payload)), &why
 }
 
 // jsonDepthOver reports whether JSON text opens more than limit arrays or

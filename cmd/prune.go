@@ -90,7 +90,7 @@ func newCmdPruneFlush(f *Factory, runF func(context.Context, *PruneOptions) erro
 		hoursVar(cmd.Flags(), &opts.Hours, "hours", 24, "keep the failures of the last `N` hours")
 	}
 	writeFlags(cmd, &opts.DryRun, "count what would be deleted; change nothing", &opts.Yes, &opts.JSON)
-	opts.Archive.register(cmd)
+	opts.Archive.register(cmd, true)
 	return cmd
 }
 
@@ -153,11 +153,8 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		if err != nil {
 			return err
 		}
-		if opts.DryRun {
-			return reportPrune(opts, svc, pruneJSON{DryRun: true, Deleted: n, Before: jsonTime(before), Archive: opts.Archive.doc(nil, n)}, scope)
-		}
-		if n == 0 {
-			return reportPrune(opts, svc, pruneJSON{Before: jsonTime(before), Archive: opts.Archive.doc(nil, 0)}, scope)
+		if opts.DryRun || n == 0 {
+			return reportPrune(opts, svc, pruneJSON{DryRun: opts.DryRun, Deleted: n, Before: jsonTime(before), Archive: opts.Archive.doc(nil, n)}, scope)
 		}
 		if err := confirm(opts.IO, false, fmt.Sprintf("%s %s%s%s?", archiveVerb(opts.Archive), countNoun(n, "failed job"), scope, onTarget(svc))); err != nil {
 			return err

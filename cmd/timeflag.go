@@ -3,6 +3,7 @@ package cmd
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -46,38 +47,18 @@ func parseDuration(s string) (time.Duration, error) {
 		return 0, errBareNumber(s)
 	}
 	// Days and weeks become hours, for time.ParseDuration to add up.
-	var goDur strings.Builder
-	rest := s
-	if rest != "" && (rest[0] == '-' || rest[0] == '+') {
-		goDur.WriteByte(rest[0])
-		rest = rest[1:]
-	}
-	isNum := func(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
-	for rest != "" {
-		i := 0
-		for i < len(rest) && isNum(rest[i]) {
-			i++
-		}
-		j := i
-		for j < len(rest) && !isNum(rest[j]) {
-			j++
-		}
-		num, unit := rest[:i], rest[i:j]
-		rest = rest[j:]
-		hours := map[string]float64{"d": 24, "w": 7 * 24}[unit]
-		if hours == 0 {
-			goDur.WriteString(num + unit)
-			continue
-		}
-		v, err := strconv.ParseFloat(num, 64)
-		if err != nil {
-			return 0, errDuration
-		}
-		goDur.WriteString(strconv.FormatFloat(v*hours, 'f', -1, 64) + "h")
-	}
-	d, err := time.ParseDuration(goDur.String())
-	if err != nil {
+	bad := false
+	goDur := dayWeekRE.ReplaceAllStringFunc(s, func(m string) string {
+		v, err := strconv.ParseFloat(m[:len(m)-1], 64)
+		bad = bad || err != nil
+		return strconv.FormatFloat(v*map[byte]float64{'d': 24, 'w': 7 * 24}[m[len(m)-1]], 'f', -1, 64) + "h"
+	})
+	d, err := time.ParseDuration(goDur)
+	if bad || err != nil {
 		return 0, errDuration
 	}
 	return d, nil
 }
+
+// dayWeekRE is a number of days or weeks inside a duration.
+var dayWeekRE = regexp.MustCompile(`[0-9.]*[dw]`)

@@ -101,7 +101,7 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 	timeVar(fl, &opts.NewSince, "new-since", "mark signatures first seen at or after `WHEN` as new (a duration back or a time; default: within --trend-window)")
 	durationVar(fl, &opts.Refresh, "refresh", 10*time.Second, "re-read the database this often (0: never)")
 	fl.Var(nameList{&opts.DBConns}, "database-connection", "queue connection `names` that use the database driver (default database)")
-	opts.Archive.registerFile(cmd)
+	opts.Archive.register(cmd, false)
 	return cmd
 }
 
