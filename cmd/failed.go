@@ -387,7 +387,7 @@ func streamAllRun(ctx context.Context, opts *FailedOptions, svc *triage.Service,
 	first, n := true, 0
 	if opts.JSON {
 		// A failedDoc written member by member: the jobs as they are read.
-		target, err := marshalLine(targetText(svc))
+		target, err := marshalJSON(targetText(svc), "")
 		if err != nil {
 			return err
 		}
@@ -405,7 +405,7 @@ func streamAllRun(ctx context.Context, opts *FailedOptions, svc *triage.Service,
 			_, err := io.WriteString(w, strings.Join(cells, "\t")+"\n")
 			return err
 		}
-		b, err := marshalLine(jobDocOf(opts, j, r))
+		b, err := marshalJSON(jobDocOf(opts, j, r), "")
 		if err != nil {
 			return err
 		}

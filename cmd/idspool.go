@@ -70,9 +70,9 @@ func newSpool() *spool {
 }
 
 // add appends one value as a line of JSON, made inert as every JSON output
-// is (marshalLine): it is spliced into --json output and the audit line.
+// is (marshalJSON): it is spliced into --json output and the audit line.
 func (s *spool) add(v any) error {
-	b, err := marshalLine(v)
+	b, err := marshalJSON(v, "")
 	if err != nil {
 		return err
 	}

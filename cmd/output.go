@@ -170,53 +170,36 @@ func timeCell(io *IOStreams, t, now time.Time) string {
 	return t.Format(time.RFC3339)
 }
 
-// writeJSON prints v as indented JSON. Go's encoder escapes C0 control
-// characters; sanitize.JSON escapes what it leaves raw (DEL, C1, bidi) and
-// turns bytes that are not UTF-8 (a raw payload may hold them) into U+FFFD,
-// so database text cannot reach the terminal raw and the output is valid
-// JSON. <, > and & stay as they are ("<n>", "->"): the output is never
-// embedded in HTML, and people read it.
-func writeJSON(w io.Writer, v any) error {
-	b, err := encodeJSON(v, "  ")
-	if err != nil {
-		return err
+// writeJSON prints v as indented JSON (marshalJSON).
+func writeJSON(w io.Writer, v any) error { return writeMarshalled(w, v, "  ") }
+
+// writeJSONLine prints v as one NDJSON record (marshalJSON).
+func writeJSONLine(w io.Writer, v any) error { return writeMarshalled(w, v, "") }
+
+func writeMarshalled(w io.Writer, v any, indent string) error {
+	b, err := marshalJSON(v, indent)
+	if err == nil {
+		_, err = w.Write(b)
 	}
-	_, err = w.Write(sanitize.JSON(b))
 	return err
 }
 
-// marshalLine is one NDJSON record, made safe as writeJSON's output is.
-func marshalLine(v any) ([]byte, error) {
-	b, err := encodeJSON(v, "")
-	if err != nil {
-		return nil, err
-	}
-	return sanitize.JSON(b), nil
-}
-
-// writeJSONLine prints v as one NDJSON record.
-func writeJSONLine(w io.Writer, v any) error {
-	b, err := marshalLine(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
-}
-
-// encodeJSON is json.Marshal without HTML escaping, indented by indent,
-// ending in a newline.
-func encodeJSON(v any, indent string) ([]byte, error) {
+// marshalJSON is v as JSON ending in a newline, indented by indent ("" for
+// one NDJSON record). Go's encoder escapes C0 control characters;
+// sanitize.JSON escapes what it leaves raw (DEL, C1, bidi) and turns bytes
+// that are not UTF-8 (a raw payload may hold them) into U+FFFD, so database
+// text cannot reach the terminal raw and the output is valid JSON. <, > and
+// & stay as they are ("<n>", "->"): the output is never embedded in HTML,
+// and people read it.
+func marshalJSON(v any, indent string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if indent != "" {
-		enc.SetIndent("", indent)
-	}
+	enc.SetIndent("", indent)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return sanitize.JSON(buf.Bytes()), nil
 }
 
 // maxJSONDepth is encoding/json's nesting limit: json.Valid rejects deeper

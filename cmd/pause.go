@@ -194,10 +194,14 @@ func reportPause(opts *PauseOptions, action string, res triage.PauseResult, targ
 	}
 	// By [dry run, resume]: the verb, and the remark on a key that was
 	// paused and on one that was not.
-	words := map[[2]bool][3]string{{true, false}: {"Would pause", "already paused", ""}, {true, true}: {"Would resume", "", "not paused"},
-		{false, false}: {"Paused", "it already was", ""}, {false, true}: {"Resumed", "", "it was not paused"}}[[2]bool{res.DryRun, action == "resume"}]
+	words := map[[2]bool][3]string{{true, false}: {"Would pause", " (already paused)", ""}, {true, true}: {"Would resume", "", " (not paused)"},
+		{false, false}: {"Paused", " (it already was)", ""}, {false, true}: {"Resumed", "", " (it was not paused)"}}[[2]bool{res.DryRun, action == "resume"}]
 	for _, c := range res.Changes {
-		line := words[0] + " " + c.Queue + pauseWas(c.WasPaused, words[1], words[2])
+		was := words[2]
+		if c.WasPaused {
+			was = words[1]
+		}
+		line := words[0] + " " + c.Queue + was
 		if c.Queue == "*" {
 			line = strings.Replace(line, " *", " every queue", 1)
 		}
@@ -210,18 +214,6 @@ func reportPause(opts *PauseOptions, action string, res triage.PauseResult, targ
 		fmt.Fprintln(opts.IO.ErrOut, "note: queues paused one by one stay paused, as with php artisan queue:resume --all")
 	}
 	return nil
-}
-
-// pauseWas is the " (…)" remark on a key's earlier state, "" for none.
-func pauseWas(was bool, ifWas, ifNot string) string {
-	s := ifNot
-	if was {
-		s = ifWas
-	}
-	if s == "" {
-		return ""
-	}
-	return " (" + s + ")"
 }
 
 // lazyCacheStore is the cache store opened on first use: monitor and retry
