@@ -17,8 +17,7 @@ type ArchiveFlag struct {
 	Path string
 }
 
-// register adds --archive; without toStdout (the TUI draws on stdout) its
-// help offers no "-".
+// register adds --archive; without toStdout (the TUI draws there) it offers no "-".
 func (a *ArchiveFlag) register(cmd *cobra.Command, toStdout bool) {
 	where := "a file, not stdout"
 	if toStdout {
@@ -70,15 +69,13 @@ func (a *ArchiveFlag) args() []string {
 	return []string{"--archive", a.Path}
 }
 
-// archiveDoc is the "archive" member of prune, flush and forget --json;
-// null without --archive.
+// archiveDoc is the "archive" member of prune, flush and forget --json; null without --archive.
 type archiveDoc struct {
 	Path string `json:"path"`
 	// Written counts the records appended (dry run: that would be).
 	Written int64 `json:"written"`
-	// Already counts deleted rows the archive already held, whole and
-	// identical (archived by a run that was interrupted before their
-	// delete committed), which were not written again.
+	// Already counts deleted rows the archive held whole and identical (a
+	// run interrupted before their delete committed), not written again.
 	Already int64 `json:"already_archived"`
 }
 

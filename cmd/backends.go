@@ -13,9 +13,8 @@ import (
 
 // lazy opens what it wraps on first use, so that a command that never
 // touches a connection (a retry of database jobs only, --help) never dials
-// it. An open that failed is tried again on the next use, so that a watcher
-// sees a Redis server that came back. It is the composition root's, not a
-// backend or store of its own.
+// it. A failed open is tried again on the next use: a watcher sees a Redis
+// server that came back.
 type lazy[T any] struct {
 	describe string
 	open     func(ctx context.Context) (T, error)
@@ -79,9 +78,8 @@ func (l *lazyBackend) Queues(ctx context.Context) ([]string, error) {
 	})
 }
 
-// JobStates says where the backend's jobs are when it can
-// (triage.JobStateReader); a backend that cannot makes every answer
-// Partial, so that retry --follow never takes "not seen" for done.
+// JobStates says where the backend's jobs are (triage.JobStateReader); a
+// backend that cannot answers Partial: retry --follow never takes "not seen" for done.
 func (l *lazyBackend) JobStates(ctx context.Context, p triage.JobStatesParams) (triage.JobStates, error) {
 	return use(ctx, &l.lazy, func(b triage.QueueBackend) (triage.JobStates, error) {
 		if r, ok := b.(triage.JobStateReader); ok {
@@ -109,9 +107,8 @@ type backendOpeners struct {
 	Database func(ctx context.Context, dc appprofile.DatabaseConnection, table string) (triage.QueueBackend, error)
 }
 
-// queueRoutes turns the app profile's queue connections into routes: where
-// retry puts each connection's jobs, and what monitor counts. Connections
-// whose driver jobtriage cannot write to get a route with a reason.
+// queueRoutes turns the app's queue connections into routes (where retry
+// puts their jobs, with a reason where it cannot) and what monitor counts.
 func queueRoutes(cfg appprofile.Config, open backendOpeners) (map[string]triage.Route, []triage.MonitorConnection) {
 	// Outside an app (no artisan found) the queue connections are only
 	// jobtriage's defaults, not the app's: keep to the database queue.

@@ -12,9 +12,8 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// completionTimeout bounds what dynamic completion may spend reading the
-// database: past it (a slow or unreachable server, a huge table) the shell
-// gets no candidates rather than a frozen prompt.
+// completionTimeout bounds dynamic completion's database reads: past it the
+// shell gets no candidates rather than a frozen prompt.
 const completionTimeout = time.Second
 
 // suggestKind picks what a completion offers from the suggestions.
@@ -41,10 +40,9 @@ func databaseSuggester(f *Factory) suggester {
 	}
 }
 
-// completeFrom offers one kind of suggestion, filtered by what was typed;
-// in a comma-separated list (--queue, --connection) it completes the last
-// element. Any failure offers nothing, silently; extra values (retry's
-// "all") are always offered.
+// completeFrom offers one kind of suggestion, filtered by what was typed (in
+// a comma-separated list, the last element); a failure offers nothing but
+// extra (retry's "all"), silently.
 func completeFrom(s suggester, kind suggestKind, list bool, extra ...triage.Suggestion) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
@@ -61,9 +59,7 @@ func completeFrom(s suggester, kind suggestKind, list bool, extra ...triage.Sugg
 		}
 		var out []cobra.Completion
 		for _, c := range append(append([]triage.Suggestion(nil), extra...), cands...) {
-			// Database text reaches the terminal made inert: a name
-			// that would change doing so (control characters) cannot be
-			// typed back as it is, so it is not offered.
+			// A name sanitising would change cannot be typed back: not offered.
 			if !strings.HasPrefix(c.Value, typed) || sanitize.Line(c.Value) != c.Value || strings.ContainsAny(c.Value, " \t") {
 				continue
 			}
@@ -91,9 +87,8 @@ func completionDescription(s string) string {
 	return s
 }
 
-// registerCompletions adds dynamic completion to every command of the tree
-// with a --queue, --connection or --signature flag, and to the job ids
-// show, retry and forget take.
+// registerCompletions completes every --queue, --connection and --signature
+// of the tree, and the job ids show, retry and forget take.
 func registerCompletions(root *cobra.Command, s suggester) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -120,11 +115,10 @@ func registerCompletions(root *cobra.Command, s suggester) {
 }
 
 // refuseUnknownSubcommands makes every command that only groups others
-// (completion, context) refuse a word that names none of them — cobra
-// would print the help and exit 0, so `completion tcsh` in a setup script
-// seemed to work — with the names it takes; alone, it prints its help. The
-// completion command is added here, as Execute would add it, so that it is
-// covered too.
+// (completion, context) refuse, naming the ones it takes, a word that is none
+// of them (cobra would print the help and exit 0: `completion tcsh` seemed to
+// work); alone, it prints its help. The completion command is added here, as
+// Execute would, to be covered too.
 func refuseUnknownSubcommands(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

@@ -20,8 +20,7 @@ import (
 // ContextOptions are the inputs of `jobtriage context list|show|use`.
 type ContextOptions struct {
 	IO *IOStreams
-	// File loads the configuration file; Current is the context in force
-	// (nil when none).
+	// File loads the configuration file; Current is the context in force (or nil).
 	File    func() (*contexts.File, error)
 	Current func() (*contexts.Context, error)
 	Getenv  func(string) string
@@ -135,8 +134,7 @@ func contextList(opts *ContextOptions, file *contexts.File) error {
 	return t.render()
 }
 
-// contextWhere is where a context points: its app directory, else its DSN
-// (redacted by the caller).
+// contextWhere is where a context points: its app directory, else its (redacted) DSN.
 func contextWhere(c contexts.Context) string {
 	if c.App != "" {
 		return c.App

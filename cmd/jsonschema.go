@@ -55,9 +55,8 @@ func nullIfZero[T comparable](v T) *T {
 	return &v
 }
 
-// jobDoc is one failed job in failed --json, failed --ndjson and (with the
-// detail around it) show --json. A job is addressed by its uuid, or by its
-// row_id when uuid is null (legacy rows, tables without a uuid column).
+// jobDoc is one failed job in failed --json and --ndjson and show --json,
+// addressed by its uuid, or by its row_id when uuid is null (legacy rows).
 type jobDoc struct {
 	// SchemaVersion is set on NDJSON records only, which stand alone.
 	SchemaVersion    int      `json:"schema_version,omitempty"`
@@ -72,8 +71,7 @@ type jobDoc struct {
 	Signature        string   `json:"signature"`
 	// Problem names the columns of the row that could not be read.
 	Problem *string `json:"problem"`
-	// With --full only: the payload as JSON, or as payload_text when it is
-	// not JSON encoding/json accepts; and the exception text.
+	// With --full only: the payload (payload_text when encoding/json refuses it), the exception.
 	Payload     json.RawMessage `json:"payload,omitempty"`
 	PayloadText *string         `json:"payload_text,omitempty"`
 	Exception   *string         `json:"exception,omitempty"`
@@ -141,9 +139,8 @@ type groupDoc struct {
 	// TotalJobs and TotalSignatures count also what --limit left out.
 	TotalJobs       int `json:"total_jobs"`
 	TotalSignatures int `json:"total_signatures"`
-	// Sort is the order (count, last, first, trend); WindowSeconds the
-	// trend window; NewSince the time a signature's first failure must
-	// not precede to be new; OnlyNew: --new-since kept only those.
+	// Sort is the order (count, last, first, trend); a signature is new from
+	// NewSince on; OnlyNew: --new-since kept only those.
 	Sort          string   `json:"sort"`
 	WindowSeconds int64    `json:"window_seconds"`
 	NewSince      jsonTime `json:"new_since"`
@@ -280,8 +277,7 @@ func newShowDoc(d triage.Detail) showDoc {
 		out.PayloadText = new(string(d.Payload))
 	} else {
 		out.Envelope = newEnvelopeDoc(d.Envelope, loc)
-		// A payload the envelope parser read may still be one encoding/json
-		// refuses (too deep): then it is printed as text with a note.
+		// The envelope parser reads what encoding/json may refuse (too deep): text, with a note.
 		out.Payload, out.PayloadText, out.PayloadNote = rawPayload(d.Payload)
 	}
 	if d.CommandErr != nil {
@@ -336,9 +332,8 @@ type forgetDoc struct {
 	Archive *archiveDoc `json:"archive"`
 }
 
-// contextDoc is one context in context list --json and context show
-// --json, every secret masked: DSNs without their password, URLs without
-// credentials, path or query, keys as "****".
+// contextDoc is one context in context list and show --json, every secret
+// masked (contexts.Context.Redacted).
 type contextDoc struct {
 	Name        string           `json:"name"`
 	Current     bool             `json:"current"`
@@ -388,8 +383,7 @@ type contextShowDoc struct {
 	Context       contextDoc `json:"context"`
 }
 
-// followDoc is the "follow" object of retry --json with --follow, --canary
-// or --rate; null otherwise.
+// followDoc is retry --json's "follow" with --follow, --canary or --rate; null otherwise.
 type followDoc struct {
 	// Followed counts every pushed job with --follow, else the canaries.
 	Followed    int `json:"followed"`

@@ -32,9 +32,8 @@ type MonitorOptions struct {
 	Getenv  func(string) string
 	Getwd   func() (string, error)
 	EnvFile string
-	// Sleep waits between watch ticks (tests control it); AlertRedaction
-	// gives the keys alert bodies mask; Notifiers are added to those the
-	// flags configure (tests record).
+	// Sleep waits between ticks; AlertRedaction gives the keys alert bodies
+	// mask; Notifiers are added to the flags' (tests record).
 	Sleep          func(ctx context.Context, d time.Duration) error
 	AlertRedaction func() (bool, redact.Keys, error)
 	Notifiers      []notify.Notifier
@@ -57,9 +56,9 @@ type MonitorOptions struct {
 	// Notify are the channel flags; the environment, the context and the
 	// app's .env fill what they leave unset.
 	Notify contexts.Notify
-	// StateFile keeps alert state across restarts ("" the default under the
-	// user state directory, "none" memory only); BlindAfter is how long the
-	// watcher may fail to read the database before it alerts about itself.
+	// StateFile keeps alert state across restarts ("" the default file,
+	// "none" memory only); BlindAfter is how long the watcher may fail to
+	// read the database before it alerts about itself.
 	StateFile  string
 	BlindAfter time.Duration
 	// AllContexts and Contexts check several contexts of the configuration
@@ -80,9 +79,8 @@ type MonitorOptions struct {
 	// multiFlags would replace every context's database: refused with
 	// several contexts.
 	multiFlags []string
-	// metrics is the --listen exporter, shared by the watchers of several
-	// contexts; multiName is the context's name on each JSON line of a
-	// watch over several.
+	// metrics is the --listen exporter, shared by several contexts'
+	// watchers; multiName names the context on their JSON lines.
 	metrics   *metrics.Exporter
 	multiName string
 }

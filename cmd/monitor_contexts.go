@@ -18,17 +18,15 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// defaultMonitorParallel is how many contexts monitor checks at once by
-// default: enough to hide the round trips of a handful of apps, few enough
-// not to open a connection to every database of a long list at once.
+// defaultMonitorParallel is how many contexts monitor checks at once: enough
+// to hide a few apps' round trips, too few to dial every database of a list.
 const defaultMonitorParallel = 4
 
 // multiContext: the run covers several contexts (--all-contexts, --contexts).
 func (o *MonitorOptions) multiContext() bool { return o.AllContexts || len(o.Contexts) > 0 }
 
-// bindMonitorContexts gives the options what they need to run over several
-// contexts: the list, a way to bind a copy to one of them, and the flags
-// and environment that would override every context's database.
+// bindMonitorContexts gives the options the contexts, a way to bind a copy to
+// one, and the flags and environment that would override every context's database.
 func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
 	o.multiFlags = nil
 	for _, name := range []string{"dsn", "jobs-dsn", "env", "context"} {
@@ -109,10 +107,9 @@ type contextCheck struct {
 	target      string
 }
 
-// monitorContextsRun checks every context in parallel (at most --parallel at
-// once), then prints one report: a section per context (a CONTEXT column
-// when piped, one object per context with --json), the breaches and errors
-// on stderr each under its context's name, and exits with the worst code.
+// monitorContextsRun checks the contexts, --parallel at once, then prints one
+// report (a section, a CONTEXT column when piped, or an object per context),
+// the breaches and errors on stderr under the context's name; the worst exits.
 func monitorContextsRun(ctx context.Context, opts *MonitorOptions) error {
 	list, err := opts.contextList()
 	if err != nil {
@@ -278,9 +275,8 @@ func metricsBuild() metrics.Build {
 	return metrics.Build{Version: bi.Version, Commit: bi.Commit, GoVersion: bi.GoVersion}
 }
 
-// serveMetrics serves the exporter on --listen until stop is called,
-// letting a scrape in flight finish within watchFlushTimeout. A port that
-// cannot be bound is an error before anything starts.
+// serveMetrics serves the exporter on --listen until stop, which lets a scrape
+// finish within watchFlushTimeout; a port not bound fails before anything starts.
 func serveMetrics(ctx context.Context, opts *MonitorOptions, exp *metrics.Exporter) (stop func(), err error) {
 	addr, stop, err := exp.Serve(ctx, opts.Listen, watchFlushTimeout)
 	if err != nil {
@@ -323,12 +319,11 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// watchContextsRun watches several contexts at once: one watcher per app
-// (its own lock, state file and notifiers), lines prefixed with the
-// context's name ("context" in each JSON line), one metrics endpoint with a
-// context label. A context that cannot be opened is reported (and is blind
-// on /healthz) and left out; the others run until ctx ends (exit 0, as one
-// watcher). When every context failed, the exit code is the worst of theirs.
+// watchContextsRun runs a watcher per context (own lock, state file and
+// notifiers), lines prefixed with its name ("context" in JSON), one metrics
+// endpoint with a context label. A context that cannot open is reported
+// (blind on /healthz) and left out; the others run until ctx ends (exit 0).
+// When every context failed, the exit code is the worst of theirs.
 func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []contexts.Context) error {
 	var exp *metrics.Exporter
 	if opts.Listen != "" {

@@ -27,16 +27,14 @@ const (
 	// heartbeatEvery is how often a watcher on a terminal says it is alive.
 	heartbeatEvery = time.Minute
 	// watchFlushTimeout is how long a stopping watcher lets queued alerts go
-	// out: well within interruptGrace, so a channel that never answers
-	// cannot turn a clean stop (exit 0) into a forced one.
+	// out: within interruptGrace, so a hung channel cannot force the stop.
 	watchFlushTimeout = interruptGrace * 3 / 5
 	// stateFileNone turns the state file off.
 	stateFileNone = "none"
 )
 
 // notifiers builds the channels (contexts.ResolveNotify); a malformed one is
-// a usage error that never contains the secret. The watcher prints every
-// transition itself, so stdout is no notifier here.
+// a usage error without the secret. The watcher prints to stdout itself.
 func (o *MonitorOptions) notifiers() ([]notify.Notifier, error) {
 	n := contexts.ResolveNotify(o.Notify, o.Getenv, o.Context, o.EnvFile, o.Getwd)
 	out, err := notify.Channels(n).Notifiers()
@@ -102,9 +100,8 @@ func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSourc
 	return w.Run(ctx)
 }
 
-// app names the watched app in every alert: APP_NAME, APP_ENV (as
-// appTarget, only for a real app profile) and the failed-jobs store without
-// its password.
+// app names the watched app in every alert: APP_NAME and APP_ENV (of a real
+// app, as appTarget) and the failed-jobs store without its password.
 func (o *MonitorOptions) app() alerts.App {
 	cfg, err := o.Config()
 	if err != nil {
@@ -162,9 +159,8 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// watchSource reads the store for the engine. Gauges runs the one-check
-// report, kept for the tick's JSON line; onFailure (nil for none) is told
-// the connection and queue of every new failure (the metrics' counter).
+// watchSource reads the store for the engine; Gauges keeps its report for the
+// tick's JSON line; onFailure (or nil) counts each new failure for the metrics.
 type watchSource struct {
 	src       triage.MonitorSource
 	p         triage.MonitorParams
@@ -172,10 +168,9 @@ type watchSource struct {
 	onFailure func(connection, queue string)
 }
 
-// lockAttempts is how many times Lock tries at once: the lock takes a
-// dedicated connection from the pool, and after the server killed the
-// sessions (a restart, pg_terminate_backend) each idle connection fails
-// once before the pool dials a fresh one; a refusing server fails at once.
+// lockAttempts is how many times Lock tries at once: after the server killed
+// the sessions each idle pooled connection fails once before a fresh one is
+// dialled; a refusing server fails at once.
 const lockAttempts = 4
 
 func (s *watchSource) Lock(ctx context.Context) (watch.Lock, error) {
@@ -217,9 +212,8 @@ func (s *watchSource) After(ctx context.Context, afterID int64, fn func(watch.Fa
 		})
 }
 
-// Gauges reads the queues; a queue connection that cannot be read fails
-// the gauges alone, and the report kept for the tick's JSON line still
-// counts failed_jobs.
+// Gauges reads the queues; a connection that cannot be read fails the gauges
+// alone: the report kept for the JSON line still counts failed_jobs.
 func (s *watchSource) Gauges(ctx context.Context, now time.Time) ([]watch.Gauge, error) {
 	p := s.p
 	p.Now, p.Partial = now, true
@@ -250,9 +244,8 @@ func failureOf(r *triage.FailedRow) watch.Failure {
 		Signature: j.Signature, Message: msg}
 }
 
-// watchOutput prints what the engine does: a start line, each transition
-// (text) or one object per tick (--json), breaches of --max/--max-age as
-// they appear and clear, and a heartbeat on a terminal.
+// watchOutput prints a start line, each transition (or an object per tick
+// with --json), --max/--max-age breaches as they come and go, a heartbeat.
 type watchOutput struct {
 	opts          *MonitorOptions
 	src           *watchSource
@@ -263,9 +256,8 @@ type watchOutput struct {
 	lastHeartbeat time.Time
 }
 
-// watchTickJSON is one NDJSON line of --watch --json: the report of the
-// tick plus the alerts; healthy is false while a threshold is crossed or an
-// alert fires. Context names the context of a watch over several.
+// watchTickJSON is a line of --watch --json: the tick's report and alerts;
+// healthy is false while a threshold is crossed or an alert fires.
 type watchTickJSON struct {
 	Context string `json:"context,omitempty"`
 	reportJSONOut

@@ -15,9 +15,8 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// table prints rows: aligned and fitted to the terminal on a TTY, with a
-// header; tab-separated without a header when piped, as gh does, so that
-// cut and awk see one record per line. Every cell is sanitised.
+// table prints rows aligned to the terminal with a header on a TTY, and as gh
+// does, tab-separated without one when piped. Every cell is sanitised.
 type table struct {
 	io     *IOStreams
 	header []string
@@ -39,9 +38,8 @@ func renderer(io *IOStreams) *lipgloss.Renderer {
 	return r
 }
 
-// maxColumnWidth caps, in cells, the columns of a terminal table but the
-// flexible one; flexFloor is the width the flexible column is given room
-// for, when its text is that wide, by narrowing the others to shrinkFloor.
+// maxColumnWidth caps the columns but the flexible one, which other columns
+// narrow down to shrinkFloor to give up to flexFloor cells.
 const (
 	maxColumnWidth = 40
 	flexFloor      = 32
@@ -94,9 +92,8 @@ func (t *table) render() error {
 		}
 	}
 	if t.flex >= 0 {
-		// One long value (a hostile or generated queue name) must not take
-		// the room of every row's flexible column: the other columns are
-		// capped, and their cells cut with "…".
+		// One long value (a hostile queue name) must not take every row's
+		// room: the other columns are capped, their cells cut with "…".
 		total := 0
 		for i := range widths {
 			if i != t.flex {
@@ -104,10 +101,9 @@ func (t *table) render() error {
 				total += widths[i] + 2
 			}
 		}
-		// Then, while the flexible column would get less than
-		// min(its width, flexFloor), the widest other column but the first
-		// (the id, which must stay whole to be copied) gives a cell, down
-		// to shrinkFloor or its header.
+		// Then, while the flexible column gets less than min(width,
+		// flexFloor), the widest other column but the id (copied whole)
+		// gives a cell, down to shrinkFloor or its header.
 		for need := min(widths[t.flex], flexFloor); t.io.TerminalWidth()-total < need; total-- {
 			j := -1
 			for i := 1; i < len(widths); i++ {
@@ -206,11 +202,9 @@ func marshalJSON(v any, indent string) ([]byte, error) {
 // text and Marshal fails on a RawMessage holding it.
 const maxJSONDepth = 10000
 
-// rawPayload decides how a payload is embedded in JSON output: as JSON when
-// it is a JSON document encoding/json accepts (invalid UTF-8 inside its
-// strings becomes U+FFFD, via sanitize.JSON), else as a string with a note
-// saying why, so the command still prints: text that is not JSON, or JSON
-// nested deeper than maxJSONDepth levels. text and note are nil for JSON.
+// rawPayload embeds a payload as JSON when encoding/json accepts it (invalid
+// UTF-8 becomes U+FFFD), else as text with a note saying why (not JSON, or
+// nested deeper than maxJSONDepth), so the command still prints.
 func rawPayload(payload []byte) (raw json.RawMessage, text, note *string) {
 	if json.Valid(payload) {
 		return json.RawMessage(sanitize.JSON(payload)), nil, nil

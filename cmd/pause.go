@@ -241,9 +241,8 @@ func (l *lazyCacheStore) StoredKey(key string) string {
 	return key
 }
 
-// warnPausedQueues says, on one stderr line, which of the queues a retry
-// pushed onto are paused: the jobs wait there until resume. Reading the
-// state is best effort; a store that cannot be read says nothing.
+// warnPausedQueues says on stderr which queues a retry pushed onto are
+// paused; best effort: a store that cannot be read says nothing.
 func warnPausedQueues(ctx context.Context, ios *IOStreams, svc *triage.Service, refs []triage.QueueRef) {
 	if svc == nil || svc.Pauses == nil || len(refs) == 0 {
 		return

@@ -14,10 +14,9 @@ type RedactFlags struct {
 	Keys string
 }
 
-// redaction resolves whether what people read is masked (--redact, or
-// JOBTRIAGE_REDACT=1) and with which keys (--redact-keys, or
-// JOBTRIAGE_REDACT_KEYS, or the default list). Alert bodies use the keys
-// whether or not redaction is on.
+// redaction resolves whether what people read is masked (--redact,
+// JOBTRIAGE_REDACT) and with which keys (--redact-keys, JOBTRIAGE_REDACT_KEYS,
+// the default list); alert bodies always use the keys.
 func (f *Factory) redaction() (bool, redact.Keys, error) {
 	getenv := f.Getenv
 	if getenv == nil {

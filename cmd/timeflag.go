@@ -9,9 +9,8 @@ import (
 	"time"
 )
 
-// parseTimeBound reads --since/--until: a duration back from now ("90m",
-// "36h", "7d", "2w") or a timestamp (RFC 3339, or "2006-01-02 15:04:05" /
-// "2006-01-02" as wall-clock time in the app timezone, like failed_at).
+// parseTimeBound reads --since/--until: a duration back from now ("7d") or a
+// time (RFC 3339, or wall-clock "2006-01-02 15:04:05" in the app timezone).
 func parseTimeBound(s string, now time.Time, loc *time.Location) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -34,10 +33,9 @@ func parseTimeBound(s string, now time.Time, loc *time.Location) (time.Time, err
 	return time.Time{}, fmt.Errorf("%q is neither a duration (30m, 6h, 7d, 2w) nor a time (2026-11-30 14:00:00, RFC 3339)", s)
 }
 
-// parseDuration reads a duration as every flag takes it: Go's units (ns to
-// h) plus days (d) and weeks (w), which is how retention and incident
-// windows are spoken of, combinable (1d12h) and with fractions (1.5h). A
-// number without a unit is refused (is "10" seconds or days?), except 0.
+// parseDuration reads every flag's duration: Go's units plus days (d) and
+// weeks (w), combinable (1d12h), with fractions (1.5h). A number without a
+// unit is refused (is "10" seconds or days?), except 0.
 func parseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "0" {
