@@ -11,8 +11,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/archive"
 )
 
-// ArchiveFlag is --archive of prune, flush and forget: every row is
-// appended whole to the archive, and fsynced, before its batch is deleted.
+// ArchiveFlag is --archive: every row is appended whole and fsynced before its batch is deleted.
 type ArchiveFlag struct {
 	Path string
 }

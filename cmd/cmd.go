@@ -127,8 +127,7 @@ func checkStatementTimeout(c *cobra.Command, d time.Duration) error {
 	return nil
 }
 
-// destructiveCommands change jobs and write the audit log (tui unless
-// --read-only: its retries and forgets).
+// destructiveCommands change jobs and write the audit log (tui unless --read-only).
 var destructiveCommands = map[string]bool{"retry": true, "forget": true, "prune": true, "flush": true, "restore": true, "tui": true,
 	"pause": true, "resume": true}
 

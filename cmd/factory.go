@@ -64,8 +64,7 @@ type Factory struct {
 
 	closers []func() error
 
-	// fixed is the context of a factory made by ForContext (monitor
-	// --all-contexts): it wins over --context and the file's current one.
+	// fixed is ForContext's context: it wins over --context and the file's current one.
 	fixed *contexts.Context
 	// file loads the configuration file once, shared with ForContext's children.
 	file func() (*contexts.File, error)
@@ -444,8 +443,7 @@ func (f *Factory) pauseReader(cfg appprofile.Config) triage.CacheStore {
 		open: func(ctx context.Context) (triage.CacheStore, error) { return f.openCacheStore(ctx, cfg) }}}
 }
 
-// pauseTarget names the app (and context) a pause changes, for its
-// question and summary, as retry's confirmations name theirs.
+// pauseTarget names the app (and context) a pause changes, as retry's confirmations do.
 func (f *Factory) pauseTarget(store string) string {
 	svc := &triage.Service{Target: store}
 	if cfg, err := f.Config(); err == nil {

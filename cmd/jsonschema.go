@@ -289,8 +289,7 @@ func newShowDoc(d triage.Detail) showDoc {
 	return out
 }
 
-// retryDoc is retry --json. ids and skipped are spliced in from the
-// temporary files a bulk retry keeps them in (writeJSONSpliced).
+// retryDoc is retry --json; ids and skipped are spliced in from spools (writeJSONSpliced).
 type retryDoc struct {
 	SchemaVersion int            `json:"schema_version"`
 	DryRun        bool           `json:"dry_run"`
@@ -332,8 +331,7 @@ type forgetDoc struct {
 	Archive *archiveDoc `json:"archive"`
 }
 
-// contextDoc is one context in context list and show --json, every secret
-// masked (contexts.Context.Redacted).
+// contextDoc is one context in context list and show --json, its secrets masked (Redacted).
 type contextDoc struct {
 	Name        string           `json:"name"`
 	Current     bool             `json:"current"`

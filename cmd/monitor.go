@@ -20,8 +20,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// The command, its flags and the run: one check (monitor_report.go), a
-// watch (monitor_watch.go) or several contexts (monitor_contexts.go).
+// The command, its flags and the run: a check (monitor_report.go), a watch or several contexts.
 
 // MonitorOptions are the inputs of `jobtriage monitor`.
 type MonitorOptions struct {
@@ -61,13 +60,11 @@ type MonitorOptions struct {
 	// read the database before it alerts about itself.
 	StateFile  string
 	BlindAfter time.Duration
-	// AllContexts and Contexts check several contexts of the configuration
-	// file in one run, at most Parallel at once.
+	// AllContexts and Contexts check several contexts in one run, Parallel at once.
 	AllContexts bool
 	Contexts    []string
 	Parallel    int
-	// Listen serves /metrics and /healthz while watching; Listening is told
-	// the address (tests listen on port 0).
+	// Listen serves /metrics and /healthz while watching; Listening is told the address.
 	Listen    string
 	Listening func(addr string)
 	// Context is the context this check runs in (nil for none).
@@ -76,8 +73,7 @@ type MonitorOptions struct {
 	// of the options to one of them, with its own streams.
 	contextList func() ([]contexts.Context, error)
 	forContext  func(c contexts.Context, ios *IOStreams) *MonitorOptions
-	// multiFlags would replace every context's database: refused with
-	// several contexts.
+	// multiFlags would replace every context's database: refused with several.
 	multiFlags []string
 	// metrics is the --listen exporter, shared by several contexts'
 	// watchers; multiName names the context on their JSON lines.
@@ -256,8 +252,7 @@ func (o *MonitorOptions) validate() error {
 	return nil
 }
 
-// failureRule is the --max-failed rule, as the app's key holds it (the
-// watcher applies it to the --alert-per keys too).
+// failureRule is the --max-failed rule of the app's key (and the --alert-per keys).
 func (o *MonitorOptions) failureRule() alerts.Rule {
 	return alerts.Rule{Key: watch.AppKey, Threshold: int(min(o.MaxFailed, int64(1<<31-1))), Window: o.Window, For: o.For,
 		Repeat: o.Repeat, ResolveBelow: o.ResolveBelow}

@@ -118,8 +118,7 @@ func monitorContextsRun(ctx context.Context, opts *MonitorOptions) error {
 	if opts.Watch {
 		return watchContextsRun(ctx, opts, list)
 	}
-	// One options copy per context, each with its own buffered streams, so
-	// that parallel checks never write into each other.
+	// An options copy per context, with buffered streams: parallel checks never mix.
 	checks := make([]*contextCheck, len(list))
 	sem := make(chan struct{}, opts.Parallel)
 	var wg sync.WaitGroup
@@ -194,8 +193,7 @@ type contextsReportDoc struct {
 	Contexts      []contextMonitorDoc `json:"contexts"`
 }
 
-// contextMonitorDoc is one context's check: its report (monitor --json's
-// document), or null and the error that stopped it.
+// contextMonitorDoc is one context's check: monitor --json's report, or null and the error.
 type contextMonitorDoc struct {
 	Context    string         `json:"context"`
 	Label      *string        `json:"label"`
@@ -263,8 +261,7 @@ func (o *MonitorOptions) contextName() string {
 	return o.Context.Name
 }
 
-// newExporter is the metrics exporter of --listen: blind after
-// --blind-after, with a context label when the watcher runs in a context.
+// newExporter is --listen's exporter: blind after --blind-after, with a context label if asked.
 func newExporter(opts *MonitorOptions, contexts bool) *metrics.Exporter {
 	return metrics.New(metrics.Options{Build: metricsBuild(), Contexts: contexts, Stale: opts.BlindAfter, Now: opts.Now})
 }
@@ -289,8 +286,7 @@ func serveMetrics(ctx context.Context, opts *MonitorOptions, exp *metrics.Export
 	return stop, nil
 }
 
-// prefixWriter writes whole lines to w, each after prefix, under a lock the
-// watchers of several contexts share, so that their lines never mix.
+// prefixWriter writes whole lines to w after prefix, under a lock the watchers share: lines never mix.
 type prefixWriter struct {
 	mu     *sync.Mutex
 	w      io.Writer

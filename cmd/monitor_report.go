@@ -79,8 +79,7 @@ func i64(n int64) string { return strconv.FormatInt(n, 10) }
 // monitorSchemaVersion is the version of monitor's JSON (docs/json.md).
 const monitorSchemaVersion = 1
 
-// queueJSON is one queue of monitor --json: counts as numbers, times as
-// RFC 3339 in seconds or null, durations in seconds.
+// queueJSON is one queue of monitor --json: times RFC 3339 or null, durations in seconds.
 type queueJSON struct {
 	Connection              string  `json:"connection,omitempty"`
 	Queue                   string  `json:"queue"`
@@ -136,8 +135,7 @@ func reportJSON(rep triage.Report, breaches []triage.Breach) reportJSONOut {
 	return out
 }
 
-// metricsCheck is what the metrics say of a report that read the queues,
-// with firing alerts (of a single check: its breaches).
+// metricsCheck is what the metrics say of a report, with firing alerts (a check's: its breaches).
 func metricsCheck(rep triage.Report, firing int) metrics.Check {
 	c := metrics.Check{At: rep.At, Holding: true, Firing: firing, Window: rep.Window, FailedWindow: rep.Failed}
 	for _, q := range rep.Queues {

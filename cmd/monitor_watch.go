@@ -20,8 +20,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// monitor --watch: the alert engine (alerts/watch) on the store, and what it
-// prints.
+// monitor --watch: the alert engine (alerts/watch) on the store, and what it prints.
 
 const (
 	// heartbeatEvery is how often a watcher on a terminal says it is alive.
@@ -118,8 +117,7 @@ func (o *MonitorOptions) app() alerts.App {
 	return a
 }
 
-// statePath is --state-file, else the app's file under the user state
-// directory; "" when there is none (memory only).
+// statePath is --state-file, else the app's file in the user state directory; "" for memory only.
 func (o *MonitorOptions) statePath(app alerts.App) string {
 	switch o.StateFile {
 	case stateFileNone:
@@ -344,8 +342,7 @@ func (o *watchOutput) observe(t watch.Tick) {
 	exp.Succeeded(name, c)
 }
 
-// startLine says what the watcher watches, how, where it tells, and
-// whether this process notifies.
+// startLine says what the watcher watches, how, where it tells, and whether it notifies.
 func (o *watchOutput) startLine(t watch.Tick) string {
 	opts := o.opts
 	rules := []string{}
@@ -402,8 +399,7 @@ func (o *watchOutput) startLine(t watch.Tick) string {
 		target, alertOn, timing, strings.Join(names, ", "), state, lock))
 }
 
-// printBreachChanges prints breaches that appeared and cleared since the
-// last tick, and returns the current set.
+// printBreachChanges prints the breaches that came and went since the last tick; it returns the set.
 func printBreachChanges(w io.Writer, now time.Time, last map[string]bool, breaches []triage.Breach) map[string]bool {
 	cur := map[string]bool{}
 	ts := now.UTC().Format(time.RFC3339)

@@ -64,8 +64,7 @@ func (t *table) add(cells ...string) {
 	t.subs = append(t.subs, "")
 }
 
-// sub sets the last row's second line, for long text such as an exception
-// message, which reads better there than squeezed into a column.
+// sub sets the last row's second line, for long text such as an exception message.
 func (t *table) sub(text string) {
 	t.subs[len(t.subs)-1] = sanitize.Line(text)
 }
@@ -252,8 +251,7 @@ func countNoun[N ~int | ~int64](n N, noun string) string {
 	return humanize.Comma(int64(n)) + " " + noun + "s"
 }
 
-// printNotFound says on stderr, as error lines, which of a bulk action's
-// ids match no failed job.
+// printNotFound says on stderr, as error lines, which of a bulk action's ids match no job.
 func printNotFound(w io.Writer, ids []string) {
 	for _, id := range ids {
 		fmt.Fprintf(w, "jobtriage: not found: no failed job with id %s\n", sanitize.Line(id))

@@ -216,8 +216,7 @@ func reportPause(opts *PauseOptions, action string, res triage.PauseResult, targ
 	return nil
 }
 
-// lazyCacheStore is the cache store opened on first use: monitor and retry
-// read pause keys only when they report queues.
+// lazyCacheStore is opened on first use: monitor and retry read pause keys only for queues.
 type lazyCacheStore struct{ lazy[triage.CacheStore] }
 
 func (l *lazyCacheStore) Present(ctx context.Context, keys []string, now time.Time) (map[string]bool, error) {

@@ -67,8 +67,7 @@ func (m *meter) line(n int64, now time.Time) string {
 	return s
 }
 
-// roundETA keeps an estimate to what it is worth: seconds under a minute,
-// then minutes.
+// roundETA keeps an estimate to what it is worth: seconds under a minute, then minutes.
 func roundETA(d time.Duration) string {
 	if d < time.Minute {
 		return fmt.Sprintf("%ds", int(d.Round(time.Second)/time.Second))

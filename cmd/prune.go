@@ -40,8 +40,7 @@ func NewCmdFlush(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 	return newCmdPruneFlush(f, runF, true)
 }
 
-// archiveHelp is the paragraph of --archive in the help of prune, flush and
-// forget.
+// archiveHelp is --archive's paragraph in the help of prune, flush and forget.
 const archiveHelp = `
 With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
 when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
@@ -207,8 +206,7 @@ func archiveVerb(a ArchiveFlag) string {
 	return "Delete"
 }
 
-// reportPrune prints "Deleted 221 failed jobs from before … on …." (scope
-// is "" for a flush of everything).
+// reportPrune prints "Deleted 221 failed jobs from before … on …." (scope "" for everything).
 func reportPrune(opts *PruneOptions, svc *triage.Service, r pruneJSON, scope string) error {
 	if opts.JSON {
 		r.SchemaVersion = jsonSchemaVersion

@@ -7,8 +7,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// RedactFlags are --redact and --redact-keys (env JOBTRIAGE_REDACT,
-// JOBTRIAGE_REDACT_KEYS).
+// RedactFlags are --redact and --redact-keys.
 type RedactFlags struct {
 	On   bool
 	Keys string

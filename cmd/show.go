@@ -117,8 +117,7 @@ func encodableEnvelope(e payload.Envelope) payload.Envelope {
 	return e
 }
 
-// printDetail prints every section of the detail model, the TUI's tabs one
-// after the other.
+// printDetail prints every section of the detail model, the TUI's tabs in turn.
 func printDetail(opts *ShowOptions, d triage.Detail) error {
 	r := renderer(opts.IO)
 	render := func(st lipgloss.Style) func(string) string { return func(s string) string { return st.Render(s) } }

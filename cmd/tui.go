@@ -26,8 +26,7 @@ type TUIOptions struct {
 	Threshold int
 	Window    time.Duration
 	Refresh   time.Duration
-	// TrendWindow and NewSince are the signatures' trend window and the
-	// time from which a signature counts as new (failed --group's).
+	// TrendWindow and NewSince are failed --group's trend window and "new" bound.
 	TrendWindow string
 	NewSince    string
 	DBConns     []string
