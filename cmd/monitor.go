@@ -31,11 +31,11 @@ type MonitorOptions struct {
 	Getenv  func(string) string
 	Getwd   func() (string, error)
 	EnvFile string
-	// Sleep waits between ticks; AlertRedaction gives the keys alert bodies
-	// mask; Notifiers are added to the flags' (tests record).
-	Sleep          func(ctx context.Context, d time.Duration) error
-	AlertRedaction func() (bool, redact.Keys, error)
-	Notifiers      []notify.Notifier
+	// Sleep waits between ticks; AlertKeys are the keys alert bodies mask
+	// (zero: the default list); Notifiers are added to the flags' (tests record).
+	Sleep     func(ctx context.Context, d time.Duration) error
+	AlertKeys redact.Keys
+	Notifiers []notify.Notifier
 
 	Queues       []string
 	MaxSize      int64
@@ -83,7 +83,7 @@ type MonitorOptions struct {
 
 // NewCmdMonitor builds `jobtriage monitor`.
 func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error) *cobra.Command {
-	opts := &MonitorOptions{IO: f.IO, Now: f.Now, Getenv: f.Getenv, Getwd: f.Getwd, Sleep: notify.Sleep, AlertRedaction: f.redaction}
+	opts := &MonitorOptions{IO: f.IO, Now: f.Now, Getenv: f.Getenv, Getwd: f.Getwd, Sleep: notify.Sleep}
 	cmd := &cobra.Command{
 		Use:   "monitor [queue...]",
 		Short: "Check queue health once (exit 8 when a threshold is crossed), or --watch and alert",
@@ -165,6 +165,7 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 			opts.Config = f.Config
 			opts.EnvFile = f.Conn.EnvFile
 			opts.Queues = args
+			_, opts.AlertKeys, _ = f.redaction() // the root refused a bad one
 			bindMonitorContexts(f, c, opts)
 			if err := opts.validate(); err != nil {
 				return err

@@ -16,7 +16,6 @@ import (
 	"github.com/jobtriage/jobtriage/alerts/watch"
 	"github.com/jobtriage/jobtriage/internal/contexts"
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/redact"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
@@ -68,15 +67,9 @@ func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSourc
 		ws.onFailure = func(connection, queue string) { exp.CountFailure(name, connection, queue) }
 	}
 	out := &watchOutput{opts: opts, src: ws, notifiers: nts, statePath: statePath, app: app}
-	var alertKeys redact.Keys // zero: the default list
-	if opts.AlertRedaction != nil {
-		if _, alertKeys, err = opts.AlertRedaction(); err != nil {
-			return err
-		}
-	}
 	w := &watch.Watcher{
 		Config: watch.Config{
-			Redact:   alertKeys,
+			Redact:   opts.AlertKeys,
 			Failures: opts.failureRule(),
 			MaxSize:  opts.MaxSize, MaxAge: opts.MaxAge, ReadGauges: opts.JSON || opts.metrics != nil,
 			ReadFailures: opts.metrics != nil,

@@ -19,7 +19,6 @@ type TUIOptions struct {
 	// Audit records each retry and forget (auditedActions).
 	Audit   func(auditEntry) error
 	Service func(context.Context) (*triage.Service, error)
-	Config  func() (string, error) // the redacted endpoint for the header
 	Now     func() time.Time
 
 	ReadOnly  bool
@@ -65,18 +64,6 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 		RunE: func(c *cobra.Command, args []string) error {
 			f.Conn.DatabaseConnections = opts.DBConns // read when the service is built
 			opts.Service = f.Service
-			opts.Config = func() (string, error) {
-				cfg, err := f.Config()
-				if err != nil {
-					return "", err
-				}
-				target := describeTarget(cfg)
-				if ctxt, err := f.Context(); err == nil && ctxt != nil {
-					// The dialogs name the context first, as the prompts do.
-					target = ctxt.Marker() + " · " + target
-				}
-				return target, nil
-			}
 			if !opts.IO.IsStdoutTTY() || !opts.IO.stdinTTY {
 				return FlagErrorf("tui needs a terminal; in scripts use `jobtriage failed --group`, `jobtriage failed --json` or `jobtriage show <id>`")
 			}
@@ -119,10 +106,6 @@ func tuiRun(ctx context.Context, opts *TUIOptions) error {
 	if err != nil {
 		return err
 	}
-	conn, err := opts.Config()
-	if err != nil {
-		return err
-	}
 	trend, err := parseTrendWindow("--trend-window", opts.TrendWindow)
 	if err != nil {
 		return err
@@ -141,7 +124,7 @@ func tuiRun(ctx context.Context, opts *TUIOptions) error {
 		Archive:     archiveRows,
 		ArchivePath: opts.Archive.Path,
 		ReadOnly:    opts.ReadOnly,
-		Connection:  conn,
+		Connection:  targetText(svc), // the context first, as the prompts name it
 		Threshold:   opts.Threshold,
 		Window:      opts.Window,
 		Refresh:     opts.Refresh,
