@@ -25,20 +25,17 @@ type IOStreams struct {
 	noColor   bool // NO_COLOR, or TERM=dumb
 	// colorForce is CLICOLOR_FORCE set but not "0": colour on a pipe too.
 	colorForce bool
-	colorMode  colorMode // --color
+	colorMode  string // --color: colorAuto ("" too), colorAlways or colorNever
 	width      int
 	// verbose is --verbose: notes that are not news (a connection whose
 	// driver jobtriage cannot read, on every monitor run) go to stderr too.
 	verbose bool
 }
 
-// colorMode is the --color flag's value ("" is auto).
-type colorMode = string
-
 const (
-	colorAuto   colorMode = "auto"   // a terminal, unless NO_COLOR; or CLICOLOR_FORCE
-	colorAlways colorMode = "always" // whatever the environment says
-	colorNever  colorMode = "never"
+	colorAuto   = "auto"   // a terminal, unless NO_COLOR; or CLICOLOR_FORCE
+	colorAlways = "always" // whatever the environment says
+	colorNever  = "never"
 )
 
 // registerColorFlag adds the root's persistent --color and --verbose flags.

@@ -144,10 +144,8 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		case !opts.Flush:
 			// The same primary-key walk the prune itself does.
 			n, err = triage.PruneTotal(svc.Prune(ctx, opts.Hours, true, nil))
-		case before.IsZero():
-			n, err = svc.Store.Count(ctx, triage.Filter{})
 		default:
-			n, err = svc.Store.Count(ctx, triage.Filter{Until: before}) // <=, as flush --hours
+			n, err = svc.Store.Count(ctx, triage.Filter{Until: before}) // <=, as flush --hours; zero: all
 		}
 		if err != nil {
 			return err
