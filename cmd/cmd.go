@@ -80,8 +80,7 @@ func Run(ctx context.Context, f *Factory, args []string) ExitCode {
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)
-	root.SetOut(f.IO.Out)
-	root.SetErr(f.IO.ErrOut)
+	root.SetErr(f.IO.ErrOut) // NewCmdRoot set the output
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK

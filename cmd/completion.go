@@ -16,14 +16,6 @@ import (
 // shell gets no candidates rather than a frozen prompt.
 const completionTimeout = time.Second
 
-// suggestKind picks what a completion offers from the suggestions.
-type suggestKind func(triage.Suggestions) []triage.Suggestion
-
-func suggestQueues(s triage.Suggestions) []triage.Suggestion      { return s.Queues }
-func suggestConnections(s triage.Suggestions) []triage.Suggestion { return s.Connections }
-func suggestSignatures(s triage.Suggestions) []triage.Suggestion  { return s.Signatures }
-func suggestIDs(s triage.Suggestions) []triage.Suggestion         { return s.IDs }
-
 // suggester reads suggestions from the database, or fails.
 type suggester func(ctx context.Context) (triage.Suggestions, error)
 
@@ -40,10 +32,10 @@ func databaseSuggester(f *Factory) suggester {
 	}
 }
 
-// completeFrom offers one kind of suggestion, filtered by what was typed (in
-// a comma-separated list, the last element); a failure offers nothing but
-// extra (retry's "all"), silently.
-func completeFrom(s suggester, kind suggestKind, list bool, extra ...triage.Suggestion) cobra.CompletionFunc {
+// completeFrom offers one kind of suggestion (queue, connection, signature,
+// id), filtered by what was typed (in a list, the last element); a failure
+// offers nothing but extra (retry's "all"), silently.
+func completeFrom(s suggester, kind string, list bool, extra ...triage.Suggestion) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
 		defer cancel()
@@ -55,7 +47,7 @@ func completeFrom(s suggester, kind suggestKind, list bool, extra ...triage.Sugg
 		}
 		var cands []triage.Suggestion
 		if got, err := s(ctx); err == nil {
-			cands = kind(got)
+			cands = map[string][]triage.Suggestion{"queue": got.Queues, "connection": got.Connections, "signature": got.Signatures, "id": got.IDs}[kind]
 		}
 		var out []cobra.Completion
 		for _, c := range append(append([]triage.Suggestion(nil), extra...), cands...) {
@@ -92,19 +84,19 @@ func completionDescription(s string) string {
 func registerCompletions(root *cobra.Command, s suggester) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		for flag, kind := range map[string]suggestKind{"queue": suggestQueues, "connection": suggestConnections, "signature": suggestSignatures} {
+		for _, flag := range []string{"queue", "connection", "signature"} {
 			if c.Flags().Lookup(flag) != nil {
-				_ = c.RegisterFlagCompletionFunc(flag, completeFrom(s, kind, flag != "signature"))
+				_ = c.RegisterFlagCompletionFunc(flag, completeFrom(s, flag, flag != "signature"))
 			}
 		}
 		if c.Parent() == root && c.ValidArgsFunction == nil {
 			switch c.Name() {
 			case "show", "forget":
-				c.ValidArgsFunction = completeFrom(s, suggestIDs, false)
+				c.ValidArgsFunction = completeFrom(s, "id", false)
 			case "retry":
-				c.ValidArgsFunction = completeFrom(s, suggestIDs, false, triage.Suggestion{Value: "all", Description: "every failed job the filters select"})
+				c.ValidArgsFunction = completeFrom(s, "id", false, triage.Suggestion{Value: "all", Description: "every failed job the filters select"})
 			case "monitor":
-				c.ValidArgsFunction = completeFrom(s, suggestQueues, true)
+				c.ValidArgsFunction = completeFrom(s, "queue", true)
 			}
 		}
 		for _, sub := range c.Commands() {

@@ -182,13 +182,12 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service
 			opts.LimitSet = c.Flags().Changed("limit")
-			if with := csvConflict(opts); opts.CSV && with != "" {
+			switch with := csvConflict(opts); {
+			case opts.CSV && with != "":
 				return FlagErrorf("--csv is an export of the listing: it takes none of %s", with)
-			}
-			if opts.JSON && opts.NDJSON {
+			case opts.JSON && opts.NDJSON:
 				return FlagErrorf("--json and --ndjson are alternatives: pick one")
-			}
-			if opts.Group && (opts.NDJSON || opts.After != "") {
+			case opts.Group && (opts.NDJSON || opts.After != ""):
 				return FlagErrorf("--group takes neither --ndjson nor --after")
 			}
 			for _, name := range []string{"new-since", "window", "sort"} {

@@ -203,13 +203,10 @@ type extraDoc struct {
 	Value json.RawMessage `json:"value"`
 }
 
-// payloadKind is a payload.Kind as a document enum.
-func payloadKind(k payload.Kind) string { return strings.ReplaceAll(k.String(), "-", "_") }
-
 func newEnvelopeDoc(e payload.Envelope, loc *time.Location) *envelopeDoc {
 	e = encodableEnvelope(e)
 	d := &envelopeDoc{
-		UUID: nullIfZero(e.UUID), DisplayName: nullIfZero(e.DisplayName), Job: nullIfZero(e.Job), Kind: payloadKind(e.Kind),
+		UUID: nullIfZero(e.UUID), DisplayName: nullIfZero(e.DisplayName), Job: nullIfZero(e.Job), Kind: strings.ReplaceAll(e.Kind.String(), "-", "_"),
 		MaxTries: e.MaxTries, MaxExceptions: e.MaxExceptions, Timeout: e.Timeout, FailOnTimeout: e.FailOnTimeout,
 		Backoff: nullIfZero(e.Backoff), RetryUntil: unixTime(e.RetryUntil, loc), CommandName: nullIfZero(e.CommandName),
 		Encrypted: e.Encrypted, BatchID: nullIfZero(e.BatchID), CreatedAt: unixTime(e.CreatedAt, loc), ID: nullIfZero(e.ID),

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -72,7 +73,7 @@ type MonitorOptions struct {
 	// contextList returns the contexts to check; forContext binds a copy
 	// of the options to one of them, with its own streams.
 	contextList func() ([]contexts.Context, error)
-	forContext  func(c contexts.Context, ios *IOStreams) *MonitorOptions
+	forContext  func(c contexts.Context, out, errOut io.Writer) *MonitorOptions
 	// multiFlags would replace every context's database: refused with several.
 	multiFlags []string
 	// metrics is the --listen exporter, shared by several contexts'

@@ -65,10 +65,12 @@ func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
 		}
 		return out, nil
 	}
-	o.forContext = func(c contexts.Context, ios *IOStreams) *MonitorOptions {
-		child := f.ForContext(c, ios)
+	o.forContext = func(c contexts.Context, out, errOut io.Writer) *MonitorOptions {
+		ios := *o.IO
+		ios.Out, ios.ErrOut, ios.In = out, errOut, strings.NewReader("")
+		child := f.ForContext(c, &ios)
 		cp := *o
-		cp.IO, cp.Service, cp.Config, cp.EnvFile, cp.Context = ios, child.Service, child.Config, "", &c
+		cp.IO, cp.Service, cp.Config, cp.EnvFile, cp.Context = &ios, child.Service, child.Config, "", &c
 		cp.AllContexts, cp.Contexts = false, nil
 		return &cp
 	}
@@ -123,10 +125,8 @@ func monitorContextsRun(ctx context.Context, opts *MonitorOptions) error {
 	sem := make(chan struct{}, opts.Parallel)
 	var wg sync.WaitGroup
 	for i, c := range list {
-		cio := *opts.IO
 		out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
-		cio.Out, cio.ErrOut, cio.In = out, errOut, strings.NewReader("")
-		ch := &contextCheck{ctx: c, out: out, errOut: errOut, opts: opts.forContext(c, &cio)}
+		ch := &contextCheck{ctx: c, out: out, errOut: errOut, opts: opts.forContext(c, out, errOut)}
 		checks[i] = ch
 		wg.Go(func() {
 			sem <- struct{}{}
@@ -337,15 +337,12 @@ func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []contexts
 	codes := make([]ExitCode, len(list))
 	var wg sync.WaitGroup
 	for i, c := range list {
-		cio := *opts.IO
 		prefix := ""
 		if !opts.JSON {
 			prefix = "[" + sanitize.Line(c.Name) + "] "
 		}
-		cio.Out = &prefixWriter{mu: &outMu, w: opts.IO.Out, prefix: prefix}
-		cio.ErrOut = &prefixWriter{mu: &errMu, w: opts.IO.ErrOut, prefix: "[" + sanitize.Line(c.Name) + "] "}
-		cio.In = strings.NewReader("")
-		co := opts.forContext(c, &cio)
+		co := opts.forContext(c, &prefixWriter{mu: &outMu, w: opts.IO.Out, prefix: prefix},
+			&prefixWriter{mu: &errMu, w: opts.IO.ErrOut, prefix: "[" + sanitize.Line(c.Name) + "] "})
 		co.metrics, co.Listen, co.Listening, co.multiName = exp, "", nil, c.Name
 		wg.Go(func() {
 			src, p, err := monitorSetup(ctx, co)
