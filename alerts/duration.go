@@ -19,3 +19,12 @@ func FormatDuration(d time.Duration) string {
 	}
 	return s
 }
+
+// Plural is one when n is 1, else many: the word after a count in every
+// message the CLI, the TUI and the notifiers write.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

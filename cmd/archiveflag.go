@@ -11,24 +11,19 @@ import (
 	"github.com/jobtriage/jobtriage/triage/archive"
 )
 
-// ArchiveFlag is --archive of prune, flush and forget: every row is
-// appended whole to the archive, and fsynced, before its batch is deleted.
+// ArchiveFlag is --archive: every row is appended whole and fsynced before its batch is deleted.
 type ArchiveFlag struct {
 	Path string
 }
 
-func (a *ArchiveFlag) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&a.Path, "archive", "", archiveUsage+"; - for stdout)")
+// register adds --archive; without toStdout (the TUI draws there) it offers no "-".
+func (a *ArchiveFlag) register(cmd *cobra.Command, toStdout bool) {
+	where := "a file, not stdout"
+	if toStdout {
+		where = "- for stdout"
+	}
+	cmd.Flags().StringVar(&a.Path, "archive", "", "before deleting, append every row whole to `PATH` and fsync it (NDJSON; gzip when PATH ends in .gz; "+where+")")
 }
-
-// registerFile is register for a command whose stdout is not free for the
-// archive (the TUI draws there): its help offers no "-".
-func (a *ArchiveFlag) registerFile(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&a.Path, "archive", "", archiveUsage+"; a file, not stdout)")
-}
-
-// archiveUsage is the usage both registrations share, up to its last clause.
-const archiveUsage = "before deleting, append every row whole to `PATH` and fsync it (NDJSON; gzip when PATH ends in .gz"
 
 // set reports whether --archive was given.
 func (a *ArchiveFlag) set() bool { return a.Path != "" }
@@ -73,15 +68,13 @@ func (a *ArchiveFlag) args() []string {
 	return []string{"--archive", a.Path}
 }
 
-// archiveDoc is the "archive" member of prune, flush and forget --json;
-// null without --archive.
+// archiveDoc is the "archive" member of prune, flush and forget --json; null without --archive.
 type archiveDoc struct {
 	Path string `json:"path"`
 	// Written counts the records appended (dry run: that would be).
 	Written int64 `json:"written"`
-	// Already counts deleted rows the archive already held, whole and
-	// identical (archived by a run that was interrupted before their
-	// delete committed), which were not written again.
+	// Already counts deleted rows the archive held whole and identical (a
+	// run interrupted before their delete committed), not written again.
 	Already int64 `json:"already_archived"`
 }
 

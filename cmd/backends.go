@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -12,9 +13,8 @@ import (
 
 // lazy opens what it wraps on first use, so that a command that never
 // touches a connection (a retry of database jobs only, --help) never dials
-// it. An open that failed is tried again on the next use, so that a watcher
-// sees a Redis server that came back. It is the composition root's, not a
-// backend or store of its own.
+// it. A failed open is tried again on the next use: a watcher sees a Redis
+// server that came back.
 type lazy[T any] struct {
 	describe string
 	open     func(ctx context.Context) (T, error)
@@ -42,6 +42,16 @@ func (l *lazy[T]) get(ctx context.Context) (T, error) {
 
 func (l *lazy[T]) Describe() string { return l.describe }
 
+// use calls fn with the opened value.
+func use[T, R any](ctx context.Context, l *lazy[T], fn func(T) (R, error)) (R, error) {
+	v, err := l.get(ctx)
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return fn(v)
+}
+
 // lazyBackend is a queue backend opened on first use.
 type lazyBackend struct{ lazy[triage.QueueBackend] }
 
@@ -51,45 +61,32 @@ var (
 )
 
 func (l *lazyBackend) Push(ctx context.Context, moves []triage.Move, now time.Time) (triage.PushResult, error) {
-	b, err := l.get(ctx)
-	if err != nil {
-		return triage.PushResult{}, err
-	}
-	return b.Push(ctx, moves, now)
+	return use(ctx, &l.lazy, func(b triage.QueueBackend) (triage.PushResult, error) { return b.Push(ctx, moves, now) })
 }
 
 func (l *lazyBackend) Stats(ctx context.Context, p triage.QueueStatsParams) ([]triage.QueueStats, error) {
-	b, err := l.get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return b.Stats(ctx, p)
+	return use(ctx, &l.lazy, func(b triage.QueueBackend) ([]triage.QueueStats, error) { return b.Stats(ctx, p) })
 }
 
 // Queues lists the backend's queues when it can (triage.QueueLister).
 func (l *lazyBackend) Queues(ctx context.Context) ([]string, error) {
-	b, err := l.get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if ql, ok := b.(triage.QueueLister); ok {
-		return ql.Queues(ctx)
-	}
-	return nil, nil
+	return use(ctx, &l.lazy, func(b triage.QueueBackend) ([]string, error) {
+		if ql, ok := b.(triage.QueueLister); ok {
+			return ql.Queues(ctx)
+		}
+		return nil, nil
+	})
 }
 
-// JobStates says where the backend's jobs are when it can
-// (triage.JobStateReader); a backend that cannot makes every answer
-// Partial, so that retry --follow never takes "not seen" for done.
+// JobStates says where the backend's jobs are (triage.JobStateReader); a
+// backend that cannot answers Partial: retry --follow never takes "not seen" for done.
 func (l *lazyBackend) JobStates(ctx context.Context, p triage.JobStatesParams) (triage.JobStates, error) {
-	b, err := l.get(ctx)
-	if err != nil {
-		return triage.JobStates{}, err
-	}
-	if r, ok := b.(triage.JobStateReader); ok {
-		return r.JobStates(ctx, p)
-	}
-	return triage.JobStates{ByUUID: map[string]triage.JobState{}, Partial: true}, nil
+	return use(ctx, &l.lazy, func(b triage.QueueBackend) (triage.JobStates, error) {
+		if r, ok := b.(triage.JobStateReader); ok {
+			return r.JobStates(ctx, p)
+		}
+		return triage.JobStates{ByUUID: map[string]triage.JobState{}, Partial: true}, nil
+	})
 }
 
 func (l *lazyBackend) Close() error {
@@ -110,9 +107,8 @@ type backendOpeners struct {
 	Database func(ctx context.Context, dc appprofile.DatabaseConnection, table string) (triage.QueueBackend, error)
 }
 
-// queueRoutes turns the app profile's queue connections into routes: where
-// retry puts each connection's jobs, and what monitor counts. Connections
-// whose driver jobtriage cannot write to get a route with a reason.
+// queueRoutes turns the app's queue connections into routes (where retry
+// puts their jobs, with a reason where it cannot) and what monitor counts.
 func queueRoutes(cfg appprofile.Config, open backendOpeners) (map[string]triage.Route, []triage.MonitorConnection) {
 	// Outside an app (no artisan found) the queue connections are only
 	// jobtriage's defaults, not the app's: keep to the database queue.
@@ -122,19 +118,13 @@ func queueRoutes(cfg appprofile.Config, open backendOpeners) (map[string]triage.
 	routes := map[string]triage.Route{}
 	var conns []triage.MonitorConnection
 	dbDefault, _ := cfg.Profile.Get("database.default").String()
-	failedConn := cfg.Failed.Database
-	if failedConn == "" {
-		failedConn = dbDefault
-	}
+	failedConn := cmp.Or(cfg.Failed.Database, dbDefault)
 	for _, qc := range cfg.Queues {
 		r := triage.Route{Connection: qc.Name, Driver: qc.Driver}
 		mc := triage.MonitorConnection{Name: qc.Name, DefaultQueue: qc.Queue, RetryAfter: time.Duration(qc.RetryAfter) * time.Second}
 		switch qc.Driver {
 		case triage.DriverDatabase:
-			conn := qc.Connection
-			if conn == "" {
-				conn = dbDefault
-			}
+			conn := cmp.Or(qc.Connection, dbDefault)
 			if conn == failedConn {
 				r.Local, mc.Local = true, true
 				break
@@ -150,11 +140,7 @@ func queueRoutes(cfg appprofile.Config, open backendOpeners) (map[string]triage.
 				open: func(ctx context.Context) (triage.QueueBackend, error) { return open.Database(ctx, dc, table) }}}
 			r.Backend, mc.Backend = lb, lb
 		case triage.DriverRedis:
-			redisName := qc.Connection
-			if redisName == "" {
-				redisName = "default"
-			}
-			rc, err := cfg.Profile.Redis(redisName)
+			rc, err := cfg.Profile.Redis(cmp.Or(qc.Connection, "default"))
 			if err != nil {
 				r.Reason = fmt.Sprintf("connection %q: %v", qc.Name, err)
 				mc.Blind = r.Reason

@@ -3,6 +3,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,17 +25,15 @@ import (
 type ExitCode int
 
 // interruptGrace is how long a command has, after the first SIGINT or
-// SIGTERM, to end by itself: cancel its statement, roll back, write its
-// audit outcome. Past it — a frozen database server that answers neither the
-// query nor the cancel request, a blocked read — the process exits 130
-// anyway; the database rolls back whatever transaction the closed connection
-// held, so every job stays exactly once in one table.
+// SIGTERM, to end by itself: cancel its statement, roll back, write its audit
+// outcome. Past it (a frozen server, a blocked read) the process exits 130
+// anyway; the server rolls back the closed connection's transaction, so every
+// job stays exactly once in one table.
 const interruptGrace = 500 * time.Millisecond
 
 // Main runs the command line with the process's arguments and streams.
-// SIGINT, SIGTERM and SIGHUP always end the process promptly with exit 130: at once
-// at a [y/N] prompt (nothing has been done yet) or on a second signal,
-// within interruptGrace otherwise.
+// SIGINT, SIGTERM and SIGHUP end it with exit 130: at once at a [y/N] prompt
+// (nothing done yet) or on a second signal, within interruptGrace otherwise.
 func Main() ExitCode {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -62,9 +61,8 @@ func Main() ExitCode {
 	return Run(ctx, f, os.Args[1:])
 }
 
-// exitInterrupted ends the process with ExitInterrupted when the command did
-// not end by itself: deferred clean-ups do not run, so the temporary files
-// it made are removed here.
+// exitInterrupted ends a command that did not end by itself; deferred
+// clean-ups do not run, so its temporary files are removed here.
 func exitInterrupted(errOut io.Writer, prompting bool) {
 	removeSpools()
 	if prompting {
@@ -74,8 +72,7 @@ func exitInterrupted(errOut io.Writer, prompting bool) {
 	os.Exit(int(ExitInterrupted))
 }
 
-// Run executes one command line and returns its exit code; errors are
-// printed here, once, as one line on stderr.
+// Run executes one command line and returns its exit code; it prints an error once, as one line.
 func Run(ctx context.Context, f *Factory, args []string) ExitCode {
 	defer f.Close()
 	f.Args = args
@@ -83,8 +80,7 @@ func Run(ctx context.Context, f *Factory, args []string) ExitCode {
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)
-	root.SetOut(f.IO.Out)
-	root.SetErr(f.IO.ErrOut)
+	root.SetErr(f.IO.ErrOut) // NewCmdRoot set the output
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
@@ -92,9 +88,8 @@ func Run(ctx context.Context, f *Factory, args []string) ExitCode {
 	code := exitCodeFor(err)
 	interrupted := ctx.Err() != nil || errors.Is(err, context.Canceled)
 	if interrupted {
-		// However the cancellation surfaced — context.Canceled, the
-		// server's "canceling statement due to user request", a connection
-		// the driver closed — an interrupted command exits 130.
+		// However the cancellation surfaced (context.Canceled, the server's
+		// "canceling statement", a closed connection), it exits 130.
 		code = ExitInterrupted
 	}
 	if msg := err.Error(); msg != "" || interrupted {
@@ -105,10 +100,7 @@ func Run(ctx context.Context, f *Factory, args []string) ExitCode {
 	}
 	var fe *FlagError
 	if !interrupted && (errors.As(err, &fe) || isCobraUsageError(err)) {
-		if cmd == nil {
-			cmd = root
-		}
-		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmp.Or(cmd, root).CommandPath())
 		code = ExitUsage
 	}
 	return code
@@ -126,8 +118,7 @@ func runOr[O any](ctx context.Context, opts *O, runF, run func(context.Context, 
 // MySQL count it in whole milliseconds, and 0 ms switches the limit off.
 const minStatementTimeout = time.Millisecond
 
-// checkStatementTimeout refuses a --statement-timeout that would be sent as
-// 0 ms, which the servers read as "no limit".
+// checkStatementTimeout refuses a --statement-timeout sent as 0 ms, which means "no limit".
 func checkStatementTimeout(c *cobra.Command, d time.Duration) error {
 	if fl := c.Flags().Lookup("statement-timeout"); fl != nil && fl.Changed && d < minStatementTimeout {
 		return FlagErrorf("--statement-timeout %s: must be at least %s (0 or less would switch the server's limit off)", d, minStatementTimeout)
@@ -135,13 +126,11 @@ func checkStatementTimeout(c *cobra.Command, d time.Duration) error {
 	return nil
 }
 
-// destructiveCommands change jobs and write the audit log (tui unless
-// --read-only: its retries and forgets).
+// destructiveCommands change jobs and write the audit log (tui unless --read-only).
 var destructiveCommands = map[string]bool{"retry": true, "forget": true, "prune": true, "flush": true, "restore": true, "tui": true,
 	"pause": true, "resume": true}
 
-// writesJobs reports whether c may change jobs: a destructive command that
-// is not a --dry-run.
+// writesJobs reports whether c may change jobs: a destructive command, not a --dry-run.
 func writesJobs(c *cobra.Command) bool {
 	if !destructiveCommands[c.Name()] || c.Parent() == nil || c.Parent().Parent() != nil {
 		return false
@@ -154,8 +143,7 @@ func writesJobs(c *cobra.Command) bool {
 	return true
 }
 
-// isCobraUsageError recognises cobra's own argument and flag errors, which
-// are not typed.
+// isCobraUsageError recognises cobra's own argument and flag errors, which are not typed.
 func isCobraUsageError(err error) bool {
 	var ee *exitError
 	if errors.As(err, &ee) {

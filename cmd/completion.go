@@ -12,18 +12,9 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// completionTimeout bounds what dynamic completion may spend reading the
-// database: past it (a slow or unreachable server, a huge table) the shell
-// gets no candidates rather than a frozen prompt.
+// completionTimeout bounds dynamic completion's database reads: past it the
+// shell gets no candidates rather than a frozen prompt.
 const completionTimeout = time.Second
-
-// suggestKind picks what a completion offers from the suggestions.
-type suggestKind func(triage.Suggestions) []triage.Suggestion
-
-func suggestQueues(s triage.Suggestions) []triage.Suggestion      { return s.Queues }
-func suggestConnections(s triage.Suggestions) []triage.Suggestion { return s.Connections }
-func suggestSignatures(s triage.Suggestions) []triage.Suggestion  { return s.Signatures }
-func suggestIDs(s triage.Suggestions) []triage.Suggestion         { return s.IDs }
 
 // suggester reads suggestions from the database, or fails.
 type suggester func(ctx context.Context) (triage.Suggestions, error)
@@ -41,11 +32,10 @@ func databaseSuggester(f *Factory) suggester {
 	}
 }
 
-// completeFrom offers one kind of suggestion, filtered by what was typed;
-// in a comma-separated list (--queue, --connection) it completes the last
-// element. Any failure offers nothing, silently; extra values (retry's
-// "all") are always offered.
-func completeFrom(s suggester, kind suggestKind, list bool, extra ...triage.Suggestion) cobra.CompletionFunc {
+// completeFrom offers one kind of suggestion (queue, connection, signature,
+// id), filtered by what was typed (in a list, the last element); a failure
+// offers nothing but extra (retry's "all"), silently.
+func completeFrom(s suggester, kind string, list bool, extra ...triage.Suggestion) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
 		defer cancel()
@@ -57,13 +47,11 @@ func completeFrom(s suggester, kind suggestKind, list bool, extra ...triage.Sugg
 		}
 		var cands []triage.Suggestion
 		if got, err := s(ctx); err == nil {
-			cands = kind(got)
+			cands = map[string][]triage.Suggestion{"queue": got.Queues, "connection": got.Connections, "signature": got.Signatures, "id": got.IDs}[kind]
 		}
 		var out []cobra.Completion
 		for _, c := range append(append([]triage.Suggestion(nil), extra...), cands...) {
-			// Database text reaches the terminal made inert: a name
-			// that would change doing so (control characters) cannot be
-			// typed back as it is, so it is not offered.
+			// A name sanitising would change cannot be typed back: not offered.
 			if !strings.HasPrefix(c.Value, typed) || sanitize.Line(c.Value) != c.Value || strings.ContainsAny(c.Value, " \t") {
 				continue
 			}
@@ -91,25 +79,24 @@ func completionDescription(s string) string {
 	return s
 }
 
-// registerCompletions adds dynamic completion to every command of the tree
-// with a --queue, --connection or --signature flag, and to the job ids
-// show, retry and forget take.
+// registerCompletions completes every --queue, --connection and --signature
+// of the tree, and the job ids show, retry and forget take.
 func registerCompletions(root *cobra.Command, s suggester) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		for flag, kind := range map[string]suggestKind{"queue": suggestQueues, "connection": suggestConnections, "signature": suggestSignatures} {
+		for _, flag := range []string{"queue", "connection", "signature"} {
 			if c.Flags().Lookup(flag) != nil {
-				_ = c.RegisterFlagCompletionFunc(flag, completeFrom(s, kind, flag != "signature"))
+				_ = c.RegisterFlagCompletionFunc(flag, completeFrom(s, flag, flag != "signature"))
 			}
 		}
 		if c.Parent() == root && c.ValidArgsFunction == nil {
 			switch c.Name() {
 			case "show", "forget":
-				c.ValidArgsFunction = completeFrom(s, suggestIDs, false)
+				c.ValidArgsFunction = completeFrom(s, "id", false)
 			case "retry":
-				c.ValidArgsFunction = completeFrom(s, suggestIDs, false, triage.Suggestion{Value: "all", Description: "every failed job the filters select"})
+				c.ValidArgsFunction = completeFrom(s, "id", false, triage.Suggestion{Value: "all", Description: "every failed job the filters select"})
 			case "monitor":
-				c.ValidArgsFunction = completeFrom(s, suggestQueues, true)
+				c.ValidArgsFunction = completeFrom(s, "queue", true)
 			}
 		}
 		for _, sub := range c.Commands() {
@@ -120,11 +107,10 @@ func registerCompletions(root *cobra.Command, s suggester) {
 }
 
 // refuseUnknownSubcommands makes every command that only groups others
-// (completion, context) refuse a word that names none of them — cobra
-// would print the help and exit 0, so `completion tcsh` in a setup script
-// seemed to work — with the names it takes; alone, it prints its help. The
-// completion command is added here, as Execute would add it, so that it is
-// covered too.
+// (completion, context) refuse, naming the ones it takes, a word that is none
+// of them (cobra would print the help and exit 0: `completion tcsh` seemed to
+// work); alone, it prints its help. The completion command is added here, as
+// Execute would, to be covered too.
 func refuseUnknownSubcommands(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

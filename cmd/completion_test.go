@@ -80,7 +80,7 @@ func TestDynamicCompletionGivesUpAtTheTimeout(t *testing.T) {
 		return triage.Suggestions{}, ctx.Err()
 	}
 	start := time.Now()
-	got, dir := completeFrom(hang, suggestIDs, false, triage.Suggestion{Value: "all"})(nil, nil, "")
+	got, dir := completeFrom(hang, "id", false, triage.Suggestion{Value: "all"})(nil, nil, "")
 	if took := time.Since(start); took > 2*completionTimeout {
 		t.Errorf("took %s, want about %s", took, completionTimeout)
 	}
@@ -102,7 +102,7 @@ func TestCompletionOffersOnlyInertNames(t *testing.T) {
 			{Value: "evil\x1b]0;pwned\a", Description: "x"}, {Value: "two words"}, {Value: "ok", Description: "msg \x1b[31mred"},
 		}}, nil
 	}
-	got, _ := completeFrom(s, suggestQueues, true)(nil, nil, "")
+	got, _ := completeFrom(s, "queue", true)(nil, nil, "")
 	if len(got) != 1 || !strings.HasPrefix(got[0], "ok\t") || strings.Contains(got[0], "\x1b") {
 		t.Errorf("got %q: want only ok, its description made inert", got)
 	}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,8 +20,7 @@ import (
 // ContextOptions are the inputs of `jobtriage context list|show|use`.
 type ContextOptions struct {
 	IO *IOStreams
-	// File loads the configuration file; Current is the context in force
-	// (nil when none).
+	// File loads the configuration file; Current is the context in force (or nil).
 	File    func() (*contexts.File, error)
 	Current func() (*contexts.Context, error)
 	Getenv  func(string) string
@@ -54,38 +54,25 @@ func NewCmdContext(f *Factory, runF func(context.Context, *ContextOptions) error
 			$ jobtriage failed --group --context shop-staging
 		`)),
 	}
-	run := func(action string) func(*cobra.Command, []string) error {
-		return func(c *cobra.Command, args []string) error {
-			opts.Action = action
+	// sub adds the subcommand use names; its name is the action.
+	sub := func(use, short string, args cobra.PositionalArgs) *cobra.Command {
+		c := &cobra.Command{Use: use, Short: short, Args: args, RunE: func(c *cobra.Command, args []string) error {
+			opts.Action = c.Name()
 			opts.File = f.ConfigFileData
 			opts.Current = f.Context
 			if len(args) > 0 {
 				opts.Name = args[0]
 			}
 			return runOr(c.Context(), opts, runF, contextRun)
-		}
+		}}
+		cmd.AddCommand(c)
+		return c
 	}
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the contexts; * marks the one in force",
-		Args:  noArgs,
-		RunE:  run("list"),
-	}
-	list.Flags().BoolVar(&opts.JSON, "json", false, "print the contexts as JSON (secrets masked)")
-	show := &cobra.Command{
-		Use:   "show [name]",
-		Short: "Show a context's settings, secrets masked (default: the one in force)",
-		Args:  cobra.MaximumNArgs(1),
-		RunE:  run("show"),
-	}
-	show.Flags().BoolVar(&opts.JSON, "json", false, "print the context as JSON (secrets masked)")
-	use := &cobra.Command{
-		Use:   "use <name>",
-		Short: "Make a context the file's current-context (rewrites only that line, atomically)",
-		Args:  cobra.ExactArgs(1),
-		RunE:  run("use"),
-	}
-	cmd.AddCommand(list, show, use)
+	sub("list", "List the contexts; * marks the one in force", noArgs).
+		Flags().BoolVar(&opts.JSON, "json", false, "print the contexts as JSON (secrets masked)")
+	sub("show [name]", "Show a context's settings, secrets masked (default: the one in force)", cobra.MaximumNArgs(1)).
+		Flags().BoolVar(&opts.JSON, "json", false, "print the context as JSON (secrets masked)")
+	sub("use <name>", "Make a context the file's current-context (rewrites only that line, atomically)", cobra.ExactArgs(1))
 	return cmd
 }
 
@@ -147,8 +134,7 @@ func contextList(opts *ContextOptions, file *contexts.File) error {
 	return t.render()
 }
 
-// contextWhere is where a context points: its app directory, else its DSN
-// (redacted by the caller).
+// contextWhere is where a context points: its app directory, else its (redacted) DSN.
 func contextWhere(c contexts.Context) string {
 	if c.App != "" {
 		return c.App
@@ -166,7 +152,7 @@ func contextShow(opts *ContextOptions, file *contexts.File) error {
 	}
 	c, ok := file.Context(name)
 	if !ok {
-		return FlagErrorf("no context %q in %s (have: %s)", name, orNone(file.Path), orNone(strings.Join(file.Names(), ", ")))
+		return FlagErrorf("no context %q in %s (have: %s)", name, orNone(file.Path), contextNames(file))
 	}
 	current := opts.inForce() == name
 	if opts.JSON {
@@ -201,12 +187,10 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
+func orNone(s string) string { return cmp.Or(s, "none") }
+
+// contextNames lists the file's contexts for an error naming one it lacks.
+func contextNames(file *contexts.File) string { return orNone(strings.Join(file.Names(), ", ")) }
 
 func contextUse(opts *ContextOptions, file *contexts.File) error {
 	if file.Path == "" {
@@ -214,7 +198,7 @@ func contextUse(opts *ContextOptions, file *contexts.File) error {
 		return fmt.Errorf("%w: no configuration file (create %s with a [contexts.%s] table)", errConfig, orNone(path), opts.Name)
 	}
 	if _, ok := file.Context(opts.Name); !ok {
-		return FlagErrorf("no context %q in %s (have: %s)", opts.Name, file.Path, orNone(strings.Join(file.Names(), ", ")))
+		return FlagErrorf("no context %q in %s (have: %s)", opts.Name, file.Path, contextNames(file))
 	}
 	if err := contexts.SetCurrent(file.Path, opts.Name); err != nil {
 		if errors.Is(err, os.ErrPermission) {

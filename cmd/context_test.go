@@ -335,9 +335,11 @@ func TestTUIDialogsNameTheContext(t *testing.T) {
 	h := newHarness(t, true)
 	withEnv(h, map[string]string{"JOBTRIAGE_CONFIG": path})
 	var target string
-	cmd := NewCmdTUI(h.f, func(_ context.Context, o *TUIOptions) error {
-		var err error
-		target, err = o.Config()
+	cmd := NewCmdTUI(h.f, func(ctx context.Context, o *TUIOptions) error {
+		svc, err := o.Service(ctx)
+		if err == nil {
+			target = targetText(svc)
+		}
 		return err
 	})
 	cmd.SetArgs(nil)

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"strconv"
@@ -11,16 +12,13 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// csvHeader names failed --csv's columns: the listing's, with the time as
-// failed_at in RFC 3339.
+// csvHeader names failed --csv's columns: the listing's, failed_at in RFC 3339.
 var csvHeader = []string{"id", "connection", "queue", "class", "exception", "message", "failed_at"}
 
 // csvCell makes database text one CSV field. Line breaks, tabs, quotes and
-// commas stay: RFC 4180 quoting carries them, and a ticket should show the
-// message as it was. What a terminal would act on (escape sequences, other
-// control and invisible characters) becomes a visible escape, as in the
-// listing, because CSV is cat'ed as often as it is opened. A field a
-// spreadsheet would run as a formula (=, +, -, @ first, RFC-free but
+// commas stay (RFC 4180 quoting carries them); what a terminal would act on
+// becomes a visible escape, as in the listing, since CSV is cat'ed as often as
+// opened. A field a spreadsheet would run as a formula (=, +, -, @ first:
 // OWASP's advice) gets a leading apostrophe, unless it is a number.
 func csvCell(s string) string {
 	s = sanitize.Text(s)
@@ -36,8 +34,7 @@ func csvCell(s string) string {
 	return s
 }
 
-// csvRun writes every match (or, with --limit N, the newest N) as CSV,
-// newest first, in constant memory.
+// csvRun writes every match (--limit N: the newest N) as CSV, newest first, in constant memory.
 func csvRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query) error {
 	w := csv.NewWriter(opts.IO.Out)
 	w.UseCRLF = true // RFC 4180 ends records with CRLF
@@ -68,10 +65,7 @@ func csvRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q tri
 		return nil
 	})
 	w.Flush()
-	if err == nil {
-		err = w.Error()
-	}
-	return exportDone(opts, q, n, err)
+	return exportDone(opts, q, n, cmp.Or(err, w.Error()))
 }
 
 // csvFlushRows records are buffered at most, so a pipe sees an export go.

@@ -73,9 +73,8 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 	return nil
 }
 
-// invocationOf is how the operator ran jobtriage, for hints that must work
-// as printed: "go run ." when the binary is one `go run` built in its
-// temporary go-build directory, else "jobtriage".
+// invocationOf is how the operator ran jobtriage, for hints that must work as
+// printed: "go run ." for a binary in go run's go-build directory.
 func invocationOf(executable func() (string, error)) string {
 	if executable != nil {
 		if exe, err := executable(); err == nil && strings.Contains(filepath.ToSlash(exe), "/go-build") {

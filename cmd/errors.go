@@ -62,8 +62,7 @@ func (e *exitError) Error() string {
 }
 func (e *exitError) Unwrap() error { return e.err }
 
-// inputFileError refuses an input file that cannot be opened (missing, a
-// directory, no permission) as a usage error.
+// inputFileError refuses an input file that cannot be opened as a usage error.
 func inputFileError(path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -101,9 +100,8 @@ func exitCodeFor(err error) ExitCode {
 	return ExitError
 }
 
-// severity orders exit codes for a run over several apps (monitor
-// --all-contexts), which exits with the worst: healthy, unhealthy, a missing
-// table, unreachable or bad configuration, anything else, interrupted.
+// severity orders exit codes for monitor --all-contexts, which exits with the
+// worst: ok, unhealthy, schema, unreachable, anything else, interrupted.
 func severity(c ExitCode) int {
 	if s, ok := map[ExitCode]int{ExitOK: 0, ExitUnhealthy: 1, ExitSchema: 2, ExitUnreachable: 3, ExitInterrupted: 5}[c]; ok {
 		return s
@@ -129,9 +127,8 @@ var errConfig = errors.New("configuration")
 // unknown command's error, one name a line after it.
 const cobraSuggestHeader = "Did you mean this?"
 
-// errorLine is the one line Run prints for an error: its first line, and
-// cobra's suggestions (which follow on lines of their own) kept on it, so
-// "unknown command" still says which command was meant.
+// errorLine is the one line Run prints for an error: its first, with cobra's
+// suggestions (on lines of their own) kept on it for "unknown command".
 func errorLine(msg string) string {
 	first, rest, _ := strings.Cut(strings.TrimSpace(msg), "\n")
 	_, after, ok := strings.Cut(rest, cobraSuggestHeader)

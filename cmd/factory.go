@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -31,8 +32,7 @@ type ConnFlags struct {
 	// JobsLedger opts in to a jobtriage_pushed table in the --jobs-dsn
 	// database: pushes there stay idempotent after a worker ran the job.
 	JobsLedger bool
-	// DatabaseConnections are --database-connection (retry, tui), for the
-	// service's router.
+	// DatabaseConnections are --database-connection (retry, tui), for the router.
 	DatabaseConnections []string
 }
 
@@ -49,8 +49,7 @@ type Factory struct {
 	AuditLog string
 	// Redact is --redact and --redact-keys.
 	Redact RedactFlags
-	// Args is the command line as typed (without the program name), for
-	// the audit log; nil when unknown.
+	// Args is the command line after the program name, for the audit log; nil when unknown.
 	Args []string
 	// ConfigFile is --config, ContextName --context ("" = unset).
 	ConfigFile  string
@@ -65,8 +64,7 @@ type Factory struct {
 
 	closers []func() error
 
-	// fixed is the context of a factory made by ForContext (monitor
-	// --all-contexts): it wins over --context and the file's current one.
+	// fixed is ForContext's context: it wins over --context and the file's current one.
 	fixed *contexts.Context
 	// file loads the configuration file once, shared with ForContext's children.
 	file func() (*contexts.File, error)
@@ -101,10 +99,9 @@ func (f *Factory) ConfigFileData() (*contexts.File, error) {
 	return f.file()
 }
 
-// Context is the context this command runs in: ForContext's, else
-// --context, else JOBTRIAGE_CONTEXT, else the file's current-context; nil
-// when none is chosen. A name that is not in the file is an error (exit 2
-// for the flag and the environment, 5 for the file).
+// Context is the context this command runs in: ForContext's, else --context,
+// else JOBTRIAGE_CONTEXT, else the file's current-context; nil for none. A
+// name the file lacks exits 2 (flag, environment) or 5 (the file's).
 func (f *Factory) Context() (*contexts.Context, error) {
 	if f.fixed != nil {
 		return f.fixed, nil
@@ -126,27 +123,16 @@ func (f *Factory) Context() (*contexts.Context, error) {
 	}
 	c, ok := file.Context(name)
 	if !ok {
-		where := "no configuration file"
-		if file.Path != "" {
-			where = file.Path
-		}
-		have := strings.Join(file.Names(), ", ")
-		if have == "" {
-			have = "none"
-		}
-		return nil, FlagErrorf("%s %q: no such context in %s (have: %s)", from, name, where, have)
+		return nil, FlagErrorf("%s %q: no such context in %s (have: %s)", from, name, cmp.Or(file.Path, "no configuration file"), contextNames(file))
 	}
 	return &c, nil
 }
 
-// ForContext is a factory for one context of the file (monitor
-// --all-contexts): f's clock and flags, its own streams (f's when ios is
-// nil) and connections, closed with f. Call it from one goroutine.
+// ForContext is a factory for one context (monitor --all-contexts): f's clock
+// and flags, its own streams (f's for nil) and connections, closed with f.
+// Call it from one goroutine.
 func (f *Factory) ForContext(c contexts.Context, ios *IOStreams) *Factory {
-	if ios == nil {
-		ios = f.IO
-	}
-	child := &Factory{IO: ios, Now: f.Now, Getenv: f.Getenv, Environ: f.Environ, Getwd: f.Getwd, Conn: f.Conn,
+	child := &Factory{IO: cmp.Or(ios, f.IO), Now: f.Now, Getenv: f.Getenv, Environ: f.Environ, Getwd: f.Getwd, Conn: f.Conn,
 		AuditLog: f.AuditLog, Args: f.Args, ConfigFile: f.ConfigFile, fixed: &c, file: f.file}
 	child.Config = child.resolveConfig
 	child.Service = child.openService
@@ -154,8 +140,7 @@ func (f *Factory) ForContext(c contexts.Context, ios *IOStreams) *Factory {
 	return child
 }
 
-// resolveConfig settles where the database is: flags > environment >
-// context > the app's own profile.
+// resolveConfig settles where the database is: flags > environment > context > the app's profile.
 func (f *Factory) resolveConfig() (appprofile.Config, error) {
 	dir, err := f.Getwd()
 	if err != nil {
@@ -263,10 +248,7 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 	svc.DefaultConnection = cfg.DefaultQueueConnection()
 	svc.Pauses = f.pauseReader(cfg)
 	// --jobs-dsn > JOBTRIAGE_JOBS_DSN > the context's jobs-dsn.
-	jobsDSN := f.Conn.JobsDSN
-	if jobsDSN == "" {
-		jobsDSN = f.Getenv(contexts.EnvJobsDSN)
-	}
+	jobsDSN := cmp.Or(f.Conn.JobsDSN, f.Getenv(contexts.EnvJobsDSN))
 	if jobsDSN == "" && c != nil {
 		jobsDSN = c.JobsDSN
 	}
@@ -291,9 +273,8 @@ func (f *Factory) openService(ctx context.Context) (*triage.Service, error) {
 	return svc, nil
 }
 
-// signatureIndex is the local signature index of the store's table, in
-// JOBTRIAGE_CACHE_DIR or the user cache directory; nil with --no-cache or
-// when there is no cache directory (the table is read instead).
+// signatureIndex is the table's local signature index, in JOBTRIAGE_CACHE_DIR
+// or the user cache directory; nil (read the table) with --no-cache or none.
 func (f *Factory) signatureIndex(src triage.IndexSource) triage.SignatureIndex {
 	if f.NoCache {
 		return nil
@@ -311,8 +292,7 @@ func (f *Factory) signatureIndex(src triage.IndexSource) triage.SignatureIndex {
 	}})
 }
 
-// endpointOf is the store endpoint of a target, with the connection's
-// PostgreSQL search_path and MySQL session timezone.
+// endpointOf is a target's store endpoint, with the connection's search_path and timezone.
 func endpointOf(t appprofile.Target, dc appprofile.DatabaseConnection) sqlstore.Endpoint {
 	return sqlstore.Endpoint{Driver: t.Driver, Host: t.Host, Port: t.Port, Database: t.Database,
 		User: t.User, Password: t.Password, Socket: t.Socket, Path: t.Path, Params: t.Params,
@@ -341,9 +321,8 @@ func redisOptions(rc appprofile.RedisConnection) redisqueue.Options {
 		DB: rc.Database, TLS: rc.Scheme == "tls", Cluster: rc.Cluster, Prefix: rc.Prefix}
 }
 
-// withRedisOverride points a Redis queue connection where the context's
-// redis URL says (host, port, credentials, database and TLS); its key
-// prefix and cluster mode stay the app's.
+// withRedisOverride points a Redis connection where the context's redis URL
+// says; its key prefix and cluster mode stay the app's.
 func withRedisOverride(rc appprofile.RedisConnection, rawURL string) appprofile.RedisConnection {
 	r, err := contexts.ParseRedis(rawURL) // validated when the file was read
 	if err != nil {
@@ -371,8 +350,7 @@ func openJobsBackend(ctx context.Context, c sqlstore.Config, ledger bool) (*sqls
 	return &sqlstore.JobsBackend{Store: st, Ledger: ledger}, nil
 }
 
-// describeTarget names what a write changes, like a kubectl context: the
-// app, and the failed-jobs store with its table.
+// describeTarget names what a write changes, like a kubectl context: the app, store and table.
 func describeTarget(cfg appprofile.Config) string {
 	where := cfg.Target.Redacted() + " table " + cfg.FailedTable
 	if cfg.Failed.Driver == "file" && cfg.Target.Driver == "" {
@@ -394,10 +372,9 @@ func appTarget(cfg appprofile.Config, where string) string {
 	return "app " + app + " · " + where
 }
 
-// PauseStore opens the app's default cache store, where the queue pause
-// keys live: the database or Redis store of config/cache.php. Any other
-// store, and a Laravel whose workers do not read the keys, is an error
-// naming php artisan queue:pause.
+// PauseStore opens the app's default cache store (database or Redis), where
+// the pause keys live; any other store, or workers that do not read the
+// keys, is an error naming php artisan queue:pause.
 func (f *Factory) PauseStore(ctx context.Context) (triage.CacheStore, error) {
 	cfg, err := f.Config()
 	if err != nil {
@@ -466,8 +443,7 @@ func (f *Factory) pauseReader(cfg appprofile.Config) triage.CacheStore {
 		open: func(ctx context.Context) (triage.CacheStore, error) { return f.openCacheStore(ctx, cfg) }}}
 }
 
-// pauseTarget names the app (and context) a pause changes, for its
-// question and summary, as retry's confirmations name theirs.
+// pauseTarget names the app (and context) a pause changes, as retry's confirmations do.
 func (f *Factory) pauseTarget(store string) string {
 	svc := &triage.Service{Target: store}
 	if cfg, err := f.Config(); err == nil {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -72,15 +73,13 @@ func (ff *FilterFlags) query(now time.Time, loc *time.Location) (triage.Query, e
 	return q, nil
 }
 
-// queryNames are the queue, connection and class names q selects by, for
-// Service.CheckNames: a name nothing has is an error for the commands that
-// act (open), a warning for failed.
+// queryNames are the names q selects by, for Service.CheckNames: one nothing
+// has is an error for the commands that act (open), a warning for failed.
 func queryNames(q triage.Query) triage.Names {
 	return triage.Names{Queues: q.Filter.Queues, Connections: q.Filter.Connections, Class: q.Class}
 }
 
-// open opens the service and reads the flags into a query whose names the
-// store has, as retry and forget begin.
+// open opens the service and reads the flags into a query of names the store has (retry, forget).
 func (ff *FilterFlags) open(ctx context.Context, service func(context.Context) (*triage.Service, error), now time.Time) (*triage.Service, triage.Query, error) {
 	svc, err := service(ctx)
 	if err != nil {
@@ -96,9 +95,8 @@ func (ff *FilterFlags) open(ctx context.Context, service func(context.Context) (
 // signatureIDRE is a signature id: the first 10 hex digits of its hash.
 var signatureIDRE = regexp.MustCompile(`^[0-9a-f]{10}$`)
 
-// errNoSuchSignature is returned when --signature names a well-formed id
-// that no failed job (of the other filters) has: a mistyped or stale id
-// must not read as "nothing to do".
+// errNoSuchSignature: --signature names an id no selected job has; a
+// mistyped or stale id must not read as "nothing to do".
 func (ff *FilterFlags) errNoSuchSignature() error {
 	others := *ff
 	others.Signature = ""
@@ -184,13 +182,12 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Service = f.Service
 			opts.LimitSet = c.Flags().Changed("limit")
-			if with := csvConflict(opts); opts.CSV && with != "" {
+			switch with := csvConflict(opts); {
+			case opts.CSV && with != "":
 				return FlagErrorf("--csv is an export of the listing: it takes none of %s", with)
-			}
-			if opts.JSON && opts.NDJSON {
+			case opts.JSON && opts.NDJSON:
 				return FlagErrorf("--json and --ndjson are alternatives: pick one")
-			}
-			if opts.Group && (opts.NDJSON || opts.After != "") {
+			case opts.Group && (opts.NDJSON || opts.After != ""):
 				return FlagErrorf("--group takes neither --ndjson nor --after")
 			}
 			for _, name := range []string{"new-since", "window", "sort"} {
@@ -199,9 +196,7 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 				}
 			}
 			if opts.NewSince != "" && opts.Filter.Since != "" {
-				// A signature's first sighting is judged among the rows
-				// read: --since would hide its older failures and make it
-				// look new.
+				// --since would hide a signature's older failures: it would look new.
 				return FlagErrorf("--new-since judges a signature by every failure it has; it does not combine with --since")
 			}
 			var err error
@@ -214,10 +209,8 @@ func NewCmdFailed(f *Factory, runF func(context.Context, *FailedOptions) error) 
 			if opts.Full && !(opts.JSON || opts.NDJSON) {
 				return FlagErrorf("--full goes with --json or --ndjson")
 			}
-			if opts.After != "" {
-				if _, err := triage.ParseCursor(opts.After); err != nil {
-					return FlagErrorf("--after: %v", err)
-				}
+			if _, err := triage.ParseCursor(opts.After); opts.After != "" && err != nil {
+				return FlagErrorf("--after: %v", err)
 			}
 			return runOr(c.Context(), opts, runF, failedRun)
 		},
@@ -255,8 +248,7 @@ func failedRun(ctx context.Context, opts *FailedOptions) error {
 		return err
 	}
 	if opts.After == "" {
-		// A search for a name nothing has still succeeds (it found
-		// nothing), but says so, with the names that are there.
+		// A name nothing has still succeeds (nothing found), but says so with the names there are.
 		var unknown *triage.UnknownNameError
 		if err := svc.CheckNames(ctx, queryNames(q)); errors.As(err, &unknown) {
 			fmt.Fprintln(opts.IO.ErrOut, "warning: "+sanitize.Line(unknown.Sentence()))
@@ -326,8 +318,7 @@ func printJobs(io *IOStreams, jobs []triage.Job, now time.Time) error {
 		}
 		return t.render()
 	}
-	// On a terminal: one line of where and what, then the error beneath it.
-	// A narrow terminal moves the class onto the error line.
+	// On a terminal: where and what, the error beneath; a narrow one moves the class there.
 	wide := io.TerminalWidth() >= 120
 	header := []string{"ID", "FAILED", "QUEUE"}
 	if wide {
@@ -388,7 +379,7 @@ func streamAllRun(ctx context.Context, opts *FailedOptions, svc *triage.Service,
 	first, n := true, 0
 	if opts.JSON {
 		// A failedDoc written member by member: the jobs as they are read.
-		target, err := marshalLine(targetText(svc))
+		target, err := marshalJSON(targetText(svc), "")
 		if err != nil {
 			return err
 		}
@@ -406,7 +397,7 @@ func streamAllRun(ctx context.Context, opts *FailedOptions, svc *triage.Service,
 			_, err := io.WriteString(w, strings.Join(cells, "\t")+"\n")
 			return err
 		}
-		b, err := marshalLine(jobDocOf(opts, j, r))
+		b, err := marshalJSON(jobDocOf(opts, j, r), "")
 		if err != nil {
 			return err
 		}
@@ -438,8 +429,7 @@ func streamAllRun(ctx context.Context, opts *FailedOptions, svc *triage.Service,
 // errExportDone stops an export at its --limit.
 var errExportDone = errors.New("export limit reached")
 
-// exportRun streams every match as NDJSON, newest first; with an explicit
-// --limit N (not 0), the first N.
+// exportRun streams every match as NDJSON, newest first; an explicit --limit N, the first N.
 func exportRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q triage.Query) error {
 	n := 0
 	err := svc.Each(ctx, q, opts.Full, func(j triage.Job, r *triage.FailedRow) error {
@@ -496,10 +486,7 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 		}
 		p.OnlyNew = true
 	}
-	newSince := p.NewSince
-	if newSince.IsZero() {
-		newSince = now.Add(-window)
-	}
+	newSince := cmp.Or(p.NewSince, now.Add(-window))
 	if opts.IO.IsStderrTTY() && !opts.JSON {
 		p.ProgressEvery = groupProgressEvery
 	}
@@ -562,8 +549,7 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 		}
 		return t.render()
 	}
-	// On a terminal the error gets its own line; a narrow one moves the
-	// class there too.
+	// On a terminal the error gets its own line; a narrow one moves the class there too.
 	wide := opts.IO.TerminalWidth() >= 120
 	header := []string{"SIGNATURE", "COUNT", "TREND " + alerts.FormatDuration(window), "LAST", "FIRST", "QUEUES"}
 	if wide {
@@ -598,8 +584,7 @@ func groupRun(ctx context.Context, opts *FailedOptions, svc *triage.Service, q t
 }
 
 // trendCell is a signature's trend on a terminal: a sparkline over the two
-// windows, the change, and "new" for a signature first seen since
-// --new-since (or within the last window).
+// windows, the change, and "new" when first seen since --new-since.
 func trendCell(s triage.Signature) string {
 	cell := tui.Sparkline(s.Spark) + " " + tui.Change(s.Change())
 	if s.New {

@@ -14,12 +14,10 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// The flag grammar: every duration, count, number of hours, time, name and
-// address a flag takes is read by one of the pflag.Values below (name lists
-// by nameList) as the command line is parsed, so a bad value is refused
-// before anything runs, as pflag's one line (`invalid argument "7x" for
-// "--window" flag: want a duration like …`), exit 2. Each Type is the
-// placeholder help shows when the usage names none.
+// The flag grammar: every value a flag takes is read by a pflag.Value below
+// (name lists by nameList) while the command line is parsed, so a bad one is
+// refused before anything runs, in pflag's one line (`invalid argument "7x"
+// for "--window" flag: want …`), exit 2. Type is help's placeholder.
 
 // durationValue is a duration flag: parseDuration's grammar.
 type durationValue struct{ p *time.Duration }
@@ -126,9 +124,8 @@ func (v hoursValue) String() string {
 
 func (hoursValue) Type() string { return "HOURS" }
 
-// textValue is a string flag checked when it is parsed: the command reads
-// the string later with the parser check is built on (a time bound needs
-// the app's timezone, known only once the store is open).
+// textValue is a string flag checked when parsed and read later with the
+// same parser (a time bound needs the app's timezone, known once it opens).
 type textValue struct {
 	p     *string
 	typ   string
@@ -192,8 +189,7 @@ func nameVar(fs *pflag.FlagSet, p *string, name, example, usage string) {
 	}}, name, usage)
 }
 
-// addressVar registers a HOST:PORT flag to listen on (an empty host is every
-// interface).
+// addressVar registers a HOST:PORT flag to listen on (an empty host: every interface).
 func addressVar(fs *pflag.FlagSet, p *string, name, usage string) {
 	fs.Var(textValue{p, "HOST:PORT", checkListenAddress}, name, usage)
 }

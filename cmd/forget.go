@@ -68,7 +68,7 @@ func NewCmdForget(f *Factory, runF func(context.Context, *ForgetOptions) error) 
 	}
 	opts.Filter.register(cmd)
 	writeFlags(cmd, &opts.DryRun, "count what would be deleted; change nothing", &opts.Yes, &opts.JSON)
-	opts.Archive.register(cmd)
+	opts.Archive.register(cmd, true)
 	return cmd
 }
 
@@ -130,8 +130,7 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	return reportForget(opts, svc, res, ids, opts.Archive.doc(arch, 0))
 }
 
-// forgetBatches runs a forget batch by batch, spooling each batch's ids
-// and telling the meter (when there is one) the count so far.
+// forgetBatches runs a forget batch by batch, spooling the ids, telling the meter (or nil).
 func forgetBatches(ctx context.Context, svc *triage.Service, p triage.ForgetParams, ids *spool, pr *meter) (triage.ForgetResult, error) {
 	run := svc.StartForget(ctx, p)
 	for run.Next(ctx) {

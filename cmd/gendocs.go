@@ -19,15 +19,12 @@ const (
 	ManDir       = "docs/man"
 )
 
-// manDate is the date every generated man page carries. It is fixed so that
-// regenerating the reference from unchanged code changes no byte (a date of
-// today would make the drift test fail every month); the release's date is
-// in CHANGELOG.md and `jobtriage version`.
+// manDate is every man page's date, fixed so that regenerating from unchanged
+// code changes no byte; the release's date is in CHANGELOG.md.
 var manDate = time.Date(2026, time.December, 1, 0, 0, 0, 0, time.UTC)
 
-// DocsTree is the command tree as the reference documents it: built with an
-// environment that is empty, so no default depends on the machine, and with
-// cobra's completion command added as Execute would add it.
+// DocsTree is the command tree the reference documents: an empty environment
+// (no default depends on the machine), cobra's completion command added.
 func DocsTree() *cobra.Command {
 	f := &Factory{
 		Now:     func() time.Time { return manDate },
@@ -39,19 +36,10 @@ func DocsTree() *cobra.Command {
 	root := NewCmdRoot(f)
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultVersionFlag()
-	disableAutoGenTag(root)
 	return root
 }
 
-func disableAutoGenTag(c *cobra.Command) {
-	c.DisableAutoGenTag = true // no "generated on <date>" line
-	for _, sub := range c.Commands() {
-		disableAutoGenTag(sub)
-	}
-}
-
-// GenDocs writes the Markdown reference and the man pages under root (the
-// module root), replacing what was there.
+// GenDocs writes the Markdown reference and the man pages under the module root, replacing them.
 func GenDocs(root string) error {
 	for _, d := range []string{ReferenceDir, ManDir} {
 		dir := filepath.Join(root, d)
@@ -67,9 +55,8 @@ func GenDocs(root string) error {
 	if err := doc.GenMarkdownTree(tree, filepath.Join(root, ReferenceDir)); err != nil {
 		return fmt.Errorf("markdown reference: %w", err)
 	}
-	// The man pages get a tree of their own: cobra writes every text of it,
-	// the synopsis and flag usages included, as Markdown for go-md2man,
-	// which drops a <placeholder> as an HTML tag.
+	// The man pages get a tree of their own: cobra writes all of it (synopsis,
+	// flag usages) as Markdown for go-md2man, which drops a <placeholder>.
 	manTree := DocsTree()
 	escapeTree(manTree, manSpecial, map[*pflag.Flag]bool{})
 	hdr := &doc.GenManHeader{Title: "JOBTRIAGE", Section: "1", Date: &manDate, Source: "jobtriage", Manual: "jobtriage manual"}
@@ -83,13 +70,12 @@ func GenDocs(root string) error {
 // cobra hands to go-md2man; a backslash before each makes it literal.
 const manSpecial = "\\<>*_[]"
 
-// escapeTree escapes special in the prose cobra writes unfenced, Short and
-// Long, so that a renderer shows <id> instead of swallowing it as an HTML
-// tag. For the man pages (done not nil) also in the arguments of Use (its
-// first word is the command's name) and each flag's usage, once per flag (a
-// persistent flag is shared by every command that inherits it). Example is
-// fenced, so it is left as it is.
+// escapeTree escapes special in Short and Long, which cobra writes unfenced,
+// so that a renderer shows <id> instead of dropping it as a tag. For the man
+// pages (done not nil) also in Use's arguments and each flag's usage, once
+// per flag (persistent flags are shared). Example is fenced: left alone.
 func escapeTree(c *cobra.Command, special string, done map[*pflag.Flag]bool) {
+	c.DisableAutoGenTag = true // no "generated on <date>" line
 	c.Short = escapeMarkdown(c.Short, special)
 	c.Long = escapeLong(c.Long, special)
 	if done != nil {
@@ -127,10 +113,9 @@ func escapeLong(long, special string) string {
 	return strings.Join(lines, "\n")
 }
 
-// escapeMarkdown puts a backslash before each of special in s, outside
-// `code spans` (inside one a backslash is literal; a flag usage's span names
-// its value, which cobra prints in bold). A '<' is escaped only where it
-// opens what reads as a tag (<id>, </x>): "< now" stays as it is.
+// escapeMarkdown puts a backslash before each of special in s, outside `code
+// spans` (where a backslash is literal); a '<' only where it opens what reads
+// as a tag (<id>, </x>): "< now" stays.
 func escapeMarkdown(s, special string) string {
 	var b strings.Builder
 	inCode := false

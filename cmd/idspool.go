@@ -14,14 +14,12 @@ import (
 	"github.com/jobtriage/jobtriage/triage"
 )
 
-// spool keeps what a bulk action touched — ids, skipped jobs — in a
-// temporary file instead of memory, for the audit line and --json: retry all
-// of a million jobs would otherwise hold a million ids (about 140 bytes each)
-// or skips (about 500) until it ends. Each line is one JSON value, so text
-// from the database (a uuid column holds anything) cannot break the framing.
-// A temporary file that fails (TMPDIR full mid-run) is not an error: the
-// spool moves into memory, so that a retry is never aborted part-way for
-// want of a place to list what it did.
+// spool keeps what a bulk action touched (ids, skipped jobs) in a temporary
+// file instead of memory, for the audit line and --json: retry all of a
+// million jobs would otherwise hold a million ids or skips until it ends.
+// Each line is one JSON value, so database text cannot break the framing. A
+// temporary file that fails (TMPDIR full) moves the spool into memory: a
+// retry is never aborted part-way for want of a place to list what it did.
 type spool struct {
 	f       spoolFile // nil: in memory, in mem
 	mem     []byte
@@ -56,8 +54,7 @@ func removeSpools() {
 	}
 }
 
-// newSpool makes the temporary file; where none can be made (a read-only
-// TMPDIR in a locked-down container) the spool lives in memory.
+// newSpool makes the temporary file; where none can be (read-only TMPDIR) it is in memory.
 func newSpool() *spool {
 	tmp, err := os.CreateTemp("", "jobtriage-spool-*")
 	if err != nil {
@@ -70,9 +67,9 @@ func newSpool() *spool {
 }
 
 // add appends one value as a line of JSON, made inert as every JSON output
-// is (marshalLine): it is spliced into --json output and the audit line.
+// is (marshalJSON): it is spliced into --json output and the audit line.
 func (s *spool) add(v any) error {
-	b, err := marshalLine(v)
+	b, err := marshalJSON(v, "")
 	if err != nil {
 		return err
 	}
@@ -99,9 +96,8 @@ func (s *spool) flush() error {
 	return nil
 }
 
-// toMemory replaces a failed temporary file by memory: the bytes written to
-// it before (s.size; a partial last write is dropped) are read back, and the
-// pending values after them.
+// toMemory replaces a failed temporary file by memory: what it held (s.size;
+// a partial last write is dropped) is read back, the pending values after.
 func (s *spool) toMemory(cause error) error {
 	mem := make([]byte, s.size)
 	if _, err := io.ReadFull(io.NewSectionReader(s.f, 0, s.size), mem); err != nil {
@@ -195,9 +191,8 @@ func (s *spool) closeFile() {
 	}
 }
 
-// skipReport takes a bulk action's skipped jobs batch by batch: all of them
-// to a spool (for --json), and in memory only what the terminal shows — per
-// reason a count and the first few ids.
+// skipReport takes a bulk action's skipped jobs: all to a spool (--json), and
+// in memory only what the terminal shows, per reason a count and a few ids.
 type skipReport struct {
 	all    *spool
 	groups map[string]*skipGroup
@@ -214,8 +209,7 @@ type skipGroup struct {
 }
 
 // maxArtisanIDs bounds the ids of the printed artisan command, skipExamples
-// those a reason lists (a thousand identical lines would hide the one that
-// matters); --json lists every skipped job.
+// those a reason lists; --json lists every skipped job.
 const (
 	maxArtisanIDs = 100
 	skipExamples  = 3

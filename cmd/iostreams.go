@@ -11,11 +11,9 @@ import (
 )
 
 // IOStreams is the one place that knows about the terminal: whether stdout is
-// a TTY (tables and relative times) or a pipe (TSV and RFC 3339), whether
-// colour is allowed (--color, NO_COLOR, CLICOLOR_FORCE), and whether we may
-// ask the operator a question (stdin and stdout both terminals). It never
-// queries the terminal: everything here comes from isatty, the window size
-// ioctl and the environment.
+// a TTY (tables, relative times) or a pipe (TSV, RFC 3339), whether colour is
+// allowed, and whether the operator can be asked (stdin and stdout terminals).
+// It never queries the terminal: isatty, the window size and the environment.
 type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
@@ -27,20 +25,17 @@ type IOStreams struct {
 	noColor   bool // NO_COLOR, or TERM=dumb
 	// colorForce is CLICOLOR_FORCE set but not "0": colour on a pipe too.
 	colorForce bool
-	colorMode  colorMode // --color
+	colorMode  string // --color: colorAuto ("" too), colorAlways or colorNever
 	width      int
 	// verbose is --verbose: notes that are not news (a connection whose
 	// driver jobtriage cannot read, on every monitor run) go to stderr too.
 	verbose bool
 }
 
-// colorMode is the --color flag's value ("" is auto).
-type colorMode = string
-
 const (
-	colorAuto   colorMode = "auto"   // a terminal, unless NO_COLOR; or CLICOLOR_FORCE
-	colorAlways colorMode = "always" // whatever the environment says
-	colorNever  colorMode = "never"
+	colorAuto   = "auto"   // a terminal, unless NO_COLOR; or CLICOLOR_FORCE
+	colorAlways = "always" // whatever the environment says
+	colorNever  = "never"
 )
 
 // registerColorFlag adds the root's persistent --color and --verbose flags.
@@ -96,9 +91,8 @@ func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
 // CanPrompt reports whether the operator can answer a question.
 func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stdoutTTY }
 
-// ColorEnabled reports whether output may carry colour: --color always or
-// never decides; otherwise NO_COLOR (or TERM=dumb) turns it off, then
-// CLICOLOR_FORCE turns it on, then it is on for a terminal.
+// ColorEnabled: --color always or never decides; else NO_COLOR (TERM=dumb)
+// turns colour off, then CLICOLOR_FORCE on, then a terminal on.
 func (s *IOStreams) ColorEnabled() bool {
 	switch s.colorMode {
 	case colorAlways:

@@ -55,9 +55,8 @@ func nullIfZero[T comparable](v T) *T {
 	return &v
 }
 
-// jobDoc is one failed job in failed --json, failed --ndjson and (with the
-// detail around it) show --json. A job is addressed by its uuid, or by its
-// row_id when uuid is null (legacy rows, tables without a uuid column).
+// jobDoc is one failed job in failed --json and --ndjson and show --json,
+// addressed by its uuid, or by its row_id when uuid is null (legacy rows).
 type jobDoc struct {
 	// SchemaVersion is set on NDJSON records only, which stand alone.
 	SchemaVersion    int      `json:"schema_version,omitempty"`
@@ -72,8 +71,7 @@ type jobDoc struct {
 	Signature        string   `json:"signature"`
 	// Problem names the columns of the row that could not be read.
 	Problem *string `json:"problem"`
-	// With --full only: the payload as JSON, or as payload_text when it is
-	// not JSON encoding/json accepts; and the exception text.
+	// With --full only: the payload (payload_text when encoding/json refuses it), the exception.
 	Payload     json.RawMessage `json:"payload,omitempty"`
 	PayloadText *string         `json:"payload_text,omitempty"`
 	Exception   *string         `json:"exception,omitempty"`
@@ -90,11 +88,7 @@ func newJobDoc(j triage.Job) jobDoc {
 // fullJobDoc adds the row's whole payload and exception (--full).
 func fullJobDoc(j triage.Job, r *triage.FailedRow) jobDoc {
 	d := newJobDoc(j)
-	var text string
-	d.Payload, text, _ = rawPayload(r.Payload) // valid UTF-8 either way
-	if d.Payload == nil {
-		d.PayloadText = &text
-	}
+	d.Payload, d.PayloadText, _ = rawPayload(r.Payload) // valid UTF-8 either way
 	d.Exception = &r.Exception
 	return d
 }
@@ -145,9 +139,8 @@ type groupDoc struct {
 	// TotalJobs and TotalSignatures count also what --limit left out.
 	TotalJobs       int `json:"total_jobs"`
 	TotalSignatures int `json:"total_signatures"`
-	// Sort is the order (count, last, first, trend); WindowSeconds the
-	// trend window; NewSince the time a signature's first failure must
-	// not precede to be new; OnlyNew: --new-since kept only those.
+	// Sort is the order (count, last, first, trend); a signature is new from
+	// NewSince on; OnlyNew: --new-since kept only those.
 	Sort          string   `json:"sort"`
 	WindowSeconds int64    `json:"window_seconds"`
 	NewSince      jsonTime `json:"new_since"`
@@ -210,24 +203,15 @@ type extraDoc struct {
 	Value json.RawMessage `json:"value"`
 }
 
-// payloadKind is a payload.Kind as a document enum.
-func payloadKind(k payload.Kind) string { return strings.ReplaceAll(k.String(), "-", "_") }
-
 func newEnvelopeDoc(e payload.Envelope, loc *time.Location) *envelopeDoc {
 	e = encodableEnvelope(e)
 	d := &envelopeDoc{
-		UUID: nullIfZero(e.UUID), DisplayName: nullIfZero(e.DisplayName), Job: nullIfZero(e.Job), Kind: payloadKind(e.Kind),
+		UUID: nullIfZero(e.UUID), DisplayName: nullIfZero(e.DisplayName), Job: nullIfZero(e.Job), Kind: strings.ReplaceAll(e.Kind.String(), "-", "_"),
 		MaxTries: e.MaxTries, MaxExceptions: e.MaxExceptions, Timeout: e.Timeout, FailOnTimeout: e.FailOnTimeout,
 		Backoff: nullIfZero(e.Backoff), RetryUntil: unixTime(e.RetryUntil, loc), CommandName: nullIfZero(e.CommandName),
 		Encrypted: e.Encrypted, BatchID: nullIfZero(e.BatchID), CreatedAt: unixTime(e.CreatedAt, loc), ID: nullIfZero(e.ID),
 		Attempts: e.Attempts, PushedAt: nullIfZero(e.PushedAt), Tags: orEmpty(e.Tags), Data: e.Data, Extra: []extraDoc{},
 		Delay: e.Delay, DeleteWhenMissingModels: e.DeleteWhenMissingModels, LogContext: e.LogContext,
-	}
-	if d.LogContext == nil {
-		d.LogContext = json.RawMessage("null")
-	}
-	if d.Data == nil {
-		d.Data = json.RawMessage("null")
 	}
 	for _, f := range e.Extra {
 		d.Extra = append(d.Extra, extraDoc{f.Key, f.Raw})
@@ -287,18 +271,11 @@ func newShowDoc(d triage.Detail) showDoc {
 	loc := d.FailedAt.Location()
 	if d.PayloadErr != nil {
 		out.PayloadError = nullIfZero(d.PayloadErr.Error())
-		text := string(d.Payload)
-		out.PayloadText = &text
+		out.PayloadText = new(string(d.Payload))
 	} else {
 		out.Envelope = newEnvelopeDoc(d.Envelope, loc)
-		// A payload the envelope parser read may still be one encoding/json
-		// refuses (too deep): then it is printed as text with a note.
-		var text, note string
-		out.Payload, text, note = rawPayload(d.Payload)
-		if out.Payload == nil {
-			out.PayloadText = &text
-		}
-		out.PayloadNote = nullIfZero(note)
+		// The envelope parser reads what encoding/json may refuse (too deep): text, with a note.
+		out.Payload, out.PayloadText, out.PayloadNote = rawPayload(d.Payload)
 	}
 	if d.CommandErr != nil {
 		out.CommandError = nullIfZero(d.CommandErr.Error())
@@ -309,8 +286,7 @@ func newShowDoc(d triage.Detail) showDoc {
 	return out
 }
 
-// retryDoc is retry --json. ids and skipped are spliced in from the
-// temporary files a bulk retry keeps them in (writeJSONSpliced).
+// retryDoc is retry --json; ids and skipped are spliced in from spools (writeJSONSpliced).
 type retryDoc struct {
 	SchemaVersion int            `json:"schema_version"`
 	DryRun        bool           `json:"dry_run"`
@@ -352,9 +328,7 @@ type forgetDoc struct {
 	Archive *archiveDoc `json:"archive"`
 }
 
-// contextDoc is one context in context list --json and context show
-// --json, every secret masked: DSNs without their password, URLs without
-// credentials, path or query, keys as "****".
+// contextDoc is one context in context list and show --json, its secrets masked (Redacted).
 type contextDoc struct {
 	Name        string           `json:"name"`
 	Current     bool             `json:"current"`
@@ -404,8 +378,7 @@ type contextShowDoc struct {
 	Context       contextDoc `json:"context"`
 }
 
-// followDoc is the "follow" object of retry --json with --follow, --canary
-// or --rate; null otherwise.
+// followDoc is retry --json's "follow" with --follow, --canary or --rate; null otherwise.
 type followDoc struct {
 	// Followed counts every pushed job with --follow, else the canaries.
 	Followed    int `json:"followed"`

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -20,8 +21,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// The command, its flags and the run: one check (monitor_report.go), a
-// watch (monitor_watch.go) or several contexts (monitor_contexts.go).
+// The command, its flags and the run: a check (monitor_report.go), a watch or several contexts.
 
 // MonitorOptions are the inputs of `jobtriage monitor`.
 type MonitorOptions struct {
@@ -32,12 +32,11 @@ type MonitorOptions struct {
 	Getenv  func(string) string
 	Getwd   func() (string, error)
 	EnvFile string
-	// Sleep waits between watch ticks (tests control it); AlertRedaction
-	// gives the keys alert bodies mask; Notifiers are added to those the
-	// flags configure (tests record).
-	Sleep          func(ctx context.Context, d time.Duration) error
-	AlertRedaction func() (bool, redact.Keys, error)
-	Notifiers      []notify.Notifier
+	// Sleep waits between ticks; AlertKeys are the keys alert bodies mask
+	// (zero: the default list); Notifiers are added to the flags' (tests record).
+	Sleep     func(ctx context.Context, d time.Duration) error
+	AlertKeys redact.Keys
+	Notifiers []notify.Notifier
 
 	Queues       []string
 	MaxSize      int64
@@ -57,18 +56,16 @@ type MonitorOptions struct {
 	// Notify are the channel flags; the environment, the context and the
 	// app's .env fill what they leave unset.
 	Notify contexts.Notify
-	// StateFile keeps alert state across restarts ("" the default under the
-	// user state directory, "none" memory only); BlindAfter is how long the
-	// watcher may fail to read the database before it alerts about itself.
+	// StateFile keeps alert state across restarts ("" the default file,
+	// "none" memory only); BlindAfter is how long the watcher may fail to
+	// read the database before it alerts about itself.
 	StateFile  string
 	BlindAfter time.Duration
-	// AllContexts and Contexts check several contexts of the configuration
-	// file in one run, at most Parallel at once.
+	// AllContexts and Contexts check several contexts in one run, Parallel at once.
 	AllContexts bool
 	Contexts    []string
 	Parallel    int
-	// Listen serves /metrics and /healthz while watching; Listening is told
-	// the address (tests listen on port 0).
+	// Listen serves /metrics and /healthz while watching; Listening is told the address.
 	Listen    string
 	Listening func(addr string)
 	// Context is the context this check runs in (nil for none).
@@ -76,20 +73,18 @@ type MonitorOptions struct {
 	// contextList returns the contexts to check; forContext binds a copy
 	// of the options to one of them, with its own streams.
 	contextList func() ([]contexts.Context, error)
-	forContext  func(c contexts.Context, ios *IOStreams) *MonitorOptions
-	// multiFlags would replace every context's database: refused with
-	// several contexts.
+	forContext  func(c contexts.Context, out, errOut io.Writer) *MonitorOptions
+	// multiFlags would replace every context's database: refused with several.
 	multiFlags []string
-	// metrics is the --listen exporter, shared by the watchers of several
-	// contexts; multiName is the context's name on each JSON line of a
-	// watch over several.
+	// metrics is the --listen exporter, shared by several contexts'
+	// watchers; multiName names the context on their JSON lines.
 	metrics   *metrics.Exporter
 	multiName string
 }
 
 // NewCmdMonitor builds `jobtriage monitor`.
 func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error) *cobra.Command {
-	opts := &MonitorOptions{IO: f.IO, Now: f.Now, Getenv: f.Getenv, Getwd: f.Getwd, Sleep: notify.Sleep, AlertRedaction: f.redaction}
+	opts := &MonitorOptions{IO: f.IO, Now: f.Now, Getenv: f.Getenv, Getwd: f.Getwd, Sleep: notify.Sleep}
 	cmd := &cobra.Command{
 		Use:   "monitor [queue...]",
 		Short: "Check queue health once (exit 8 when a threshold is crossed), or --watch and alert",
@@ -171,6 +166,7 @@ func NewCmdMonitor(f *Factory, runF func(context.Context, *MonitorOptions) error
 			opts.Config = f.Config
 			opts.EnvFile = f.Conn.EnvFile
 			opts.Queues = args
+			_, opts.AlertKeys, _ = f.redaction() // the root refused a bad one
 			bindMonitorContexts(f, c, opts)
 			if err := opts.validate(); err != nil {
 				return err
@@ -258,8 +254,7 @@ func (o *MonitorOptions) validate() error {
 	return nil
 }
 
-// failureRule is the --max-failed rule, as the app's key holds it (the
-// watcher applies it to the --alert-per keys too).
+// failureRule is the --max-failed rule of the app's key (and the --alert-per keys).
 func (o *MonitorOptions) failureRule() alerts.Rule {
 	return alerts.Rule{Key: watch.AppKey, Threshold: int(min(o.MaxFailed, int64(1<<31-1))), Window: o.Window, For: o.For,
 		Repeat: o.Repeat, ResolveBelow: o.ResolveBelow}

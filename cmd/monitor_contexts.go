@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jobtriage/jobtriage/alerts"
 	"github.com/jobtriage/jobtriage/alerts/metrics"
 	"github.com/jobtriage/jobtriage/internal/buildinfo"
 	"github.com/jobtriage/jobtriage/internal/contexts"
@@ -17,17 +18,15 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// defaultMonitorParallel is how many contexts monitor checks at once by
-// default: enough to hide the round trips of a handful of apps, few enough
-// not to open a connection to every database of a long list at once.
+// defaultMonitorParallel is how many contexts monitor checks at once: enough
+// to hide a few apps' round trips, too few to dial every database of a list.
 const defaultMonitorParallel = 4
 
 // multiContext: the run covers several contexts (--all-contexts, --contexts).
 func (o *MonitorOptions) multiContext() bool { return o.AllContexts || len(o.Contexts) > 0 }
 
-// bindMonitorContexts gives the options what they need to run over several
-// contexts: the list, a way to bind a copy to one of them, and the flags
-// and environment that would override every context's database.
+// bindMonitorContexts gives the options the contexts, a way to bind a copy to
+// one, and the flags and environment that would override every context's database.
 func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
 	o.multiFlags = nil
 	for _, name := range []string{"dsn", "jobs-dsn", "env", "context"} {
@@ -57,7 +56,7 @@ func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
 		for _, name := range o.Contexts {
 			c, ok := file.Context(name)
 			if !ok {
-				return nil, FlagErrorf("--contexts: no context %q in %s (have: %s)", name, orNone(file.Path), orNone(strings.Join(file.Names(), ", ")))
+				return nil, FlagErrorf("--contexts: no context %q in %s (have: %s)", name, orNone(file.Path), contextNames(file))
 			}
 			if !seen[name] {
 				seen[name] = true
@@ -66,10 +65,12 @@ func bindMonitorContexts(f *Factory, c *cobra.Command, o *MonitorOptions) {
 		}
 		return out, nil
 	}
-	o.forContext = func(c contexts.Context, ios *IOStreams) *MonitorOptions {
-		child := f.ForContext(c, ios)
+	o.forContext = func(c contexts.Context, out, errOut io.Writer) *MonitorOptions {
+		ios := *o.IO
+		ios.Out, ios.ErrOut, ios.In = out, errOut, strings.NewReader("")
+		child := f.ForContext(c, &ios)
 		cp := *o
-		cp.IO, cp.Service, cp.Config, cp.EnvFile, cp.Context = ios, child.Service, child.Config, "", &c
+		cp.IO, cp.Service, cp.Config, cp.EnvFile, cp.Context = &ios, child.Service, child.Config, "", &c
 		cp.AllContexts, cp.Contexts = false, nil
 		return &cp
 	}
@@ -108,10 +109,9 @@ type contextCheck struct {
 	target      string
 }
 
-// monitorContextsRun checks every context in parallel (at most --parallel at
-// once), then prints one report: a section per context (a CONTEXT column
-// when piped, one object per context with --json), the breaches and errors
-// on stderr each under its context's name, and exits with the worst code.
+// monitorContextsRun checks the contexts, --parallel at once, then prints one
+// report (a section, a CONTEXT column when piped, or an object per context),
+// the breaches and errors on stderr under the context's name; the worst exits.
 func monitorContextsRun(ctx context.Context, opts *MonitorOptions) error {
 	list, err := opts.contextList()
 	if err != nil {
@@ -120,24 +120,19 @@ func monitorContextsRun(ctx context.Context, opts *MonitorOptions) error {
 	if opts.Watch {
 		return watchContextsRun(ctx, opts, list)
 	}
-	// One options copy per context, each with its own buffered streams, so
-	// that parallel checks never write into each other.
+	// An options copy per context, with buffered streams: parallel checks never mix.
 	checks := make([]*contextCheck, len(list))
 	sem := make(chan struct{}, opts.Parallel)
 	var wg sync.WaitGroup
 	for i, c := range list {
-		cio := *opts.IO
 		out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
-		cio.Out, cio.ErrOut, cio.In = out, errOut, strings.NewReader("")
-		ch := &contextCheck{ctx: c, out: out, errOut: errOut, opts: opts.forContext(c, &cio)}
+		ch := &contextCheck{ctx: c, out: out, errOut: errOut, opts: opts.forContext(c, out, errOut)}
 		checks[i] = ch
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			ch.run(ctx)
-		}()
+		})
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
@@ -198,8 +193,7 @@ type contextsReportDoc struct {
 	Contexts      []contextMonitorDoc `json:"contexts"`
 }
 
-// contextMonitorDoc is one context's check: its report (monitor --json's
-// document), or null and the error that stopped it.
+// contextMonitorDoc is one context's check: monitor --json's report, or null and the error.
 type contextMonitorDoc struct {
 	Context    string         `json:"context"`
 	Label      *string        `json:"label"`
@@ -221,8 +215,7 @@ func printContextsReport(opts *MonitorOptions, checks []*contextCheck, worst Exi
 			if ch.err != nil {
 				d.Error = nullIfZero(sanitize.FirstLine(ch.err.Error()))
 			} else {
-				r := reportJSON(ch.rep, ch.breaches)
-				d.Report = &r
+				d.Report = new(reportJSON(ch.rep, ch.breaches))
 			}
 			doc.Contexts = append(doc.Contexts, d)
 		}
@@ -251,7 +244,7 @@ func printContextsReport(opts *MonitorOptions, checks []*contextCheck, worst Exi
 		case ch.err != nil:
 			status = fmt.Sprintf("error (exit %d)", ch.code)
 		case len(ch.breaches) > 0:
-			status = fmt.Sprintf("unhealthy (%d %s)", len(ch.breaches), pluralWord(len(ch.breaches), "breach", "breaches"))
+			status = fmt.Sprintf("unhealthy (%d %s)", len(ch.breaches), alerts.Plural(len(ch.breaches), "breach", "breaches"))
 		}
 		b.WriteString(head + ": " + status + "\n")
 		b.WriteString(ch.out.String())
@@ -268,8 +261,7 @@ func (o *MonitorOptions) contextName() string {
 	return o.Context.Name
 }
 
-// newExporter is the metrics exporter of --listen: blind after
-// --blind-after, with a context label when the watcher runs in a context.
+// newExporter is --listen's exporter: blind after --blind-after, with a context label if asked.
 func newExporter(opts *MonitorOptions, contexts bool) *metrics.Exporter {
 	return metrics.New(metrics.Options{Build: metricsBuild(), Contexts: contexts, Stale: opts.BlindAfter, Now: opts.Now})
 }
@@ -280,9 +272,8 @@ func metricsBuild() metrics.Build {
 	return metrics.Build{Version: bi.Version, Commit: bi.Commit, GoVersion: bi.GoVersion}
 }
 
-// serveMetrics serves the exporter on --listen until stop is called,
-// letting a scrape in flight finish within watchFlushTimeout. A port that
-// cannot be bound is an error before anything starts.
+// serveMetrics serves the exporter on --listen until stop, which lets a scrape
+// finish within watchFlushTimeout; a port not bound fails before anything starts.
 func serveMetrics(ctx context.Context, opts *MonitorOptions, exp *metrics.Exporter) (stop func(), err error) {
 	addr, stop, err := exp.Serve(ctx, opts.Listen, watchFlushTimeout)
 	if err != nil {
@@ -295,8 +286,7 @@ func serveMetrics(ctx context.Context, opts *MonitorOptions, exp *metrics.Export
 	return stop, nil
 }
 
-// prefixWriter writes whole lines to w, each after prefix, under a lock the
-// watchers of several contexts share, so that their lines never mix.
+// prefixWriter writes whole lines to w after prefix, under a lock the watchers share: lines never mix.
 type prefixWriter struct {
 	mu     *sync.Mutex
 	w      io.Writer
@@ -325,12 +315,11 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// watchContextsRun watches several contexts at once: one watcher per app
-// (its own lock, state file and notifiers), lines prefixed with the
-// context's name ("context" in each JSON line), one metrics endpoint with a
-// context label. A context that cannot be opened is reported (and is blind
-// on /healthz) and left out; the others run until ctx ends (exit 0, as one
-// watcher). When every context failed, the exit code is the worst of theirs.
+// watchContextsRun runs a watcher per context (own lock, state file and
+// notifiers), lines prefixed with its name ("context" in JSON), one metrics
+// endpoint with a context label. A context that cannot open is reported
+// (blind on /healthz) and left out; the others run until ctx ends (exit 0).
+// When every context failed, the exit code is the worst of theirs.
 func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []contexts.Context) error {
 	var exp *metrics.Exporter
 	if opts.Listen != "" {
@@ -345,22 +334,17 @@ func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []contexts
 		defer stop()
 	}
 	var outMu, errMu sync.Mutex
-	errs := make([]error, len(list))
+	codes := make([]ExitCode, len(list))
 	var wg sync.WaitGroup
 	for i, c := range list {
-		cio := *opts.IO
 		prefix := ""
 		if !opts.JSON {
 			prefix = "[" + sanitize.Line(c.Name) + "] "
 		}
-		cio.Out = &prefixWriter{mu: &outMu, w: opts.IO.Out, prefix: prefix}
-		cio.ErrOut = &prefixWriter{mu: &errMu, w: opts.IO.ErrOut, prefix: "[" + sanitize.Line(c.Name) + "] "}
-		cio.In = strings.NewReader("")
-		co := opts.forContext(c, &cio)
+		co := opts.forContext(c, &prefixWriter{mu: &outMu, w: opts.IO.Out, prefix: prefix},
+			&prefixWriter{mu: &errMu, w: opts.IO.ErrOut, prefix: "[" + sanitize.Line(c.Name) + "] "})
 		co.metrics, co.Listen, co.Listening, co.multiName = exp, "", nil, c.Name
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			src, p, err := monitorSetup(ctx, co)
 			if err == nil {
 				err = watchRun(ctx, co, src, p)
@@ -371,18 +355,12 @@ func watchContextsRun(ctx context.Context, opts *MonitorOptions, list []contexts
 				}
 				fmt.Fprintf(co.IO.ErrOut, "error (exit %d), not watched: %s\n", exitCodeFor(err), sanitize.FirstLine(err.Error()))
 			}
-			errs[i] = err
-		}()
+			codes[i] = exitCodeFor(err)
+		})
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
 		return nil // stopped by a signal: a clean end, as with one watcher
-	}
-	var codes []ExitCode
-	for _, err := range errs {
-		if err != nil {
-			codes = append(codes, exitCodeFor(err))
-		}
 	}
 	if w := worstExit(codes...); w != ExitOK {
 		return silentExit(w)

@@ -52,10 +52,7 @@ func printReport(ios *IOStreams, rep triage.Report) error {
 			// Piped, a duration is a number of seconds a script can compare.
 			oldest = strconv.FormatInt(int64(q.OldestPendingAge/time.Second), 10)
 		}
-		name := q.Queue
-		if q.Connection != "" {
-			name = q.Connection + ":" + q.Queue
-		}
+		name := triage.QueueRef{Connection: q.Connection, Queue: q.Queue}.String()
 		if q.Paused {
 			name += " PAUSED"
 		}
@@ -82,8 +79,7 @@ func i64(n int64) string { return strconv.FormatInt(n, 10) }
 // monitorSchemaVersion is the version of monitor's JSON (docs/json.md).
 const monitorSchemaVersion = 1
 
-// queueJSON is one queue of monitor --json: counts as numbers, times as
-// RFC 3339 in seconds or null, durations in seconds.
+// queueJSON is one queue of monitor --json: times RFC 3339 or null, durations in seconds.
 type queueJSON struct {
 	Connection              string  `json:"connection,omitempty"`
 	Queue                   string  `json:"queue"`
@@ -132,16 +128,14 @@ func reportJSON(rep triage.Report, breaches []triage.Breach) reportJSONOut {
 		qj := queueJSON{Connection: q.Connection, Queue: q.Queue, Size: q.Size, Pending: q.Pending, Delayed: q.Delayed,
 			Reserved: q.Reserved, Stuck: q.Stuck, Failed: q.Failed, Paused: q.Paused}
 		if !q.OldestPendingAt.IsZero() {
-			at, age := rfc3339(q.OldestPendingAt), int64(q.OldestPendingAge/time.Second)
-			qj.OldestPendingAt, qj.OldestPendingAgeSeconds = &at, &age
+			qj.OldestPendingAt, qj.OldestPendingAgeSeconds = new(rfc3339(q.OldestPendingAt)), new(int64(q.OldestPendingAge/time.Second))
 		}
 		out.Queues = append(out.Queues, qj)
 	}
 	return out
 }
 
-// metricsCheck is what the metrics say of a report that read the queues,
-// with firing alerts (of a single check: its breaches).
+// metricsCheck is what the metrics say of a report, with firing alerts (a check's: its breaches).
 func metricsCheck(rep triage.Report, firing int) metrics.Check {
 	c := metrics.Check{At: rep.At, Holding: true, Firing: firing, Window: rep.Window, FailedWindow: rep.Failed}
 	for _, q := range rep.Queues {

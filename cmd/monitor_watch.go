@@ -16,27 +16,23 @@ import (
 	"github.com/jobtriage/jobtriage/alerts/watch"
 	"github.com/jobtriage/jobtriage/internal/contexts"
 	"github.com/jobtriage/jobtriage/triage"
-	"github.com/jobtriage/jobtriage/triage/redact"
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// monitor --watch: the alert engine (alerts/watch) on the store, and what it
-// prints.
+// monitor --watch: the alert engine (alerts/watch) on the store, and what it prints.
 
 const (
 	// heartbeatEvery is how often a watcher on a terminal says it is alive.
 	heartbeatEvery = time.Minute
 	// watchFlushTimeout is how long a stopping watcher lets queued alerts go
-	// out: well within interruptGrace, so a channel that never answers
-	// cannot turn a clean stop (exit 0) into a forced one.
+	// out: within interruptGrace, so a hung channel cannot force the stop.
 	watchFlushTimeout = interruptGrace * 3 / 5
 	// stateFileNone turns the state file off.
 	stateFileNone = "none"
 )
 
 // notifiers builds the channels (contexts.ResolveNotify); a malformed one is
-// a usage error that never contains the secret. The watcher prints every
-// transition itself, so stdout is no notifier here.
+// a usage error without the secret. The watcher prints to stdout itself.
 func (o *MonitorOptions) notifiers() ([]notify.Notifier, error) {
 	n := contexts.ResolveNotify(o.Notify, o.Getenv, o.Context, o.EnvFile, o.Getwd)
 	out, err := notify.Channels(n).Notifiers()
@@ -71,15 +67,9 @@ func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSourc
 		ws.onFailure = func(connection, queue string) { exp.CountFailure(name, connection, queue) }
 	}
 	out := &watchOutput{opts: opts, src: ws, notifiers: nts, statePath: statePath, app: app}
-	var alertKeys redact.Keys // zero: the default list
-	if opts.AlertRedaction != nil {
-		if _, alertKeys, err = opts.AlertRedaction(); err != nil {
-			return err
-		}
-	}
 	w := &watch.Watcher{
 		Config: watch.Config{
-			Redact:   alertKeys,
+			Redact:   opts.AlertKeys,
 			Failures: opts.failureRule(),
 			MaxSize:  opts.MaxSize, MaxAge: opts.MaxAge, ReadGauges: opts.JSON || opts.metrics != nil,
 			ReadFailures: opts.metrics != nil,
@@ -102,9 +92,8 @@ func watchRun(ctx context.Context, opts *MonitorOptions, src triage.MonitorSourc
 	return w.Run(ctx)
 }
 
-// app names the watched app in every alert: APP_NAME, APP_ENV (as
-// appTarget, only for a real app profile) and the failed-jobs store without
-// its password.
+// app names the watched app in every alert: APP_NAME and APP_ENV (of a real
+// app, as appTarget) and the failed-jobs store without its password.
 func (o *MonitorOptions) app() alerts.App {
 	cfg, err := o.Config()
 	if err != nil {
@@ -121,8 +110,7 @@ func (o *MonitorOptions) app() alerts.App {
 	return a
 }
 
-// statePath is --state-file, else the app's file under the user state
-// directory; "" when there is none (memory only).
+// statePath is --state-file, else the app's file in the user state directory; "" for memory only.
 func (o *MonitorOptions) statePath(app alerts.App) string {
 	switch o.StateFile {
 	case stateFileNone:
@@ -140,10 +128,8 @@ func (o *MonitorOptions) lookCloser(key string) string {
 	switch kind {
 	case watch.AppKey:
 		return "jobtriage failed --group" + since
-	case "queue":
-		return "jobtriage failed --group --queue " + shellQuote(value) + since
-	case "class":
-		return "jobtriage failed --group --class " + shellQuote(value) + since
+	case "queue", "class":
+		return "jobtriage failed --group --" + kind + " " + shellQuote(value) + since
 	case "sig":
 		return "jobtriage failed --signature " + shellQuote(value) + since
 	case "size", "age":
@@ -164,9 +150,8 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// watchSource reads the store for the engine. Gauges runs the one-check
-// report, kept for the tick's JSON line; onFailure (nil for none) is told
-// the connection and queue of every new failure (the metrics' counter).
+// watchSource reads the store for the engine; Gauges keeps its report for the
+// tick's JSON line; onFailure (or nil) counts each new failure for the metrics.
 type watchSource struct {
 	src       triage.MonitorSource
 	p         triage.MonitorParams
@@ -174,10 +159,9 @@ type watchSource struct {
 	onFailure func(connection, queue string)
 }
 
-// lockAttempts is how many times Lock tries at once: the lock takes a
-// dedicated connection from the pool, and after the server killed the
-// sessions (a restart, pg_terminate_backend) each idle connection fails
-// once before the pool dials a fresh one; a refusing server fails at once.
+// lockAttempts is how many times Lock tries at once: after the server killed
+// the sessions each idle pooled connection fails once before a fresh one is
+// dialled; a refusing server fails at once.
 const lockAttempts = 4
 
 func (s *watchSource) Lock(ctx context.Context) (watch.Lock, error) {
@@ -219,9 +203,8 @@ func (s *watchSource) After(ctx context.Context, afterID int64, fn func(watch.Fa
 		})
 }
 
-// Gauges reads the queues; a queue connection that cannot be read fails
-// the gauges alone, and the report kept for the tick's JSON line still
-// counts failed_jobs.
+// Gauges reads the queues; a connection that cannot be read fails the gauges
+// alone: the report kept for the JSON line still counts failed_jobs.
 func (s *watchSource) Gauges(ctx context.Context, now time.Time) ([]watch.Gauge, error) {
 	p := s.p
 	p.Now, p.Partial = now, true
@@ -252,9 +235,8 @@ func failureOf(r *triage.FailedRow) watch.Failure {
 		Signature: j.Signature, Message: msg}
 }
 
-// watchOutput prints what the engine does: a start line, each transition
-// (text) or one object per tick (--json), breaches of --max/--max-age as
-// they appear and clear, and a heartbeat on a terminal.
+// watchOutput prints a start line, each transition (or an object per tick
+// with --json), --max/--max-age breaches as they come and go, a heartbeat.
 type watchOutput struct {
 	opts          *MonitorOptions
 	src           *watchSource
@@ -265,9 +247,8 @@ type watchOutput struct {
 	lastHeartbeat time.Time
 }
 
-// watchTickJSON is one NDJSON line of --watch --json: the report of the
-// tick plus the alerts; healthy is false while a threshold is crossed or an
-// alert fires. Context names the context of a watch over several.
+// watchTickJSON is a line of --watch --json: the tick's report and alerts;
+// healthy is false while a threshold is crossed or an alert fires.
 type watchTickJSON struct {
 	Context string `json:"context,omitempty"`
 	reportJSONOut
@@ -285,7 +266,7 @@ func (o *watchOutput) tick(t watch.Tick) {
 	}
 	if t.Restored > 0 {
 		fmt.Fprintf(ios.ErrOut, "watch: carried on %d pending or firing %s from %s\n", t.Restored,
-			pluralWord(t.Restored, "alert", "alerts"), sanitize.Line(o.statePath))
+			alerts.Plural(t.Restored, "alert", "alerts"), sanitize.Line(o.statePath))
 	}
 	var breaches []triage.Breach
 	if t.Holding && t.Err == nil && o.src.report != nil {
@@ -296,11 +277,8 @@ func (o *watchOutput) tick(t watch.Tick) {
 		if t.StandingBy {
 			return
 		}
-		line := watchTickJSON{Context: o.opts.multiName, Holding: t.Holding, Firing: t.Firing, Notifications: notify.NewBody(t.Digest).Notifications,
+		line := watchTickJSON{Context: o.opts.multiName, Holding: t.Holding, Firing: orEmpty(t.Firing), Notifications: notify.NewBody(t.Digest).Notifications,
 			BlindSeconds: int64(t.Blind / time.Second)}
-		if line.Firing == nil {
-			line.Firing = []string{}
-		}
 		if (t.Err != nil && !t.Partial) || o.src.report == nil {
 			line.reportJSONOut = emptyReportJSON(t.At)
 		} else {
@@ -333,7 +311,7 @@ func (o *watchOutput) tick(t watch.Tick) {
 			state = "blind for " + alerts.FormatDuration(t.Blind.Truncate(time.Second))
 		}
 		fmt.Fprintf(ios.ErrOut, "%s %s: %d %s in the last %s, %d firing, last failure id %d\n",
-			t.At.Local().Format(time.TimeOnly), state, t.AppCount, pluralWord(t.AppCount, "failure", "failures"),
+			t.At.Local().Format(time.TimeOnly), state, t.AppCount, alerts.Plural(t.AppCount, "failure", "failures"),
 			alerts.FormatDuration(o.opts.Window), len(t.Firing), t.LastID)
 	}
 }
@@ -357,8 +335,7 @@ func (o *watchOutput) observe(t watch.Tick) {
 	exp.Succeeded(name, c)
 }
 
-// startLine says what the watcher watches, how, where it tells, and
-// whether this process notifies.
+// startLine says what the watcher watches, how, where it tells, and whether it notifies.
 func (o *watchOutput) startLine(t watch.Tick) string {
 	opts := o.opts
 	rules := []string{}
@@ -415,15 +392,7 @@ func (o *watchOutput) startLine(t watch.Tick) string {
 		target, alertOn, timing, strings.Join(names, ", "), state, lock))
 }
 
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// printBreachChanges prints breaches that appeared and cleared since the
-// last tick, and returns the current set.
+// printBreachChanges prints the breaches that came and went since the last tick; it returns the set.
 func printBreachChanges(w io.Writer, now time.Time, last map[string]bool, breaches []triage.Breach) map[string]bool {
 	cur := map[string]bool{}
 	ts := now.UTC().Format(time.RFC3339)

@@ -5,11 +5,9 @@ import (
 	"strings"
 )
 
-// nameList is a repeatable flag of names that may also be comma-separated.
-// Names are taken literally — quotes included — except that "\," is a comma
-// inside a name and "\\" a backslash: Laravel queue and connection names may
-// hold any character, and pflag's CSV parsing of a StringSlice refused a
-// quote and split every comma.
+// nameList is a repeatable flag of names that may also be comma-separated,
+// taken literally (quotes too) but "\," for a comma and "\\" a backslash:
+// Laravel names may hold any character, which pflag's StringSlice refused.
 type nameList struct{ names *[]string }
 
 func (l nameList) String() string {

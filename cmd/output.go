@@ -15,9 +15,8 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// table prints rows: aligned and fitted to the terminal on a TTY, with a
-// header; tab-separated without a header when piped, as gh does, so that
-// cut and awk see one record per line. Every cell is sanitised.
+// table prints rows aligned to the terminal with a header on a TTY, and as gh
+// does, tab-separated without one when piped. Every cell is sanitised.
 type table struct {
 	io     *IOStreams
 	header []string
@@ -39,9 +38,8 @@ func renderer(io *IOStreams) *lipgloss.Renderer {
 	return r
 }
 
-// maxColumnWidth caps, in cells, the columns of a terminal table but the
-// flexible one; flexFloor is the width the flexible column is given room
-// for, when its text is that wide, by narrowing the others to shrinkFloor.
+// maxColumnWidth caps the columns but the flexible one, which other columns
+// narrow down to shrinkFloor to give up to flexFloor cells.
 const (
 	maxColumnWidth = 40
 	flexFloor      = 32
@@ -66,8 +64,7 @@ func (t *table) add(cells ...string) {
 	t.subs = append(t.subs, "")
 }
 
-// sub sets the last row's second line, for long text such as an exception
-// message, which reads better there than squeezed into a column.
+// sub sets the last row's second line, for long text such as an exception message.
 func (t *table) sub(text string) {
 	t.subs[len(t.subs)-1] = sanitize.Line(text)
 }
@@ -94,9 +91,8 @@ func (t *table) render() error {
 		}
 	}
 	if t.flex >= 0 {
-		// One long value (a hostile or generated queue name) must not take
-		// the room of every row's flexible column: the other columns are
-		// capped, and their cells cut with "…".
+		// One long value (a hostile queue name) must not take every row's
+		// room: the other columns are capped, their cells cut with "…".
 		total := 0
 		for i := range widths {
 			if i != t.flex {
@@ -104,10 +100,9 @@ func (t *table) render() error {
 				total += widths[i] + 2
 			}
 		}
-		// Then, while the flexible column would get less than
-		// min(its width, flexFloor), the widest other column but the first
-		// (the id, which must stay whole to be copied) gives a cell, down
-		// to shrinkFloor or its header.
+		// Then, while the flexible column gets less than min(width,
+		// flexFloor), the widest other column but the id (copied whole)
+		// gives a cell, down to shrinkFloor or its header.
 		for need := min(widths[t.flex], flexFloor); t.io.TerminalWidth()-total < need; total-- {
 			j := -1
 			for i := 1; i < len(widths); i++ {
@@ -170,73 +165,54 @@ func timeCell(io *IOStreams, t, now time.Time) string {
 	return t.Format(time.RFC3339)
 }
 
-// writeJSON prints v as indented JSON. Go's encoder escapes C0 control
-// characters; sanitize.JSON escapes what it leaves raw (DEL, C1, bidi) and
-// turns bytes that are not UTF-8 (a raw payload may hold them) into U+FFFD,
-// so database text cannot reach the terminal raw and the output is valid
-// JSON. <, > and & stay as they are ("<n>", "->"): the output is never
-// embedded in HTML, and people read it.
-func writeJSON(w io.Writer, v any) error {
-	b, err := encodeJSON(v, "  ")
-	if err != nil {
-		return err
+// writeJSON prints v as indented JSON (marshalJSON).
+func writeJSON(w io.Writer, v any) error { return writeMarshalled(w, v, "  ") }
+
+// writeJSONLine prints v as one NDJSON record (marshalJSON).
+func writeJSONLine(w io.Writer, v any) error { return writeMarshalled(w, v, "") }
+
+func writeMarshalled(w io.Writer, v any, indent string) error {
+	b, err := marshalJSON(v, indent)
+	if err == nil {
+		_, err = w.Write(b)
 	}
-	_, err = w.Write(sanitize.JSON(b))
 	return err
 }
 
-// marshalLine is one NDJSON record, made safe as writeJSON's output is.
-func marshalLine(v any) ([]byte, error) {
-	b, err := encodeJSON(v, "")
-	if err != nil {
-		return nil, err
-	}
-	return sanitize.JSON(b), nil
-}
-
-// writeJSONLine prints v as one NDJSON record.
-func writeJSONLine(w io.Writer, v any) error {
-	b, err := marshalLine(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
-}
-
-// encodeJSON is json.Marshal without HTML escaping, indented by indent,
-// ending in a newline.
-func encodeJSON(v any, indent string) ([]byte, error) {
+// marshalJSON is v as JSON ending in a newline, indented by indent ("" for
+// one NDJSON record). Go's encoder escapes C0 control characters;
+// sanitize.JSON escapes what it leaves raw (DEL, C1, bidi) and turns bytes
+// that are not UTF-8 (a raw payload may hold them) into U+FFFD, so database
+// text cannot reach the terminal raw and the output is valid JSON. <, > and
+// & stay as they are ("<n>", "->"): the output is never embedded in HTML,
+// and people read it.
+func marshalJSON(v any, indent string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if indent != "" {
-		enc.SetIndent("", indent)
-	}
+	enc.SetIndent("", indent)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return sanitize.JSON(buf.Bytes()), nil
 }
 
 // maxJSONDepth is encoding/json's nesting limit: json.Valid rejects deeper
 // text and Marshal fails on a RawMessage holding it.
 const maxJSONDepth = 10000
 
-// rawPayload decides how a payload is embedded in JSON output: as JSON when
-// it is a JSON document encoding/json accepts (invalid UTF-8 inside its
-// strings becomes U+FFFD, via sanitize.JSON), else as a string with a note
-// saying why, so the command still prints: text that is not JSON, or JSON
-// nested deeper than maxJSONDepth levels.
-func rawPayload(payload []byte) (raw json.RawMessage, text, note string) {
+// rawPayload embeds a payload as JSON when encoding/json accepts it (invalid
+// UTF-8 becomes U+FFFD), else as text with a note saying why (not JSON, or
+// nested deeper than maxJSONDepth), so the command still prints.
+func rawPayload(payload []byte) (raw json.RawMessage, text, note *string) {
 	if json.Valid(payload) {
-		return json.RawMessage(sanitize.JSON(payload)), "", ""
+		return json.RawMessage(sanitize.JSON(payload)), nil, nil
 	}
-	note = "the payload is not valid JSON; payload_text holds it as text"
+	why := "the payload is not valid JSON; payload_text holds it as text"
 	if jsonDepthOver(payload, maxJSONDepth) {
-		note = fmt.Sprintf("the payload nests deeper than %d levels, more than JSON tools accept; payload_text holds it as text", maxJSONDepth)
+		why = fmt.Sprintf("the payload nests deeper than %d levels, more than JSON tools accept; payload_text holds it as text", maxJSONDepth)
 	}
-	return nil, string(payload), note
+	return nil, new(string(payload)), &why
 }
 
 // jsonDepthOver reports whether JSON text opens more than limit arrays or
@@ -275,8 +251,7 @@ func countNoun[N ~int | ~int64](n N, noun string) string {
 	return humanize.Comma(int64(n)) + " " + noun + "s"
 }
 
-// printNotFound says on stderr, as error lines, which of a bulk action's
-// ids match no failed job.
+// printNotFound says on stderr, as error lines, which of a bulk action's ids match no job.
 func printNotFound(w io.Writer, ids []string) {
 	for _, id := range ids {
 		fmt.Fprintf(w, "jobtriage: not found: no failed job with id %s\n", sanitize.Line(id))

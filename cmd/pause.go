@@ -188,17 +188,20 @@ func reportPause(opts *PauseOptions, action string, res triage.PauseResult, targ
 	if opts.JSON {
 		doc := pauseDoc{SchemaVersion: pauseSchemaVersion, Action: action, PauseResult: res}
 		if !res.Until.IsZero() {
-			until := rfc3339(res.Until)
-			doc.Until = &until
+			doc.Until = new(rfc3339(res.Until))
 		}
 		return writeJSON(opts.IO.Out, doc)
 	}
 	// By [dry run, resume]: the verb, and the remark on a key that was
 	// paused and on one that was not.
-	words := map[[2]bool][3]string{{true, false}: {"Would pause", "already paused", ""}, {true, true}: {"Would resume", "", "not paused"},
-		{false, false}: {"Paused", "it already was", ""}, {false, true}: {"Resumed", "", "it was not paused"}}[[2]bool{res.DryRun, action == "resume"}]
+	words := map[[2]bool][3]string{{true, false}: {"Would pause", " (already paused)", ""}, {true, true}: {"Would resume", "", " (not paused)"},
+		{false, false}: {"Paused", " (it already was)", ""}, {false, true}: {"Resumed", "", " (it was not paused)"}}[[2]bool{res.DryRun, action == "resume"}]
 	for _, c := range res.Changes {
-		line := words[0] + " " + c.Queue + pauseWas(c.WasPaused, words[1], words[2])
+		was := words[2]
+		if c.WasPaused {
+			was = words[1]
+		}
+		line := words[0] + " " + c.Queue + was
 		if c.Queue == "*" {
 			line = strings.Replace(line, " *", " every queue", 1)
 		}
@@ -213,44 +216,21 @@ func reportPause(opts *PauseOptions, action string, res triage.PauseResult, targ
 	return nil
 }
 
-// pauseWas is the " (…)" remark on a key's earlier state, "" for none.
-func pauseWas(was bool, ifWas, ifNot string) string {
-	s := ifNot
-	if was {
-		s = ifWas
-	}
-	if s == "" {
-		return ""
-	}
-	return " (" + s + ")"
-}
-
-// lazyCacheStore is the cache store opened on first use: monitor and retry
-// read pause keys only when they report queues.
+// lazyCacheStore is opened on first use: monitor and retry read pause keys only for queues.
 type lazyCacheStore struct{ lazy[triage.CacheStore] }
 
 func (l *lazyCacheStore) Present(ctx context.Context, keys []string, now time.Time) (map[string]bool, error) {
-	cs, err := l.get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cs.Present(ctx, keys, now)
+	return use(ctx, &l.lazy, func(cs triage.CacheStore) (map[string]bool, error) { return cs.Present(ctx, keys, now) })
 }
 
 func (l *lazyCacheStore) Put(ctx context.Context, key, value string, ttl time.Duration, now time.Time) error {
-	cs, err := l.get(ctx)
-	if err != nil {
-		return err
-	}
-	return cs.Put(ctx, key, value, ttl, now)
+	_, err := use(ctx, &l.lazy, func(cs triage.CacheStore) (struct{}, error) { return struct{}{}, cs.Put(ctx, key, value, ttl, now) })
+	return err
 }
 
 func (l *lazyCacheStore) Forget(ctx context.Context, key string) error {
-	cs, err := l.get(ctx)
-	if err != nil {
-		return err
-	}
-	return cs.Forget(ctx, key)
+	_, err := use(ctx, &l.lazy, func(cs triage.CacheStore) (struct{}, error) { return struct{}{}, cs.Forget(ctx, key) })
+	return err
 }
 
 func (l *lazyCacheStore) StoredKey(key string) string {
@@ -260,9 +240,8 @@ func (l *lazyCacheStore) StoredKey(key string) string {
 	return key
 }
 
-// warnPausedQueues says, on one stderr line, which of the queues a retry
-// pushed onto are paused: the jobs wait there until resume. Reading the
-// state is best effort; a store that cannot be read says nothing.
+// warnPausedQueues says on stderr which queues a retry pushed onto are
+// paused; best effort: a store that cannot be read says nothing.
 func warnPausedQueues(ctx context.Context, ios *IOStreams, svc *triage.Service, refs []triage.QueueRef) {
 	if svc == nil || svc.Pauses == nil || len(refs) == 0 {
 		return

@@ -7,12 +7,10 @@ import (
 	"github.com/dustin/go-humanize"
 )
 
-// Progress of a bulk write (retry, forget, prune, flush) on stderr, on a
-// terminal only: "retried 1,204 of 9,092 (13%) · 2,310/s · about 4s left"
-// when the total is known (the dry run before the confirmation counted it),
-// else "retried 1,204 · 2,310/s". The total is an estimate — jobs may fail
-// or be retried by someone else between the count and the run — so the
-// percentage is capped at 99 until the run ends.
+// Progress of a bulk write on a terminal's stderr: "retried 1,204 of 9,092
+// (13%) · 2,310/s · about 4s left" when the dry run counted a total, else
+// "retried 1,204 · 2,310/s". The total is an estimate (others act between the
+// count and the run), so the percentage stops at 99 until the run ends.
 
 // meterInterval is the least time between two redraws.
 const meterInterval = 100 * time.Millisecond
@@ -69,8 +67,7 @@ func (m *meter) line(n int64, now time.Time) string {
 	return s
 }
 
-// roundETA keeps an estimate to what it is worth: seconds under a minute,
-// then minutes.
+// roundETA keeps an estimate to what it is worth: seconds under a minute, then minutes.
 func roundETA(d time.Duration) string {
 	if d < time.Minute {
 		return fmt.Sprintf("%ds", int(d.Round(time.Second)/time.Second))

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
@@ -39,8 +40,7 @@ func NewCmdFlush(f *Factory, runF func(context.Context, *PruneOptions) error) *c
 	return newCmdPruneFlush(f, runF, true)
 }
 
-// archiveHelp is the paragraph of --archive in the help of prune, flush and
-// forget.
+// archiveHelp is --archive's paragraph in the help of prune, flush and forget.
 const archiveHelp = `
 With --archive PATH every row is first appended whole to PATH (NDJSON, gzip
 when PATH ends in .gz, - for stdout) and fsynced; only then is its batch
@@ -89,7 +89,7 @@ func newCmdPruneFlush(f *Factory, runF func(context.Context, *PruneOptions) erro
 		hoursVar(cmd.Flags(), &opts.Hours, "hours", 24, "keep the failures of the last `N` hours")
 	}
 	writeFlags(cmd, &opts.DryRun, "count what would be deleted; change nothing", &opts.Yes, &opts.JSON)
-	opts.Archive.register(cmd)
+	opts.Archive.register(cmd, true)
 	return cmd
 }
 
@@ -132,11 +132,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	scope := ""
 	what := "every failed job"
 	if !before.IsZero() {
-		loc := svc.Location
-		if loc == nil {
-			loc = time.UTC
-		}
-		scope = " from before " + before.In(loc).Format("2006-01-02 15:04:05 MST")
+		scope = " from before " + before.In(cmp.Or(svc.Location, time.UTC)).Format("2006-01-02 15:04:05 MST")
 		what = "the failed jobs" + scope
 	}
 	var total int64 // what the count before the confirmation found; 0 when there was none
@@ -148,19 +144,14 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		case !opts.Flush:
 			// The same primary-key walk the prune itself does.
 			n, err = triage.PruneTotal(svc.Prune(ctx, opts.Hours, true, nil))
-		case before.IsZero():
-			n, err = svc.Store.Count(ctx, triage.Filter{})
 		default:
-			n, err = svc.Store.Count(ctx, triage.Filter{Until: before}) // <=, as flush --hours
+			n, err = svc.Store.Count(ctx, triage.Filter{Until: before}) // <=, as flush --hours; zero: all
 		}
 		if err != nil {
 			return err
 		}
-		if opts.DryRun {
-			return reportPrune(opts, svc, pruneJSON{DryRun: true, Deleted: n, Before: jsonTime(before), Archive: opts.Archive.doc(nil, n)}, scope)
-		}
-		if n == 0 {
-			return reportPrune(opts, svc, pruneJSON{Before: jsonTime(before), Archive: opts.Archive.doc(nil, 0)}, scope)
+		if opts.DryRun || n == 0 {
+			return reportPrune(opts, svc, pruneJSON{DryRun: opts.DryRun, Deleted: n, Before: jsonTime(before), Archive: opts.Archive.doc(nil, n)}, scope)
 		}
 		if err := confirm(opts.IO, false, fmt.Sprintf("%s %s%s%s?", archiveVerb(opts.Archive), countNoun(n, "failed job"), scope, onTarget(svc))); err != nil {
 			return err
@@ -213,8 +204,7 @@ func archiveVerb(a ArchiveFlag) string {
 	return "Delete"
 }
 
-// reportPrune prints "Deleted 221 failed jobs from before … on …." (scope
-// is "" for a flush of everything).
+// reportPrune prints "Deleted 221 failed jobs from before … on …." (scope "" for everything).
 func reportPrune(opts *PruneOptions, svc *triage.Service, r pruneJSON, scope string) error {
 	if opts.JSON {
 		r.SchemaVersion = jsonSchemaVersion

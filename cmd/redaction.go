@@ -7,17 +7,15 @@ import (
 	"github.com/jobtriage/jobtriage/triage/sanitize"
 )
 
-// RedactFlags are --redact and --redact-keys (env JOBTRIAGE_REDACT,
-// JOBTRIAGE_REDACT_KEYS).
+// RedactFlags are --redact and --redact-keys.
 type RedactFlags struct {
 	On   bool
 	Keys string
 }
 
-// redaction resolves whether what people read is masked (--redact, or
-// JOBTRIAGE_REDACT=1) and with which keys (--redact-keys, or
-// JOBTRIAGE_REDACT_KEYS, or the default list). Alert bodies use the keys
-// whether or not redaction is on.
+// redaction resolves whether what people read is masked (--redact,
+// JOBTRIAGE_REDACT) and with which keys (--redact-keys, JOBTRIAGE_REDACT_KEYS,
+// the default list); alert bodies always use the keys.
 func (f *Factory) redaction() (bool, redact.Keys, error) {
 	getenv := f.Getenv
 	if getenv == nil {

@@ -84,9 +84,8 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	return printDetail(opts, d)
 }
 
-// signatureHint adds to show's not-found error, when the id is in fact an
-// error signature's (as failed --group prints them), the command that
-// lists its jobs.
+// signatureHint adds to show's not-found error, when the id is a signature's,
+// the command that lists its jobs.
 func signatureHint(ctx context.Context, svc *triage.Service, id string, err error) error {
 	sig := strings.ToLower(strings.TrimSpace(id))
 	if !errors.Is(err, triage.ErrNotFound) || !signatureIDRE.MatchString(sig) {
@@ -99,10 +98,8 @@ func signatureHint(ctx context.Context, svc *triage.Service, id string, err erro
 	return fmt.Errorf("%w; that is a signature: jobtriage failed --signature %s", err, sig)
 }
 
-// encodableEnvelope drops the raw JSON values of e (data, extra keys) that
-// encoding/json would refuse to re-encode, such as a value nested deeper
-// than its limit: the rest of the envelope still prints, and payload_text
-// holds the whole payload.
+// encodableEnvelope drops e's raw values encoding/json would refuse (nested
+// too deep): the rest still prints, and payload_text holds the whole payload.
 func encodableEnvelope(e payload.Envelope) payload.Envelope {
 	if e.Data != nil && !json.Valid(e.Data) {
 		e.Data = nil
@@ -120,8 +117,7 @@ func encodableEnvelope(e payload.Envelope) payload.Envelope {
 	return e
 }
 
-// printDetail prints every section of the detail model, the TUI's tabs one
-// after the other.
+// printDetail prints every section of the detail model, the TUI's tabs in turn.
 func printDetail(opts *ShowOptions, d triage.Detail) error {
 	r := renderer(opts.IO)
 	render := func(st lipgloss.Style) func(string) string { return func(s string) string { return st.Render(s) } }

@@ -1,15 +1,16 @@
 package cmd
 
 import (
+	"cmp"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// parseTimeBound reads --since/--until: a duration back from now ("90m",
-// "36h", "7d", "2w") or a timestamp (RFC 3339, or "2006-01-02 15:04:05" /
-// "2006-01-02" as wall-clock time in the app timezone, like failed_at).
+// parseTimeBound reads --since/--until: a duration back from now ("7d") or a
+// time (RFC 3339, or wall-clock "2006-01-02 15:04:05" in the app timezone).
 func parseTimeBound(s string, now time.Time, loc *time.Location) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -24,21 +25,17 @@ func parseTimeBound(s string, now time.Time, loc *time.Location) (time.Time, err
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	if loc == nil {
-		loc = time.UTC
-	}
 	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+		if t, err := time.ParseInLocation(layout, s, cmp.Or(loc, time.UTC)); err == nil {
 			return t, nil
 		}
 	}
 	return time.Time{}, fmt.Errorf("%q is neither a duration (30m, 6h, 7d, 2w) nor a time (2026-11-30 14:00:00, RFC 3339)", s)
 }
 
-// parseDuration reads a duration as every flag takes it: Go's units (ns to
-// h) plus days (d) and weeks (w), which is how retention and incident
-// windows are spoken of, combinable (1d12h) and with fractions (1.5h). A
-// number without a unit is refused (is "10" seconds or days?), except 0.
+// parseDuration reads every flag's duration: Go's units plus days (d) and
+// weeks (w), combinable (1d12h), with fractions (1.5h). A number without a
+// unit is refused (is "10" seconds or days?), except 0.
 func parseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "0" {
@@ -48,38 +45,18 @@ func parseDuration(s string) (time.Duration, error) {
 		return 0, errBareNumber(s)
 	}
 	// Days and weeks become hours, for time.ParseDuration to add up.
-	var goDur strings.Builder
-	rest := s
-	if rest != "" && (rest[0] == '-' || rest[0] == '+') {
-		goDur.WriteByte(rest[0])
-		rest = rest[1:]
-	}
-	isNum := func(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
-	for rest != "" {
-		i := 0
-		for i < len(rest) && isNum(rest[i]) {
-			i++
-		}
-		j := i
-		for j < len(rest) && !isNum(rest[j]) {
-			j++
-		}
-		num, unit := rest[:i], rest[i:j]
-		rest = rest[j:]
-		hours := map[string]float64{"d": 24, "w": 7 * 24}[unit]
-		if hours == 0 {
-			goDur.WriteString(num + unit)
-			continue
-		}
-		v, err := strconv.ParseFloat(num, 64)
-		if err != nil {
-			return 0, errDuration
-		}
-		goDur.WriteString(strconv.FormatFloat(v*hours, 'f', -1, 64) + "h")
-	}
-	d, err := time.ParseDuration(goDur.String())
-	if err != nil {
+	bad := false
+	goDur := dayWeekRE.ReplaceAllStringFunc(s, func(m string) string {
+		v, err := strconv.ParseFloat(m[:len(m)-1], 64)
+		bad = bad || err != nil
+		return strconv.FormatFloat(v*map[byte]float64{'d': 24, 'w': 7 * 24}[m[len(m)-1]], 'f', -1, 64) + "h"
+	})
+	d, err := time.ParseDuration(goDur)
+	if bad || err != nil {
 		return 0, errDuration
 	}
 	return d, nil
 }
+
+// dayWeekRE is a number of days or weeks inside a duration.
+var dayWeekRE = regexp.MustCompile(`[0-9.]*[dw]`)

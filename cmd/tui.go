@@ -19,15 +19,13 @@ type TUIOptions struct {
 	// Audit records each retry and forget (auditedActions).
 	Audit   func(auditEntry) error
 	Service func(context.Context) (*triage.Service, error)
-	Config  func() (string, error) // the redacted endpoint for the header
 	Now     func() time.Time
 
 	ReadOnly  bool
 	Threshold int
 	Window    time.Duration
 	Refresh   time.Duration
-	// TrendWindow and NewSince are the signatures' trend window and the
-	// time from which a signature counts as new (failed --group's).
+	// TrendWindow and NewSince are failed --group's trend window and "new" bound.
 	TrendWindow string
 	NewSince    string
 	DBConns     []string
@@ -66,18 +64,6 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 		RunE: func(c *cobra.Command, args []string) error {
 			f.Conn.DatabaseConnections = opts.DBConns // read when the service is built
 			opts.Service = f.Service
-			opts.Config = func() (string, error) {
-				cfg, err := f.Config()
-				if err != nil {
-					return "", err
-				}
-				target := describeTarget(cfg)
-				if ctxt, err := f.Context(); err == nil && ctxt != nil {
-					// The dialogs name the context first, as the prompts do.
-					target = ctxt.Marker() + " · " + target
-				}
-				return target, nil
-			}
 			if !opts.IO.IsStdoutTTY() || !opts.IO.stdinTTY {
 				return FlagErrorf("tui needs a terminal; in scripts use `jobtriage failed --group`, `jobtriage failed --json` or `jobtriage show <id>`")
 			}
@@ -101,7 +87,7 @@ func NewCmdTUI(f *Factory, runF func(context.Context, *TUIOptions) error) *cobra
 	timeVar(fl, &opts.NewSince, "new-since", "mark signatures first seen at or after `WHEN` as new (a duration back or a time; default: within --trend-window)")
 	durationVar(fl, &opts.Refresh, "refresh", 10*time.Second, "re-read the database this often (0: never)")
 	fl.Var(nameList{&opts.DBConns}, "database-connection", "queue connection `names` that use the database driver (default database)")
-	opts.Archive.registerFile(cmd)
+	opts.Archive.register(cmd, false)
 	return cmd
 }
 
@@ -117,10 +103,6 @@ func tuiActions(svc *triage.Service, opts *TUIOptions) tui.Actions {
 
 func tuiRun(ctx context.Context, opts *TUIOptions) error {
 	svc, err := opts.Service(ctx)
-	if err != nil {
-		return err
-	}
-	conn, err := opts.Config()
 	if err != nil {
 		return err
 	}
@@ -142,7 +124,7 @@ func tuiRun(ctx context.Context, opts *TUIOptions) error {
 		Archive:     archiveRows,
 		ArchivePath: opts.Archive.Path,
 		ReadOnly:    opts.ReadOnly,
-		Connection:  conn,
+		Connection:  targetText(svc), // the context first, as the prompts name it
 		Threshold:   opts.Threshold,
 		Window:      opts.Window,
 		Refresh:     opts.Refresh,

@@ -19,7 +19,7 @@ func TestNewCmdTUI(t *testing.T) {
 	}
 	p := tty(t)
 	if o := p.opts; p.code != ExitOK || o.ReadOnly || o.Threshold != 10 || o.Window != time.Minute || o.TrendWindow != "1h" ||
-		o.NewSince != "" || o.Refresh != 10*time.Second || o.DBConns != nil || o.Config == nil {
+		o.NewSince != "" || o.Refresh != 10*time.Second || o.DBConns != nil {
 		t.Fatalf("defaults: exit %d %s %+v", p.code, p.err, o)
 	}
 	p = tty(t, "--read-only", "--threshold", "3", "--window", "5m", "--trend-window", "6h", "--new-since", "2d", "--refresh", "0", "--database-connection", "db")
@@ -77,11 +77,6 @@ func TestTUIRunErrors(t *testing.T) {
 	dsn, _ := seed(t)
 	h.f.Conn.DSN = dsn
 	opts.Service = h.f.Service
-	opts.Config = func() (string, error) { return "", boom }
-	if err := tuiRun(context.Background(), opts); !errors.Is(err, boom) {
-		t.Errorf("a configuration error: %v", err)
-	}
-	opts.Config = func() (string, error) { return "db", nil }
 	opts.NewSince = "whenever"
 	if err := tuiRun(context.Background(), opts); exitCodeFor(err) != ExitUsage || !strings.Contains(err.Error(), "--new-since") {
 		t.Errorf("a bad --new-since: %v", err)

@@ -2,15 +2,13 @@ package cmd
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/tui"
 )
 
-// auditedActions records every retry and forget the terminal UI makes in
-// the audit log as the commands do (audited), with a run id per call. Dry
-// runs (a retry dialog's preview) change nothing and are not recorded.
+// auditedActions records the UI's retries and forgets in the audit log as
+// the commands do, a run id per call; dry runs (previews) are not recorded.
 type auditedActions struct {
 	inner tui.Actions
 	audit func(auditEntry) error
@@ -47,11 +45,7 @@ func (a auditedActions) Forget(ctx context.Context, p triage.ForgetParams, progr
 func (a auditedActions) entry(command string, q triage.Query, refs []triage.Ref) auditEntry {
 	f := auditFilterOf(q)
 	for _, r := range refs {
-		if r.UUID != "" {
-			f.Jobs = append(f.Jobs, r.UUID)
-		} else {
-			f.Jobs = append(f.Jobs, strconv.FormatInt(r.ID, 10))
-		}
+		f.Jobs = append(f.Jobs, r.String())
 	}
 	return auditEntry{Run: a.newID(), Command: command, Args: a.args, Filter: f}
 }

@@ -17,8 +17,7 @@ type VersionOptions struct {
 	JSON bool
 }
 
-// NewCmdVersion builds `jobtriage version`; the root's --version prints the
-// same text.
+// NewCmdVersion builds `jobtriage version`; the root's --version prints the same.
 func NewCmdVersion(f *Factory, runF func(context.Context, *VersionOptions) error) *cobra.Command {
 	opts := &VersionOptions{IO: f.IO, Info: buildinfo.Read}
 	c := &cobra.Command{
@@ -55,6 +54,5 @@ func setVersionFlag(root *cobra.Command, info buildinfo.Info) {
 	root.SetVersionTemplate(escapeTemplate(info.String()))
 }
 
-// escapeTemplate quotes text for a text/template: every "{{" becomes an
-// action printing "{{".
+// escapeTemplate quotes text for a text/template: "{{" becomes an action printing it.
 func escapeTemplate(s string) string { return strings.ReplaceAll(s, "{{", `{{"{{"}}`) }

@@ -16,7 +16,7 @@ import (
 
 func TestColorModes(t *testing.T) {
 	for _, c := range []struct {
-		mode              colorMode
+		mode              string
 		tty, noColor, frc bool
 		want              bool
 	}{

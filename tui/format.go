@@ -6,6 +6,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/jobtriage/jobtriage/alerts"
 	"github.com/jobtriage/jobtriage/triage"
 )
 
@@ -42,10 +43,7 @@ func count(n int) string { return humanize.Comma(int64(n)) }
 
 // plural picks "1 job" / "1,204 jobs".
 func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return count(n) + " " + many
+	return count(n) + " " + alerts.Plural(n, one, many)
 }
 
 // sparkLevels are the block characters of a sparkline, lowest first; the

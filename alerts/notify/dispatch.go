@@ -44,7 +44,7 @@ type DeliveryError struct {
 }
 
 func (e *DeliveryError) Error() string {
-	return fmt.Sprintf("%s: not delivered after %d %s: %v", e.Notifier, e.Attempts, plural(e.Attempts, "attempt", "attempts"), e.Err)
+	return fmt.Sprintf("%s: not delivered after %d %s: %v", e.Notifier, e.Attempts, alerts.Plural(e.Attempts, "attempt", "attempts"), e.Err)
 }
 
 func (e *DeliveryError) Unwrap() error { return e.Err }

@@ -25,7 +25,7 @@ const (
 //	FIRING queue:emails: 5 failures in the last 1m (threshold 3)
 func Summary(n alerts.Notification) string {
 	key := clean(n.Rule.Key, maxKeyRunes)
-	count := fmt.Sprintf("%d %s in the last %s", n.Count, plural(n.Count, "failure", "failures"), alerts.FormatDuration(n.Rule.Window))
+	count := fmt.Sprintf("%d %s in the last %s", n.Count, alerts.Plural(n.Count, "failure", "failures"), alerts.FormatDuration(n.Rule.Window))
 	if n.Rule.Measure != "" {
 		count = fmt.Sprintf("%d %s", n.Count, clean(n.Rule.Measure, maxKeyRunes))
 	}
@@ -97,13 +97,6 @@ func Headline(d alerts.Digest) string {
 		return head + ": nothing to report"
 	}
 	return head + ": " + strings.Join(parts, ", ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // timestamp is the one time format of every channel: RFC 3339 in UTC.

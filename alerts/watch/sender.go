@@ -53,7 +53,7 @@ func startSenders(nts []notify.Notifier, d notify.Dispatcher, warn func(string))
 				}
 			}
 			if unsent > 0 {
-				warn(fmt.Sprintf("%s: %d %s not delivered: the watcher stopped", n.Name(), unsent, plural(unsent, "digest", "digests")))
+				warn(fmt.Sprintf("%s: %d %s not delivered: the watcher stopped", n.Name(), unsent, alerts.Plural(unsent, "digest", "digests")))
 			}
 		}()
 	}
@@ -87,11 +87,4 @@ func (s *senders) stop(grace time.Duration) {
 	s.wg.Wait()
 	t.Stop()
 	s.cancel()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
