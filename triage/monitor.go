@@ -214,12 +214,7 @@ func Monitor(ctx context.Context, st MonitorSource, p MonitorParams) (Report, er
 	if err != nil {
 		return Report{}, err
 	}
-	refs := p.Queues
-	if len(p.Connections) > 0 {
-		refs, err = monitorConnections(ctx, st, p, failedBy, &rep)
-	} else {
-		err = monitorJobsTable(ctx, st, p, failedBy, &rep)
-	}
+	refs, err := monitorQueues(ctx, st, p, failedBy, &rep)
 	if err != nil {
 		return Report{}, err
 	}
@@ -242,51 +237,29 @@ func health(conn, queue string, s QueueStats, now time.Time) QueueHealth {
 	return h
 }
 
-// monitorJobsTable is Monitor without the app's queue connections: the
-// failed_jobs database's jobs table alone, queue names not tied to a
-// connection, and a queue's failures those of every connection unless
-// its ref names one.
-func monitorJobsTable(ctx context.Context, st MonitorSource, p MonitorParams, failedBy map[QueueRef]int64, rep *Report) error {
-	byName := map[string]QueueStats{}
-	if !rep.NoJobsTable {
-		var names []string
-		for _, r := range p.Queues {
-			names = append(names, r.Queue)
-		}
-		slices.Sort(names)
-		stats, err := st.QueueStats(ctx, QueueStatsParams{Queues: slices.Compact(names), Now: p.Now, RetryAfter: p.RetryAfter})
-		if err != nil {
-			return err
-		}
-		for _, s := range stats {
-			byName[s.Queue] = s
-		}
+// monitorQueues measures the report's queues, each in its connection's
+// backend. Without the app's queue connections (anyConn) the one connection
+// is failed_jobs' jobs table, unnamed: queue names are tied to no connection,
+// a queue's failures are every connection's unless its ref names one, and
+// named queues are reported in the order given. Otherwise queues are
+// reported as connection:queue, a queue named without a connection is the
+// default connection's, as queue:monitor reads it, and with no queue named
+// every connection's default queue and the queues of the window's failures
+// are measured. It returns the refs the total of failures counts.
+func monitorQueues(ctx context.Context, st MonitorSource, p MonitorParams, failedBy map[QueueRef]int64, rep *Report) ([]QueueRef, error) {
+	conns, def, anyConn := p.Connections, p.DefaultConnection, len(p.Connections) == 0
+	if anyConn {
+		conns, def = []MonitorConnection{{Local: true, RetryAfter: p.RetryAfter}}, ""
 	}
-	refs := p.Queues
-	if len(refs) == 0 {
-		refs = everyQueue(slices.Collect(maps.Keys(byName)), failedBy)
-	}
-	for _, ref := range refs {
-		h := health(ref.Connection, ref.Queue, byName[ref.Queue], p.Now)
-		for f, n := range failedBy {
-			if ref.matches(f.Connection, f.Queue) {
-				h.Failed += n
-			}
+	// measured is the connection whose backend counts a queue of conn.
+	measured := func(conn string) string {
+		if anyConn {
+			return ""
 		}
-		rep.Queues = append(rep.Queues, h)
+		return conn
 	}
-	return nil
-}
-
-// monitorConnections is Monitor over the app profile's queue connections:
-// each connection's queues are counted in its own backend and reported as
-// connection:queue. A queue named without a connection is the default
-// connection's, as queue:monitor reads it; with no queue named, every
-// connection's default queue and the queues of the window's failures are
-// measured. It returns the refs the total of failures counts.
-func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, failedBy map[QueueRef]int64, rep *Report) ([]QueueRef, error) {
 	byConn := map[string]MonitorConnection{}
-	for _, c := range p.Connections {
+	for _, c := range conns {
 		byConn[c.Name] = c
 	}
 	// unread: the connections whose backend failed (Partial), counted by
@@ -310,17 +283,20 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 			want[conn] = append(want[conn], queue)
 		}
 	}
+	// every: a connection's counts of all its queues, read while listing
+	// them, so its queues are not counted again.
+	every := map[string][]QueueStats{}
 	refs := make([]QueueRef, 0, len(p.Queues))
 	for _, r := range p.Queues {
-		r.Connection = cmp.Or(r.Connection, p.DefaultConnection)
+		r.Connection = cmp.Or(r.Connection, def)
 		refs = append(refs, r)
-		addQueue(r.Connection, r.Queue)
+		addQueue(measured(r.Connection), r.Queue)
 	}
 	if len(refs) == 0 {
 		// Local connections share failed_jobs' jobs table: its queues are
 		// listed under the first only, so none is summed twice.
 		listedLocal := false
-		for _, c := range p.Connections {
+		for _, c := range conns {
 			if c.Blind == "" && c.DefaultQueue != "" {
 				addQueue(c.Name, c.DefaultQueue)
 			}
@@ -330,10 +306,11 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 			case c.Blind != "" || c.Via != "":
 			case c.Local && !rep.NoJobsTable && !listedLocal:
 				listedLocal = true
-				got, err := st.QueueStats(ctx, QueueStatsParams{Now: p.Now, RetryAfter: c.RetryAfter})
+				got, err := st.QueueStats(ctx, QueueStatsParams{Now: p.Now, RetryAfter: cmp.Or(p.RetryAfter, c.RetryAfter)})
 				if err != nil {
 					return nil, err
 				}
+				every[c.Name] = got
 				for _, s := range got {
 					listed = append(listed, s.Queue)
 				}
@@ -351,22 +328,24 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 			}
 		}
 		for f := range failedBy {
-			addQueue(f.Connection, f.Queue)
+			addQueue(measured(f.Connection), f.Queue)
 		}
 	}
-	for _, c := range p.Connections {
+	for _, c := range conns {
 		if c.Blind != "" {
 			rep.Blind = append(rep.Blind, c.Name+": "+c.Blind)
 		}
 	}
-	conns := slices.Sorted(maps.Keys(want))
-	for _, conn := range conns {
+	stats := map[QueueRef]QueueStats{}
+	var rows []QueueRef
+	for _, conn := range slices.Sorted(maps.Keys(want)) {
 		queues := want[conn]
 		slices.Sort(queues)
 		c, known := byConn[conn]
-		var got []QueueStats
+		got, listed := every[conn]
 		var err error
 		switch {
+		case listed:
 		case !known || c.Blind != "" || unread[conn]:
 			// Failures only; the connection is listed in Blind (or not in
 			// the profile at all).
@@ -381,32 +360,26 @@ func monitorConnections(ctx context.Context, st MonitorSource, p MonitorParams, 
 		if err != nil {
 			return nil, err
 		}
-		stats := map[string]QueueStats{}
 		for _, s := range got {
-			stats[s.Queue] = s
+			stats[QueueRef{Connection: conn, Queue: s.Queue}] = s
 		}
 		for _, q := range queues {
-			h := health(conn, q, stats[q], p.Now)
-			h.Failed = failedBy[QueueRef{Connection: conn, Queue: q}]
-			rep.Queues = append(rep.Queues, h)
+			rows = append(rows, QueueRef{Connection: conn, Queue: q})
 		}
 	}
+	if anyConn && len(refs) > 0 {
+		rows = refs
+	}
+	for _, r := range rows {
+		h := health(r.Connection, r.Queue, stats[QueueRef{Connection: measured(r.Connection), Queue: r.Queue}], p.Now)
+		for f, n := range failedBy {
+			if f == r || anyConn && r.matches(f.Connection, f.Queue) {
+				h.Failed += n
+			}
+		}
+		rep.Queues = append(rep.Queues, h)
+	}
 	return refs, nil
-}
-
-// everyQueue is every queue name seen in jobs or in the window's failures,
-// sorted; failures are counted over all their connections.
-func everyQueue(jobQueues []string, failed map[QueueRef]int64) []QueueRef {
-	names := jobQueues
-	for f := range failed {
-		names = append(names, f.Queue)
-	}
-	slices.Sort(names)
-	var out []QueueRef
-	for _, q := range slices.Compact(names) {
-		out = append(out, QueueRef{Queue: q})
-	}
-	return out
 }
 
 // Thresholds are the limits of a health check; zero disables one. Every
