@@ -12,16 +12,11 @@ import (
 // occurrence, as PHP's json_decode reads duplicate keys), read as Parse
 // reads Envelope.Tags; nil when there is none or raw is not a JSON object.
 func Tags(raw []byte) []string {
-	fields, err := topLevel(raw)
+	keys, err := topLevel(raw)
 	if err != nil {
 		return nil
 	}
-	for _, f := range fields {
-		if f.Key == "tags" {
-			return stringList(gjson.ParseBytes(f.Raw))
-		}
-	}
-	return nil
+	return stringList(keys.Get("tags").Last)
 }
 
 // HasTags reports whether the payload carries every one of want among its
