@@ -10,10 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// Laravel class names FormatWith renders specially.
-const (
-	ModelIdentifierClass = `Illuminate\Contracts\Database\ModelIdentifier`
-)
+// modelIdentifierClass is what SerializesModels stores a model as.
+const modelIdentifierClass = `Illuminate\Contracts\Database\ModelIdentifier`
 
 // isClosureClass reports the wrappers Laravel serializes closures into;
 // their content (PHP source text, scope hashes) is noise in a triage view.
@@ -38,8 +36,6 @@ type FormatOptions struct {
 	HideNoise bool
 	// MaxString cuts string values longer than this many bytes (0: 200).
 	MaxString int
-	// Indent is one level of indentation (default two spaces).
-	Indent string
 }
 
 // FormatWith renders v as indented text. Strings are quoted with Go escapes,
@@ -47,7 +43,6 @@ type FormatOptions struct {
 // the output holds no terminal control sequences.
 func FormatWith(v Value, opts FormatOptions) string {
 	opts.MaxString = cmp.Or(max(opts.MaxString, 0), 200)
-	opts.Indent = cmp.Or(opts.Indent, "  ")
 	f := formatter{opts: opts}
 	f.value(v, 0)
 	return f.b.String()
@@ -61,7 +56,7 @@ type formatter struct {
 func (f *formatter) newline(depth int) {
 	f.b.WriteByte('\n')
 	for range depth {
-		f.b.WriteString(f.opts.Indent)
+		f.b.WriteString("  ")
 	}
 }
 
@@ -190,19 +185,27 @@ func (f *formatter) array(v Value, depth int) {
 		f.b.WriteByte(']')
 		return
 	}
-	f.b.WriteByte('[')
-	for _, it := range v.Items {
-		f.newline(depth + 1)
-		if it.Key.Kind == Int {
-			f.b.WriteString(strconv.FormatInt(it.Key.Int, 10))
+	f.entries(depth, "[", "]", len(v.Items), func(i int) Value {
+		if k := v.Items[i].Key; k.Kind == Int {
+			f.b.WriteString(strconv.FormatInt(k.Int, 10))
 		} else {
-			f.b.WriteString(f.quote(it.Key.Str))
+			f.b.WriteString(f.quote(k.Str))
 		}
 		f.b.WriteString(" => ")
-		f.value(it.Value, depth+1)
+		return v.Items[i].Value
+	})
+}
+
+// entries writes n entries between open and close, one a line: each
+// writes its label and returns its value.
+func (f *formatter) entries(depth int, open, end string, n int, entry func(i int) Value) {
+	f.b.WriteString(open)
+	for i := range n {
+		f.newline(depth + 1)
+		f.value(entry(i), depth+1)
 	}
 	f.newline(depth)
-	f.b.WriteByte(']')
+	f.b.WriteString(end)
 }
 
 func isList(v Value) bool {
@@ -241,9 +244,8 @@ func (f *formatter) object(v Value, depth int) {
 		f.b.WriteString(" {}")
 		return
 	}
-	f.b.WriteString(" {")
-	for _, p := range props {
-		f.newline(depth + 1)
+	f.entries(depth, " {", "}", len(props), func(i int) Value {
+		p := props[i]
 		f.b.WriteString(name(p.Name))
 		switch p.Visibility {
 		case Protected:
@@ -256,14 +258,12 @@ func (f *formatter) object(v Value, depth int) {
 			f.b.WriteString(")")
 		}
 		f.b.WriteString(": ")
-		f.value(p.Value, depth+1)
-	}
-	f.newline(depth)
-	f.b.WriteByte('}')
+		return p.Value
+	})
 }
 
 func isModelIdentifier(v Value) bool {
-	if v.Kind != Object || v.Class != ModelIdentifierClass {
+	if v.Kind != Object || v.Class != modelIdentifierClass {
 		return false
 	}
 	class, ok := prop(v, "class")
@@ -343,14 +343,7 @@ func isNoise(p Prop) bool {
 // name makes an identifier from the data safe to print: class and property
 // names are normally plain, but the bytes are attacker-controlled.
 func name(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || !unicode.IsPrint(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || !unicode.IsPrint(r) }) {
 		return s
 	}
 	q := quoteString(s)
