@@ -48,6 +48,14 @@ func is(c byte, class byte) bool { return byteClass[c]&class != 0 }
 
 func isDigitAt(s []byte, i int) bool { return i < len(s) && is(s[i], cDigit) }
 
+// classEnd is the end of the run of class bytes at s[i:].
+func classEnd(s []byte, i int, class byte) int {
+	for i < len(s) && is(s[i], class) {
+		i++
+	}
+	return i
+}
+
 // wordAt and wordBefore give the two sides of a \b test at i.
 func wordAt(s []byte, i int) bool     { return i < len(s) && is(s[i], cWord) }
 func wordBefore(s []byte, i int) bool { return i > 0 && is(s[i-1], cWord) }
@@ -381,10 +389,7 @@ func timeAt(s []byte, d, pos int) (int, int) {
 	}
 	end := p + 19
 	if end < len(s) && s[end] == '.' && isDigitAt(s, end+1) {
-		end += 2
-		for isDigitAt(s, end) {
-			end++
-		}
+		end = classEnd(s, end+2, cDigit)
 	}
 	switch {
 	case end < len(s) && s[end] == 'Z':
@@ -413,12 +418,9 @@ func ipAt(s []byte, d, pos int) (int, int) {
 	}
 	end := p
 	for group := 0; group < 4; group++ {
-		n := 0
-		for isDigitAt(s, end) {
-			end++
-			n++
-		}
-		if n < 1 || n > 3 {
+		start := end
+		end = classEnd(s, end, cDigit)
+		if n := end - start; n < 1 || n > 3 {
 			return -1, -1
 		}
 		if group < 3 {
@@ -450,10 +452,7 @@ func unixPathAt(s []byte, d, pos int) (int, int) {
 	}
 	end, segments := d, 0
 	for end+1 < len(s) && s[end] == '/' && is(s[end+1], cPathSeg) {
-		end += 2
-		for end < len(s) && is(s[end], cPathSeg) {
-			end++
-		}
+		end = classEnd(s, end+2, cPathSeg)
 		segments++
 	}
 	if segments < 2 {
@@ -475,10 +474,7 @@ func windowsPathAt(s []byte, c, pos int) (int, int) {
 	}
 	best := -1
 	for r := c + 2; ; {
-		name := r
-		for name < len(s) && is(s[name], cPathSeg) {
-			name++
-		}
+		name := classEnd(s, r, cPathSeg)
 		if name > r {
 			best = name
 		}
@@ -492,13 +488,6 @@ func windowsPathAt(s []byte, c, pos int) (int, int) {
 		r = dir + 1
 	}
 	return p, best
-}
-
-func skipSpace(s []byte, i int) int {
-	for i < len(s) && is(s[i], cSpace) {
-		i++
-	}
-	return i
 }
 
 // listValueEnd matches '[^']*'|"[^"]*"|-?\d[\d.]*|true|false|null at i.
@@ -536,9 +525,9 @@ func listValueEnd(s []byte, i int) int {
 // listEnd matches \[\s*V(?:\s*,\s*V)*\s*\] at i. Every part is
 // deterministic, so a list either parses to its "]" or not at all.
 func listEnd(s []byte, i int) int {
-	q := listValueEnd(s, skipSpace(s, i+1))
+	q := listValueEnd(s, classEnd(s, i+1, cSpace))
 	for q >= 0 {
-		t := skipSpace(s, q)
+		t := classEnd(s, q, cSpace)
 		if t >= len(s) {
 			return -1
 		}
@@ -546,7 +535,7 @@ func listEnd(s []byte, i int) int {
 		case ']':
 			return t + 1
 		case ',':
-			q = listValueEnd(s, skipSpace(s, t+1))
+			q = listValueEnd(s, classEnd(s, t+1, cSpace))
 		default:
 			return -1
 		}
@@ -637,10 +626,7 @@ func hexLiteralAt(s []byte, x, pos int) (int, int) {
 	if p < pos || s[p] != '0' || wordBefore(s, p) {
 		return -1, -1
 	}
-	end := x + 1
-	for end < len(s) && is(s[end], cHex) {
-		end++
-	}
+	end := classEnd(s, x+1, cHex)
 	if end == x+1 || wordAt(s, end) {
 		return -1, -1
 	}
@@ -748,16 +734,9 @@ func isToken(piece []byte) bool {
 // trying the optional parts in the order backtracking would; each run of
 // digits is whole, since a cut one is followed by a digit.
 func numberEnd(s []byte, i int) int {
-	intEnd := i
-	for isDigitAt(s, intEnd) {
-		intEnd++
-	}
-	fracEnd := -1
+	intEnd, fracEnd := classEnd(s, i, cDigit), -1
 	if intEnd < len(s) && s[intEnd] == '.' && isDigitAt(s, intEnd+1) {
-		fracEnd = intEnd + 2
-		for isDigitAt(s, fracEnd) {
-			fracEnd++
-		}
+		fracEnd = classEnd(s, intEnd+2, cDigit)
 	}
 	for _, at := range [2]int{fracEnd, intEnd} {
 		if at < 0 {
@@ -784,10 +763,7 @@ func exponentEnd(s []byte, i int) int {
 	if !isDigitAt(s, i) {
 		return -1
 	}
-	for isDigitAt(s, i) {
-		i++
-	}
-	return i
+	return classEnd(s, i, cDigit)
 }
 
 // finishNumbersAndSpace applies the last three expressions in one scan:
@@ -833,7 +809,7 @@ func finishNumbersAndSpace(dst, s []byte) []byte {
 			i++ // a lone space stays as it is
 		case is(c, cSpace):
 			out = append(append(out, s[lit:i]...), ' ')
-			i = skipSpace(s, i)
+			i = classEnd(s, i, cSpace)
 			lit = i
 		case c == '<' && bytes.HasPrefix(s[i:], []byte("<n>")):
 			out = appendNumber(append(out, s[lit:i]...))
