@@ -3,6 +3,7 @@ package payload
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -253,28 +254,13 @@ func commandClass(command string) (string, bool) {
 func ClassNeedle(class string) string {
 	var b strings.Builder
 	for _, r := range class {
+		short := strings.IndexRune("\\\"/\b\f\n\r\t", r)
 		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '/':
-			b.WriteString(`\/`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
+		case short >= 0:
+			b.WriteByte('\\')
+			b.WriteByte(`\"/bfnrt`[short])
 		case r < 0x20:
-			const hex = "0123456789abcdef"
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[r>>4])
-			b.WriteByte(hex[r&0xf])
+			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
 		}
