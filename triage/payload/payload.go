@@ -123,7 +123,7 @@ type Envelope struct {
 
 // Parse decodes a payload; it fails (ErrMalformed) only on a non-object.
 func Parse(raw []byte) (Envelope, error) {
-	keys, err := topLevel(raw)
+	keys, err := topLevel(raw, nil)
 	if err != nil {
 		return Envelope{}, err
 	}
@@ -220,9 +220,9 @@ func (e Envelope) kind() Kind {
 	return Unknown
 }
 
-// topLevel reads the top-level keys of a payload; ErrMalformed when it is
-// not a JSON object.
-func topLevel(raw []byte) (TopKeys, error) {
+// topLevel reads the top-level keys of a payload (as ReadTopKeys); ErrMalformed
+// when it is not a JSON object.
+func topLevel(raw []byte, keys TopKeys) (TopKeys, error) {
 	if !gjson.ValidBytes(raw) {
 		return nil, fmt.Errorf("%w: not valid JSON", ErrMalformed)
 	}
@@ -230,7 +230,7 @@ func topLevel(raw []byte) (TopKeys, error) {
 	if !obj.IsObject() {
 		return nil, fmt.Errorf("%w: not a JSON object", ErrMalformed)
 	}
-	return ReadTopKeys(obj, nil), nil
+	return ReadTopKeys(obj, keys), nil
 }
 
 // TopKey is one top-level key of a JSON object. Last is its value as PHP's
@@ -272,16 +272,6 @@ func ReadTopKeys(obj gjson.Result, keys TopKeys) TopKeys {
 		return true
 	})
 	return keys
-}
-
-// Get is the key named key; N is 0 when there is none.
-func (t TopKeys) Get(key string) TopKey {
-	for _, k := range t {
-		if k.Key == key {
-			return k
-		}
-	}
-	return TopKey{}
 }
 
 // str is the value of a JSON string, or "" for anything else.

@@ -12,11 +12,11 @@ import (
 // occurrence, as PHP's json_decode reads duplicate keys), read as Parse
 // reads Envelope.Tags; nil when there is none or raw is not a JSON object.
 func Tags(raw []byte) []string {
-	keys, err := topLevel(raw)
+	keys, err := topLevel(raw, TopKeys{{Key: "tags"}})
 	if err != nil {
 		return nil
 	}
-	return stringList(keys.Get("tags").Last)
+	return stringList(keys[0].Last)
 }
 
 // HasTags reports whether the payload carries every one of want among its
