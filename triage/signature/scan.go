@@ -1,6 +1,9 @@
 package signature
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // The scanner below reproduces, byte for byte, the regular expressions
 // Normalize was first written with (kept in reference_test.go as
@@ -74,16 +77,6 @@ func foldLen(s []byte, i int) int {
 	return 0
 }
 
-// foldLenBefore is foldLen for the rune ending at i.
-func foldLenBefore(s []byte, i int) int {
-	for _, n := range [...]int{2, 3} {
-		if i >= n && foldLen(s[:i], i-n) == n {
-			return n
-		}
-	}
-	return 0
-}
-
 func isSchemeByte(c byte) bool { return is(c, cWord) && c != '_' || c == '+' || c == '.' || c == '-' }
 func isLocalByte(c byte) bool  { return is(c, cWord) || c == '.' || c == '%' || c == '+' || c == '-' }
 func isLabelByte(c byte) bool  { return is(c, cWord) && c != '_' || c == '-' }
@@ -91,30 +84,28 @@ func isLabelByte(c byte) bool  { return is(c, cWord) && c != '_' || c == '-' }
 // foldClassLen is the length of the rune at s[i] when it is in a (?i)
 // class whose ASCII members ascii reports; 0 when it is not.
 func foldClassLen(s []byte, i int, ascii func(byte) bool) int {
-	if i >= len(s) {
+	switch {
+	case i >= len(s):
 		return 0
+	case s[i] >= 0x80:
+		return foldLen(s, i)
+	case ascii(s[i]):
+		return 1
 	}
-	if c := s[i]; c < 0x80 {
-		if ascii(c) {
-			return 1
-		}
-		return 0
-	}
-	return foldLen(s, i)
+	return 0
 }
 
 // foldClassLenBefore is foldClassLen for the rune ending at i.
 func foldClassLenBefore(s []byte, i int, ascii func(byte) bool) int {
-	if i <= 0 {
-		return 0
+	if i > 0 && s[i-1] < 0x80 {
+		return foldClassLen(s, i-1, ascii)
 	}
-	if c := s[i-1]; c < 0x80 {
-		if ascii(c) {
-			return 1
+	for _, n := range [...]int{2, 3} {
+		if i >= n && foldLen(s[:i], i-n) == n {
+			return n
 		}
-		return 0
 	}
-	return foldLenBefore(s, i)
+	return 0
 }
 
 func isLetterByte(c byte) bool { return is(c, cAlpha) }
@@ -436,18 +427,13 @@ func ipAt(s []byte, d, pos int) (int, int) {
 	return p, end
 }
 
-func isPathPrefix(c byte) bool {
-	switch c {
-	case '\t', '\n', '\f', '\r', ' ', '\'', '"', '(', '=', ':', '[', ',':
-		return true
-	}
-	return false
-}
+// pathPrefixes may precede a Unix path.
+const pathPrefixes = "\t\n\f\r '\"(=:[,"
 
 // unixPathAt: (^|[\s'"(=:\[,])(?:/[\w.@+~-]+){2,}/? → ${1}<path> at its
 // first "/", d.
 func unixPathAt(s []byte, d, pos int) (int, int) {
-	if d > 0 && (d-1 < pos || !isPathPrefix(s[d-1])) {
+	if d > 0 && (d-1 < pos || strings.IndexByte(pathPrefixes, s[d-1]) < 0) {
 		return -1, -1
 	}
 	end, segments := d, 0
