@@ -193,7 +193,8 @@ func (d *decoder) node(depth int) (Value, error) {
 		}
 		return Value{Kind: Enum, Class: class, Str: name}, d.expect(';')
 	case 'a':
-		return d.array(depth)
+		items, err := d.items(depth, "array size")
+		return Value{Kind: Array, Items: items}, err
 	case 'O':
 		return d.object(depth)
 	case 'C':
@@ -333,23 +334,11 @@ func (d *decoder) unescape(n int) (string, error) {
 	return b.String(), nil
 }
 
-func (d *decoder) enter(depth int) error {
-	if depth+1 > d.lim.MaxDepth {
-		return d.limit("nested deeper than %d", d.lim.MaxDepth)
-	}
-	return nil
-}
-
-func (d *decoder) array(depth int) (Value, error) {
-	if err := d.enter(depth); err != nil {
-		return Value{}, err
-	}
-	items, err := d.items(depth, "array size")
-	return Value{Kind: Array, Items: items}, err
-}
-
 // items reads an array's or object's "{key value …}"; keys: ints, strings.
 func (d *decoder) items(depth int, what string) ([]Item, error) {
+	if depth+1 > d.lim.MaxDepth {
+		return nil, d.limit("nested deeper than %d", d.lim.MaxDepth)
+	}
 	// The shortest entry, "i:0;N;", is 6 bytes.
 	n, err := d.count(what, 6)
 	if err != nil {
@@ -388,9 +377,6 @@ func (d *decoder) className() (string, error) {
 }
 
 func (d *decoder) object(depth int) (Value, error) {
-	if err := d.enter(depth); err != nil {
-		return Value{}, err
-	}
 	class, err := d.className()
 	if err != nil {
 		return Value{}, err
