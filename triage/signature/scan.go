@@ -232,9 +232,11 @@ func runPass(dst, s []byte, k pass) ([]byte, bool) {
 	return e.result()
 }
 
-// runStart is where the run of class runes (as foldClassLen reads them)
-// that ends at i starts, not before pos.
-func runStart(s []byte, i, pos int, class func(byte) bool) int {
+// runBoundary is the first position in the run of class runes (as
+// foldClassLen reads them) that ends at end and starts no earlier than pos,
+// where \b holds and a rune of first starts; -1 when there is none.
+func runBoundary(s []byte, end, pos int, class, first func(byte) bool) int {
+	i := end
 	for i > pos {
 		n := foldClassLenBefore(s, i, class)
 		if n == 0 || i-n < pos {
@@ -242,12 +244,6 @@ func runStart(s []byte, i, pos int, class func(byte) bool) int {
 		}
 		i -= n
 	}
-	return i
-}
-
-// firstBoundary is the first position in the run of class runes s[i:end]
-// where \b holds and a rune of first starts; -1 when there is none.
-func firstBoundary(s []byte, i, end int, class, first func(byte) bool) int {
 	for ; i < end; i += foldClassLen(s, i, class) {
 		if foldClassLen(s, i, first) > 0 && boundary(s, i) {
 			return i
@@ -260,7 +256,7 @@ func firstBoundary(s []byte, i, end int, class, first func(byte) bool) int {
 // The scheme is the run of scheme characters ending at c; the match starts
 // at its first letter that sits on a word boundary.
 func urlAt(s []byte, c, pos int) (int, int) {
-	p := firstBoundary(s, runStart(s, c, pos, isSchemeByte), c, isSchemeByte, isLetterByte)
+	p := runBoundary(s, c, pos, isSchemeByte, isLetterByte)
 	end := c + 3
 	for end < len(s) && !is(s[end], cURLStop) {
 		end++
@@ -274,7 +270,7 @@ func urlAt(s []byte, c, pos int) (int, int) {
 // emailAt:
 // (?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b at the "@" at at.
 func emailAt(s []byte, at, pos int) (int, int) {
-	p := firstBoundary(s, runStart(s, at, pos, isLocalByte), at, isLocalByte, isLocalByte)
+	p := runBoundary(s, at, pos, isLocalByte, isLocalByte)
 	if p < 0 {
 		return -1, -1
 	}
@@ -661,11 +657,10 @@ func replaceInRun(e edit, s []byte, i, j int) edit {
 			k++
 			continue
 		}
-		w := k
 		end, hex := hexWordEnd(s, k, j)
 		if hex {
-			e = replaceToken(e, s, piece, w, false)
-			e = e.replace(w, end, "<hex>")
+			e = replaceToken(e, s, piece, k, false)
+			e = e.replace(k, end, "<hex>")
 			piece = end
 		}
 		k = end
