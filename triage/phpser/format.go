@@ -81,10 +81,7 @@ func (f *formatter) value(v Value, depth int) {
 			f.b.WriteString("Closure")
 			return
 		}
-		f.b.WriteString(name(v.Class))
-		f.b.WriteString(" (custom serialized, ")
-		f.b.WriteString(strconv.Itoa(len(v.Str)))
-		f.b.WriteString(" bytes)")
+		f.b.WriteString(name(v.Class) + " (custom serialized, " + strconv.Itoa(len(v.Str)) + " bytes)")
 	case Array:
 		f.array(v, depth)
 	case Object:
@@ -174,7 +171,7 @@ func (f *formatter) array(v Value, depth int) {
 		f.b.WriteString("[]")
 		return
 	}
-	if isList(v) && allScalar(v.Items) && len(v.Items) <= 16 {
+	if isInlineList(v.Items) {
 		f.b.WriteByte('[')
 		for i, it := range v.Items {
 			if i > 0 {
@@ -208,22 +205,14 @@ func (f *formatter) entries(depth int, open, end string, n int, entry func(i int
 	f.b.WriteString(end)
 }
 
-func isList(v Value) bool {
-	for i, it := range v.Items {
-		if it.Key.Kind != Int || it.Key.Int != int64(i) {
+// isInlineList: a short list (keys 0, 1, …) of scalars, shown on one line.
+func isInlineList(items []Item) bool {
+	for i, it := range items {
+		if it.Key.Kind != Int || it.Key.Int != int64(i) || !isScalar(it.Value) {
 			return false
 		}
 	}
-	return true
-}
-
-func allScalar(items []Item) bool {
-	for _, it := range items {
-		if !isScalar(it.Value) {
-			return false
-		}
-	}
-	return true
+	return len(items) <= 16
 }
 
 func (f *formatter) object(v Value, depth int) {
