@@ -169,25 +169,17 @@ func stringAfter(window []byte, key string) (string, bool) {
 	if !ok || len(v) == 0 || v[0] != '"' {
 		return "", false
 	}
-	end := -1
 	for i := 1; i < len(v); i++ {
-		if v[i] == '\\' {
+		switch v[i] {
+		case '\\':
 			i++
-			continue
+		case '"':
+			var s string
+			err := json.Unmarshal(v[:i+1], &s)
+			return s, err == nil
 		}
-		if v[i] == '"' {
-			end = i
-			break
-		}
 	}
-	if end < 0 {
-		return "", false
-	}
-	var s string
-	if err := json.Unmarshal(v[:end+1], &s); err != nil {
-		return "", false
-	}
-	return s, true
+	return "", false
 }
 
 // commandClassAfter reads the class at the head of a serialized command in
