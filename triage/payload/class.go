@@ -185,26 +185,16 @@ func stringAfter(window []byte, key string) (string, bool) {
 // commandClassAfter reads the class at the head of a serialized command in
 // its JSON text: `"O:23:\"App\\Jobs\\X\":…`.
 func commandClassAfter(window []byte, key string) (string, bool) {
-	v, ok := valueAfter(window, key)
-	if !ok {
-		return "", false
-	}
+	v, _ := valueAfter(window, key) // nil without key
 	rest, ok := bytes.CutPrefix(v, []byte(`"O:`))
-	if !ok {
-		return "", false
-	}
 	open := bytes.Index(rest, []byte(`\"`))
-	if open < 0 {
+	if !ok || open < 0 {
 		return "", false
 	}
 	length := rest[:open] // "23:"
-	if len(length) < 2 || length[len(length)-1] != ':' {
+	if len(length) < 2 || length[len(length)-1] != ':' ||
+		bytes.ContainsFunc(length[:len(length)-1], func(r rune) bool { return r < '0' || r > '9' }) {
 		return "", false
-	}
-	for _, c := range length[:len(length)-1] {
-		if c < '0' || c > '9' {
-			return "", false
-		}
 	}
 	rest = rest[open+2:]
 	end := bytes.Index(rest, []byte(`\"`))
