@@ -484,13 +484,7 @@ func listValueEnd(s []byte, i int) int {
 			return -1
 		}
 		return i + 1 + k + 1
-	case c == '-' || is(c, cDigit):
-		if c == '-' {
-			i++
-			if !isDigitAt(s, i) {
-				return -1
-			}
-		}
+	case c == '-' && isDigitAt(s, i+1) || is(c, cDigit):
 		i++
 		for i < len(s) && (is(s[i], cDigit) || s[i] == '.') {
 			i++
