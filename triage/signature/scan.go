@@ -568,12 +568,7 @@ func replaceQuoted(dst, s []byte, quote string) ([]byte, bool) {
 // \\?[A-Za-z_][A-Za-z0-9_]*(?:[.\\][A-Za-z_][A-Za-z0-9_]*)*|<[a-z]+>.
 func isIdentifierLike(t []byte) bool {
 	if len(t) >= 3 && t[0] == '<' && t[len(t)-1] == '>' {
-		for _, c := range t[1 : len(t)-1] {
-			if c < 'a' || c > 'z' {
-				return false
-			}
-		}
-		return true
+		return !bytes.ContainsFunc(t[1:len(t)-1], func(r rune) bool { return r < 'a' || r > 'z' })
 	}
 	i := 0
 	if len(t) > 0 && t[0] == '\\' {
@@ -583,10 +578,7 @@ func isIdentifierLike(t []byte) bool {
 		if i >= len(t) || !is(t[i], cAlpha) && t[i] != '_' {
 			return false
 		}
-		for i < len(t) && is(t[i], cWord) {
-			i++
-		}
-		if i == len(t) {
+		if i = classEnd(t, i, cWord); i == len(t) {
 			return true
 		}
 		if t[i] != '.' && t[i] != '\\' {
