@@ -113,22 +113,9 @@ func unquote(q string) string {
 	return q
 }
 
-// rawURLEncode is PHP's: all but A-Z a-z 0-9 - _ . ~ is %XX-escaped.
-func rawURLEncode(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if ('A' <= c && c <= 'Z') || ('a' <= c && c <= 'z') || ('0' <= c && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~' {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
-}
+// rawURLEncode is PHP's: all but A-Z a-z 0-9 - _ . ~ is %XX-escaped, as
+// QueryEscape does but for the space.
+func rawURLEncode(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
 
 // conninfoEscape is how a libpq key=value string escapes a quoted value.
 func conninfoEscape(s string) string {
