@@ -116,31 +116,16 @@ func keyWords(name string) []string {
 	if i := strings.LastIndexByte(name, 0); i >= 0 {
 		name = name[i+1:] // PHP's "\0*\0prop" and "\0Class\0prop"
 	}
-	var words []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
+	var b strings.Builder
 	rs := []rune(name)
 	for i, r := range rs {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush()
-			continue
+		if i > 0 && unicode.IsUpper(r) && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1]) ||
+			unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1])) {
+			b.WriteByte(' ')
 		}
-		if unicode.IsUpper(r) && len(cur) > 0 {
-			prev := rs[i-1]
-			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
-				flush()
-			}
-		}
-		cur = append(cur, r)
+		b.WriteRune(unicode.ToLower(r))
 	}
-	flush()
-	return words
+	return strings.FieldsFunc(b.String(), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 // maxKeyName bounds the names Match looks at: longer ones are data.
