@@ -8,7 +8,6 @@ package phpser
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 )
@@ -237,20 +236,12 @@ func (d *decoder) float() (float64, error) {
 		return 0, d.syntax("unterminated float")
 	}
 	text := d.s[d.pos : d.pos+i]
-	var f float64
-	switch text {
-	case "INF":
-		f = math.Inf(1)
-	case "-INF":
-		f = math.Inf(-1)
-	case "NAN":
-		f = math.NaN()
-	default:
-		var err error
-		f, err = strconv.ParseFloat(text, 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) || text == "" || strings.ContainsAny(text, "xXpP_iInN") {
-			return 0, d.syntax("bad float %q", truncate(text))
-		}
+	// ParseFloat reads PHP's INF, -INF and NAN; it must not read any other
+	// spelling of them, nor Go's hex floats and digit separators.
+	f, err := strconv.ParseFloat(text, 64)
+	if text != "INF" && text != "-INF" && text != "NAN" &&
+		(err != nil && !errors.Is(err, strconv.ErrRange) || text == "" || strings.ContainsAny(text, "xXpP_iInN")) {
+		return 0, d.syntax("bad float %q", truncate(text))
 	}
 	d.pos += i + 1
 	return f, nil
