@@ -283,7 +283,7 @@ func emailAt(s []byte, at, pos int) (int, int) {
 // label the final \.[a-z]{2,}\b starts: the greedy star prefers the last one
 // that works.
 func emailDomainEnd(s []byte, q int) int {
-	r := labelEnd(s, q)
+	r, _ := foldRunEnd(s, q, isLabelByte)
 	if r == q {
 		return -1
 	}
@@ -295,7 +295,7 @@ func emailDomainEnd(s []byte, q int) int {
 		if r >= len(s) || s[r] != '.' {
 			break
 		}
-		next := labelEnd(s, r+1)
+		next, _ := foldRunEnd(s, r+1, isLabelByte)
 		if next == r+1 {
 			break
 		}
@@ -304,14 +304,14 @@ func emailDomainEnd(s []byte, q int) int {
 	return best
 }
 
-func labelEnd(s []byte, i int) int {
-	for {
-		n := foldClassLen(s, i, isLabelByte)
-		if n == 0 {
-			return i
-		}
+// foldRunEnd is the end of the run of class runes (as foldClassLen reads
+// them) at s[i:], and how many runes it holds.
+func foldRunEnd(s []byte, i int, class func(byte) bool) (end, runes int) {
+	for n := foldClassLen(s, i, class); n > 0; n = foldClassLen(s, i, class) {
 		i += n
+		runes++
 	}
+	return i, runes
 }
 
 // tldEnd matches \.[a-z]{2,}\b at r, giving back letters until \b holds.
@@ -319,15 +319,7 @@ func tldEnd(s []byte, r int) int {
 	if r >= len(s) || s[r] != '.' {
 		return -1
 	}
-	end, letters := r+1, 0
-	for {
-		n := foldClassLen(s, end, isLetterByte)
-		if n == 0 {
-			break
-		}
-		end += n
-		letters++
-	}
+	end, letters := foldRunEnd(s, r+1, isLetterByte)
 	for ; letters >= 2; letters-- {
 		if boundary(s, end) {
 			return end
