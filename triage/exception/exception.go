@@ -150,10 +150,9 @@ func parseHeader(h string) Exception {
 			e.Class, rest = h, ""
 		}
 	}
+	e.Message = rest
 	if msg, file, line, ok := cutLocation(rest); ok {
 		e.Message, e.File, e.Line = msg, file, line
-	} else {
-		e.Message = rest
 	}
 	return e
 }
