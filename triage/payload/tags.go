@@ -47,24 +47,10 @@ func TagNeedles(tag string) []string {
 		return []string{tag}
 	}
 	var out []string
-	var cur strings.Builder
-	cur.WriteByte('"')
-	for _, r := range ClassNeedle(tag) {
-		if r < utf8.RuneSelf && r != 0x7f {
-			cur.WriteRune(r)
-			continue
+	for _, p := range strings.FieldsFunc(`"`+ClassNeedle(tag)+`"`, func(r rune) bool { return r >= utf8.RuneSelf || r == 0x7f }) {
+		if p != `"` { // a lone quote is in every payload
+			out = append(out, p)
 		}
-		out = appendPiece(out, cur.String())
-		cur.Reset()
 	}
-	cur.WriteByte('"')
-	return appendPiece(out, cur.String())
-}
-
-// appendPiece adds a needle piece unless it is "" or `"` (in every payload).
-func appendPiece(out []string, piece string) []string {
-	if piece == "" || piece == `"` {
-		return out
-	}
-	return append(out, piece)
+	return out
 }
