@@ -186,21 +186,11 @@ func (e Envelope) RetryUntilExpired(now time.Time) bool {
 	return e.RetryUntil != nil && now.Unix() > *e.RetryUntil
 }
 
+// readData reads data's keys; data that is not an object (string jobs may
+// carry any data, even a list) holds none of them.
 func (e *Envelope) readData(data gjson.Result) {
-	if !data.IsObject() {
-		return // string jobs may carry any data, even a list
-	}
-	data.ForEach(func(k, v gjson.Result) bool {
-		switch k.String() {
-		case "commandName":
-			e.CommandName = str(v)
-		case "command":
-			e.Command = str(v)
-		case "batchId":
-			e.BatchID = str(v)
-		}
-		return true
-	})
+	k := ReadTopKeys(data, TopKeys{{Key: "commandName"}, {Key: "command"}, {Key: "batchId"}})
+	e.CommandName, e.Command, e.BatchID = str(k[0].Last), str(k[1].Last), str(k[2].Last)
 }
 
 func (e Envelope) kind() Kind {
