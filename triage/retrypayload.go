@@ -10,6 +10,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/jobtriage/jobtriage/triage/payload"
 )
 
 // Why a Redis job's payload stays in failed_jobs (see RetryPayload).
@@ -30,7 +32,7 @@ const (
 // a job without it; queue-spec §6.2) and refuses an "id" null or empty, or
 // a repeated "id" or "attempts" (a retry edits the first, cjson reads the
 // last): what it returns is what Move.RedisChecked promises.
-func RetryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool) (payload []byte, code, reason string) {
+func RetryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool) (body []byte, code, reason string) {
 	if !gjson.ValidBytes(raw) {
 		return nil, SkipMalformed, malformedPayload
 	}
@@ -42,36 +44,37 @@ func RetryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool
 	}
 	// One walk over the top-level keys finds each key a retry reads at its
 	// first occurrence; the edits replace values at the offsets it found.
-	k := topKeysOf(obj)
+	k := payload.ReadTopKeys(obj, payload.TopKeys{{Key: "job"}, {Key: "id"}, {Key: "uuid"}, {Key: "attempts"}, {Key: "retryUntil"}})
+	job, id, uuid, attempts, ru := k[0].First, k[1], k[2].First, k[3], k[4].First
 	// A worker resolves the handler from "job" (JobName::parse); without it
 	// the worker deletes the job without a failure record: lost.
-	if k.job.Type != gjson.String || strings.TrimSpace(k.job.String()) == "" {
+	if job.Type != gjson.String || strings.TrimSpace(job.String()) == "" {
 		return nil, SkipMalformed, `malformed payload: no "job" string naming its handler, so no worker can run it (left in failed_jobs; see show)`
 	}
 	if forRedis {
-		if k.repeated {
+		if id.N > 1 || attempts.N > 1 {
 			return nil, SkipMalformed, redisRepeatsKey
 		}
-		if k.id.Exists() && (k.id.Type == gjson.Null || (k.id.Type == gjson.String && k.id.Str == "")) {
+		if id.N > 0 && (id.First.Type == gjson.Null || (id.First.Type == gjson.String && id.First.Str == "")) {
 			return nil, SkipMalformed, redisEmptyID
 		}
 	}
 	var insert []string // keys a Redis payload must gain, in this order
-	if forRedis && !k.id.Exists() {
+	if forRedis && id.N == 0 {
 		// RedisQueue payloads carry an id; Horizon and a retry use the uuid.
-		if k.uuid.String() == "" {
+		if uuid.String() == "" {
 			return nil, SkipMalformed, "payload has neither id nor uuid, which a Redis job needs (left in failed_jobs; see show)"
 		}
 		insert = append(insert, "id")
 	}
-	if forRedis && !k.attempts.Exists() {
+	if forRedis && attempts.N == 0 {
 		insert = append(insert, "attempts")
 	}
 	var edits []valueEdit
-	if k.attempts.Exists() && (k.attempts.Type != gjson.Number || k.attempts.Raw != "0") {
-		edits = append(edits, valueEdit{at: k.attempts.Index, old: k.attempts.Raw, new: "0"})
+	if a := attempts.First; attempts.N > 0 && (a.Type != gjson.Number || a.Raw != "0") {
+		edits = append(edits, valueEdit{at: a.Index, old: a.Raw, new: "0"})
 	}
-	if ru := k.retryUntil; ru.Type == gjson.Number && ru.Int() > 0 && ru.Int() <= now.Unix() {
+	if ru.Type == gjson.Number && ru.Int() > 0 && ru.Int() <= now.Unix() {
 		if extend <= 0 {
 			return nil, SkipRetryUntil, fmt.Sprintf("retryUntil passed at %s: the worker would fail it at once "+
 				"(MaxAttemptsExceededException); --retry-until gives it a new deadline",
@@ -84,7 +87,7 @@ func RetryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool
 	for _, key := range insert {
 		var v any = 0
 		if key == "id" {
-			v = k.uuid.String()
+			v = uuid.String()
 		}
 		if out, err = sjson.SetBytes(out, key, v); err != nil {
 			return nil, SkipMalformed, "payload " + key + " cannot be set: " + err.Error()
@@ -94,42 +97,6 @@ func RetryPayload(raw []byte, now time.Time, extend time.Duration, forRedis bool
 }
 
 const malformedPayload = "malformed payload: not a JSON object (left in failed_jobs; see show)"
-
-// topKeys are the top-level values of a payload that a retry reads;
-// repeated says "id" or "attempts" occurs more than once.
-type topKeys struct {
-	job, id, uuid, attempts, retryUntil gjson.Result
-	repeated                            bool
-}
-
-// topKeysOf walks obj's top-level keys once, each at its first value.
-func topKeysOf(obj gjson.Result) topKeys {
-	var k topKeys
-	obj.ForEach(func(key, v gjson.Result) bool {
-		var dst *gjson.Result
-		switch key.Str {
-		case "job":
-			dst = &k.job
-		case "id":
-			dst = &k.id
-		case "uuid":
-			dst = &k.uuid
-		case "attempts":
-			dst = &k.attempts
-		case "retryUntil":
-			dst = &k.retryUntil
-		default:
-			return true
-		}
-		if !dst.Exists() {
-			*dst = v
-		} else if dst == &k.id || dst == &k.attempts {
-			k.repeated = true
-		}
-		return true
-	})
-	return k
-}
 
 // valueEdit replaces the value old found at offset at with new.
 type valueEdit struct {

@@ -121,12 +121,9 @@ func payloadSection(d triage.Detail) Section {
 		s.lines = append(s.lines, l)
 	}
 	loc := d.FailedAt.Location()
-	until := line{kind: field, depth: 1, label: "retryUntil", value: none}
-	if e.RetryUntil != nil {
-		until.value = time.Unix(*e.RetryUntil, 0).In(loc).Format(stampLayout)
-		if d.RetryUntilExpired {
-			until.note = "(expired: a retry would fail at once; retry --retry-until gives a new deadline)"
-		}
+	until := line{kind: field, depth: 1, label: "retryUntil", value: cmp.Or(optStamp(e.RetryUntil, loc), none)}
+	if d.RetryUntilExpired {
+		until.note = "(expired: a retry would fail at once; retry --retry-until gives a new deadline)"
 	}
 	s.lines = fields(append(s.lines, until),
 		"createdAt", optStamp(e.CreatedAt, loc),

@@ -82,7 +82,8 @@ func TopBlock(text string) (top string) {
 // works on a truncated head of the text, as long as the top block's header
 // is in it. Line breaks inside the message become single spaces.
 func Head(text string) (class, message string) {
-	e := parseHeader(headerOf(TopBlock(text)))
+	header, _, _ := strings.Cut(TopBlock(text), TraceMarker)
+	e := parseHeader(header)
 	return e.Class, oneLine(e.Message)
 }
 
@@ -124,20 +125,14 @@ func followsFrame(s string) bool {
 	return ok
 }
 
+// parseBlock reads a block; a head cut before "Stack trace:" is all header.
 func parseBlock(block string) Exception {
-	e := parseHeader(headerOf(block))
-	if i := strings.Index(block, TraceMarker); i >= 0 {
-		e.Frames = parseFrames(block[i+len(TraceMarker):])
+	header, trace, ok := strings.Cut(block, TraceMarker)
+	e := parseHeader(header)
+	if ok {
+		e.Frames = parseFrames(trace)
 	}
 	return e
-}
-
-// headerOf is the block before "Stack trace:" (all of it if cut before).
-func headerOf(block string) string {
-	if i := strings.Index(block, TraceMarker); i >= 0 {
-		return block[:i]
-	}
-	return block
 }
 
 // parseHeader reads "Class: message in file:line" / "Class in file:line".
@@ -155,10 +150,9 @@ func parseHeader(h string) Exception {
 			e.Class, rest = h, ""
 		}
 	}
+	e.Message = rest
 	if msg, file, line, ok := cutLocation(rest); ok {
 		e.Message, e.File, e.Line = msg, file, line
-	} else {
-		e.Message = rest
 	}
 	return e
 }
@@ -166,13 +160,10 @@ func parseHeader(h string) Exception {
 // classPrefix returns the length of a PHP class name at the start of s, or 0.
 func classPrefix(s string) int {
 	n := 0
-	for n < len(s) {
-		c := s[n]
-		if c == '\\' || c == '_' || c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || (n > 0 && '0' <= c && c <= '9') {
-			n++
-			continue
+	for ; n < len(s); n++ {
+		if c := s[n]; !(c == '\\' || c == '_' || c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || (n > 0 && '0' <= c && c <= '9')) {
+			break
 		}
-		break
 	}
 	if n > 0 && s[n-1] == '\\' {
 		return 0

@@ -3,6 +3,7 @@ package payload
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -168,50 +169,32 @@ func stringAfter(window []byte, key string) (string, bool) {
 	if !ok || len(v) == 0 || v[0] != '"' {
 		return "", false
 	}
-	end := -1
 	for i := 1; i < len(v); i++ {
-		if v[i] == '\\' {
+		switch v[i] {
+		case '\\':
 			i++
-			continue
+		case '"':
+			var s string
+			err := json.Unmarshal(v[:i+1], &s)
+			return s, err == nil
 		}
-		if v[i] == '"' {
-			end = i
-			break
-		}
 	}
-	if end < 0 {
-		return "", false
-	}
-	var s string
-	if err := json.Unmarshal(v[:end+1], &s); err != nil {
-		return "", false
-	}
-	return s, true
+	return "", false
 }
 
 // commandClassAfter reads the class at the head of a serialized command in
 // its JSON text: `"O:23:\"App\\Jobs\\X\":…`.
 func commandClassAfter(window []byte, key string) (string, bool) {
-	v, ok := valueAfter(window, key)
-	if !ok {
-		return "", false
-	}
+	v, _ := valueAfter(window, key) // nil without key
 	rest, ok := bytes.CutPrefix(v, []byte(`"O:`))
-	if !ok {
-		return "", false
-	}
 	open := bytes.Index(rest, []byte(`\"`))
-	if open < 0 {
+	if !ok || open < 0 {
 		return "", false
 	}
 	length := rest[:open] // "23:"
-	if len(length) < 2 || length[len(length)-1] != ':' {
+	if len(length) < 2 || length[len(length)-1] != ':' ||
+		bytes.ContainsFunc(length[:len(length)-1], func(r rune) bool { return r < '0' || r > '9' }) {
 		return "", false
-	}
-	for _, c := range length[:len(length)-1] {
-		if c < '0' || c > '9' {
-			return "", false
-		}
 	}
 	rest = rest[open+2:]
 	end := bytes.Index(rest, []byte(`\"`))
@@ -253,28 +236,13 @@ func commandClass(command string) (string, bool) {
 func ClassNeedle(class string) string {
 	var b strings.Builder
 	for _, r := range class {
+		short := strings.IndexRune("\\\"/\b\f\n\r\t", r)
 		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '/':
-			b.WriteString(`\/`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
+		case short >= 0:
+			b.WriteByte('\\')
+			b.WriteByte(`\"/bfnrt`[short])
 		case r < 0x20:
-			const hex = "0123456789abcdef"
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[r>>4])
-			b.WriteByte(hex[r&0xf])
+			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
 		}

@@ -1,6 +1,7 @@
 package payload
 
 import (
+	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
@@ -112,13 +113,8 @@ func openCBC(block cipher.Block, key, iv, value []byte, env encrypted) ([]byte, 
 	plain := make([]byte, len(value))
 	cipher.NewCBCDecrypter(block, iv).CryptBlocks(plain, value)
 	pad := int(plain[len(plain)-1])
-	if pad == 0 || pad > aes.BlockSize {
+	if pad == 0 || pad > aes.BlockSize || !bytes.Equal(plain[len(plain)-pad:], bytes.Repeat([]byte{byte(pad)}, pad)) {
 		return nil, fmt.Errorf("%w: bad padding", ErrDecrypt)
-	}
-	for _, c := range plain[len(plain)-pad:] {
-		if int(c) != pad {
-			return nil, fmt.Errorf("%w: bad padding", ErrDecrypt)
-		}
 	}
 	return plain[:len(plain)-pad], nil
 }

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -122,14 +123,14 @@ type Envelope struct {
 
 // Parse decodes a payload; it fails (ErrMalformed) only on a non-object.
 func Parse(raw []byte) (Envelope, error) {
-	fields, err := topLevel(raw)
+	keys, err := topLevel(raw, nil)
 	if err != nil {
 		return Envelope{}, err
 	}
 	var e Envelope
-	for _, f := range fields {
-		v := gjson.ParseBytes(f.Raw)
-		switch f.Key {
+	for _, k := range keys {
+		v := k.Last
+		switch k.Key {
 		case "uuid":
 			e.UUID = str(v)
 		case "displayName":
@@ -156,7 +157,7 @@ func Parse(raw []byte) (Envelope, error) {
 			b := truthy(v)
 			e.DeleteWhenMissingModels = &b
 		case LogContextKey:
-			e.LogContext = f.Raw
+			e.LogContext = json.RawMessage(v.Raw)
 		case "id":
 			e.ID = scalarText(v)
 		case "attempts":
@@ -166,10 +167,10 @@ func Parse(raw []byte) (Envelope, error) {
 		case "tags":
 			e.Tags = stringList(v)
 		case "data":
-			e.Data = f.Raw
+			e.Data = json.RawMessage(v.Raw)
 			e.readData(v)
 		default:
-			e.Extra = append(e.Extra, f)
+			e.Extra = append(e.Extra, Field{k.Key, json.RawMessage(v.Raw)})
 		}
 	}
 	e.Encrypted = strings.HasPrefix(e.Command, encryptedPrefix)
@@ -185,21 +186,11 @@ func (e Envelope) RetryUntilExpired(now time.Time) bool {
 	return e.RetryUntil != nil && now.Unix() > *e.RetryUntil
 }
 
+// readData reads data's keys; data that is not an object (string jobs may
+// carry any data, even a list) holds none of them.
 func (e *Envelope) readData(data gjson.Result) {
-	if !data.IsObject() {
-		return // string jobs may carry any data, even a list
-	}
-	data.ForEach(func(k, v gjson.Result) bool {
-		switch k.String() {
-		case "commandName":
-			e.CommandName = str(v)
-		case "command":
-			e.Command = str(v)
-		case "batchId":
-			e.BatchID = str(v)
-		}
-		return true
-	})
+	k := ReadTopKeys(data, TopKeys{{Key: "commandName"}, {Key: "command"}, {Key: "batchId"}})
+	e.CommandName, e.Command, e.BatchID = str(k[0].Last), str(k[1].Last), str(k[2].Last)
 }
 
 func (e Envelope) kind() Kind {
@@ -219,9 +210,9 @@ func (e Envelope) kind() Kind {
 	return Unknown
 }
 
-// topLevel splits a JSON object into its keys and raw values, in order.
-// A key that appears twice keeps its last value, as PHP's json_decode does.
-func topLevel(raw []byte) ([]Field, error) {
+// topLevel reads the top-level keys of a payload (as ReadTopKeys); ErrMalformed
+// when it is not a JSON object.
+func topLevel(raw []byte, keys TopKeys) (TopKeys, error) {
 	if !gjson.ValidBytes(raw) {
 		return nil, fmt.Errorf("%w: not valid JSON", ErrMalformed)
 	}
@@ -229,20 +220,48 @@ func topLevel(raw []byte) ([]Field, error) {
 	if !obj.IsObject() {
 		return nil, fmt.Errorf("%w: not a JSON object", ErrMalformed)
 	}
-	var fields []Field
+	return ReadTopKeys(obj, keys), nil
+}
+
+// TopKey is one top-level key of a JSON object. Last is its value as PHP's
+// json_decode reads it; First is the value an edit in place changes; they
+// differ when the key occurs more than once (N).
+type TopKey struct {
+	Key         string
+	First, Last gjson.Result
+	N           int
+}
+
+// TopKeys are an object's top-level keys in the order they first occur.
+type TopKeys []TopKey
+
+// ReadTopKeys is the one walk over the top-level keys of the object obj:
+// every key in the order it first occurs or, when keys names some (their
+// Key set), those only, filled in in place (N stays 0 for one obj lacks):
+// a caller that names its keys in a local array allocates nothing.
+func ReadTopKeys(obj gjson.Result, keys TopKeys) TopKeys {
+	named := len(keys) > 0
 	seen := map[string]int{}
 	obj.ForEach(func(k, v gjson.Result) bool {
-		key := k.String()
-		val := json.RawMessage(v.Raw)
-		if i, dup := seen[key]; dup {
-			fields[i].Raw = val
-			return true
+		i, ok := seen[k.Str]
+		switch {
+		case named:
+			if i = slices.IndexFunc(keys, func(t TopKey) bool { return t.Key == k.Str }); i < 0 {
+				return true
+			}
+		case !ok:
+			i = len(keys)
+			seen[k.Str] = i
+			keys = append(keys, TopKey{Key: k.Str})
 		}
-		seen[key] = len(fields)
-		fields = append(fields, Field{Key: key, Raw: val})
+		if keys[i].N == 0 {
+			keys[i].First = v
+		}
+		keys[i].Last = v
+		keys[i].N++
 		return true
 	})
-	return fields, nil
+	return keys
 }
 
 // str is the value of a JSON string, or "" for anything else.

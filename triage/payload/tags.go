@@ -12,16 +12,11 @@ import (
 // occurrence, as PHP's json_decode reads duplicate keys), read as Parse
 // reads Envelope.Tags; nil when there is none or raw is not a JSON object.
 func Tags(raw []byte) []string {
-	fields, err := topLevel(raw)
+	keys, err := topLevel(raw, TopKeys{{Key: "tags"}})
 	if err != nil {
 		return nil
 	}
-	for _, f := range fields {
-		if f.Key == "tags" {
-			return stringList(gjson.ParseBytes(f.Raw))
-		}
-	}
-	return nil
+	return stringList(keys[0].Last)
 }
 
 // HasTags reports whether the payload carries every one of want among its
@@ -52,24 +47,10 @@ func TagNeedles(tag string) []string {
 		return []string{tag}
 	}
 	var out []string
-	var cur strings.Builder
-	cur.WriteByte('"')
-	for _, r := range ClassNeedle(tag) {
-		if r < utf8.RuneSelf && r != 0x7f {
-			cur.WriteRune(r)
-			continue
+	for _, p := range strings.FieldsFunc(`"`+ClassNeedle(tag)+`"`, func(r rune) bool { return r >= utf8.RuneSelf || r == 0x7f }) {
+		if p != `"` { // a lone quote is in every payload
+			out = append(out, p)
 		}
-		out = appendPiece(out, cur.String())
-		cur.Reset()
 	}
-	cur.WriteByte('"')
-	return appendPiece(out, cur.String())
-}
-
-// appendPiece adds a needle piece unless it is "" or `"` (in every payload).
-func appendPiece(out []string, piece string) []string {
-	if piece == "" || piece == `"` {
-		return out
-	}
-	return append(out, piece)
+	return out
 }

@@ -8,7 +8,6 @@ package phpser
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 )
@@ -168,7 +167,7 @@ func (d *decoder) node(depth int) (Value, error) {
 		f, err := d.float()
 		return Value{Kind: Float, Float: f}, err
 	case 's', 'S':
-		str, err := d.lengthString(tag == 'S')
+		str, err := d.counted("string length", '"', '"', tag == 'S')
 		if err != nil {
 			return Value{}, err
 		}
@@ -183,7 +182,7 @@ func (d *decoder) node(depth int) (Value, error) {
 		}
 		return Value{Kind: Ref, Int: n, ByRef: tag == 'R'}, nil
 	case 'E':
-		str, err := d.lengthString(false)
+		str, err := d.counted("string length", '"', '"', false)
 		if err != nil {
 			return Value{}, err
 		}
@@ -193,7 +192,8 @@ func (d *decoder) node(depth int) (Value, error) {
 		}
 		return Value{Kind: Enum, Class: class, Str: name}, d.expect(';')
 	case 'a':
-		return d.array(depth)
+		items, err := d.items(depth, "array size")
+		return Value{Kind: Array, Items: items}, err
 	case 'O':
 		return d.object(depth)
 	case 'C':
@@ -236,20 +236,12 @@ func (d *decoder) float() (float64, error) {
 		return 0, d.syntax("unterminated float")
 	}
 	text := d.s[d.pos : d.pos+i]
-	var f float64
-	switch text {
-	case "INF":
-		f = math.Inf(1)
-	case "-INF":
-		f = math.Inf(-1)
-	case "NAN":
-		f = math.NaN()
-	default:
-		var err error
-		f, err = strconv.ParseFloat(text, 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) || text == "" || strings.ContainsAny(text, "xXpP_iInN") {
-			return 0, d.syntax("bad float %q", truncate(text))
-		}
+	// ParseFloat reads PHP's INF, -INF and NAN; it must not read any other
+	// spelling of them, nor Go's hex floats and digit separators.
+	f, err := strconv.ParseFloat(text, 64)
+	if text != "INF" && text != "-INF" && text != "NAN" &&
+		(err != nil && !errors.Is(err, strconv.ErrRange) || text == "" || strings.ContainsAny(text, "xXpP_iInN")) {
+		return 0, d.syntax("bad float %q", truncate(text))
 	}
 	d.pos += i + 1
 	return f, nil
@@ -281,37 +273,30 @@ func (d *decoder) count(what string, minBytesEach int) (int, error) {
 // reserve hundreds of times its size. Past the cap, append grows as needed.
 const maxPrealloc = 256
 
-func prealloc(n int) int {
-	return min(n, maxPrealloc)
-}
-
-// lengthString reads `N:"bytes"`. escaped selects the S: form, where "\xx"
-// is a hex-escaped byte and N counts decoded bytes.
-func (d *decoder) lengthString(escaped bool) (string, error) {
-	n, err := d.count("string length", 1)
+// counted reads `N:`, open, N bytes and end: a string's `N:"bytes"`, a
+// class name, a custom object's data. escaped selects the S: form, where
+// "\xx" is a hex-escaped byte and N counts decoded bytes.
+func (d *decoder) counted(what string, open, end byte, escaped bool) (string, error) {
+	n, err := d.count(what, 1)
 	if err != nil {
 		return "", err
 	}
-	if err := d.expect('"'); err != nil {
+	if err := d.expect(open); err != nil {
 		return "", err
 	}
 	var str string
 	if escaped {
-		str, err = d.unescape(n)
-		if err != nil {
+		if str, err = d.unescape(n); err != nil {
 			return "", err
 		}
 	} else {
 		if d.pos+n > len(d.s) {
-			return "", d.syntax("string of %d bytes runs past the end", n)
+			return "", d.syntax("%s %d runs past the end", what, n)
 		}
 		str = d.s[d.pos : d.pos+n]
 		d.pos += n
 	}
-	if err := d.expect('"'); err != nil {
-		return "", err
-	}
-	return str, nil
+	return str, d.expect(end)
 }
 
 func (d *decoder) unescape(n int) (string, error) {
@@ -340,23 +325,11 @@ func (d *decoder) unescape(n int) (string, error) {
 	return b.String(), nil
 }
 
-func (d *decoder) enter(depth int) error {
-	if depth+1 > d.lim.MaxDepth {
-		return d.limit("nested deeper than %d", d.lim.MaxDepth)
-	}
-	return nil
-}
-
-func (d *decoder) array(depth int) (Value, error) {
-	if err := d.enter(depth); err != nil {
-		return Value{}, err
-	}
-	items, err := d.items(depth, "array size")
-	return Value{Kind: Array, Items: items}, err
-}
-
 // items reads an array's or object's "{key value …}"; keys: ints, strings.
 func (d *decoder) items(depth int, what string) ([]Item, error) {
+	if depth+1 > d.lim.MaxDepth {
+		return nil, d.limit("nested deeper than %d", d.lim.MaxDepth)
+	}
 	// The shortest entry, "i:0;N;", is 6 bytes.
 	n, err := d.count(what, 6)
 	if err != nil {
@@ -365,7 +338,7 @@ func (d *decoder) items(depth int, what string) ([]Item, error) {
 	if err := d.expect('{'); err != nil {
 		return nil, err
 	}
-	items := make([]Item, 0, prealloc(n))
+	items := make([]Item, 0, min(n, maxPrealloc))
 	for range n {
 		if d.pos < len(d.s) && d.s[d.pos] != 'i' && d.s[d.pos] != 's' && d.s[d.pos] != 'S' {
 			return nil, d.syntax("key must be an int or a string, got %q", d.s[d.pos])
@@ -384,31 +357,17 @@ func (d *decoder) items(depth int, what string) ([]Item, error) {
 }
 
 func (d *decoder) className() (string, error) {
-	n, err := d.count("class name length", 1)
+	class, err := d.counted("class name length", '"', '"', false)
+	if err == nil && class == "" {
+		err = d.syntax("empty class name")
+	}
 	if err != nil {
-		return "", err
-	}
-	if err := d.expect('"'); err != nil {
-		return "", err
-	}
-	if d.pos+n > len(d.s) {
-		return "", d.syntax("class name runs past the end")
-	}
-	class := d.s[d.pos : d.pos+n]
-	d.pos += n
-	if class == "" {
-		return "", d.syntax("empty class name")
-	}
-	if err := d.expect('"'); err != nil {
 		return "", err
 	}
 	return class, d.expect(':')
 }
 
 func (d *decoder) object(depth int) (Value, error) {
-	if err := d.enter(depth); err != nil {
-		return Value{}, err
-	}
 	class, err := d.className()
 	if err != nil {
 		return Value{}, err
@@ -426,19 +385,8 @@ func (d *decoder) custom() (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	n, err := d.count("custom data length", 1)
-	if err != nil {
-		return Value{}, err
-	}
-	if err := d.expect('{'); err != nil {
-		return Value{}, err
-	}
-	if d.pos+n > len(d.s) {
-		return Value{}, d.syntax("custom data runs past the end")
-	}
-	data := d.s[d.pos : d.pos+n]
-	d.pos += n
-	return Value{Kind: Custom, Class: class, Str: data}, d.expect('}')
+	data, err := d.counted("custom data length", '{', '}', false)
+	return Value{Kind: Custom, Class: class, Str: data}, err
 }
 
 // propFromKey decodes the NUL markers PHP puts in property names.

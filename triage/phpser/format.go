@@ -10,10 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// Laravel class names FormatWith renders specially.
-const (
-	ModelIdentifierClass = `Illuminate\Contracts\Database\ModelIdentifier`
-)
+// modelIdentifierClass is what SerializesModels stores a model as.
+const modelIdentifierClass = `Illuminate\Contracts\Database\ModelIdentifier`
 
 // isClosureClass reports the wrappers Laravel serializes closures into;
 // their content (PHP source text, scope hashes) is noise in a triage view.
@@ -38,8 +36,6 @@ type FormatOptions struct {
 	HideNoise bool
 	// MaxString cuts string values longer than this many bytes (0: 200).
 	MaxString int
-	// Indent is one level of indentation (default two spaces).
-	Indent string
 }
 
 // FormatWith renders v as indented text. Strings are quoted with Go escapes,
@@ -47,7 +43,6 @@ type FormatOptions struct {
 // the output holds no terminal control sequences.
 func FormatWith(v Value, opts FormatOptions) string {
 	opts.MaxString = cmp.Or(max(opts.MaxString, 0), 200)
-	opts.Indent = cmp.Or(opts.Indent, "  ")
 	f := formatter{opts: opts}
 	f.value(v, 0)
 	return f.b.String()
@@ -61,7 +56,7 @@ type formatter struct {
 func (f *formatter) newline(depth int) {
 	f.b.WriteByte('\n')
 	for range depth {
-		f.b.WriteString(f.opts.Indent)
+		f.b.WriteString("  ")
 	}
 }
 
@@ -86,10 +81,7 @@ func (f *formatter) value(v Value, depth int) {
 			f.b.WriteString("Closure")
 			return
 		}
-		f.b.WriteString(name(v.Class))
-		f.b.WriteString(" (custom serialized, ")
-		f.b.WriteString(strconv.Itoa(len(v.Str)))
-		f.b.WriteString(" bytes)")
+		f.b.WriteString(name(v.Class) + " (custom serialized, " + strconv.Itoa(len(v.Str)) + " bytes)")
 	case Array:
 		f.array(v, depth)
 	case Object:
@@ -179,7 +171,7 @@ func (f *formatter) array(v Value, depth int) {
 		f.b.WriteString("[]")
 		return
 	}
-	if isList(v) && allScalar(v.Items) && len(v.Items) <= 16 {
+	if isInlineList(v.Items) {
 		f.b.WriteByte('[')
 		for i, it := range v.Items {
 			if i > 0 {
@@ -190,37 +182,37 @@ func (f *formatter) array(v Value, depth int) {
 		f.b.WriteByte(']')
 		return
 	}
-	f.b.WriteByte('[')
-	for _, it := range v.Items {
-		f.newline(depth + 1)
-		if it.Key.Kind == Int {
-			f.b.WriteString(strconv.FormatInt(it.Key.Int, 10))
+	f.entries(depth, "[", "]", len(v.Items), func(i int) Value {
+		if k := v.Items[i].Key; k.Kind == Int {
+			f.b.WriteString(strconv.FormatInt(k.Int, 10))
 		} else {
-			f.b.WriteString(f.quote(it.Key.Str))
+			f.b.WriteString(f.quote(k.Str))
 		}
 		f.b.WriteString(" => ")
-		f.value(it.Value, depth+1)
+		return v.Items[i].Value
+	})
+}
+
+// entries writes n entries between open and close, one a line: each
+// writes its label and returns its value.
+func (f *formatter) entries(depth int, open, end string, n int, entry func(i int) Value) {
+	f.b.WriteString(open)
+	for i := range n {
+		f.newline(depth + 1)
+		f.value(entry(i), depth+1)
 	}
 	f.newline(depth)
-	f.b.WriteByte(']')
+	f.b.WriteString(end)
 }
 
-func isList(v Value) bool {
-	for i, it := range v.Items {
-		if it.Key.Kind != Int || it.Key.Int != int64(i) {
+// isInlineList: a short list (keys 0, 1, …) of scalars, shown on one line.
+func isInlineList(items []Item) bool {
+	for i, it := range items {
+		if it.Key.Kind != Int || it.Key.Int != int64(i) || !isScalar(it.Value) {
 			return false
 		}
 	}
-	return true
-}
-
-func allScalar(items []Item) bool {
-	for _, it := range items {
-		if !isScalar(it.Value) {
-			return false
-		}
-	}
-	return true
+	return len(items) <= 16
 }
 
 func (f *formatter) object(v Value, depth int) {
@@ -241,9 +233,8 @@ func (f *formatter) object(v Value, depth int) {
 		f.b.WriteString(" {}")
 		return
 	}
-	f.b.WriteString(" {")
-	for _, p := range props {
-		f.newline(depth + 1)
+	f.entries(depth, " {", "}", len(props), func(i int) Value {
+		p := props[i]
 		f.b.WriteString(name(p.Name))
 		switch p.Visibility {
 		case Protected:
@@ -256,14 +247,12 @@ func (f *formatter) object(v Value, depth int) {
 			f.b.WriteString(")")
 		}
 		f.b.WriteString(": ")
-		f.value(p.Value, depth+1)
-	}
-	f.newline(depth)
-	f.b.WriteByte('}')
+		return p.Value
+	})
 }
 
 func isModelIdentifier(v Value) bool {
-	if v.Kind != Object || v.Class != ModelIdentifierClass {
+	if v.Kind != Object || v.Class != modelIdentifierClass {
 		return false
 	}
 	class, ok := prop(v, "class")
@@ -343,14 +332,7 @@ func isNoise(p Prop) bool {
 // name makes an identifier from the data safe to print: class and property
 // names are normally plain, but the bytes are attacker-controlled.
 func name(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || !unicode.IsPrint(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || !unicode.IsPrint(r) }) {
 		return s
 	}
 	q := quoteString(s)

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -115,31 +116,16 @@ func keyWords(name string) []string {
 	if i := strings.LastIndexByte(name, 0); i >= 0 {
 		name = name[i+1:] // PHP's "\0*\0prop" and "\0Class\0prop"
 	}
-	var words []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
+	var b strings.Builder
 	rs := []rune(name)
 	for i, r := range rs {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush()
-			continue
+		if i > 0 && unicode.IsUpper(r) && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1]) ||
+			unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1])) {
+			b.WriteByte(' ')
 		}
-		if unicode.IsUpper(r) && len(cur) > 0 {
-			prev := rs[i-1]
-			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
-				flush()
-			}
-		}
-		cur = append(cur, r)
+		b.WriteRune(unicode.ToLower(r))
 	}
-	flush()
-	return words
+	return strings.FieldsFunc(b.String(), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 // maxKeyName bounds the names Match looks at: longer ones are data.
@@ -182,11 +168,7 @@ var textKeyRE = regexp.MustCompile(`(?:\\?"([^"'\\\n\]]+)\\?"|'([^"'\\\n\]]+)'|\
 
 // authScheme: word starts an Authorization value, the next token with it.
 func authScheme(word string) bool {
-	switch strings.ToLower(word) {
-	case "bearer", "basic", "token", "digest", "apikey":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"bearer", "basic", "token", "digest", "apikey"}, strings.ToLower(word))
 }
 
 // phpPairRE finds a string property and a string value of a PHP
@@ -210,71 +192,58 @@ func (k Keys) Text(s string) string {
 
 // phpText masks listed properties' string values of PHP serializations.
 func (k Keys) phpText(s string) string {
-	var out strings.Builder
-	pos := 0
-	for pos < len(s) {
+	var spans []span
+	for pos := 0; pos < len(s); {
 		m := phpPairRE.FindStringSubmatchIndex(s[pos:])
 		if m == nil {
 			break
 		}
-		name := phpEscapedNUL.ReplaceAllString(s[pos+m[4]:pos+m[5]], "\x00")
-		vs := pos + m[1]
-		if !k.Match(name) {
-			out.WriteString(s[pos : pos+m[5]])
+		if !k.Match(phpEscapedNUL.ReplaceAllString(s[pos+m[4]:pos+m[5]], "\x00")) {
 			pos += m[5]
 			continue
 		}
-		end := `";`
+		vs, end := pos+m[1], `";`
 		if m[3] > m[2] { // the name's quote was escaped: so is the value's
 			end = `\";`
 		}
 		ve := strings.Index(s[vs:], end)
 		if ve < 0 {
-			ve = lineEnd(s, vs) - vs
+			ve = stopAt(s, vs, "\n") - vs
 		}
-		out.WriteString(s[pos:vs])
 		if ve > 0 {
-			out.WriteString(Redacted)
+			spans = append(spans, span{vs, vs + ve, Redacted})
 		}
 		pos = vs + ve
 	}
-	out.WriteString(s[pos:])
-	return out.String()
+	return apply(s, spans)
 }
 
 func (k Keys) plainText(s string) string {
-	var out strings.Builder
-	pos := 0
-	for pos < len(s) {
+	var spans []span
+	for pos := 0; pos < len(s); {
 		m := textKeyRE.FindStringSubmatchIndex(s[pos:])
 		if m == nil {
 			break
 		}
 		name := ""
-		for g := 1; g <= 4; g++ {
+		for g := 1; g <= 4 && name == ""; g++ {
 			if m[2*g] >= 0 {
 				name = s[pos+m[2*g] : pos+m[2*g+1]]
-				break
 			}
 		}
-		valStart := pos + m[1]
 		if !k.Match(name) {
 			// Step past the key only: what follows may hold the next key
 			// ("url: https://x/?token=…").
-			next := pos + m[2*5]
-			out.WriteString(s[pos:next])
-			pos = next
+			pos += m[2*5]
 			continue
 		}
-		vs, ve := valueSpan(s, valStart)
-		out.WriteString(s[pos:vs])
+		vs, ve := valueSpan(s, pos+m[1])
 		if ve > vs {
-			out.WriteString(Redacted)
+			spans = append(spans, span{vs, ve, Redacted})
 		}
 		pos = ve
 	}
-	out.WriteString(s[pos:])
-	return out.String()
+	return apply(s, spans)
 }
 
 // maxValue bounds a bracketed value's scan; an unclosed one masks the line.
@@ -296,16 +265,14 @@ func valueSpan(s string, i int) (int, int) {
 		if j := strings.Index(s[i+2:], `\"`); j >= 0 {
 			return i + 2, i + 2 + j
 		}
-		return i + 2, lineEnd(s, i+2)
+		return i + 2, stopAt(s, i+2, "\n")
 	case s[i] == '"' || s[i] == '\'':
 		q := s[i]
 		for j := i + 1; j < len(s); j++ {
 			switch s[j] {
 			case '\\':
 				j++
-			case q:
-				return i + 1, j
-			case '\n':
+			case q, '\n':
 				return i + 1, j
 			}
 		}
@@ -313,29 +280,15 @@ func valueSpan(s string, i int) (int, int) {
 	case s[i] == '[' || s[i] == '{':
 		return i, bracketEnd(s, i)
 	}
-	j := i
-	for j < len(s) && !bareStop(s[j]) {
-		j++
-	}
-	if authScheme(s[i:j]) && j+1 < len(s) && s[j] == ' ' && !bareStop(s[j+1]) {
-		j++
-		for j < len(s) && !bareStop(s[j]) {
-			j++
-		}
+	j := stopAt(s, i, bareStops)
+	if authScheme(s[i:j]) && j+1 < len(s) && s[j] == ' ' && strings.IndexByte(bareStops, s[j+1]) < 0 {
+		j = stopAt(s, j+1, bareStops)
 	}
 	return i, j
 }
 
-func bareStop(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || strings.IndexByte(",;&)]}<>\"'", c) >= 0
-}
-
-func lineEnd(s string, i int) int {
-	if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
-		return i + j
-	}
-	return len(s)
-}
+// bareStops end a bare value.
+const bareStops = " \t\n\r,;&)]}<>\"'"
 
 // bracketEnd ends the balanced [..] or {..} at i (quotes kept), or the line.
 func bracketEnd(s string, i int) int {
@@ -361,7 +314,7 @@ func bracketEnd(s string, i int) int {
 			}
 		}
 	}
-	return lineEnd(s, i)
+	return stopAt(s, i, "\n")
 }
 
 // maxJSONDepth bounds JSON's nesting here; deeper documents are masked as

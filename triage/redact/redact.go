@@ -37,7 +37,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -61,36 +61,25 @@ const (
 func Text(s string, passwords ...string) string {
 	var forms []string
 	var loose []string // forms that rule 3 may mask
-	seen := map[string]bool{}
 	for _, p := range passwords {
-		if p == "" {
-			continue
-		}
 		bare := maskableAnywhere(p)
-		for _, f := range Forms(p) {
-			if seen[f] {
-				continue
-			}
-			seen[f] = true
-			forms = append(forms, f)
-			if bare {
-				loose = append(loose, f)
+		for _, f := range Forms(p) { // none for ""
+			if !slices.Contains(forms, f) {
+				forms = append(forms, f)
+				if bare {
+					loose = append(loose, f)
+				}
 			}
 		}
 	}
 	// Longest first, so a known password is matched whole rather than by a
 	// shorter escaped form that happens to be its prefix.
-	byLength := func(fs []string) {
-		sort.SliceStable(fs, func(i, j int) bool { return len(fs[i]) > len(fs[j]) })
-	}
-	byLength(forms)
-	byLength(loose)
-
-	var spans []span
-	spans = append(spans, userinfoSpans(s, forms)...)
+	longestFirst := func(a, b string) int { return len(b) - len(a) }
+	slices.SortStableFunc(forms, longestFirst)
+	slices.SortStableFunc(loose, longestFirst)
+	spans := userinfoSpans(s, forms)
 	spans = append(spans, fieldSpans(s, forms, spans)...)
-	spans = append(spans, tokenSpans(s, loose)...)
-	return apply(s, spans)
+	return apply(s, append(spans, tokenSpans(s, loose)...))
 }
 
 // Forms lists the password and its escaped forms (package comment), once.
@@ -109,10 +98,8 @@ func Forms(p string) []string {
 		conninfoEscape(p),
 	}
 	var out []string
-	seen := map[string]bool{}
 	for _, c := range candidates {
-		if c != "" && !seen[c] {
-			seen[c] = true
+		if c != "" && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
@@ -126,22 +113,9 @@ func unquote(q string) string {
 	return q
 }
 
-// rawURLEncode is PHP's: all but A-Z a-z 0-9 - _ . ~ is %XX-escaped.
-func rawURLEncode(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if ('A' <= c && c <= 'Z') || ('a' <= c && c <= 'z') || ('0' <= c && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~' {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
-}
+// rawURLEncode is PHP's: all but A-Z a-z 0-9 - _ . ~ is %XX-escaped, as
+// QueryEscape does but for the space.
+func rawURLEncode(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
 
 // conninfoEscape is how a libpq key=value string escapes a quoted value.
 func conninfoEscape(s string) string {
@@ -185,7 +159,7 @@ func apply(s string, spans []span) string {
 	if len(spans) == 0 {
 		return s
 	}
-	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	slices.SortStableFunc(spans, func(a, b span) int { return a.start - b.start })
 	var b strings.Builder
 	at := 0
 	for i := 0; i < len(spans); {
@@ -201,6 +175,14 @@ func apply(s string, spans []span) string {
 	return b.String()
 }
 
+// stopAt is the index of the first byte of stops in s from i, or len(s).
+func stopAt(s string, i int, stops string) int {
+	if j := strings.IndexAny(s[i:], stops); j >= 0 {
+		return i + j
+	}
+	return len(s)
+}
+
 // schemeUserRE finds "scheme://user:" — the start of a URL's password.
 var schemeUserRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'\x60]*:`)
 
@@ -213,10 +195,7 @@ func userinfoSpans(s string, forms []string) []span {
 			out = append(out, span{v, v + len(f), Mask})
 			continue
 		}
-		end := len(s)
-		if i := strings.IndexAny(s[v:], " \t\r\n/?#\"'`"); i >= 0 {
-			end = v + i
-		}
+		end := stopAt(s, v, " \t\r\n/?#\"'`")
 		if at := strings.LastIndexByte(s[v:end], '@'); at > 0 {
 			out = append(out, span{v, v + at, Mask})
 		}
@@ -255,16 +234,11 @@ func fieldSpans(s string, forms []string, prior []span) []span {
 		value := m[3] // where the value starts
 		// A known password may begin with blanks, so it is tried right
 		// after the '=' or ':' before the blanks are skipped.
-		if sp, ok := fieldValue(s, value, forms, true); ok {
-			out = append(out, sp)
-			masked = sp.end
-			continue
+		sp, ok := fieldValue(s, value, forms, true)
+		if !ok {
+			sp, ok = fieldValue(s, len(s)-len(strings.TrimLeft(s[value:], " \t")), forms, false)
 		}
-		v := value
-		for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
-			v++
-		}
-		if sp, ok := fieldValue(s, v, forms, false); ok {
+		if ok {
 			out = append(out, sp)
 			masked = sp.end
 		}
@@ -303,10 +277,7 @@ func fieldValue(s string, v int, forms []string, knownOnly bool) (span, bool) {
 		end := closingQuote(s, v+1, q)
 		return span{v + 1, end, Mask}, end > v+1
 	}
-	end := len(s)
-	if i := strings.IndexAny(s[v:], " \t\r\n&\"'"); i >= 0 {
-		end = v + i
-	}
+	end := stopAt(s, v, " \t\r\n&\"'")
 	return span{v, end, Mask}, end > v
 }
 

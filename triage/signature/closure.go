@@ -46,10 +46,7 @@ func lineEnd(s []byte, i int) int {
 		if j < 0 {
 			return -1
 		}
-		k := j + 2
-		for isDigitAt(s, k) {
-			k++
-		}
+		k := classEnd(s, j+2, cDigit)
 		if k > j+2 && k < len(s) && s[k] == '}' {
 			return k + 1
 		}

@@ -1,6 +1,9 @@
 package signature
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // The scanner below reproduces, byte for byte, the regular expressions
 // Normalize was first written with (kept in reference_test.go as
@@ -48,6 +51,14 @@ func is(c byte, class byte) bool { return byteClass[c]&class != 0 }
 
 func isDigitAt(s []byte, i int) bool { return i < len(s) && is(s[i], cDigit) }
 
+// classEnd is the end of the run of class bytes at s[i:].
+func classEnd(s []byte, i int, class byte) int {
+	for i < len(s) && is(s[i], class) {
+		i++
+	}
+	return i
+}
+
 // wordAt and wordBefore give the two sides of a \b test at i.
 func wordAt(s []byte, i int) bool     { return i < len(s) && is(s[i], cWord) }
 func wordBefore(s []byte, i int) bool { return i > 0 && is(s[i-1], cWord) }
@@ -66,16 +77,6 @@ func foldLen(s []byte, i int) int {
 	return 0
 }
 
-// foldLenBefore is foldLen for the rune ending at i.
-func foldLenBefore(s []byte, i int) int {
-	for _, n := range [...]int{2, 3} {
-		if i >= n && foldLen(s[:i], i-n) == n {
-			return n
-		}
-	}
-	return 0
-}
-
 func isSchemeByte(c byte) bool { return is(c, cWord) && c != '_' || c == '+' || c == '.' || c == '-' }
 func isLocalByte(c byte) bool  { return is(c, cWord) || c == '.' || c == '%' || c == '+' || c == '-' }
 func isLabelByte(c byte) bool  { return is(c, cWord) && c != '_' || c == '-' }
@@ -83,30 +84,28 @@ func isLabelByte(c byte) bool  { return is(c, cWord) && c != '_' || c == '-' }
 // foldClassLen is the length of the rune at s[i] when it is in a (?i)
 // class whose ASCII members ascii reports; 0 when it is not.
 func foldClassLen(s []byte, i int, ascii func(byte) bool) int {
-	if i >= len(s) {
+	switch {
+	case i >= len(s):
 		return 0
+	case s[i] >= 0x80:
+		return foldLen(s, i)
+	case ascii(s[i]):
+		return 1
 	}
-	if c := s[i]; c < 0x80 {
-		if ascii(c) {
-			return 1
-		}
-		return 0
-	}
-	return foldLen(s, i)
+	return 0
 }
 
 // foldClassLenBefore is foldClassLen for the rune ending at i.
 func foldClassLenBefore(s []byte, i int, ascii func(byte) bool) int {
-	if i <= 0 {
-		return 0
+	if i > 0 && s[i-1] < 0x80 {
+		return foldClassLen(s, i-1, ascii)
 	}
-	if c := s[i-1]; c < 0x80 {
-		if ascii(c) {
-			return 1
+	for _, n := range [...]int{2, 3} {
+		if i >= n && foldLen(s[:i], i-n) == n {
+			return n
 		}
-		return 0
 	}
-	return foldLenBefore(s, i)
+	return 0
 }
 
 func isLetterByte(c byte) bool { return is(c, cAlpha) }
@@ -233,9 +232,11 @@ func runPass(dst, s []byte, k pass) ([]byte, bool) {
 	return e.result()
 }
 
-// runStart is where the run of class runes (as foldClassLen reads them)
-// that ends at i starts, not before pos.
-func runStart(s []byte, i, pos int, class func(byte) bool) int {
+// runBoundary is the first position in the run of class runes (as
+// foldClassLen reads them) that ends at end and starts no earlier than pos,
+// where \b holds and a rune of first starts; -1 when there is none.
+func runBoundary(s []byte, end, pos int, class, first func(byte) bool) int {
+	i := end
 	for i > pos {
 		n := foldClassLenBefore(s, i, class)
 		if n == 0 || i-n < pos {
@@ -243,12 +244,6 @@ func runStart(s []byte, i, pos int, class func(byte) bool) int {
 		}
 		i -= n
 	}
-	return i
-}
-
-// firstBoundary is the first position in the run of class runes s[i:end]
-// where \b holds and a rune of first starts; -1 when there is none.
-func firstBoundary(s []byte, i, end int, class, first func(byte) bool) int {
 	for ; i < end; i += foldClassLen(s, i, class) {
 		if foldClassLen(s, i, first) > 0 && boundary(s, i) {
 			return i
@@ -261,7 +256,7 @@ func firstBoundary(s []byte, i, end int, class, first func(byte) bool) int {
 // The scheme is the run of scheme characters ending at c; the match starts
 // at its first letter that sits on a word boundary.
 func urlAt(s []byte, c, pos int) (int, int) {
-	p := firstBoundary(s, runStart(s, c, pos, isSchemeByte), c, isSchemeByte, isLetterByte)
+	p := runBoundary(s, c, pos, isSchemeByte, isLetterByte)
 	end := c + 3
 	for end < len(s) && !is(s[end], cURLStop) {
 		end++
@@ -275,7 +270,7 @@ func urlAt(s []byte, c, pos int) (int, int) {
 // emailAt:
 // (?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b at the "@" at at.
 func emailAt(s []byte, at, pos int) (int, int) {
-	p := firstBoundary(s, runStart(s, at, pos, isLocalByte), at, isLocalByte, isLocalByte)
+	p := runBoundary(s, at, pos, isLocalByte, isLocalByte)
 	if p < 0 {
 		return -1, -1
 	}
@@ -288,7 +283,7 @@ func emailAt(s []byte, at, pos int) (int, int) {
 // label the final \.[a-z]{2,}\b starts: the greedy star prefers the last one
 // that works.
 func emailDomainEnd(s []byte, q int) int {
-	r := labelEnd(s, q)
+	r, _ := foldRunEnd(s, q, isLabelByte)
 	if r == q {
 		return -1
 	}
@@ -300,7 +295,7 @@ func emailDomainEnd(s []byte, q int) int {
 		if r >= len(s) || s[r] != '.' {
 			break
 		}
-		next := labelEnd(s, r+1)
+		next, _ := foldRunEnd(s, r+1, isLabelByte)
 		if next == r+1 {
 			break
 		}
@@ -309,14 +304,14 @@ func emailDomainEnd(s []byte, q int) int {
 	return best
 }
 
-func labelEnd(s []byte, i int) int {
-	for {
-		n := foldClassLen(s, i, isLabelByte)
-		if n == 0 {
-			return i
-		}
+// foldRunEnd is the end of the run of class runes (as foldClassLen reads
+// them) at s[i:], and how many runes it holds.
+func foldRunEnd(s []byte, i int, class func(byte) bool) (end, runes int) {
+	for n := foldClassLen(s, i, class); n > 0; n = foldClassLen(s, i, class) {
 		i += n
+		runes++
 	}
+	return i, runes
 }
 
 // tldEnd matches \.[a-z]{2,}\b at r, giving back letters until \b holds.
@@ -324,15 +319,7 @@ func tldEnd(s []byte, r int) int {
 	if r >= len(s) || s[r] != '.' {
 		return -1
 	}
-	end, letters := r+1, 0
-	for {
-		n := foldClassLen(s, end, isLetterByte)
-		if n == 0 {
-			break
-		}
-		end += n
-		letters++
-	}
+	end, letters := foldRunEnd(s, r+1, isLetterByte)
 	for ; letters >= 2; letters-- {
 		if boundary(s, end) {
 			return end
@@ -381,10 +368,7 @@ func timeAt(s []byte, d, pos int) (int, int) {
 	}
 	end := p + 19
 	if end < len(s) && s[end] == '.' && isDigitAt(s, end+1) {
-		end += 2
-		for isDigitAt(s, end) {
-			end++
-		}
+		end = classEnd(s, end+2, cDigit)
 	}
 	switch {
 	case end < len(s) && s[end] == 'Z':
@@ -413,12 +397,9 @@ func ipAt(s []byte, d, pos int) (int, int) {
 	}
 	end := p
 	for group := 0; group < 4; group++ {
-		n := 0
-		for isDigitAt(s, end) {
-			end++
-			n++
-		}
-		if n < 1 || n > 3 {
+		start := end
+		end = classEnd(s, end, cDigit)
+		if n := end - start; n < 1 || n > 3 {
 			return -1, -1
 		}
 		if group < 3 {
@@ -434,26 +415,18 @@ func ipAt(s []byte, d, pos int) (int, int) {
 	return p, end
 }
 
-func isPathPrefix(c byte) bool {
-	switch c {
-	case '\t', '\n', '\f', '\r', ' ', '\'', '"', '(', '=', ':', '[', ',':
-		return true
-	}
-	return false
-}
+// pathPrefixes may precede a Unix path.
+const pathPrefixes = "\t\n\f\r '\"(=:[,"
 
 // unixPathAt: (^|[\s'"(=:\[,])(?:/[\w.@+~-]+){2,}/? → ${1}<path> at its
 // first "/", d.
 func unixPathAt(s []byte, d, pos int) (int, int) {
-	if d > 0 && (d-1 < pos || !isPathPrefix(s[d-1])) {
+	if d > 0 && (d-1 < pos || strings.IndexByte(pathPrefixes, s[d-1]) < 0) {
 		return -1, -1
 	}
 	end, segments := d, 0
 	for end+1 < len(s) && s[end] == '/' && is(s[end+1], cPathSeg) {
-		end += 2
-		for end < len(s) && is(s[end], cPathSeg) {
-			end++
-		}
+		end = classEnd(s, end+2, cPathSeg)
 		segments++
 	}
 	if segments < 2 {
@@ -475,10 +448,7 @@ func windowsPathAt(s []byte, c, pos int) (int, int) {
 	}
 	best := -1
 	for r := c + 2; ; {
-		name := r
-		for name < len(s) && is(s[name], cPathSeg) {
-			name++
-		}
+		name := classEnd(s, r, cPathSeg)
 		if name > r {
 			best = name
 		}
@@ -494,13 +464,6 @@ func windowsPathAt(s []byte, c, pos int) (int, int) {
 	return p, best
 }
 
-func skipSpace(s []byte, i int) int {
-	for i < len(s) && is(s[i], cSpace) {
-		i++
-	}
-	return i
-}
-
 // listValueEnd matches '[^']*'|"[^"]*"|-?\d[\d.]*|true|false|null at i.
 func listValueEnd(s []byte, i int) int {
 	if i >= len(s) {
@@ -513,13 +476,7 @@ func listValueEnd(s []byte, i int) int {
 			return -1
 		}
 		return i + 1 + k + 1
-	case c == '-' || is(c, cDigit):
-		if c == '-' {
-			i++
-			if !isDigitAt(s, i) {
-				return -1
-			}
-		}
+	case c == '-' && isDigitAt(s, i+1) || is(c, cDigit):
 		i++
 		for i < len(s) && (is(s[i], cDigit) || s[i] == '.') {
 			i++
@@ -536,9 +493,9 @@ func listValueEnd(s []byte, i int) int {
 // listEnd matches \[\s*V(?:\s*,\s*V)*\s*\] at i. Every part is
 // deterministic, so a list either parses to its "]" or not at all.
 func listEnd(s []byte, i int) int {
-	q := listValueEnd(s, skipSpace(s, i+1))
+	q := listValueEnd(s, classEnd(s, i+1, cSpace))
 	for q >= 0 {
-		t := skipSpace(s, q)
+		t := classEnd(s, q, cSpace)
 		if t >= len(s) {
 			return -1
 		}
@@ -546,7 +503,7 @@ func listEnd(s []byte, i int) int {
 		case ']':
 			return t + 1
 		case ',':
-			q = listValueEnd(s, skipSpace(s, t+1))
+			q = listValueEnd(s, classEnd(s, t+1, cSpace))
 		default:
 			return -1
 		}
@@ -603,12 +560,7 @@ func replaceQuoted(dst, s []byte, quote string) ([]byte, bool) {
 // \\?[A-Za-z_][A-Za-z0-9_]*(?:[.\\][A-Za-z_][A-Za-z0-9_]*)*|<[a-z]+>.
 func isIdentifierLike(t []byte) bool {
 	if len(t) >= 3 && t[0] == '<' && t[len(t)-1] == '>' {
-		for _, c := range t[1 : len(t)-1] {
-			if c < 'a' || c > 'z' {
-				return false
-			}
-		}
-		return true
+		return !bytes.ContainsFunc(t[1:len(t)-1], func(r rune) bool { return r < 'a' || r > 'z' })
 	}
 	i := 0
 	if len(t) > 0 && t[0] == '\\' {
@@ -618,10 +570,7 @@ func isIdentifierLike(t []byte) bool {
 		if i >= len(t) || !is(t[i], cAlpha) && t[i] != '_' {
 			return false
 		}
-		for i < len(t) && is(t[i], cWord) {
-			i++
-		}
-		if i == len(t) {
+		if i = classEnd(t, i, cWord); i == len(t) {
 			return true
 		}
 		if t[i] != '.' && t[i] != '\\' {
@@ -637,10 +586,7 @@ func hexLiteralAt(s []byte, x, pos int) (int, int) {
 	if p < pos || s[p] != '0' || wordBefore(s, p) {
 		return -1, -1
 	}
-	end := x + 1
-	for end < len(s) && is(s[end], cHex) {
-		end++
-	}
+	end := classEnd(s, x+1, cHex)
 	if end == x+1 || wordAt(s, end) {
 		return -1, -1
 	}
@@ -689,11 +635,10 @@ func replaceInRun(e edit, s []byte, i, j int) edit {
 			k++
 			continue
 		}
-		w := k
 		end, hex := hexWordEnd(s, k, j)
 		if hex {
-			e = replaceToken(e, s, piece, w, false)
-			e = e.replace(w, end, "<hex>")
+			e = replaceToken(e, s, piece, k, false)
+			e = e.replace(k, end, "<hex>")
 			piece = end
 		}
 		k = end
@@ -748,16 +693,9 @@ func isToken(piece []byte) bool {
 // trying the optional parts in the order backtracking would; each run of
 // digits is whole, since a cut one is followed by a digit.
 func numberEnd(s []byte, i int) int {
-	intEnd := i
-	for isDigitAt(s, intEnd) {
-		intEnd++
-	}
-	fracEnd := -1
+	intEnd, fracEnd := classEnd(s, i, cDigit), -1
 	if intEnd < len(s) && s[intEnd] == '.' && isDigitAt(s, intEnd+1) {
-		fracEnd = intEnd + 2
-		for isDigitAt(s, fracEnd) {
-			fracEnd++
-		}
+		fracEnd = classEnd(s, intEnd+2, cDigit)
 	}
 	for _, at := range [2]int{fracEnd, intEnd} {
 		if at < 0 {
@@ -784,10 +722,7 @@ func exponentEnd(s []byte, i int) int {
 	if !isDigitAt(s, i) {
 		return -1
 	}
-	for isDigitAt(s, i) {
-		i++
-	}
-	return i
+	return classEnd(s, i, cDigit)
 }
 
 // finishNumbersAndSpace applies the last three expressions in one scan:
@@ -833,7 +768,7 @@ func finishNumbersAndSpace(dst, s []byte) []byte {
 			i++ // a lone space stays as it is
 		case is(c, cSpace):
 			out = append(append(out, s[lit:i]...), ' ')
-			i = skipSpace(s, i)
+			i = classEnd(s, i, cSpace)
 			lit = i
 		case c == '<' && bytes.HasPrefix(s[i:], []byte("<n>")):
 			out = appendNumber(append(out, s[lit:i]...))

@@ -70,15 +70,8 @@ const sqlstateLen = len(sqlstatePrefix) + 6
 func normalize(message string, cur, spare []byte) string {
 	// Copy without NUL bytes: NUL stands in for each SQLSTATE code while the
 	// passes run, so none may come from the message.
-	s := clip(message, MaxMessageBytes)
-	for {
-		k := strings.IndexByte(s, 0)
-		if k < 0 {
-			cur = append(cur, s...)
-			break
-		}
-		cur = append(cur, s[:k]...)
-		s = s[k+1:]
+	for part := range strings.SplitSeq(clip(message, MaxMessageBytes), "\x00") {
+		cur = append(cur, part...)
 	}
 	var codeSpace [4 * sqlstateLen]byte
 	codes := codeSpace[:0]
@@ -131,12 +124,7 @@ func protectSQLSTATE(s, codes []byte) ([]byte, []byte) {
 }
 
 func isSQLSTATECode(c []byte) bool {
-	for _, b := range c {
-		if !(b >= '0' && b <= '9' || b >= 'A' && b <= 'Z') {
-			return false
-		}
-	}
-	return true
+	return !bytes.ContainsFunc(c, func(r rune) bool { return !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z') })
 }
 
 // restoreSQLSTATE puts the codes back, in order, where NULs remain. A code
@@ -184,11 +172,6 @@ func clip(s string, max int) string {
 // the same across versions of jobtriage as long as Normalize's output for a
 // message does, so they may be stored, linked and compared between runs.
 func ID(jobClass, exceptionClass, normalizedMessage string) string {
-	h := sha256.New()
-	h.Write([]byte(jobClass))
-	h.Write([]byte{0})
-	h.Write([]byte(exceptionClass))
-	h.Write([]byte{0})
-	h.Write([]byte(normalizedMessage))
-	return hex.EncodeToString(h.Sum(nil))[:10]
+	sum := sha256.Sum256([]byte(jobClass + "\x00" + exceptionClass + "\x00" + normalizedMessage))
+	return hex.EncodeToString(sum[:5])
 }
