@@ -150,7 +150,7 @@ func (e *UnknownNameError) Error() string        { return ErrNotFound.Error() + 
 func (e *UnknownNameError) Is(target error) bool { return target == ErrNotFound }
 
 // CheckNames returns an *UnknownNameError for the first of n's names that
-// nothing has. It reads the configuration, then one row of failed_jobs per
+// nothing has; a name that exists never ends the check of the ones after it. It reads the configuration, then one row of failed_jobs per
 // name, then the jobs table, and suggestions only for an unknown name.
 func (s *Service) CheckNames(ctx context.Context, n Names) error {
 	configured := map[string]bool{}
@@ -165,22 +165,28 @@ func (s *Service) CheckNames(ctx context.Context, n Names) error {
 		if configured["queue:"+q] {
 			continue
 		}
-		if ok, err := s.hasFailed(ctx, Query{Filter: Filter{Queues: []string{q}}}); ok || err != nil {
+		ok, err := s.hasFailed(ctx, Query{Filter: Filter{Queues: []string{q}}})
+		if err == nil && !ok {
+			ok, err = s.hasQueued(ctx, q)
+		}
+		if err != nil {
 			return err
 		}
-		if ok, err := s.hasQueued(ctx, q); ok || err != nil {
-			return err
+		if !ok {
+			return s.unknownName(ctx, "queue", q, n.Known)
 		}
-		return s.unknownName(ctx, "queue", q, n.Known)
 	}
 	for _, c := range n.Connections {
 		if configured["connection:"+c] {
 			continue
 		}
-		if ok, err := s.hasFailed(ctx, Query{Filter: Filter{Connections: []string{c}}}); ok || err != nil {
+		ok, err := s.hasFailed(ctx, Query{Filter: Filter{Connections: []string{c}}})
+		if err != nil {
 			return err
 		}
-		return s.unknownName(ctx, "connection", c, nil)
+		if !ok {
+			return s.unknownName(ctx, "connection", c, nil)
+		}
 	}
 	if n.Class != "" {
 		if ok, err := s.hasFailed(ctx, Query{Class: n.Class}); ok || err != nil {

@@ -105,6 +105,10 @@ func TestCheckNames(t *testing.T) {
 		{triage.Names{Connections: []string{"redsi"}}, `not found: no connection "redsi": no failed job and no configured queue connection has that name; did you mean redis?`},
 		{triage.Names{Class: "Legcy"}, `not found: no job class matches "Legcy": no failed job's class contains it; did you mean App\Jobs\Legacy?`},
 		{triage.Names{Queues: []string{"zzz"}}, `not found: no queue "zzz": no failed job, no queued job and no configured queue has that name; check the spelling`},
+		// A name that exists does not hide a misspelled one after it.
+		{triage.Names{Queues: []string{"emails", "emials"}}, `not found: no queue "emials": no failed job, no queued job and no configured queue has that name; did you mean emails?`},
+		{triage.Names{Connections: []string{"redis", "redsi"}}, `not found: no connection "redsi": no failed job and no configured queue connection has that name; did you mean redis?`},
+		{triage.Names{Queues: []string{"emails"}, Class: "Legcy"}, `not found: no job class matches "Legcy": no failed job's class contains it; did you mean App\Jobs\Legacy?`},
 	} {
 		err := svc.CheckNames(ctx, c.n)
 		if !errors.Is(err, triage.ErrNotFound) || err.Error() != c.want {
