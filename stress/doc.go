@@ -17,6 +17,8 @@
 // a [y/N] prompt on a pseudo-terminal exit 130 at once; SIGINT at random
 // moments of a retry exits 130 every time; a SIGSTOPped PostgreSQL backend
 // ends a command at its statement timeout + 3 s, and SIGINT ends it at once;
+// a relay in front of PostgreSQL or MariaDB that goes silent mid-retry ends
+// it with exit 5 within the bound its message states (frozen_test.go);
 // flush on SQLite files named with %XX or '#' changes exactly that file; a
 // SIGKILLed retry leaves its audit intent line; a retry with a 64 KB tmpfs
 // as TMPDIR completes and audits every id.

@@ -43,11 +43,12 @@ func OpenCache(ctx context.Context, cfg Config, table, prefix string) (*CacheSto
 	if err != nil {
 		return nil, err
 	}
-	db, ep, err := connect(ctx, cfg, &silence{idle: clientDeadline(cfg)})
+	heard := &silence{idle: clientDeadline(cfg)}
+	db, ep, err := connect(ctx, cfg, heard)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, d: d, ep: ep}
+	s := &Store{db: db, d: d, ep: ep, heard: heard}
 	cols, err := s.columns(ctx, name)
 	if err == nil && len(cols) == 0 {
 		err = fmt.Errorf("%w: cache table %q not found in %s; create it in the app with `php artisan make:cache-table && php artisan migrate`, or set DB_CACHE_TABLE",

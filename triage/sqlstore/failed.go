@@ -292,13 +292,13 @@ func (s *Store) lostConnection(err error) error {
 	var op *net.OpError
 	broken := errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &op)
-	if errors.Is(err, triage.ErrUnreachable) || !broken {
-		return nil // already named (lib/pq returns ErrServerSilent itself), or not lost
-	}
 	at := "query on " + s.ep.Redacted() + " failed: "
-	if s.heard != nil && s.heard.fired.Load() {
+	if errors.Is(err, ErrServerSilent) || broken && s.heard != nil && s.heard.fired.Load() {
 		silent := silentError(s.heard.idle)
 		return &dbError{msg: at + silent.Error(), cause: errors.Join(silent, err)}
+	}
+	if errors.Is(err, triage.ErrUnreachable) || !broken {
+		return nil // already named, or not lost
 	}
 	return &dbError{msg: at + "lost the connection to the database server (" + scrub(err, s.ep) + ")",
 		cause: fmt.Errorf("%w: %w", triage.ErrUnreachable, err)}

@@ -495,6 +495,7 @@ type deadlineConn struct {
 	heard         *silence // nil: nobody listens
 	mu            sync.Mutex
 	read, written time.Time // deadlines the driver set; zero: none
+	dead          atomic.Bool
 }
 
 // ErrServerSilent is the error of a call whose server sent nothing for the
@@ -510,6 +511,9 @@ func (c *deadlineConn) deadline(set time.Time) time.Time {
 }
 
 func (c *deadlineConn) Read(p []byte) (int, error) {
+	if c.dead.Load() {
+		return 0, c.silent("read")
+	}
 	c.mu.Lock()
 	err := c.Conn.SetReadDeadline(c.deadline(c.read))
 	c.mu.Unlock()
@@ -517,10 +521,13 @@ func (c *deadlineConn) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	n, err := c.Conn.Read(p)
-	return n, c.explain(err)
+	return n, c.explain("read", err)
 }
 
 func (c *deadlineConn) Write(p []byte) (int, error) {
+	if c.dead.Load() {
+		return 0, c.silent("write")
+	}
 	c.mu.Lock()
 	err := c.Conn.SetWriteDeadline(c.deadline(c.written))
 	c.mu.Unlock()
@@ -528,11 +535,15 @@ func (c *deadlineConn) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	n, err := c.Conn.Write(p)
-	return n, c.explain(err)
+	return n, c.explain("write", err)
 }
 
 // explain names a deadline we set; a deadline the driver set stays its own.
-func (c *deadlineConn) explain(err error) error {
+// Once ours fired the connection is done: what else waits on it is woken
+// and fails too, and the error is a *net.OpError, which lib/pq takes for a
+// broken connection, so database/sql discards it rather than give a later
+// call a connection that waits its own deadline again.
+func (c *deadlineConn) explain(op string, err error) error {
 	var ne net.Error
 	if err == nil || !errors.As(err, &ne) || !ne.Timeout() {
 		return err
@@ -546,7 +557,13 @@ func (c *deadlineConn) explain(err error) error {
 	if c.heard != nil {
 		c.heard.fired.Store(true)
 	}
-	return silentError(c.idle)
+	c.dead.Store(true)
+	c.Conn.SetDeadline(time.Unix(1, 0)) //nolint:errcheck // wakes the other direction
+	return c.silent(op)
+}
+
+func (c *deadlineConn) silent(op string) error {
+	return &net.OpError{Op: op, Net: c.LocalAddr().Network(), Addr: c.RemoteAddr(), Err: silentError(c.idle)}
 }
 
 func silentError(idle time.Duration) error {

@@ -116,6 +116,23 @@ func TestDeadlineConnEndsASilentRead(t *testing.T) {
 	if el := time.Since(start); el > time.Second {
 		t.Errorf("read took %s", el)
 	}
+	// lib/pq marks a connection broken on a *net.OpError only, and the
+	// connection fails every later call at once instead of waiting again.
+	var op *net.OpError
+	if !errors.As(err, &op) {
+		t.Errorf("read error %T, want a *net.OpError", err)
+	}
+	c.idle = time.Hour
+	wrote := make(chan error, 1)
+	go func() { _, err := c.Write([]byte("x")); wrote <- err }()
+	select {
+	case err := <-wrote:
+		if !errors.Is(err, ErrServerSilent) {
+			t.Errorf("write after the silence: %v, want ErrServerSilent", err)
+		}
+	case <-time.After(time.Second):
+		t.Errorf("a write after the silence waits for the server again")
+	}
 	// A deadline the driver set (connecting) is kept when it is sooner,
 	// and its timeout stays the driver's own.
 	c2 := &deadlineConn{Conn: a, idle: time.Hour}

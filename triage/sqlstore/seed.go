@@ -94,7 +94,7 @@ func (s *Seeder) Insert(ctx context.Context, table string, cols []string, max in
 		}
 	}()
 	if s.d.bulkCopy {
-		err = copyIn(ctx, tx, table, cols, func(put func(...any) error) error {
+		err = copyIn(ctx, tx, s.d.quote(table), cols, func(put func(...any) error) error {
 			n, err = pullRows(max, next, func(vals []any) error { return put(vals...) })
 			return err
 		})

@@ -438,7 +438,7 @@ func (s *Store) insertJobs(ctx context.Context, tx *sqlx.Tx, moves []triage.Move
 	}
 	if s.d.bulkCopy {
 		cols := []string{"queue", "attempts", "reserved_at", "available_at", "created_at", "payload"}
-		err := copyIn(ctx, tx, s.schema.JobsTable, cols, func(put func(...any) error) error {
+		err := copyIn(ctx, tx, s.jobs, cols, func(put func(...any) error) error {
 			for _, m := range moves {
 				// The payload goes as text: pq would send []byte as bytea.
 				if err := put(m.Queue, int64(0), nil, now, now, string(m.Payload)); err != nil {
@@ -593,8 +593,9 @@ func (s *Store) deniedError(err error, table, need string) error {
 }
 
 // copyIn sends the rows rows puts by COPY ... FROM STDIN, the bulk write
-// lib/pq prepares, with the table and columns quoted as identifiers (what
-// the deprecated pq.CopyIn built).
+// lib/pq prepares, into table, already quoted for SQL text (a
+// schema-qualified name is two identifiers, tableName.quoted), with the
+// columns quoted as identifiers (what the deprecated pq.CopyIn built).
 func copyIn(ctx context.Context, tx interface {
 	PrepareContext(context.Context, string) (*sql.Stmt, error)
 }, table string, cols []string, rows func(put func(...any) error) error) error {
@@ -602,7 +603,7 @@ func copyIn(ctx context.Context, tx interface {
 	for i, c := range cols {
 		q[i] = pq.QuoteIdentifier(c)
 	}
-	stmt, err := tx.PrepareContext(ctx, "COPY "+pq.QuoteIdentifier(table)+" ("+strings.Join(q, ", ")+") FROM STDIN")
+	stmt, err := tx.PrepareContext(ctx, "COPY "+table+" ("+strings.Join(q, ", ")+") FROM STDIN")
 	if err != nil {
 		return err
 	}
