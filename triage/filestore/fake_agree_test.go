@@ -38,37 +38,36 @@ func TestFileAgreesWithFake(t *testing.T) {
 	}
 	file := open(t, phpFile(entries), time.UTC)
 	ctx := context.Background()
-	for _, f := range []triage.Filter{
-		{}, {Queues: []string{"emails", "high"}}, {Connections: []string{"redis"}}, {Search: "mail 2 down"},
-		{Search: "PROCESSPODCAST"}, {PayloadContains: []string{"ImportFeed", "uuid"}},
-		{Since: time.Date(2026, 11, 30, 10, 3, 0, 0, time.UTC), Until: time.Date(2026, 11, 30, 10, 7, 0, 0, time.UTC)},
-		{MinID: 4, MaxID: 9, Queues: []string{"default"}},
-	} {
-		for _, p := range []triage.ScanParams{
-			{Filter: f}, {Filter: f, Full: true}, {Filter: f, Ascending: true, Limit: 4}, {Filter: f, BeforeID: 12, Limit: 5},
-			{Filter: f, AfterID: 7, Ascending: true, Full: true}, {Filter: f, BeforeID: -3}, {Filter: f, Ascending: true, AfterID: triage.FirstAfterID},
+	refs := []triage.Ref{{ID: 3}, {ID: 99}, {ID: -1}, {UUID: uuidOf(5)}, {UUID: uuidOf(2)}, {UUID: "nope"}, {}}
+	// reads is every answer of s, each with what it answered.
+	reads := func(s triage.Store) (out [][2]any) {
+		for _, f := range []triage.Filter{
+			{}, {Queues: []string{"emails", "high"}}, {Connections: []string{"redis"}}, {Search: "mail 2 down"},
+			{Search: "PROCESSPODCAST"}, {PayloadContains: []string{"ImportFeed", "uuid"}},
+			{Since: time.Date(2026, 11, 30, 10, 3, 0, 0, time.UTC), Until: time.Date(2026, 11, 30, 10, 7, 0, 0, time.UTC)},
+			{MinID: 4, MaxID: 9, Queues: []string{"default"}},
 		} {
-			if got, want := collect(t, file, p), collect(t, fake, p); !reflect.DeepEqual(got, want) {
-				t.Errorf("ScanFailed(%+v):\nfile %v\nfake %v", p, got, want)
+			for _, p := range []triage.ScanParams{
+				{Filter: f}, {Filter: f, Full: true}, {Filter: f, Ascending: true, Limit: 4}, {Filter: f, BeforeID: 12, Limit: 5},
+				{Filter: f, AfterID: 7, Ascending: true, Full: true}, {Filter: f, BeforeID: -3}, {Filter: f, Ascending: true, AfterID: triage.FirstAfterID},
+			} {
+				out = append(out, [2]any{p, collect(t, s, p)})
 			}
+			n, err := s.Count(ctx, f)
+			out = append(out, [2]any{f, [2]any{n, err}})
 		}
-		got, err1 := file.Count(ctx, f)
-		want, err2 := fake.Count(ctx, f)
-		if got != want || err1 != nil || err2 != nil {
-			t.Errorf("Count(%+v): file %d %v, fake %d %v", f, got, err1, want, err2)
+		m, err := s.ResolveRefs(ctx, refs)
+		out = append(out, [2]any{refs, [2]any{m, err}})
+		for _, ref := range refs {
+			r, err := s.GetFailed(ctx, ref)
+			out = append(out, [2]any{ref, [2]any{r, err == nil}})
 		}
+		return out
 	}
-	refs := []triage.Ref{{ID: 3}, {ID: 99}, {ID: -1}, {UUID: uuidOf(5)}, {UUID: uuidOf(2)}, {UUID: "nope"}}
-	gotR, err1 := file.ResolveRefs(ctx, refs)
-	wantR, err2 := fake.ResolveRefs(ctx, refs)
-	if !reflect.DeepEqual(gotR, wantR) || err1 != nil || err2 != nil {
-		t.Errorf("ResolveRefs: file %v %v, fake %v %v", gotR, err1, wantR, err2)
-	}
-	for _, ref := range append(refs, triage.Ref{}) {
-		g, err1 := file.GetFailed(ctx, ref)
-		w, err2 := fake.GetFailed(ctx, ref)
-		if !reflect.DeepEqual(g, w) || (err1 == nil) != (err2 == nil) {
-			t.Errorf("GetFailed(%v): file %+v %v, fake %+v %v", ref, g, err1, w, err2)
+	got, want := reads(file), reads(fake)
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("%+v:\nfile %+v\nfake %+v", want[i][0], got[i][1], want[i][1])
 		}
 	}
 }
