@@ -31,7 +31,7 @@ type Row struct {
 // Table is failed jobs in ascending id.
 type Table struct {
 	Rows []Row
-	Loc  *time.Location // the app timezone of Wall; nil is UTC
+	Loc  *time.Location // the app timezone of Wall
 	// UnicodeFold: Search and PayloadContains fold non-ASCII letters by
 	// Unicode lower-casing too, as PostgreSQL's ILIKE and MySQL's _ci
 	// collations do; without it only ASCII letters fold, as SQLite's LIKE.
@@ -173,15 +173,11 @@ func (t *Table) Matcher(f triage.Filter) Matcher {
 	for _, p := range f.PayloadContains {
 		m.contains = append(m.contains, t.needle(p))
 	}
-	loc := t.Loc
-	if loc == nil {
-		loc = time.UTC
-	}
 	if !f.Since.IsZero() {
-		m.since = f.Since.In(loc).Format(triage.FailedAtLayout)
+		m.since = f.Since.In(t.Loc).Format(triage.FailedAtLayout)
 	}
 	if !f.Until.IsZero() {
-		m.until = f.Until.In(loc).Format(triage.FailedAtLayout)
+		m.until = f.Until.In(t.Loc).Format(triage.FailedAtLayout)
 	}
 	return m
 }

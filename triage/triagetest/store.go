@@ -7,7 +7,8 @@
 // that passes on the fake does not pass only because the fake is kinder.
 // Where SQL is dialect-bound the fake behaves as SQLite does: Search and
 // PayloadContains fold ASCII case only, listing scans return the whole
-// payload, and failed_at is compared as Laravel's wall-clock text.
+// payload, and failed_at is compared as Laravel's wall-clock text. Its
+// reads are memstore's, which the file store serves too.
 package triagetest
 
 import (
@@ -22,7 +23,7 @@ import (
 	"github.com/jobtriage/jobtriage/triage/memstore"
 )
 
-// defaultBatch is the batch a scan or a prune uses when none is given.
+// defaultBatch is the rows a write batch takes when no Limit is given.
 const defaultBatch = 1000
 
 // Row is a failed job to add; FailedAt is Laravel's "Y-m-d H:i:s" wall clock.
@@ -121,34 +122,32 @@ func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*tr
 	return t.ScanFailed(ctx, p, fn)
 }
 
-func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRow, error) {
+// locked is read on the rows, under the lock, of a store still open.
+func locked[T any](ctx context.Context, s *Store, read func(*memstore.Table) (T, error)) (T, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.open(ctx); err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
-	if ref.UUID != "" && s.schema.IDMode != triage.IDModeUUID {
-		return nil, fmt.Errorf("%w: failed job %s (table %s has no uuid column; use the integer id)", triage.ErrNotFound, ref.UUID, s.schema.FailedTable)
-	}
-	return s.t.GetFailed(ctx, ref)
+	return read(&s.t)
+}
+
+func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRow, error) {
+	return locked(ctx, s, func(t *memstore.Table) (*triage.FailedRow, error) {
+		if ref.UUID != "" && s.schema.IDMode != triage.IDModeUUID {
+			return nil, fmt.Errorf("%w: failed job %s (table %s has no uuid column; use the integer id)", triage.ErrNotFound, ref.UUID, s.schema.FailedTable)
+		}
+		return t.GetFailed(ctx, ref)
+	})
 }
 
 func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.Ref]int64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.open(ctx); err != nil {
-		return nil, err
-	}
-	return s.t.ResolveRefs(ctx, refs)
+	return locked(ctx, s, func(t *memstore.Table) (map[triage.Ref]int64, error) { return t.ResolveRefs(ctx, refs) })
 }
 
 func (s *Store) Count(ctx context.Context, f triage.Filter) (int64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.open(ctx); err != nil {
-		return 0, err
-	}
-	return s.t.Count(ctx, f)
+	return locked(ctx, s, func(t *memstore.Table) (int64, error) { return t.Count(ctx, f) })
 }
 
 // batch is the next batch of a bulk write: ascending ids after AfterID,
