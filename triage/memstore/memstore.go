@@ -68,19 +68,20 @@ func (t *Table) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*tr
 	} else if p.BeforeID != 0 {
 		hi = t.search(p.BeforeID)
 	}
-	i, step, end := hi-1, -1, lo-1
+	rows := slices.Backward(t.Rows[lo:hi])
 	if p.Ascending {
-		i, step, end = lo, 1, hi
+		rows = slices.All(t.Rows[lo:hi])
 	}
 	seen := 0
-	for ; i != end; i += step {
-		if !m.Match(&t.Rows[i]) {
+	for i := range rows {
+		r := &t.Rows[lo+i]
+		if !m.Match(r) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := fn(t.Rows[i].Failed(p.Full)); err != nil {
+		if err := fn(r.Failed(p.Full)); err != nil {
 			return err
 		}
 		if seen++; p.Limit > 0 && seen >= p.Limit {
