@@ -27,6 +27,7 @@ var outerLayers = map[string]string{
 	module + "triage/sqlstore/...":           "an adapter (the SQL store)",
 	module + "triage/redisqueue/...":         "an adapter (the Redis queue backend)",
 	module + "triage/filestore/...":          "an adapter (the file failed-job store)",
+	module + "triage/memstore/...":           "an adapter's core (the in-memory reads of filestore and the fake)",
 	module + "internal/demo/...":             "the demo generator",
 	module + "internal/appprofile/...":       "the Laravel app's configuration reader",
 	module + "internal/contexts/...":         "jobtriage's contexts file",

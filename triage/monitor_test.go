@@ -159,42 +159,6 @@ func TestMonitorNamedQueues(t *testing.T) {
 	}
 }
 
-func TestFailureFeedReadsOnlyNewRows(t *testing.T) {
-	s := seeded(t)
-	ctx := context.Background()
-	feed := &triage.FailureFeed{Store: s, BatchSize: 2}
-	if _, err := feed.Next(ctx, func(triage.Job) {}); err == nil {
-		t.Error("Next before Start succeeded")
-	}
-	var seen []string
-	collect := func(j triage.Job) {
-		seen = append(seen, fmt.Sprintf("%s %s %s", j.Queue, j.Class, j.FailedAt.Format("05")))
-	}
-	if err := feed.Start(ctx, sec(165).Add(-time.Minute), collect); err != nil {
-		t.Fatal(err)
-	}
-	// Newest first within the window: 160, 140, 105.
-	if diff := cmp.Diff([]string{`emails App\Jobs\B 40`, `default App\Jobs\A 20`, `default App\Jobs\A 45`}, seen); diff != "" {
-		t.Errorf("start (-want +got):\n%s", diff)
-	}
-	seen = nil
-	if n, err := feed.Next(ctx, collect); err != nil || n != 0 {
-		t.Errorf("no new rows: %d, %v", n, err)
-	}
-	sqltest.InsertFailed(t, s, failure(20, "database", "default", `App\Jobs\C`, sec(170)),
-		failure(21, "database", "default", `App\Jobs\C`, sec(171)), failure(22, "database", "x", `App\Jobs\C`, sec(172)))
-	n, err := feed.Next(ctx, collect)
-	if err != nil || n != 3 {
-		t.Fatalf("Next: %d, %v", n, err)
-	}
-	if diff := cmp.Diff([]string{`default App\Jobs\C 50`, `default App\Jobs\C 51`, `x App\Jobs\C 52`}, seen); diff != "" {
-		t.Errorf("next (-want +got):\n%s", diff)
-	}
-	if n, err := feed.Next(ctx, collect); err != nil || n != 0 {
-		t.Errorf("after the new rows: %d, %v", n, err)
-	}
-}
-
 // fillFailed puts n old failures (a day before base) and 50 in the last
 // minute into a SQLite failed_jobs, with one statement.
 func fillFailed(b *testing.B, s *sqlstore.Store, n int) {
@@ -233,12 +197,13 @@ func BenchmarkMonitor(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("tick/rows=%d", n), func(b *testing.B) {
-			feed := &triage.FailureFeed{Store: s}
-			if err := feed.Start(ctx, base.Add(-time.Minute), func(triage.Job) {}); err != nil {
+			last, err := s.MaxFailedID(ctx)
+			if err != nil {
 				b.Fatal(err)
 			}
 			for range b.N {
-				if _, err := feed.Next(ctx, func(triage.Job) {}); err != nil {
+				// A watch tick: the rows above the high-water mark (watch.Source.After).
+				if err := s.ScanFailed(ctx, triage.ScanParams{AfterID: last, Ascending: true}, func(*triage.FailedRow) error { return nil }); err != nil {
 					b.Fatal(err)
 				}
 			}

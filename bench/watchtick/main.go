@@ -1,6 +1,7 @@
 // Command watchtick times what `jobtriage monitor --watch` does against a
-// database: the start (the window's failures and the table's end), one
-// tick with no new failures (triage.FailureFeed.Next), and one check
+// database: the start (the table's end and the window's failures, as the
+// watch's Source.Window reads them), one tick with no new failures (the
+// rows above the high-water mark, Source.After), and one check
 // (triage.Monitor, which a --json or --max tick also runs).
 //
 //	go run ./bench/watchtick -dsn mysql://root@127.0.0.1:3306/jobtriage_bench_1m -n 9
@@ -45,18 +46,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	count := func(triage.Job) {}
-	feed := &triage.FailureFeed{Store: st}
+	count := func(*triage.FailedRow) error { return nil }
+	var last int64
 	start, err := benchstore.Time(1, *n, func() error {
-		feed = &triage.FailureFeed{Store: st}
-		return feed.Start(ctx, time.Now().Add(-*window), count)
+		if last, err = st.MaxFailedID(ctx); err != nil {
+			return err
+		}
+		return st.ScanRecentFailed(ctx, triage.RecentParams{Since: time.Now().Add(-*window), MaxID: last, Heads: true}, count)
 	})
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
 	tick, err := benchstore.Time(1, *n, func() error {
-		_, err := feed.Next(ctx, count)
-		return err
+		return st.ScanFailed(ctx, triage.ScanParams{AfterID: last, Ascending: true}, count)
 	})
 	if err != nil {
 		return fmt.Errorf("tick: %w", err)
@@ -71,7 +73,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, r := range []struct {
 		label string
 		took  []time.Duration
-	}{{"watch start (feed.Start)", start}, {"watch tick (feed.Next)", tick}, {"monitor check (triage.Monitor)", check}} {
+	}{{"watch start (Source.Window)", start}, {"watch tick (Source.After)", tick}, {"monitor check (triage.Monitor)", check}} {
 		if err := benchstore.Report(stdout, r.label, r.took); err != nil {
 			return err
 		}

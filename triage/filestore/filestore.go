@@ -23,11 +23,10 @@ import (
 	"iter"
 	"os"
 	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/memstore"
 )
 
 const (
@@ -55,22 +54,11 @@ var ErrReadOnly = errors.New("the file failed-job driver is read by jobtriage re
 // snapshot (a listing and its cursors); uuids are the lasting names.
 type Store struct {
 	path    string
-	loc     *time.Location
 	missing bool
-	entries []entry // file order: newest first
-	// byUUID: the first (newest) entry of each id, as Laravel's find().
-	byUUID map[string]int
-}
-
-// entry is one array element, kept with whatever fields it has.
-type entry struct {
-	uuid, connection, queue string
-	payload, exception      string
-	failedAt                time.Time // zero when neither time field is readable
-	// wall is failed_at as Y-m-d H:i:s in the app timezone, compared as text
-	// by Since and Until the way SQL compares the failed_at column; "" when
-	// unknown, which no time bound matches (as SQL NULL matches none).
-	wall string
+	// Table holds the entries oldest first and serves the reads; a uuid
+	// names its newest entry, as Laravel's find(). Search folds case as
+	// PostgreSQL and MySQL do.
+	memstore.Table
 }
 
 // Open reads the file at path. loc is the app timezone (config
@@ -86,7 +74,7 @@ func Open(path string, loc *time.Location) (*Store, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	s := &Store{path: path, loc: loc, byUUID: map[string]int{}}
+	s := &Store{path: path, Table: memstore.Table{Loc: loc, UnicodeFold: true, Where: path}}
 	entries, err := readFile(path, loc)
 	if errors.Is(err, os.ErrNotExist) {
 		s.missing = true
@@ -95,12 +83,11 @@ func Open(path string, loc *time.Location) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.entries = entries
-	for i := len(entries) - 1; i >= 0; i-- {
-		if u := entries[i].uuid; u != "" {
-			s.byUUID[u] = i
-		}
+	slices.Reverse(entries)
+	for i := range entries {
+		entries[i].ID = int64(i + 1)
 	}
+	s.Rows = entries
 	return s, nil
 }
 
@@ -115,147 +102,11 @@ func (s *Store) Schema() triage.Schema {
 
 // Inspect implements triage.Inspector: the file and the jobs it held when read.
 func (s *Store) Inspect(context.Context) (triage.StoreFacts, error) {
-	return triage.StoreFacts{File: s.path, FileJobs: len(s.entries), FileMissing: s.missing}, nil
+	return triage.StoreFacts{File: s.path, FileJobs: len(s.Rows), FileMissing: s.missing}, nil
 }
 
 // Close releases nothing: Open closed the file.
 func (s *Store) Close() error { return nil }
-
-// idAt is the synthesized id of the entry at index i (see Store).
-func (s *Store) idAt(i int) int64 { return int64(len(s.entries) - i) }
-
-// indexOf is the index of the entry with id, or -1.
-func (s *Store) indexOf(id int64) int {
-	if id < 1 || id > int64(len(s.entries)) {
-		return -1
-	}
-	return len(s.entries) - int(id)
-}
-
-// ctxCheckEvery is how many entries a scan reads between looks at ctx.
-const ctxCheckEvery = 256
-
-// ScanFailed calls fn for each matching entry, newest (highest id) first,
-// or oldest first with p.Ascending, honouring BeforeID, AfterID and Limit
-// as the SQL store does. BatchSize is ignored: the snapshot is in memory.
-// Without p.Full the rows carry heads cut as the SQL store cuts them. Each
-// row is fn's own: changing it does not change the store.
-func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*triage.FailedRow) error) error {
-	m := s.matcher(p.Filter)
-	// Visit ids hi down to lo, or lo up to hi when ascending, as the SQL
-	// store's keyset: descending honours BeforeID, ascending AfterID.
-	lo, hi := int64(1), int64(len(s.entries))
-	if !p.Ascending && p.BeforeID > 0 && p.BeforeID-1 < hi {
-		hi = p.BeforeID - 1
-	}
-	if p.Ascending && p.AfterID > 0 {
-		if p.AfterID >= hi {
-			return nil
-		}
-		lo = p.AfterID + 1
-	}
-	id, step, end := hi, int64(-1), lo-1
-	if p.Ascending {
-		id, step, end = lo, 1, hi+1
-	}
-	seen := 0
-	for k := 0; id != end; id, k = id+step, k+1 {
-		if k%ctxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		i := s.indexOf(id)
-		if !m.match(&s.entries[i], id) {
-			continue
-		}
-		if err := fn(s.row(i, p.Full)); err != nil {
-			return err
-		}
-		if seen++; p.Limit > 0 && seen >= p.Limit {
-			return nil
-		}
-	}
-	return nil
-}
-
-// row builds a fresh FailedRow for the entry at index i.
-func (s *Store) row(i int, full bool) *triage.FailedRow {
-	e := &s.entries[i]
-	r := &triage.FailedRow{
-		ID:         s.idAt(i),
-		UUID:       e.uuid,
-		Connection: e.connection,
-		Queue:      e.queue,
-		FailedAt:   e.failedAt,
-	}
-	// A listing gets the whole payload, as SQLite's does: the job class is
-	// cut from it by payload.JobClass the same way for listings and whole
-	// rows, wherever its keys sit (cjson reorders them).
-	r.Payload = []byte(e.payload)
-	if full {
-		r.Exception = e.exception
-	} else {
-		r.Exception = triage.TopExceptionHead(e.exception)
-	}
-	return r
-}
-
-// GetFailed returns a whole entry by uuid (the newest) or synthesized id.
-func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRow, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if ref.UUID == "" && ref.ID <= 0 {
-		return nil, fmt.Errorf("%w: empty failed job id", triage.ErrNotFound)
-	}
-	i := s.find(ref)
-	if i < 0 {
-		return nil, fmt.Errorf("%w: no failed job with id %s in %s", triage.ErrNotFound, ref, s.path)
-	}
-	return s.row(i, true), nil
-}
-
-// find is the index of the entry ref names (by uuid, the newest), or -1.
-func (s *Store) find(ref triage.Ref) int {
-	if ref.UUID == "" {
-		return s.indexOf(ref.ID)
-	}
-	if i, ok := s.byUUID[ref.UUID]; ok {
-		return i
-	}
-	return -1
-}
-
-// ResolveRefs maps uuids and synthesized ids to ids, leaving out misses.
-func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.Ref]int64, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	out := map[triage.Ref]int64{}
-	for _, r := range refs {
-		if i := s.find(r); i >= 0 {
-			out[r] = s.idAt(i)
-		}
-	}
-	return out, nil
-}
-
-func (s *Store) Count(ctx context.Context, f triage.Filter) (int64, error) {
-	m := s.matcher(f)
-	var n int64
-	for i := range s.entries {
-		if i%ctxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
-		if m.match(&s.entries[i], s.idAt(i)) {
-			n++
-		}
-	}
-	return n, nil
-}
 
 // readOnly is the error of every write method.
 func (s *Store) readOnly(op string) error {
@@ -280,76 +131,3 @@ func (s *Store) Prune(_ context.Context, p triage.PruneParams) iter.Seq2[triage.
 }
 
 var _ triage.Store = (*Store)(nil)
-
-// matcher is a Filter prepared for one pass, as the SQL store's WHERE.
-type matcher struct {
-	f            triage.Filter
-	search       needle
-	contains     []needle
-	since, until string // wall-clock bounds, "" when unset
-}
-
-func (s *Store) matcher(f triage.Filter) *matcher {
-	m := &matcher{f: f, search: newNeedle(f.Search)}
-	for _, p := range f.PayloadContains {
-		m.contains = append(m.contains, newNeedle(p))
-	}
-	if !f.Since.IsZero() {
-		m.since = f.Since.In(s.loc).Format(triage.FailedAtLayout)
-	}
-	if !f.Until.IsZero() {
-		m.until = f.Until.In(s.loc).Format(triage.FailedAtLayout)
-	}
-	return m
-}
-
-func (m *matcher) match(e *entry, id int64) bool {
-	switch {
-	case m.f.MinID != 0 && id < m.f.MinID, m.f.MaxID != 0 && id > m.f.MaxID:
-		return false
-	case len(m.f.Queues) > 0 && !slices.Contains(m.f.Queues, e.queue),
-		len(m.f.Connections) > 0 && !slices.Contains(m.f.Connections, e.connection):
-		return false
-	case m.since != "" && (e.wall == "" || e.wall < m.since), m.until != "" && (e.wall == "" || e.wall > m.until):
-		return false
-	}
-	for _, c := range m.contains {
-		if !c.in(e.payload) {
-			return false
-		}
-	}
-	return m.search.in(e.payload) || m.search.in(e.exception)
-}
-
-// needle is a case-insensitive substring, matched as the SQL store's LIKE
-// matches it on every dialect: ASCII letters regardless of case, and
-// other letters by Unicode lower-casing (PostgreSQL ILIKE, MySQL's _ci
-// collations). Wildcards are literal.
-type needle struct {
-	lower string // "" matches everything
-	ascii bool
-}
-
-func newNeedle(s string) needle {
-	nonASCII := strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf })
-	return needle{lower: strings.ToLower(s), ascii: !nonASCII}
-}
-
-func (n needle) in(hay string) bool {
-	switch {
-	case n.lower == "":
-		return true
-	case n.ascii:
-		hay = strings.Map(asciiLower, hay)
-	default:
-		hay = strings.ToLower(hay)
-	}
-	return strings.Contains(hay, n.lower)
-}
-
-func asciiLower(r rune) rune {
-	if 'A' <= r && r <= 'Z' {
-		return r + 'a' - 'A'
-	}
-	return r
-}

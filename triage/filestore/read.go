@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/memstore"
 )
 
 // Reading races with Laravel: FileFailedJobProvider::write is a plain
@@ -30,7 +31,7 @@ const (
 var testHookDecoded func()
 
 // readFile reads and decodes the file; a missing one is os.ErrNotExist.
-func readFile(path string, loc *time.Location) ([]entry, error) {
+func readFile(path string, loc *time.Location) ([]memstore.Row, error) {
 	for attempt := 1; ; attempt++ {
 		entries, changed, err := readOnce(path, loc)
 		if !changed || attempt == readAttempts || (err == nil && len(entries) > 0) {
@@ -41,7 +42,7 @@ func readFile(path string, loc *time.Location) ([]entry, error) {
 }
 
 // readOnce reads the file once; changed: its size or mtime moved meanwhile.
-func readOnce(path string, loc *time.Location) (entries []entry, changed bool, err error) {
+func readOnce(path string, loc *time.Location) (entries []memstore.Row, changed bool, err error) {
 	// Stat first: opening a FIFO would block until someone writes to it.
 	before, err := os.Stat(path)
 	if err != nil {
@@ -99,7 +100,7 @@ func showPath(path string) string {
 
 // decode reads the array from r. Its elements are decoded one at a time,
 // so memory holds the entries and at most one element's raw text.
-func decode(path string, r io.Reader, loc *time.Location) ([]entry, error) {
+func decode(path string, r io.Reader, loc *time.Location) ([]memstore.Row, error) {
 	cr := &checkedReader{r: r}
 	dec := json.NewDecoder(cr)
 	malformed := func(err error) error {
@@ -143,7 +144,7 @@ func decode(path string, r io.Reader, loc *time.Location) ([]entry, error) {
 		return nil, fmt.Errorf("failed-job file %s is not a JSON array of failed jobs (it starts with %s; Laravel reads it as no failed jobs)",
 			showPath(path), describe(tok))
 	}
-	var entries []entry
+	var entries []memstore.Row
 	for dec.More() {
 		e, err := decodeEntry(dec, loc)
 		if err != nil {
@@ -192,8 +193,8 @@ func oneLine(s string) string {
 // fields it has (names are matched exactly, as PHP does; unknown ones are
 // skipped). Anything else is kept as an empty entry, so the ids of the
 // entries after it still follow their positions in the file.
-func decodeEntry(dec *json.Decoder, loc *time.Location) (entry, error) {
-	var e entry
+func decodeEntry(dec *json.Decoder, loc *time.Location) (memstore.Row, error) {
+	var e memstore.Row
 	tok, err := dec.Token()
 	if err != nil {
 		return e, err
@@ -225,9 +226,9 @@ func decodeEntry(dec *json.Decoder, loc *time.Location) (entry, error) {
 	if _, err := dec.Token(); err != nil { // the closing '}'
 		return e, err
 	}
-	e.uuid, e.connection, e.queue, e.exception = uuid.text(), connection.text(), queue.text(), exception.text()
-	e.payload = payload.s // a payload written as an object, not a string, is still a payload
-	e.failedAt, e.wall = failedTime(failedAt, stamp, loc)
+	e.UUID, e.Connection, e.Queue, e.Exception = uuid.text(), connection.text(), queue.text(), exception.text()
+	e.Payload = payload.s // a payload written as an object, not a string, is still a payload
+	e.FailedAt, e.Wall = failedTime(failedAt, stamp, loc)
 	return e, nil
 }
 

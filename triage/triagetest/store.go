@@ -7,7 +7,8 @@
 // that passes on the fake does not pass only because the fake is kinder.
 // Where SQL is dialect-bound the fake behaves as SQLite does: Search and
 // PayloadContains fold ASCII case only, listing scans return the whole
-// payload, and failed_at is compared as Laravel's wall-clock text.
+// payload, and failed_at is compared as Laravel's wall-clock text. Its
+// reads are memstore's, which the file store serves too.
 package triagetest
 
 import (
@@ -15,14 +16,14 @@ import (
 	"fmt"
 	"iter"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/memstore"
 )
 
-// defaultBatch is the batch a scan or a prune uses when none is given.
+// defaultBatch is the rows a write batch takes when no Limit is given.
 const defaultBatch = 1000
 
 // Row is a failed job to add; FailedAt is Laravel's "Y-m-d H:i:s" wall clock.
@@ -39,18 +40,11 @@ type Row struct {
 type Store struct {
 	mu     sync.Mutex
 	schema triage.Schema
-	loc    *time.Location
-	rows   []row // ascending id
+	t      memstore.Table // the failed jobs
 	nextID int64
 	// jobs are the local moves batches committed, in order.
 	jobs   []triage.Move
 	closed bool
-}
-
-type row struct {
-	id       int64
-	r        Row
-	failedAt time.Time
 }
 
 // New is an empty store addressing jobs by uuid (Laravel 8+) with a jobs
@@ -59,7 +53,7 @@ func New(mode triage.IDMode, loc *time.Location) *Store {
 	if loc == nil {
 		loc = time.UTC
 	}
-	return &Store{loc: loc, nextID: 1, schema: triage.Schema{Dialect: "fake", FailedTable: "failed_jobs", JobsTable: "jobs",
+	return &Store{t: memstore.Table{Loc: loc}, nextID: 1, schema: triage.Schema{Dialect: "fake", FailedTable: "failed_jobs", JobsTable: "jobs",
 		HasJobs: true, IDMode: mode}}
 }
 
@@ -72,11 +66,12 @@ func (s *Store) Add(rows ...Row) []int64 {
 		if s.schema.IDMode == triage.IDModeInteger {
 			r.UUID = ""
 		}
-		at, err := time.ParseInLocation(triage.FailedAtLayout, r.FailedAt, s.loc)
+		at, err := time.ParseInLocation(triage.FailedAtLayout, r.FailedAt, s.t.Loc)
 		if err != nil {
 			panic(fmt.Sprintf("triagetest: failed_at %q: %v", r.FailedAt, err))
 		}
-		s.rows = append(s.rows, row{id: s.nextID, r: r, failedAt: at})
+		s.t.Rows = append(s.t.Rows, memstore.Row{ID: s.nextID, UUID: r.UUID, Connection: r.Connection, Queue: r.Queue,
+			Payload: r.Payload, Exception: r.Exception, FailedAt: at, Wall: at.Format(triage.FailedAtLayout)})
 		ids = append(ids, s.nextID)
 		s.nextID++
 	}
@@ -94,7 +89,7 @@ func (s *Store) Jobs() []triage.Move {
 func (s *Store) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.rows)
+	return len(s.t.Rows)
 }
 
 func (s *Store) Schema() triage.Schema { return s.schema }
@@ -114,162 +109,58 @@ func (s *Store) open(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// foldContains is SQLite's LIKE '%sub%': ASCII letters match either case.
-func foldContains(s, sub string) bool {
-	return strings.Contains(asciiLower(s), asciiLower(sub))
-}
-
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
-func (s *Store) matches(r row, f triage.Filter) bool {
-	if len(f.Queues) > 0 && !slices.Contains(f.Queues, r.r.Queue) {
-		return false
-	}
-	if len(f.Connections) > 0 && !slices.Contains(f.Connections, r.r.Connection) {
-		return false
-	}
-	if f.Search != "" && !foldContains(r.r.Payload, f.Search) && !foldContains(r.r.Exception, f.Search) {
-		return false
-	}
-	for _, p := range f.PayloadContains {
-		if !foldContains(r.r.Payload, p) {
-			return false
-		}
-	}
-	// failed_at is compared as wall-clock text, to the second.
-	wall := r.failedAt.Format(triage.FailedAtLayout)
-	if !f.Since.IsZero() && wall < f.Since.In(s.loc).Format(triage.FailedAtLayout) {
-		return false
-	}
-	if !f.Until.IsZero() && wall > f.Until.In(s.loc).Format(triage.FailedAtLayout) {
-		return false
-	}
-	if f.MinID != 0 && r.id < f.MinID {
-		return false
-	}
-	if f.MaxID != 0 && r.id > f.MaxID {
-		return false
-	}
-	return true
-}
-
-func (s *Store) failedRow(r row, full bool) *triage.FailedRow {
-	exc := r.r.Exception
-	if !full {
-		exc = triage.TopExceptionHead(exc)
-	}
-	return &triage.FailedRow{ID: r.id, UUID: r.r.UUID, Connection: r.r.Connection, Queue: r.r.Queue,
-		FailedAt: r.failedAt, Payload: []byte(r.r.Payload), Exception: exc}
-}
-
-// ScanFailed implements triage.Store: newest first (or oldest with
-// Ascending), after BeforeID / AfterID, at most Limit rows.
+// ScanFailed implements triage.Store on a copy of the rows, so that fn may
+// call the store.
 func (s *Store) ScanFailed(ctx context.Context, p triage.ScanParams, fn func(*triage.FailedRow) error) error {
 	s.mu.Lock()
-	if err := s.open(ctx); err != nil {
-		s.mu.Unlock()
+	t, err := s.t, s.open(ctx)
+	t.Rows = slices.Clone(t.Rows)
+	s.mu.Unlock()
+	if err != nil {
 		return err
 	}
-	var out []*triage.FailedRow
-	for _, r := range s.rows {
-		if p.BeforeID != 0 && r.id >= p.BeforeID || p.AfterID != 0 && r.id <= p.AfterID || !s.matches(r, p.Filter) {
-			continue
-		}
-		out = append(out, s.failedRow(r, p.Full))
-	}
-	s.mu.Unlock()
-	if !p.Ascending {
-		slices.Reverse(out)
-	}
-	if p.Limit > 0 && len(out) > p.Limit {
-		out = out[:p.Limit]
-	}
-	for _, r := range out {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	return nil
+	return t.ScanFailed(ctx, p, fn)
 }
 
-// find is the row ref names: by uuid in uuid mode, else by a positive id.
-func (s *Store) find(ref triage.Ref) (row, bool) {
-	for _, r := range s.rows {
-		if ref.UUID != "" && s.schema.IDMode == triage.IDModeUUID && r.r.UUID == ref.UUID || ref.UUID == "" && ref.ID > 0 && r.id == ref.ID {
-			return r, true
-		}
+// locked is read on the rows, under the lock, of a store still open.
+func locked[T any](ctx context.Context, s *Store, read func(*memstore.Table) (T, error)) (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.open(ctx); err != nil {
+		var zero T
+		return zero, err
 	}
-	return row{}, false
+	return read(&s.t)
 }
 
 func (s *Store) GetFailed(ctx context.Context, ref triage.Ref) (*triage.FailedRow, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.open(ctx); err != nil {
-		return nil, err
-	}
-	switch r, ok := s.find(ref); {
-	case ref.UUID != "" && s.schema.IDMode != triage.IDModeUUID:
-		return nil, fmt.Errorf("%w: failed job %s (table %s has no uuid column; use the integer id)", triage.ErrNotFound, ref.UUID, s.schema.FailedTable)
-	case ref.UUID == "" && ref.ID <= 0:
-		return nil, fmt.Errorf("%w: empty failed job id", triage.ErrNotFound)
-	case ok:
-		return s.failedRow(r, true), nil
-	}
-	return nil, fmt.Errorf("%w: no failed job with id %s", triage.ErrNotFound, ref)
+	return locked(ctx, s, func(t *memstore.Table) (*triage.FailedRow, error) {
+		if ref.UUID != "" && s.schema.IDMode != triage.IDModeUUID {
+			return nil, fmt.Errorf("%w: failed job %s (table %s has no uuid column; use the integer id)", triage.ErrNotFound, ref.UUID, s.schema.FailedTable)
+		}
+		return t.GetFailed(ctx, ref)
+	})
 }
 
 func (s *Store) ResolveRefs(ctx context.Context, refs []triage.Ref) (map[triage.Ref]int64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.open(ctx); err != nil {
-		return nil, err
-	}
-	out := map[triage.Ref]int64{}
-	for _, ref := range refs {
-		if r, ok := s.find(ref); ok {
-			out[ref] = r.id
-		}
-	}
-	return out, nil
+	return locked(ctx, s, func(t *memstore.Table) (map[triage.Ref]int64, error) { return t.ResolveRefs(ctx, refs) })
 }
 
 func (s *Store) Count(ctx context.Context, f triage.Filter) (int64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.open(ctx); err != nil {
-		return 0, err
-	}
-	var n int64
-	for _, r := range s.rows {
-		if s.matches(r, f) {
-			n++
-		}
-	}
-	return n, nil
+	return locked(ctx, s, func(t *memstore.Table) (int64, error) { return t.Count(ctx, f) })
 }
 
 // batch is the next batch of a bulk write: ascending ids after AfterID,
 // among IDs when given, matching the filter, at most Limit.
-func (s *Store) batch(p triage.BatchParams) []row {
+func (s *Store) batch(p triage.BatchParams) []memstore.Row {
 	limit := p.Limit
 	if limit <= 0 {
 		limit = defaultBatch
 	}
-	var out []row
-	for _, r := range s.rows {
-		if r.id <= p.AfterID && p.AfterID != 0 || len(p.IDs) > 0 && !slices.Contains(p.IDs, r.id) || !s.matches(r, p.Filter) {
+	var out []memstore.Row
+	m := s.t.Matcher(p.Filter)
+	for _, r := range s.t.Rows {
+		if r.ID <= p.AfterID && p.AfterID != 0 || len(p.IDs) > 0 && !slices.Contains(p.IDs, r.ID) || !m.Match(&r) {
 			continue
 		}
 		out = append(out, r)
@@ -281,20 +172,18 @@ func (s *Store) batch(p triage.BatchParams) []row {
 }
 
 func (s *Store) deleteIDs(ids []int64) {
-	s.rows = slices.DeleteFunc(s.rows, func(r row) bool { return slices.Contains(ids, r.id) })
+	s.t.Rows = slices.DeleteFunc(s.t.Rows, func(r memstore.Row) bool { return slices.Contains(ids, r.ID) })
 }
 
-func (s *Store) raw(rows []row, ids []int64) []triage.RawRow {
+func (s *Store) raw(rows []memstore.Row, ids []int64) []triage.RawRow {
 	var out []triage.RawRow
 	for _, r := range rows {
-		if !slices.Contains(ids, r.id) {
+		if !slices.Contains(ids, r.ID) {
 			continue
 		}
-		c, q, p, e, at := r.r.Connection, r.r.Queue, r.r.Payload, r.r.Exception, r.failedAt.Format(triage.FailedAtLayout)
-		rr := triage.RawRow{ID: r.id, Connection: &c, Queue: &q, Payload: &p, Exception: &e, FailedAt: &at}
-		if r.r.UUID != "" {
-			u := r.r.UUID
-			rr.UUID = &u
+		rr := triage.RawRow{ID: r.ID, Connection: &r.Connection, Queue: &r.Queue, Payload: &r.Payload, Exception: &r.Exception, FailedAt: &r.Wall}
+		if r.UUID != "" {
+			rr.UUID = &r.UUID
 		}
 		out = append(out, rr)
 	}
@@ -311,10 +200,9 @@ func (s *Store) TakeBatch(ctx context.Context, p triage.BatchParams) (triage.Bat
 	}
 	b := &batch{s: s, p: p, taken: s.batch(p)}
 	for _, r := range b.taken {
-		fr := s.failedRow(r, true)
-		fr.Exception = ""
-		if p.NeedException {
-			fr.Exception = triage.TopExceptionHead(r.r.Exception)
+		fr := r.Failed(false)
+		if !p.NeedException {
+			fr.Exception = ""
 		}
 		b.rows = append(b.rows, fr)
 	}
@@ -324,7 +212,7 @@ func (s *Store) TakeBatch(ctx context.Context, p triage.BatchParams) (triage.Bat
 type batch struct {
 	s     *Store
 	p     triage.BatchParams
-	taken []row
+	taken []memstore.Row
 	rows  []*triage.FailedRow
 	d     triage.Decision
 }
@@ -375,19 +263,18 @@ func (s *Store) prune(ctx context.Context, p triage.PruneParams) (int64, error) 
 	if err := s.open(ctx); err != nil {
 		return 0, err
 	}
-	cut := p.Before.In(s.loc).Format(triage.FailedAtLayout)
+	cut := p.Before.In(s.t.Loc).Format(triage.FailedAtLayout)
 	var ids []int64
-	for _, r := range s.rows {
-		wall := r.failedAt.Format(triage.FailedAtLayout)
-		if p.All || wall < cut || p.Inclusive && wall == cut {
-			ids = append(ids, r.id)
+	for _, r := range s.t.Rows {
+		if p.All || r.Wall < cut || p.Inclusive && r.Wall == cut {
+			ids = append(ids, r.ID)
 		}
 	}
 	if p.DryRun || len(ids) == 0 {
 		return int64(len(ids)), nil
 	}
 	if p.Archive != nil {
-		if err := p.Archive.Write(s.raw(s.rows, ids)); err != nil {
+		if err := p.Archive.Write(s.raw(s.t.Rows, ids)); err != nil {
 			return 0, err
 		}
 	}

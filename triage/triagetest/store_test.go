@@ -107,6 +107,7 @@ func TestFakeAgreesWithSQLite(t *testing.T) {
 				for _, p := range []triage.ScanParams{
 					{Filter: f}, {Filter: f, Full: true}, {Filter: f, Ascending: true, Limit: 4},
 					{Filter: f, BeforeID: 12, Limit: 5, BatchSize: 2}, {Filter: f, AfterID: 7, Ascending: true, Full: true},
+					{Filter: f, BeforeID: -3}, {Filter: f, Ascending: true, AfterID: triage.FirstAfterID},
 				} {
 					if got, want := scan(t, fake, p), scan(t, real, p); !reflect.DeepEqual(got, want) {
 						t.Errorf("ScanFailed(%+v):\nfake    %v\nsqlstore %v", p, got, want)
