@@ -37,7 +37,8 @@ type Writer struct {
 
 	// Existing counts the records the file held when it was opened.
 	Existing int64
-	// Cut is the size of a torn tail cut off when the file was opened.
+	// Cut is the size of the unfinished tail (a batch without its trailer)
+	// cut off when the file was opened.
 	Cut int64
 	// Written: records added; Skipped: rows given that the archive held.
 	Written, Skipped int64
@@ -47,7 +48,7 @@ type Writer struct {
 // when it does not exist; Stdout ("-") writes to stdout, uncompressed.
 // A path ending in ".gz" is written as gzip, one member per batch. An
 // existing file is read first: its records are remembered (a row it holds
-// is not written again) and a torn tail is cut off. The file is locked
+// is not written again) and an unfinished tail is cut off. The file is locked
 // against a second writer until Close.
 func Open(path string, stdout io.Writer, now func() time.Time) (*Writer, error) {
 	w := &Writer{path: path, now: now, keys: map[key]struct{}{}}
