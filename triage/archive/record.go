@@ -45,32 +45,18 @@ const SchemaVersion = 2
 // valid UTF-8 (a JSON string cannot carry them): "payload_base64".
 const base64Suffix = "_base64"
 
-// column is a text column of a record: set tells a key given as null
-// (SQL NULL) from a key missing, which no writer leaves.
-type column struct {
-	set bool
-	v   *string
-}
-
-func (c *column) UnmarshalJSON(b []byte) error {
-	c.set = true
-	if string(b) == "null" {
-		return nil
-	}
-	return json.Unmarshal(b, &c.v)
-}
-
-// wire is a record, or a batch's trailer, as JSON.
+// wire is a record, or a batch's trailer, as JSON. Text columns are
+// pointers: null is SQL NULL.
 type wire struct {
-	SchemaVersion int    `json:"schema_version"`
-	ArchivedAt    string `json:"archived_at"`
-	ID            *int64 `json:"id"`
-	UUID          column `json:"uuid"`
-	Connection    column `json:"connection"`
-	Queue         column `json:"queue"`
-	FailedAt      column `json:"failed_at"`
-	Payload       column `json:"payload"`
-	Exception     column `json:"exception"`
+	SchemaVersion int     `json:"schema_version"`
+	ArchivedAt    string  `json:"archived_at"`
+	ID            *int64  `json:"id"`
+	UUID          *string `json:"uuid"`
+	Connection    *string `json:"connection"`
+	Queue         *string `json:"queue"`
+	FailedAt      *string `json:"failed_at"`
+	Payload       *string `json:"payload"`
+	Exception     *string `json:"exception"`
 
 	UUIDB64       *string `json:"uuid_base64"`
 	ConnectionB64 *string `json:"connection_base64"`
@@ -167,11 +153,11 @@ func decodeLine(line []byte) (decoded, error) {
 	}
 	d := decoded{row: triage.RawRow{ID: *w.ID}}
 	r := &d.row
+	var keys map[string]json.RawMessage // read for a column that is null: null, or missing?
 	for _, c := range []struct {
-		name string
-		text column
-		b64  *string
-		dst  **string
+		name      string
+		text, b64 *string
+		dst       **string
 	}{
 		{"uuid", w.UUID, w.UUIDB64, &r.UUID},
 		{"connection", w.Connection, w.ConnectionB64, &r.Connection},
@@ -180,8 +166,11 @@ func decodeLine(line []byte) (decoded, error) {
 		{"payload", w.Payload, w.PayloadB64, &r.Payload},
 		{"exception", w.Exception, w.ExceptionB64, &r.Exception},
 	} {
+		if c.text == nil && c.b64 == nil && keys == nil {
+			_ = json.Unmarshal(line, &keys) // it decoded above
+		}
 		switch {
-		case c.text.set && c.b64 != nil:
+		case c.text != nil && c.b64 != nil:
 			return decoded{}, fmt.Errorf("archive record %d has both %s and %s%s", r.ID, c.name, c.name, base64Suffix)
 		case c.b64 != nil:
 			b, err := base64.StdEncoding.DecodeString(*c.b64)
@@ -190,10 +179,10 @@ func decodeLine(line []byte) (decoded, error) {
 			}
 			s := string(b)
 			*c.dst = &s
-		case !c.text.set:
+		case c.text == nil && keys[c.name] == nil:
 			return decoded{}, fmt.Errorf("archive record %d has no %s (not even null): not as a writer wrote it", r.ID, c.name)
 		default:
-			*c.dst = c.text.v
+			*c.dst = c.text
 		}
 	}
 	k := keyOf(*r)
@@ -208,7 +197,10 @@ func decodeLine(line []byte) (decoded, error) {
 	// Without a sum nothing vouches for a uuid that is not its payload's
 	// (Laravel writes the payload's); with one, the row was stored so. A
 	// NULL uuid is a legacy table's (no column): the restore checks the target.
-	if pu, ok := payloadUUID(r.Payload); ok && d.sum == nil && r.UUID != nil && *r.UUID != pu {
+	if d.sum != nil || r.UUID == nil {
+		return d, nil
+	}
+	if pu, ok := payloadUUID(r.Payload); ok && *r.UUID != pu {
 		return decoded{}, fmt.Errorf("archive record %d: its uuid %s is not its payload's, %s", r.ID, strconv.Quote(sanitize.Line(*r.UUID)), strconv.Quote(sanitize.Line(pu)))
 	}
 	return d, nil
