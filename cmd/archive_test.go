@@ -196,7 +196,7 @@ func TestRestoreRefusesBadArchives(t *testing.T) {
 	if err := os.WriteFile(torn, []byte(good+"\n"+good[:40]), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code := h.run("restore", torn, "--dsn", dsn); code != ExitUsage || !strings.Contains(h.errOut.String(), "is cut off at line 2") {
+	if code := h.run("restore", torn, "--dsn", dsn); code != ExitUsage || !strings.Contains(h.errOut.String(), "is cut off at line 2 (its last line is torn)") {
 		t.Errorf("torn archive: exit %d %q %q", code, h.out.String(), h.errOut.String())
 	}
 	if code := h.run("restore", torn, "--verified-part", "--dsn", dsn); code != ExitOK || !strings.Contains(h.errOut.String(), "cut off at line 2") ||
@@ -326,7 +326,7 @@ func TestRestoreVerifiesFirst(t *testing.T) {
 			"archive %s line 1: a record with uuid null (a table without the column wrote it), and failed_jobs.uuid is NOT NULL"},
 		"uuid mismatch": {file("mismatch.ndjson", `{"schema_version":1,"archived_at":"2026-12-01T00:00:00Z","id":77,"uuid":"u","connection":"database","queue":"default","failed_at":"2026-11-30 09:00:00","payload":"{\"uuid\":\"v\"}","exception":"E"}`+"\n"),
 			`archive %s line 1: archive record 77: its uuid "u" is not its payload's, "v"`},
-		"cut": {file("cut.ndjson", string(good[:len(good)-30])), "archive %s is cut off at line 1 (3 whole records, then no batch trailer)"},
+		"cut": {file("cut.ndjson", string(good[:len(good)-30])), "archive %s is cut off at line 1 (3 whole records from there, and no batch trailer)"},
 	}
 	for name, c := range refused {
 		if code := h.run("restore", c.path, "--dsn", dsn); code != ExitUsage || strings.Count(h.errOut.String(), "\n") != 1 ||
@@ -350,7 +350,7 @@ func TestRestoreVerifiesFirst(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(gz)
 	half := file("half.ndjson.gz", string(raw[:len(raw)-20]))
-	if code := h.run("restore", half, "--dsn", dsn); code != ExitUsage || !strings.Contains(h.errOut.String(), "is cut off at line 5 (1 whole record") {
+	if code := h.run("restore", half, "--dsn", dsn); code != ExitUsage || !strings.Contains(h.errOut.String(), "is cut off at line 5 (1 whole record from there, and no batch trailer): a copy cut short") {
 		t.Errorf("cut gzip: exit %d %q", code, h.errOut.String())
 	}
 	if code := h.run("restore", half, "--verified-part", "--json", "--dsn", dsn); code != ExitOK {
@@ -358,7 +358,7 @@ func TestRestoreVerifiesFirst(t *testing.T) {
 	}
 	var doc restoreDoc
 	if err := json.Unmarshal(h.out.Bytes(), &doc); err != nil || doc.Read != 3 || doc.Restored != 3 || doc.CutOff == nil || *doc.CutOff != (archive.Cut{Line: 5, Records: 1}) ||
-		!strings.Contains(h.errOut.String(), "1 whole record after the last whole batch not restored") {
+		!strings.Contains(h.errOut.String(), "is cut off at line 5 (1 whole record from there, and no batch trailer): not restored") {
 		t.Errorf("--verified-part: %v %s %s", err, h.out.String(), h.errOut.String())
 	}
 	// The same uuid twice with other content: named, the first restored, exit 7.

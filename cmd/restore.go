@@ -119,8 +119,8 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 		return err
 	}
 	if v.Cut != nil && !opts.VerifiedPart {
-		return fmt.Errorf("%w: archive %s is cut off at line %d (%s, then no batch trailer): a copy cut short, or a run killed while writing it, which the file cannot tell; nothing restored (--verified-part restores the %s before it)",
-			triage.ErrInvalidInput, sanitize.Line(name), v.Cut.Line, countNoun(int64(v.Cut.Records), "whole record"), countNoun(v.Records, "verified record"))
+		return fmt.Errorf("%w: archive %s is cut off at line %d (%s): a copy cut short, or a run killed while writing it, which the file cannot tell apart; nothing restored (--verified-part restores the %s before it)",
+			triage.ErrInvalidInput, sanitize.Line(name), v.Cut.Line, cutPhrase(v.Cut), countNoun(v.Records, "verified record"))
 	}
 	svc, err := opts.Service(ctx)
 	if err != nil {
@@ -213,12 +213,20 @@ func restoreNotes(w io.Writer, name string, v archive.Verified) {
 		fmt.Fprintf(w, "archive %s: %s of format 1, which carries no checksum: restored as read, unverified\n", name, countNoun(v.Unverified, "record"))
 	}
 	if v.Cut != nil {
-		fmt.Fprintf(w, "archive %s is cut off at line %d: %s after the last whole batch not restored (a copy cut short lost them and what followed; a run killed while writing them never deleted their rows)\n",
-			name, v.Cut.Line, countNoun(int64(v.Cut.Records), "whole record"))
+		fmt.Fprintf(w, "archive %s is cut off at line %d (%s): not restored (a copy cut short lost it and what followed; a run killed while writing it never deleted its rows)\n",
+			name, v.Cut.Line, cutPhrase(v.Cut))
 	}
 	for _, c := range v.Conflicts {
 		fmt.Fprintf(w, "archive %s line %d: uuid %s differs from the record at line %d, which was restored: not restored\n", name, c.Line, sanitize.Line(c.UUID), c.FirstLine)
 	}
+}
+
+// cutPhrase says what an archive's unverified tail holds.
+func cutPhrase(c *archive.Cut) string {
+	if c.Records == 0 {
+		return "its last line is torn"
+	}
+	return countNoun(int64(c.Records), "whole record") + " from there, and no batch trailer"
 }
 
 // restoreLine is restore's text report.
