@@ -41,6 +41,10 @@ import (
 // read, and counted as unverified.
 const SchemaVersion = 2
 
+// summedVersion is the first version whose records carry sums and whose
+// batches end in trailers.
+const summedVersion = 2
+
 // base64Suffix names the variant of a text column whose bytes are not
 // valid UTF-8 (a JSON string cannot carry them): "payload_base64".
 const base64Suffix = "_base64"
@@ -143,7 +147,7 @@ func decodeLine(line []byte) (decoded, error) {
 		return decoded{}, fmt.Errorf("archive record schema_version %d: this jobtriage reads 1 to %d", w.SchemaVersion, SchemaVersion)
 	}
 	if w.Trailer != nil {
-		if w.ID != nil || w.SchemaVersion < 2 {
+		if w.ID != nil || w.SchemaVersion < summedVersion {
 			return decoded{}, fmt.Errorf("not a jobtriage archive record: a trailer with a record's keys")
 		}
 		return decoded{trailer: w.Trailer}, nil
@@ -187,7 +191,7 @@ func decodeLine(line []byte) (decoded, error) {
 	}
 	k := keyOf(*r)
 	switch {
-	case (w.Sum != nil) != (w.SchemaVersion >= 2):
+	case (w.Sum != nil) != (w.SchemaVersion >= summedVersion):
 		return decoded{}, fmt.Errorf("archive record %d: schema_version %d with%s a sum", r.ID, w.SchemaVersion, map[bool]string{true: "", false: "out"}[w.Sum != nil])
 	case w.Sum != nil && *w.Sum != hex.EncodeToString(k[:]):
 		return decoded{}, fmt.Errorf("archive record %d does not match its sum: edited since it was written", r.ID)
