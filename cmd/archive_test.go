@@ -5,12 +5,16 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/archive"
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 )
 
@@ -136,7 +140,7 @@ func TestArchiveThenRestoreGivesBackTheRows(t *testing.T) {
 		t.Fatalf("restore again: exit %d %s", code, h.errOut.String())
 	}
 	var rdoc restoreDoc
-	if err := json.Unmarshal(h.out.Bytes(), &rdoc); err != nil || rdoc.Read != 4 || rdoc.Present != 4 || rdoc.Restored != 0 || rdoc.TornTail {
+	if err := json.Unmarshal(h.out.Bytes(), &rdoc); err != nil || rdoc.Read != 4 || rdoc.Present != 4 || rdoc.Restored != 0 || rdoc.CutOff != nil || rdoc.Unverified != 0 || rdoc.Conflicts == nil {
 		t.Errorf("restore again: %v %s", err, h.out.String())
 	}
 }
@@ -148,7 +152,7 @@ func TestForgetArchivesToStdout(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, h.errOut.String())
 	}
 	lines := strings.Split(strings.TrimSpace(h.out.String()), "\n")
-	if len(lines) != 1 || !strings.Contains(lines[0], `"uuid":"22222222-2222-4222-8222-222222222222"`) || !strings.Contains(lines[0], `"schema_version":1`) {
+	if len(lines) != 2 || !strings.Contains(lines[0], `"uuid":"22222222-2222-4222-8222-222222222222"`) || !strings.Contains(lines[0], `"schema_version":2`) {
 		t.Errorf("stdout is not the archive: %q", h.out.String())
 	}
 	if !strings.Contains(h.errOut.String(), "Deleted 1 failed job") || !strings.Contains(h.errOut.String(), "archived to - first") {
@@ -186,14 +190,18 @@ func TestRestoreRefusesBadArchives(t *testing.T) {
 	if code := h.run("restore", filepath.Join(dir, "missing.ndjson"), "--dsn", dsn); code != ExitUsage || strings.Count(h.errOut.String(), "\n") != 1 {
 		t.Errorf("missing archive: exit %d, %q", code, h.errOut.String())
 	}
-	// A torn last line is reported, not refused.
+	// A torn last line of a format 1 archive: refused, but for --verified-part.
 	good := `{"schema_version":1,"archived_at":"2026-12-01T00:00:00Z","id":77,"uuid":"77777777-7777-4777-8777-777777777777","connection":"database","queue":"default","failed_at":"2026-11-30 09:00:00","payload":"{}","exception":"E"}`
 	torn := filepath.Join(dir, "torn.ndjson")
 	if err := os.WriteFile(torn, []byte(good+"\n"+good[:40]), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code := h.run("restore", torn, "--dsn", dsn); code != ExitOK || !strings.Contains(h.errOut.String(), "torn record") || !strings.HasPrefix(h.out.String(), "Restored 1 failed job of 1") {
+	if code := h.run("restore", torn, "--dsn", dsn); code != ExitUsage || !strings.Contains(h.errOut.String(), "is cut off at line 2 (its last line is torn)") {
 		t.Errorf("torn archive: exit %d %q %q", code, h.out.String(), h.errOut.String())
+	}
+	if code := h.run("restore", torn, "--verified-part", "--dsn", dsn); code != ExitOK || !strings.Contains(h.errOut.String(), "cut off at line 2") ||
+		!strings.Contains(h.errOut.String(), "1 record of format 1") || !strings.HasPrefix(h.out.String(), "Restored 1 failed job of 1") {
+		t.Errorf("torn archive, --verified-part: exit %d %q %q", code, h.out.String(), h.errOut.String())
 	}
 	// An archive that is not ours is not appended to.
 	if code := h.run("prune", "--hours", "1", "--yes", "--archive", bad, "--dsn", dsn); code != ExitUsage {
@@ -274,8 +282,8 @@ func TestArchiveRerunAfterACrash(t *testing.T) {
 	if !strings.Contains(h.out.String(), "(0 rows written, 1 row already there)") {
 		t.Errorf("re-run: %q", h.out.String())
 	}
-	if b, _ := os.ReadFile(path); bytes.Count(b, []byte("\n")) != 1 {
-		t.Errorf("the archive holds %d records, want 1", bytes.Count(b, []byte("\n")))
+	if b, _ := os.ReadFile(path); bytes.Count(b, []byte("\n")) != 2 {
+		t.Errorf("the archive holds %d lines, want 1 record and its trailer", bytes.Count(b, []byte("\n")))
 	}
 	// Restored where another row took the id: a new id, said so.
 	sqlDB := store.DB()
@@ -287,5 +295,90 @@ func TestArchiveRerunAfterACrash(t *testing.T) {
 	}
 	if n := len(failedRows(t, store)); n != 4 {
 		t.Errorf("%d rows, want 4", n)
+	}
+}
+
+// TestRestoreVerifiesFirst: an edited, cut or inconsistent archive is one
+// line naming the file and the line, exit 2, and nothing restored; a cut
+// one restores its verified part with --verified-part; conflicting
+// records are named, exit 7.
+func TestRestoreVerifiesFirst(t *testing.T) {
+	dsn, store := seed(t)
+	h := newHarness(t, false)
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "a.ndjson")
+	if code := h.run("forget", "--queue", "default", "--yes", "--archive", plain, "--dsn", dsn); code != ExitOK {
+		t.Fatalf("forget: exit %d %s", code, h.errOut.String())
+	}
+	good, _ := os.ReadFile(plain)
+	file := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	refused := map[string]struct{ path, want string }{
+		"edited": {file("edited.ndjson", strings.Replace(string(good), "Podcast 7", "Podcast 9", 1)), "archive %s line 1: archive record 1 does not match its sum"},
+		"no payload": {file("nopayload.ndjson", `{"schema_version":1,"archived_at":"2026-12-01T00:00:00Z","id":77,"uuid":"u","connection":"database","queue":"default","failed_at":"2026-11-30 09:00:00","exception":"E"}`+"\n"),
+			"archive %s line 1: archive record 77 has no payload"},
+		"null uuid": {file("nulluuid.ndjson", `{"schema_version":1,"archived_at":"2026-12-01T00:00:00Z","id":77,"uuid":null,"connection":"database","queue":"default","failed_at":"2026-11-30 09:00:00","payload":"{}","exception":"E"}`+"\n"),
+			"archive %s line 1: a record with uuid null (a table without the column wrote it), and failed_jobs.uuid is NOT NULL"},
+		"uuid mismatch": {file("mismatch.ndjson", `{"schema_version":1,"archived_at":"2026-12-01T00:00:00Z","id":77,"uuid":"u","connection":"database","queue":"default","failed_at":"2026-11-30 09:00:00","payload":"{\"uuid\":\"v\"}","exception":"E"}`+"\n"),
+			`archive %s line 1: archive record 77: its uuid "u" is not its payload's, "v"`},
+		"cut": {file("cut.ndjson", string(good[:len(good)-30])), "archive %s is cut off at line 1 (3 whole records from there, and no batch trailer)"},
+	}
+	for name, c := range refused {
+		if code := h.run("restore", c.path, "--dsn", dsn); code != ExitUsage || strings.Count(h.errOut.String(), "\n") != 1 ||
+			!strings.Contains(h.errOut.String(), fmt.Sprintf(c.want, c.path)) {
+			t.Errorf("%s: exit %d %q", name, code, h.errOut.String())
+		}
+	}
+	if n := len(failedRows(t, store)); n != 1 {
+		t.Fatalf("a refused restore wrote: %d rows", n)
+	}
+	// A gzip archive cut in half: refused; --verified-part restores its
+	// whole batches and says what it left out.
+	gz := filepath.Join(dir, "a.ndjson.gz")
+	if code := h.run("restore", plain, "--dsn", dsn); code != ExitOK {
+		t.Fatal(h.errOut.String())
+	}
+	for _, q := range []string{"default", "emails"} {
+		if code := h.run("forget", "--queue", q, "--yes", "--archive", gz, "--dsn", dsn); code != ExitOK {
+			t.Fatalf("forget: exit %d %s", code, h.errOut.String())
+		}
+	}
+	raw, _ := os.ReadFile(gz)
+	half := file("half.ndjson.gz", string(raw[:len(raw)-20]))
+	if code := h.run("restore", half, "--dsn", dsn); code != ExitUsage || !strings.Contains(h.errOut.String(), "is cut off at line 5 (1 whole record from there, and no batch trailer): a copy cut short") {
+		t.Errorf("cut gzip: exit %d %q", code, h.errOut.String())
+	}
+	if code := h.run("restore", half, "--verified-part", "--json", "--dsn", dsn); code != ExitOK {
+		t.Fatalf("--verified-part: exit %d %s", code, h.errOut.String())
+	}
+	var doc restoreDoc
+	if err := json.Unmarshal(h.out.Bytes(), &doc); err != nil || doc.Read != 3 || doc.Restored != 3 || doc.CutOff == nil || *doc.CutOff != (archive.Cut{Line: 5, Records: 1}) ||
+		!strings.Contains(h.errOut.String(), "is cut off at line 5 (1 whole record from there, and no batch trailer): not restored") {
+		t.Errorf("--verified-part: %v %s %s", err, h.out.String(), h.errOut.String())
+	}
+	// The same uuid twice with other content: named, the first restored, exit 7.
+	rd, _ := archive.NewReader(bytes.NewReader(good))
+	row, _ := rd.Next()
+	changed := row
+	changed.Exception = ptr("another failure")
+	var twice bytes.Buffer
+	w, _ := archive.Open(archive.Stdout, &twice, time.Now)
+	if w.Write([]triage.RawRow{row}) != nil || w.Write([]triage.RawRow{changed}) != nil {
+		t.Fatal("write")
+	}
+	conflict := file("conflict.ndjson", twice.String())
+	if code := h.run("restore", conflict, "--json", "--dsn", dsn); code != ExitPartial ||
+		!strings.Contains(h.errOut.String(), "archive "+conflict+" line 3: uuid "+*row.UUID+" differs from the record at line 1, which was restored: not restored") {
+		t.Errorf("conflict: exit %d %q", code, h.errOut.String())
+	}
+	doc = restoreDoc{}
+	if err := json.Unmarshal(h.out.Bytes(), &doc); err != nil || doc.Duplicates != 0 || doc.Present != 1 ||
+		!reflect.DeepEqual(doc.Conflicts, []archive.Conflict{{UUID: *row.UUID, Line: 3, FirstLine: 1}}) {
+		t.Errorf("conflict json: %v %s", err, h.out.String())
 	}
 }

@@ -55,7 +55,7 @@ func (a *ArchiveFlag) open(ios *IOStreams, now func() time.Time) (*archive.Write
 		return nil, nil, err
 	}
 	if w.Cut > 0 {
-		fmt.Fprintf(ios.ErrOut, "archive %s: cut off a torn last record (%d bytes) left by an interrupted run; its rows were not deleted and are archived again\n", a.Path, w.Cut)
+		fmt.Fprintf(ios.ErrOut, "archive %s: cut off a last batch without its trailer (%d bytes) left by an interrupted run; its rows were not deleted and are archived again\n", a.Path, w.Cut)
 	}
 	return w, w, nil
 }

@@ -314,7 +314,7 @@ func TestProgressOfGroupAndRestore(t *testing.T) {
 	}
 	h.f.IO.SetStderrTTY(true)
 	if code := h.run("restore", arch, "--dsn", dsn); code != ExitOK ||
-		!strings.HasPrefix(h.errOut.String(), "\r\033[Kread 1…") || !strings.HasSuffix(h.errOut.String(), "\r\033[K") {
+		!strings.HasPrefix(h.errOut.String(), "\r\033[Kread 1 of 4 (25%)…") || !strings.HasSuffix(h.errOut.String(), "\r\033[K") {
 		t.Errorf("restore on a terminal: exit %d, stderr %q", code, h.errOut.String())
 	}
 }

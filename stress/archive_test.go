@@ -265,7 +265,7 @@ func (s *seeded) archiveCensus(t *testing.T, orig map[string]rowDigest, path, wh
 				problem("%s is in the archive twice", u)
 			}
 		}
-		torn = r.Torn
+		torn = r.Cut != nil
 	}
 	lost := 0
 	for u := range orig {

@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -38,7 +37,8 @@ type Writer struct {
 
 	// Existing counts the records the file held when it was opened.
 	Existing int64
-	// Cut is the size of a torn tail cut off when the file was opened.
+	// Cut is the size of the unfinished tail (a batch without its trailer)
+	// cut off when the file was opened.
 	Cut int64
 	// Written: records added; Skipped: rows given that the archive held.
 	Written, Skipped int64
@@ -48,7 +48,7 @@ type Writer struct {
 // when it does not exist; Stdout ("-") writes to stdout, uncompressed.
 // A path ending in ".gz" is written as gzip, one member per batch. An
 // existing file is read first: its records are remembered (a row it holds
-// is not written again) and a torn tail is cut off. The file is locked
+// is not written again) and an unfinished tail is cut off. The file is locked
 // against a second writer until Close.
 func Open(path string, stdout io.Writer, now func() time.Time) (*Writer, error) {
 	w := &Writer{path: path, now: now, keys: map[key]struct{}{}}
@@ -91,8 +91,9 @@ func Open(path string, stdout io.Writer, now func() time.Time) (*Writer, error) 
 	return w, nil
 }
 
-// load reads the existing file: its records' keys and where its last
-// whole record (or gzip member) ends; a torn tail after it is cut off.
+// load reads the existing file: its rows' keys and where its whole part
+// ends; the unverified tail after it (a batch whose writer died inside
+// Write, so none of its rows was deleted) is cut off.
 func (w *Writer) load() error {
 	st, err := w.f.Stat()
 	if err != nil {
@@ -101,132 +102,46 @@ func (w *Writer) load() error {
 	if st.Size() == 0 {
 		return nil
 	}
-	head := make([]byte, len(gzipMagic))
-	n, _ := io.ReadFull(w.f, head)
-	if _, err := w.f.Seek(0, io.SeekStart); err != nil {
+	r, err := NewReader(w.f)
+	if err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
+	r.Name = w.path
+	for {
+		row, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if errors.Is(err, triage.ErrInvalidInput) {
+			return fmt.Errorf("%w; not appending to it", err)
+		}
+		if err != nil {
+			return fmt.Errorf("archive: %w", err)
+		}
+		w.keys[keyOf(row)] = struct{}{}
+		w.Existing++
+	}
 	// The content decides, not the name: never mix plain lines and gzip.
-	w.gz = n == len(gzipMagic) && bytes.Equal(head, gzipMagic)
-	var good int64
-	if w.gz {
-		good, err = w.loadGzip()
-	} else {
-		good, err = w.loadPlain()
-	}
-	if err != nil {
-		return err
-	}
-	if good < st.Size() {
-		w.Cut = st.Size() - good
-		if err := w.f.Truncate(good); err != nil {
-			return fmt.Errorf("archive %s: cutting off its torn tail: %w", w.path, err)
+	w.gz = r.zr != nil
+	if r.good < st.Size() {
+		w.Cut = st.Size() - r.good
+		if err := w.f.Truncate(r.good); err != nil {
+			return fmt.Errorf("archive %s: cutting off its unfinished tail: %w", w.path, err)
 		}
 		if err := w.f.Sync(); err != nil {
 			return fmt.Errorf("archive %s: %w", w.path, err)
 		}
 	}
-	if _, err := w.f.Seek(good, io.SeekStart); err != nil {
+	if _, err := w.f.Seek(r.good, io.SeekStart); err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
-	w.size = good
+	w.size = r.good
 	return nil
 }
 
-func (w *Writer) notArchive(line int, err error) error {
-	return fmt.Errorf("%w: %s is not a jobtriage archive (line %d: %v); not appending to it", triage.ErrInvalidInput, w.path, line, err)
-}
-
-func (w *Writer) loadPlain() (int64, error) {
-	br := bufio.NewReaderSize(w.f, readBuffer)
-	var good int64
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return 0, fmt.Errorf("archive: %w", err)
-		}
-		if len(b) == 0 || b[len(b)-1] != '\n' {
-			return good, nil // the end, or a torn last line
-		}
-		if text := bytes.TrimSuffix(b, []byte("\n")); len(bytes.TrimSpace(text)) > 0 {
-			r, derr := decodeRecord(text)
-			if derr != nil {
-				return 0, w.notArchive(line, derr)
-			}
-			w.keys[keyOf(r)] = struct{}{}
-			w.Existing++
-		}
-		good += int64(len(b))
-	}
-}
-
-// countingReader counts the bytes read, so each gzip member's end is known
-// (the bufio.Reader above it is flate's io.ByteReader: no read-ahead).
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-func (w *Writer) loadGzip() (int64, error) {
-	cr := &countingReader{r: w.f}
-	br := bufio.NewReaderSize(cr, readBuffer)
-	zr := new(gzip.Reader)
-	var good int64
-	line := 0
-	for {
-		err := zr.Reset(br)
-		switch {
-		case errors.Is(err, io.EOF):
-			return good, nil
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return good, nil // a torn member header
-		case err != nil:
-			return 0, w.notArchive(line+1, err)
-		}
-		zr.Multistream(false)
-		lines := bufio.NewReaderSize(zr, readBuffer)
-		var keys []key
-		for {
-			b, err := lines.ReadBytes('\n')
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return good, nil // a torn member: cut off, with its records
-			}
-			if err != nil && !errors.Is(err, io.EOF) {
-				return 0, w.notArchive(line+1, err)
-			}
-			if len(b) == 0 {
-				break
-			}
-			line++
-			text := bytes.TrimSuffix(b, []byte("\n"))
-			if len(bytes.TrimSpace(text)) == 0 {
-				continue
-			}
-			r, derr := decodeRecord(text)
-			if derr != nil {
-				return 0, w.notArchive(line, derr)
-			}
-			keys = append(keys, keyOf(r))
-			if err != nil { // io.EOF: the member ended without a newline
-				break
-			}
-		}
-		for _, k := range keys {
-			w.keys[k] = struct{}{}
-		}
-		w.Existing += int64(len(keys))
-		good = cr.n - int64(br.Buffered())
-	}
-}
-
-// Write appends the rows the archive lacks and fsyncs them before it
-// returns (only then may the caller delete them). On an error nothing of
+// Write appends the rows the archive lacks and their batch's trailer, in
+// one write (one gzip member), and fsyncs them before it returns: only
+// then may the caller delete them. On an error nothing of
 // the batch stays in the file, and the writer refuses further batches.
 func (w *Writer) Write(rows []triage.RawRow) error {
 	if w.broken != nil {
@@ -246,11 +161,12 @@ func (w *Writer) Write(rows []triage.RawRow) error {
 		}
 		inBatch[k] = struct{}{}
 		fresh = append(fresh, k)
-		appendRecord(&w.buf, r, at)
+		appendRecord(&w.buf, r, k, at)
 	}
 	if len(fresh) == 0 {
 		return nil
 	}
+	appendTrailer(&w.buf, fresh)
 	data := w.buf.Bytes()
 	if w.gz {
 		var z bytes.Buffer
