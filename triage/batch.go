@@ -19,7 +19,7 @@ func (s *Service) selection(ctx context.Context, q Query, refs []Ref, all bool, 
 	// The keyset starts below 0: rows with ids ≤ 0 are failed jobs too.
 	seq := batchSeq{p: BatchParams{Limit: size, Now: now, DryRun: dry, AfterID: FirstAfterID}}
 	if len(refs) == 0 {
-		if !all && q.empty() {
+		if !all && q.Empty() {
 			return walk{}, nil, fmt.Errorf("%w: name job ids, a filter, or all", ErrInvalidInput)
 		}
 		seq.p.Filter = q.filter()

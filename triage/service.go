@@ -78,8 +78,8 @@ func (q Query) filter() Filter {
 	return f
 }
 
-// empty reports whether the query selects everything.
-func (q Query) empty() bool {
+// Empty reports whether the query selects everything.
+func (q Query) Empty() bool {
 	f := q.Filter
 	return q.Class == "" && q.Signature == "" && len(q.Tags) == 0 && len(f.Queues) == 0 && len(f.Connections) == 0 &&
 		f.Search == "" && len(f.PayloadContains) == 0 && f.Since.IsZero() && f.Until.IsZero() && f.MinID == 0 && f.MaxID == 0

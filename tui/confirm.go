@@ -111,7 +111,7 @@ func (m *Model) askSignatures(kind actionKind, sigs []triage.Signature, partial 
 	if partial {
 		c.prompt = verbs[kind].ask + " all failed jobs of " + act.object + " (" + count(n) + " counted so far)?"
 	}
-	if !isZeroQuery(m.query) {
+	if !m.query.Empty() {
 		c.details = append(c.details, "Only jobs matching the filter: "+filterSummary(m.query))
 	}
 	return m.openConfirm(c, act, n)

@@ -85,7 +85,7 @@ func (f *fakeBackend) signatures(p triage.GroupParams) []triage.Signature {
 	}
 	out := g.Signatures(p.Sort, p.OnlyNew)
 	for i, s := range out {
-		if n, ok := f.counts[s.ID]; ok && isZeroQuery(p.Query) {
+		if n, ok := f.counts[s.ID]; ok && p.Query.Empty() {
 			out[i].Count = n
 		}
 	}

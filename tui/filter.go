@@ -63,12 +63,6 @@ func commaList(v string) []string {
 	return out
 }
 
-func isZeroQuery(q triage.Query) bool {
-	return q.Filter.Search == "" && len(q.Filter.Queues) == 0 && q.Class == "" && q.Signature == "" && len(q.Tags) == 0 &&
-		len(q.Filter.Connections) == 0 && len(q.Filter.PayloadContains) == 0 &&
-		q.Filter.Since.IsZero() && q.Filter.Until.IsZero() && q.Filter.MinID == 0 && q.Filter.MaxID == 0
-}
-
 // filterSummary is the active filter in one line: text "x", queue a,b, class Y, tag t,u.
 func filterSummary(q triage.Query) string {
 	var parts []string

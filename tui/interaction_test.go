@@ -437,7 +437,7 @@ func TestEscClearsTheFilter(t *testing.T) {
 		t.Fatalf("filtered to %d signatures", len(h.m.sigs.items))
 	}
 	h.keys("esc")
-	if !isZeroQuery(h.m.query) || len(h.m.sigs.items) != 3 || !isZeroQuery(f.groups[len(f.groups)-1].Query) {
+	if !h.m.query.Empty() || len(h.m.sigs.items) != 3 || !f.groups[len(f.groups)-1].Query.Empty() {
 		t.Fatalf("after esc: query %+v, %d signatures", h.m.query, len(h.m.sigs.items))
 	}
 	if !strings.Contains(h.view(), "Filter cleared.") {
@@ -585,7 +585,7 @@ func TestFilterByTag(t *testing.T) {
 	h := newHarness(t, f, f, Options{}, 120, 40)
 	h.keys("/", "tab", "tab", "tab", `App\Models\Order:1,urgent`, "enter")
 	want := []string{`App\Models\Order:1`, "urgent"}
-	if got := f.groups[len(f.groups)-1].Query.Tags; !slices.Equal(got, want) || isZeroQuery(h.m.query) {
+	if got := f.groups[len(f.groups)-1].Query.Tags; !slices.Equal(got, want) || h.m.query.Empty() {
 		t.Fatalf("grouped with tags %q, want %q", got, want)
 	}
 	if v := h.view(); !strings.Contains(v, `filter: tag App\Models\Order:1,urgent`) {

@@ -20,7 +20,7 @@ func TestOpensOnSignatures(t *testing.T) {
 	if h.m.state != stateSignatures {
 		t.Fatalf("state = %s, want signatures", h.m.state)
 	}
-	if len(f.groups) != 1 || !isZeroQuery(f.groups[0].Query) || f.groups[0].ProgressEvery != groupProgressEvery {
+	if len(f.groups) != 1 || !f.groups[0].Query.Empty() || f.groups[0].ProgressEvery != groupProgressEvery {
 		t.Fatalf("Group calls = %+v, want one unfiltered call asking for snapshots", f.groups)
 	}
 	var got []string

@@ -153,7 +153,7 @@ func (m Model) signaturesKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Clear) && len(m.sigs.marked) > 0:
 		m.sigs.marked = nil
 		m.status = statusLine{text: "Marks cleared."}
-	case key.Matches(msg, k.Clear) && !isZeroQuery(m.query):
+	case key.Matches(msg, k.Clear) && !m.query.Empty():
 		nm, cmd := m.applyFilter(triage.Query{})
 		nm.status = statusLine{text: "Filter cleared."}
 		return nm, cmd
@@ -250,7 +250,7 @@ func exceptionText(class, message string) string {
 }
 
 func (m Model) emptyBody() []string {
-	if !isZeroQuery(m.query) {
+	if !m.query.Empty() {
 		return []string{"", "  No failed jobs match the filter (" + filterSummary(m.query) + ").",
 			"  Press / to change it."}
 	}
@@ -279,7 +279,7 @@ func (m Model) totalText() string {
 	if !m.sigs.loaded {
 		return "≥" + count(n) + " failed"
 	}
-	if !isZeroQuery(m.query) {
+	if !m.query.Empty() {
 		return count(n) + " matching"
 	}
 	return count(n) + " failed"

@@ -150,7 +150,7 @@ func (m Model) crumbLine() string {
 		crumb += " › job " + sanitize.Line(m.detail.job.ID)
 	}
 	parts := []string{m.st.Crumb.Render(crumb)}
-	if !isZeroQuery(m.query) {
+	if !m.query.Empty() {
 		parts = append(parts, m.st.Muted.Render("filter: "+filterSummary(m.query)))
 	}
 	if s := m.scanStatus(); s != "" {
