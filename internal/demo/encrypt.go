@@ -8,10 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"io"
-	"strings"
 )
 
 // DemoAppKey is the demo database's APP_KEY: it seals the ShouldBeEncrypted
@@ -20,32 +17,12 @@ import (
 // protects nothing: "jobtriage-demo-app-key-not-real!".
 const DemoAppKey = "base64:am9idHJpYWdlLWRlbW8tYXBwLWtleS1ub3QtcmVhbCE="
 
-// decodeAppKey reads an APP_KEY as EncryptionServiceProvider does: an
-// optional "base64:" prefix, then the key, of 32 bytes for AES-256-CBC.
-func decodeAppKey(appKey string) ([]byte, error) {
-	key := []byte(appKey)
-	if rest, ok := strings.CutPrefix(appKey, "base64:"); ok {
-		k, err := base64.StdEncoding.DecodeString(rest)
-		if err != nil {
-			return nil, fmt.Errorf("APP_KEY: invalid base64: %v", err)
-		}
-		key = k
-	}
-	if len(key) != 32 {
-		return nil, fmt.Errorf("APP_KEY: AES-256-CBC needs a 32-byte key, got %d bytes", len(key))
-	}
-	return key, nil
-}
-
 // encryptCommand is Laravel 8.83's Encrypter::encrypt(serialize($job)) of
 // a ShouldBeEncrypted job: the serialized command serialized as a string,
 // AES-256-CBC with PKCS#7 padding, then base64(json_encode({iv, value, mac,
 // tag})), mac = hex(hmac_sha256(iv_b64 . value_b64, key)). The IV is from
-// rnd, for reproducible data.
+// rnd, for reproducible data; key is DemoAppKey's 32 bytes.
 func encryptCommand(serialized string, key []byte, rnd io.Reader) (string, error) {
-	if len(key) != 32 {
-		return "", errors.New("encryptCommand: key must be 32 bytes")
-	}
 	plain := []byte(serStr(serialized))
 	block, err := aes.NewCipher(key)
 	if err != nil {

@@ -6,7 +6,7 @@
 package demo
 
 import (
-	"cmp"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"math"
@@ -22,10 +22,9 @@ type Options struct {
 	Failed int    // failed_jobs rows
 	Jobs   int    // jobs rows
 	Seed   uint64 // same seed and options, same rows
-	// Now ends the failure window of Days (default 7) and is the jobs
-	// states' reference; zero means time.Now().
-	Now  time.Time
-	Days int
+	// Now ends the failure window of windowDays and is the jobs states'
+	// reference; zero means time.Now().
+	Now time.Time
 	// PayloadSize and ExceptionSize are target sizes in bytes; 0 keeps the
 	// natural ones (payloads of about 0.3–1.5 KB, exceptions of 2.6–13 KB).
 	// Payloads grow with order lines and never shrink; exceptions grow with
@@ -36,12 +35,8 @@ type Options struct {
 	// restrict the kinds of failure; empty means all.
 	Scenarios   []string
 	Connections []string
-	// AppKey seals encrypted commands and signs closures; default DemoAppKey.
-	AppKey string
 	// BatchSize is Populate's rows per transaction; 0 picks one per driver.
 	BatchSize int
-	// FailedTable and JobsTable default to Laravel's names.
-	FailedTable, JobsTable string
 	// Progress, when set, gets the rows written and the total after each
 	// committed transaction.
 	Progress func(done, total int)
@@ -78,6 +73,9 @@ type JobRow struct {
 	Scenario    string
 }
 
+// windowDays is how many days before Options.Now the failures spread over.
+const windowDays = 7
+
 // Generator produces rows one at a time.
 type Generator struct {
 	opts      Options
@@ -105,21 +103,11 @@ func NewGenerator(opts Options) (*Generator, error) {
 	if opts.PayloadSize > 64<<20 || opts.ExceptionSize > 64<<20 {
 		return nil, errors.New("demo: sizes above 64 MiB are not realistic rows")
 	}
-	if opts.Days <= 0 {
-		opts.Days = 7
-	}
-	if opts.Days > 3650 {
-		return nil, errors.New("demo: Days must be at most 3650")
-	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
 	opts.Now = opts.Now.UTC().Truncate(time.Second)
-	opts.AppKey = cmp.Or(opts.AppKey, DemoAppKey)
-	key, err := decodeAppKey(opts.AppKey)
-	if err != nil {
-		return nil, fmt.Errorf("demo: %w", err)
-	}
+	key, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(DemoAppKey, "base64:"))
 	g := &Generator{opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		key: key, all: scenarios(), perMW: map[int]int{}, frameCap: map[int]int{}, perPad: map[string]int{}}
 	for _, n := range opts.Scenarios {
@@ -146,7 +134,7 @@ func NewGenerator(opts Options) (*Generator, error) {
 	if opts.Jobs > 0 && len(g.dbAllowed) == 0 {
 		return nil, errors.New("demo: jobs rows need a scenario on the database connection")
 	}
-	g.timeline = newTimeline(g.rng, opts.Now, opts.Days, g.allowed)
+	g.timeline = newTimeline(g.rng, opts.Now, windowDays, g.allowed)
 	return g, nil
 }
 

@@ -1,32 +1,21 @@
 package demo
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"time"
 
 	"github.com/jobtriage/jobtriage/triage/sqlstore"
 )
 
-var tableNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-
 // Populate inserts opts.Failed failed_jobs and opts.Jobs jobs rows into an
-// existing Laravel schema through the seeder, a transaction per BatchSize
+// existing Laravel schema (Laravel's table names) through the seeder, a transaction per BatchSize
 // rows, in constant memory.
 func Populate(ctx context.Context, s *sqlstore.Seeder, opts Options) error {
 	if s == nil {
 		return errors.New("demo: no database")
-	}
-	opts.FailedTable = cmp.Or(opts.FailedTable, "failed_jobs")
-	opts.JobsTable = cmp.Or(opts.JobsTable, "jobs")
-	for _, t := range []string{opts.FailedTable, opts.JobsTable} {
-		if !tableNameRE.MatchString(t) {
-			return fmt.Errorf("demo: invalid table name %q", t)
-		}
 	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = defaultBatch
@@ -65,7 +54,7 @@ var (
 )
 
 func (w *writer) failed(ctx context.Context, g *Generator) error {
-	return w.batches(ctx, w.opts.FailedTable, failedCols, func() ([]any, bool, error) {
+	return w.batches(ctx, "failed_jobs", failedCols, func() ([]any, bool, error) {
 		r, ok, err := g.NextFailed()
 		if !ok || err != nil {
 			return nil, ok, err
@@ -75,7 +64,7 @@ func (w *writer) failed(ctx context.Context, g *Generator) error {
 }
 
 func (w *writer) jobs(ctx context.Context, g *Generator) error {
-	return w.batches(ctx, w.opts.JobsTable, jobCols, func() ([]any, bool, error) {
+	return w.batches(ctx, "jobs", jobCols, func() ([]any, bool, error) {
 		j, ok, err := g.NextJob()
 		if !ok || err != nil {
 			return nil, ok, err

@@ -70,9 +70,7 @@ func TestPopulateRejectsBadInput(t *testing.T) {
 	ctx := context.Background()
 	s := sqltest.OpenLaravel(t, "sqlite", sqlstore.SchemaLaravel8, nil)
 	for name, opts := range map[string]Options{
-		"table":       {Failed: 1, FailedTable: "failed_jobs; drop table jobs"},
-		"options":     {Failed: -3},
-		"legacy cols": {Failed: 1, FailedTable: "job_batches"},
+		"options": {Failed: -3},
 	} {
 		if err := Populate(ctx, s.Seeder(), opts); err == nil {
 			t.Errorf("%s: no error", name)

@@ -1,7 +1,6 @@
 package redisqueue
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -11,12 +10,9 @@ import (
 )
 
 // Options say where the queue connection's Redis is, as config/database.php's
-// redis connection does, plus the app's key prefix.
+// redis connection does once its url is applied (appprofile reads it), plus
+// the app's key prefix.
 type Options struct {
-	// URL (REDIS_URL: redis, tcp, rediss or tls) overrides the fields it
-	// carries, as Laravel's ConfigurationUrlParser does, query options
-	// (database, username, password, prefix, timeout) included.
-	URL      string
 	Host     string
 	Port     int
 	Username string
@@ -47,18 +43,8 @@ const (
 	DefaultDialTimeout = 5 * time.Second
 )
 
-// errMalformedURL never carries the URL itself: it may hold a password.
-var errMalformedURL = errors.New("the Redis URL is malformed")
-
-// resolve applies the URL over the fields and fills in the defaults. Its
-// errors never contain the password.
+// resolve fills in the defaults. Its errors never contain the password.
 func (o Options) resolve() (Options, error) {
-	if o.URL != "" {
-		var err error
-		if o, err = o.applyURL(); err != nil {
-			return o, err
-		}
-	}
 	if o.Host == "" {
 		o.Host = DefaultHost
 	}
@@ -79,100 +65,6 @@ func (o Options) resolve() (Options, error) {
 		o.DialTimeout = DefaultDialTimeout
 	}
 	return o, nil
-}
-
-// applyURL is ConfigurationUrlParser::parseConfiguration: the URL's
-// components, then its query options, override the fields.
-func (o Options) applyURL() (Options, error) {
-	u, err := url.Parse(o.URL)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			// url.Error repeats the whole URL; its inner error does not.
-			return o, fmt.Errorf("%w: %s", errMalformedURL, scrubText(ue.Err.Error(), o.Password, urlPassword(o.URL)))
-		}
-		return o, errMalformedURL
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "redis", "tcp":
-		o.TLS = false
-	case "rediss", "tls":
-		o.TLS = true
-	case "":
-		return o, fmt.Errorf("%w: it has no scheme (want redis://, rediss://, tcp:// or tls://)", errMalformedURL)
-	default:
-		return o, fmt.Errorf("%w: unsupported scheme %q (want redis://, rediss://, tcp:// or tls://)", errMalformedURL, u.Scheme)
-	}
-	if h := u.Hostname(); h != "" {
-		o.Host = h
-	}
-	if p := u.Port(); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil {
-			return o, fmt.Errorf("%w: invalid port %q", errMalformedURL, p)
-		}
-		o.Port = n
-	}
-	if u.User != nil {
-		// parse_url reports an empty user for "redis://:secret@host", which
-		// overrides the username with "" as in Laravel.
-		o.Username = u.User.Username()
-		if pw, ok := u.User.Password(); ok {
-			o.Password = pw
-		}
-	}
-	if db := strings.TrimPrefix(u.Path, "/"); db != "" {
-		n, err := strconv.Atoi(db)
-		if err != nil {
-			return o, fmt.Errorf("%w: the path must be a database number, not %q", errMalformedURL, db)
-		}
-		o.DB = n
-	}
-	q := u.Query()
-	for key, set := range map[string]func(string) error{
-		"database": func(v string) error {
-			n, err := strconv.Atoi(v)
-			o.DB = n
-			return err
-		},
-		"username": func(v string) error { o.Username = v; return nil },
-		"password": func(v string) error { o.Password = v; return nil },
-		"prefix":   func(v string) error { o.Prefix = v; return nil },
-		"timeout": func(v string) error {
-			// phpredis' connect timeout, in (fractional) seconds.
-			f, err := strconv.ParseFloat(v, 64)
-			if err == nil && f > 0 {
-				o.DialTimeout = time.Duration(f * float64(time.Second))
-			}
-			return err
-		},
-	} {
-		if !q.Has(key) {
-			continue
-		}
-		if err := set(q.Get(key)); err != nil {
-			return o, fmt.Errorf("%w: invalid %s option", errMalformedURL, key)
-		}
-	}
-	return o, nil
-}
-
-// urlPassword digs the password out of a URL that url.Parse refused, so that
-// it can be scrubbed from the parser's message.
-func urlPassword(raw string) string {
-	rest := raw
-	if i := strings.Index(rest, "://"); i >= 0 {
-		rest = rest[i+len("://"):]
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return ""
-	}
-	info := rest[:at]
-	if i := strings.IndexByte(info, ':'); i >= 0 {
-		return info[i+1:]
-	}
-	return ""
 }
 
 // endpoint names the server for messages, never the credentials.

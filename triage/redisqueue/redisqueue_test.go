@@ -155,69 +155,13 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-func TestOptionsURL(t *testing.T) {
-	cases := []struct {
-		name string
-		in   Options
-		want Options
-	}{
-		{"defaults", Options{},
-			Options{Host: DefaultHost, Port: DefaultPort}},
-		{"all components", Options{URL: "redis://app:p%40ss%2Fw@cache.internal:6380/2", Host: "x", Port: 1, DB: 5},
-			Options{Host: "cache.internal", Port: 6380, Username: "app", Password: "p@ss/w", DB: 2}},
-		{"only what the URL carries", Options{URL: "redis://cache.internal", Port: 7000, DB: 3, Password: "kept", Prefix: "app_"},
-			Options{Host: "cache.internal", Port: 7000, DB: 3, Password: "kept", Prefix: "app_"}},
-		{"rediss is TLS", Options{URL: "rediss://cache.internal:6390"},
-			Options{Host: "cache.internal", Port: 6390, TLS: true}},
-		{"tls alias", Options{URL: "tls://cache.internal"},
-			Options{Host: "cache.internal", Port: DefaultPort, TLS: true}},
-		{"tcp alias overrides TLS", Options{URL: "tcp://cache.internal", TLS: true},
-			Options{Host: "cache.internal", Port: DefaultPort}},
-		{"password only", Options{URL: "redis://:s3cret@cache.internal", Username: "someone"},
-			Options{Host: "cache.internal", Port: DefaultPort, Password: "s3cret"}},
-		{"query options", Options{URL: "redis://cache.internal/1?database=4&prefix=shop_database_&timeout=2.5&password=q"},
-			Options{Host: "cache.internal", Port: DefaultPort, DB: 4, Prefix: "shop_database_", Password: "q", DialTimeout: 2500 * time.Millisecond}},
-		{"root path", Options{URL: "redis://cache.internal/", DB: 6},
-			Options{Host: "cache.internal", Port: DefaultPort, DB: 6}},
-		{"IPv6", Options{URL: "redis://[::1]:6381"},
-			Options{Host: "::1", Port: 6381}},
+func TestOptionsDefaults(t *testing.T) {
+	got, err := Options{}.resolve()
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got, err := c.in.resolve()
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := c.want
-			w.URL = c.in.URL
-			w.MarkerTTL = DefaultMarkerTTL
-			if w.DialTimeout == 0 {
-				w.DialTimeout = DefaultDialTimeout
-			}
-			if got != w {
-				t.Errorf("resolve(%+v)\n got %+v\nwant %+v", c.in, got, w)
-			}
-		})
-	}
-}
-
-func TestOptionsURLErrorsHideThePassword(t *testing.T) {
-	const secret = "Sup3r:S3cret/+pw"
-	esc := url.QueryEscape(secret)
-	for _, raw := range []string{
-		"redis://app:" + esc + "@cache.internal:notaport",
-		"redis://app:" + esc + "@cache.internal/db",
-		"http://app:" + esc + "@cache.internal",
-		"redis://app:" + esc + "@cache.internal/0?database=x",
-		"redis://app:" + esc + "@cache internal",
-		"redis://app:" + esc + "@cache.internal:99999",
-	} {
-		_, err := (Options{URL: raw}).resolve()
-		if err == nil {
-			t.Errorf("%s: no error", raw)
-			continue
-		}
-		expectNoSecret(t, err.Error(), secret)
+	if w := (Options{Host: DefaultHost, Port: DefaultPort, MarkerTTL: DefaultMarkerTTL, DialTimeout: DefaultDialTimeout}); got != w {
+		t.Errorf("resolve(Options{})\n got %+v\nwant %+v", got, w)
 	}
 }
 
@@ -231,7 +175,7 @@ func expectNoSecret(t *testing.T, msg, secret string) {
 }
 
 func TestTLSClient(t *testing.T) {
-	o, err := (Options{URL: "rediss://cache.internal:6390/1"}).resolve()
+	o, err := (Options{Host: "cache.internal", Port: 6390, DB: 1, TLS: true}).resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +220,6 @@ func TestOpenErrorsHideThePassword(t *testing.T) {
 	port := closedPort(t)
 	for name, o := range map[string]Options{
 		"fields": {Host: "127.0.0.1", Port: port, Username: "app", Password: secret, DialTimeout: time.Second},
-		"url":    {URL: "redis://app:" + url.QueryEscape(secret) + "@127.0.0.1:" + strconv.Itoa(port) + "/3", DialTimeout: time.Second},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Open(context.Background(), o)
