@@ -1,11 +1,16 @@
 package cmd
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/jobtriage/jobtriage/triage"
 )
@@ -316,5 +321,43 @@ func TestProgressOfGroupAndRestore(t *testing.T) {
 	if code := h.run("restore", arch, "--dsn", dsn); code != ExitOK ||
 		!strings.HasPrefix(h.errOut.String(), "\r\033[Kread 1 of 4 (25%)…") || !strings.HasSuffix(h.errOut.String(), "\r\033[K") {
 		t.Errorf("restore on a terminal: exit %d, stderr %q", code, h.errOut.String())
+	}
+}
+
+// TestHintsNameFlagsThatExist: every "pass --flag" an error hint offers, in
+// any package's code, is a flag of some command.
+func TestHintsNameFlagsThatExist(t *testing.T) {
+	flags := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(fl *pflag.Flag) { flags[fl.Name] = true })
+		c.PersistentFlags().VisitAll(func(fl *pflag.Flag) { flags[fl.Name] = true })
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(DocsTree())
+	hint := regexp.MustCompile(`pass --([a-z][a-z-]*)`)
+	seen := 0
+	for _, dir := range []string{".", "../internal", "../triage", "../alerts", "../tui"} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			src, err := os.ReadFile(path)
+			for _, m := range hint.FindAllSubmatch(src, -1) {
+				seen++
+				if !flags[string(m[1])] {
+					t.Errorf("%s offers --%s, which no command has", path, m[1])
+				}
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no hint found: the pattern is stale")
 	}
 }

@@ -579,7 +579,7 @@ func (p *Profile) Redis(name string) (RedisConnection, error) {
 		return rc, fmt.Errorf("redis connection %s is not configured in config/database.php (database.redis)", quoteShort(name))
 	}
 	rc.Source = p.Source(conn)
-	hint := "set the REDIS_* variable it reads, or pass --redis-url"
+	hint := "set the REDIS_* variable it reads"
 	fields := map[string]string{}
 	for _, key := range []string{"url", "host", "port", "username", "password", "database", "scheme", "prefix"} {
 		v, set, isNull, err := p.str(base+"."+key, hint)
@@ -647,7 +647,7 @@ func (p *Profile) Redis(name string) (RedisConnection, error) {
 			rc.Username, rc.Password = "", parts.user
 		}
 	}
-	prefix, _, _, err := p.str("database.redis.options.prefix", "set REDIS_PREFIX, or pass --redis-prefix")
+	prefix, _, _, err := p.str("database.redis.options.prefix", "set REDIS_PREFIX")
 	if err != nil {
 		return rc, err
 	}
@@ -688,7 +688,7 @@ func (p *Profile) failedStore() (FailedStore, error) {
 	if fs.Table, _, _, err = p.str("queue.failed.table", "pass --failed-table"); err != nil {
 		return fs, err
 	}
-	if fs.Path, _, _, err = p.str("queue.failed.path", "pass --failed-file"); err != nil {
+	if fs.Path, _, _, err = p.str("queue.failed.path", "write it as a literal path in config/queue.php"); err != nil {
 		return fs, err
 	}
 	if fs.Driver == "file" && fs.Path == "" {
