@@ -590,6 +590,42 @@ func (p *Profile) Redis(name string) (RedisConnection, error) {
 			fields[key] = v
 		}
 	}
+	if u := fields["url"]; u != "" {
+		rc.URL = u
+		parts, err := splitDatabaseURL(u)
+		if err != nil {
+			return rc, fmt.Errorf("the url of redis connection %s: %w", quoteShort(name), err)
+		}
+		switch strings.ToLower(parts.scheme) {
+		case "rediss", "tls":
+			fields["scheme"] = "tls"
+		case "redis", "tcp", "":
+		default:
+			return rc, fmt.Errorf("the url of redis connection %s has scheme %s; want redis:// or rediss://", quoteShort(name), quoteShort(parts.scheme))
+		}
+		set := func(key, v string, has bool) {
+			if has {
+				fields[key] = v
+			}
+		}
+		set("host", parts.host, parts.hasHost)
+		set("port", strconv.Itoa(parts.port), parts.hasPort)
+		set("username", parts.user, parts.hasUser)
+		set("password", parts.pass, parts.hasPass)
+		set("database", parts.database, parts.hasDatabase)
+		// phpredis and Predis take a lone user part (redis://pw@host) as
+		// the password.
+		if parts.hasUser && !parts.hasPass {
+			fields["username"], fields["password"] = "", parts.user
+		}
+		// The query's options override the url's parts and the keys beside
+		// it (?database=2&prefix=app:), as ConfigurationUrlParser merges them last.
+		for k, v := range parts.params {
+			if v, ok := phpNativeString(v); ok {
+				fields[k] = v
+			}
+		}
+	}
 	if v := fields["host"]; v != "" {
 		rc.Host = v
 	}
@@ -610,42 +646,6 @@ func (p *Profile) Redis(name string) (RedisConnection, error) {
 	}
 	if fields["scheme"] == "tls" || fields["scheme"] == "rediss" {
 		rc.Scheme = "tls"
-	}
-	if u := fields["url"]; u != "" {
-		rc.URL = u
-		parts, err := splitDatabaseURL(u)
-		if err != nil {
-			return rc, fmt.Errorf("the url of redis connection %s: %w", quoteShort(name), err)
-		}
-		switch strings.ToLower(parts.scheme) {
-		case "rediss", "tls":
-			rc.Scheme = "tls"
-		case "redis", "tcp", "":
-		default:
-			return rc, fmt.Errorf("the url of redis connection %s has scheme %s; want redis:// or rediss://", quoteShort(name), quoteShort(parts.scheme))
-		}
-		if parts.hasHost {
-			rc.Host = parts.host
-		}
-		if parts.hasPort {
-			rc.Port = parts.port
-		}
-		if parts.hasUser {
-			rc.Username = parts.user
-		}
-		if parts.hasPass {
-			rc.Password = parts.pass
-		}
-		if parts.hasDatabase {
-			if n, err := strconv.Atoi(parts.database); err == nil {
-				rc.Database = n
-			}
-		}
-		// phpredis and Predis take a lone user part (redis://pw@host) as
-		// the password.
-		if parts.hasUser && !parts.hasPass {
-			rc.Username, rc.Password = "", parts.user
-		}
 	}
 	prefix, _, _, err := p.str("database.redis.options.prefix", "set REDIS_PREFIX")
 	if err != nil {

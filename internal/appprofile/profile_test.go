@@ -433,3 +433,30 @@ func treeEntries(v *phpconf.Value) []phpconf.Entry {
 	}
 	return v.Entries
 }
+
+// TestRedisURLQueryOptions: the url's query overrides its parts and the keys
+// beside it, as Laravel's ConfigurationUrlParser merges the query last.
+func TestRedisURLQueryOptions(t *testing.T) {
+	for _, c := range []struct {
+		url                string
+		db                 int
+		prefix, user, pass string
+		host               string
+		port               int
+	}{
+		{"redis://cache:6380/1", 1, "app_database_", "", "", "cache", 6380},
+		{"redis://cache:6380/1?database=3&prefix=tenant%3A", 3, "tenant:", "", "", "cache", 6380},
+		{"redis://u:pw@cache?password=other&host=backup&port=6390", 5, "app_database_", "u", "other", "backup", 6390},
+	} {
+		o := realApp(t, map[string]string{".env": "DB_DATABASE=a\nAPP_NAME=app\nREDIS_DB=5\nREDIS_URL=\"" + c.url + "\"\n"})
+		cfg := mustResolve(t, o)
+		rc, err := cfg.Profile.Redis("default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rc.Database != c.db || rc.Prefix != c.prefix || rc.Username != c.user || rc.Password != c.pass || rc.Host != c.host || rc.Port != c.port {
+			t.Errorf("%s: got db %d prefix %q user %q pass %q at %s:%d; want db %d prefix %q user %q pass %q at %s:%d", c.url,
+				rc.Database, rc.Prefix, rc.Username, rc.Password, rc.Host, rc.Port, c.db, c.prefix, c.user, c.pass, c.host, c.port)
+		}
+	}
+}
