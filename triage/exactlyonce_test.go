@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/jobtriage/jobtriage/triage"
+	"github.com/jobtriage/jobtriage/triage/sqlstore/sqltest"
 	"github.com/jobtriage/jobtriage/triage/triagetest"
 )
 
@@ -155,4 +158,41 @@ func TestRetryNamesAPushStillInDoubt(t *testing.T) {
 	if !strings.Contains(err.Error(), "jobtriage retry 1 2 ") || store.Len() != 2 || b.pushes < 2 {
 		t.Errorf("err %q, %d left in failed_jobs, %d pushes; want the command, 2, tried again", err, store.Len(), b.pushes)
 	}
+}
+
+// On every database, a uuid already in the jobs table beside failed_jobs
+// (artisan queue:retry pushed it, then was interrupted before it forgot the
+// row) is not inserted again: its row is deleted, the others move.
+func TestRetryLocalSkipsAUUIDAlreadyInJobs(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		svc, store := newService(t, driver)
+		for i := 1; i <= 3; i++ {
+			u := uuidN(i)
+			sqltest.InsertFailed(t, store, sqltest.FailedFixture{UUID: &u, Connection: "database", Queue: "default", Payload: payloadOf(u, ""),
+				Exception: "RuntimeException: boom", FailedAt: "2026-11-30 23:00:00"})
+		}
+		db := store.DB()
+		if _, err := db.Exec(db.Rebind("INSERT INTO jobs (queue, attempts, reserved_at, available_at, created_at, payload) VALUES ('default', 0, NULL, 1, 1, ?)"),
+			payloadOf(uuidN(2), "")); err != nil {
+			t.Fatal(err)
+		}
+		res, err := svc.Retry(context.Background(), triage.RetryParams{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var payloads []string
+		if err := db.Select(&payloads, "SELECT payload FROM jobs ORDER BY id"); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for _, p := range payloads {
+			seen[gjson.Get(p, "uuid").String()]++
+		}
+		if len(payloads) != 3 || len(seen) != 3 || res.Retried != 3 || !slices.Equal(res.AlreadyQueued, []string{uuidN(2)}) {
+			t.Errorf("jobs by uuid %v, retried %d, already queued %v; want each of 3 once, 3, [%s]", seen, res.Retried, res.AlreadyQueued, uuidN(2))
+		}
+		if n, _ := store.Count(context.Background(), triage.Filter{}); n != 0 {
+			t.Errorf("%d rows left in failed_jobs", n)
+		}
+	})
 }
