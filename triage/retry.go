@@ -178,9 +178,6 @@ type RetryRun struct {
 	refused map[int64]string
 	// skipped are the rows reported skipped, which a sweep pass meets again.
 	skipped keySet
-	// queued are the uuids each remote queue held when the run first pushed
-	// to it (JobStates), each taken once.
-	queued map[QueueRef]map[string]bool
 	held    *retryBatch // taken and planned, not pushed
 	// forget: the run deletes what it selects (StartForget), handing each
 	// batch's rows to archive first when it is set.
@@ -189,6 +186,10 @@ type RetryRun struct {
 	last    RetryBatch
 	err     error
 	done    bool
+
+	// queued are the uuids each remote queue held when the run first pushed
+	// to it (JobStates), each taken once.
+	queued map[QueueRef]map[string]bool
 }
 
 // retryBatch is a taken batch and its plan, counted once it committed.
@@ -215,8 +216,7 @@ type planned struct {
 
 // StartRetry begins a retry; a selection that cannot start fails Next.
 func (s *Service) StartRetry(ctx context.Context, p RetryParams) *RetryRun {
-	r := &RetryRun{s: s, p: p, now: s.Now(), refused: map[int64]string{},
-		queued: map[QueueRef]map[string]bool{},
+	r := &RetryRun{s: s, p: p, now: s.Now(), refused: map[int64]string{}, queued: map[QueueRef]map[string]bool{},
 		res: RetryResult{DryRun: p.DryRun, ByQueue: map[string]int{}, ByClass: map[string]int{}}}
 	// Overlapping batches pays where a push to another backend waits on
 	// the network; a paced run (BatchSize) waits anyway.
