@@ -87,7 +87,6 @@ func Run(t *testing.T, h Harness) {
 		{"LargeBatchFlatMemory", testLargeBatch},
 		{"CancelMidPushThenRerun", testCancel},
 		{"JobStates", testJobStates},
-		{"QueuedUUIDs", testQueuedUUIDs},
 		{"FailedAgainIsPushedAgain", testFailedAgain},
 	}
 	for _, c := range cases {
@@ -451,22 +450,12 @@ func testJobStates(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at t
 	if err != nil || len(empty.ByUUID) != 0 {
 		t.Errorf("JobStates of nothing = %v, %v; want nothing", empty, err)
 	}
-}
-
-// testQueuedUUIDs: a queue asked without uuids reports every job waiting
-// or running on it (what retry checks before it pushes), no other queue's.
-func testQueuedUUIDs(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at time.Time) {
-	r, ok := b.(triage.JobStateReader)
-	if !ok {
-		t.Fatalf("%T does not implement triage.JobStateReader", b)
-	}
-	onA, onB := moves(2, at, 0, queueA), moves(1, at, 0, queueB)
-	expectResult(t, push(t, b, append(append([]triage.Move{}, onA...), onB...), at), len(onA)+len(onB), 0)
-	q.Reserve(t, queueA)
-	got, err := r.JobStates(context.Background(), triage.JobStatesParams{UUIDs: map[string][]string{queueA: nil, queueC: nil}})
-	want := map[string]triage.JobState{onA[0].UUID: triage.JobRunning, onA[1].UUID: triage.JobWaiting}
-	if err != nil || !maps.Equal(got.ByUUID, want) {
-		t.Errorf("every job on %s = %v, %v; want %v", queueA, got.ByUUID, err, want)
+	// A queue asked without uuids reports every job waiting or running on
+	// it (what retry checks before it pushes), no other queue's.
+	every, err := r.JobStates(context.Background(), triage.JobStatesParams{UUIDs: map[string][]string{queueA: nil, queueC: nil}})
+	maps.DeleteFunc(want, func(u string, _ triage.JobState) bool { return u == onB[1].UUID })
+	if err != nil || !maps.Equal(every.ByUUID, want) {
+		t.Errorf("every job on %s = %v, %v; want %v", queueA, every.ByUUID, err, want)
 	}
 }
 
