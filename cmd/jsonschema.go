@@ -296,6 +296,8 @@ type retryDoc struct {
 	ByClass       map[string]int `json:"by_class"`
 	Skipped       []triage.Skip  `json:"skipped"`
 	NotFound      []string       `json:"not_found"`
+	// AlreadyQueued are retried jobs found on their queue already: deleted, not pushed again.
+	AlreadyQueued []string `json:"already_queued"`
 	// Follow is the follow-through (--follow, --canary, --rate), or absent.
 	Follow *followDoc `json:"follow,omitempty"`
 	// Plan is what a dry run with those flags would do; absent otherwise.
@@ -307,7 +309,7 @@ type retryDoc struct {
 func newRetryDoc(r triage.RetryResult) retryDoc {
 	d := retryDoc{SchemaVersion: jsonSchemaVersion, DryRun: r.DryRun, Retried: r.Retried, IDs: orEmpty(r.IDs),
 		ByQueue: r.ByQueue, ByClass: r.ByClass, Skipped: orEmpty(r.Skipped), NotFound: orEmpty(r.NotFound),
-		DeleteWhenMissingModels: r.DeleteWhenMissingModels}
+		AlreadyQueued: orEmpty(r.AlreadyQueued), DeleteWhenMissingModels: r.DeleteWhenMissingModels}
 	if d.ByQueue == nil {
 		d.ByQueue = map[string]int{}
 	}

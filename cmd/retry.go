@@ -53,6 +53,7 @@ type RetryOptions struct {
 	followClock    follow.Clock
 	followInterval time.Duration
 	followGrace    time.Duration
+	resolveWait    time.Duration // triage.RetryParams.ResolveWait; tests shorten it
 }
 
 // DefaultFollowTimeout is --follow-timeout's default.
@@ -223,7 +224,7 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		return err
 	}
 	p := triage.RetryParams{Query: q, Refs: opts.refs, All: opts.All, Limit: opts.Limit,
-		ToQueue: opts.ToQueue, RetryUntil: opts.RetryUntil}
+		ToQueue: opts.ToQueue, RetryUntil: opts.RetryUntil, ResolveWait: opts.resolveWait}
 	bulk := len(p.Refs) == 0
 	ids, skipSpool := newSpool(), newSpool()
 	defer ids.Close()
@@ -256,6 +257,9 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 		preview, err := retryDriver{collect: collect}.run(ctx, svc, p)
 		if err != nil {
 			return err
+		}
+		for _, b := range svc.UnrecordedTargets(preview.Targets) {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %s keeps no push ledger: a crash (SIGKILL) between a push and its delete can queue a job twice; --jobs-ledger records pushes there\n", sanitize.Line(b))
 		}
 		if opts.DryRun || preview.Retried == 0 {
 			return reportRetry(opts, svc, preview, ids, skips, dryRunPlan(opts, preview.Retried))
@@ -444,6 +448,9 @@ func reportRetry(opts *RetryOptions, svc *triage.Service, res triage.RetryResult
 		}
 		if n := len(res.NotFound); n > 0 {
 			line += fmt.Sprintf("; %d not found", n)
+		}
+		if n := len(res.AlreadyQueued); n > 0 {
+			line += fmt.Sprintf("; %d already queued (not pushed again, only deleted from failed_jobs)", n)
 		}
 		fmt.Fprintln(io.Out, line+onTarget(svc)+".")
 		if n := res.DeleteWhenMissingModels; res.DryRun && n > 0 {

@@ -2,6 +2,10 @@ package triage
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -71,7 +75,8 @@ func (s JobState) String() string {
 }
 
 // JobStatesParams asks where jobs are: the payload uuids to look for, by
-// queue name (a backend looks only at the named queues).
+// queue name (a backend looks only at the named queues); a queue named
+// without uuids reports every job on it.
 type JobStatesParams struct {
 	UUIDs map[string][]string
 }
@@ -92,4 +97,52 @@ const MaxJobStateScan = 100000
 // route's jobs table is read through the Store, which implements it too.
 type JobStateReader interface {
 	JobStates(ctx context.Context, p JobStatesParams) (JobStates, error)
+}
+
+// QueuedReader is a batch that can say which of its moves' uuids already
+// wait or run in its database's jobs table, asked in the batch's own
+// transaction (SQLite has one connection).
+type QueuedReader interface {
+	QueuedUUIDs(ctx context.Context, moves []Move) (map[string]bool, error)
+}
+
+// ErrInDoubt marks a push that may have run although it failed: the
+// backend stopped answering, or the connection broke, after it was sent.
+var ErrInDoubt = errors.New("push in doubt")
+
+// PushInDoubt ends a retry whose push stayed in doubt for ResolveWait: the
+// jobs may be on their queues and are still in failed_jobs. Retrying them
+// again reconciles, since a push finds what it pushed before (Push).
+type PushInDoubt struct {
+	IDs   []string
+	Cause error
+}
+
+func (e *PushInDoubt) Error() string {
+	return fmt.Sprintf("%v; %d job(s) may be queued and are still in failed_jobs: once the queue answers, reconcile with jobtriage retry %s (it pushes none of them twice)",
+		e.Cause, len(e.IDs), strings.Join(e.IDs, " "))
+}
+
+func (e *PushInDoubt) Unwrap() error { return e.Cause }
+
+// PushRecorder is a backend that can record the uuids it pushed (the
+// jobs-table ledger), so that a run repeated after a crash between push and
+// delete never queues again a job that already ran; RecordsPushes says
+// whether this one does.
+type PushRecorder interface {
+	RecordsPushes() bool
+}
+
+// UnrecordedTargets names the backends of targets that push without a
+// record although they could keep one: there a crash between push and
+// delete, a worker run and a re-run queue a job twice.
+func (s *Service) UnrecordedTargets(targets []QueueRef) []string {
+	var out []string
+	for _, t := range targets {
+		b := s.Router.For(t.Connection).Backend
+		if pr, ok := b.(PushRecorder); ok && !pr.RecordsPushes() && !slices.Contains(out, b.Describe()) {
+			out = append(out, b.Describe())
+		}
+	}
+	return out
 }

@@ -1,10 +1,12 @@
 package triage
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -32,7 +34,17 @@ type RetryParams struct {
 	BatchSize int
 	// Exclude are uuids left in failed_jobs silently: canaries failed again.
 	Exclude map[string]bool
+	// ResolveWait is how long a push in doubt is tried again before the
+	// run ends naming its jobs (0: DefaultResolveWait).
+	ResolveWait time.Duration
 }
+
+// DefaultResolveWait is RetryParams.ResolveWait's default; resolveEvery is
+// how often a push in doubt is tried again.
+const (
+	DefaultResolveWait = 30 * time.Second
+	resolveEvery       = 500 * time.Millisecond
+)
 
 // Pushed is one job a retry put back on its queue: its payload uuid (its
 // identity in its backend and, when it fails again, in failed_jobs; "" for
@@ -81,6 +93,9 @@ type RetryResult struct {
 	ByClass  map[string]int `json:"by_class"`
 	Skipped  []Skip         `json:"skipped"`
 	NotFound []string       `json:"not_found"`
+	// AlreadyQueued are the retried jobs found waiting or running on their
+	// queue already: their rows were deleted, nothing pushed again.
+	AlreadyQueued []string `json:"already_queued"`
 	// DeleteWhenMissingModels counts retried jobs that Laravel 13 deletes,
 	// with no failure row, if their model is gone.
 	DeleteWhenMissingModels int `json:"delete_when_missing_models"`
@@ -171,6 +186,10 @@ type RetryRun struct {
 	last    RetryBatch
 	err     error
 	done    bool
+
+	// queued are the uuids each remote queue held when the run first pushed
+	// to it (JobStates), each taken once.
+	queued map[QueueRef]map[string]bool
 }
 
 // retryBatch is a taken batch and its plan, counted once it committed.
@@ -183,6 +202,8 @@ type retryBatch struct {
 	d      Decision
 	report RetryBatch
 	fresh  []int64 // the rows it skips
+	// queued are the ids of its jobs found queued already (skipQueued).
+	queued []string
 	// planned is what the batch adds to the result once it committed.
 	planned []planned
 }
@@ -195,7 +216,7 @@ type planned struct {
 
 // StartRetry begins a retry; a selection that cannot start fails Next.
 func (s *Service) StartRetry(ctx context.Context, p RetryParams) *RetryRun {
-	r := &RetryRun{s: s, p: p, now: s.Now(), refused: map[int64]string{},
+	r := &RetryRun{s: s, p: p, now: s.Now(), refused: map[int64]string{}, queued: map[QueueRef]map[string]bool{},
 		res: RetryResult{DryRun: p.DryRun, ByQueue: map[string]int{}, ByClass: map[string]int{}}}
 	// Overlapping batches pays where a push to another backend waits on
 	// the network; a paced run (BatchSize) waits anyway.
@@ -332,7 +353,7 @@ func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 		return err
 	}
 	c.b, c.rows = b, b.Rows()
-	c.remote, c.d, c.report, c.fresh, c.planned = nil, Decision{}, RetryBatch{}, nil, nil
+	c.remote, c.d, c.report, c.fresh, c.planned, c.queued = nil, Decision{}, RetryBatch{}, nil, nil, nil
 	for _, row := range c.rows {
 		if r.limited(planned + len(c.d.Delete)) {
 			break
@@ -346,7 +367,68 @@ func (r *RetryRun) take(ctx context.Context, c *retryBatch, planned int) error {
 			}
 		}
 	}
+	if !r.p.DryRun && !r.forget {
+		if err := r.skipQueued(ctx, c); err != nil {
+			b.Rollback()
+			return err
+		}
+	}
 	return nil
+}
+
+// skipQueued takes out of c's pushes the jobs already waiting or running on
+// their queue (left by an interrupted artisan queue:retry, which pushes
+// before it forgets): their rows are only deleted. The local jobs table is
+// asked each batch, in its transaction; a backend once per queue and run,
+// since its queues can be long and what this run pushes its Push keeps
+// once. A uuid found there is taken once: a second row of it is pushed.
+func (r *RetryRun) skipQueued(ctx context.Context, c *retryBatch) error {
+	local := map[string]bool{}
+	if qr, ok := c.b.(QueuedReader); ok && len(c.d.Local) > 0 {
+		var err error
+		if local, err = qr.QueuedUUIDs(ctx, c.d.Local); err != nil {
+			return err
+		}
+	}
+	found := func(m Move) (bool, error) {
+		if m.UUID == "" || m.Local {
+			return m.UUID != "" && local[m.UUID], nil
+		}
+		ref := QueueRef{Connection: m.Connection, Queue: m.Queue}
+		set, ok := r.queued[ref]
+		if !ok {
+			set = map[string]bool{}
+			if jr, ok := r.s.Router.For(m.Connection).Backend.(JobStateReader); ok {
+				st, err := jr.JobStates(ctx, JobStatesParams{UUIDs: map[string][]string{m.Queue: nil}})
+				if err != nil {
+					return false, err
+				}
+				for u := range st.ByUUID {
+					set[u] = true
+				}
+			}
+			r.queued[ref] = set
+		}
+		was := set[m.UUID]
+		delete(set, m.UUID)
+		return was, nil
+	}
+	var err error
+	keep := func(ms []Move) []Move {
+		out := ms[:0]
+		for _, m := range ms {
+			q, ferr := found(m)
+			err = cmp.Or(err, ferr)
+			if !q {
+				out = append(out, m)
+			} else if i := slices.IndexFunc(c.report.Pushed, func(p Pushed) bool { return p.UUID == m.UUID }); i >= 0 {
+				c.queued = append(c.queued, c.report.Pushed[i].ID)
+			}
+		}
+		return out
+	}
+	c.d.Local, c.remote = keep(c.d.Local), keep(c.remote)
+	return err
 }
 
 // finish pushes and commits c (taking the next batch meanwhile) and counts it.
@@ -390,6 +472,7 @@ func (r *RetryRun) finish(ctx context.Context, c *retryBatch) error {
 		r.skipped.add(id)
 	}
 	r.res.Retried += len(c.d.Delete)
+	r.res.AlreadyQueued = append(r.res.AlreadyQueued, c.queued...)
 	for _, m := range c.planned {
 		r.res.ByQueue[m.queue]++
 		r.res.ByClass[m.class]++
@@ -415,12 +498,42 @@ func (r *RetryRun) commit(ctx context.Context, c *retryBatch) error {
 		return nil
 	}
 	if len(c.remote) > 0 {
-		if err := r.s.pushRemote(ctx, c.remote, r.now); err != nil {
+		err := r.s.pushRemote(ctx, c.remote, r.now)
+		if errors.Is(err, ErrInDoubt) {
+			err = r.resolve(ctx, c.remote, err)
+		}
+		if err != nil {
 			c.b.Rollback()
 			return err
 		}
 	}
 	return c.b.Commit(ctx)
+}
+
+// resolve settles a push in doubt before its batch commits: Push queues
+// each move once by its PushKey, so pushing the moves again, every
+// resolveEvery for ResolveWait, queues what the first push did not and
+// finds the rest. Still in doubt (or with a move without a uuid, which has
+// no key), the error names the jobs to retry once the backend answers.
+func (r *RetryRun) resolve(ctx context.Context, moves []Move, err error) error {
+	wait, cancel := context.WithTimeout(ctx, cmp.Or(r.p.ResolveWait, DefaultResolveWait))
+	defer cancel()
+	first, keyless := err, slices.ContainsFunc(moves, func(m Move) bool { return m.UUID == "" })
+	for err != nil && !keyless && wait.Err() == nil {
+		select {
+		case <-wait.Done():
+		case <-time.After(resolveEvery):
+			err = r.s.pushRemote(wait, moves, r.now)
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	ids := make([]string, len(moves))
+	for i, m := range moves {
+		ids[i] = strconv.FormatInt(m.RowID, 10)
+	}
+	return &PushInDoubt{IDs: ids, Cause: first}
 }
 
 // plan decides what becomes of one row: a move, a skip, or nothing.

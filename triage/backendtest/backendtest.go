@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -448,6 +449,13 @@ func testJobStates(t *testing.T, h Harness, b triage.QueueBackend, q Queue, at t
 	empty, err := r.JobStates(context.Background(), triage.JobStatesParams{})
 	if err != nil || len(empty.ByUUID) != 0 {
 		t.Errorf("JobStates of nothing = %v, %v; want nothing", empty, err)
+	}
+	// A queue asked without uuids reports every job waiting or running on
+	// it (what retry checks before it pushes), no other queue's.
+	every, err := r.JobStates(context.Background(), triage.JobStatesParams{UUIDs: map[string][]string{queueA: nil, queueC: nil}})
+	maps.DeleteFunc(want, func(u string, _ triage.JobState) bool { return u == onB[1].UUID })
+	if err != nil || !maps.Equal(every.ByUUID, want) {
+		t.Errorf("every job on %s = %v, %v; want %v", queueA, every.ByUUID, err, want)
 	}
 }
 

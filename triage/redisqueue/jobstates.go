@@ -17,7 +17,7 @@ const stateChunk = 1000
 
 var _ triage.JobStateReader = (*Backend)(nil)
 
-// JobStates finds the given uuids in each queue's :reserved (running),
+// JobStates finds the given uuids (none: every one) in each queue's :reserved (running),
 // :delayed and list (waiting), in that order, the list from its newest end,
 // stateChunk at a time and at most triage.MaxJobStateScan per queue (more
 // makes the answer Partial).
@@ -50,7 +50,7 @@ func (b *Backend) statesOn(ctx context.Context, queue string, want map[string]bo
 	note := func(payloads []string, st triage.JobState) {
 		for _, raw := range payloads {
 			u := gjson.Get(raw, "uuid").String()
-			if u != "" && want[u] {
+			if u != "" && (len(want) == 0 || want[u]) {
 				if _, seen := into[u]; !seen || st == triage.JobRunning {
 					into[u] = st
 				}

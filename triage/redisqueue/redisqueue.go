@@ -230,11 +230,17 @@ func lostConnection(err error) bool {
 }
 
 // lostError is a command whose connection to the server was lost; its text
-// says so, and it is triage.ErrUnreachable (exit 5).
-type lostError struct{ msg string }
+// says so, and it is triage.ErrUnreachable (exit 5), and triage.ErrInDoubt
+// when doubt: a push that may have run.
+type lostError struct {
+	msg   string
+	doubt bool
+}
 
-func (e *lostError) Error() string        { return e.msg }
-func (e *lostError) Is(target error) bool { return target == triage.ErrUnreachable }
+func (e *lostError) Error() string { return e.msg }
+func (e *lostError) Is(target error) bool {
+	return target == triage.ErrUnreachable || (e.doubt && target == triage.ErrInDoubt)
+}
 
 // QueueKey is the prefixed list key of a queue, as RedisQueue names it:
 // on a cluster, a name without a hash tag is wrapped in one
@@ -443,7 +449,13 @@ func (b *Backend) pushBatch(ctx context.Context, batch []triage.Move, ttl int64,
 			case !eval && (errors.Is(err, redis.ErrNoScript) || redis.HasErrorPrefix(err, "NOSCRIPT")):
 				unknown = append(unknown, g)
 			default:
-				return nil, b.fail(ctx, "pushing "+groupName(batch, groups[g]), err)
+				e := b.fail(ctx, "pushing "+groupName(batch, groups[g]), err)
+				// Lost once sent (not while dialling), the script may have run.
+				var op *net.OpError
+				if le, ok := e.(*lostError); ok && !(errors.As(err, &op) && op.Op == "dial") {
+					le.doubt = true
+				}
+				return nil, e
 			}
 		}
 		return unknown, nil

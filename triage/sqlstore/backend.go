@@ -166,13 +166,21 @@ func (b *JobsBackend) push(ctx context.Context, moves []triage.Move, now time.Ti
 		return 0, err
 	}
 	if err := tx.Commit(); err != nil {
+		e := s.queryError(err)
 		if b.Ledger {
-			return 0, b.ledgerError(err)
+			e = b.ledgerError(err)
 		}
-		return 0, s.queryError(err)
+		if !errors.Is(e, triage.ErrConflict) {
+			// The server may have committed before the answer was lost.
+			e = fmt.Errorf("%w: the commit's outcome is unknown (%w)", e, triage.ErrInDoubt)
+		}
+		return 0, e
 	}
 	return len(fresh), nil
 }
+
+// RecordsPushes says whether the backend keeps the ledger (triage.PushRecorder).
+func (b *JobsBackend) RecordsPushes() bool { return b.Ledger }
 
 // ledger is the ledger's table, in the jobs table's schema.
 func (b *JobsBackend) ledger() tableName {

@@ -19,7 +19,7 @@ var (
 	_ triage.JobStateReader = (*JobsBackend)(nil)
 )
 
-// JobStates finds the given uuids in the jobs table, queue by queue: a row
+// JobStates finds the given uuids (none: every one) in the jobs table, queue by queue: a row
 // with reserved_at set is running, any other row waiting. Each queue costs
 // one indexed statement reading at most triage.MaxJobStateScan payload
 // heads, newest first; a longer queue makes the answer Partial.
@@ -55,7 +55,7 @@ func (s *Store) jobStatesOn(ctx context.Context, queue string, want map[string]b
 		if err := rows.Scan(&reserved, &head); err != nil {
 			return err
 		}
-		if u := payloadUUID(head); u != "" && want[u] {
+		if u := payloadUUID(head); u != "" && (len(want) == 0 || want[u]) {
 			into[u] = triage.JobWaiting
 			if reserved.Valid {
 				into[u] = triage.JobRunning

@@ -161,6 +161,12 @@ type batch struct {
 
 func (b *batch) Rows() []*triage.FailedRow { return b.rows }
 
+// QueuedUUIDs finds which of the moves' uuids are in jobs already, in the
+// batch's transaction (triage.QueuedReader).
+func (b *batch) QueuedUUIDs(ctx context.Context, moves []triage.Move) (map[string]bool, error) {
+	return b.s.queuedUUIDs(ctx, b.tx, moves)
+}
+
 // Raw reads the locked rows as stored; a batch taken by deleting its rows
 // has none left to read.
 func (b *batch) Raw(ctx context.Context, ids []int64) ([]triage.RawRow, error) {

@@ -224,6 +224,15 @@ func (b *batch) Decide(_ context.Context, d triage.Decision) error {
 
 func (b *batch) Rows() []*triage.FailedRow { return b.rows }
 
+// QueuedUUIDs implements triage.QueuedReader: the uuids in Jobs.
+func (b *batch) QueuedUUIDs(context.Context, []triage.Move) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, j := range b.s.Jobs() {
+		out[j.UUID] = j.UUID != ""
+	}
+	return out, nil
+}
+
 func (b *batch) Raw(_ context.Context, ids []int64) ([]triage.RawRow, error) {
 	return b.s.raw(b.taken, ids), nil
 }
