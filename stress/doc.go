@@ -11,7 +11,8 @@
 // `prune --archive` SIGKILLed at random moments never deletes a row that is
 // not in its archive, a completing run leaves each deleted row there exactly
 // once and byte-identical, and `restore` gives the same rows back
-// (archive_test.go).
+// (archive_test.go); two `restore` runs of one archive at once, with or
+// without the uuid unique index, put each row back once (restore_test.go).
 //
 // Faults and signals (signal_test.go, audit_test.go): SIGINT and SIGTERM at
 // a [y/N] prompt on a pseudo-terminal exit 130 at once; SIGINT at random

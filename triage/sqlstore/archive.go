@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"slices"
 	"strings"
@@ -142,8 +143,12 @@ func (s *Store) RestoreRows(ctx context.Context, p triage.RestoreParams) (triage
 		if err != nil {
 			return res, s.queryError(err)
 		}
-	} else if tx, err = s.beginWrite(ctx); err != nil {
-		return res, err
+	} else {
+		var release func()
+		if tx, release, err = s.beginRestore(ctx); err != nil {
+			return res, err
+		}
+		defer release() // after the Rollback below: the lock outlives the commit
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
 	byUUID := s.schema.IDMode == triage.IDModeUUID
@@ -218,6 +223,55 @@ func (s *Store) RestoreRows(ctx context.Context, p triage.RestoreParams) (triage
 		return triage.RestoreResult{}, s.queryError(err)
 	}
 	return res, nil
+}
+
+// beginRestore begins a restore batch's write transaction holding the
+// table's restore lock (dialect.restoreLock), so that no other restore
+// checks or inserts between this batch's check and its commit; release,
+// called after the transaction ended, gives the lock up where the
+// transaction's end does not (restoreUnlock).
+func (s *Store) beginRestore(ctx context.Context) (*sqlx.Tx, func(), error) {
+	args := s.d.catalogArgs(s.failedName)
+	release := func() {}
+	var tx *sqlx.Tx
+	var err error
+	if s.d.restoreUnlock == "" {
+		tx, err = s.beginWrite(ctx)
+	} else {
+		// A session's lock: taken and released on one connection.
+		var conn *sqlx.Conn
+		if conn, err = s.db.Connx(ctx); err != nil {
+			return nil, nil, s.queryError(err)
+		}
+		release = func() {
+			if _, err := conn.ExecContext(context.WithoutCancel(ctx), s.db.Rebind(s.d.restoreUnlock), args...); err != nil {
+				// A lock left held would outlive the run in the pool: the
+				// connection is closed instead, and its session's locks end.
+				conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // the error is the point
+			}
+			conn.Close()
+		}
+		tx, err = s.beginWriteOn(ctx, conn)
+	}
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	if s.d.restoreLock == "" {
+		return tx, release, nil
+	}
+	var got sql.NullInt64
+	if err = tx.QueryRowContext(ctx, s.db.Rebind(s.d.restoreLock), args...).Scan(&got); err != nil {
+		err = s.queryError(err)
+	} else if got.Int64 != 1 {
+		err = fmt.Errorf("failed_jobs: another restore held the table's restore lock too long: %w", triage.ErrConflict)
+	}
+	if err != nil {
+		tx.Rollback() //nolint:errcheck // the lock's error is the one to report
+		release()
+		return nil, nil, err
+	}
+	return tx, release, nil
 }
 
 func sameText(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

@@ -25,7 +25,8 @@ func TestArchiveConformance(t *testing.T) {
 		{"ArchivedDeleteBatch", testArchivedDeleteBatch},
 		{"RestoreRoundTrip", testRestoreRoundTrip},
 		{"RestoreLegacyTable", testRestoreLegacy},
-		{"ConcurrentRestoresInsertOnce", testConcurrentRestores},
+		{"ConcurrentRestoresInsertOnce", func(t *testing.T, driver string) { testConcurrentRestores(t, driver, true) }},
+		{"ConcurrentRestoresWithoutUniqueIndex", func(t *testing.T, driver string) { testConcurrentRestores(t, driver, false) }},
 	}
 	for _, driver := range sqltest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
@@ -319,19 +320,38 @@ func (r *rowsReader) Next() (triage.RawRow, error) {
 }
 
 // testConcurrentRestores: two restores of one archive at once insert each
-// row once; the loser of a uuid race runs its batch again (ErrConflict)
-// and finds the rows present.
-func testConcurrentRestores(t *testing.T, driver string) {
+// row once, and their restored counts add up to the archive's rows. With
+// the uuid unique index the loser of a race runs its batch again
+// (ErrConflict) and finds the rows present; without it nothing but the
+// restore lock keeps both from finding a uuid absent and inserting it —
+// the archived ids are all taken, so no primary key catches the second
+// insert either.
+func testConcurrentRestores(t *testing.T, driver string, unique bool) {
 	ctx := context.Background()
 	s := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+	const n = 300
 	var fx []sqltest.FailedFixture
-	for i := 1; i <= 300; i++ {
+	for i := 1; i <= n; i++ {
 		fx = append(fx, hostileFixture(i, "2026-11-30 10:00:00"))
 	}
 	sqltest.InsertFailed(t, s, fx...)
 	sink := &archiveSink{}
 	if _, err := triage.PruneTotal(s.Prune(ctx, triage.PruneParams{All: true, Archive: sink})); err != nil {
 		t.Fatal(err)
+	}
+	others := 0
+	if !unique {
+		execAll(t, s, map[string]string{"postgres": `ALTER TABLE failed_jobs DROP CONSTRAINT failed_jobs_uuid_unique`,
+			"mysql": "ALTER TABLE failed_jobs DROP INDEX failed_jobs_uuid_unique", "sqlite": `DROP INDEX failed_jobs_uuid_unique`}[driver])
+		s = reopen(t, s)
+		var taken []sqltest.FailedFixture
+		for i := n + 1; i <= 2*n; i++ {
+			taken = append(taken, fixture(i, "default", `App\Jobs\Other`, "2026-11-30 10:00:00"))
+		}
+		for k, id := range sqltest.InsertFailed(t, s, taken...) {
+			sink.rows[k].ID = id
+		}
+		others = n
 	}
 	type result struct {
 		sum triage.RestoreSummary
@@ -354,7 +374,18 @@ func testConcurrentRestores(t *testing.T, driver string) {
 		restored += r.sum.Restored
 		present += r.sum.Present
 	}
-	if restored != 300 || present != 300 || failedCount(t, s) != 300 {
-		t.Errorf("restored %d, present %d, %d rows; want 300, 300, 300", restored, present, failedCount(t, s))
+	var rows, uuids int
+	if err := s.DB().QueryRow("SELECT COUNT(*), COUNT(DISTINCT uuid) FROM failed_jobs").Scan(&rows, &uuids); err != nil {
+		t.Fatal(err)
+	}
+	if restored != n || present != n || rows != n+others || uuids != rows {
+		t.Errorf("restored %d, present %d, %d rows with %d uuids; want %d, %d, %d rows with one uuid each",
+			restored, present, rows, uuids, n, n, n+others)
+	}
+	// Neither left the lock held: a restore in another session gets it.
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if res, err := reopen(t, s).RestoreRows(ctx, triage.RestoreParams{Rows: sink.rows}); err != nil || res.Present != n {
+		t.Errorf("a third restore: %+v, %v; want %d present", res, err, n)
 	}
 }

@@ -53,8 +53,26 @@ type dialect struct {
 	// writeIsolation is a write transaction's isolation level (0: the
 	// server's default). READ COMMITTED keeps InnoDB from holding locks on
 	// rows the WHERE clause rejected and from taking gap locks that would
-	// collide with workers inserting into jobs.
+	// collide with workers inserting into jobs; on both servers each
+	// statement sees what committed before it began, so a restore batch
+	// that waited for restoreLock sees the rows the batch before it put in
+	// (a server default of REPEATABLE READ would fix its view before the
+	// wait).
 	writeIsolation sql.IsolationLevel
+	// restoreLock, in a restore batch's write transaction before anything
+	// else, waits for the failed_jobs table's restore lock and selects 1
+	// once it has it (binding the table as catalogArgs does): the check for
+	// rows already there and the insert are then one step, which nothing
+	// else makes them on a table without the uuid unique index. Only
+	// restores take the lock — an advisory lock, not a table lock — so the
+	// app's workers and a concurrent retry write on, and a restore that
+	// waits for it holds no lock anything waits for: no deadlock. PostgreSQL's
+	// transaction lock is per database (keyed on the table's oid) and ends
+	// with the transaction. MySQL's GET_LOCK is server-wide (keyed on
+	// database and table), waits as long as for a row lock and is the
+	// session's until restoreUnlock. SQLite needs none: _txlock=immediate
+	// takes the database's one write lock at BEGIN.
+	restoreLock, restoreUnlock string
 	// detachedWrites begins write transactions without the context's
 	// cancellation (PostgreSQL): database/sql rolls a cancelled transaction
 	// back from another goroutine, and lib/pq then sends ROLLBACK in the
@@ -136,6 +154,10 @@ func (d dialect) catalogArgs(t tableName) []any {
 	return []any{t.name, schema}
 }
 
+// mysqlRestoreLock names a table's restore lock (dialect.restoreLock)
+// within GET_LOCK's length limit.
+const mysqlRestoreLock = "CONCAT('jobtriage restore ', SHA1(CONCAT(COALESCE(?, DATABASE()), '.', ?)))"
+
 var mysqlTextTypes = []string{"char", "varchar", "tinytext", "text", "mediumtext", "longtext"}
 
 // dialectFor returns the dialect of a driver name.
@@ -163,7 +185,9 @@ func dialectFor(driver string) (dialect, bool) {
 			topException: func(col string) string { return "split_part(" + col + ", ?, -1)" },
 			asText:       func(col string) string { return "CAST(" + col + " AS text)" },
 			lockRows:     " FOR UPDATE SKIP LOCKED",
+			restoreLock:  `SELECT 1 FROM pg_advisory_xact_lock(hashtextextended('jobtriage restore ' || CAST(CAST(to_regclass(?) AS oid) AS text), 0))`,
 
+			writeIsolation:    sql.LevelReadCommitted,
 			detachedWrites:    true,
 			concurrentBatches: true,
 			readOnlyTx:        true,
@@ -209,11 +233,13 @@ func dialectFor(driver string) (dialect, bool) {
 				return "CASE WHEN LOCATE(" + k + ", " + col + ") > 0 THEN CONCAT(" + k + ", LEFT(SUBSTRING_INDEX(" + col + ", " + k + ", -1), " +
 					itoa(n-len(key)) + ")) END"
 			},
-			concat:       func(parts []string) string { return "CONCAT(" + strings.Join(parts, ", ") + ")" },
-			unitSep:      "CHAR(31 USING utf8mb4)",
-			topException: func(col string) string { return "SUBSTRING_INDEX(" + col + ", ?, -1)" },
-			asText:       func(col string) string { return "CAST(" + col + " AS CHAR)" },
-			lockRows:     " FOR UPDATE",
+			concat:        func(parts []string) string { return "CONCAT(" + strings.Join(parts, ", ") + ")" },
+			unitSep:       "CHAR(31 USING utf8mb4)",
+			topException:  func(col string) string { return "SUBSTRING_INDEX(" + col + ", ?, -1)" },
+			asText:        func(col string) string { return "CAST(" + col + " AS CHAR)" },
+			lockRows:      " FOR UPDATE",
+			restoreLock:   "SELECT GET_LOCK(" + mysqlRestoreLock + ", @@innodb_lock_wait_timeout)",
+			restoreUnlock: "DO RELEASE_LOCK(" + mysqlRestoreLock + ")",
 
 			writeIsolation:    sql.LevelReadCommitted,
 			concurrentBatches: true,

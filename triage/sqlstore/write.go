@@ -20,13 +20,18 @@ import (
 // beginWrite starts a write transaction at the dialect's writeIsolation,
 // detached from ctx's cancellation where the dialect needs it
 // (detachedWrites).
-func (s *Store) beginWrite(ctx context.Context) (*sqlx.Tx, error) {
+func (s *Store) beginWrite(ctx context.Context) (*sqlx.Tx, error) { return s.beginWriteOn(ctx, s.db) }
+
+// beginWriteOn is beginWrite on the pool or on one connection.
+func (s *Store) beginWriteOn(ctx context.Context, db interface {
+	BeginTxx(context.Context, *sql.TxOptions) (*sqlx.Tx, error)
+}) (*sqlx.Tx, error) {
 	opts := &sql.TxOptions{Isolation: s.d.writeIsolation}
 	txCtx := ctx
 	if s.d.detachedWrites {
 		txCtx = context.WithoutCancel(ctx)
 	}
-	tx, err := s.db.BeginTxx(txCtx, opts)
+	tx, err := db.BeginTxx(txCtx, opts)
 	if err != nil {
 		return nil, s.queryError(err)
 	}
