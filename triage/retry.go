@@ -453,7 +453,11 @@ func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 		return Move{}, false
 	}
 	if x, ok := r.refused[row.ID]; ok && x.Delete {
-		return skip(SkipDeleteRefused, RowName(row)+": failed_jobs refused to delete it ("+x.Reason+"); left there, not queued")
+		left := "; left there, not queued"
+		if r.forget {
+			left = "; left there"
+		}
+		return skip(SkipDeleteRefused, RowName(row)+": failed_jobs refused to delete it ("+x.Reason+")"+left)
 	}
 	if r.forget {
 		c.report.IDs = append(c.report.IDs, j.ID)

@@ -542,14 +542,19 @@ func (s *Store) deleteRows(ctx context.Context, tx *sqlx.Tx, ids []int64) (n int
 		return 0, nil, s.queryError(err)
 	}
 	n = 0
+	q := s.db.Rebind("DELETE FROM " + s.failed + " WHERE id = ?")
 	for _, id := range ids {
 		if _, err := tx.ExecContext(ctx, "SAVEPOINT jobtriage_delete"); err != nil {
 			return n, kept, s.queryError(err)
 		}
-		c, err := s.deleteCounted(ctx, tx, []int64{id})
+		r, err := tx.ExecContext(ctx, q, id)
+		var c int64
+		if err == nil {
+			c, err = r.RowsAffected()
+		}
 		switch {
 		case err != nil && !rowData.match(err):
-			return n, kept, err
+			return n, kept, s.writeError(err, s.schema.FailedTable)
 		case err == nil && c == 1:
 			n++
 			continue
