@@ -367,7 +367,7 @@ func TestRetryToRedisNeverPushesARowItCannotDelete(t *testing.T) {
 		hold := map[string][]string{
 			"postgres": {`CREATE FUNCTION hold() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF OLD.uuid = '` + held + `' THEN RETURN NULL; END IF; RETURN OLD; END $$`,
 				"CREATE TRIGGER hold BEFORE DELETE ON failed_jobs FOR EACH ROW EXECUTE FUNCTION hold()"},
-			"mysql": {"CREATE TRIGGER hold BEFORE DELETE ON failed_jobs FOR EACH ROW BEGIN IF OLD.uuid = '" + held + "' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'held'; END IF; END"},
+			"mysql":  {"CREATE TRIGGER hold BEFORE DELETE ON failed_jobs FOR EACH ROW BEGIN IF OLD.uuid = '" + held + "' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'held'; END IF; END"},
 			"sqlite": {"CREATE TRIGGER hold BEFORE DELETE ON failed_jobs WHEN OLD.uuid = '" + held + "' BEGIN SELECT RAISE(IGNORE); END"},
 		}[driver]
 		for _, q := range hold {
