@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -78,17 +79,18 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 		return err
 	}
 	p := triage.ForgetParams{Query: q, Refs: opts.refs}
-	ids := newSpool()
+	ids, skips := newSpool(), newSkipReport()
 	defer ids.Close()
+	defer skips.all.Close()
 	var total int64 // what the dry run counted; 0 when there was none
 	if opts.DryRun || !opts.Yes {
 		p.DryRun = true
-		preview, err := forgetBatches(ctx, svc, p, ids, nil)
+		preview, err := forgetBatches(ctx, svc, p, ids, skips, nil)
 		if err != nil {
 			return err
 		}
 		if opts.DryRun || preview.Deleted == 0 {
-			return reportForget(opts, svc, preview, ids, opts.Archive.doc(nil, int64(preview.Deleted)))
+			return reportForget(opts, svc, preview, ids, skips, opts.Archive.doc(nil, int64(preview.Deleted)))
 		}
 		forGood := " for good"
 		if opts.Archive.set() {
@@ -98,7 +100,7 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 			return err
 		}
 		p.DryRun = false
-		if err := ids.reset(); err != nil { // the real run records its own
+		if err := cmp.Or(ids.reset(), skips.reset()); err != nil { // the real run records its own
 			return err
 		}
 		total = int64(preview.Deleted)
@@ -113,9 +115,9 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	args := append(append([]string{}, opts.commandLine...), opts.Archive.args()...)
 	var res triage.ForgetResult
 	err = audited(opts.Audit, auditEntry{Command: "forget", Args: args, Filter: q}, func(e *auditEntry) (err error) {
-		res, err = forgetBatches(ctx, svc, p, ids, pr)
+		res, err = forgetBatches(ctx, svc, p, ids, skips, pr)
 		pr.done()
-		e.Count, e.IDs, e.spooled = int64(res.Deleted), res.IDs, ids
+		e.Count, e.IDs, e.spooled, e.Skipped = int64(res.Deleted), res.IDs, ids, skips.Len()
 		return err
 	})
 	if err != nil {
@@ -127,15 +129,15 @@ func forgetRun(ctx context.Context, opts *ForgetOptions) error {
 	if err := arch.Close(); err != nil {
 		return err
 	}
-	return reportForget(opts, svc, res, ids, opts.Archive.doc(arch, 0))
+	return reportForget(opts, svc, res, ids, skips, opts.Archive.doc(arch, 0))
 }
 
-// forgetBatches runs a forget batch by batch, spooling the ids, telling the meter (or nil).
-func forgetBatches(ctx context.Context, svc *triage.Service, p triage.ForgetParams, ids *spool, pr *meter) (triage.ForgetResult, error) {
+// forgetBatches runs a forget batch by batch, spooling the ids and skips, telling the meter (or nil).
+func forgetBatches(ctx context.Context, svc *triage.Service, p triage.ForgetParams, ids *spool, skips *skipReport, pr *meter) (triage.ForgetResult, error) {
 	run := svc.StartForget(ctx, p)
 	for run.Next(ctx) {
 		b := run.Batch()
-		if err := ids.AddIDs(b.IDs); err != nil {
+		if err := cmp.Or(ids.AddIDs(b.IDs), skips.Add(b.Skips)); err != nil {
 			return run.Result(), err
 		}
 		if pr != nil {
@@ -145,36 +147,42 @@ func forgetBatches(ctx context.Context, svc *triage.Service, p triage.ForgetPara
 	return run.Result(), run.Err()
 }
 
-func reportForget(opts *ForgetOptions, svc *triage.Service, res triage.ForgetResult, ids *spool, arch *archiveDoc) error {
-	if len(res.NotFound) > 0 && res.Deleted == 0 && !opts.JSON {
+func reportForget(opts *ForgetOptions, svc *triage.Service, res triage.ForgetResult, ids *spool, skips *skipReport, arch *archiveDoc) error {
+	none := res.Deleted == 0 && skips.Len() == 0
+	if len(res.NotFound) > 0 && none && !opts.JSON {
 		return notFoundError(res.NotFound)
 	}
-	if opts.Filter.Signature != "" && res.Deleted == 0 && !opts.JSON {
+	if opts.Filter.Signature != "" && none && !opts.JSON {
 		return opts.Filter.errNoSuchSignature() // the error alone, not "Would delete 0 failed jobs" first
 	}
 	if opts.JSON {
-		doc := forgetDoc{SchemaVersion: jsonSchemaVersion, DryRun: res.DryRun, Deleted: res.Deleted, IDs: orEmpty(res.IDs), NotFound: orEmpty(res.NotFound), Archive: arch}
-		if err := writeJSONSpliced(opts.IO.Out, doc, map[string]*spool{"ids": ids}); err != nil {
+		doc := forgetDoc{SchemaVersion: jsonSchemaVersion, DryRun: res.DryRun, Deleted: res.Deleted, IDs: orEmpty(res.IDs), NotFound: orEmpty(res.NotFound),
+			Skipped: []triage.Skip{}, Archive: arch}
+		if err := writeJSONSpliced(opts.IO.Out, doc, map[string]*spool{"ids": ids, "skipped": skips.all}); err != nil {
 			return err
 		}
 	} else {
+		reportSkips(opts.IO, skips, "skipped")
 		printNotFound(opts.IO.ErrOut, res.NotFound)
 		verb := "Deleted"
 		if res.DryRun {
 			verb = "Would delete"
 		}
 		line := verb + " " + countNoun(res.Deleted, "failed job")
+		if n := skips.Len(); n > 0 {
+			line += fmt.Sprintf("; skipped %d", n)
+		}
 		if n := len(res.NotFound); n > 0 {
 			line += fmt.Sprintf("; %d not found", n)
 		}
 		fmt.Fprintln(opts.Archive.out(opts.IO), line+onTarget(svc)+arch.phrase(res.DryRun)+".")
 	}
 	switch {
-	case opts.Filter.Signature != "" && res.Deleted == 0:
+	case opts.Filter.Signature != "" && none:
 		return opts.Filter.errNoSuchSignature()
-	case len(res.NotFound) > 0 && res.Deleted == 0:
+	case len(res.NotFound) > 0 && none:
 		return silentExit(ExitNotFound)
-	case len(res.NotFound) > 0:
+	case len(res.NotFound) > 0 || skips.Len() > 0:
 		return silentExit(ExitPartial)
 	}
 	return nil

@@ -215,6 +215,10 @@ const (
 	skipExamples  = 3
 )
 
+func newSkipReport() *skipReport {
+	return &skipReport{all: newSpool(), groups: map[string]*skipGroup{}}
+}
+
 // Add records a batch's skips.
 func (r *skipReport) Add(skips []triage.Skip) error {
 	for _, s := range skips {

@@ -326,6 +326,8 @@ type forgetDoc struct {
 	Deleted       int      `json:"deleted"`
 	IDs           []string `json:"ids"`
 	NotFound      []string `json:"not_found"`
+	// Skipped are the rows failed_jobs refused to delete, left there.
+	Skipped []triage.Skip `json:"skipped"`
 	// Archive is where the rows went first (--archive); null without it.
 	Archive *archiveDoc `json:"archive"`
 }

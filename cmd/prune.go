@@ -113,6 +113,8 @@ type pruneJSON struct {
 	Before jsonTime `json:"before"`
 	// Archive is where the rows went first (--archive); null without it.
 	Archive *archiveDoc `json:"archive"`
+	// Skipped are the rows failed_jobs refused to delete, kept.
+	Skipped []triage.Skip `json:"skipped"`
 }
 
 func pruneRun(ctx context.Context, opts *PruneOptions) error {
@@ -135,6 +137,8 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		scope = " from before " + before.In(cmp.Or(svc.Location, time.UTC)).Format("2006-01-02 15:04:05 MST")
 		what = "the failed jobs" + scope
 	}
+	skips := newSkipReport()
+	defer skips.all.Close()
 	var total int64 // what the count before the confirmation found; 0 when there was none
 	if opts.DryRun || !opts.Yes {
 		// Counted first, on a terminal or not: a confirmation, and a
@@ -151,7 +155,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 			return err
 		}
 		if opts.DryRun || n == 0 {
-			return reportPrune(opts, svc, pruneJSON{DryRun: opts.DryRun, Deleted: n, Before: jsonTime(before), Archive: opts.Archive.doc(nil, n)}, scope)
+			return reportPrune(opts, svc, pruneJSON{DryRun: opts.DryRun, Deleted: n, Before: jsonTime(before), Archive: opts.Archive.doc(nil, n)}, scope, skips)
 		}
 		if err := confirm(opts.IO, false, fmt.Sprintf("%s %s%s%s?", archiveVerb(opts.Archive), countNoun(n, "failed job"), scope, onTarget(svc))); err != nil {
 			return err
@@ -176,12 +180,13 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 			run = svc.Prune(ctx, opts.Hours, false, archiver)
 		}
 		for b, berr := range run {
-			if n, err = b.Total, berr; err == nil {
-				pr.update(n)
+			if n, err = b.Total, cmp.Or(berr, skips.Add(triage.KeptSkips(b.Kept))); err != nil {
+				break
 			}
+			pr.update(n)
 		}
 		pr.done()
-		e.Count = n
+		e.Count, e.Skipped = n, skips.Len()
 		return err
 	})
 	if err != nil {
@@ -193,7 +198,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	if err := arch.Close(); err != nil {
 		return err
 	}
-	return reportPrune(opts, svc, pruneJSON{Deleted: n, Before: jsonTime(before), Archive: opts.Archive.doc(arch, 0)}, scope)
+	return reportPrune(opts, svc, pruneJSON{Deleted: n, Before: jsonTime(before), Archive: opts.Archive.doc(arch, 0)}, scope, skips)
 }
 
 // archiveVerb is what a confirmation asks to do.
@@ -204,16 +209,26 @@ func archiveVerb(a ArchiveFlag) string {
 	return "Delete"
 }
 
-// reportPrune prints "Deleted 221 failed jobs from before … on …." (scope "" for everything).
-func reportPrune(opts *PruneOptions, svc *triage.Service, r pruneJSON, scope string) error {
+// reportPrune prints "Deleted 221 failed jobs from before … on …." (scope
+// "" for everything) after the rows kept (exit 7).
+func reportPrune(opts *PruneOptions, svc *triage.Service, r pruneJSON, scope string, skips *skipReport) error {
+	var err error
 	if opts.JSON {
-		r.SchemaVersion = jsonSchemaVersion
-		return writeJSON(opts.IO.Out, r)
+		r.SchemaVersion, r.Skipped = jsonSchemaVersion, []triage.Skip{}
+		err = writeJSONSpliced(opts.IO.Out, r, map[string]*spool{"skipped": skips.all})
+	} else {
+		verb, kept := "Deleted", ""
+		if r.DryRun {
+			verb = "Would delete"
+		}
+		if n := skips.Len(); n > 0 {
+			kept = fmt.Sprintf("; kept %d", n)
+		}
+		reportSkips(opts.IO, skips, "kept")
+		_, err = fmt.Fprintf(opts.Archive.out(opts.IO), "%s %s%s%s%s%s.\n", verb, countNoun(r.Deleted, "failed job"), scope, kept, onTarget(svc), r.Archive.phrase(r.DryRun))
 	}
-	verb := "Deleted"
-	if r.DryRun {
-		verb = "Would delete"
+	if err == nil && skips.Len() > 0 {
+		return silentExit(ExitPartial)
 	}
-	_, err := fmt.Fprintf(opts.Archive.out(opts.IO), "%s %s%s%s%s.\n", verb, countNoun(r.Deleted, "failed job"), scope, onTarget(svc), r.Archive.phrase(r.DryRun))
 	return err
 }

@@ -226,10 +226,9 @@ func retryRun(ctx context.Context, opts *RetryOptions) error {
 	p := triage.RetryParams{Query: q, Refs: opts.refs, All: opts.All, Limit: opts.Limit,
 		ToQueue: opts.ToQueue, RetryUntil: opts.RetryUntil, ResolveWait: opts.resolveWait}
 	bulk := len(p.Refs) == 0
-	ids, skipSpool := newSpool(), newSpool()
+	ids, skips := newSpool(), newSkipReport()
 	defer ids.Close()
-	defer skipSpool.Close()
-	skips := &skipReport{all: skipSpool, groups: map[string]*skipGroup{}}
+	defer skips.all.Close()
 	// A canary run and the run of the rest walk the same selection: a
 	// skip is reported once.
 	skippedIDs := map[string]bool{}

@@ -353,3 +353,38 @@ func TestRetryRunStoppedPushesNoMore(t *testing.T) {
 		}
 	})
 }
+
+// TestRetryToRedisNeverPushesARowItCannotDelete: a row failed_jobs will not
+// let go (PostgreSQL: a trigger returning NULL; SQLite: RAISE(IGNORE);
+// MySQL: a trigger's SIGNAL) in the middle of an overlapped many-batch
+// retry is skipped and named, never pushed; every other job is pushed once.
+func TestRetryToRedisNeverPushesARowItCannotDelete(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver string) {
+		b := &scriptedBackend{}
+		svc, store := redisService(t, driver, b)
+		movable, _ := insertRedisRows(t, store, 2*triage.WriteBatch+7, 0)
+		held := movable[triage.WriteBatch+3]
+		hold := map[string][]string{
+			"postgres": {`CREATE FUNCTION hold() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF OLD.uuid = '` + held + `' THEN RETURN NULL; END IF; RETURN OLD; END $$`,
+				"CREATE TRIGGER hold BEFORE DELETE ON failed_jobs FOR EACH ROW EXECUTE FUNCTION hold()"},
+			"mysql":  {"CREATE TRIGGER hold BEFORE DELETE ON failed_jobs FOR EACH ROW BEGIN IF OLD.uuid = '" + held + "' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'held'; END IF; END"},
+			"sqlite": {"CREATE TRIGGER hold BEFORE DELETE ON failed_jobs WHEN OLD.uuid = '" + held + "' BEGIN SELECT RAISE(IGNORE); END"},
+		}[driver]
+		for _, q := range hold {
+			if _, err := store.DB().Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, _, skips, _, err := drain(svc, triage.RetryParams{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := slices.DeleteFunc(slices.Clone(movable), func(u string) bool { return u == held })
+		if res.Retried != len(want) || strings.Join(b.pushed, ",") != strings.Join(want, ",") || !slices.Equal(skips, []string{held}) {
+			t.Fatalf("retried %d, pushed %d, skipped %v; want %d pushed once each, %s skipped", res.Retried, len(b.pushed), skips, len(want), held)
+		}
+		if left := failedUUIDs(t, store); len(left) != 1 || !left[held] {
+			t.Fatalf("left in failed_jobs: %v", left)
+		}
+	})
+}

@@ -30,6 +30,17 @@ func (s *Service) Flush(ctx context.Context, hours float64, archive Archiver) it
 	return s.Store.Prune(ctx, PruneParams{Before: s.hoursAgo(hours), Inclusive: true, Archive: archive})
 }
 
+// KeptSkips reports the rows a prune or flush batch kept (PruneBatch.Kept)
+// as skipped jobs.
+func KeptSkips(kept []RejectedRow) []Skip {
+	out := make([]Skip, len(kept))
+	for i, k := range kept {
+		out[i] = Skip{ID: fmt.Sprint(k.ID), Code: SkipDeleteRefused,
+			Reason: fmt.Sprintf("row %d: failed_jobs refused to delete it (%s)", k.ID, k.Reason)}
+	}
+	return out
+}
+
 // flushBatch is the rows one statement of a flush deletes.
 const flushBatch = 1000
 

@@ -82,6 +82,9 @@ const (
 	// SkipRefused: the jobs table refused the row's insert for a reason of
 	// the row's own; the reason carries the database's words.
 	SkipRefused = "refused_by_jobs_table"
+	// SkipDeleteRefused: failed_jobs refused the row's delete (a trigger,
+	// row security), so it was neither pushed nor forgotten.
+	SkipDeleteRefused = "delete_refused"
 )
 
 // RetryResult says what a retry did (or, dry, would do).
@@ -173,9 +176,9 @@ type RetryRun struct {
 	limits  queueLimits
 	walk    walk
 	overlap bool
-	// refused are the rows the jobs table refused (RejectedRows), by id,
-	// skipped with the database's reason when their batch runs again.
-	refused map[int64]string
+	// refused are the rows a table refused (RejectedRows), by id, skipped
+	// with the database's reason when their batch runs again.
+	refused map[int64]RejectedRow
 	// skipped are the rows reported skipped, which a sweep pass meets again.
 	skipped keySet
 	held    *retryBatch // taken and planned, not pushed
@@ -216,7 +219,7 @@ type planned struct {
 
 // StartRetry begins a retry; a selection that cannot start fails Next.
 func (s *Service) StartRetry(ctx context.Context, p RetryParams) *RetryRun {
-	r := &RetryRun{s: s, p: p, now: s.Now(), refused: map[int64]string{}, queued: map[QueueRef]map[string]bool{},
+	r := &RetryRun{s: s, p: p, now: s.Now(), refused: map[int64]RejectedRow{}, queued: map[QueueRef]map[string]bool{},
 		res: RetryResult{DryRun: p.DryRun, ByQueue: map[string]int{}, ByClass: map[string]int{}}}
 	// Overlapping batches pays where a push to another backend waits on
 	// the network; a paced run (BatchSize) waits anyway.
@@ -323,14 +326,14 @@ func (r *RetryRun) step(ctx context.Context) error {
 				return nil
 			}
 		}
-		// One row the jobs table refuses must not fail every run at the
-		// same batch: run it again without the rows the store named.
+		// One row a table refuses must not fail every run at the same
+		// batch: run it again without the rows the store named.
 		c.b = nil
 		var rej *RejectedRows
 		if errors.As(err, &rej) && len(rej.Rows) > 0 && rounds < maxRejectRounds {
 			rounds++
 			for _, x := range rej.Rows {
-				r.refused[x.ID] = x.Reason
+				r.refused[x.ID] = x
 			}
 			continue
 		}
@@ -433,19 +436,24 @@ func (r *RetryRun) skipQueued(ctx context.Context, c *retryBatch) error {
 
 // finish pushes and commits c (taking the next batch meanwhile) and counts it.
 func (r *RetryRun) finish(ctx context.Context, c *retryBatch) error {
-	// A forget archives before Decide what the batch then deletes.
+	// A forget reads before Decide the rows it archives and archives them
+	// after Decide deleted them: a row whose delete is refused is not.
+	var raw []RawRow
 	if r.archive != nil && !r.p.DryRun && len(c.d.Delete) > 0 {
-		raw, err := c.b.Raw(ctx, c.d.Delete)
-		if err == nil {
-			err = r.archive.Write(raw)
-		}
-		if err != nil {
+		var err error
+		if raw, err = c.b.Raw(ctx, c.d.Delete); err != nil {
 			c.b.Rollback()
 			return err
 		}
 	}
 	if err := c.b.Decide(ctx, c.d); err != nil {
 		return err
+	}
+	if raw != nil {
+		if err := r.archive.Write(raw); err != nil {
+			c.b.Rollback()
+			return err
+		}
 	}
 	done := make(chan error, 1)
 	if !r.overlap {
@@ -543,10 +551,6 @@ func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 	if len(p.Refs) == 0 && (!p.Query.match(j) || !p.Query.tagged(row)) {
 		return Move{}, false
 	}
-	if r.forget {
-		c.report.IDs = append(c.report.IDs, j.ID)
-		return Move{}, true
-	}
 	uuid := row.UUID
 	if uuid == "" {
 		uuid = gjson.GetBytes(row.Payload, "uuid").String()
@@ -561,11 +565,22 @@ func (r *RetryRun) plan(c *retryBatch, row *FailedRow) (Move, bool) {
 		}
 		return Move{}, false
 	}
+	if x, ok := r.refused[row.ID]; ok && x.Delete {
+		left := "; left there, not queued"
+		if r.forget {
+			left = "; left there"
+		}
+		return skip(SkipDeleteRefused, RowName(row)+": failed_jobs refused to delete it ("+x.Reason+")"+left)
+	}
+	if r.forget {
+		c.report.IDs = append(c.report.IDs, j.ID)
+		return Move{}, true
+	}
 	if why := unretryable(row.Problems); why != "" {
 		return skip(SkipUnreadable, RowName(row)+": "+why+", which a retry needs; left in failed_jobs (see show)")
 	}
-	if why, ok := r.refused[row.ID]; ok {
-		return skip(SkipRefused, RowName(row)+": the jobs table refused it ("+why+"); left in failed_jobs")
+	if x, ok := r.refused[row.ID]; ok {
+		return skip(SkipRefused, RowName(row)+": the jobs table refused it ("+x.Reason+"); left in failed_jobs")
 	}
 	route := s.Router.For(row.Connection)
 	switch {
@@ -615,6 +630,9 @@ type RejectedRows struct {
 type RejectedRow struct {
 	ID     int64
 	Reason string
+	// Delete: failed_jobs refused to delete the row (a trigger, row
+	// security); else its target refused its insert.
+	Delete bool
 }
 
 func (e *RejectedRows) Error() string {
@@ -622,7 +640,7 @@ func (e *RejectedRows) Error() string {
 	for _, r := range e.Rows[:min(len(e.Rows), 5)] {
 		ids = append(ids, fmt.Sprint(r.ID))
 	}
-	return fmt.Sprintf("the jobs table refused %d row(s) of the batch (ids %s): %v", len(e.Rows), strings.Join(ids, ", "), e.Cause)
+	return fmt.Sprintf("%d row(s) of the batch refused (ids %s): %v", len(e.Rows), strings.Join(ids, ", "), e.Cause)
 }
 
 func (e *RejectedRows) Unwrap() error { return e.Cause }

@@ -256,10 +256,12 @@ type PruneParams struct {
 }
 
 // PruneBatch reports one batch of a prune or flush: the rows it deleted
-// (dry: would delete), those deleted so far, and how long it ran.
+// (dry: would delete), those deleted so far, how long it ran, and the rows
+// whose delete failed_jobs refused (a trigger, row security), which stay.
 type PruneBatch struct {
 	Deleted, Total int64
 	Took           time.Duration
+	Kept           []RejectedRow
 }
 
 // PruneTotal reads a prune to its end: the rows deleted (before an error).

@@ -79,47 +79,52 @@ func (s *Store) rawByIDs(ctx context.Context, tx *sqlx.Tx, ids []int64) ([]triag
 	return out, nil
 }
 
-// archiveRange archives and deletes the rows where selects (with args),
-// in one transaction that holds them locked.
-func (s *Store) archiveRange(ctx context.Context, where string, args []any, archive triage.Archiver) (int64, error) {
+// archiveRange deletes the rows where selects (with args) and archives
+// those it deleted, in one transaction that holds them locked; without an
+// archive (a range whose delete was refused, pruneRange) it selects them
+// unlocked. The rows whose delete is refused (deleteRows) stay, are not
+// archived, and are returned.
+func (s *Store) archiveRange(ctx context.Context, where string, args []any, archive triage.Archiver) (int64, []triage.RejectedRow, error) {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
-	q := "SELECT " + s.rawColumns() + " FROM " + s.failed + where + " ORDER BY id" + s.d.lockRows
+	q := "SELECT " + s.rawColumns() + " FROM " + s.failed + where + " ORDER BY id"
+	if archive != nil {
+		q += s.d.lockRows
+	}
 	rs, err := tx.QueryContext(ctx, s.db.Rebind(q), args...)
 	if err != nil {
-		return 0, s.deniedError(err, s.schema.FailedTable, s.pruneGrants())
+		return 0, nil, s.deniedError(err, s.schema.FailedTable, s.pruneGrants())
 	}
 	rows, err := scanRaw(rs)
 	if err != nil {
-		return 0, s.queryError(err)
-	}
-	if len(rows) == 0 {
-		return 0, nil
-	}
-	if err := archive.Write(rows); err != nil {
-		return 0, err
+		return 0, nil, s.queryError(err)
 	}
 	ids := make([]int64, len(rows))
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	n, err := s.deleteCounted(ctx, tx, ids)
+	n, kept, err := s.deleteRows(ctx, tx, ids)
 	if permissionDenied.match(err) {
-		return 0, s.deniedError(err, s.schema.FailedTable, s.pruneGrants())
+		err = s.deniedError(err, s.schema.FailedTable, s.pruneGrants())
 	}
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	if n != int64(len(ids)) {
-		return 0, fmt.Errorf("failed_jobs: %d of %d archived rows vanished under their locks: %w", int64(len(ids))-n, len(ids), triage.ErrConflict)
+	rows = slices.DeleteFunc(rows, func(r triage.RawRow) bool {
+		return slices.ContainsFunc(kept, func(k triage.RejectedRow) bool { return k.ID == r.ID })
+	})
+	if archive != nil {
+		if err := archive.Write(rows); err != nil {
+			return 0, nil, err
+		}
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, s.queryError(err)
+		return 0, nil, s.queryError(err)
 	}
-	return n, nil
+	return n, kept, nil
 }
 
 // RestoreRows puts archived rows back into failed_jobs (triage.Restorer),

@@ -19,14 +19,16 @@ type errCodes struct {
 }
 
 var (
-	// rowData is an insert refused for what one row holds rather than for
-	// the table or the session: PostgreSQL's data exceptions and integrity
-	// violations; MySQL's NULL in a NOT NULL column (1048), out of range
-	// (1264), truncated (1265), incorrect value or string (1292, 1366), data
-	// too long (1406), invalid JSON (3140) and CHECK failures (3819, MariaDB
-	// 4025); SQLite's constraint failures and oversized values.
-	rowData = errCodes{mysql: []uint16{1048, 1264, 1265, 1292, 1366, 1406, 3140, 3819, 4025},
-		pg: []string{"22", "23"}, sqlite: []string{"constraint failed", "too big"}}
+	// rowData is an insert or delete refused for what one row holds rather
+	// than for the table or the session: PostgreSQL's data exceptions,
+	// integrity violations and a trigger's RAISE EXCEPTION (P0001); MySQL's
+	// NULL in a NOT NULL column (1048), out of range (1264), truncated
+	// (1265), incorrect value or string (1292, 1366), data too long (1406),
+	// invalid JSON (3140), CHECK failures (3819, MariaDB 4025), a trigger's
+	// SIGNAL (1644) and a row still referenced (1451); SQLite's constraint
+	// failures (a trigger's RAISE too) and oversized values.
+	rowData = errCodes{mysql: []uint16{1048, 1264, 1265, 1292, 1366, 1406, 3140, 3819, 4025, 1644, 1451},
+		pg: []string{"22", "23", "P0001"}, sqlite: []string{"constraint failed", "too big"}}
 	// permissionDenied: insufficient_privilege; MySQL's table (1142),
 	// column (1143) and database (1044) denials.
 	permissionDenied = errCodes{mysql: []uint16{1142, 1143, 1044}, pg: []string{"42501"}}

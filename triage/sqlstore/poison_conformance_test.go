@@ -16,7 +16,8 @@ import (
 
 // TestPoisonRowsConformance: a row no Laravel writes — NULL where the stock
 // schema says NOT NULL, a failed_at that is no time, a queue name the jobs
-// table cannot hold, a row the jobs table refuses, a negative id — never
+// table cannot hold, a row the jobs table refuses, a row failed_jobs will
+// not let go, a negative id — never
 // stops a listing, a retry or a flush, on every dialect. The hostile rows
 // are inserted directly, with the column widened where the stock schema
 // would refuse them.
@@ -26,6 +27,7 @@ func TestPoisonRowsConformance(t *testing.T) {
 		{"UnreadableFailedAt", testUnreadableFailedAt},
 		{"QueueColumnFromTheCatalog", testQueueColumn},
 		{"RefusedRowIsIsolated", testRefusedRowIsolated},
+		{"RefusedDeleteIsIsolated", testRefusedDeleteIsolated},
 		{"NegativeIDs", testNegativeIDs},
 		{"PruneAllIsBoundToItsSnapshot", testPruneAllSnapshot},
 	}
@@ -390,5 +392,181 @@ func testPruneAllSnapshot(t *testing.T, driver string) {
 	}
 	if err != nil || n != 7 || failedCount(t, s) != 1 {
 		t.Fatalf("flush: deleted %d, %v; %d left, want the 1 that arrived", n, err, failedCount(t, s))
+	}
+}
+
+// holdRows makes failed_jobs refuse to delete the rows on queue "held" by a
+// trigger's error and those on queue "quiet" silently (PostgreSQL: a
+// trigger returning NULL; SQLite: RAISE(IGNORE); MySQL has neither, so
+// there a row another table references stands in), as a legal hold does.
+func holdRows(t *testing.T, s *sqlstore.Store, driver string, quiet int64) {
+	t.Helper()
+	switch driver {
+	case "postgres":
+		execAll(t, s, `CREATE FUNCTION legal_hold() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN IF OLD.queue = 'held' THEN RAISE EXCEPTION 'row % is under legal hold', OLD.id; END IF;
+			IF OLD.queue = 'quiet' THEN RETURN NULL; END IF; RETURN OLD; END $$`,
+			"CREATE TRIGGER legal_hold BEFORE DELETE ON failed_jobs FOR EACH ROW EXECUTE FUNCTION legal_hold()")
+	case "mysql":
+		execAll(t, s, `CREATE TRIGGER legal_hold BEFORE DELETE ON failed_jobs FOR EACH ROW BEGIN
+			IF OLD.queue = 'held' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'under legal hold'; END IF; END`,
+			"CREATE TABLE holds (failed_id bigint unsigned NOT NULL, FOREIGN KEY (failed_id) REFERENCES failed_jobs (id))",
+			fmt.Sprintf("INSERT INTO holds VALUES (%d)", quiet))
+	case "sqlite":
+		execAll(t, s, "CREATE TRIGGER legal_hold BEFORE DELETE ON failed_jobs WHEN OLD.queue = 'held' BEGIN SELECT RAISE(ABORT, 'under legal hold'); END",
+			"CREATE TRIGGER quiet_hold BEFORE DELETE ON failed_jobs WHEN OLD.queue = 'quiet' BEGIN SELECT RAISE(IGNORE); END")
+	}
+}
+
+// collectRaw is an archive in memory.
+type collectRaw []triage.RawRow
+
+func (c *collectRaw) Write(rows []triage.RawRow) error { *c = append(*c, rows...); return nil }
+
+// testRefusedDeleteIsIsolated: a row whose delete failed_jobs refuses, by
+// an error or silently, is skipped and named by retry (never queued, by
+// the local jobs table or by a push elsewhere) and by forget (never
+// archived), and neither stops the rest, nor a flush's range deletes.
+func testRefusedDeleteIsolated(t *testing.T, driver string) {
+	ctx := context.Background()
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	// seed holds a row loudly and one quietly (holdRows), both in held.
+	seed := func(t *testing.T) (s *sqlstore.Store, held map[int64]bool, quiet int64) {
+		s = sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+		var fx []sqltest.FailedFixture
+		for i := 1; i <= 7; i++ {
+			fx = append(fx, fixture(i, "default", `App\Jobs\A`, "2026-11-30 10:00:00"))
+		}
+		fx[1].Queue, fx[4].Queue = "held", "quiet"
+		ids := sqltest.InsertFailed(t, s, fx...)
+		holdRows(t, s, driver, ids[4])
+		return s, map[int64]bool{ids[1]: true, ids[4]: true}, ids[4]
+	}
+	checkSkips := func(t *testing.T, what string, skips []triage.Skip, held map[int64]bool) {
+		t.Helper()
+		named := 0
+		for _, sk := range skips {
+			for id := range held {
+				if sk.Code == triage.SkipDeleteRefused && strings.Contains(sk.Reason, fmt.Sprintf("row %d ", id)) {
+					named++
+				}
+			}
+		}
+		if len(skips) != len(held) || named != len(held) {
+			t.Errorf("%s: skipped %+v, want rows %v named", what, skips, held)
+		}
+	}
+	// retried retries all of s (into jobs, another database, unless it
+	// is s): the held rows stay and are named, the rest reach jobs once.
+	retried := func(t *testing.T, s, jobs *sqlstore.Store, held map[int64]bool) {
+		t.Helper()
+		svc := &triage.Service{Store: s, Now: func() time.Time { return now }, Location: time.UTC}
+		if jobs != s {
+			svc.Router = triage.NewRouter(nil, nil, &sqlstore.JobsBackend{Store: jobs})
+		}
+		moved := failedCount(t, s) - len(held)
+		res, err := svc.Retry(ctx, triage.RetryParams{All: true})
+		if err != nil || res.Retried != moved {
+			t.Fatalf("retry: %d retried, %v; want %d", res.Retried, err, moved)
+		}
+		checkSkips(t, "retry", res.Skipped, held)
+		if len(jobsRows(t, jobs)) != moved || failedCount(t, s) != len(held) {
+			t.Errorf("jobs %d, failed_jobs %d; want %d and the %d held", len(jobsRows(t, jobs)), failedCount(t, s), moved, len(held))
+		}
+	}
+	t.Run("retry", func(t *testing.T) {
+		s, held, _ := seed(t)
+		retried(t, s, s, held)
+	})
+	if driver != "mysql" {
+		// Kept silently alone, the row used to be queued and left in
+		// failed_jobs: twice.
+		t.Run("retry silent", func(t *testing.T) {
+			s, _, quiet := seed(t)
+			execAll(t, s, "UPDATE failed_jobs SET queue = 'default' WHERE queue = 'held'")
+			retried(t, s, s, map[int64]bool{quiet: true})
+		})
+	}
+	if driver == "postgres" {
+		// Row security whose delete policy leaves out a row: a user it
+		// binds deletes nothing of it, silently.
+		t.Run("row security", func(t *testing.T) {
+			admin := sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC)
+			var fx []sqltest.FailedFixture
+			for i := 1; i <= 4; i++ {
+				fx = append(fx, fixture(i, "default", `App\Jobs\A`, "2026-11-30 10:00:00"))
+			}
+			fx[2].Queue = "quiet"
+			ids := sqltest.InsertFailed(t, admin, fx...)
+			user, password := readOnlyUser(t, admin, driver)
+			execAll(t, admin, "GRANT ALL ON ALL TABLES IN SCHEMA public TO "+user, "GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO "+user,
+				"ALTER TABLE failed_jobs ENABLE ROW LEVEL SECURITY",
+				"CREATE POLICY keep_quiet ON failed_jobs FOR DELETE USING (queue <> 'quiet')")
+			for _, cmd := range []string{"SELECT", "INSERT", "UPDATE"} {
+				execAll(t, admin, "CREATE POLICY may_"+cmd+" ON failed_jobs FOR "+cmd+map[bool]string{true: " WITH CHECK (true)", false: " USING (true)"}[cmd == "INSERT"])
+			}
+			ep := admin.Endpoint()
+			ep.User, ep.Password = user, password
+			s, err := sqlstore.Open(ctx, sqlstore.Config{Endpoint: ep, Location: time.UTC})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			retried(t, s, s, map[int64]bool{ids[2]: true})
+		})
+	}
+	t.Run("retry elsewhere", func(t *testing.T) {
+		s, held, _ := seed(t)
+		retried(t, s, sqltest.OpenLaravel(t, driver, sqlstore.SchemaLaravel8, time.UTC), held)
+	})
+	t.Run("forget", func(t *testing.T) {
+		s, held, _ := seed(t)
+		svc := &triage.Service{Store: s, Now: func() time.Time { return now }, Location: time.UTC}
+		var arch collectRaw
+		res, err := svc.Forget(ctx, triage.ForgetParams{All: true, Archive: &arch})
+		if err != nil || res.Deleted != 5 || len(res.IDs) != 5 {
+			t.Fatalf("forget: %+v, %v", res, err)
+		}
+		checkSkips(t, "forget", res.Skipped, held)
+		for _, r := range arch {
+			if held[r.ID] {
+				t.Errorf("row %d was archived although it is still in failed_jobs", r.ID)
+			}
+		}
+		if len(arch) != 5 || failedCount(t, s) != 2 {
+			t.Errorf("archived %d, failed_jobs %d; want 5 and the 2 held", len(arch), failedCount(t, s))
+		}
+	})
+	for _, archived := range []bool{false, true} {
+		t.Run(fmt.Sprintf("flush archived %v", archived), func(t *testing.T) {
+			s, held, _ := seed(t)
+			p := triage.PruneParams{All: true, BatchSize: 3}
+			var arch collectRaw
+			if archived {
+				p.Archive = &arch
+			}
+			var kept []triage.RejectedRow
+			var n int64
+			var err error
+			for b, berr := range s.Prune(ctx, p) {
+				n, err = b.Total, berr
+				kept = append(kept, b.Kept...)
+			}
+			if err != nil || n != 5 || failedCount(t, s) != 2 {
+				t.Fatalf("flush: deleted %d, %v; %d left, want the 2 held", n, err, failedCount(t, s))
+			}
+			// A range delete names the rows refused by an error; a locked
+			// (archived) range those kept silently too.
+			want := 2
+			if !archived && driver != "mysql" {
+				want = 1
+			}
+			if len(kept) != want || !held[kept[0].ID] || !held[kept[want-1].ID] || kept[0].Reason == "" {
+				t.Errorf("flush kept %+v, want %d of the held rows %v named", kept, want, held)
+			}
+			if archived && len(arch) != 5 {
+				t.Errorf("archived %d rows, want the 5 deleted", len(arch))
+			}
+		})
 	}
 }

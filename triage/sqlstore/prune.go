@@ -82,13 +82,13 @@ func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triag
 				return
 			}
 			start := time.Now()
-			n, err := s.pruneRange(ctx, p, cursor, hi.Int64, cond, condArgs)
+			n, kept, err := s.pruneRange(ctx, p, cursor, hi.Int64, cond, condArgs)
 			if err != nil {
 				fail(err)
 				return
 			}
 			total += n
-			if !yield(triage.PruneBatch{Deleted: n, Total: total, Took: time.Since(start)}, nil) {
+			if !yield(triage.PruneBatch{Deleted: n, Total: total, Took: time.Since(start), Kept: kept}, nil) {
 				return
 			}
 			if hi.Int64 >= upTo.Int64 {
@@ -101,8 +101,12 @@ func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triag
 
 // pruneRange deletes the rows in (lo, hi] that cond selects (a dry run
 // counts them; with p.Archive they are archived first) and returns how
-// many it did.
-func (s *Store) pruneRange(ctx context.Context, p triage.PruneParams, lo, hi int64, cond string, condArgs []any) (int64, error) {
+// many it did, and the rows whose delete was refused, which stay: a range
+// delete one row's trigger refuses is made again row by row (archiveRange).
+// A row kept silently (a trigger or row security) stays unnamed there, as
+// the range delete cannot tell it from one deleted meanwhile; an archived
+// range is locked, and names it.
+func (s *Store) pruneRange(ctx context.Context, p triage.PruneParams, lo, hi int64, cond string, condArgs []any) (int64, []triage.RejectedRow, error) {
 	args := append([]any{lo, hi}, condArgs...)
 	where := " WHERE id > ? AND id <= ?"
 	if cond != "" {
@@ -112,23 +116,26 @@ func (s *Store) pruneRange(ctx context.Context, p triage.PruneParams, lo, hi int
 	case p.DryRun:
 		var n int64
 		if err := s.db.QueryRowContext(ctx, s.db.Rebind("SELECT COUNT(*) FROM "+s.failed+where), args...).Scan(&n); err != nil {
-			return 0, s.queryError(err)
+			return 0, nil, s.queryError(err)
 		}
-		return n, nil
+		return n, nil, nil
 	case p.Archive != nil:
 		for attempt := 1; ; attempt++ {
-			n, err := s.archiveRange(ctx, where, args, p.Archive)
+			n, kept, err := s.archiveRange(ctx, where, args, p.Archive)
 			if err == nil || !errors.Is(err, triage.ErrConflict) || attempt == archiveAttempts {
-				return n, err
+				return n, kept, err
 			}
 		}
 	}
 	res, err := s.db.ExecContext(ctx, s.db.Rebind("DELETE FROM "+s.failed+where), args...)
+	if rowData.match(err) {
+		return s.archiveRange(ctx, where, args, nil)
+	}
 	if err != nil {
-		return 0, s.deniedError(err, s.schema.FailedTable, s.pruneGrants())
+		return 0, nil, s.deniedError(err, s.schema.FailedTable, s.pruneGrants())
 	}
 	n, _ := res.RowsAffected()
-	return n, nil
+	return n, nil, nil
 }
 
 // pruneGrants is what prune and flush need (deniedError); archiving locks

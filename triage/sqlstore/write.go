@@ -141,10 +141,16 @@ func (s *Store) TakeBatch(ctx context.Context, p triage.BatchParams) (triage.Bat
 		return nil, err
 	}
 	b := &batch{s: s, tx: tx, p: p, byLock: !s.deleteReturning || !p.Retry || p.DryRun}
-	if b.byLock {
+	if !b.byLock {
+		// One row whose delete is refused fails the whole DELETE: such a
+		// batch is taken by lock, whose deletes isolate the row (deleteRows).
+		if err = b.takeByDelete(ctx); rowData.match(err) {
+			_, err = tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT jobtriage_batch")
+			b.byLock = true
+		}
+	}
+	if b.byLock && err == nil {
 		b.rows, err = s.lockBatch(ctx, tx, p)
-	} else {
-		err = b.takeByDelete(ctx)
 	}
 	if err != nil {
 		_ = tx.Rollback()
@@ -210,34 +216,32 @@ func (b *batch) takeByDelete(ctx context.Context) error {
 	return nil
 }
 
-// Decide keeps the decision for Commit. A batch taken by deleting its
-// rows puts back the rows the decision leaves by rolling back to the
-// savepoint taken before the DELETE, and deletes only the accepted ones
-// again — before the push, and before the next batch is taken, which
-// could otherwise hold a row this delete waits for.
+// Decide keeps the decision for Commit and deletes, before anything is
+// pushed or archived, the rows no local move copies from (those Commit
+// deletes after their insert), so that a row whose delete is refused
+// (deleteRows) is never queued twice. A batch taken by deleting its rows
+// puts back the rows the decision leaves by rolling back to the savepoint
+// taken before the DELETE and deletes the accepted ones again — before the
+// next batch is taken, which could otherwise hold a row this delete waits for.
 func (b *batch) Decide(ctx context.Context, d triage.Decision) error {
-	s, tx := b.s, b.tx
 	b.d = d
-	if b.byLock || b.p.DryRun || len(d.Delete) == 0 || len(d.Delete) == len(b.rows) {
+	if b.p.DryRun || len(d.Delete) == 0 || (!b.byLock && len(d.Delete) == len(b.rows)) {
 		return nil // with none accepted, Commit rolls every row back
 	}
-	err := func() error {
-		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT jobtriage_batch"); err != nil {
-			return s.queryError(err)
+	ids := d.Delete
+	if b.byLock {
+		local := map[int64]bool{}
+		for _, m := range d.Local {
+			local[m.RowID] = true
 		}
-		n, err := s.deleteCounted(ctx, tx, d.Delete)
-		if err != nil {
-			return err
-		}
-		if n != int64(len(d.Delete)) {
-			// Cannot happen while the locks hold; if it did, pushing
-			// would queue a job another transaction took: run it again.
-			return fmt.Errorf("failed_jobs: %d of %d rows vanished under their locks: %w", int64(len(d.Delete))-n, len(d.Delete), triage.ErrConflict)
-		}
-		return nil
-	}()
+		ids = slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return local[id] })
+	} else if _, err := b.tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT jobtriage_batch"); err != nil {
+		_ = b.tx.Rollback()
+		return b.s.queryError(err)
+	}
+	err := b.s.deleteBatch(ctx, b.tx, ids)
 	if err != nil {
-		_ = tx.Rollback()
+		_ = b.tx.Rollback()
 	}
 	return err
 }
@@ -282,7 +286,11 @@ func (b *batch) Commit(ctx context.Context) error {
 		}
 	}
 	if b.byLock {
-		if _, err := s.deleteCounted(ctx, tx, d.Delete); err != nil {
+		ids := make([]int64, len(d.Local))
+		for i, m := range d.Local {
+			ids[i] = m.RowID
+		}
+		if err := s.deleteBatch(ctx, tx, ids); err != nil {
 			return err
 		}
 	}
@@ -510,6 +518,66 @@ func payloadUUID(head string) string {
 		return rest[:j]
 	}
 	return ""
+}
+
+// deleteBatch deletes a batch's rows, held locked: a row whose delete is
+// refused (deleteRows) makes it triage.RejectedRows naming the row (Delete
+// set), to run again without it; a row missing under its lock, a conflict.
+func (s *Store) deleteBatch(ctx context.Context, tx *sqlx.Tx, ids []int64) error {
+	n, kept, err := s.deleteRows(ctx, tx, ids)
+	switch {
+	case err != nil:
+		return err
+	case len(kept) > 0:
+		return &triage.RejectedRows{Rows: kept, Cause: fmt.Errorf("%s refused to delete %d row(s)", s.schema.FailedTable, len(kept))}
+	case n != int64(len(ids)):
+		return fmt.Errorf("failed_jobs: %d of %d rows vanished under their locks: %w", int64(len(ids))-n, len(ids), triage.ErrConflict)
+	}
+	return nil
+}
+
+// deleteRows deletes the rows with these ids in tx. A delete refused for a
+// reason of a row's own — a trigger's error or a constraint (rowData), or
+// fewer rows deleted than asked, which is how a trigger returning nothing
+// or row security keeps a row silently — is undone and made again row by
+// row, each under a savepoint, so that only the refused rows stay: those
+// are returned with the database's reason, the others deleted (n).
+func (s *Store) deleteRows(ctx context.Context, tx *sqlx.Tx, ids []int64) (n int64, kept []triage.RejectedRow, err error) {
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT jobtriage_delete"); err != nil {
+		return 0, nil, s.queryError(err)
+	}
+	if n, err = s.deleteCounted(ctx, tx, ids); (err == nil && n == int64(len(ids))) || (err != nil && !rowData.match(err)) {
+		return n, nil, err
+	}
+	if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT jobtriage_delete"); err != nil {
+		return 0, nil, s.queryError(err)
+	}
+	n = 0
+	q := s.db.Rebind("DELETE FROM " + s.failed + " WHERE id = ?")
+	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT jobtriage_delete"); err != nil {
+			return n, kept, s.queryError(err)
+		}
+		r, err := tx.ExecContext(ctx, q, id)
+		var c int64
+		if err == nil {
+			c, err = r.RowsAffected()
+		}
+		switch {
+		case err != nil && !rowData.match(err):
+			return n, kept, s.writeError(err, s.schema.FailedTable)
+		case err == nil && c == 1:
+			n++
+			continue
+		case err == nil:
+			err = errors.New("the delete changed nothing: a trigger or row security keeps it")
+		}
+		kept = append(kept, triage.RejectedRow{ID: id, Reason: scrub(err, s.ep), Delete: true})
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT jobtriage_delete"); err != nil {
+			return n, kept, s.queryError(err)
+		}
+	}
+	return n, kept, nil
 }
 
 // deleteCounted deletes the rows with these ids and says how many there were.

@@ -54,7 +54,7 @@ func DeleteBatch(ctx context.Context, s triage.Store, p triage.BatchParams, plan
 }
 
 // decide takes a batch, plans each row into the decision, hands the rows
-// it deletes to archive before Decide, runs pushed after it, and commits.
+// it deletes to archive after Decide (read before it), runs pushed after it, and commits.
 func decide(ctx context.Context, s triage.Store, p triage.BatchParams, plan func(*triage.FailedRow, *triage.Decision),
 	archive triage.Archiver, pushed func() error) (BatchResult, error) {
 	b, err := s.TakeBatch(ctx, p)
@@ -70,18 +70,21 @@ func decide(ctx context.Context, s triage.Store, p triage.BatchParams, plan func
 	for _, r := range rows {
 		plan(r, &d)
 	}
+	var raw []triage.RawRow
 	if archive != nil && !p.DryRun && len(d.Delete) > 0 {
-		raw, err := b.Raw(ctx, d.Delete)
-		if err == nil {
-			err = archive.Write(raw)
-		}
-		if err != nil {
+		if raw, err = b.Raw(ctx, d.Delete); err != nil {
 			b.Rollback()
 			return BatchResult{}, err
 		}
 	}
 	if err := b.Decide(ctx, d); err != nil {
 		return BatchResult{}, err
+	}
+	if raw != nil {
+		if err := archive.Write(raw); err != nil {
+			b.Rollback()
+			return BatchResult{}, err
+		}
 	}
 	if pushed != nil {
 		if err := pushed(); err != nil {
