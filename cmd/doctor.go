@@ -20,9 +20,6 @@ type DoctorOptions struct {
 	Getenv  func(string) string
 	Config  func() (appprofile.Config, error)
 	Service func(context.Context) (*triage.Service, error)
-	// ResolveOptions are the inputs Config resolves from; doctor evaluates
-	// the app again from them without its config cache.
-	ResolveOptions func() (appprofile.Options, error)
 	// Backends open the queue connections' backends for the live checks.
 	Backends backendOpeners
 	// TimezoneFlag is --timezone, to say where the timezone came from.
@@ -71,23 +68,11 @@ func NewCmdDoctor(f *Factory, runF func(context.Context, *DoctorOptions) error) 
 			opts.Service = f.Service
 			opts.Backends = f.backendOpeners()
 			opts.TimezoneFlag = f.Conn.Timezone
-			opts.ResolveOptions = func() (appprofile.Options, error) { return doctorResolveOptions(f) }
 			return runOr(c.Context(), opts, runF, doctorRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as one JSON object")
 	return cmd
-}
-
-// doctorResolveOptions are the appprofile.Options the factory resolves
-// with: the same flags, directory and environment.
-func doctorResolveOptions(f *Factory) (appprofile.Options, error) {
-	dir, err := f.Getwd()
-	if err != nil {
-		return appprofile.Options{}, err
-	}
-	return appprofile.Options{DSN: f.Conn.DSN, EnvFile: f.Conn.EnvFile, Dir: dir, Cwd: dir,
-		FailedTable: f.Conn.FailedTable, JobsTable: f.Conn.JobsTable, Timezone: f.Conn.Timezone, Environ: f.Environ()}, nil
 }
 
 func doctorRun(ctx context.Context, opts *DoctorOptions) error {
@@ -107,7 +92,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 			}
 		}
 	}()
-	rep, err := doctor.Build(ctx, doctor.Inputs{Config: cfg, ConfigErr: cfgErr, TimezoneOverride: tz, ResolveOptions: opts.ResolveOptions,
+	rep, err := doctor.Build(ctx, doctor.Inputs{Config: cfg, ConfigErr: cfgErr, TimezoneOverride: tz,
 		Service: opts.Service, Now: opts.Now, Routes: func() map[string]triage.Route {
 			routes, _ = queueRoutes(cfg, opts.Backends)
 			return routes

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,8 +194,7 @@ func fakeOpeners(err error) backendOpeners {
 // doctorOpts are the run function's inputs over the harness factory.
 func doctorOpts(h *harness, openers backendOpeners, jsonOut bool) *DoctorOptions {
 	return &DoctorOptions{IO: h.f.IO, Now: h.f.Now, Getenv: h.f.Getenv, Config: h.f.Config, Service: h.f.Service,
-		Backends: openers, JSON: jsonOut,
-		ResolveOptions: func() (appprofile.Options, error) { return doctorResolveOptions(h.f) }}
+		Backends: openers, JSON: jsonOut}
 }
 
 // runDoctor runs the run function and returns its exit code.
@@ -243,7 +243,7 @@ func TestDoctorFlags(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
-		if got.JSON != tc.wantJSON || got.Config == nil || got.Service == nil || got.ResolveOptions == nil || got.Backends.Redis == nil {
+		if got.JSON != tc.wantJSON || got.Config == nil || got.Service == nil || got.Backends.Redis == nil {
 			t.Errorf("%v: options %+v", tc.args, got)
 		}
 	}
@@ -414,4 +414,26 @@ func hasText(out, want string) bool {
 		return strings.Join(lines, "\n")
 	}
 	return strings.Contains(norm(out), norm(want))
+}
+
+// Under a context, doctor compares the config cache with the .env that
+// context names (its app directory, its env-file), as every other command
+// resolves it, not with the working directory's.
+func TestDoctorReadsTheContextsApp(t *testing.T) {
+	appH := newHarness(t, false)
+	makeDoctorApp(t, appH, true, "QUEUE_CONNECTION=redis\n") // .env agrees with the cache
+	envFile := filepath.Join(appH.dir, ".env.ctx")
+	writeFiles(t, appH.dir, map[string]string{".env.ctx": "APP_KEY=" + doctorAppKey + "\nQUEUE_CONNECTION=database\n"})
+	path := filepath.Join(t.TempDir(), "config.toml")
+	doc := "[contexts.shop]\napp = " + strconv.Quote(appH.dir) + "\nenv-file = " + strconv.Quote(envFile) + "\n"
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, false) // another working directory
+	withEnv(h, map[string]string{"JOBTRIAGE_CONFIG": path})
+	h.f.ContextName = "shop"
+	runDoctor(t, h, doctorOpts(h, fakeOpeners(nil), false))
+	if out := h.out.String(); !hasText(out, `error  queue.default: the config cache says "redis"`) || !hasText(out, `.env.ctx gives "database"`) {
+		t.Errorf("doctor did not compare the cache with the context's env file:\n%s\n%s", out, h.errOut.String())
+	}
 }

@@ -66,7 +66,7 @@ func TestNewCmdDoctor(t *testing.T) {
 	if p := parseWith(t, NewCmdDoctor); p.code != ExitOK || p.opts.JSON {
 		t.Fatalf("defaults: exit %d %s %+v", p.code, p.err, p.opts)
 	}
-	if p := parseWith(t, NewCmdDoctor, "--json"); p.code != ExitOK || !p.opts.JSON || p.opts.Config == nil || p.opts.ResolveOptions == nil {
+	if p := parseWith(t, NewCmdDoctor, "--json"); p.code != ExitOK || !p.opts.JSON || p.opts.Config == nil {
 		t.Errorf("--json: exit %d %s %+v", p.code, p.err, p.opts)
 	}
 	usageCases(t, NewCmdDoctor, map[string][]string{

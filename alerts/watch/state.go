@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jobtriage/jobtriage/alerts"
+	"github.com/jobtriage/jobtriage/internal/atomicfile"
 )
 
 // stateVersion is the version of the state file's format; a file of another
@@ -86,10 +86,9 @@ func loadState(path string, app alerts.App) (st stateFile, ok bool, err error) {
 	return st, true, nil
 }
 
-// saveState writes st atomically: a temporary file in the same directory,
-// synced, then renamed over path, so a crash leaves the old state or the new
-// one, never half of either. The file is private (0600): it holds job class
-// names and exception messages.
+// saveState writes st atomically, so a crash leaves the old state or the new
+// one. The file is private (0600): it holds job class names and exception
+// messages.
 func saveState(path string, st stateFile) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -99,17 +98,5 @@ func saveState(path string, st stateFile) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if err := cmp.Or(err, tmp.Close()); err != nil { // closed either way
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, b, 0o600)
 }

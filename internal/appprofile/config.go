@@ -190,6 +190,8 @@ func resolve(o Options, secrets *[]string) (Config, error) {
 			return cfg, err
 		}
 	}
+	o.Cwd = cwd
+	profile.resolvedWith = o
 	cfg.Profile = profile
 	cfg.Source = "environment"
 	switch {

@@ -49,17 +49,16 @@ func cacheVsEnv(key, format string, args ...any) Contradiction {
 }
 
 // ProfileWithoutCache evaluates the app as Laravel would without cached's
-// config cache: config/*.php with the environment and o's .env. It is nil
-// when cached uses no cache or there is no .env: nothing the cache could hide.
-func ProfileWithoutCache(cached *Profile, o Options) (*Profile, error) {
+// config cache: config/*.php with the environment and the .env Resolve
+// would have read (the same --env, app directory and working directory). It
+// is nil when cached uses no cache or there is no .env: nothing the cache
+// could hide.
+func ProfileWithoutCache(cached *Profile) (*Profile, error) {
 	if cached == nil || cached.CachePath == "" {
 		return nil, nil
 	}
-	cwd, _, err := workingDirs(o)
-	if err != nil {
-		return nil, err
-	}
-	envPath, _, err := chooseEnvFile(o, cached.environ, cached.Root, cwd)
+	o := cached.resolvedWith
+	envPath, _, err := chooseEnvFile(o, cached.environ, cached.Root, o.Cwd)
 	if err != nil || envPath == "" {
 		return nil, err
 	}

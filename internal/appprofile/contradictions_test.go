@@ -117,7 +117,7 @@ func TestCacheContradictions(t *testing.T) {
 		".env":                       "DB_HOST=staging\nDB_DATABASE=prod\nDB_PORT=5433\nDB_PASSWORD=env-pw-5678\nQUEUE_CONNECTION=database\nREDIS_QUEUE=high\n",
 	})
 	cfg := mustResolve(t, o)
-	uncached, err := ProfileWithoutCache(cfg.Profile, o)
+	uncached, err := ProfileWithoutCache(cfg.Profile)
 	if err != nil || uncached == nil {
 		t.Fatalf("ProfileWithoutCache: %v, %v", uncached, err)
 	}
@@ -171,14 +171,14 @@ func TestCacheContradictions(t *testing.T) {
 	t.Run("no .env, nothing to compare", func(t *testing.T) {
 		o := contraApp(t, map[string]string{"bootstrap/cache/config.php": contraCache})
 		cfg := mustResolve(t, o)
-		if p, err := ProfileWithoutCache(cfg.Profile, o); p != nil || err != nil {
+		if p, err := ProfileWithoutCache(cfg.Profile); p != nil || err != nil {
 			t.Errorf("got %v, %v; want nothing", p, err)
 		}
 	})
 	t.Run("no cache, nothing to compare", func(t *testing.T) {
 		o := contraApp(t, map[string]string{"config/database.php": contraDatabasePHP, ".env": "DB_CONNECTION=pgsql\nDB_DATABASE=x\n"})
 		cfg := mustResolve(t, o)
-		if p, err := ProfileWithoutCache(cfg.Profile, o); p != nil || err != nil {
+		if p, err := ProfileWithoutCache(cfg.Profile); p != nil || err != nil {
 			t.Errorf("got %v, %v; want nothing", p, err)
 		}
 	})

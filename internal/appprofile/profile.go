@@ -43,6 +43,9 @@ type Profile struct {
 	// cacheErr is why config/cache.php could not be evaluated; CacheStore
 	// returns it.
 	cacheErr error
+	// resolvedWith are the options Resolve read the app with (Cwd absolute),
+	// for ProfileWithoutCache to choose the same .env.
+	resolvedWith Options
 }
 
 // Unknown is a config value jobtriage could not evaluate statically.

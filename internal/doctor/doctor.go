@@ -118,16 +118,13 @@ func (r Report) Problems() (failed, errs int) {
 // Inputs are what the report examines: the configuration, or ConfigErr
 // (then the report holds only that); what set the timezone over the app's
 // ("--timezone", "JOBTRIAGE_TIMEZONE", ""); the app's queue routes (nil
-// outside an app; the caller closes their backends); the options the
-// configuration came from, to evaluate the app without its config cache;
-// the failed-jobs store. Build calls each once, Routes before it lists the
+// outside an app; the caller closes their backends); the failed-jobs store. Build calls each once, Routes before it lists the
 // values the profile could not evaluate (resolving records them).
 type Inputs struct {
 	Config           appprofile.Config
 	ConfigErr        error
 	TimezoneOverride string
 	Routes           func() map[string]triage.Route
-	ResolveOptions   func() (appprofile.Options, error)
 	Service          func(context.Context) (*triage.Service, error)
 	Now              func() time.Time
 }
@@ -356,12 +353,8 @@ func (b *builder) configContradictions() {
 	}
 	files := p
 	if p.CachePath != "" {
-		files = nil
-		o, err := b.in.ResolveOptions()
-		if err == nil {
-			files, err = appprofile.ProfileWithoutCache(p, o)
-		}
-		if err != nil {
+		var err error
+		if files, err = appprofile.ProfileWithoutCache(p); err != nil {
 			b.contradiction(appprofile.Contradiction{Severity: appprofile.SeverityWarning, Kind: appprofile.KindCacheVsEnv,
 				Message: "could not evaluate config/*.php with .env to compare with the config cache: " + sanitize.FirstLine(err.Error())})
 		}

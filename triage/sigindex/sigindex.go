@@ -34,6 +34,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jobtriage/jobtriage/internal/atomicfile"
 	"github.com/jobtriage/jobtriage/triage"
 	"github.com/jobtriage/jobtriage/triage/payload"
 	"github.com/jobtriage/jobtriage/triage/signature"
@@ -563,18 +564,7 @@ func (ix *Index) save(path string, d *data) (int, error) {
 		return 0, err
 	}
 	b := d.encode()
-	tmp, err := os.CreateTemp(ix.o.Dir, filepath.Base(path)+".tmp*")
-	if err != nil {
-		return 0, err
-	}
-	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(tmp.Name())
-		return 0, err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		_ = os.Remove(tmp.Name())
+	if err := atomicfile.Write(path, b, 0o600); err != nil {
 		return 0, err
 	}
 	ix.prune(path)
