@@ -73,6 +73,10 @@ type dialect struct {
 	// session's until restoreUnlock. SQLite needs none: _txlock=immediate
 	// takes the database's one write lock at BEGIN.
 	restoreLock, restoreUnlock string
+	// silentHolds selects whether failed_jobs (catalogArgs) may keep a row
+	// from a DELETE without an error: a trigger (PostgreSQL returning NULL,
+	// SQLite RAISE(IGNORE)) or row security. MySQL has neither ("": never).
+	silentHolds string
 	// detachedWrites begins write transactions without the context's
 	// cancellation (PostgreSQL): database/sql rolls a cancelled transaction
 	// back from another goroutine, and lib/pq then sends ROLLBACK in the
@@ -186,6 +190,8 @@ func dialectFor(driver string) (dialect, bool) {
 			asText:       func(col string) string { return "CAST(" + col + " AS text)" },
 			lockRows:     " FOR UPDATE SKIP LOCKED",
 			restoreLock:  `SELECT 1 FROM pg_advisory_xact_lock(hashtextextended('jobtriage restore ' || CAST(CAST(to_regclass(?) AS oid) AS text), 0))`,
+			silentHolds: `SELECT COALESCE(c.relrowsecurity OR EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND NOT t.tgisinternal), false)
+				FROM (SELECT CAST(to_regclass(?) AS oid) AS oid) r LEFT JOIN pg_class c ON c.oid = r.oid`,
 
 			writeIsolation:    sql.LevelReadCommitted,
 			detachedWrites:    true,
@@ -279,6 +285,8 @@ func dialectFor(driver string) (dialect, bool) {
 			upsertCache:            ` ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value", "expiration" = excluded."expiration"`,
 
 			columnsSQL: `SELECT name, "notnull" = 0, type FROM pragma_table_info(?, ?)`,
+			// An attached database's triggers are not looked up: assumed.
+			silentHolds: `SELECT ?2 IS NOT NULL OR EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?1)`,
 			// pragma_index_info names no column (NULL) for an expression part.
 			indexesSQL: `SELECT il.name, COALESCE(ii.name, '') FROM pragma_index_list(?1, ?2) il
 				JOIN pragma_index_info(il.name, ?2) ii ORDER BY il.name, ii.seqno`,

@@ -65,6 +65,15 @@ func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triag
 			}
 			cond, condArgs = "failed_at "+op+" ?", []any{s.wall(p.Before)}
 		}
+		// Only where a row can be kept without an error is a range read
+		// again after its delete, to name what stayed (pruneRange).
+		var silent bool
+		if s.d.silentHolds != "" && !p.DryRun && p.Archive == nil {
+			if err := s.db.QueryRowContext(ctx, s.db.Rebind(s.d.silentHolds), s.d.catalogArgs(s.failedName)...).Scan(&silent); err != nil {
+				fail(s.queryError(err))
+				return
+			}
+		}
 		cursor := triage.FirstAfterID
 		for {
 			if err := ctx.Err(); err != nil {
@@ -82,7 +91,7 @@ func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triag
 				return
 			}
 			start := time.Now()
-			n, kept, err := s.pruneRange(ctx, p, cursor, hi.Int64, cond, condArgs)
+			n, kept, err := s.pruneRange(ctx, p, cursor, hi.Int64, cond, condArgs, silent)
 			if err != nil {
 				fail(err)
 				return
@@ -103,10 +112,10 @@ func (s *Store) Prune(ctx context.Context, p triage.PruneParams) iter.Seq2[triag
 // counts them; with p.Archive they are archived first) and returns how
 // many it did, and the rows whose delete was refused, which stay: a range
 // delete one row's trigger refuses is made again row by row (archiveRange).
-// A row kept silently (a trigger or row security) stays unnamed there, as
-// the range delete cannot tell it from one deleted meanwhile; an archived
-// range is locked, and names it.
-func (s *Store) pruneRange(ctx context.Context, p triage.PruneParams, lo, hi int64, cond string, condArgs []any) (int64, []triage.RejectedRow, error) {
+// Where a row can be kept silently (a trigger or row security: silent),
+// the range is read again after the delete: a row cond still selects in it
+// was kept (an archived range is locked, and names it by its count).
+func (s *Store) pruneRange(ctx context.Context, p triage.PruneParams, lo, hi int64, cond string, condArgs []any, silent bool) (int64, []triage.RejectedRow, error) {
 	args := append([]any{lo, hi}, condArgs...)
 	where := " WHERE id > ? AND id <= ?"
 	if cond != "" {
@@ -135,7 +144,18 @@ func (s *Store) pruneRange(ctx context.Context, p triage.PruneParams, lo, hi int
 		return 0, nil, s.deniedError(err, s.schema.FailedTable, s.pruneGrants())
 	}
 	n, _ := res.RowsAffected()
-	return n, nil, nil
+	if !silent {
+		return n, nil, nil
+	}
+	var ids []int64
+	if err := s.db.SelectContext(ctx, &ids, s.db.Rebind("SELECT id FROM "+s.failed+where+" ORDER BY id"), args...); err != nil {
+		return n, nil, s.queryError(err)
+	}
+	kept := make([]triage.RejectedRow, len(ids))
+	for i, id := range ids {
+		kept[i] = triage.RejectedRow{ID: id, Reason: errSilentHold.Error(), Delete: true}
+	}
+	return n, kept, nil
 }
 
 // pruneGrants is what prune and flush need (deniedError); archiving locks

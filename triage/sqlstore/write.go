@@ -536,6 +536,9 @@ func (s *Store) deleteBatch(ctx context.Context, tx *sqlx.Tx, ids []int64) error
 	return nil
 }
 
+// errSilentHold is the reason of a row a DELETE left without an error.
+var errSilentHold = errors.New("the delete changed nothing: a trigger or row security keeps it")
+
 // deleteRows deletes the rows with these ids in tx. A delete refused for a
 // reason of a row's own — a trigger's error or a constraint (rowData), or
 // fewer rows deleted than asked, which is how a trigger returning nothing
@@ -570,7 +573,7 @@ func (s *Store) deleteRows(ctx context.Context, tx *sqlx.Tx, ids []int64) (n int
 			n++
 			continue
 		case err == nil:
-			err = errors.New("the delete changed nothing: a trigger or row security keeps it")
+			err = errSilentHold
 		}
 		kept = append(kept, triage.RejectedRow{ID: id, Reason: scrub(err, s.ep), Delete: true})
 		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT jobtriage_delete"); err != nil {
