@@ -324,6 +324,8 @@ func TestRestoreVerifiesFirst(t *testing.T) {
 			"archive %s line 1: archive record 77 has no payload"},
 		"null uuid": {file("nulluuid.ndjson", `{"schema_version":1,"archived_at":"2026-12-01T00:00:00Z","id":77,"uuid":null,"connection":"database","queue":"default","failed_at":"2026-11-30 09:00:00","payload":"{}","exception":"E"}`+"\n"),
 			"archive %s line 1: a record with uuid null (a table without the column wrote it), and failed_jobs.uuid is NOT NULL"},
+		"null payload": {file("nullpayload.ndjson", `{"schema_version":1,"archived_at":"2026-12-01T00:00:00Z","id":77,"uuid":"u","connection":"database","queue":"default","failed_at":"2026-11-30 09:00:00","payload":null,"exception":"E"}`+"\n"),
+			"archive %s line 1: a record with payload null, which failed_jobs declares NOT NULL; nothing restored"},
 		"uuid mismatch": {file("mismatch.ndjson", `{"schema_version":1,"archived_at":"2026-12-01T00:00:00Z","id":77,"uuid":"u","connection":"database","queue":"default","failed_at":"2026-11-30 09:00:00","payload":"{\"uuid\":\"v\"}","exception":"E"}`+"\n"),
 			`archive %s line 1: archive record 77: its uuid "u" is not its payload's, "v"`},
 		"cut": {file("cut.ndjson", string(good[:len(good)-30])), "archive %s is cut off at line 1 (3 whole records from there, and no batch trailer)"},

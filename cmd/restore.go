@@ -122,6 +122,10 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 		return fmt.Errorf("%w: archive %s is cut off at line %d (%s): a copy cut short, or a run killed while writing it, which the file cannot tell apart; nothing restored (--verified-part restores the %s before it)",
 			triage.ErrInvalidInput, sanitize.Line(name), v.Cut.Line, cutPhrase(v.Cut), countNoun(v.Records, "verified record"))
 	}
+	if v.NullLine > 0 {
+		return fmt.Errorf("%w: archive %s line %d: a record with %s null, which failed_jobs declares NOT NULL; nothing restored",
+			triage.ErrInvalidInput, sanitize.Line(name), v.NullLine, v.NullColumn)
+	}
 	svc, err := opts.Service(ctx)
 	if err != nil {
 		return err

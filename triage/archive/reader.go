@@ -242,6 +242,10 @@ type Verified struct {
 	Conflicts  []Conflict
 	// NullUUID is the line of the first record whose uuid is null (0: none).
 	NullUUID int
+	// NullLine is the line of the first record with NullColumn null, one
+	// of the columns every Laravel failed_jobs declares NOT NULL (0: none).
+	NullLine   int
+	NullColumn string
 }
 
 // Verify reads the archive in src to its end, as a restore does before it
@@ -269,6 +273,17 @@ func Verify(src io.Reader, name string) (Verified, error) {
 			return v, err
 		}
 		v.Records++
+		if v.NullLine == 0 {
+			for _, c := range []struct {
+				name string
+				val  *string
+			}{{"connection", row.Connection}, {"queue", row.Queue}, {"failed_at", row.FailedAt}, {"payload", row.Payload}, {"exception", row.Exception}} {
+				if c.val == nil {
+					v.NullLine, v.NullColumn = r.Line, c.name
+					break
+				}
+			}
+		}
 		if row.UUID == nil {
 			if v.NullUUID == 0 {
 				v.NullUUID = r.Line
