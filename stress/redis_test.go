@@ -586,11 +586,11 @@ func TestRetryAllToRedisSurvivesSIGKILL(t *testing.T) {
 // batches before and after the kill.
 const jobsDSNRows = 10_000
 
-// pushDeleteWindow is how long a trigger holds each DELETE of the
-// failed_jobs rows a batch moved, after that batch was pushed to (and
-// committed in) the other database: it widens the window between push and
-// delete from milliseconds to one a kill can be aimed at. It changes when
-// the delete commits, not what retry does.
+// pushDeleteWindow is how long a deferred trigger holds the COMMIT of a
+// batch's failed_jobs deletes, which retry makes after that batch was
+// pushed to (and committed in) the other database: it widens the window
+// between push and delete from milliseconds to one a kill can be aimed at.
+// It changes when the delete commits, not what retry does.
 const pushDeleteWindow = 300 * time.Millisecond
 
 // TestRetryJobsDSNKilledBetweenPushAndDelete covers --jobs-dsn, the jobs
@@ -627,9 +627,13 @@ func TestRetryJobsDSNKilledBetweenPushAndDelete(t *testing.T) {
 			if err := sqlstore.CreateLaravelSchema(ctx, jdb, "mysql", sqlstore.SchemaLaravel8); err != nil {
 				t.Fatalf("create the jobs table: %v", err)
 			}
+			// Deferred, the trigger runs at COMMIT, once per transaction
+			// (the transaction-local setting), after the batch's push.
 			slow := fmt.Sprintf(`CREATE FUNCTION stress_hold_delete() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN PERFORM pg_sleep(%g); RETURN NULL; END $$;
-CREATE TRIGGER stress_hold_delete AFTER DELETE ON failed_jobs FOR EACH STATEMENT EXECUTE FUNCTION stress_hold_delete();`,
+BEGIN IF current_setting('stress.held', true) IS DISTINCT FROM 'yes' THEN
+PERFORM set_config('stress.held', 'yes', true); PERFORM pg_sleep(%g); END IF; RETURN NULL; END $$;
+CREATE CONSTRAINT TRIGGER stress_hold_delete AFTER DELETE ON failed_jobs DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW EXECUTE FUNCTION stress_hold_delete();`,
 				pushDeleteWindow.Seconds())
 			if _, err := s.db.ExecContext(ctx, slow); err != nil {
 				t.Fatalf("install the delete-holding trigger: %v", err)
@@ -650,6 +654,12 @@ CREATE TRIGGER stress_hold_delete AFTER DELETE ON failed_jobs FOR EACH STATEMENT
 			case <-fire:
 				_ = p.cmd.Process.Kill() // SIGKILL
 				<-p.done
+			}
+			// A server that has the COMMIT finishes it after its client
+			// died; the crash this stands for is the whole process gone
+			// before the COMMIT, so the sessions it left are ended too.
+			if _, err := s.db.ExecContext(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"); err != nil {
+				t.Fatal(err)
 			}
 			s.awaitNoSessions(t)
 			failed := uuidSet(t, s.db.DB, "SELECT uuid FROM failed_jobs")
